@@ -1,0 +1,27 @@
+//===- TileEnums.td - Enumerations of the tile dialect -----*- tablegen -*-===//
+
+#ifndef TILE_DIALECT_TILE_IR_TILEENUMS_TD
+#define TILE_DIALECT_TILE_IR_TILEENUMS_TD
+
+include "mlir/IR/EnumAttr.td"
+
+def Tile_ProgramAxis : I32EnumAttr<"ProgramAxis", "axis of the launch grid", [
+    I32EnumAttrCase<"x", 0>, I32EnumAttrCase<"y", 1>, I32EnumAttrCase<"z", 2>
+  ]> {
+  let cppNamespace = "::mlir::tile";
+}
+
+def Tile_Padding : I32EnumAttr<"Padding",
+    "value read from outside a block pointer's tensor", [
+    I32EnumAttrCase<"zero", 0>, I32EnumAttrCase<"nan", 1>
+  ]> {
+  let cppNamespace = "::mlir::tile";
+}
+
+def Tile_ReduceKind : I32EnumAttr<"ReduceKind", "combining function of a reduction", [
+    I32EnumAttrCase<"sum", 0>, I32EnumAttrCase<"max", 1>, I32EnumAttrCase<"min", 2>
+  ]> {
+  let cppNamespace = "::mlir::tile";
+}
+
+#endif // TILE_DIALECT_TILE_IR_TILEENUMS_TD

@@ -1,0 +1,422 @@
+//===- TileOps.td - Operations of the tile dialect ---------*- tablegen -*-===//
+
+#ifndef TILE_DIALECT_TILE_IR_TILEOPS_TD
+#define TILE_DIALECT_TILE_IR_TILEOPS_TD
+
+include "tile/Dialect/Tile/IR/TileDialect.td"
+include "tile/Dialect/Tile/IR/TileEnums.td"
+include "tile/Dialect/Tile/IR/TileTypes.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/CommonTypeConstraints.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+//===----------------------------------------------------------------------===//
+// The launch grid
+//===----------------------------------------------------------------------===//
+
+def Tile_ProgramIdOp : Tile_Op<"program_id", [Pure]> {
+  let summary = "index of this program instance along a grid axis";
+  let description = [{
+    The index, from 0, of the running program instance along axis `x`, `y`
+    or `z` of the launch grid (`tl.program_id(0|1|2)`).
+
+    ```mlir
+    %pid = tile.program_id x
+    ```
+  }];
+  let arguments = (ins Tile_ProgramAxis:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict";
+}
+
+def Tile_NumProgramsOp : Tile_Op<"num_programs", [Pure]> {
+  let summary = "number of program instances along a grid axis";
+  let description = [{
+    The extent of the launch grid along axis `x`, `y` or `z`
+    (`tl.num_programs(0|1|2)`).
+
+    ```mlir
+    %n = tile.num_programs y
+    ```
+  }];
+  let arguments = (ins Tile_ProgramAxis:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Making and reshaping tiles
+//===----------------------------------------------------------------------===//
+
+def Tile_ArangeOp : Tile_Op<"arange", [Pure]> {
+  let summary = "the integers start, start+1, ..., end-1 as a tile";
+  let description = [{
+    A 1-D tile of `i32` holding `start, start + 1, ..., end - 1`
+    (`tl.arange(start, end)`). `end - start` is the tile's length, which is a
+    power of two; `0 <= start < end`.
+
+    ```mlir
+    %offs = tile.arange 0 to 128 : tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins I32Attr:$start, I32Attr:$end);
+  let results = (outs Tile_I32Tensor:$result);
+  let assemblyFormat = "$start `to` $end attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_SplatOp : Tile_Op<"splat", [Pure,
+    TypesMatchWith<"the source is the result's element type", "result", "src",
+                   "::llvm::cast<::mlir::RankedTensorType>($_self).getElementType()">]> {
+  let summary = "a tile with every element equal to one scalar";
+  let description = [{
+    A tile whose every element is `src`. This is how scalars meet tiles in
+    arithmetic (Triton broadcasts scalars implicitly; the frontend inserts
+    `tile.splat`). A splat of a constant folds to a dense constant.
+
+    ```mlir
+    %t = tile.splat %x : tensor<64x64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_ScalarType:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($result)";
+  let hasFolder = 1;
+}
+
+def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure,
+    SameOperandsAndResultElementType]> {
+  let summary = "stretch dimensions of size 1";
+  let description = [{
+    Repeats the source along every dimension where it has size 1 to the
+    result's size there. Source and result have the same rank; every other
+    dimension is equal. Broadcasting to the same shape folds away, and a
+    broadcast of a splat becomes a splat.
+
+    ```mlir
+    %b = tile.broadcast %row : tensor<1x128xf32> -> tensor<64x128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure,
+    SameOperandsAndResultElementType]> {
+  let summary = "insert a dimension of size 1";
+  let description = [{
+    Inserts a dimension of size 1 before dimension `axis` of the source
+    (`x[:, None]` is `axis = 1`, `x[None, :]` is `axis = 0`);
+    `0 <= axis <= rank(src)`.
+
+    ```mlir
+    %col = tile.expand_dims %x {axis = 1 : i32} : tensor<64xf32> -> tensor<64x1xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src, I32Attr:$axis);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tile_TransOp : Tile_Op<"trans", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "permute the dimensions of a tile";
+  let description = [{
+    Result dimension `i` is source dimension `order[i]`; `order` is a
+    permutation of `0 .. rank-1` (`tl.trans(x)` and `x.T` are
+    `order = [1, 0]`). Two transpositions that compose to the identity
+    fold away.
+
+    ```mlir
+    %kt = tile.trans %k {order = array<i32: 1, 0>} : tensor<64x32xf16> -> tensor<32x64xf16>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src, DenseI32ArrayAttr:$order);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Pointers and memory
+//===----------------------------------------------------------------------===//
+
+def Tile_AddPtrOp : Tile_Op<"addptr", [Pure,
+    AllTypesMatch<["ptr", "result"]>]> {
+  let summary = "advance pointers by a number of elements";
+  let description = [{
+    `ptr + offset`, counted in elements of the pointee type. The offset is a
+    signed integer, scalar with a scalar pointer or a tile of the pointer
+    tile's shape. An offset of zero folds away.
+
+    ```mlir
+    %p = tile.addptr %base, %offs : tensor<128x!tile.ptr<f16>>, tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr, Tile_IntLike:$offset);
+  let results = (outs Tile_PtrLike:$result);
+  let assemblyFormat = [{
+    $ptr `,` $offset attr-dict `:` type($result) `,` type($offset)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
+    MemoryEffects<[MemRead]>]> {
+  let summary = "read elements from global memory through pointers";
+  let description = [{
+    Reads the element at each pointer (`tl.load(ptr, mask, other)`). Where
+    the optional `mask` is false no memory is touched and the element is
+    `other`; `other` needs a mask, and where `mask` is false and `other` is
+    absent the element is undefined (the interpreter and the GPU both give
+    zero, but programs must not rely on it). The mask has the pointers'
+    shape with `i1` elements; `other` has the result's type. A mask that is a
+    constant all-true tile is dropped.
+
+    ```mlir
+    %x = tile.load %p mask %m other %zero : tensor<128x!tile.ptr<f16>>
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr, Optional<Tile_BoolLike>:$mask,
+                   Optional<Tile_Value>:$other);
+  let results = (outs Tile_Value:$result);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$ptr, CArg<"::mlir::Value", "{}">:$mask,
+                   CArg<"::mlir::Value", "{}">:$other)>
+  ];
+}
+
+def Tile_StoreOp : Tile_Op<"store", [
+    MemoryEffects<[MemWrite]>,
+    TypesMatchWith<"the value has the pointees' type", "ptr", "value",
+                   "::mlir::tile::getPointeeTypeLike($_self)">,
+    TypesMatchWith<"the mask has the pointers' shape with i1 elements",
+                   "ptr", "mask", "::mlir::tile::getI1TypeLike($_self)",
+                   "($_op.getNumOperands() <= 2) || std::equal_to<>()">]> {
+  let summary = "write elements to global memory through pointers";
+  let description = [{
+    Writes each element of `value` to its pointer (`tl.store(ptr, value,
+    mask)`); where the optional `mask` is false nothing is written. When two
+    pointers of one store are equal, which write lands is unspecified.
+
+    ```mlir
+    tile.store %p, %y mask %m : tensor<128x!tile.ptr<f16>>
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr, Tile_Value:$value,
+                   Optional<Tile_BoolLike>:$mask);
+  let assemblyFormat = [{
+    $ptr `,` $value (`mask` $mask^)? attr-dict `:` type($ptr)
+  }];
+  let hasCanonicalizer = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Block pointers
+//===----------------------------------------------------------------------===//
+
+def Tile_MakeBlockPtrOp : Tile_Op<"make_block_ptr", [Pure,
+    AttrSizedOperandSegments,
+    TypesMatchWith<"the base points to the block's element type", "result",
+                   "base", "::mlir::tile::PtrType::get(::llvm::cast<"
+                   "::mlir::tile::BlockPtrType>($_self).getElementType())">]> {
+  let summary = "a pointer to a block of a strided tensor";
+  let description = [{
+    Describes a tensor in global memory by its `base` pointer, its `shape`
+    and its `strides` (in elements, `i64`, one each per dimension), and a
+    block of it by the block's `offsets` (`i32`, one per dimension) and the
+    static block shape of the result type (`tl.make_block_ptr`). `order`
+    lists the dimensions from the fastest-varying in memory to the slowest,
+    a hint for vectorisation; it must be a permutation.
+
+    ```mlir
+    %q = tile.make_block_ptr %base, [%n, %d], [%sn, %c1], [%row, %c0] order [1, 0]
+        : !tile.block_ptr<tensor<128x64xf16>>
+    ```
+  }];
+  let arguments = (ins Tile_Ptr:$base, Variadic<I64>:$shape,
+                   Variadic<I64>:$strides, Variadic<I32>:$offsets,
+                   DenseI32ArrayAttr:$order);
+  let results = (outs Tile_BlockPtr:$result);
+  let assemblyFormat = [{
+    $base `,` `[` $shape `]` `,` `[` $strides `]` `,` `[` $offsets `]`
+    `order` $order attr-dict `:` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_AdvanceOp : Tile_Op<"advance", [Pure,
+    AllTypesMatch<["ptr", "result"]>]> {
+  let summary = "move a block pointer by a number of elements per dimension";
+  let description = [{
+    The block pointer `ptr` with `offsets[i]` added to its offset in
+    dimension `i` (`tl.advance`). One offset per dimension; advancing by
+    zero everywhere folds away.
+
+    ```mlir
+    %k1 = tile.advance %k0, [%c64, %c0] : !tile.block_ptr<tensor<64x64xf16>>
+    ```
+  }];
+  let arguments = (ins Tile_BlockPtr:$ptr, Variadic<I32>:$offsets);
+  let results = (outs Tile_BlockPtr:$result);
+  let assemblyFormat = "$ptr `,` `[` $offsets `]` attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tile_LoadBlockOp : Tile_Op<"load_block", [
+    MemoryEffects<[MemRead]>,
+    TypesMatchWith<"the result is the pointer's block type", "ptr", "result",
+                   "::llvm::cast<::mlir::tile::BlockPtrType>($_self).getBlockType()">]> {
+  let summary = "read a block through a block pointer";
+  let description = [{
+    Reads the block a block pointer designates (`tl.load(block_ptr,
+    boundary_check=..., padding_option=...)`). For each dimension listed in
+    `boundary_check`, elements whose index falls outside `[0, shape)` of the
+    underlying tensor are not read and take the `padding` value: `zero`
+    (the default) or `nan` (floats only). Dimensions not listed must be in
+    bounds; reading outside them is an error the interpreter reports.
+    `boundary_check` is sorted, without repeats, each entry below the rank.
+
+    ```mlir
+    %k = tile.load_block %kptr boundary_check [0] padding zero
+        : !tile.block_ptr<tensor<64x64xf16>>
+    ```
+  }];
+  let arguments = (ins Tile_BlockPtr:$ptr,
+                   DefaultValuedAttr<DenseI32ArrayAttr, "{}">:$boundary_check,
+                   DefaultValuedAttr<Tile_Padding, "::mlir::tile::Padding::zero">:$padding);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $ptr (`boundary_check` $boundary_check^)? (`padding` $padding^)?
+    attr-dict `:` qualified(type($ptr))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_StoreBlockOp : Tile_Op<"store_block", [
+    MemoryEffects<[MemWrite]>,
+    TypesMatchWith<"the value is the pointer's block type", "ptr", "value",
+                   "::llvm::cast<::mlir::tile::BlockPtrType>($_self).getBlockType()">]> {
+  let summary = "write a block through a block pointer";
+  let description = [{
+    Writes `value` to the block a block pointer designates
+    (`tl.store(block_ptr, value, boundary_check=...)`). Elements outside the
+    tensor's bounds in a dimension listed in `boundary_check` are not
+    written; the rules for `boundary_check` are those of `tile.load_block`.
+
+    ```mlir
+    tile.store_block %optr, %o boundary_check [0] : !tile.block_ptr<tensor<128x64xf16>>
+    ```
+  }];
+  let arguments = (ins Tile_BlockPtr:$ptr, Tile_Tensor:$value,
+                   DefaultValuedAttr<DenseI32ArrayAttr, "{}">:$boundary_check);
+  let assemblyFormat = [{
+    $ptr `,` $value (`boundary_check` $boundary_check^)? attr-dict `:` qualified(type($ptr))
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Computation
+//===----------------------------------------------------------------------===//
+
+def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
+  let summary = "matrix product with accumulation: a * b + acc";
+  let description = [{
+    `a` (M x K) times `b` (K x N) plus `acc` (M x N) (`tl.dot(a, b, acc)`).
+    `a` and `b` have one element type. Products of `f16`, `bf16`, `f8E5M2`
+    and `f8E4M3FN` operands are exact and accumulate in `f32`: `acc` is
+    `f32`. `f32` operands accumulate in `f32` as IEEE products (no TF32
+    rounding); `i8` operands accumulate in `i32`. The order of the
+    additions along K is unspecified.
+
+    ```mlir
+    %s = tile.dot %q, %kt, %acc : tensor<128x64xf16>, tensor<64x64xf16> -> tensor<128x64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_NumericTensor:$a, Tile_NumericTensor:$b,
+                   Tile_NumericTensor:$acc);
+  let results = (outs Tile_NumericTensor:$result);
+  let assemblyFormat = [{
+    $a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_Exp2Op : Tile_Op<"exp2", [Pure, SameOperandsAndResultType,
+    Elementwise, SameOperandsAndResultShape]> {
+  let summary = "fast base-2 exponential";
+  let description = [{
+    `2^x` elementwise, computed in `f32` with the GPU's fast approximation
+    (`ex2.approx`: relative error at most 2^-22, subnormal results flushed
+    to zero) and rounded to the operand's type. `math.exp2` stays available
+    where a correctly rounded result is needed. Softmax in base 2 is written
+    with this op.
+
+    ```mlir
+    %p = tile.exp2 %s : tensor<128x64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_FloatLike:$x);
+  let results = (outs Tile_FloatLike:$result);
+  let assemblyFormat = "$x attr-dict `:` type($result)";
+}
+
+def Tile_WhereOp : Tile_Op<"where", [Pure, Elementwise,
+    AllTypesMatch<["true_value", "false_value", "result"]>,
+    TypesMatchWith<"the condition has the values' shape with i1 elements",
+                   "result", "condition", "::mlir::tile::getI1TypeLike($_self)">]> {
+  let summary = "choose elementwise between two values";
+  let description = [{
+    `condition ? true_value : false_value`, element by element
+    (`tl.where`). A constant condition, or two equal values, fold away.
+
+    ```mlir
+    %s = tile.where %causal, %qk, %neginf : tensor<128x64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_BoolLike:$condition, Tile_Value:$true_value,
+                   Tile_Value:$false_value);
+  let results = (outs Tile_Value:$result);
+  let assemblyFormat = [{
+    $condition `,` $true_value `,` $false_value attr-dict `:` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
+  let summary = "reduce a tile along one axis with sum, max or min";
+  let description = [{
+    Combines the elements of `src` along `axis` with `sum`, `max` or `min`
+    (`tl.sum`, `tl.max`, `tl.min`). The result has the source's shape
+    without that axis; reducing a 1-D tile gives a scalar. `max` and `min`
+    of floats propagate NaN; integers compare signed. The order in which a
+    sum is combined is unspecified.
+
+    ```mlir
+    %m = tile.reduce max %s axis 1 : tensor<128x64xf32> -> tensor<128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_NumericTensor:$src, Tile_ReduceKind:$kind,
+                   I32Attr:$axis);
+  let results = (outs AnyTypeOf<[AnySignlessInteger, AnyFloat,
+                                 Tile_NumericTensor]>:$result);
+  let assemblyFormat = [{
+    $kind $src `axis` $axis attr-dict `:` type($src) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // TILE_DIALECT_TILE_IR_TILEOPS_TD

@@ -1,0 +1,129 @@
+//===- TileDialect.cpp - The tile dialect and its types -------------------===//
+
+#include "tile/Dialect/Tile/IR/ShapeRules.h"
+#include "tile/Dialect/Tile/IR/Tile.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/Transforms/InliningUtils.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+#include "tile/Dialect/Tile/IR/TileDialect.cpp.inc"
+#include "tile/Dialect/Tile/IR/TileEnums.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "tile/Dialect/Tile/IR/TileTypes.cpp.inc"
+
+namespace {
+/// Every tile op may be inlined: none depends on the function it sits in.
+struct TileInlinerInterface : public DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final {
+    return true;
+  }
+};
+} // namespace
+
+void TileDialect::initialize() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "tile/Dialect/Tile/IR/TileTypes.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "tile/Dialect/Tile/IR/TileOps.cpp.inc"
+      >();
+  addInterfaces<TileInlinerInterface>();
+}
+
+Operation *TileDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                            Type type, Location loc) {
+  return arith::ConstantOp::materialize(builder, value, type, loc);
+}
+
+//===----------------------------------------------------------------------===//
+// Types
+//===----------------------------------------------------------------------===//
+
+static bool isTileElementType(Type type) {
+  return isa<IntegerType, FloatType, PtrType>(type);
+}
+
+bool tile::isTileTensorType(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && !tensor.getEncoding() &&
+         isTileElementType(tensor.getElementType()) &&
+         !rules::checkTileShape(tensor.getShape());
+}
+
+Type tile::getPointeeTypeLike(Type ptrLike) {
+  if (auto tensor = dyn_cast<RankedTensorType>(ptrLike))
+    return tensor.clone(getPointeeTypeLike(tensor.getElementType()));
+  if (auto ptr = dyn_cast<PtrType>(ptrLike))
+    return ptr.getPointeeType();
+  return {};
+}
+
+Type tile::getI1TypeLike(Type type) {
+  auto i1 = IntegerType::get(type.getContext(), 1);
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return tensor.clone(i1);
+  return i1;
+}
+
+bool tile::isKernel(Operation *op) {
+  return isa<func::FuncOp>(op) &&
+         op->hasAttr(TileDialect::getKernelAttrName());
+}
+
+LogicalResult PtrType::verify(function_ref<InFlightDiagnostic()> emitError,
+                              Type pointeeType) {
+  if (!isa<IntegerType, FloatType>(pointeeType))
+    return emitError() << "!tile.ptr points to an integer or float scalar, not "
+                       << pointeeType;
+  return success();
+}
+
+LogicalResult BlockPtrType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   RankedTensorType blockType) {
+  if (!isa<IntegerType, FloatType>(blockType.getElementType()))
+    return emitError() << "a block pointer's block holds integers or floats, not "
+                       << blockType.getElementType();
+  if (auto violation = rules::checkTileShape(blockType.getShape()))
+    return emitError() << "invalid block shape: " << *violation;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// The kernel attribute
+//===----------------------------------------------------------------------===//
+
+LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attribute) {
+  if (attribute.getName() != getKernelAttrName())
+    return op->emitError() << "unknown tile dialect attribute '"
+                           << attribute.getName() << "'";
+  auto func = dyn_cast<func::FuncOp>(op);
+  if (!func)
+    return op->emitError() << "'" << getKernelAttrName()
+                           << "' marks a func.func, not '" << op->getName()
+                           << "'";
+  if (!isa<UnitAttr>(attribute.getValue()))
+    return op->emitError() << "'" << getKernelAttrName()
+                           << "' is a unit attribute";
+  if (func.getFunctionType().getNumResults() != 0)
+    return op->emitError() << "a kernel returns nothing: write results "
+                              "through pointers";
+  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
+    if (!isa<PtrType, IntegerType, FloatType>(type))
+      return op->emitError() << "kernel argument " << i
+                             << " must be a !tile.ptr, an integer or a float "
+                                "scalar, not "
+                             << type;
+  return success();
+}

@@ -1,0 +1,18 @@
+# -*- Python -*-
+# lit configuration of the Tile test suite.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "Tile"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "unit"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.tile_obj_root, "test")
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.add_tool_substitutions(["tile-opt"], [config.tile_tools_dir])
