@@ -62,8 +62,10 @@ bool tile::isTileTensorType(Type type) {
 }
 
 Type tile::getPointeeTypeLike(Type ptrLike) {
-  if (auto tensor = dyn_cast<RankedTensorType>(ptrLike))
-    return tensor.clone(getPointeeTypeLike(tensor.getElementType()));
+  if (auto tensor = dyn_cast<RankedTensorType>(ptrLike)) {
+    auto ptr = dyn_cast<PtrType>(tensor.getElementType());
+    return ptr ? tensor.clone(ptr.getPointeeType()) : Type();
+  }
   if (auto ptr = dyn_cast<PtrType>(ptrLike))
     return ptr.getPointeeType();
   return {};
@@ -107,7 +109,7 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attribute) {
   if (attribute.getName() != getKernelAttrName())
     return op->emitError() << "unknown tile dialect attribute '"
-                           << attribute.getName() << "'";
+                           << attribute.getName().getValue() << "'";
   auto func = dyn_cast<func::FuncOp>(op);
   if (!func)
     return op->emitError() << "'" << getKernelAttrName()

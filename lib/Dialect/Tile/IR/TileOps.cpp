@@ -35,7 +35,7 @@ static Attribute reshapeSplat(Attribute attr, Type type) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ArangeOp::verify() {
-  int64_t start = getStart(), end = getEnd();
+  int64_t start = getStartAttr().getInt(), end = getEndAttr().getInt();
   if (start < 0 || end <= start)
     return emitOpError() << "needs 0 <= start < end, got start " << start
                          << " and end " << end;

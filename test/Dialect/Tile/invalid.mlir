@@ -1,0 +1,463 @@
+// RUN: tile-opt %s -split-input-file -verify-diagnostics
+
+// Every verifier rule of the tile dialect, broken once.
+
+// expected-error @below {{!tile.ptr points to an integer or float scalar, not 'tensor<4xf32>'}}
+func.func private @ptr_to_tensor(!tile.ptr<tensor<4xf32>>)
+
+// -----
+
+// expected-error @below {{invalid block shape: dimension 1 of a tile must be a power of two, not 48}}
+func.func private @block_not_power_of_two(!tile.block_ptr<tensor<64x48xf16>>)
+
+// -----
+
+// expected-error @below {{a block pointer's block holds integers or floats, not '!tile.ptr<f16>'}}
+func.func private @block_of_pointers(!tile.block_ptr<tensor<64x!tile.ptr<f16>>>)
+
+// -----
+
+// expected-error @below {{a kernel returns nothing: write results through pointers}}
+func.func @kernel_returns(%x: i32) -> i32 attributes {tile.kernel} {
+  return %x : i32
+}
+
+// -----
+
+// expected-error @below {{kernel argument 0 must be a !tile.ptr, an integer or a float scalar, not 'tensor<4xf32>'}}
+func.func @kernel_tensor_arg(%x: tensor<4xf32>) attributes {tile.kernel} {
+  return
+}
+
+// -----
+
+// expected-error @below {{'tile.kernel' is a unit attribute}}
+func.func @kernel_not_unit() attributes {tile.kernel = 1 : i32} {
+  return
+}
+
+// -----
+
+// expected-error @below {{'tile.kernel' marks a func.func, not 'builtin.module'}}
+module attributes {tile.kernel} {
+}
+
+// -----
+
+// expected-error @below {{unknown tile dialect attribute 'tile.kernal'}}
+func.func @misspelt_kernel() attributes {tile.kernal} {
+  return
+}
+
+// -----
+
+func.func @arange_empty() {
+  // expected-error @below {{'tile.arange' op needs 0 <= start < end, got start 8 and end 8}}
+  %0 = tile.arange 8 to 8 : tensor<1xi32>
+  return
+}
+
+// -----
+
+func.func @arange_negative() {
+  // expected-error @below {{'tile.arange' op needs 0 <= start < end, got start -4 and end 4}}
+  %0 = tile.arange -4 to 4 : tensor<8xi32>
+  return
+}
+
+// -----
+
+func.func @arange_not_power_of_two() {
+  // expected-error @below {{'tile.arange' op the range length end - start = 100 must be a power of two}}
+  %0 = tile.arange 0 to 100 : tensor<128xi32>
+  return
+}
+
+// -----
+
+func.func @arange_wrong_length() {
+  // expected-error @below {{'tile.arange' op the result must be tensor<64xi32>, one element per integer of the range}}
+  %0 = tile.arange 0 to 64 : tensor<128xi32>
+  return
+}
+
+// -----
+
+func.func @arange_wrong_element() {
+  // expected-error @below {{'tile.arange' op result #0 must be tile of i32}}
+  %0 = tile.arange 0 to 64 : tensor<64xi64>
+  return
+}
+
+// -----
+
+func.func @tile_not_power_of_two(%x: f32) {
+  // expected-error @below {{'result' must be ranked tensor of static power-of-two shape with integer, float or pointer elements, but got 'tensor<100xf32>'}}
+  %0 = tile.splat %x : tensor<100xf32>
+  return
+}
+
+// -----
+
+func.func @splat_wrong_source(%x: f16) {
+  // expected-error @below {{'tile.splat' op failed to verify that the source is the result's element type}}
+  %0 = "tile.splat"(%x) : (f16) -> tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_rank(%x: tensor<128xf32>) {
+  // expected-error @below {{'tile.broadcast' op broadcast keeps the rank: the source has rank 1 and the result rank 2}}
+  %0 = tile.broadcast %x : tensor<128xf32> -> tensor<64x128xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_size(%x: tensor<2x128xf32>) {
+  // expected-error @below {{'tile.broadcast' op dimension 0 of the source has size 2, which is neither 1 nor the result's size 64}}
+  %0 = tile.broadcast %x : tensor<2x128xf32> -> tensor<64x128xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_element(%x: tensor<1x128xf32>) {
+  // expected-error @below {{'tile.broadcast' op requires the same element type for all operands and results}}
+  %0 = tile.broadcast %x : tensor<1x128xf32> -> tensor<64x128xf16>
+  return
+}
+
+// -----
+
+func.func @expand_dims_axis(%x: tensor<128xf32>) {
+  // expected-error @below {{'tile.expand_dims' op axis 2 is out of range [0, 2)}}
+  %0 = tile.expand_dims %x {axis = 2 : i32} : tensor<128xf32> -> tensor<128x1xf32>
+  return
+}
+
+// -----
+
+func.func @expand_dims_shape(%x: tensor<128xf32>) {
+  // expected-error @below {{'tile.expand_dims' op the result must be the source's shape with a dimension of size 1 inserted at axis 0}}
+  %0 = tile.expand_dims %x {axis = 0 : i32} : tensor<128xf32> -> tensor<128x1xf32>
+  return
+}
+
+// -----
+
+func.func @trans_repeat(%x: tensor<64x32xf16>) {
+  // expected-error @below {{'tile.trans' op the order repeats dimension 0, so it is not a permutation}}
+  %0 = tile.trans %x {order = array<i32: 0, 0>} : tensor<64x32xf16> -> tensor<64x32xf16>
+  return
+}
+
+// -----
+
+func.func @trans_length(%x: tensor<64x32xf16>) {
+  // expected-error @below {{'tile.trans' op the order has 3 entries but the rank is 2}}
+  %0 = tile.trans %x {order = array<i32: 2, 1, 0>} : tensor<64x32xf16> -> tensor<32x64xf16>
+  return
+}
+
+// -----
+
+func.func @trans_shape(%x: tensor<64x32xf16>) {
+  // expected-error @below {{'tile.trans' op result dimension i must be source dimension order[i]}}
+  %0 = tile.trans %x {order = array<i32: 1, 0>} : tensor<64x32xf16> -> tensor<64x32xf16>
+  return
+}
+
+// -----
+
+func.func @addptr_shape(%p: tensor<128x!tile.ptr<f16>>, %o: tensor<64xi32>) {
+  // expected-error @below {{'tile.addptr' op the offset must have the pointers' shape (splat or broadcast it first)}}
+  %0 = tile.addptr %p, %o : tensor<128x!tile.ptr<f16>>, tensor<64xi32>
+  return
+}
+
+// -----
+
+func.func @addptr_scalar_with_tile(%p: !tile.ptr<f16>, %o: tensor<64xi32>) {
+  // expected-error @below {{'tile.addptr' op the offset must have the pointers' shape (splat or broadcast it first)}}
+  %0 = tile.addptr %p, %o : !tile.ptr<f16>, tensor<64xi32>
+  return
+}
+
+// -----
+
+func.func @addptr_float_offset(%p: !tile.ptr<f16>, %o: f32) {
+  // expected-error @below {{'tile.addptr' op operand #1 must be integer or tile of integers}}
+  %0 = tile.addptr %p, %o : !tile.ptr<f16>, f32
+  return
+}
+
+// -----
+
+func.func @load_other_without_mask(%p: tensor<64x!tile.ptr<f16>>, %o: tensor<64xf16>) {
+  // expected-error @below {{'tile.load' op 'other' is the value where the mask is false, so it needs a mask}}
+  %0 = "tile.load"(%p, %o) <{operandSegmentSizes = array<i32: 1, 0, 1>}>
+      : (tensor<64x!tile.ptr<f16>>, tensor<64xf16>) -> tensor<64xf16>
+  return
+}
+
+// -----
+
+func.func @load_mask_shape(%p: tensor<64x!tile.ptr<f16>>, %m: tensor<32xi1>) {
+  // expected-error @below {{'tile.load' op the mask must be 'tensor<64xi1>': the pointers' shape with i1 elements}}
+  %0 = "tile.load"(%p, %m) <{operandSegmentSizes = array<i32: 1, 1, 0>}>
+      : (tensor<64x!tile.ptr<f16>>, tensor<32xi1>) -> tensor<64xf16>
+  return
+}
+
+// -----
+
+func.func @load_other_type(%p: tensor<64x!tile.ptr<f16>>, %m: tensor<64xi1>, %o: tensor<64xf32>) {
+  // expected-error @below {{'tile.load' op 'other' must have the result's type 'tensor<64xf16>'}}
+  %0 = "tile.load"(%p, %m, %o) <{operandSegmentSizes = array<i32: 1, 1, 1>}>
+      : (tensor<64x!tile.ptr<f16>>, tensor<64xi1>, tensor<64xf32>) -> tensor<64xf16>
+  return
+}
+
+// -----
+
+func.func @load_result_type(%p: tensor<64x!tile.ptr<f16>>) {
+  // expected-error @below {{'tile.load' op the result must be 'tensor<64xf16>', the pointees' type}}
+  %0 = "tile.load"(%p) <{operandSegmentSizes = array<i32: 1, 0, 0>}>
+      : (tensor<64x!tile.ptr<f16>>) -> tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @load_not_a_pointer(%p: tensor<64xf16>) {
+  // expected-error @below {{tile.load reads through a !tile.ptr or a tile of them, not 'tensor<64xf16>'}}
+  %0 = tile.load %p : tensor<64xf16>
+  return
+}
+
+// -----
+
+func.func @store_value_type(%p: tensor<64x!tile.ptr<f16>>, %v: tensor<64xf32>) {
+  // expected-error @below {{'tile.store' op failed to verify that the value has the pointees' type}}
+  "tile.store"(%p, %v) : (tensor<64x!tile.ptr<f16>>, tensor<64xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @store_mask_shape(%p: tensor<64x!tile.ptr<f16>>, %v: tensor<64xf16>, %m: tensor<64xi8>) {
+  // expected-error @below {{'tile.store' op operand #2 must be i1 or tile of i1}}
+  "tile.store"(%p, %v, %m) : (tensor<64x!tile.ptr<f16>>, tensor<64xf16>, tensor<64xi8>) -> ()
+  return
+}
+
+// -----
+
+func.func @store_mask_shape2(%p: tensor<64x!tile.ptr<f16>>, %v: tensor<64xf16>, %m: tensor<32xi1>) {
+  // expected-error @below {{'tile.store' op failed to verify that the mask has the pointers' shape with i1 elements}}
+  "tile.store"(%p, %v, %m) : (tensor<64x!tile.ptr<f16>>, tensor<64xf16>, tensor<32xi1>) -> ()
+  return
+}
+
+// -----
+
+func.func @make_block_ptr_counts(%b: !tile.ptr<f16>, %n: i64, %o: i32) {
+  // expected-error @below {{'tile.make_block_ptr' op needs one stride per dimension of the 2-D block, got 1}}
+  %0 = tile.make_block_ptr %b, [%n, %n], [%n], [%o, %o] order [1, 0] : !tile.block_ptr<tensor<64x64xf16>>
+  return
+}
+
+// -----
+
+func.func @make_block_ptr_offsets(%b: !tile.ptr<f16>, %n: i64, %o: i32) {
+  // expected-error @below {{'tile.make_block_ptr' op needs one offset per dimension of the 2-D block, got 3}}
+  %0 = tile.make_block_ptr %b, [%n, %n], [%n, %n], [%o, %o, %o] order [1, 0] : !tile.block_ptr<tensor<64x64xf16>>
+  return
+}
+
+// -----
+
+func.func @make_block_ptr_shape(%b: !tile.ptr<f16>, %n: i64, %o: i32) {
+  // expected-error @below {{'tile.make_block_ptr' op needs one shape entry per dimension of the 2-D block, got 1}}
+  %0 = tile.make_block_ptr %b, [%n], [%n, %n], [%o, %o] order [1, 0] : !tile.block_ptr<tensor<64x64xf16>>
+  return
+}
+
+// -----
+
+func.func @make_block_ptr_order(%b: !tile.ptr<f16>, %n: i64, %o: i32) {
+  // expected-error @below {{'tile.make_block_ptr' op the order repeats dimension 1, so it is not a permutation}}
+  %0 = tile.make_block_ptr %b, [%n, %n], [%n, %n], [%o, %o] order [1, 1] : !tile.block_ptr<tensor<64x64xf16>>
+  return
+}
+
+// -----
+
+func.func @make_block_ptr_base(%b: !tile.ptr<f32>, %n: i64, %o: i32) {
+  // expected-error @below {{'tile.make_block_ptr' op failed to verify that the base points to the block's element type}}
+  %0 = "tile.make_block_ptr"(%b, %n, %n, %n, %n, %o, %o) <{order = array<i32: 1, 0>, operandSegmentSizes = array<i32: 1, 2, 2, 2>}>
+      : (!tile.ptr<f32>, i64, i64, i64, i64, i32, i32) -> !tile.block_ptr<tensor<64x64xf16>>
+  return
+}
+
+// -----
+
+func.func @advance_count(%p: !tile.block_ptr<tensor<64x64xf16>>, %o: i32) {
+  // expected-error @below {{'tile.advance' op needs one offset per dimension of the 2-D block, got 1}}
+  %0 = tile.advance %p, [%o] : !tile.block_ptr<tensor<64x64xf16>>
+  return
+}
+
+// -----
+
+func.func @load_block_check_range(%p: !tile.block_ptr<tensor<64x64xf16>>) {
+  // expected-error @below {{'tile.load_block' op boundary_check names dimension 2, but the block has rank 2}}
+  %0 = tile.load_block %p boundary_check [0, 2] : !tile.block_ptr<tensor<64x64xf16>>
+  return
+}
+
+// -----
+
+func.func @load_block_check_order(%p: !tile.block_ptr<tensor<64x64xf16>>) {
+  // expected-error @below {{'tile.load_block' op boundary_check must list dimensions in increasing order, once each}}
+  %0 = tile.load_block %p boundary_check [1, 0] : !tile.block_ptr<tensor<64x64xf16>>
+  return
+}
+
+// -----
+
+func.func @load_block_nan_int(%p: !tile.block_ptr<tensor<64x64xi32>>) {
+  // expected-error @below {{'tile.load_block' op NaN padding needs float elements, not 'i32'}}
+  %0 = tile.load_block %p boundary_check [0] padding nan : !tile.block_ptr<tensor<64x64xi32>>
+  return
+}
+
+// -----
+
+func.func @store_block_check(%p: !tile.block_ptr<tensor<64x64xf16>>, %v: tensor<64x64xf16>) {
+  // expected-error @below {{'tile.store_block' op boundary_check must list dimensions in increasing order, once each}}
+  tile.store_block %p, %v boundary_check [0, 0] : !tile.block_ptr<tensor<64x64xf16>>
+  return
+}
+
+// -----
+
+func.func @store_block_value(%p: !tile.block_ptr<tensor<64x64xf16>>, %v: tensor<64x64xf32>) {
+  // expected-error @below {{'tile.store_block' op failed to verify that the value is the pointer's block type}}
+  "tile.store_block"(%p, %v) : (!tile.block_ptr<tensor<64x64xf16>>, tensor<64x64xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @dot_inner(%a: tensor<64x32xf16>, %b: tensor<64x32xf16>, %c: tensor<64x32xf32>) {
+  // expected-error @below {{'tile.dot' op the inner dimensions differ: a is 64x32 and b is 64x32}}
+  %0 = tile.dot %a, %b, %c : tensor<64x32xf16>, tensor<64x32xf16> -> tensor<64x32xf32>
+  return
+}
+
+// -----
+
+func.func @dot_acc_shape(%a: tensor<64x32xf16>, %b: tensor<32x16xf16>, %c: tensor<64x32xf32>) {
+  // expected-error @below {{'tile.dot' op the accumulator must be 64x16 (rows of a by columns of b), not 64x32}}
+  %0 = tile.dot %a, %b, %c : tensor<64x32xf16>, tensor<32x16xf16> -> tensor<64x32xf32>
+  return
+}
+
+// -----
+
+func.func @dot_rank(%a: tensor<2x64x32xf16>, %b: tensor<32x16xf16>, %c: tensor<64x16xf32>) {
+  // expected-error @below {{'tile.dot' op dot operands and accumulator must be 2-D}}
+  %0 = tile.dot %a, %b, %c : tensor<2x64x32xf16>, tensor<32x16xf16> -> tensor<64x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_mixed(%a: tensor<64x32xf16>, %b: tensor<32x16xbf16>, %c: tensor<64x16xf32>) {
+  // expected-error @below {{'tile.dot' op a and b have one element type, got 'f16' and 'bf16'}}
+  %0 = tile.dot %a, %b, %c : tensor<64x32xf16>, tensor<32x16xbf16> -> tensor<64x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_f16_acc(%a: tensor<64x32xf16>, %b: tensor<32x16xf16>, %c: tensor<64x16xf16>) {
+  // expected-error @below {{'tile.dot' op 'f16' operands accumulate in 'f32', not 'f16'}}
+  %0 = tile.dot %a, %b, %c : tensor<64x32xf16>, tensor<32x16xf16> -> tensor<64x16xf16>
+  return
+}
+
+// -----
+
+func.func @dot_operand_type(%a: tensor<64x32xf64>, %b: tensor<32x16xf64>, %c: tensor<64x16xf64>) {
+  // expected-error @below {{'tile.dot' op takes f16, bf16, f8E5M2, f8E4M3FN, f32 or i8 operands, not 'f64'}}
+  %0 = tile.dot %a, %b, %c : tensor<64x32xf64>, tensor<32x16xf64> -> tensor<64x16xf64>
+  return
+}
+
+// -----
+
+func.func @exp2_int(%x: tensor<64xi32>) {
+  // expected-error @below {{'tile.exp2' op operand #0 must be float or tile of floats}}
+  %0 = tile.exp2 %x : tensor<64xi32>
+  return
+}
+
+// -----
+
+func.func @where_condition(%c: tensor<32xi1>, %a: tensor<64xf32>) {
+  // expected-error @below {{'tile.where' op failed to verify that the condition has the values' shape with i1 elements}}
+  %0 = "tile.where"(%c, %a, %a) : (tensor<32xi1>, tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @where_values(%c: tensor<64xi1>, %a: tensor<64xf32>, %b: tensor<64xf16>) {
+  // expected-error @below {{'tile.where' op failed to verify that all of {true_value, false_value, result} have same type}}
+  %0 = "tile.where"(%c, %a, %b) : (tensor<64xi1>, tensor<64xf32>, tensor<64xf16>) -> tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_axis(%x: tensor<64x32xf32>) {
+  // expected-error @below {{'tile.reduce' op axis 2 is out of range [0, 2)}}
+  %0 = tile.reduce sum %x axis 2 : tensor<64x32xf32> -> tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_result(%x: tensor<64x32xf32>) {
+  // expected-error @below {{'tile.reduce' op reducing axis 1 of 'tensor<64x32xf32>' gives 'tensor<64xf32>', not 'tensor<32xf32>'}}
+  %0 = tile.reduce max %x axis 1 : tensor<64x32xf32> -> tensor<32xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_to_scalar(%x: tensor<64xf32>) {
+  // expected-error @below {{'tile.reduce' op reducing axis 0 of 'tensor<64xf32>' gives 'f32', not 'tensor<1xf32>'}}
+  %0 = tile.reduce min %x axis 0 : tensor<64xf32> -> tensor<1xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_bad_kind(%x: tensor<64xf32>) {
+  // expected-error @below {{expected string or keyword containing one of the following enum values for attribute 'kind' [sum, max, min]}}
+  %0 = tile.reduce prod %x axis 0 : tensor<64xf32> -> f32
+  return
+}
+
+// -----
+
+func.func @unknown_axis() {
+  // expected-error @below {{expected string or keyword containing one of the following enum values for attribute 'axis' [x, y, z]}}
+  %0 = tile.program_id w
+  return
+}
