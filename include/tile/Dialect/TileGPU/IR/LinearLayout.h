@@ -1,0 +1,119 @@
+//===- LinearLayout.h - Where each element of a tile lives -------*- C++ -*-===//
+//
+// The one abstraction that answers every layout question in Tile: for a
+// layout and a tile shape, which tensor coordinates a hardware index
+// (register, lane, warp) holds, and where a coordinate is held.
+//
+// Every layout Tile uses on power-of-two shapes is linear over GF(2): each
+// bit of each hardware index contributes a fixed coordinate vector (its
+// *basis*), and the coordinate of an index is the XOR of the bases of its
+// set bits. Blocked, sliced, tensor-core and swizzled shared layouts are all
+// of this form, so lowerings are written once against this class and never
+// ask which kind of layout they have.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_DIALECT_TILEGPU_IR_LINEARLAYOUT_H
+#define TILE_DIALECT_TILEGPU_IR_LINEARLAYOUT_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace mlir::tilegpu {
+
+/// The hardware index spaces a distributed tile is laid out over.
+enum class HwDim : unsigned { Register = 0, Lane = 1, Warp = 2 };
+constexpr unsigned kNumHwDims = 3;
+
+/// A map from (register, lane, warp) to the coordinates of a tile.
+class LinearLayout {
+public:
+  /// One coordinate vector (one entry per tensor dimension).
+  using Coord = llvm::SmallVector<int64_t, 4>;
+
+  /// The layout of a tile of `shape` with no hardware index bits: every
+  /// index maps to the origin. Bits are added with addBasis.
+  explicit LinearLayout(llvm::ArrayRef<int64_t> shape);
+
+  /// Appends the basis of the next bit of `dim` (the bit doubling its size).
+  /// Entries of `basis` are reduced modulo the shape, which is how a layout
+  /// larger than the tile wraps onto it (replication).
+  void addBasis(HwDim dim, llvm::ArrayRef<int64_t> basis);
+
+  llvm::ArrayRef<int64_t> getShape() const { return shape; }
+  int64_t getRank() const { return shape.size(); }
+  /// log2 of the size of a hardware index space.
+  unsigned getNumBits(HwDim dim) const { return bases[idx(dim)].size(); }
+  int64_t getSize(HwDim dim) const { return int64_t(1) << getNumBits(dim); }
+  llvm::ArrayRef<Coord> getBases(HwDim dim) const { return bases[idx(dim)]; }
+  /// Number of elements of the tile.
+  int64_t getNumElements() const;
+
+  /// The coordinates held at (register, lane, warp).
+  Coord apply(int64_t reg, int64_t lane, int64_t warp) const;
+
+  /// The hardware index holding `coord` with every free bit zero: the
+  /// canonical holder when the layout replicates. std::nullopt when no index
+  /// holds `coord` (the layout does not cover the tile).
+  std::optional<std::array<int64_t, kNumHwDims>>
+  locate(llvm::ArrayRef<int64_t> coord) const;
+
+  /// True when every coordinate of the tile is held by some index.
+  bool isSurjective() const;
+  /// True when no two indices hold one coordinate (no replication).
+  bool isInjective() const;
+  /// For `dim`, the mask of its index bits whose basis is zero: those bits
+  /// address copies of the same data (broadcast lanes or warps).
+  int64_t getReplicationMask(HwDim dim) const;
+
+  /// Drops the register bits whose basis is zero (copies within a thread).
+  LinearLayout withoutZeroRegisterBases() const;
+  /// Removes tensor dimension `dim`, which must have size 1 in the result
+  /// of this operation (its bases are dropped).
+  LinearLayout withoutDim(int64_t dim) const;
+  /// The layout whose tensor dimension i is dimension order[i] of this one.
+  LinearLayout transposed(llvm::ArrayRef<int32_t> order) const;
+
+  bool operator==(const LinearLayout &other) const {
+    return shape == other.shape && bases == other.bases;
+  }
+  bool operator!=(const LinearLayout &other) const { return !(*this == other); }
+
+  void print(llvm::raw_ostream &os) const;
+  std::string str() const;
+
+private:
+  static unsigned idx(HwDim dim) { return static_cast<unsigned>(dim); }
+  /// Packs a coordinate into one integer, dimension 0 in the low bits.
+  uint64_t pack(llvm::ArrayRef<int64_t> coord) const;
+  unsigned totalCoordBits() const;
+
+  Coord shape;
+  std::array<llvm::SmallVector<Coord, 8>, kNumHwDims> bases;
+};
+
+inline llvm::raw_ostream &operator<<(llvm::raw_ostream &os,
+                                     const LinearLayout &layout) {
+  layout.print(os);
+  return os;
+}
+
+/// The blocked layout: each thread holds sizePerThread contiguous elements
+/// per dimension, threadsPerWarp threads and warpsPerCTA warps tile the
+/// dimensions, `order` lists the dimensions fastest first. The pattern
+/// repeats over a larger tile (more registers) and wraps over a smaller one
+/// (replication).
+LinearLayout makeBlockedLayout(llvm::ArrayRef<int64_t> shape,
+                               llvm::ArrayRef<unsigned> sizePerThread,
+                               llvm::ArrayRef<unsigned> threadsPerWarp,
+                               llvm::ArrayRef<unsigned> warpsPerCTA,
+                               llvm::ArrayRef<unsigned> order);
+
+} // namespace mlir::tilegpu
+
+#endif // TILE_DIALECT_TILEGPU_IR_LINEARLAYOUT_H

@@ -1,0 +1,256 @@
+//===- LinearLayout.cpp - Where each element of a tile lives --------------===//
+
+#include "tile/Dialect/TileGPU/IR/LinearLayout.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <cassert>
+
+using namespace mlir::tilegpu;
+using llvm::ArrayRef;
+
+LinearLayout::LinearLayout(ArrayRef<int64_t> shape) : shape(shape) {
+  for (int64_t size : shape) {
+    (void)size;
+    assert(size > 0 && llvm::isPowerOf2_64(size) && "power-of-two shape");
+  }
+}
+
+void LinearLayout::addBasis(HwDim dim, ArrayRef<int64_t> basis) {
+  assert(basis.size() == shape.size() && "one entry per tensor dimension");
+  Coord reduced;
+  for (auto [value, size] : llvm::zip(basis, shape))
+    reduced.push_back(value & (size - 1));
+  bases[idx(dim)].push_back(reduced);
+}
+
+int64_t LinearLayout::getNumElements() const {
+  int64_t n = 1;
+  for (int64_t size : shape)
+    n *= size;
+  return n;
+}
+
+LinearLayout::Coord LinearLayout::apply(int64_t reg, int64_t lane,
+                                        int64_t warp) const {
+  Coord coord(shape.size(), 0);
+  int64_t index[kNumHwDims] = {reg, lane, warp};
+  for (unsigned d = 0; d < kNumHwDims; ++d)
+    for (auto [bit, basis] : llvm::enumerate(bases[d]))
+      if (index[d] >> bit & 1)
+        for (size_t i = 0; i < coord.size(); ++i)
+          coord[i] ^= basis[i];
+  return coord;
+}
+
+unsigned LinearLayout::totalCoordBits() const {
+  unsigned bits = 0;
+  for (int64_t size : shape)
+    bits += llvm::Log2_64(size);
+  return bits;
+}
+
+uint64_t LinearLayout::pack(ArrayRef<int64_t> coord) const {
+  uint64_t packed = 0;
+  unsigned shift = 0;
+  for (auto [value, size] : llvm::zip(coord, shape)) {
+    packed |= static_cast<uint64_t>(value) << shift;
+    shift += llvm::Log2_64(size);
+  }
+  return packed;
+}
+
+namespace {
+/// Gaussian elimination over GF(2) on the packed bases: an echelon basis of
+/// their span, each row remembering which input bits XOR to it.
+struct Echelon {
+  llvm::SmallVector<uint64_t> rows;    // packed coordinates, distinct pivots
+  llvm::SmallVector<uint64_t> sources; // input-bit masks producing each row
+  unsigned rank() const { return rows.size(); }
+
+  /// Adds a vector; returns false when it was already in the span.
+  bool add(uint64_t value, uint64_t source) {
+    for (auto [row, src] : llvm::zip(rows, sources)) {
+      uint64_t pivot = uint64_t(1) << llvm::Log2_64(row);
+      if (value & pivot) {
+        value ^= row;
+        source ^= src;
+      }
+    }
+    if (!value)
+      return false;
+    // Keep rows reduced against the new pivot so reduction is one pass.
+    uint64_t pivot = uint64_t(1) << llvm::Log2_64(value);
+    for (auto [row, src] : llvm::zip(rows, sources))
+      if (row & pivot) {
+        row ^= value;
+        src ^= source;
+      }
+    rows.push_back(value);
+    sources.push_back(source);
+    // Highest pivots first so each reduction step clears one pivot bit.
+    for (size_t i = rows.size() - 1; i > 0 && rows[i] > rows[i - 1]; --i) {
+      std::swap(rows[i], rows[i - 1]);
+      std::swap(sources[i], sources[i - 1]);
+    }
+    return true;
+  }
+};
+} // namespace
+
+std::optional<std::array<int64_t, kNumHwDims>>
+LinearLayout::locate(ArrayRef<int64_t> coord) const {
+  assert(coord.size() == shape.size() && "one entry per tensor dimension");
+  for (auto [value, size] : llvm::zip(coord, shape))
+    if (value < 0 || value >= size)
+      return std::nullopt;
+  // Input bits are numbered register bits first, then lane, then warp.
+  Echelon echelon;
+  unsigned bit = 0;
+  for (unsigned d = 0; d < kNumHwDims; ++d)
+    for (const Coord &basis : bases[d])
+      echelon.add(pack(basis), uint64_t(1) << bit++);
+  uint64_t target = pack(coord), source = 0;
+  for (auto [row, src] : llvm::zip(echelon.rows, echelon.sources)) {
+    uint64_t pivot = uint64_t(1) << llvm::Log2_64(row);
+    if (target & pivot) {
+      target ^= row;
+      source ^= src;
+    }
+  }
+  if (target)
+    return std::nullopt;
+  std::array<int64_t, kNumHwDims> index = {0, 0, 0};
+  bit = 0;
+  for (unsigned d = 0; d < kNumHwDims; ++d)
+    for (unsigned b = 0; b < bases[d].size(); ++b, ++bit)
+      if (source >> bit & 1)
+        index[d] |= int64_t(1) << b;
+  return index;
+}
+
+bool LinearLayout::isSurjective() const {
+  Echelon echelon;
+  for (unsigned d = 0; d < kNumHwDims; ++d)
+    for (const Coord &basis : bases[d])
+      echelon.add(pack(basis), 0);
+  return echelon.rank() == totalCoordBits();
+}
+
+bool LinearLayout::isInjective() const {
+  Echelon echelon;
+  unsigned inputs = 0;
+  for (unsigned d = 0; d < kNumHwDims; ++d)
+    for (const Coord &basis : bases[d]) {
+      echelon.add(pack(basis), 0);
+      ++inputs;
+    }
+  return echelon.rank() == inputs;
+}
+
+int64_t LinearLayout::getReplicationMask(HwDim dim) const {
+  int64_t mask = 0;
+  for (auto [bit, basis] : llvm::enumerate(bases[idx(dim)]))
+    if (llvm::all_of(basis, [](int64_t v) { return v == 0; }))
+      mask |= int64_t(1) << bit;
+  return mask;
+}
+
+LinearLayout LinearLayout::withoutZeroRegisterBases() const {
+  LinearLayout result = *this;
+  auto &regs = result.bases[idx(HwDim::Register)];
+  llvm::erase_if(regs, [](const Coord &basis) {
+    return llvm::all_of(basis, [](int64_t v) { return v == 0; });
+  });
+  return result;
+}
+
+LinearLayout LinearLayout::withoutDim(int64_t dim) const {
+  assert(dim >= 0 && dim < getRank() && "dimension out of range");
+  Coord newShape(shape);
+  newShape.erase(newShape.begin() + dim);
+  LinearLayout result(newShape);
+  for (unsigned d = 0; d < kNumHwDims; ++d)
+    for (const Coord &basis : bases[d]) {
+      Coord reduced(basis);
+      reduced.erase(reduced.begin() + dim);
+      result.bases[d].push_back(reduced);
+    }
+  return result;
+}
+
+LinearLayout LinearLayout::transposed(ArrayRef<int32_t> order) const {
+  assert(static_cast<int64_t>(order.size()) == getRank() && "permutation");
+  Coord newShape;
+  for (int32_t d : order)
+    newShape.push_back(shape[d]);
+  LinearLayout result(newShape);
+  for (unsigned d = 0; d < kNumHwDims; ++d)
+    for (const Coord &basis : bases[d]) {
+      Coord permuted;
+      for (int32_t o : order)
+        permuted.push_back(basis[o]);
+      result.bases[d].push_back(permuted);
+    }
+  return result;
+}
+
+void LinearLayout::print(llvm::raw_ostream &os) const {
+  static const char *names[kNumHwDims] = {"register", "lane", "warp"};
+  os << "shape [";
+  llvm::interleaveComma(shape, os);
+  os << "]";
+  for (unsigned d = 0; d < kNumHwDims; ++d) {
+    os << "; " << names[d] << ": [";
+    llvm::interleaveComma(bases[d], os, [&](const Coord &basis) {
+      os << "(";
+      llvm::interleaveComma(basis, os);
+      os << ")";
+    });
+    os << "]";
+  }
+}
+
+std::string LinearLayout::str() const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  print(os);
+  return text;
+}
+
+LinearLayout mlir::tilegpu::makeBlockedLayout(
+    ArrayRef<int64_t> shape, ArrayRef<unsigned> sizePerThread,
+    ArrayRef<unsigned> threadsPerWarp, ArrayRef<unsigned> warpsPerCTA,
+    ArrayRef<unsigned> order) {
+  size_t rank = shape.size();
+  assert(sizePerThread.size() == rank && threadsPerWarp.size() == rank &&
+         warpsPerCTA.size() == rank && order.size() == rank && "rank");
+  LinearLayout layout(shape);
+  auto unit = [&](unsigned dim, int64_t value) {
+    LinearLayout::Coord basis(rank, 0);
+    basis[dim] = value;
+    return basis;
+  };
+  // Per dimension, fastest first: the thread's own elements, then lanes,
+  // then warps; `stride` is the extent one CTA tile covers so far.
+  for (unsigned dim : order)
+    for (int64_t v = 1; v < sizePerThread[dim]; v *= 2)
+      layout.addBasis(HwDim::Register, unit(dim, v));
+  for (unsigned dim : order)
+    for (int64_t v = 1; v < threadsPerWarp[dim]; v *= 2)
+      layout.addBasis(HwDim::Lane, unit(dim, v * sizePerThread[dim]));
+  for (unsigned dim : order)
+    for (int64_t v = 1; v < warpsPerCTA[dim]; v *= 2)
+      layout.addBasis(HwDim::Warp,
+                      unit(dim, v * sizePerThread[dim] * threadsPerWarp[dim]));
+  // A tile larger than one CTA tile repeats it in more registers.
+  for (unsigned dim : order) {
+    int64_t tile = int64_t(sizePerThread[dim]) * threadsPerWarp[dim] *
+                   warpsPerCTA[dim];
+    for (int64_t v = tile; v < shape[dim]; v *= 2)
+      layout.addBasis(HwDim::Register, unit(dim, v));
+  }
+  return layout;
+}
