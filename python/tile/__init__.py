@@ -1,0 +1,12 @@
+"""Tile: an ahead-of-time compiler for a Triton-like tile language.
+
+``import tile`` gives ``tile.jit``; ``import tile.language as tl`` gives the
+language.  ``python3 -m tile.compile`` compiles a kernel to the ``tile``
+MLIR dialect.
+"""
+
+from . import language  # noqa: F401
+from .jit import JITFunction, jit  # noqa: F401
+from .language import constexpr  # noqa: F401
+
+__all__ = ["jit", "JITFunction", "constexpr", "language"]

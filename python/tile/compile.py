@@ -1,0 +1,166 @@
+"""Ahead-of-time compiler: ``python3 -m tile.compile``.
+
+    python3 -m tile.compile FILE.py:KERNEL --signature "*fp16,*fp16,i32" \\
+        --constexpr BLOCK=128 --num-warps 4 -o OUT.mlir
+    python3 -m tile.compile --manifest --out-dir DIR [--only NAME ...]
+
+Writes the ``tile`` dialect module to OUT.mlir and its metadata to OUT.json
+(see docs/language.md).  Errors are reported as ``file:line: error: ...``
+and give exit status 1.
+"""
+
+import argparse
+import importlib
+import importlib.util
+import json
+import os
+import sys
+
+from .compiler import REPO_ROOT, compile_kernel
+from .compiler.errors import CompilationError, UsageError
+from .language import core
+
+
+def parse_constexpr(text):
+    """NAME=VALUE: VALUE is an int, float, true/false, None, a dtype name, or a
+    string."""
+    if "=" not in text:
+        raise UsageError(f"--constexpr expects NAME=VALUE, got '{text}'")
+    name, value = text.split("=", 1)
+    name, value = name.strip(), value.strip()
+    lowered = value.lower()
+    if lowered in ("true", "false"):
+        return name, lowered == "true"
+    if lowered == "none":
+        return name, None
+    for convert in (int, float):
+        try:
+            return name, convert(value)
+        except ValueError:
+            pass
+    dtype_name = value[3:] if value.startswith("tl.") else value
+    if dtype_name in core.DTYPE_ALIASES:
+        return name, core.DTYPE_ALIASES[dtype_name]
+    return name, value
+
+
+def load_module(path):
+    """Imports the Python file ``path`` (by package name when it belongs to
+    the ``tile`` package, so helpers keep one identity)."""
+    path = os.path.abspath(path)
+    if not os.path.isfile(path):
+        raise UsageError(f"no such file: {path}")
+    package_dir = os.path.join(REPO_ROOT, "python")
+    rel = os.path.relpath(path, package_dir)
+    if not rel.startswith("..") and rel.endswith(".py"):
+        module_name = rel[:-3].replace(os.sep, ".")
+        if module_name.startswith("tile."):
+            return importlib.import_module(module_name)
+    module_name = "tile_user_" + os.path.splitext(os.path.basename(path))[0].replace("-", "_")
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    sys.path.insert(0, os.path.dirname(path))
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as e:
+        raise CompilationError(e.filename or path, e.lineno or 0,
+                               f"syntax error: {e.msg}") from None
+    except Exception as e:
+        raise UsageError(f"importing {path} failed: {type(e).__name__}: {e}") from None
+    finally:
+        sys.path.pop(0)
+    return module
+
+
+def write_outputs(text, metadata, mlir_path):
+    directory = os.path.dirname(os.path.abspath(mlir_path))
+    os.makedirs(directory, exist_ok=True)
+    json_path = os.path.splitext(mlir_path)[0] + ".json"
+    with open(mlir_path, "w") as f:
+        f.write(text)
+    with open(json_path, "w") as f:
+        json.dump(metadata, f, indent=2)
+        f.write("\n")
+
+
+def compile_one(args):
+    if ":" not in args.target:
+        raise UsageError("the kernel is named as FILE.py:KERNEL")
+    path, kernel = args.target.rsplit(":", 1)
+    module = load_module(path)
+    fn = getattr(module, kernel, None)
+    if fn is None:
+        raise UsageError(f"{path} has no function '{kernel}'")
+    if args.signature is None:
+        raise UsageError("--signature is required")
+    constexprs = dict(parse_constexpr(c) for c in args.constexpr)
+    out = args.output or (kernel + ".mlir")
+    name = os.path.splitext(os.path.basename(out))[0]
+    text, metadata = compile_kernel(fn, args.signature, constexprs, args.num_warps,
+                                    name=name, entry=args.entry)
+    if args.output == "-":
+        sys.stdout.write(text)
+        return
+    write_outputs(text, metadata, out)
+
+
+def compile_manifest(args):
+    from .kernels import manifest
+    names = set(args.only or [])
+    unknown = names - {v.name for v in manifest.VARIANTS}
+    if unknown:
+        raise UsageError(f"no variant named {', '.join(sorted(unknown))} in the manifest")
+    if args.list:
+        for v in manifest.VARIANTS:
+            print(v.name)
+        return
+    if not args.out_dir:
+        raise UsageError("--manifest needs --out-dir DIR")
+    for variant in manifest.VARIANTS:
+        if names and variant.name not in names:
+            continue
+        fn = getattr(importlib.import_module(variant.module), variant.kernel)
+        text, metadata = compile_kernel(fn, variant.signature, variant.constexprs,
+                                        variant.num_warps, name=variant.name,
+                                        entry=variant.name)
+        write_outputs(text, metadata, os.path.join(args.out_dir, variant.name + ".mlir"))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        prog="python3 -m tile.compile",
+        description="Compile a @tile.jit kernel to the tile MLIR dialect.")
+    parser.add_argument("target", nargs="?", help="FILE.py:KERNEL")
+    parser.add_argument("--signature", "-s",
+                        help='types of the run-time parameters, e.g. "*fp16,*fp32,i32"')
+    parser.add_argument("--constexpr", "-c", action="append", default=[],
+                        metavar="NAME=VALUE", help="value of a tl.constexpr parameter")
+    parser.add_argument("--num-warps", "-w", type=int, default=4)
+    parser.add_argument("--entry", help="symbol of the kernel function "
+                        "(default: the Python function's name)")
+    parser.add_argument("-o", "--output", help="OUT.mlir ('-' for stdout); "
+                        "the metadata goes to OUT.json")
+    parser.add_argument("--manifest", action="store_true",
+                        help="compile every shipped variant of tile/kernels/manifest.py")
+    parser.add_argument("--out-dir", help="with --manifest: where to write NAME.mlir/.json")
+    parser.add_argument("--only", action="append", metavar="NAME",
+                        help="with --manifest: compile only this variant")
+    parser.add_argument("--list", action="store_true",
+                        help="with --manifest: print the variant names")
+    args = parser.parse_args(argv)
+    try:
+        if args.manifest:
+            compile_manifest(args)
+        elif args.target:
+            compile_one(args)
+        else:
+            parser.error("give FILE.py:KERNEL or --manifest")
+    except (CompilationError, UsageError) as e:
+        print(str(e), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

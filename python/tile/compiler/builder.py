@@ -1,0 +1,138 @@
+"""Textual MLIR emission: SSA values, indentation, locations, constants."""
+
+import contextlib
+import math
+import struct
+
+from ..language import core
+from .errors import TileTypeError
+
+
+class Value:
+    """An SSA value of the program being compiled, with its tile-language type
+    (a ``dtype``, ``pointer_type``, ``block_type`` or ``block_ptr_type``)."""
+
+    __slots__ = ("ssa", "type")
+
+    def __init__(self, ssa, type):
+        self.ssa = ssa
+        self.type = type
+
+    @property
+    def shape(self):
+        return self.type.shape if isinstance(self.type, core.block_type) else ()
+
+    @property
+    def dtype(self):
+        """The scalar (element) type."""
+        return self.type.scalar
+
+    def is_block(self):
+        return isinstance(self.type, core.block_type)
+
+    def __repr__(self):
+        return f"Value({self.ssa}: {self.type!r})"
+
+
+def type_with_scalar(ty, scalar):
+    """``ty`` with its element type replaced (shape kept)."""
+    if isinstance(ty, core.block_type):
+        return core.block_type(scalar, ty.shape)
+    return scalar
+
+
+def make_type(scalar, shape):
+    return core.block_type(scalar, shape) if shape else scalar
+
+
+class Builder:
+    """Accumulates the lines of one function body."""
+
+    def __init__(self):
+        self.lines = []
+        self.depth = 2
+        self._next_id = 0
+        self.loc = None   # the location string attached to emitted ops
+
+    def fresh(self):
+        name = f"%{self._next_id}"
+        self._next_id += 1
+        return name
+
+    def line(self, text, with_loc=True):
+        suffix = f" {self.loc}" if (with_loc and self.loc) else ""
+        self.lines.append("  " * self.depth + text + suffix)
+
+    def op(self, text, ty):
+        """Emits ``%N = text`` and returns the new value of type ``ty``."""
+        name = self.fresh()
+        self.line(f"{name} = {text}")
+        return Value(name, ty)
+
+    @contextlib.contextmanager
+    def capture(self):
+        """Redirects emitted lines into a fresh list (yielded), one level
+        deeper; used to build region bodies before their op's header."""
+        saved_lines, saved_depth = self.lines, self.depth
+        captured = []
+        self.lines, self.depth = captured, saved_depth + 1
+        try:
+            yield captured
+        finally:
+            self.lines, self.depth = saved_lines, saved_depth
+
+    # -- constants ---------------------------------------------------------
+
+    def constant(self, value, scalar, shape=()):
+        """A constant of scalar type ``scalar``, splatted to ``shape``."""
+        literal = format_literal(value, scalar)
+        ty = make_type(scalar, shape)
+        if shape:
+            return self.op(f"arith.constant dense<{literal}> : {ty.mlir}", ty)
+        if scalar.is_bool():
+            return self.op(f"arith.constant {literal}", ty)
+        return self.op(f"arith.constant {literal} : {ty.mlir}", ty)
+
+
+def _float_bits(value, scalar):
+    """The bit pattern of ``value`` (an inf or NaN) in type ``scalar``."""
+    name = scalar.name
+    if name == "fp64":
+        return "0x%016X" % struct.unpack("<Q", struct.pack("<d", value))[0]
+    if name == "fp32":
+        return "0x%08X" % struct.unpack("<I", struct.pack("<f", value))[0]
+    if name == "bf16":
+        return "0x%04X" % (struct.unpack("<I", struct.pack("<f", value))[0] >> 16)
+    if name == "fp16":
+        return "0x%04X" % struct.unpack("<H", struct.pack("<e", value))[0]
+    if name == "fp8e5":
+        return "0x%02X" % (struct.unpack("<H", struct.pack("<e", value))[0] >> 8)
+    if name == "fp8e4nv":
+        if math.isnan(value):
+            return "0x7F"
+        raise TileTypeError("float8e4nv has no infinity")
+    raise TileTypeError(f"no float constant of type {scalar}")
+
+
+def format_literal(value, scalar):
+    """``value`` spelled as an MLIR literal of type ``scalar``."""
+    if scalar.is_bool():
+        return "true" if value else "false"
+    if scalar.is_int():
+        value = int(value)
+        bits = scalar.primitive_bitwidth
+        if not -(1 << (bits - 1)) <= value < (1 << bits):
+            raise TileTypeError(f"integer constant {value} does not fit in {scalar}")
+        if value >= (1 << (bits - 1)):   # an unsigned spelling: wrap
+            value -= 1 << bits
+        return str(value)
+    if scalar.is_floating():
+        value = float(value)
+        if math.isinf(value) or math.isnan(value):
+            return _float_bits(value, scalar)
+        text = repr(value)
+        if "e" in text and "." not in text.split("e")[0]:
+            mantissa, exponent = text.split("e")
+            text = f"{mantissa}.0e{exponent}"
+        return text
+    raise TileTypeError(f"no constant of type {scalar}")

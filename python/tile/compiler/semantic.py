@@ -1,0 +1,673 @@
+"""Typing rules of the tile language and the operations they emit.
+
+Every function takes the ``Builder`` first and operands that are either
+``Value``s or Python literals (int, float, bool).  Type promotion follows
+Triton: a Python literal of a kind no higher than the other operand's
+(bool < int < float) takes the other operand's type; otherwise types are
+promoted (fp64 > fp32 > fp16 > bf16, ``/`` and ``%`` of 16-bit floats in
+fp32, integers to the wider width).
+"""
+
+from ..language import core
+from .builder import Value, make_type, type_with_scalar
+from .errors import TileTypeError
+
+NUMBER = (bool, int, float)
+
+
+def is_value(x):
+    return isinstance(x, Value)
+
+
+def is_literal(x):
+    return isinstance(x, NUMBER)
+
+
+def describe(x):
+    """A short description of an operand for error messages."""
+    if is_value(x):
+        return str(x.type)
+    if x is None:
+        return "None"
+    if isinstance(x, core.dtype):
+        return f"the dtype {x}"
+    return f"the constant {x!r}"
+
+
+def literal_dtype(x):
+    """The type a Python literal gets when it becomes a value."""
+    if isinstance(x, bool):
+        return core.int1
+    if isinstance(x, int):
+        if -2**31 <= x < 2**31:
+            return core.int32
+        if -2**63 <= x < 2**63:
+            return core.int64
+        raise TileTypeError(f"integer constant {x} does not fit in 64 bits")
+    if isinstance(x, float):
+        return core.float32
+    raise TileTypeError(f"expected a number or a tensor, got {describe(x)}")
+
+
+def scalar_type(x):
+    return x.type.scalar if is_value(x) else literal_dtype(x)
+
+
+def require_value_or_number(x, what):
+    if not (is_value(x) or is_literal(x)):
+        raise TileTypeError(f"{what} expects a tensor or a number, got {describe(x)}")
+
+
+def to_value(b, x, scalar=None, shape=()):
+    """``x`` as a value of element type ``scalar`` broadcast to ``shape``."""
+    if is_value(x):
+        if scalar is not None:
+            x = cast(b, x, scalar)
+        return broadcast_to(b, x, shape) if shape else x
+    if is_literal(x):
+        scalar = scalar or literal_dtype(x)
+        return b.constant(x, scalar, shape)
+    raise TileTypeError(f"expected a number or a tensor, got {describe(x)}")
+
+
+# --------------------------------------------------------------------------
+# Shapes
+# --------------------------------------------------------------------------
+
+def is_power_of_two(n):
+    return isinstance(n, int) and n > 0 and n & (n - 1) == 0
+
+
+def check_shape(shape, what):
+    for dim in shape:
+        if not isinstance(dim, int) or isinstance(dim, bool):
+            raise TileTypeError(f"{what}: shape {list(shape)} must be constexpr integers")
+        if not is_power_of_two(dim):
+            raise TileTypeError(
+                f"{what}: every dimension must be a power of two, got shape {list(shape)}")
+    return tuple(shape)
+
+
+def broadcast_shapes(*shapes, opname="operation"):
+    rank = max(len(s) for s in shapes)
+    result = []
+    for i in range(rank):
+        dims = {s[i - rank + len(s)] for s in shapes if i - rank + len(s) >= 0}
+        dims.discard(1)
+        if len(dims) > 1:
+            listed = " and ".join(str(list(s)) for s in shapes)
+            raise TileTypeError(f"incompatible shapes {listed} in {opname}")
+        result.append(dims.pop() if dims else 1)
+    return tuple(result)
+
+
+def splat(b, v, shape):
+    ty = make_type(v.type, shape)
+    return b.op(f"tile.splat {v.ssa} : {ty.mlir}", ty)
+
+
+def expand_dims(b, v, axis):
+    if not v.is_block():
+        return splat(b, v, (1,))
+    rank = len(v.shape)
+    if axis < 0:
+        axis += rank + 1
+    if not 0 <= axis <= rank:
+        raise TileTypeError(f"expand_dims: axis {axis} out of range for rank {rank}")
+    shape = v.shape[:axis] + (1,) + v.shape[axis:]
+    ty = core.block_type(v.type.element_ty, shape)
+    return b.op(f"tile.expand_dims {v.ssa} {{axis = {axis} : i32}} : "
+                f"{v.type.mlir} -> {ty.mlir}", ty)
+
+
+def broadcast_to(b, v, shape):
+    shape = tuple(shape)
+    if v.shape == shape:
+        return v
+    if not v.is_block():
+        return splat(b, v, shape)
+    if len(v.shape) > len(shape):
+        raise TileTypeError(f"cannot broadcast shape {list(v.shape)} to {list(shape)}")
+    while len(v.shape) < len(shape):
+        v = expand_dims(b, v, 0)
+    for have, want in zip(v.shape, shape):
+        if have != want and have != 1:
+            raise TileTypeError(f"cannot broadcast shape {list(v.shape)} to {list(shape)}")
+    if v.shape == shape:
+        return v
+    ty = core.block_type(v.type.element_ty, shape)
+    return b.op(f"tile.broadcast {v.ssa} : {v.type.mlir} -> {ty.mlir}", ty)
+
+
+def permute(b, v, order):
+    if not is_value(v) or not v.is_block():
+        raise TileTypeError(f"trans/permute expects a tensor, got {describe(v)}")
+    order = tuple(order)
+    if sorted(order) != list(range(len(v.shape))):
+        raise TileTypeError(
+            f"permutation {list(order)} does not match a tensor of rank {len(v.shape)}")
+    if order == tuple(range(len(v.shape))):
+        return v
+    shape = tuple(v.shape[i] for i in order)
+    ty = core.block_type(v.type.element_ty, shape)
+    listed = ", ".join(str(i) for i in order)
+    return b.op(f"tile.trans {v.ssa} {{order = array<i32: {listed}>}} : "
+                f"{v.type.mlir} -> {ty.mlir}", ty)
+
+
+# --------------------------------------------------------------------------
+# Casts
+# --------------------------------------------------------------------------
+
+def cast(b, v, dst, bitcast=False):
+    """``v.to(dst)``: value conversion (or reinterpretation with bitcast)."""
+    if is_literal(v):
+        return b.constant(v, dst) if not dst.is_bool() else b.constant(bool(v), dst)
+    if not is_value(v):
+        raise TileTypeError(f"cannot convert {describe(v)} to {dst}")
+    src = v.type.scalar
+    if not isinstance(dst, core.dtype):
+        raise TileTypeError(f"expected a dtype, got {describe(dst)}")
+    if src == dst:
+        return v
+    if isinstance(src, core.block_ptr_type) or src.is_ptr() or dst.is_ptr():
+        raise TileTypeError(f"cannot convert {src} to {dst}")
+    ty = type_with_scalar(v.type, dst)
+    s, d = v.type.mlir, ty.mlir
+    if bitcast:
+        if src.primitive_bitwidth != dst.primitive_bitwidth:
+            raise TileTypeError(
+                f"bitcast needs types of one width, got {src} and {dst}")
+        return b.op(f"arith.bitcast {v.ssa} : {s} to {d}", ty)
+    if src.is_floating() and dst.is_floating():
+        if src.primitive_bitwidth < dst.primitive_bitwidth:
+            return b.op(f"arith.extf {v.ssa} : {s} to {d}", ty)
+        if src.primitive_bitwidth > dst.primitive_bitwidth:
+            return b.op(f"arith.truncf {v.ssa} : {s} to {d}", ty)
+        wide = cast(b, v, core.float32)   # fp16 <-> bf16, fp8 <-> fp8
+        return cast(b, wide, dst)
+    if src.is_bool() and dst.is_floating():
+        return b.op(f"arith.uitofp {v.ssa} : {s} to {d}", ty)
+    if src.is_int() and dst.is_floating():
+        return b.op(f"arith.sitofp {v.ssa} : {s} to {d}", ty)
+    if src.is_floating() and dst.is_bool():
+        zero = to_value(b, 0.0, src, v.shape)
+        return b.op(f"arith.cmpf une, {v.ssa}, {zero.ssa} : {s}", ty)
+    if src.is_floating() and dst.is_int():
+        return b.op(f"arith.fptosi {v.ssa} : {s} to {d}", ty)
+    if src.is_bool() and dst.is_int():
+        return b.op(f"arith.extui {v.ssa} : {s} to {d}", ty)
+    if src.is_int() and dst.is_bool():
+        zero = to_value(b, 0, src, v.shape)
+        return b.op(f"arith.cmpi ne, {v.ssa}, {zero.ssa} : {s}", ty)
+    if src.is_int() and dst.is_int():
+        if src.primitive_bitwidth < dst.primitive_bitwidth:
+            return b.op(f"arith.extsi {v.ssa} : {s} to {d}", ty)
+        return b.op(f"arith.trunci {v.ssa} : {s} to {d}", ty)
+    raise TileTypeError(f"cannot convert {src} to {dst}")
+
+
+def to_bool(b, v, what):
+    """A condition or mask as i1."""
+    if is_literal(v):
+        return b.constant(bool(v), core.int1)
+    if not is_value(v) or isinstance(v.type.scalar, core.block_ptr_type) \
+            or v.type.scalar.is_ptr():
+        raise TileTypeError(f"{what} must be a boolean tensor or scalar, got {describe(v)}")
+    return cast(b, v, core.int1)
+
+
+# --------------------------------------------------------------------------
+# Binary operations
+# --------------------------------------------------------------------------
+
+def integer_promote(a, b):
+    return a if a.primitive_bitwidth >= b.primitive_bitwidth else b
+
+
+def computation_type(a_ty, a_is_literal, b_ty, b_is_literal, div_or_mod):
+    """Triton's promotion of two operand types (see the module docstring)."""
+    if a_is_literal != b_is_literal:
+        lit_ty, val_ty = (a_ty, b_ty) if a_is_literal else (b_ty, a_ty)
+        if core.dtype.KIND_RANK[lit_ty.kind] <= core.dtype.KIND_RANK[val_ty.kind]:
+            if div_or_mod and val_ty.name in ("fp16", "bf16"):
+                return core.float32
+            return val_ty
+    if a_ty.is_fp64() or b_ty.is_fp64():
+        return core.float64
+    if a_ty.is_fp32() or b_ty.is_fp32():
+        return core.float32
+    if a_ty.is_fp16() or b_ty.is_fp16():
+        return core.float32 if div_or_mod else core.float16
+    if a_ty.is_bf16() or b_ty.is_bf16():
+        if div_or_mod or not (a_ty.is_bf16() and b_ty.is_bf16()):
+            return core.float32
+        return core.bfloat16
+    if a_ty.is_fp8() or b_ty.is_fp8():
+        if a_ty == b_ty:
+            return a_ty
+        return core.float16
+    return integer_promote(a_ty, b_ty)
+
+
+def _check_operand(x, opname):
+    if is_literal(x):
+        return
+    if not is_value(x):
+        raise TileTypeError(f"unsupported operand {describe(x)} for '{opname}'")
+    if isinstance(x.type.scalar, core.block_ptr_type):
+        raise TileTypeError(
+            f"'{opname}' is not defined on block pointers: use tl.advance")
+    if x.type.scalar.is_ptr():
+        raise TileTypeError(f"'{opname}' is not defined on pointers ({x.type})")
+
+
+def promote(b, lhs, rhs, opname, div_or_mod=False):
+    """Both operands converted to their common type and shape."""
+    _check_operand(lhs, opname)
+    _check_operand(rhs, opname)
+    lty, rty = scalar_type(lhs), scalar_type(rhs)
+    ty = computation_type(lty, is_literal(lhs), rty, is_literal(rhs), div_or_mod)
+    shape = broadcast_shapes(lhs.shape if is_value(lhs) else (),
+                             rhs.shape if is_value(rhs) else (), opname=f"'{opname}'")
+    return to_value(b, lhs, ty, shape), to_value(b, rhs, ty, shape), ty
+
+
+_FLOAT_OPS = {"+": "arith.addf", "-": "arith.subf", "*": "arith.mulf",
+              "/": "arith.divf", "%": "arith.remf"}
+_INT_OPS = {"+": "arith.addi", "-": "arith.subi", "*": "arith.muli",
+            "//": "arith.divsi", "%": "arith.remsi", "&": "arith.andi",
+            "|": "arith.ori", "^": "arith.xori", "<<": "arith.shli",
+            ">>": "arith.shrsi"}
+_FLOAT_CMP = {"==": "oeq", "!=": "une", "<": "olt", "<=": "ole", ">": "ogt",
+              ">=": "oge"}
+_INT_CMP = {"==": "eq", "!=": "ne", "<": "slt", "<=": "sle", ">": "sgt", ">=": "sge"}
+_BOOL_CMP = {"==": "eq", "!=": "ne", "<": "ult", "<=": "ule", ">": "ugt", ">=": "uge"}
+
+
+def _is_pointer(x):
+    return is_value(x) and x.type.scalar.is_ptr() \
+        and not isinstance(x.type.scalar, core.block_ptr_type)
+
+
+def addptr(b, ptr, offset):
+    if is_literal(offset) and not isinstance(offset, bool):
+        offset = b.constant(offset, literal_dtype(offset))
+    if not is_value(offset) or not offset.type.scalar.is_int() \
+            or isinstance(offset.type.scalar, core.block_ptr_type):
+        raise TileTypeError(
+            f"pointer arithmetic needs an integer offset, got {describe(offset)}")
+    if offset.type.scalar.is_bool():
+        offset = cast(b, offset, core.int32)
+    shape = broadcast_shapes(ptr.shape, offset.shape, opname="pointer arithmetic")
+    ptr = broadcast_to(b, ptr, shape)
+    offset = broadcast_to(b, offset, shape)
+    return b.op(f"tile.addptr {ptr.ssa}, {offset.ssa} : {ptr.type.mlir}, "
+                f"{offset.type.mlir}", ptr.type)
+
+
+def binary(b, op, lhs, rhs):
+    """``lhs op rhs`` for an arithmetic or bitwise operator."""
+    if op in ("+", "-") and (_is_pointer(lhs) or _is_pointer(rhs)):
+        if _is_pointer(lhs) and _is_pointer(rhs):
+            raise TileTypeError(f"cannot apply '{op}' to two pointers")
+        if op == "-" and _is_pointer(rhs):
+            raise TileTypeError("cannot subtract a pointer from an integer")
+        ptr, offset = (lhs, rhs) if _is_pointer(lhs) else (rhs, lhs)
+        if op == "-":
+            offset = negate(b, offset)
+        return addptr(b, ptr, offset)
+    div_or_mod = op in ("/", "%")
+    lhs, rhs, ty = promote(b, lhs, rhs, op, div_or_mod)
+    if op == "/" and ty.is_int():
+        lhs, rhs = cast(b, lhs, core.float32), cast(b, rhs, core.float32)
+        ty = core.float32
+    if ty.is_floating():
+        if op not in _FLOAT_OPS:
+            raise TileTypeError(f"'{op}' is not defined on floating-point operands ({ty})")
+        mnemonic = _FLOAT_OPS[op]
+    else:
+        if op not in _INT_OPS:
+            raise TileTypeError(f"'{op}' is not defined on {ty}")
+        mnemonic = _INT_OPS[op]
+    return b.op(f"{mnemonic} {lhs.ssa}, {rhs.ssa} : {lhs.type.mlir}", lhs.type)
+
+
+def compare(b, op, lhs, rhs):
+    lhs, rhs, ty = promote(b, lhs, rhs, op)
+    if ty.is_floating():
+        text = f"arith.cmpf {_FLOAT_CMP[op]}, {lhs.ssa}, {rhs.ssa} : {lhs.type.mlir}"
+    elif ty.is_bool():
+        text = f"arith.cmpi {_BOOL_CMP[op]}, {lhs.ssa}, {rhs.ssa} : {lhs.type.mlir}"
+    else:
+        text = f"arith.cmpi {_INT_CMP[op]}, {lhs.ssa}, {rhs.ssa} : {lhs.type.mlir}"
+    return b.op(text, type_with_scalar(lhs.type, core.int1))
+
+
+def negate(b, x):
+    if is_literal(x):
+        return -x
+    _check_operand(x, "-")
+    if x.dtype.is_floating():
+        return b.op(f"arith.negf {x.ssa} : {x.type.mlir}", x.type)
+    zero = to_value(b, 0, x.dtype, x.shape)
+    return b.op(f"arith.subi {zero.ssa}, {x.ssa} : {x.type.mlir}", x.type)
+
+
+def invert(b, x):
+    _check_operand(x, "~")
+    if not x.dtype.is_int():
+        raise TileTypeError(f"'~' needs an integer or boolean operand, got {x.type}")
+    ones = to_value(b, True if x.dtype.is_bool() else -1, x.dtype, x.shape)
+    return b.op(f"arith.xori {x.ssa}, {ones.ssa} : {x.type.mlir}", x.type)
+
+
+def logical_not(b, x):
+    cond = to_bool(b, x, "'not'")
+    if cond.is_block():
+        raise TileTypeError("'not' needs a scalar: use '~' on tensors")
+    return invert(b, cond)
+
+
+def minmax(b, kind, lhs, rhs, propagate_nan=None):
+    """``tl.maximum`` / ``tl.minimum``."""
+    lhs, rhs, ty = promote(b, lhs, rhs, f"tl.{kind}imum")
+    if ty.is_floating():
+        nan = propagate_nan == core.PropagateNan.ALL
+        mnemonic = f"arith.{kind}imumf" if nan else f"arith.{kind}numf"
+    elif ty.is_bool():
+        mnemonic = f"arith.{kind}ui"
+    else:
+        mnemonic = f"arith.{kind}si"
+    return b.op(f"{mnemonic} {lhs.ssa}, {rhs.ssa} : {lhs.type.mlir}", lhs.type)
+
+
+def where(b, cond, x, y):
+    cond = to_bool(b, cond, "the condition of tl.where")
+    _check_operand(x, "tl.where")
+    _check_operand(y, "tl.where")
+    xty, yty = scalar_type(x), scalar_type(y)
+    ty = computation_type(xty, is_literal(x), yty, is_literal(y), False)
+    shape = broadcast_shapes(cond.shape, x.shape if is_value(x) else (),
+                             y.shape if is_value(y) else (), opname="tl.where")
+    cond = broadcast_to(b, cond, shape)
+    x, y = to_value(b, x, ty, shape), to_value(b, y, ty, shape)
+    return b.op(f"tile.where {cond.ssa}, {x.ssa}, {y.ssa} : {x.type.mlir}", x.type)
+
+
+# --------------------------------------------------------------------------
+# Elementwise math
+# --------------------------------------------------------------------------
+
+_MATH = {"exp": "math.exp", "exp2": "tile.exp2", "log": "math.log",
+         "log2": "math.log2", "sqrt": "math.sqrt", "rsqrt": "math.rsqrt",
+         "sin": "math.sin", "cos": "math.cos", "floor": "math.floor",
+         "ceil": "math.ceil"}
+
+
+def math_unary(b, name, x):
+    if is_literal(x):
+        x = to_value(b, float(x), core.float32)
+    _check_operand(x, f"tl.{name}")
+    if name == "abs":
+        mnemonic = "math.absf" if x.dtype.is_floating() else "math.absi"
+        if x.dtype.is_bool():
+            return x
+        return b.op(f"{mnemonic} {x.ssa} : {x.type.mlir}", x.type)
+    if not x.dtype.is_floating():
+        raise TileTypeError(
+            f"tl.{name} expects a floating-point operand, got {x.type}; "
+            f"convert it with .to(tl.float32)")
+    if name == "sigmoid":
+        neg = negate(b, x)
+        e = math_unary(b, "exp", neg)
+        return binary(b, "/", 1.0, binary(b, "+", 1.0, e))
+    return b.op(f"{_MATH[name]} {x.ssa} : {x.type.mlir}", x.type)
+
+
+def fma(b, x, y, z):
+    x, y, ty = promote(b, x, y, "tl.fma")
+    x, z, ty = promote(b, x, z, "tl.fma")
+    y = to_value(b, y, ty, x.shape)
+    if not ty.is_floating():
+        raise TileTypeError(f"tl.fma expects floating-point operands, got {ty}")
+    return b.op(f"math.fma {x.ssa}, {y.ssa}, {z.ssa} : {x.type.mlir}", x.type)
+
+
+# --------------------------------------------------------------------------
+# Reductions and dot
+# --------------------------------------------------------------------------
+
+def reduce(b, kind, x, axis, keep_dims=False):
+    if not is_value(x) or not x.is_block():
+        raise TileTypeError(f"tl.{kind} expects a tensor, got {describe(x)}")
+    src_dtype = x.dtype
+    if isinstance(src_dtype, core.block_ptr_type) or src_dtype.is_ptr():
+        raise TileTypeError(f"tl.{kind} expects numbers, got {x.type}")
+    if kind == "sum":
+        if src_dtype.is_int() and src_dtype.primitive_bitwidth < 32:
+            x = cast(b, x, core.int32)
+        elif src_dtype.is_floating() and src_dtype.primitive_bitwidth < 32:
+            x = cast(b, x, core.float32)
+    elif src_dtype.is_bool():
+        x = cast(b, x, core.int32)
+    rank = len(x.shape)
+    if axis is None:
+        result = x
+        while is_value(result) and result.is_block():
+            result = _reduce_axis(b, kind, result, 0)
+        if kind != "sum" and src_dtype.is_bool():
+            result = cast(b, result, core.int1)
+        if keep_dims:
+            result = broadcast_to(b, result, (1,) * rank)
+        return result
+    if not isinstance(axis, int) or isinstance(axis, bool):
+        raise TileTypeError(f"tl.{kind}: axis must be a constexpr integer, got {describe(axis)}")
+    if axis < 0:
+        axis += rank
+    if not 0 <= axis < rank:
+        raise TileTypeError(f"tl.{kind}: axis {axis} out of range for a tensor of rank {rank}")
+    result = _reduce_axis(b, kind, x, axis)
+    if kind != "sum" and src_dtype.is_bool():
+        result = cast(b, result, core.int1)
+    if keep_dims:
+        result = expand_dims(b, result, axis) if is_value(result) and result.is_block() \
+            else splat(b, result, (1,))
+    return result
+
+
+def _reduce_axis(b, kind, x, axis):
+    shape = x.shape[:axis] + x.shape[axis + 1:]
+    ty = make_type(x.dtype, shape)
+    return b.op(f"tile.reduce {kind} {x.ssa} axis {axis} : {x.type.mlir} -> {ty.mlir}", ty)
+
+
+_DOT_TYPES = ("fp16", "bf16", "fp8e5", "fp8e4nv", "fp32", "int8")
+
+
+def dot(b, a, bmat, acc=None, out_dtype=core.float32):
+    for name, x in (("first", a), ("second", bmat)):
+        if not is_value(x) or len(x.shape) != 2:
+            raise TileTypeError(
+                f"tl.dot: the {name} operand must be a 2-D tensor, got {describe(x)}")
+    if a.dtype != bmat.dtype:
+        raise TileTypeError(
+            f"tl.dot: both operands must have one element type, got {a.dtype} and "
+            f"{bmat.dtype}; convert one with .to()")
+    if a.dtype.name not in _DOT_TYPES:
+        raise TileTypeError(f"tl.dot: unsupported operand type {a.dtype}")
+    (m, k), (k2, n) = a.shape, bmat.shape
+    if k != k2:
+        raise TileTypeError(
+            f"tl.dot: inner dimensions differ: {list(a.shape)} times {list(bmat.shape)}")
+    acc_dtype = core.int32 if a.dtype.name == "int8" else core.float32
+    if out_dtype is not None and out_dtype != acc_dtype:
+        raise TileTypeError(
+            f"tl.dot: out_dtype {out_dtype} is not supported; "
+            f"products of {a.dtype} accumulate in {acc_dtype}")
+    acc_ty = core.block_type(acc_dtype, (m, n))
+    if acc is None:
+        acc = b.constant(0, acc_dtype, (m, n))
+    elif not is_value(acc) or acc.type != acc_ty:
+        raise TileTypeError(f"tl.dot: the accumulator must be {acc_ty}, got {describe(acc)}")
+    return b.op(f"tile.dot {a.ssa}, {bmat.ssa}, {acc.ssa} : {a.type.mlir}, "
+                f"{bmat.type.mlir} -> {acc_ty.mlir}", acc_ty)
+
+
+# --------------------------------------------------------------------------
+# Memory
+# --------------------------------------------------------------------------
+
+def _is_block_ptr(x):
+    return is_value(x) and isinstance(x.type, core.block_ptr_type)
+
+
+def _boundary_check(bp, boundary_check, what):
+    if boundary_check is None:
+        return []
+    if isinstance(boundary_check, int) and not isinstance(boundary_check, bool):
+        boundary_check = (boundary_check,)
+    if not isinstance(boundary_check, (tuple, list)) or not all(
+            isinstance(d, int) and not isinstance(d, bool) for d in boundary_check):
+        raise TileTypeError(f"{what}: boundary_check must be a tuple of constexpr integers")
+    rank = len(bp.type.block.shape)
+    dims = sorted(set(boundary_check))
+    for d in dims:
+        if not 0 <= d < rank:
+            raise TileTypeError(
+                f"{what}: boundary_check dimension {d} out of range for rank {rank}")
+    return dims
+
+
+def load(b, ptr, mask=None, other=None, boundary_check=None, padding_option=""):
+    if _is_block_ptr(ptr):
+        if mask is not None or other is not None:
+            raise TileTypeError(
+                "tl.load through a block pointer takes boundary_check and "
+                "padding_option, not mask/other")
+        dims = _boundary_check(ptr, boundary_check, "tl.load")
+        text = f"tile.load_block {ptr.ssa}"
+        if dims:
+            text += " boundary_check [" + ", ".join(map(str, dims)) + "]"
+        if padding_option not in ("", None, "zero", "nan"):
+            raise TileTypeError(
+                f"tl.load: padding_option must be 'zero' or 'nan', got {padding_option!r}")
+        if padding_option == "nan":
+            if not ptr.type.element_ty.is_floating():
+                raise TileTypeError("tl.load: padding_option='nan' needs a float tensor")
+            text += " padding nan"
+        return b.op(f"{text} : {ptr.type.mlir}", ptr.type.block)
+    if not _is_pointer(ptr):
+        raise TileTypeError(f"tl.load expects a pointer, got {describe(ptr)}")
+    if boundary_check:
+        raise TileTypeError("tl.load: boundary_check needs a block pointer")
+    if other is not None and mask is None:
+        raise TileTypeError("tl.load: 'other' needs a 'mask'")
+    elem = ptr.dtype.element_ty
+    if mask is not None:
+        mask = to_bool(b, mask, "the mask of tl.load")
+        shape = broadcast_shapes(ptr.shape, mask.shape, opname="tl.load")
+        ptr = broadcast_to(b, ptr, shape)
+        mask = broadcast_to(b, mask, shape)
+    shape = ptr.shape
+    text = f"tile.load {ptr.ssa}"
+    if mask is not None:
+        text += f" mask {mask.ssa}"
+        if other is not None:
+            _check_operand(other, "tl.load")
+            if is_value(other) and len(other.shape) > len(shape):
+                raise TileTypeError(
+                    f"tl.load: 'other' of shape {list(other.shape)} does not fit the "
+                    f"pointers' shape {list(shape)}")
+            other = to_value(b, other, elem, shape) if is_value(other) \
+                else b.constant(other, elem, shape)
+            text += f" other {other.ssa}"
+    return b.op(f"{text} : {ptr.type.mlir}", make_type(elem, shape))
+
+
+def store(b, ptr, value, mask=None, boundary_check=None):
+    if _is_block_ptr(ptr):
+        if mask is not None:
+            raise TileTypeError(
+                "tl.store through a block pointer takes boundary_check, not mask")
+        dims = _boundary_check(ptr, boundary_check, "tl.store")
+        _check_operand(value, "tl.store")
+        value = to_value(b, value, ptr.type.element_ty, ptr.type.block.shape)
+        text = f"tile.store_block {ptr.ssa}, {value.ssa}"
+        if dims:
+            text += " boundary_check [" + ", ".join(map(str, dims)) + "]"
+        b.line(f"{text} : {ptr.type.mlir}")
+        return None
+    if not _is_pointer(ptr):
+        raise TileTypeError(f"tl.store expects a pointer, got {describe(ptr)}")
+    if boundary_check:
+        raise TileTypeError("tl.store: boundary_check needs a block pointer")
+    _check_operand(value, "tl.store")
+    shape = ptr.shape
+    if mask is not None:
+        mask = to_bool(b, mask, "the mask of tl.store")
+        shape = broadcast_shapes(shape, mask.shape, opname="tl.store")
+    if is_value(value):
+        shape = broadcast_shapes(shape, value.shape, opname="tl.store")
+    ptr = broadcast_to(b, ptr, shape)
+    value = to_value(b, value, ptr.dtype.element_ty, shape)
+    text = f"tile.store {ptr.ssa}, {value.ssa}"
+    if mask is not None:
+        mask = broadcast_to(b, mask, shape)
+        text += f" mask {mask.ssa}"
+    b.line(f"{text} : {ptr.type.mlir}")
+    return None
+
+
+def _scalar_int(b, x, scalar, what):
+    if is_literal(x) and not isinstance(x, bool):
+        return b.constant(int(x), scalar)
+    if is_value(x) and not x.is_block() and x.dtype.is_int() and not x.dtype.is_bool() \
+            and not isinstance(x.dtype, core.block_ptr_type):
+        return cast(b, x, scalar)
+    raise TileTypeError(f"{what} must be integer scalars, got {describe(x)}")
+
+
+def _int_list(x, what):
+    if isinstance(x, (tuple, list)):
+        return list(x)
+    raise TileTypeError(f"{what} must be a tuple, got {describe(x)}")
+
+
+def make_block_ptr(b, base, shape, strides, offsets, block_shape, order):
+    if not _is_pointer(base) or base.is_block():
+        raise TileTypeError(f"tl.make_block_ptr: base must be a scalar pointer, got {describe(base)}")
+    shape = _int_list(shape, "tl.make_block_ptr: shape")
+    strides = _int_list(strides, "tl.make_block_ptr: strides")
+    offsets = _int_list(offsets, "tl.make_block_ptr: offsets")
+    block_shape = check_shape(_int_list(block_shape, "tl.make_block_ptr: block_shape"),
+                              "tl.make_block_ptr: block_shape")
+    order = _int_list(order, "tl.make_block_ptr: order")
+    rank = len(block_shape)
+    for name, items in (("shape", shape), ("strides", strides), ("offsets", offsets),
+                        ("order", order)):
+        if len(items) != rank:
+            raise TileTypeError(
+                f"tl.make_block_ptr: {name} has {len(items)} entries but block_shape has {rank}")
+    if sorted(order) != list(range(rank)):
+        raise TileTypeError(f"tl.make_block_ptr: order {order} is not a permutation")
+    shape_v = [_scalar_int(b, s, core.int64, "tl.make_block_ptr: shape entries") for s in shape]
+    stride_v = [_scalar_int(b, s, core.int64, "tl.make_block_ptr: strides") for s in strides]
+    offset_v = [_scalar_int(b, s, core.int32, "tl.make_block_ptr: offsets") for s in offsets]
+    ty = core.block_ptr_type(core.block_type(base.dtype.element_ty, block_shape))
+    join = lambda vs: ", ".join(v.ssa for v in vs)  # noqa: E731
+    return b.op(f"tile.make_block_ptr {base.ssa}, [{join(shape_v)}], [{join(stride_v)}], "
+                f"[{join(offset_v)}] order [{', '.join(map(str, order))}] : {ty.mlir}", ty)
+
+
+def advance(b, ptr, offsets):
+    if not _is_block_ptr(ptr):
+        raise TileTypeError(f"tl.advance expects a block pointer, got {describe(ptr)}")
+    offsets = _int_list(offsets, "tl.advance: offsets")
+    if len(offsets) != len(ptr.type.block.shape):
+        raise TileTypeError(
+            f"tl.advance: {len(offsets)} offsets for a block pointer of rank "
+            f"{len(ptr.type.block.shape)}")
+    offset_v = [_scalar_int(b, s, core.int32, "tl.advance: offsets") for s in offsets]
+    listed = ", ".join(v.ssa for v in offset_v)
+    return b.op(f"tile.advance {ptr.ssa}, [{listed}] : {ptr.type.mlir}", ptr.type)

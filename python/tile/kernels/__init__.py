@@ -1,0 +1,1 @@
+"""The kernels Tile ships; the variants built are listed in manifest.py."""
