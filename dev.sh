@@ -88,7 +88,8 @@ run_tests() {
 refresh_docs() {
   build
   cp "$BUILD/include/tile/Dialect/Tile/IR/TileDialect.md" \
-    "$ROOT/docs/reference/TileDialect.md"
+    "$BUILD/include/tile/Dialect/TileGPU/IR/TileGPUDialect.md" \
+    "$ROOT/docs/reference/"
   say "docs/reference/ refreshed"
 }
 

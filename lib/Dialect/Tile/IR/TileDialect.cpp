@@ -15,6 +15,7 @@ using namespace mlir::tile;
 
 #include "tile/Dialect/Tile/IR/TileDialect.cpp.inc"
 #include "tile/Dialect/Tile/IR/TileEnums.cpp.inc"
+#include "tile/Dialect/Tile/IR/TileInterfaces.cpp.inc"
 
 #define GET_TYPEDEF_CLASSES
 #include "tile/Dialect/Tile/IR/TileTypes.cpp.inc"
@@ -56,7 +57,9 @@ static bool isTileElementType(Type type) {
 
 bool tile::isTileTensorType(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
-  return tensor && !tensor.getEncoding() &&
+  return tensor &&
+         (!tensor.getEncoding() ||
+          isa<TensorEncodingAttrInterface>(tensor.getEncoding())) &&
          isTileElementType(tensor.getElementType()) &&
          !rules::checkTileShape(tensor.getShape());
 }

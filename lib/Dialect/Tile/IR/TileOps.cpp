@@ -424,11 +424,16 @@ LogicalResult ReduceOp::verify() {
   auto srcType = getSrc().getType();
   if (auto violation = rules::checkAxis(getAxis(), srcType.getRank()))
     return emitOpError() << *violation;
-  Type expected = srcType.getElementType();
-  if (srcType.getRank() > 1)
+  // Layout encodings (at lower levels) are checked there; compare the rest.
+  Type expected = srcType.getElementType(), actual = getType();
+  if (srcType.getRank() > 1) {
     expected = RankedTensorType::get(
         rules::reduceShape(srcType.getShape(), getAxis()), expected);
-  if (getType() != expected)
+    if (auto tensor = dyn_cast<RankedTensorType>(actual))
+      actual = RankedTensorType::get(tensor.getShape(),
+                                     tensor.getElementType());
+  }
+  if (actual != expected)
     return emitOpError() << "reducing axis " << getAxis() << " of " << srcType
                          << " gives " << expected << ", not " << getType();
   return success();

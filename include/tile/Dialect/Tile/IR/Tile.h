@@ -12,6 +12,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "tile/Dialect/Tile/IR/TileDialect.h.inc"
+#include "tile/Dialect/Tile/IR/TileInterfaces.h.inc"
 #include "tile/Dialect/Tile/IR/TileEnums.h.inc"
 
 #define GET_TYPEDEF_CLASSES
@@ -20,7 +21,8 @@
 namespace mlir::tile {
 
 /// True for the tensors a tile op computes on: ranked, static, every
-/// dimension a power of two, elements integer, float or !tile.ptr.
+/// dimension a power of two, elements integer, float or !tile.ptr, and no
+/// encoding other than a TensorEncodingAttrInterface (a lower level's layout).
 bool isTileTensorType(Type type);
 
 /// For `!tile.ptr<T>` gives T; for a tile of pointers, the tile of pointees.

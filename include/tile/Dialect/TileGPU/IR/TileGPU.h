@@ -1,0 +1,37 @@
+//===- TileGPU.h - The tilegpu dialect --------------------------*- C++ -*-===//
+
+#ifndef TILE_DIALECT_TILEGPU_IR_TILEGPU_H
+#define TILE_DIALECT_TILEGPU_IR_TILEGPU_H
+
+#include "tile/Dialect/Tile/IR/Tile.h"
+#include "tile/Dialect/TileGPU/IR/LinearLayout.h"
+
+#include "mlir/IR/Attributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "tile/Dialect/TileGPU/IR/TileGPUAttrInterfaces.h.inc"
+#include "tile/Dialect/TileGPU/IR/TileGPUDialect.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "tile/Dialect/TileGPU/IR/TileGPUAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "tile/Dialect/TileGPU/IR/TileGPUOps.h.inc"
+
+namespace mlir::tilegpu {
+
+/// The layout of a tensor type, or null when it has none.
+LayoutEncodingAttrInterface getLayout(Type type);
+
+/// The linear layout of a tensor type that carries a layout encoding.
+LinearLayout getLinearLayout(RankedTensorType type);
+
+/// The number of warps of the module around `op` (tilegpu.num_warps).
+std::optional<unsigned> getNumWarps(Operation *op);
+
+} // namespace mlir::tilegpu
+
+#endif // TILE_DIALECT_TILEGPU_IR_TILEGPU_H

@@ -1,0 +1,86 @@
+//===- TileGPUAttrs.td - Layout encodings ------------------*- tablegen -*-===//
+
+#ifndef TILE_DIALECT_TILEGPU_IR_TILEGPUATTRS_TD
+#define TILE_DIALECT_TILEGPU_IR_TILEGPUATTRS_TD
+
+include "tile/Dialect/TileGPU/IR/TileGPUDialect.td"
+include "tile/Dialect/Tile/IR/TileInterfaces.td"
+include "mlir/IR/AttrTypeBase.td"
+
+def TileGPU_LayoutEncodingAttrInterface
+    : AttrInterface<"LayoutEncodingAttrInterface"> {
+  let cppNamespace = "::mlir::tilegpu";
+  let description = [{
+    A distributed layout of a tensor over the registers, lanes and warps of
+    a CTA. `toLinearLayout(shape)` gives the map from hardware indices to the
+    tensor's coordinates; everything else about the layout follows from it.
+  }];
+  let methods = [
+    InterfaceMethod<"The map from (register, lane, warp) to coordinates.",
+      "::mlir::tilegpu::LinearLayout", "toLinearLayout",
+      (ins "::llvm::ArrayRef<int64_t>":$shape)>,
+    InterfaceMethod<"The number of warps the layout spreads over.",
+      "unsigned", "getNumWarps">,
+    InterfaceMethod<"The tensor rank the layout applies to.",
+      "unsigned", "getRank">,
+  ];
+}
+
+class TileGPU_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<TileGPU_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+def TileGPU_BlockedEncodingAttr : TileGPU_Attr<"BlockedEncoding", "blocked", [
+    DeclareAttrInterfaceMethods<TileGPU_LayoutEncodingAttrInterface>,
+    Tile_TensorEncodingAttrInterface]> {
+  let summary = "each thread holds a block of contiguous elements";
+  let description = [{
+    Each thread holds `sizePerThread[d]` consecutive elements along dimension
+    `d`; `threadsPerWarp` lanes and `warpsPerCTA` warps tile the dimensions,
+    `order` lists dimensions fastest first. Over a larger tensor the pattern
+    repeats in more registers; over a smaller one it wraps, and the lanes or
+    warps beyond the tensor hold copies. The products of `threadsPerWarp` and
+    `warpsPerCTA` are 32 and the number of warps.
+
+    ```mlir
+    #tilegpu.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8],
+                     warpsPerCTA = [4, 1], order = [1, 0]>
+    ```
+  }];
+  let parameters = (ins
+    ArrayRefParameter<"unsigned">:$sizePerThread,
+    ArrayRefParameter<"unsigned">:$threadsPerWarp,
+    ArrayRefParameter<"unsigned">:$warpsPerCTA,
+    ArrayRefParameter<"unsigned">:$order
+  );
+  let assemblyFormat = [{
+    `<` `sizePerThread` `=` `[` $sizePerThread `]` `,`
+        `threadsPerWarp` `=` `[` $threadsPerWarp `]` `,`
+        `warpsPerCTA` `=` `[` $warpsPerCTA `]` `,` `order` `=` `[` $order `]` `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
+def TileGPU_SliceEncodingAttr : TileGPU_Attr<"SliceEncoding", "slice", [
+    DeclareAttrInterfaceMethods<TileGPU_LayoutEncodingAttrInterface>,
+    Tile_TensorEncodingAttrInterface]> {
+  let summary = "a parent layout with one dimension removed";
+  let description = [{
+    The layout of a tensor that lacks dimension `dim` of a tensor in the
+    `parent` layout: the result of reducing along `dim`, and the operand of
+    expanding it back. The element at a coordinate is held by the threads
+    that hold that coordinate's row (or column) in the parent; the threads
+    that the parent spreads along `dim` hold copies.
+
+    ```mlir
+    #tilegpu.slice<dim = 1, parent = #tilegpu.blocked<...>>
+    ```
+  }];
+  let parameters = (ins "unsigned":$dim,
+                        "::mlir::tilegpu::LayoutEncodingAttrInterface":$parent);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+#endif // TILE_DIALECT_TILEGPU_IR_TILEGPUATTRS_TD

@@ -1,0 +1,41 @@
+//===- TileGPUDialect.td - The tilegpu dialect -------------*- tablegen -*-===//
+
+#ifndef TILE_DIALECT_TILEGPU_IR_TILEGPUDIALECT_TD
+#define TILE_DIALECT_TILEGPU_IR_TILEGPUDIALECT_TD
+
+include "mlir/IR/OpBase.td"
+
+def TileGPU_Dialect : Dialect {
+  let name = "tilegpu";
+  let cppNamespace = "::mlir::tilegpu";
+  let summary = "Tile programs with every tensor laid out over threads";
+  let description = [{
+    The second level of Tile: the same program as the `tile` dialect (whose
+    ops it keeps), with every tensor carrying a *layout encoding* that says
+    which thread holds which element, plus the GPU notions the layouts make
+    necessary: layout conversions and shared memory.
+
+    Every layout implements `LayoutEncodingAttrInterface`, whose one question
+    — for this shape, which coordinates does (register, lane, warp) hold? —
+    is answered by a `LinearLayout`. Lowerings ask only that question.
+
+    The module carries the launch configuration: `tilegpu.num_warps` and
+    `tilegpu.target` (for example `"sm_90a"`).
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let dependentDialects = ["::mlir::tile::TileDialect"];
+  let extraClassDeclaration = [{
+    static constexpr ::llvm::StringLiteral getNumWarpsAttrName() {
+      return ::llvm::StringLiteral("tilegpu.num_warps");
+    }
+    static constexpr ::llvm::StringLiteral getTargetAttrName() {
+      return ::llvm::StringLiteral("tilegpu.target");
+    }
+    static constexpr int getThreadsPerWarp() { return 32; }
+  }];
+}
+
+class TileGPU_Op<string mnemonic, list<Trait> traits = []>
+    : Op<TileGPU_Dialect, mnemonic, traits>;
+
+#endif // TILE_DIALECT_TILEGPU_IR_TILEGPUDIALECT_TD
