@@ -1,0 +1,324 @@
+"""FlashAttention forward and backward for (Z, H, N_CTX, HEAD_DIM) tensors.
+
+Q, K, V, O (and dO, dQ, dK, dV) share one set of strides in elements:
+stride_z (batch), stride_h (head), stride_n (row); the last dimension is
+contiguous.  LSE and DELTA are contiguous fp32 [Z * H, N_CTX].
+
+- attn_fwd: grid (cdiv(N_CTX, BLOCK_M), Z * H).  Softmax in base 2 with
+  sm_scale * log2(e) folded into the scores; LSE is written in natural log:
+  LSE[i] = log(sum_j exp(sm_scale * q_i . k_j)) over the keys row i sees.
+- attn_bwd_preprocess: DELTA[i] = sum_d O[i, d] * dO[i, d], grid
+  (cdiv(N_CTX, BLOCK_M), Z * H).
+- attn_bwd: grid (cdiv(N_CTX, BLOCK_N1), Z * H); program p computes dK, dV
+  of key block p and dQ of query block p (BLOCK_M2 == BLOCK_N1).  Each
+  output element is written by one program: no atomics.
+
+Every N_CTX works: blocks that cross N_CTX are masked, in stages of their
+own so that full blocks run without masks.
+"""
+
+import tile
+import tile.language as tl
+
+LOG2E = tl.constexpr(1.4426950408889634)   # log2(e)
+LN2 = tl.constexpr(0.6931471805599453)     # ln(2)
+
+
+@tile.jit
+def _head_offset(off_hz, H, stride_z, stride_h):
+    """Elements from the base of a tensor to head off_hz (batch * H + head),
+    in 64 bits so that large tensors do not overflow."""
+    off_z = off_hz // H
+    off_h = off_hz % H
+    return off_z.to(tl.int64) * stride_z + off_h.to(tl.int64) * stride_h
+
+
+# --------------------------------------------------------------------------
+# Forward
+# --------------------------------------------------------------------------
+
+@tile.jit
+def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi,
+                    offs_m, qk_scale, N_CTX,
+                    BLOCK_N: tl.constexpr, CAUSAL_MASK: tl.constexpr,
+                    KEY_MASK: tl.constexpr):
+    """Online softmax over the key blocks [lo, hi), BLOCK_N keys at a time.
+
+    m_i is the running row max of the scaled scores (base 2), l_i the row sum
+    of 2^(score - m_i), acc the unnormalised output.  CAUSAL_MASK hides keys
+    after the query; KEY_MASK hides keys at or past N_CTX (and bounds the
+    loads)."""
+    K_block_ptr = tl.advance(K_block_ptr, (0, lo))
+    V_block_ptr = tl.advance(V_block_ptr, (lo, 0))
+    for start_n in range(lo, hi, BLOCK_N):
+        if KEY_MASK:
+            k = tl.load(K_block_ptr, boundary_check=(1,), padding_option="zero")
+            v = tl.load(V_block_ptr, boundary_check=(0,), padding_option="zero")
+        else:
+            k = tl.load(K_block_ptr)
+            v = tl.load(V_block_ptr)
+        qk = tl.dot(q, k) * qk_scale
+        if CAUSAL_MASK or KEY_MASK:
+            offs_n = start_n + tl.arange(0, BLOCK_N)
+            if CAUSAL_MASK and KEY_MASK:
+                visible = (offs_m[:, None] >= offs_n[None, :]) & (offs_n[None, :] < N_CTX)
+            elif CAUSAL_MASK:
+                visible = offs_m[:, None] >= offs_n[None, :]
+            else:
+                visible = offs_n[None, :] < N_CTX
+            # -inf is safe: the first block a row sees always holds a visible
+            # key, so m_ij is finite and exp2(-inf - m_ij) = 0.
+            qk = tl.where(visible, qk, -float("inf"))
+        m_ij = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.math.exp2(qk - m_ij[:, None])
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None]
+        acc = tl.dot(p.to(v.dtype), v, acc)
+        m_i = m_ij
+        K_block_ptr = tl.advance(K_block_ptr, (0, BLOCK_N))
+        V_block_ptr = tl.advance(V_block_ptr, (BLOCK_N, 0))
+    return acc, l_i, m_i
+
+
+@tile.jit
+def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n, Z, H, N_CTX,
+             HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+             CAUSAL: tl.constexpr):
+    tl.static_assert(BLOCK_M % BLOCK_N == 0, "BLOCK_M must be a multiple of BLOCK_N")
+    start_m = tl.program_id(0)
+    off_hz = tl.program_id(1)
+    offset = _head_offset(off_hz, H, stride_z, stride_h)
+    Q_block_ptr = tl.make_block_ptr(base=Q + offset, shape=(N_CTX, HEAD_DIM),
+                                    strides=(stride_n, 1), offsets=(start_m * BLOCK_M, 0),
+                                    block_shape=(BLOCK_M, HEAD_DIM), order=(1, 0))
+    # K is read transposed: a (HEAD_DIM, N_CTX) view, so q @ k needs no trans.
+    K_block_ptr = tl.make_block_ptr(base=K + offset, shape=(HEAD_DIM, N_CTX),
+                                    strides=(1, stride_n), offsets=(0, 0),
+                                    block_shape=(HEAD_DIM, BLOCK_N), order=(0, 1))
+    V_block_ptr = tl.make_block_ptr(base=V + offset, shape=(N_CTX, HEAD_DIM),
+                                    strides=(stride_n, 1), offsets=(0, 0),
+                                    block_shape=(BLOCK_N, HEAD_DIM), order=(1, 0))
+    O_block_ptr = tl.make_block_ptr(base=O + offset, shape=(N_CTX, HEAD_DIM),
+                                    strides=(stride_n, 1), offsets=(start_m * BLOCK_M, 0),
+                                    block_shape=(BLOCK_M, HEAD_DIM), order=(1, 0))
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    m_i = tl.full([BLOCK_M], -float("inf"), tl.float32)
+    l_i = tl.zeros([BLOCK_M], tl.float32)
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], tl.float32)
+    qk_scale = sm_scale * LOG2E
+    # Rows past N_CTX read zeros and are never stored.
+    q = tl.load(Q_block_ptr, boundary_check=(0,), padding_option="zero")
+    if CAUSAL:
+        # Off-diagonal: keys before the block's first row are visible to
+        # every row, and all lie below N_CTX.
+        acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
+                                        0, start_m * BLOCK_M, offs_m, qk_scale, N_CTX,
+                                        BLOCK_N, False, False)
+        # Diagonal: the causal mask, and the key tail.
+        diag_end = tl.minimum((start_m + 1) * BLOCK_M, N_CTX)
+        acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
+                                        start_m * BLOCK_M, diag_end, offs_m, qk_scale,
+                                        N_CTX, BLOCK_N, True, True)
+    else:
+        full_end = N_CTX // BLOCK_N * BLOCK_N
+        acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
+                                        0, full_end, offs_m, qk_scale, N_CTX,
+                                        BLOCK_N, False, False)
+        acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
+                                        full_end, N_CTX, offs_m, qk_scale, N_CTX,
+                                        BLOCK_N, False, True)
+    # log-sum-exp in natural log: ln 2 * (m_i + log2 l_i).
+    lse = (m_i + tl.math.log2(l_i)) * LN2
+    lse_ptrs = LSE + off_hz.to(tl.int64) * N_CTX + offs_m
+    tl.store(lse_ptrs, lse, mask=offs_m < N_CTX)
+    o = acc / l_i[:, None]
+    tl.store(O_block_ptr, o.to(O.dtype.element_ty), boundary_check=(0,))
+
+
+# --------------------------------------------------------------------------
+# Backward
+# --------------------------------------------------------------------------
+
+@tile.jit
+def attn_bwd_preprocess(O, DO, DELTA, stride_z, stride_h, stride_n, Z, H, N_CTX,
+                        HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr):
+    start_m = tl.program_id(0)
+    off_hz = tl.program_id(1)
+    offset = _head_offset(off_hz, H, stride_z, stride_h)
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_d = tl.arange(0, HEAD_DIM)
+    mask = offs_m < N_CTX
+    offsets = offs_m[:, None] * stride_n + offs_d[None, :]
+    o = tl.load(O + offset + offsets, mask=mask[:, None], other=0.0)
+    do = tl.load(DO + offset + offsets, mask=mask[:, None], other=0.0)
+    delta = tl.sum(o.to(tl.float32) * do.to(tl.float32), axis=1)
+    tl.store(DELTA + off_hz.to(tl.int64) * N_CTX + offs_m, delta, mask=mask)
+
+
+@tile.jit
+def _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, stride_n, N_CTX, qk_scale,
+                   start_n, lo, hi,
+                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                   HEAD_DIM: tl.constexpr, CAUSAL_MASK: tl.constexpr,
+                   QUERY_MASK: tl.constexpr):
+    """Adds to dK, dV of the key block at start_n the contributions of the
+    query blocks [lo, hi), BLOCK_M queries at a time; works on the
+    transposed scores (keys x queries).  QUERY_MASK hides queries at or past
+    N_CTX (and bounds the loads)."""
+    offs_n = start_n + tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, HEAD_DIM)
+    for start_m in range(lo, hi, BLOCK_M):
+        offs_m = start_m + tl.arange(0, BLOCK_M)
+        qT_ptrs = Q + offs_m[None, :] * stride_n + offs_d[:, None]
+        do_ptrs = DO + offs_m[:, None] * stride_n + offs_d[None, :]
+        if QUERY_MASK:
+            query_ok = offs_m < N_CTX
+            qT = tl.load(qT_ptrs, mask=query_ok[None, :], other=0.0)
+            do = tl.load(do_ptrs, mask=query_ok[:, None], other=0.0)
+            lse = tl.load(LSE + offs_m, mask=query_ok, other=0.0)
+            delta = tl.load(DELTA + offs_m, mask=query_ok, other=0.0)
+        else:
+            qT = tl.load(qT_ptrs)
+            do = tl.load(do_ptrs)
+            lse = tl.load(LSE + offs_m)
+            delta = tl.load(DELTA + offs_m)
+        # P^T = exp(sm_scale * K Q^T - LSE), in base 2.
+        pT = tl.math.exp2(tl.dot(k, qT) * qk_scale - lse[None, :] * LOG2E)
+        if CAUSAL_MASK or QUERY_MASK:
+            if CAUSAL_MASK and QUERY_MASK:
+                visible = (offs_m[None, :] >= offs_n[:, None]) & query_ok[None, :]
+            elif CAUSAL_MASK:
+                visible = offs_m[None, :] >= offs_n[:, None]
+            else:
+                visible = query_ok[None, :]
+            pT = tl.where(visible, pT, 0.0)
+        dv = tl.dot(pT.to(do.dtype), do, dv)
+        # dS^T = P^T * (dP^T - delta), dP^T = V dO^T.
+        dpT = tl.dot(v, tl.trans(do))
+        dsT = pT * (dpT - delta[None, :])
+        dk = tl.dot(dsT.to(qT.dtype), tl.trans(qT), dk)
+    return dk, dv
+
+
+@tile.jit
+def _attn_bwd_dq(dq, q, do, lse2, delta, K, V, stride_n, N_CTX, qk_scale,
+                 start_m, lo, hi,
+                 BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                 HEAD_DIM: tl.constexpr, CAUSAL_MASK: tl.constexpr,
+                 KEY_MASK: tl.constexpr):
+    """Adds to dQ of the query block at start_m the contributions of the key
+    blocks [lo, hi), BLOCK_N keys at a time.  lse2 is the block's LSE in
+    base 2.  KEY_MASK hides keys at or past N_CTX (and bounds the loads)."""
+    offs_m = start_m + tl.arange(0, BLOCK_M)
+    offs_d = tl.arange(0, HEAD_DIM)
+    for start_n in range(lo, hi, BLOCK_N):
+        offs_n = start_n + tl.arange(0, BLOCK_N)
+        kT_offsets = offs_n[None, :] * stride_n + offs_d[:, None]
+        if KEY_MASK:
+            key_ok = offs_n < N_CTX
+            kT = tl.load(K + kT_offsets, mask=key_ok[None, :], other=0.0)
+            vT = tl.load(V + kT_offsets, mask=key_ok[None, :], other=0.0)
+        else:
+            kT = tl.load(K + kT_offsets)
+            vT = tl.load(V + kT_offsets)
+        p = tl.math.exp2(tl.dot(q, kT) * qk_scale - lse2[:, None])
+        if CAUSAL_MASK or KEY_MASK:
+            if CAUSAL_MASK and KEY_MASK:
+                visible = (offs_m[:, None] >= offs_n[None, :]) & key_ok[None, :]
+            elif CAUSAL_MASK:
+                visible = offs_m[:, None] >= offs_n[None, :]
+            else:
+                visible = key_ok[None, :]
+            p = tl.where(visible, p, 0.0)
+        dp = tl.dot(do, vT)
+        ds = p * (dp - delta[:, None])
+        dq = tl.dot(ds.to(kT.dtype), tl.trans(kT), dq)
+    return dq
+
+
+@tile.jit
+def attn_bwd(Q, K, V, sm_scale, DO, DQ, DK, DV, LSE, DELTA,
+             stride_z, stride_h, stride_n, Z, H, N_CTX,
+             HEAD_DIM: tl.constexpr, BLOCK_M1: tl.constexpr, BLOCK_N1: tl.constexpr,
+             BLOCK_M2: tl.constexpr, BLOCK_N2: tl.constexpr, CAUSAL: tl.constexpr):
+    tl.static_assert(BLOCK_M2 == BLOCK_N1,
+                     "BLOCK_M2 must equal BLOCK_N1: the dK/dV and dQ grids coincide")
+    tl.static_assert(BLOCK_N1 % BLOCK_M1 == 0, "BLOCK_N1 must be a multiple of BLOCK_M1")
+    tl.static_assert(BLOCK_M2 % BLOCK_N2 == 0, "BLOCK_M2 must be a multiple of BLOCK_N2")
+    pid = tl.program_id(0)
+    off_hz = tl.program_id(1)
+    offset = _head_offset(off_hz, H, stride_z, stride_h)
+    Q += offset
+    K += offset
+    V += offset
+    DO += offset
+    DQ += offset
+    DK += offset
+    DV += offset
+    LSE += off_hz.to(tl.int64) * N_CTX
+    DELTA += off_hz.to(tl.int64) * N_CTX
+    qk_scale = sm_scale * LOG2E
+    offs_d = tl.arange(0, HEAD_DIM)
+
+    # -- dK and dV of the key block [start_n, start_n + BLOCK_N1) ---------
+    start_n = pid * BLOCK_N1
+    offs_n = start_n + tl.arange(0, BLOCK_N1)
+    key_ok = offs_n < N_CTX
+    kv_offsets = offs_n[:, None] * stride_n + offs_d[None, :]
+    k = tl.load(K + kv_offsets, mask=key_ok[:, None], other=0.0)
+    v = tl.load(V + kv_offsets, mask=key_ok[:, None], other=0.0)
+    dk = tl.zeros([BLOCK_N1, HEAD_DIM], tl.float32)
+    dv = tl.zeros([BLOCK_N1, HEAD_DIM], tl.float32)
+    if CAUSAL:
+        # Queries before start_n see none of these keys.  The diagonal
+        # queries [start_n, start_n + BLOCK_N1) take the causal mask.
+        diag_end = tl.minimum(start_n + BLOCK_N1, N_CTX)
+        dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, stride_n, N_CTX,
+                                qk_scale, start_n, start_n, diag_end,
+                                BLOCK_M1, BLOCK_N1, HEAD_DIM, True, True)
+        lo = start_n + BLOCK_N1
+    else:
+        lo = 0
+    # Full query blocks unmasked, then the tail block (if any) masked.
+    full_end = lo + tl.maximum(N_CTX - lo, 0) // BLOCK_M1 * BLOCK_M1
+    dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, stride_n, N_CTX,
+                            qk_scale, start_n, lo, full_end,
+                            BLOCK_M1, BLOCK_N1, HEAD_DIM, False, False)
+    dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, stride_n, N_CTX,
+                            qk_scale, start_n, full_end, N_CTX,
+                            BLOCK_M1, BLOCK_N1, HEAD_DIM, False, True)
+    tl.store(DV + kv_offsets, dv.to(DV.dtype.element_ty), mask=key_ok[:, None])
+    dk = dk * sm_scale
+    tl.store(DK + kv_offsets, dk.to(DK.dtype.element_ty), mask=key_ok[:, None])
+
+    # -- dQ of the query block [start_m, start_m + BLOCK_M2) --------------
+    start_m = pid * BLOCK_M2
+    offs_m = start_m + tl.arange(0, BLOCK_M2)
+    query_ok = offs_m < N_CTX
+    q_offsets = offs_m[:, None] * stride_n + offs_d[None, :]
+    q = tl.load(Q + q_offsets, mask=query_ok[:, None], other=0.0)
+    do = tl.load(DO + q_offsets, mask=query_ok[:, None], other=0.0)
+    lse2 = tl.load(LSE + offs_m, mask=query_ok, other=0.0) * LOG2E
+    delta = tl.load(DELTA + offs_m, mask=query_ok, other=0.0)
+    dq = tl.zeros([BLOCK_M2, HEAD_DIM], tl.float32)
+    if CAUSAL:
+        # Keys before start_m are visible to every query of the block and
+        # all lie below N_CTX; the diagonal keys take the causal mask.
+        dq = _attn_bwd_dq(dq, q, do, lse2, delta, K, V, stride_n, N_CTX, qk_scale,
+                          start_m, 0, start_m,
+                          BLOCK_M2, BLOCK_N2, HEAD_DIM, False, False)
+        diag_end = tl.minimum(start_m + BLOCK_M2, N_CTX)
+        dq = _attn_bwd_dq(dq, q, do, lse2, delta, K, V, stride_n, N_CTX, qk_scale,
+                          start_m, start_m, diag_end,
+                          BLOCK_M2, BLOCK_N2, HEAD_DIM, True, True)
+    else:
+        full_end = N_CTX // BLOCK_N2 * BLOCK_N2
+        dq = _attn_bwd_dq(dq, q, do, lse2, delta, K, V, stride_n, N_CTX, qk_scale,
+                          start_m, 0, full_end,
+                          BLOCK_M2, BLOCK_N2, HEAD_DIM, False, False)
+        dq = _attn_bwd_dq(dq, q, do, lse2, delta, K, V, stride_n, N_CTX, qk_scale,
+                          start_m, full_end, N_CTX,
+                          BLOCK_M2, BLOCK_N2, HEAD_DIM, False, True)
+    dq = dq * sm_scale
+    tl.store(DQ + q_offsets, dq.to(DQ.dtype.element_ty), mask=query_ok[:, None])
