@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tile/Conversion/Passes.h"
 #include "tile/Dialect/Tile/IR/Tile.h"
 #include "tile/Dialect/TileGPU/IR/TileGPU.h"
 
@@ -29,6 +30,7 @@ int main(int argc, char **argv) {
   mlir::registerCSEPass();
   mlir::registerInlinerPass();
   mlir::registerSymbolDCEPass();
+  mlir::tile::registerTileConversionPasses();
 
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "Tile optimizer driver\n", registry));

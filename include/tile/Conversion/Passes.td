@@ -1,0 +1,33 @@
+//===- Passes.td - Tile conversion passes ------------------*- tablegen -*-===//
+
+#ifndef TILE_CONVERSION_PASSES_TD
+#define TILE_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertTileToTileGPU : Pass<"convert-tile-to-tilegpu", "::mlir::ModuleOp"> {
+  let summary = "give every tensor of a tile program a layout";
+  let description = [{
+    Attaches a layout encoding to every tensor of the module and records the
+    launch configuration (`tilegpu.num_warps`, `tilegpu.target`) on it.
+
+    Layouts propagate forward: values with no layout-carrying operand
+    (ranges, splats, constants, block loads) take the default blocked layout
+    of their shape; elementwise ops, broadcasts and memory accesses take
+    their first tensor operand's layout; a reduction yields the slice of its
+    operand's layout, and expand_dims turns such a slice back into its
+    parent. Where two layouts meet (an operand of another layout, a loop's
+    yielded value, the two branches of an if) a `tilegpu.convert_layout`
+    reconciles them; later passes remove the ones that cost something.
+    Helper functions must have been inlined.
+  }];
+  let options = [
+    Option<"numWarps", "num-warps", "unsigned", /*default=*/"4",
+           "warps per program instance (a power of two)">,
+    Option<"target", "target", "std::string", /*default=*/"\"sm_90a\"",
+           "the GPU architecture, sm_80 or sm_90a">,
+  ];
+  let dependentDialects = ["::mlir::tilegpu::TileGPUDialect"];
+}
+
+#endif // TILE_CONVERSION_PASSES_TD

@@ -1,0 +1,23 @@
+// RUN: tile-opt %s -split-input-file -convert-tile-to-tilegpu -verify-diagnostics
+// RUN: not tile-opt %s -convert-tile-to-tilegpu=num-warps=3 2>&1 | FileCheck %s --check-prefix=WARPS
+// RUN: not tile-opt %s -convert-tile-to-tilegpu=target=sm_70 2>&1 | FileCheck %s --check-prefix=TARGET
+
+// WARPS: num-warps must be a power of two from 1 to 32, not 3
+// TARGET: target must be sm_80 or sm_90a, not 'sm_70'
+
+func.func private @helper(%x: tensor<64xf32>) -> tensor<64xf32>
+
+func.func @calls_helper(%x: tensor<64xf32>) -> tensor<64xf32> {
+  // expected-error @below {{call to @helper passes tiles: inline helpers before convert-tile-to-tilegpu (-inline)}}
+  %y = func.call @helper(%x) : (tensor<64xf32>) -> tensor<64xf32>
+  return %y : tensor<64xf32>
+}
+
+// -----
+
+func.func @blocks(%c: i1) {
+  // expected-error @above {{convert-tile-to-tilegpu handles structured control flow (scf) only, not blocks}}
+  cf.cond_br %c, ^bb1, ^bb1
+^bb1:
+  return
+}
