@@ -19,3 +19,6 @@ llvm_config.add_tool_substitutions(["tile-opt"], [config.tile_tools_dir])
 
 config.substitutions.append(("%tile_src_root", config.tile_src_root))
 config.substitutions.append(("%tile_obj_root", config.tile_obj_root))
+
+# The kernel variants the build compiles from python/tile/kernels.
+config.substitutions.append(("%tile_kernels", config.tile_kernels_dir))

@@ -1,0 +1,79 @@
+"""The kernel variants Tile ships: the one list the build compiles
+(``python3 -m tile.compile --manifest --out-dir DIR`` writes DIR/NAME.mlir
+and DIR/NAME.json for each) and the runner picks from.
+
+Names: softmax_v1_n<BLOCK_N>, softmax_v2, softmax_v3, softmax_v4,
+flash_attn_puzzle, attn_fwd_<dtype>_d<HEAD_DIM>_<causal|noncausal>,
+attn_bwd_preprocess_<dtype>_d<HEAD_DIM>, attn_bwd_<dtype>_d<HEAD_DIM>_<causal|noncausal>.
+The function symbol of each module is the variant name.
+"""
+
+
+class Variant:
+    def __init__(self, name, module, kernel, signature, constexprs, num_warps):
+        self.name = name
+        self.module = "tile.kernels." + module
+        self.kernel = kernel
+        self.signature = signature
+        self.constexprs = constexprs
+        self.num_warps = num_warps
+
+    def __repr__(self):
+        return f"Variant({self.name})"
+
+
+SOFTMAX_SIGNATURE = "*fp32,*fp32,i32,i32,i32,i32"
+PUZZLE_SIGNATURE = "*fp32,*fp32,*fp32,*fp32,i32,fp32"
+
+
+def _fwd_signature(t):
+    return f"*{t},*{t},*{t},*{t},*fp32,fp32,i32,i32,i32,i32,i32,i32"
+
+
+def _preprocess_signature(t):
+    return f"*{t},*{t},*fp32,i32,i32,i32,i32,i32,i32"
+
+
+def _bwd_signature(t):
+    return f"*{t},*{t},*{t},fp32,*{t},*{t},*{t},*{t},*fp32,*fp32,i32,i32,i32,i32,i32,i32"
+
+
+def _variants():
+    out = []
+    # softmax_v1 holds a whole row in one block: the runner picks the
+    # smallest BLOCK_N >= n_cols.
+    for block_n, warps in ((256, 4), (1024, 4), (8192, 8)):
+        out.append(Variant(f"softmax_v1_n{block_n}", "softmax", "softmax_v1",
+                           SOFTMAX_SIGNATURE, {"BLOCK_N": block_n}, warps))
+    for version in ("v2", "v3"):
+        out.append(Variant(f"softmax_{version}", "softmax", f"softmax_{version}",
+                           SOFTMAX_SIGNATURE, {"BLOCK_N": 1024}, 4))
+    out.append(Variant("softmax_v4", "softmax", "softmax_v4", SOFTMAX_SIGNATURE,
+                       {"BLOCK_M": 16, "BLOCK_N": 256}, 4))
+    out.append(Variant("flash_attn_puzzle", "flash_attn_puzzle", "flash_attn_puzzle",
+                       PUZZLE_SIGNATURE, {"D": 64, "BR": 32, "BC": 64}, 4))
+    for t in ("fp16", "bf16"):
+        for head_dim in (64, 128):
+            warps = 4 if head_dim == 64 else 8
+            for causal in (True, False):
+                suffix = "causal" if causal else "noncausal"
+                out.append(Variant(
+                    f"attn_fwd_{t}_d{head_dim}_{suffix}", "attention", "attn_fwd",
+                    _fwd_signature(t),
+                    {"HEAD_DIM": head_dim, "BLOCK_M": 128, "BLOCK_N": 64,
+                     "CAUSAL": causal}, warps))
+            out.append(Variant(
+                f"attn_bwd_preprocess_{t}_d{head_dim}", "attention", "attn_bwd_preprocess",
+                _preprocess_signature(t), {"HEAD_DIM": head_dim, "BLOCK_M": 128}, 4))
+            for causal in (True, False):
+                suffix = "causal" if causal else "noncausal"
+                out.append(Variant(
+                    f"attn_bwd_{t}_d{head_dim}_{suffix}", "attention", "attn_bwd",
+                    _bwd_signature(t),
+                    {"HEAD_DIM": head_dim, "BLOCK_M1": 32, "BLOCK_N1": 128,
+                     "BLOCK_M2": 128, "BLOCK_N2": 32, "CAUSAL": causal}, warps))
+    return out
+
+
+VARIANTS = _variants()
+BY_NAME = {v.name: v for v in VARIANTS}
