@@ -291,7 +291,7 @@ def _is_pointer(x):
 
 
 def addptr(b, ptr, offset):
-    if is_literal(offset) and not isinstance(offset, bool):
+    if isinstance(offset, int) and not isinstance(offset, bool):
         offset = b.constant(offset, literal_dtype(offset))
     if not is_value(offset) or not offset.type.scalar.is_int() \
             or isinstance(offset.type.scalar, core.block_ptr_type):

@@ -1,0 +1,49 @@
+"""Shared setup of the frontend tests: import python/tile from the source
+tree, find tile-opt, compile helpers."""
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PYTHON_DIR = os.path.join(REPO, "python")
+sys.path.insert(0, PYTHON_DIR)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+
+def find_tile_opt():
+    candidates = [os.environ.get("TILE_OPT"),
+                  os.path.join(os.environ.get("TILE_BUILD_DIR", os.path.join(REPO, "build")),
+                               "bin", "tile-opt"),
+                  shutil.which("tile-opt")]
+    for path in candidates:
+        if path and os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    return None
+
+
+@pytest.fixture(scope="session")
+def tile_opt():
+    path = find_tile_opt()
+    if path is None:
+        pytest.skip("tile-opt not found: build it (build/bin/tile-opt) or set TILE_OPT")
+    return path
+
+
+@pytest.fixture(scope="session")
+def verify(tile_opt):
+    """Runs IR text through tile-opt (parse + verify) and returns its output."""
+    def run(text, *flags):
+        result = subprocess.run([tile_opt, *flags, "-"], input=text, capture_output=True,
+                                text=True)
+        assert result.returncode == 0, f"tile-opt rejected the IR:\n{result.stderr}\n{text}"
+        return result.stdout
+    return run
+
+
+def strip_locs(text):
+    import re
+    return re.sub(r" loc\((?:[^()]|\([^()]*\))*\)", "", text)

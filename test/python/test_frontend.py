@@ -1,0 +1,337 @@
+"""The frontend: type promotion, loops, branches, helpers, errors."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import PYTHON_DIR, REPO, strip_locs
+
+import tile
+import tile.language as tl
+from tile.compiler import compile_kernel
+from tile.compiler.errors import CompilationError, UsageError
+from tile.compiler.semantic import computation_type
+
+import error_kernels
+import sample_kernels
+
+
+def compile_text(fn, signature, **constexprs):
+    text, _ = compile_kernel(fn, signature, constexprs)
+    return text
+
+
+# -- type promotion ---------------------------------------------------------
+
+@pytest.mark.parametrize("a, a_lit, b, b_lit, div, expected", [
+    (tl.float16, False, tl.float32, True, False, tl.float16),    # literal adopts tensor type
+    (tl.float16, False, tl.int32, True, False, tl.float16),
+    (tl.int32, False, tl.float32, True, False, tl.float32),      # float literal lifts ints
+    (tl.float16, False, tl.float32, False, False, tl.float32),
+    (tl.float16, False, tl.float16, False, True, tl.float32),    # fp16 / fp16 in fp32
+    (tl.bfloat16, False, tl.bfloat16, False, False, tl.bfloat16),
+    (tl.bfloat16, False, tl.float16, False, False, tl.float16),
+    (tl.bfloat16, False, tl.int32, False, False, tl.float32),
+    (tl.int32, False, tl.int64, False, False, tl.int64),
+    (tl.int1, False, tl.int32, False, False, tl.int32),
+    (tl.float8e5, False, tl.float8e4nv, False, False, tl.float16),
+    (tl.float64, False, tl.float32, False, False, tl.float64),
+])
+def test_computation_type(a, a_lit, b, b_lit, div, expected):
+    assert computation_type(a, a_lit, b, b_lit, div) == expected
+    assert computation_type(b, b_lit, a, a_lit, div) == expected
+
+
+@pytest.mark.parametrize("op, expected", [
+    ("lit_float", r"arith.addf %\d+, %\d+ : tensor<16xf16>"),
+    ("lit_int", r"arith.mulf %\d+, %\d+ : tensor<16xf16>"),
+    ("scalar", r"arith.extf %\d+ : tensor<16xf16> to tensor<16xf32>"),
+    ("tensors", r"arith.addf %\d+, %\d+ : tensor<16xf16>"),
+    ("div", r"arith.divf %\d+, %\d+ : tensor<16xf32>"),
+    ("int_div", r"arith.sitofp %\d+ : tensor<16xi32> to tensor<16xf32>"),
+    ("int_float_lit", r"arith.mulf %\d+, %\d+ : tensor<16xf32>"),
+    ("int64", r"arith.addi %\d+, %\d+ : tensor<16xi64>"),
+    ("floordiv", r"arith.divsi [^\n]*\n(.*\n)*.*arith.remsi"),
+])
+def test_promotion_in_ir(op, expected, verify):
+    text = compile_text(sample_kernels.promote, "*fp16,*fp16,*fp32,fp32,i32", OP=op)
+    assert re.search(expected, strip_locs(text)), strip_locs(text)
+    verify(text)
+
+
+def test_literal_keeps_fp16():
+    text = strip_locs(compile_text(sample_kernels.promote, "*fp16,*fp16,*fp32,fp32,i32",
+                                   OP="lit_float"))
+    assert "dense<1.5> : tensor<16xf16>" in text
+    # The store converts to the pointee type.
+    assert "arith.extf" in text and "tile.store" in text
+
+
+# -- loops ------------------------------------------------------------------
+
+def test_loop_carried_values(verify):
+    text = strip_locs(compile_text(sample_kernels.carried, "*fp32,*fp32,i32"))
+    # acc (tensor), total and best (Python floats made fp32) are carried;
+    # unused_after and x are loop-local.
+    m = re.search(r"scf.for .* iter_args\((.*)\) -> \((.*)\) : i32", text)
+    assert m, text
+    assert m.group(2) == "tensor<32xf32>, f32, f32"
+    assert "arith.constant 0.0 : f32" in text
+    assert "arith.constant 0xFF800000 : f32" in text
+    verify(text)
+
+
+def test_names_defined_in_loop_are_local():
+    @tile.jit
+    def leak(X, n):
+        for i in range(0, n):
+            inner = i
+        tl.store(X, inner)
+    with pytest.raises(CompilationError, match="name 'inner' is not defined"):
+        compile_kernel(leak, "*i32,i32")
+
+
+def test_while_loop(verify):
+    text = strip_locs(compile_text(sample_kernels.countdown, "*i32,i32"))
+    assert re.search(r"scf.while \(.*\) : \(i32, i32\) -> \(i32, i32\)", text), text
+    assert "scf.condition" in text
+    verify(text)
+
+
+def test_static_range_unrolls(verify):
+    text = strip_locs(compile_text(sample_kernels.shapes, "*fp32,*fp32"))
+    assert "scf.for" not in text
+    verify(text)
+
+
+# -- branches ---------------------------------------------------------------
+
+@pytest.mark.parametrize("mode, constant", [(1, "dense<2.0>"), (2, "dense<3.0>")])
+def test_constexpr_branch_compiles_one_side(mode, constant, verify):
+    text = strip_locs(compile_text(sample_kernels.branches, "*fp32,*fp32,i32", MODE=mode))
+    assert constant in text
+    other = "dense<3.0>" if constant == "dense<2.0>" else "dense<2.0>"
+    assert other not in text
+    verify(text)
+
+
+def test_runtime_if_yields(verify):
+    text = strip_locs(compile_text(sample_kernels.branches, "*fp32,*fp32,i32", MODE=1))
+    # x and scale are yielded; the conditional expression is another scf.if.
+    assert re.search(r"= scf.if %\d+ -> \(tensor<8xf32>, f32\)", text), text
+    assert re.search(r"= scf.if %\d+ -> \(tensor<8xf32>\)", text), text
+    verify(text)
+
+
+# -- helpers ----------------------------------------------------------------
+
+def test_helpers_are_inlined_with_callsite_locations(verify):
+    text = compile_text(sample_kernels.helpers, "*fp32,*fp32")
+    assert "func.call" not in text and text.count("func.func") == 1
+    # SCALE = 3, then 4: x * 3 * 4.
+    plain = strip_locs(text)
+    assert "dense<3.0>" in plain and "dense<4.0>" in plain
+    assert 'callsite("test/python/sample_kernels.py"' in text
+    verify(text)
+
+
+def test_block_pointers(verify):
+    text = strip_locs(compile_text(sample_kernels.block_pointers, "*fp16,*fp16,i32,i32"))
+    assert "tile.load_block %" in text and "boundary_check [0, 1]" in text
+    assert re.search(r"iter_args\(.*\) -> \(!tile.block_ptr<tensor<8x16xf16>>, "
+                     r"!tile.block_ptr<tensor<8x16xf16>>\)", text), text
+    verify(text)
+
+
+def test_shapes_and_dot(verify):
+    text = strip_locs(compile_text(sample_kernels.shapes, "*fp32,*fp32"))
+    assert "tile.trans" in text and "tile.expand_dims" in text
+    assert "tile.dot %" in text and "-> tensor<4x4xf32>" in text
+    verify(text, "-canonicalize")
+
+
+# -- errors -----------------------------------------------------------------
+
+ERROR_FILE = os.path.join(REPO, "test", "python", "error_kernels.py")
+ERROR_DISPLAY = "test/python/error_kernels.py"
+
+
+def marked_errors():
+    """(line, function, expected text) of each marked line of ERROR_FILE."""
+    function = None
+    with open(ERROR_FILE) as f:
+        for number, line in enumerate(f, 1):
+            m = re.match(r"def (\w+)\(", line)
+            if m:
+                function = m.group(1)
+            if "# expect-error:" in line:
+                yield number, function, line.split("# expect-error:")[1].strip()
+
+
+def error_line(message):
+    return next(n for n, _, text in marked_errors() if text == message)
+
+
+ERROR_CASES = [
+    ("undefined_name", "*fp32", {}),
+    ("runtime_arange", "*fp32,i32", {}),
+    ("arange_not_power_of_two", "*fp32", {}),
+    ("dot_type_mismatch", "*fp16,*fp32", {}),
+    ("uses_break", "*fp32,i32", {}),
+    ("loop_type_change", "*fp32,i32", {}),
+    ("shape_mismatch", "*i32", {}),
+    ("assign_element", "*i32", {}),
+    ("tensor_condition", "*fp32", {}),
+    ("runtime_return", "*i32,i32", {}),
+    ("static_assert_fails", "*fp32", {"BLOCK": 48}),
+    ("calls_python", "*fp32", {}),
+    ("python_min_on_tensor", "*i32,i32", {}),
+    ("constexpr_from_runtime", "*i32,i32", {}),
+    ("runtime_to_constexpr_param", "*fp32,i32", {}),
+    ("bad_pointer_math", "*fp32,*fp32", {}),
+    ("float_offset", "*fp32", {}),
+]
+
+
+def test_every_marked_error_has_a_case():
+    assert len(list(marked_errors())) == len(ERROR_CASES)
+
+
+@pytest.mark.parametrize("kernel, signature, constexprs", ERROR_CASES,
+                         ids=[c[0] for c in ERROR_CASES])
+def test_error_messages(kernel, signature, constexprs):
+    fn = getattr(error_kernels, kernel)
+    with pytest.raises(CompilationError) as info:
+        compile_kernel(fn, signature, constexprs)
+    message = str(info.value)
+    # The marker sits in the kernel, or in the helper it calls.
+    marker_function = {"runtime_return": "_early_return"}.get(kernel, kernel)
+    line, text = next((n, t) for n, f, t in marked_errors() if f == marker_function)
+    first = message.splitlines()[0]
+    assert first.startswith(f"{ERROR_DISPLAY}:{line}: error: "), message
+    assert text in first, message
+
+
+def test_error_in_helper_notes_the_call_site():
+    with pytest.raises(CompilationError) as info:
+        compile_kernel(error_kernels.runtime_return, "*i32,i32")
+    lines = str(info.value).splitlines()
+    assert re.match(rf"{ERROR_DISPLAY}:\d+: note: called from here", lines[-1]), lines
+
+
+def test_branch_type_mismatch_points_at_if():
+    with pytest.raises(CompilationError) as info:
+        compile_kernel(error_kernels.branch_type_mismatch, "*fp32,i32")
+    assert "variable 'v' is fp32 in the then-branch but int32 in the else-branch" \
+        in str(info.value)
+    assert re.match(rf"{ERROR_DISPLAY}:\d+: error:", str(info.value))
+
+
+@pytest.mark.parametrize("signature, constexprs, message", [
+    ("*fp32", {}, "has 2 run-time parameters (X, n) but the signature gives 1 types"),
+    ("*fp32,i32", {"BLOCK": 1}, "has no constexpr parameter 'BLOCK'"),
+    ("*fp33,i32", {}, "unknown type '*fp33' in the signature"),
+])
+def test_usage_errors(signature, constexprs, message):
+    with pytest.raises(UsageError) as info:
+        compile_kernel(error_kernels.runtime_arange, signature, constexprs)
+    assert message in str(info.value)
+
+
+def test_missing_constexpr_value():
+    with pytest.raises(UsageError, match="constexpr parameter 'BLOCK' .* needs a value"):
+        compile_kernel(error_kernels.static_assert_fails, "*fp32")
+
+
+def test_calling_a_kernel_from_python_fails_clearly():
+    with pytest.raises(RuntimeError, match="compile it ahead of time"):
+        sample_kernels.helpers(1, 2)
+    with pytest.raises(RuntimeError, match="only be called inside a @tile.jit"):
+        tl.arange(0, 4)
+
+
+# -- the command line -------------------------------------------------------
+
+def run_cli(*args, cwd=REPO):
+    env = dict(os.environ, PYTHONPATH=PYTHON_DIR, PYTHONDONTWRITEBYTECODE="1")
+    return subprocess.run([sys.executable, "-m", "tile.compile", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True)
+
+
+def test_cli_writes_module_and_metadata(tmp_path, verify):
+    out = tmp_path / "attn_fwd_test.mlir"
+    result = run_cli("python/tile/kernels/attention.py:attn_fwd", "--signature",
+                     "*fp16,*fp16,*fp16,*fp16,*fp32,fp32,i32,i32,i32,i32,i32,i32",
+                     "--constexpr", "HEAD_DIM=64", "--constexpr", "BLOCK_M=128",
+                     "--constexpr", "BLOCK_N=64", "--constexpr", "CAUSAL=true",
+                     "--num-warps", "4", "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    metadata = json.loads((tmp_path / "attn_fwd_test.json").read_text())
+    assert metadata == {
+        "name": "attn_fwd_test", "kernel": "attn_fwd", "entry": "attn_fwd",
+        "source": "python/tile/kernels/attention.py",
+        "params": [{"name": n, "type": t} for n, t in [
+            ("Q", "*fp16"), ("K", "*fp16"), ("V", "*fp16"), ("O", "*fp16"),
+            ("LSE", "*fp32"), ("sm_scale", "fp32"), ("stride_z", "i32"),
+            ("stride_h", "i32"), ("stride_n", "i32"), ("Z", "i32"), ("H", "i32"),
+            ("N_CTX", "i32")]],
+        "constexprs": {"HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64, "CAUSAL": True},
+        "num_warps": 4, "target": "tile"}
+    text = out.read_text()
+    assert "func.func @attn_fwd(" in text
+    assert 'loc("python/tile/kernels/attention.py":' in text
+    verify(text)
+
+
+def test_cli_reports_errors_without_traceback(tmp_path):
+    result = run_cli("test/python/error_kernels.py:undefined_name", "--signature", "*fp32",
+                     "-o", str(tmp_path / "x.mlir"))
+    assert result.returncode == 1
+    line = error_line("name 'y' is not defined")
+    assert result.stderr.startswith(
+        f"{ERROR_DISPLAY}:{line}: error: name 'y' is not defined"), result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "x.mlir").exists()
+
+
+def test_cli_usage_error(tmp_path):
+    result = run_cli("python/tile/kernels/softmax.py:softmax_v1", "--signature", "*fp32",
+                     "-o", str(tmp_path / "x.mlir"))
+    assert result.returncode == 1
+    assert result.stderr.startswith("error: kernel 'softmax_v1' has 6 run-time parameters")
+    assert "Traceback" not in result.stderr
+
+
+def test_cli_manifest_writes_every_variant(tmp_path, verify):
+    from tile.kernels import manifest
+    result = run_cli("--manifest", "--out-dir", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    names = {v.name for v in manifest.VARIANTS}
+    assert {p.stem for p in tmp_path.glob("*.mlir")} == names
+    assert {p.stem for p in tmp_path.glob("*.json")} == names
+    for variant in manifest.VARIANTS:
+        metadata = json.loads((tmp_path / f"{variant.name}.json").read_text())
+        assert metadata["name"] == metadata["entry"] == variant.name
+        assert metadata["kernel"] == variant.kernel
+        assert metadata["num_warps"] == variant.num_warps
+        assert metadata["constexprs"] == variant.constexprs
+        assert [p["type"] for p in metadata["params"]] == variant.signature.split(",")
+        verify((tmp_path / f"{variant.name}.mlir").read_text())
+
+
+def test_manifest_covers_the_required_variants():
+    from tile.kernels import manifest
+    names = set(manifest.BY_NAME)
+    for t in ("fp16", "bf16"):
+        for d in (64, 128):
+            assert f"attn_bwd_preprocess_{t}_d{d}" in names
+            for c in ("causal", "noncausal"):
+                assert f"attn_fwd_{t}_d{d}_{c}" in names
+                assert f"attn_bwd_{t}_d{d}_{c}" in names
+    for name in ("softmax_v2", "softmax_v3", "softmax_v4", "flash_attn_puzzle"):
+        assert name in names
+    assert len([n for n in names if n.startswith("softmax_v1_")]) >= 3
