@@ -1,0 +1,150 @@
+"""The shipped kernels, run by the numpy evaluator (ir_eval.py) on small
+inputs with ragged sizes, against float64 references."""
+
+import math
+
+import pytest
+
+np = pytest.importorskip("numpy", reason="numpy is needed to run kernels in ir_eval")
+
+from ir_eval import Interpreter, round_bf16  # noqa: E402
+from tile.compiler import compile_kernel  # noqa: E402
+from tile.kernels import manifest  # noqa: E402
+
+import importlib  # noqa: E402
+
+
+def interpreter(name):
+    variant = manifest.BY_NAME[name]
+    fn = getattr(importlib.import_module(variant.module), variant.kernel)
+    text, _ = compile_kernel(fn, variant.signature, variant.constexprs, variant.num_warps,
+                             name=name, entry=name)
+    return Interpreter(text), variant.constexprs
+
+
+def softmax_ref(x):
+    x = x.astype(np.float64)
+    m = np.max(x, axis=1, keepdims=True)
+    e = np.exp(x - m)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("name, rows, cols", [
+    ("softmax_v1_n256", 3, 200), ("softmax_v1_n1024", 2, 1024), ("softmax_v2", 3, 2500),
+    ("softmax_v3", 3, 2500), ("softmax_v4", 19, 700), ("softmax_v4", 5, 3)])
+def test_softmax(name, rows, cols):
+    rng = np.random.RandomState(rows * cols)
+    stride = cols + 5   # padded rows: strides differ from n_cols
+    x = (rng.randn(rows, stride) * 3).astype(np.float32)
+    if name in ("softmax_v3", "softmax_v4"):
+        x[0, :min(cols - 1, 1500)] = -np.inf   # a first block of -inf stays NaN-free
+    memory = {"X": x.ravel().copy(), "Y": np.full(rows * stride, 7.0, np.float32)}
+    it, constexprs = interpreter(name)
+    grid = (rows,) if name != "softmax_v4" else (-(-rows // constexprs["BLOCK_M"]),)
+    it.run([("ptr", "X"), ("ptr", "Y"), np.int32(stride), np.int32(stride), np.int32(rows),
+            np.int32(cols)], grid, memory)
+    y = memory["Y"].reshape(rows, stride)
+    np.testing.assert_allclose(y[:, :cols], softmax_ref(x[:, :cols]), rtol=1e-5, atol=1e-6)
+    assert np.all(y[:, cols:] == 7.0), "wrote past n_cols"
+
+
+def test_flash_attn_puzzle():
+    n, d = 100, 64
+    rng = np.random.RandomState(1)
+    q, k, v = (rng.randn(n, d).astype(np.float32) for _ in range(3))
+    sm_scale = 1 / math.sqrt(d)
+    memory = {"Q": q.ravel().copy(), "K": k.ravel().copy(), "V": v.ravel().copy(),
+              "O": np.zeros(n * d, np.float32)}
+    it, constexprs = interpreter("flash_attn_puzzle")
+    it.run([("ptr", "Q"), ("ptr", "K"), ("ptr", "V"), ("ptr", "O"), np.int32(n),
+            np.float32(sm_scale)], (-(-n // constexprs["BR"]),), memory)
+    p = softmax_ref(q.astype(np.float64) @ k.T.astype(np.float64) * sm_scale)
+    np.testing.assert_allclose(memory["O"].reshape(n, d), p @ v, rtol=1e-4, atol=1e-5)
+
+
+def attention_ref(q, k, v, sm_scale, causal):
+    s = q @ np.swapaxes(k, -1, -2) * sm_scale
+    n = q.shape[-2]
+    if causal:
+        s = np.where(np.tril(np.ones((n, n), bool)), s, -np.inf)
+    m = s.max(-1, keepdims=True)
+    p = np.exp(s - m)
+    lse = (np.log(p.sum(-1, keepdims=True)) + m)[..., 0]
+    p = p / p.sum(-1, keepdims=True)
+    return p, p @ v, lse
+
+
+def to_dtype(x, t):
+    return x.astype(np.float16) if t == "fp16" else round_bf16(x.astype(np.float32))
+
+
+def layout(z, h, n, d, heads_inner):
+    """Strides (z, h, n) of a [Z, H, N, D] tensor, or of [Z, N, H, D]."""
+    if heads_inner:
+        return n * h * d, d, h * d
+    return h * n * d, n * d, d
+
+
+def store(x, z, h, n, d, heads_inner):
+    x = np.transpose(x, (0, 2, 1, 3)) if heads_inner else x
+    return np.ascontiguousarray(x).ravel().copy()
+
+
+def load(buf, z, h, n, d, heads_inner):
+    if heads_inner:
+        return np.transpose(buf.reshape(z, n, h, d), (0, 2, 1, 3))
+    return buf.reshape(z, h, n, d)
+
+
+ATTENTION_CASES = [("fp16", 64, True, 130, False), ("fp16", 64, False, 130, True),
+                   ("bf16", 64, True, 70, True), ("fp16", 128, False, 40, False)]
+
+
+@pytest.mark.parametrize("t, d, causal, n, heads_inner", ATTENTION_CASES)
+def test_attention_forward_and_backward(t, d, causal, n, heads_inner):
+    z, h = 1, 2
+    rng = np.random.RandomState(n + d)
+    q, k, v, do = (to_dtype(rng.randn(z, h, n, d), t) for _ in range(4))
+    f64 = [x.astype(np.float64) for x in (q, k, v, do)]
+    sm_scale = 0.5 / math.sqrt(d)
+    suffix = "causal" if causal else "noncausal"
+    sz, sh, sn = layout(z, h, n, d, heads_inner)
+    mem_dtype = np.float16 if t == "fp16" else np.float32
+    memory = {name: store(x, z, h, n, d, heads_inner)
+              for name, x in zip(("Q", "K", "V", "DO"), (q, k, v, do))}
+    for name in ("O", "DQ", "DK", "DV"):
+        memory[name] = np.zeros(z * h * n * d, mem_dtype)
+    memory["LSE"] = np.zeros(z * h * n, np.float32)
+    memory["DELTA"] = np.zeros(z * h * n, np.float32)
+    dims = [np.int32(x) for x in (sz, sh, sn, z, h, n)]
+
+    fwd, c = interpreter(f"attn_fwd_{t}_d{d}_{suffix}")
+    fwd.run([("ptr", "Q"), ("ptr", "K"), ("ptr", "V"), ("ptr", "O"), ("ptr", "LSE"),
+             np.float32(sm_scale)] + dims, (-(-n // c["BLOCK_M"]), z * h), memory)
+    p, o_ref, lse_ref = attention_ref(*f64[:3], sm_scale, causal)
+    o = load(memory["O"], z, h, n, d, heads_inner).astype(np.float64)
+    np.testing.assert_allclose(o, o_ref, atol=1e-2, rtol=1e-2)
+    np.testing.assert_allclose(memory["LSE"].reshape(z, h, n), lse_ref, atol=1e-4, rtol=1e-4)
+
+    pre, c = interpreter(f"attn_bwd_preprocess_{t}_d{d}")
+    pre.run([("ptr", "O"), ("ptr", "DO"), ("ptr", "DELTA")] + dims,
+            (-(-n // c["BLOCK_M"]), z * h), memory)
+    delta_ref = (o * f64[3]).sum(-1)
+    np.testing.assert_allclose(memory["DELTA"].reshape(z, h, n), delta_ref,
+                               rtol=1e-5, atol=1e-5)
+
+    bwd, c = interpreter(f"attn_bwd_{t}_d{d}_{suffix}")
+    bwd.run([("ptr", "Q"), ("ptr", "K"), ("ptr", "V"), np.float32(sm_scale), ("ptr", "DO"),
+             ("ptr", "DQ"), ("ptr", "DK"), ("ptr", "DV"), ("ptr", "LSE"),
+             ("ptr", "DELTA")] + dims, (-(-n // c["BLOCK_N1"]), z * h), memory)
+    qf, kf, vf, dof = f64
+    dv_ref = np.swapaxes(p, -1, -2) @ dof
+    dp = dof @ np.swapaxes(vf, -1, -2)
+    ds = p * (dp - (o_ref * dof).sum(-1, keepdims=True))
+    dq_ref = ds @ kf * sm_scale
+    dk_ref = np.swapaxes(ds, -1, -2) @ qf * sm_scale
+    for name, ref in (("DV", dv_ref), ("DK", dk_ref), ("DQ", dq_ref)):
+        got = load(memory[name], z, h, n, d, heads_inner).astype(np.float64)
+        scale = np.abs(ref).max()
+        assert np.abs(got - ref).max() <= 2e-2 * scale, \
+            f"{name}: max error {np.abs(got - ref).max()} vs scale {scale}"
