@@ -1,0 +1,96 @@
+//===- Bundle.h - Compiled kernels and their metadata -----------*- C++ -*-===//
+//
+// A bundle is a folder of compiled kernel variants: for each, a metadata file
+// <variant>.json beside its code (<variant>.mlir for the interpreter; .ptx and
+// .cubin for the GPU). The metadata names the kernel family, its entry point,
+// its run-time parameters with Triton-style types and the constexpr values it
+// was specialized for; the runner picks variants by these, never by name.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_RUNTIME_BUNDLE_H
+#define TILE_RUNTIME_BUNDLE_H
+
+#include "tile/Runtime/DType.h"
+#include "tile/Runtime/Json.h"
+#include "tile/Runtime/Status.h"
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tile::rt {
+
+/// One run-time parameter: `*fp16` is a pointer to fp16, `i32` a scalar.
+struct ParamInfo {
+  std::string name;
+  bool isPointer = false;
+  DType dtype = DType::I32;
+
+  /// The Triton spelling of the type, e.g. "*fp16".
+  std::string typeString() const;
+};
+
+/// Parses a Triton-style parameter type ("*bf16", "fp32", "i64").
+std::optional<ParamInfo> parseParamType(const std::string &type);
+
+struct KernelInfo {
+  std::string name;   ///< The variant, e.g. attn_fwd_fp16_d64_causal.
+  std::string kernel; ///< The family, e.g. attn_fwd.
+  std::string entry;  ///< The function to launch.
+  std::string source;
+  std::string target;
+  int numWarps = 4;
+  std::vector<ParamInfo> params;
+  std::vector<std::pair<std::string, JsonValue>> constexprs;
+  std::string metadataPath; ///< The .json file this came from.
+
+  /// <dir>/<stem of the .json>.<extension>, e.g. the .mlir beside it.
+  std::string companionPath(const std::string &extension) const;
+
+  const JsonValue *constexprValue(const std::string &constexprName) const;
+  /// An integer or boolean constexpr (true is 1).
+  std::optional<int64_t> constexprInt(const std::string &constexprName) const;
+  /// Index of the parameter named `paramName`, or -1.
+  int paramIndex(const std::string &paramName) const;
+  /// "HEAD_DIM=64 BLOCK_M=128 ..." for messages.
+  std::string constexprSummary() const;
+  /// "(Q: *fp16, sm_scale: fp32, ...)" for messages.
+  std::string signatureSummary() const;
+};
+
+/// Parses metadata text; `path` is the file it came from.
+Status parseKernelInfo(const std::string &text, const std::string &path,
+                       KernelInfo *info);
+Status loadKernelInfo(const std::string &path, KernelInfo *info);
+
+class Bundle {
+public:
+  /// Reads every *.json in `directory` (sorted by name). Files that are not
+  /// kernel metadata are skipped with a warning.
+  static Status open(const std::string &directory, Bundle *bundle);
+
+  const std::string &directory() const { return dir; }
+  const std::vector<KernelInfo> &kernels() const { return all; }
+  const std::vector<std::string> &warnings() const { return skipped; }
+
+  const KernelInfo *findVariant(const std::string &name) const;
+  /// The variants of one kernel family, in name order.
+  std::vector<const KernelInfo *> family(const std::string &kernel) const;
+
+private:
+  std::string dir;
+  std::vector<KernelInfo> all;
+  std::vector<std::string> skipped;
+};
+
+/// The directory holding the running executable (from /proc/self/exe).
+std::string executableDirectory();
+
+/// The default bundle: ../kernels relative to the executable.
+std::string defaultBundleDirectory();
+
+} // namespace tile::rt
+
+#endif // TILE_RUNTIME_BUNDLE_H

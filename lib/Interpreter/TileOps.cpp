@@ -1,0 +1,584 @@
+//===- TileOps.cpp - The tile dialect in the interpreter ------------------===//
+//
+// Each op implements the semantics its TableGen description states; the
+// comments here only say how.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Elementwise.h"
+
+#include "tile/Dialect/Tile/IR/Tile.h"
+
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+using namespace mlir;
+namespace rt = ::tile::rt;
+namespace tl = mlir::tile;
+
+namespace tile::interp {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+//===----------------------------------------------------------------------===//
+// Reading and writing buffer elements
+//===----------------------------------------------------------------------===//
+
+double readFloat(const Buffer &buffer, int64_t index) {
+  if (buffer.dtype == rt::DType::F32) {
+    float value;
+    std::memcpy(&value, buffer.bytes.data() + index * 4, 4);
+    return value;
+  }
+  return rt::loadAsDouble(buffer.bytes.data(), buffer.dtype,
+                          static_cast<size_t>(index));
+}
+
+int64_t readInt(const Buffer &buffer, int64_t index) {
+  const unsigned char *at =
+      buffer.bytes.data() + index * rt::dtypeSize(buffer.dtype);
+  switch (buffer.dtype) {
+  case rt::DType::I1:
+    return *at ? -1 : 0; // i1 true, sign-extended
+  case rt::DType::I8:
+    return static_cast<int8_t>(*at);
+  case rt::DType::I16: {
+    int16_t value;
+    std::memcpy(&value, at, 2);
+    return value;
+  }
+  case rt::DType::I32: {
+    int32_t value;
+    std::memcpy(&value, at, 4);
+    return value;
+  }
+  default: {
+    int64_t value;
+    std::memcpy(&value, at, 8);
+    return value;
+  }
+  }
+}
+
+void writeFloat(Buffer &buffer, int64_t index, double value) {
+  if (buffer.dtype == rt::DType::F32) {
+    auto narrow = static_cast<float>(value);
+    std::memcpy(buffer.bytes.data() + index * 4, &narrow, 4);
+    return;
+  }
+  rt::storeFromDouble(buffer.bytes.data(), buffer.dtype,
+                      static_cast<size_t>(index), value);
+}
+
+void writeInt(Buffer &buffer, int64_t index, int64_t value) {
+  unsigned char *at = buffer.bytes.data() + index * rt::dtypeSize(buffer.dtype);
+  if (buffer.dtype == rt::DType::I1) {
+    *at = value != 0;
+    return;
+  }
+  std::memcpy(at, &value, rt::dtypeSize(buffer.dtype)); // little endian
+}
+
+/// A value of `shape` whose elements are of the same class as `like`'s.
+RValue makeLike(const RValue &like, ArrayRef<int64_t> shape) {
+  return like.isFloat() ? makeFloats(shape) : makeInts(shape);
+}
+
+/// result[i] = source[offsets[i]] for every element of `shape`.
+RValue gather(const RValue &source, ArrayRef<int64_t> shape,
+              ArrayRef<int64_t> sourceStrides) {
+  std::vector<int64_t> offsets;
+  stridedOffsets(shape, sourceStrides, offsets);
+  RValue result = makeLike(source, shape);
+  if (source.isFloat()) {
+    std::vector<double> &out = floatsOf(result);
+    for (size_t i = 0; i < offsets.size(); ++i)
+      out[i] = source.floats()[offsets[i]];
+  } else {
+    std::vector<int64_t> &out = intsOf(result);
+    for (size_t i = 0; i < offsets.size(); ++i)
+      out[i] = source.ints()[offsets[i]];
+  }
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// The grid and making tiles
+//===----------------------------------------------------------------------===//
+
+LogicalResult programIdOp(Executor &ex, Operation *op) {
+  auto axis = static_cast<int>(cast<tl::ProgramIdOp>(op).getAxis());
+  ex.set(op->getResult(0), scalarInt(ex.getProgramId(axis)));
+  return success();
+}
+
+LogicalResult numProgramsOp(Executor &ex, Operation *op) {
+  auto axis = static_cast<int>(cast<tl::NumProgramsOp>(op).getAxis());
+  ex.set(op->getResult(0), scalarInt(ex.getGridSize(axis)));
+  return success();
+}
+
+LogicalResult arangeOp(Executor &ex, Operation *op) {
+  auto arange = cast<tl::ArangeOp>(op);
+  int64_t start = arange.getStart();
+  RValue result = makeInts(shapeOf(arange.getType()));
+  std::vector<int64_t> &out = intsOf(result);
+  for (size_t i = 0; i < out.size(); ++i)
+    out[i] = start + static_cast<int64_t>(i);
+  ex.set(op->getResult(0), std::move(result));
+  return success();
+}
+
+LogicalResult splatOp(Executor &ex, Operation *op) {
+  const RValue &source = ex.get(op->getOperand(0));
+  SmallVector<int64_t, 4> shape = shapeOf(op->getResult(0).getType());
+  RValue result = makeLike(source, shape);
+  if (source.isFloat())
+    std::fill(floatsOf(result).begin(), floatsOf(result).end(),
+              source.floats()[0]);
+  else
+    std::fill(intsOf(result).begin(), intsOf(result).end(), source.ints()[0]);
+  ex.set(op->getResult(0), std::move(result));
+  return success();
+}
+
+LogicalResult broadcastOp(Executor &ex, Operation *op) {
+  const RValue &source = ex.get(op->getOperand(0));
+  SmallVector<int64_t, 4> shape = shapeOf(op->getResult(0).getType());
+  SmallVector<int64_t, 4> strides = rowMajorStrides(source.shape);
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (source.shape[d] == 1)
+      strides[d] = 0; // repeat along a stretched dimension
+  ex.set(op->getResult(0), gather(source, shape, strides));
+  return success();
+}
+
+LogicalResult expandDimsOp(Executor &ex, Operation *op) {
+  RValue result = ex.get(op->getOperand(0)); // same elements, new shape
+  result.shape = shapeOf(op->getResult(0).getType());
+  ex.set(op->getResult(0), std::move(result));
+  return success();
+}
+
+LogicalResult transOp(Executor &ex, Operation *op) {
+  auto trans = cast<tl::TransOp>(op);
+  const RValue &source = ex.get(trans.getSrc());
+  SmallVector<int64_t, 4> sourceStrides = rowMajorStrides(source.shape);
+  SmallVector<int64_t, 4> strides;
+  for (int32_t dim : trans.getOrder())
+    strides.push_back(sourceStrides[dim]);
+  ex.set(op->getResult(0), gather(source, shapeOf(trans.getType()), strides));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Pointers and memory
+//===----------------------------------------------------------------------===//
+
+LogicalResult addPtrOp(Executor &ex, Operation *op) {
+  return intBinary(ex, op, [](int64_t pointer, int64_t offset) {
+    return uint64_t(pointer) + uint64_t(offset);
+  });
+}
+
+LogicalResult loadOp(Executor &ex, Operation *op) {
+  auto load = cast<tl::LoadOp>(op);
+  const RValue &pointers = ex.get(load.getPtr());
+  const RValue *mask = load.getMask() ? &ex.get(load.getMask()) : nullptr;
+  const RValue *other = load.getOther() ? &ex.get(load.getOther()) : nullptr;
+  rt::DType dtype = elemInfo(load.getPtr().getType()).dtype;
+  bool isFloat = elemInfo(load.getType()).kind == ElemClass::Float;
+  RValue result =
+      isFloat ? makeFloats(pointers.shape) : makeInts(pointers.shape);
+  for (size_t i = 0, e = pointers.size(); i < e; ++i) {
+    if (mask && mask->ints()[i] == 0) {
+      // Masked off: no memory is touched; `other`, or zero.
+      if (isFloat)
+        floatsOf(result)[i] = other ? other->floats()[i] : 0.0;
+      else
+        intsOf(result)[i] = other ? other->ints()[i] : 0;
+      continue;
+    }
+    int64_t index;
+    Buffer *buffer = ex.resolve(op, pointers.ints()[i], dtype, i,
+                                pointers.shape, "read", &index);
+    if (!buffer)
+      return failure();
+    if (isFloat)
+      floatsOf(result)[i] = readFloat(*buffer, index);
+    else
+      intsOf(result)[i] = readInt(*buffer, index);
+  }
+  ex.set(op->getResult(0), std::move(result));
+  return success();
+}
+
+LogicalResult storeOp(Executor &ex, Operation *op) {
+  auto store = cast<tl::StoreOp>(op);
+  const RValue &pointers = ex.get(store.getPtr());
+  const RValue &value = ex.get(store.getValue());
+  const RValue *mask = store.getMask() ? &ex.get(store.getMask()) : nullptr;
+  rt::DType dtype = elemInfo(store.getPtr().getType()).dtype;
+  for (size_t i = 0, e = pointers.size(); i < e; ++i) {
+    if (mask && mask->ints()[i] == 0)
+      continue;
+    int64_t index;
+    Buffer *buffer = ex.resolve(op, pointers.ints()[i], dtype, i,
+                                pointers.shape, "write", &index);
+    if (!buffer)
+      return failure();
+    if (value.isFloat())
+      writeFloat(*buffer, index, value.floats()[i]);
+    else
+      writeInt(*buffer, index, value.ints()[i]);
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Block pointers
+//===----------------------------------------------------------------------===//
+
+LogicalResult makeBlockPtrOp(Executor &ex, Operation *op) {
+  auto make = cast<tl::MakeBlockPtrOp>(op);
+  RValue result;
+  result.storage = std::make_shared<Storage>();
+  BlockPointer &block = result.storage->block;
+  block.base = ex.get(make.getBase()).ints()[0];
+  for (Value dim : make.getShape())
+    block.shape.push_back(ex.get(dim).ints()[0]);
+  for (Value stride : make.getStrides())
+    block.strides.push_back(ex.get(stride).ints()[0]);
+  for (Value offset : make.getOffsets())
+    block.offsets.push_back(ex.get(offset).ints()[0]);
+  ex.set(op->getResult(0), std::move(result));
+  return success();
+}
+
+LogicalResult advanceOp(Executor &ex, Operation *op) {
+  auto advance = cast<tl::AdvanceOp>(op);
+  RValue result;
+  result.storage = std::make_shared<Storage>();
+  result.storage->block = ex.get(advance.getPtr()).block();
+  BlockPointer &block = result.storage->block;
+  for (auto [d, delta] : llvm::enumerate(advance.getOffsets()))
+    block.offsets[d] += ex.get(delta).ints()[0];
+  ex.set(op->getResult(0), std::move(result));
+  return success();
+}
+
+/// Visits every element of a block: `visit(flat, offset, padded)` gets the
+/// element's flat index in the block, its offset from the base pointer in
+/// elements, and whether a checked dimension puts it outside the tensor.
+/// An unchecked dimension outside the tensor is an error.
+template <typename Visit>
+LogicalResult
+forEachBlockElement(Executor &ex, Operation *op, const BlockPointer &block,
+                    ArrayRef<int64_t> blockShape,
+                    ArrayRef<int32_t> boundaryCheck, Visit visit) {
+  size_t rank = blockShape.size();
+  SmallVector<bool, 4> checked(rank, false);
+  for (int32_t dim : boundaryCheck)
+    checked[dim] = true;
+  SmallVector<int64_t, 4> index(rank, 0);
+  size_t count = 1;
+  for (int64_t dim : blockShape)
+    count *= static_cast<size_t>(dim);
+  for (size_t flat = 0; flat < count; ++flat) {
+    int64_t offset = 0;
+    bool padded = false;
+    for (size_t d = 0; d < rank; ++d) {
+      int64_t position = block.offsets[d] + index[d];
+      if (position < 0 || position >= block.shape[d]) {
+        if (!checked[d])
+          return ex.fail(op, "index " + std::to_string(position) +
+                                 " in dimension " + std::to_string(d) +
+                                 " lies outside the tensor's extent [0, " +
+                                 std::to_string(block.shape[d]) +
+                                 ") (block element " +
+                                 formatIndex(flat, blockShape) +
+                                 "), and boundary_check does not cover "
+                                 "dimension " +
+                                 std::to_string(d));
+        padded = true;
+      }
+      offset += position * block.strides[d];
+    }
+    if (failed(visit(flat, offset, padded)))
+      return failure();
+    for (int d = static_cast<int>(rank) - 1; d >= 0; --d) {
+      if (++index[d] < blockShape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return success();
+}
+
+LogicalResult loadBlockOp(Executor &ex, Operation *op) {
+  auto load = cast<tl::LoadBlockOp>(op);
+  const BlockPointer &block = ex.get(load.getPtr()).block();
+  SmallVector<int64_t, 4> shape = shapeOf(load.getType());
+  ElemInfo info = elemInfo(load.getType());
+  bool isFloat = info.kind == ElemClass::Float;
+  double padding = load.getPadding() == tl::Padding::nan ? kNaN : 0.0;
+  RValue result = isFloat ? makeFloats(shape) : makeInts(shape);
+  rt::DType dtype = elemInfo(load.getPtr().getType()).dtype;
+  LogicalResult status = forEachBlockElement(
+      ex, op, block, shape, load.getBoundaryCheck(),
+      [&](size_t flat, int64_t offset, bool padded) -> LogicalResult {
+        if (padded) {
+          if (isFloat)
+            floatsOf(result)[flat] = padding;
+          else
+            intsOf(result)[flat] = 0;
+          return success();
+        }
+        int64_t index;
+        Buffer *buffer = ex.resolve(op, block.base + offset, dtype, flat, shape,
+                                    "read", &index);
+        if (!buffer)
+          return failure();
+        if (isFloat)
+          floatsOf(result)[flat] = readFloat(*buffer, index);
+        else
+          intsOf(result)[flat] = readInt(*buffer, index);
+        return success();
+      });
+  if (failed(status))
+    return failure();
+  ex.set(op->getResult(0), std::move(result));
+  return success();
+}
+
+LogicalResult storeBlockOp(Executor &ex, Operation *op) {
+  auto store = cast<tl::StoreBlockOp>(op);
+  const BlockPointer &block = ex.get(store.getPtr()).block();
+  const RValue &value = ex.get(store.getValue());
+  rt::DType dtype = elemInfo(store.getPtr().getType()).dtype;
+  return forEachBlockElement(
+      ex, op, block, value.shape, store.getBoundaryCheck(),
+      [&](size_t flat, int64_t offset, bool padded) -> LogicalResult {
+        if (padded)
+          return success(); // outside the tensor: not written
+        int64_t index;
+        Buffer *buffer = ex.resolve(op, block.base + offset, dtype, flat,
+                                    value.shape, "write", &index);
+        if (!buffer)
+          return failure();
+        if (value.isFloat())
+          writeFloat(*buffer, index, value.floats()[flat]);
+        else
+          writeInt(*buffer, index, value.ints()[flat]);
+        return success();
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// Computation
+//===----------------------------------------------------------------------===//
+
+LogicalResult dotOp(Executor &ex, Operation *op) {
+  auto dot = cast<tl::DotOp>(op);
+  const RValue &a = ex.get(dot.getA());
+  const RValue &b = ex.get(dot.getB());
+  const RValue &acc = ex.get(dot.getAcc());
+  int64_t m = a.shape[0], k = a.shape[1], n = b.shape[1];
+  ElemInfo operand = elemInfo(dot.getA().getType());
+  if (operand.kind == ElemClass::Int) {
+    // i8 x i8 accumulates in i32, wrapping.
+    RValue result = makeInts(acc.shape);
+    std::vector<int64_t> &out = intsOf(result);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        uint64_t sum = static_cast<uint64_t>(acc.ints()[i * n + j]);
+        for (int64_t l = 0; l < k; ++l)
+          sum +=
+              static_cast<uint64_t>(a.ints()[i * k + l] * b.ints()[l * n + j]);
+        out[i * n + j] = wrapInt(sum, 32);
+      }
+    ex.set(op->getResult(0), std::move(result));
+    return success();
+  }
+  // Operands already hold values of their own type (f16, bf16, fp8 or f32),
+  // exactly representable in float. Rows of a and columns of b are laid out
+  // contiguously for the inner loop.
+  std::vector<float> rows(static_cast<size_t>(m * k));
+  std::vector<float> columns(static_cast<size_t>(n * k));
+  for (int64_t i = 0; i < m * k; ++i)
+    rows[i] = static_cast<float>(a.floats()[i]);
+  for (int64_t l = 0; l < k; ++l)
+    for (int64_t j = 0; j < n; ++j)
+      columns[j * k + l] = static_cast<float>(b.floats()[l * n + j]);
+  RValue result = makeFloats(acc.shape);
+  std::vector<double> &out = floatsOf(result);
+  bool exactProducts = operand.dtype != rt::DType::F32;
+  for (int64_t i = 0; i < m; ++i) {
+    const float *row = rows.data() + i * k;
+    for (int64_t j = 0; j < n; ++j) {
+      const float *column = columns.data() + j * k;
+      auto sum = static_cast<float>(acc.floats()[i * n + j]);
+      if (exactProducts) {
+        // Products of f16/bf16/fp8 values are exact in f32, so this is one
+        // rounding per addition, like the tensor cores' f32 accumulation.
+        for (int64_t l = 0; l < k; ++l)
+          sum += row[l] * column[l];
+      } else {
+        // f32 operands: IEEE products fused into the sum (FFMA), no TF32.
+        for (int64_t l = 0; l < k; ++l)
+          sum = std::fma(row[l], column[l], sum);
+      }
+      out[i * n + j] = sum;
+    }
+  }
+  ex.set(op->getResult(0), std::move(result));
+  return success();
+}
+
+LogicalResult exp2Op(Executor &ex, Operation *op) {
+  // ex2.approx.ftz.f32: the argument as f32, the result (within 2^-22
+  // relative of 2^x; we give the correctly rounded f32) with subnormals
+  // flushed to zero, then rounded to the operand's type.
+  return floatUnary(ex, op, [](double x) -> double {
+    auto argument = static_cast<float>(x);
+    auto value = static_cast<float>(std::exp2(static_cast<double>(argument)));
+    if (std::fabs(value) < FLT_MIN)
+      value = 0.0f;
+    return value;
+  });
+}
+
+LogicalResult whereOp(Executor &ex, Operation *op) {
+  auto where = cast<tl::WhereOp>(op);
+  const RValue &condition = ex.get(where.getCondition());
+  const RValue &onTrue = ex.get(where.getTrueValue());
+  const RValue &onFalse = ex.get(where.getFalseValue());
+  RValue result = makeLike(onTrue, onTrue.shape);
+  const std::vector<int64_t> &c = condition.ints();
+  if (onTrue.isFloat()) {
+    std::vector<double> &out = floatsOf(result);
+    for (size_t i = 0; i < out.size(); ++i)
+      out[i] = c[i] ? onTrue.floats()[i] : onFalse.floats()[i];
+  } else {
+    std::vector<int64_t> &out = intsOf(result);
+    for (size_t i = 0; i < out.size(); ++i)
+      out[i] = c[i] ? onTrue.ints()[i] : onFalse.ints()[i];
+  }
+  ex.set(op->getResult(0), std::move(result));
+  return success();
+}
+
+/// Combines `values` pairwise, as a tree (like a GPU's butterfly of warp
+/// shuffles), rounding each partial result to the element type.
+template <typename T, typename Combine>
+T reduceTree(std::vector<T> &values, Combine combine) {
+  size_t length = values.size();
+  while (length > 1) {
+    size_t half = length / 2, odd = length % 2;
+    for (size_t r = 0; r < half; ++r)
+      values[r] = combine(values[r], values[r + half + odd]);
+    length = half + odd;
+  }
+  return values[0];
+}
+
+double floatMax(double a, double b) {
+  if (std::isnan(a) || std::isnan(b))
+    return kNaN;
+  if (a == 0 && b == 0)
+    return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+
+double floatMin(double a, double b) {
+  if (std::isnan(a) || std::isnan(b))
+    return kNaN;
+  if (a == 0 && b == 0)
+    return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+
+LogicalResult reduceOp(Executor &ex, Operation *op) {
+  auto reduce = cast<tl::ReduceOp>(op);
+  const RValue &source = ex.get(reduce.getSrc());
+  int64_t axis = reduce.getAxis();
+  int64_t outer = 1, inner = 1, length = source.shape[axis];
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= source.shape[d];
+  for (size_t d = axis + 1; d < source.shape.size(); ++d)
+    inner *= source.shape[d];
+  SmallVector<int64_t, 4> shape = shapeOf(reduce.getType());
+  ElemInfo info = elemInfo(reduce.getType());
+  tl::ReduceKind kind = reduce.getKind();
+  RValue result = makeLike(source, shape);
+  if (source.isFloat()) {
+    rt::DType dtype = info.dtype;
+    std::vector<double> lane(static_cast<size_t>(length));
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i) {
+        for (int64_t r = 0; r < length; ++r)
+          lane[r] = source.floats()[(o * length + r) * inner + i];
+        double value;
+        if (kind == tl::ReduceKind::sum)
+          value = reduceTree(lane, [dtype](double x, double y) {
+            return roundTo(dtype, x + y);
+          });
+        else if (kind == tl::ReduceKind::max)
+          value = reduceTree(lane, floatMax);
+        else
+          value = reduceTree(lane, floatMin);
+        floatsOf(result)[o * inner + i] = value;
+      }
+  } else {
+    unsigned width = info.width;
+    std::vector<int64_t> lane(static_cast<size_t>(length));
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i) {
+        for (int64_t r = 0; r < length; ++r)
+          lane[r] = source.ints()[(o * length + r) * inner + i];
+        int64_t value;
+        if (kind == tl::ReduceKind::sum)
+          value = reduceTree(lane, [width](int64_t x, int64_t y) {
+            return wrapInt(uint64_t(x) + uint64_t(y), width);
+          });
+        else if (kind == tl::ReduceKind::max)
+          value = reduceTree(
+              lane, [](int64_t x, int64_t y) { return x > y ? x : y; });
+        else
+          value = reduceTree(
+              lane, [](int64_t x, int64_t y) { return x < y ? x : y; });
+        intsOf(result)[o * inner + i] = value;
+      }
+  }
+  ex.set(op->getResult(0), std::move(result));
+  return success();
+}
+
+} // namespace
+
+void addTileHandlers(HandlerMap &handlers) {
+  handlers["tile.program_id"] = programIdOp;
+  handlers["tile.num_programs"] = numProgramsOp;
+  handlers["tile.arange"] = arangeOp;
+  handlers["tile.splat"] = splatOp;
+  handlers["tile.broadcast"] = broadcastOp;
+  handlers["tile.expand_dims"] = expandDimsOp;
+  handlers["tile.trans"] = transOp;
+  handlers["tile.addptr"] = addPtrOp;
+  handlers["tile.load"] = loadOp;
+  handlers["tile.store"] = storeOp;
+  handlers["tile.make_block_ptr"] = makeBlockPtrOp;
+  handlers["tile.advance"] = advanceOp;
+  handlers["tile.load_block"] = loadBlockOp;
+  handlers["tile.store_block"] = storeBlockOp;
+  handlers["tile.dot"] = dotOp;
+  handlers["tile.exp2"] = exp2Op;
+  handlers["tile.where"] = whereOp;
+  handlers["tile.reduce"] = reduceOp;
+}
+
+} // namespace tile::interp

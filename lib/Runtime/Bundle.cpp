@@ -1,0 +1,199 @@
+//===- Bundle.cpp - Compiled kernels and their metadata -------------------===//
+
+#include "tile/Runtime/Bundle.h"
+#include "tile/Runtime/Npy.h"
+
+#include <algorithm>
+#include <dirent.h>
+#include <unistd.h>
+
+using namespace tile::rt;
+
+std::string ParamInfo::typeString() const {
+  return std::string(isPointer ? "*" : "") + dtypeName(dtype);
+}
+
+std::optional<ParamInfo> tile::rt::parseParamType(const std::string &type) {
+  ParamInfo param;
+  std::string element = type;
+  if (!element.empty() && element[0] == '*') {
+    param.isPointer = true;
+    element = element.substr(1);
+  }
+  std::optional<DType> dtype = parseDType(element);
+  if (!dtype)
+    return std::nullopt;
+  param.dtype = *dtype;
+  return param;
+}
+
+std::string KernelInfo::companionPath(const std::string &extension) const {
+  std::string path = metadataPath;
+  size_t dot = path.rfind('.');
+  size_t slash = path.rfind('/');
+  if (dot != std::string::npos && (slash == std::string::npos || dot > slash))
+    path.resize(dot);
+  return path + extension;
+}
+
+const JsonValue *KernelInfo::constexprValue(const std::string &name) const {
+  for (const auto &entry : constexprs)
+    if (entry.first == name)
+      return &entry.second;
+  return nullptr;
+}
+
+std::optional<int64_t> KernelInfo::constexprInt(const std::string &name) const {
+  const JsonValue *value = constexprValue(name);
+  if (!value)
+    return std::nullopt;
+  if (value->isBool())
+    return value->getBool() ? 1 : 0;
+  if (value->isInteger())
+    return value->getInteger();
+  return std::nullopt;
+}
+
+int KernelInfo::paramIndex(const std::string &paramName) const {
+  for (size_t i = 0; i < params.size(); ++i)
+    if (params[i].name == paramName)
+      return static_cast<int>(i);
+  return -1;
+}
+
+std::string KernelInfo::constexprSummary() const {
+  std::string text;
+  for (const auto &entry : constexprs)
+    text +=
+        (text.empty() ? "" : " ") + entry.first + "=" + entry.second.toString();
+  return text;
+}
+
+std::string KernelInfo::signatureSummary() const {
+  std::string text = "(";
+  for (size_t i = 0; i < params.size(); ++i)
+    text += (i ? ", " : "") + params[i].name + ": " + params[i].typeString();
+  return text + ")";
+}
+
+static Status requireString(const JsonValue &root, const char *key,
+                            std::string *out) {
+  const JsonValue *value = root.get(key);
+  if (!value || !value->isString())
+    return Status::error(std::string("metadata lacks the string '") + key +
+                         "'");
+  *out = value->getString();
+  return Status::success();
+}
+
+Status tile::rt::parseKernelInfo(const std::string &text,
+                                 const std::string &path, KernelInfo *info) {
+  JsonValue root;
+  TILE_RETURN_IF_ERROR(parseJson(text, &root));
+  if (!root.isObject())
+    return Status::error("metadata is not a JSON object");
+  *info = KernelInfo();
+  info->metadataPath = path;
+  TILE_RETURN_IF_ERROR(requireString(root, "name", &info->name));
+  TILE_RETURN_IF_ERROR(requireString(root, "kernel", &info->kernel));
+  if (const JsonValue *entry = root.get("entry"); entry && entry->isString())
+    info->entry = entry->getString();
+  else
+    info->entry = info->kernel;
+  if (const JsonValue *source = root.get("source");
+      source && source->isString())
+    info->source = source->getString();
+  if (const JsonValue *target = root.get("target");
+      target && target->isString())
+    info->target = target->getString();
+  if (const JsonValue *warps = root.get("num_warps")) {
+    if (!warps->isInteger() || warps->getInteger() <= 0)
+      return Status::error("'num_warps' is not a positive integer");
+    info->numWarps = static_cast<int>(warps->getInteger());
+  }
+  const JsonValue *params = root.get("params");
+  if (!params || !params->isArray())
+    return Status::error("metadata lacks the array 'params'");
+  for (const JsonValue &param : params->getArray()) {
+    const JsonValue *name = param.get("name");
+    const JsonValue *type = param.get("type");
+    if (!param.isObject() || !name || !name->isString() || !type ||
+        !type->isString())
+      return Status::error("each of 'params' needs a string 'name' and 'type'");
+    std::optional<ParamInfo> parsed = parseParamType(type->getString());
+    if (!parsed)
+      return Status::error("parameter '" + name->getString() +
+                           "' has the unknown type '" + type->getString() +
+                           "'");
+    parsed->name = name->getString();
+    info->params.push_back(*parsed);
+  }
+  if (const JsonValue *constexprs = root.get("constexprs")) {
+    if (!constexprs->isObject())
+      return Status::error("'constexprs' is not an object");
+    info->constexprs = constexprs->getObject();
+  }
+  return Status::success();
+}
+
+Status tile::rt::loadKernelInfo(const std::string &path, KernelInfo *info) {
+  std::string text;
+  TILE_RETURN_IF_ERROR(readFile(path, &text));
+  return parseKernelInfo(text, path, info).withContext(path);
+}
+
+Status Bundle::open(const std::string &directory, Bundle *bundle) {
+  *bundle = Bundle();
+  bundle->dir = directory;
+  DIR *handle = opendir(directory.c_str());
+  if (!handle)
+    return Status::error("cannot open the kernel bundle '" + directory +
+                         "' (build the kernels, or pass --bundle DIR)");
+  std::vector<std::string> names;
+  while (dirent *entry = readdir(handle)) {
+    std::string name = entry->d_name;
+    if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0)
+      names.push_back(name);
+  }
+  closedir(handle);
+  std::sort(names.begin(), names.end());
+  for (const std::string &name : names) {
+    KernelInfo info;
+    Status status = loadKernelInfo(directory + "/" + name, &info);
+    if (status.ok())
+      bundle->all.push_back(std::move(info));
+    else
+      bundle->skipped.push_back(status.message());
+  }
+  return Status::success();
+}
+
+const KernelInfo *Bundle::findVariant(const std::string &name) const {
+  for (const KernelInfo &info : all)
+    if (info.name == name)
+      return &info;
+  return nullptr;
+}
+
+std::vector<const KernelInfo *>
+Bundle::family(const std::string &kernel) const {
+  std::vector<const KernelInfo *> result;
+  for (const KernelInfo &info : all)
+    if (info.kernel == kernel)
+      result.push_back(&info);
+  return result;
+}
+
+std::string tile::rt::executableDirectory() {
+  char buffer[4096];
+  ssize_t length = readlink("/proc/self/exe", buffer, sizeof buffer - 1);
+  if (length <= 0)
+    return ".";
+  std::string path(buffer, static_cast<size_t>(length));
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+std::string tile::rt::defaultBundleDirectory() {
+  return executableDirectory() + "/../kernels";
+}

@@ -1,0 +1,329 @@
+//===- Attention.cpp - tile-run attention ---------------------------------===//
+//
+// Runs the FlashAttention forward (attn_fwd) and, with --mode bwd, the
+// backward (attn_bwd_preprocess then attn_bwd) on random inputs of shape
+// [batch, heads, seq, head_dim], and checks O, LSE, Delta, dQ, dK and dV
+// against the float64 reference.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+#include "Session.h"
+
+#include "tile/Runtime/Reference.h"
+
+#include <cmath>
+#include <cstdio>
+#include <optional>
+
+using namespace tile;
+using namespace tile::run;
+
+namespace {
+
+std::vector<OptionSpec> attentionOptions() {
+  std::vector<OptionSpec> specs = {
+      {"mode", true,
+       "fwd (default) or bwd (runs the forward, then the "
+       "backward)"},
+      {"batch", true, "batch size B (default 1)"},
+      {"heads", true, "number of heads H (default 1)"},
+      {"seq", true, "sequence length N (default 128)"},
+      {"head-dim", true, "head dimension D (default 64)"},
+      {"causal", false, "key j is visible to query i iff j <= i"},
+      {"dtype", true, "f16 (default) or bf16"},
+      {"sm-scale", true, "softmax scale (default 1/sqrt(D))"},
+      {"help", false, "show this help"},
+  };
+  for (const OptionSpec &spec : commonOptions())
+    specs.push_back(spec);
+  return specs;
+}
+
+/// The variant of `family` for this head dim, causality (when the family
+/// has one) and element type; an error that lists what the bundle has.
+rt::Status selectVariant(const rt::Bundle &bundle, const std::string &family,
+                         int64_t headDim, std::optional<bool> causal,
+                         rt::DType dtype, const rt::KernelInfo **chosen) {
+  std::string pointerType = std::string("*") + rt::dtypeName(dtype);
+  std::string available;
+  for (const rt::KernelInfo *info : bundle.family(family)) {
+    std::optional<int64_t> dim = info->constexprInt("HEAD_DIM");
+    std::optional<int64_t> isCausal = info->constexprInt("CAUSAL");
+    std::string type =
+        info->params.empty() ? "?" : info->params[0].typeString();
+    available +=
+        std::string(available.empty() ? "" : ", ") +
+        "D=" + (dim ? std::to_string(*dim) : "?") +
+        (causal ? (isCausal && *isCausal ? " causal" : " non-causal") : "") +
+        " " + type.substr(1);
+    if (dim == headDim && type == pointerType &&
+        (!causal || (isCausal && (*isCausal != 0) == *causal))) {
+      *chosen = info;
+      return rt::Status::success();
+    }
+  }
+  std::string wanted = "D=" + std::to_string(headDim) +
+                       (causal ? (*causal ? " causal" : " non-causal") : "") +
+                       " " + rt::dtypeName(dtype);
+  return rt::Status::error("the bundle '" + bundle.directory() + "' has no " +
+                           family + " variant for " + wanted + " (it has: " +
+                           (available.empty() ? "none" : available) + ")");
+}
+
+/// Tolerances of the normwise check |out - ref| <= atol + rtol * max|ref|,
+/// by element type; docs/interpreter.md derives them.
+rt::Tolerance attentionTolerance(rt::DType dtype, bool isGradient) {
+  bool half = dtype == rt::DType::F16;
+  if (!isGradient)
+    return half ? rt::Tolerance{1e-3, 4e-3} : rt::Tolerance{1e-3, 3e-2};
+  return half ? rt::Tolerance{1e-3, 1e-2} : rt::Tolerance{1e-3, 6e-2};
+}
+
+rt::Tolerance statisticTolerance() { return {1e-4, 1e-4}; }
+
+} // namespace
+
+rt::Status tile::run::runAttention(const std::vector<std::string> &args,
+                                   bool *passed) {
+  std::vector<OptionSpec> specs = attentionOptions();
+  Options options;
+  TILE_RETURN_IF_ERROR(options.parse(args, specs));
+  if (options.has("help")) {
+    std::printf("usage: tile-run attention --mode fwd|bwd --batch B --heads H "
+                "--seq N --head-dim D [--causal] [--dtype f16|bf16] "
+                "[--check] [--bench] ...\n%s",
+                describeOptions(specs).c_str());
+    return rt::Status::success();
+  }
+  if (!options.positional().empty())
+    return rt::Status::error("unexpected argument '" +
+                             options.positional().front() + "'");
+  std::string mode = options.get("mode", "fwd");
+  if (mode != "fwd" && mode != "bwd")
+    return rt::Status::error("--mode must be fwd or bwd, not '" + mode + "'");
+  bool backward = mode == "bwd";
+  rt::AttentionProblem problem;
+  int64_t seed;
+  TILE_RETURN_IF_ERROR(options.getInt("batch", 1, 1, 65535, &problem.batch));
+  TILE_RETURN_IF_ERROR(options.getInt("heads", 1, 1, 65535, &problem.heads));
+  TILE_RETURN_IF_ERROR(options.getInt("seq", 128, 1, 1 << 24, &problem.seq));
+  TILE_RETURN_IF_ERROR(
+      options.getInt("head-dim", 64, 1, 1024, &problem.headDim));
+  TILE_RETURN_IF_ERROR(options.getInt("seed", 0, 0, INT64_MAX, &seed));
+  TILE_RETURN_IF_ERROR(options.getDouble(
+      "sm-scale", 1.0 / std::sqrt(static_cast<double>(problem.headDim)),
+      &problem.smScale));
+  problem.causal = options.has("causal");
+  std::string dtypeName = options.get("dtype", "f16");
+  std::optional<rt::DType> dtype = rt::parseDType(dtypeName);
+  if (!dtype || (*dtype != rt::DType::F16 && *dtype != rt::DType::BF16))
+    return rt::Status::error("--dtype must be f16 or bf16, not '" + dtypeName +
+                             "'");
+  if (problem.batch * problem.heads > 65535)
+    return rt::Status::error("batch * heads must be at most 65535 (the grid's "
+                             "y dimension)");
+  if (problem.tensorSize() >= (size_t(1) << 31))
+    return rt::Status::error(
+        "B*H*N*D must stay below 2^31: the kernels index with i32 strides");
+
+  Session session;
+  TILE_RETURN_IF_ERROR(session.open(options));
+  const rt::KernelInfo *forward, *preprocess = nullptr, *gradient = nullptr;
+  TILE_RETURN_IF_ERROR(selectVariant(session.bundle(), "attn_fwd",
+                                     problem.headDim, problem.causal, *dtype,
+                                     &forward));
+  std::string t = std::string("*") + rt::dtypeName(*dtype);
+  TILE_RETURN_IF_ERROR(
+      checkSignature(*forward, {t, t, t, t, "*fp32", "fp32", "i32", "i32",
+                                "i32", "i32", "i32", "i32"}));
+  if (backward) {
+    TILE_RETURN_IF_ERROR(selectVariant(session.bundle(), "attn_bwd_preprocess",
+                                       problem.headDim, std::nullopt, *dtype,
+                                       &preprocess));
+    TILE_RETURN_IF_ERROR(
+        checkSignature(*preprocess, {t, t, "*fp32", "i32", "i32", "i32", "i32",
+                                     "i32", "i32"}));
+    TILE_RETURN_IF_ERROR(selectVariant(session.bundle(), "attn_bwd",
+                                       problem.headDim, problem.causal, *dtype,
+                                       &gradient));
+    TILE_RETURN_IF_ERROR(checkSignature(
+        *gradient, {t, t, t, "fp32", t, t, t, t, "*fp32", "*fp32", "i32", "i32",
+                    "i32", "i32", "i32", "i32"}));
+  }
+
+  int64_t b = problem.batch, h = problem.heads, n = problem.seq,
+          d = problem.headDim;
+  std::printf("attention %s: B=%lld H=%lld N=%lld D=%lld %s %s sm_scale=%g "
+              "seed=%lld\n",
+              mode.c_str(), (long long)b, (long long)h, (long long)n,
+              (long long)d, problem.causal ? "causal" : "non-causal",
+              rt::dtypeName(*dtype), problem.smScale, (long long)seed);
+
+  // Inputs as in Triton's tutorial: q, k, v ~ N(0, 0.5^2), dO ~ N(0, 1).
+  std::vector<int64_t> shape = {b, h, n, d};
+  uint64_t base = static_cast<uint64_t>(seed) * 8;
+  rt::HostArray q = randomArray(*dtype, shape, base + 1, 0.5);
+  rt::HostArray k = randomArray(*dtype, shape, base + 2, 0.5);
+  rt::HostArray v = randomArray(*dtype, shape, base + 3, 0.5);
+  // Outputs start as NaN, so that an element no program writes shows up.
+  rt::HostArray o(*dtype, shape), lse(rt::DType::F32, {b * h, n});
+  o.fill(NAN);
+  lse.fill(NAN);
+  rt::ScopedBuffer qBuffer, kBuffer, vBuffer, oBuffer, lseBuffer;
+  TILE_RETURN_IF_ERROR(session.upload(q, "Q", &qBuffer));
+  TILE_RETURN_IF_ERROR(session.upload(k, "K", &kBuffer));
+  TILE_RETURN_IF_ERROR(session.upload(v, "V", &vBuffer));
+  TILE_RETURN_IF_ERROR(session.upload(o, "O", &oBuffer));
+  TILE_RETURN_IF_ERROR(session.upload(lse, "LSE", &lseBuffer));
+
+  auto i32 = [](int64_t value) { return rt::LaunchArg::integer(value); };
+  rt::DType T = *dtype;
+  int64_t strideZ = h * n * d, strideH = n * d, strideN = d;
+  int64_t blockM;
+  TILE_RETURN_IF_ERROR(requireConstexpr(*forward, "BLOCK_M", &blockM));
+  rt::Grid forwardGrid;
+  TILE_RETURN_IF_ERROR(makeGrid(ceilDiv(n, blockM), b * h, 1, &forwardGrid));
+  std::vector<rt::LaunchArg> forwardArgs = {
+      rt::LaunchArg::pointer(qBuffer.get(), T),
+      rt::LaunchArg::pointer(kBuffer.get(), T),
+      rt::LaunchArg::pointer(vBuffer.get(), T),
+      rt::LaunchArg::pointer(oBuffer.get(), T),
+      rt::LaunchArg::pointer(lseBuffer.get(), rt::DType::F32),
+      rt::LaunchArg::floating(problem.smScale),
+      i32(strideZ),
+      i32(strideH),
+      i32(strideN),
+      i32(b),
+      i32(h),
+      i32(n)};
+  std::printf("kernel %s grid %s [%s]\n", forward->name.c_str(),
+              forwardGrid.toString().c_str(),
+              forward->constexprSummary().c_str());
+  TILE_RETURN_IF_ERROR(session.launch(*forward, forwardGrid, forwardArgs));
+  TILE_RETURN_IF_ERROR(session.download(oBuffer, &o));
+  TILE_RETURN_IF_ERROR(session.download(lseBuffer, &lse));
+
+  rt::HostArray dO, delta, dq, dk, dv;
+  rt::ScopedBuffer dOBuffer, deltaBuffer, dqBuffer, dkBuffer, dvBuffer;
+  rt::Grid preprocessGrid, gradientGrid;
+  std::vector<rt::LaunchArg> preprocessArgs, gradientArgs;
+  if (backward) {
+    dO = randomArray(T, shape, base + 4, 1.0);
+    delta = rt::HostArray(rt::DType::F32, {b * h, n});
+    dq = rt::HostArray(T, shape);
+    dk = rt::HostArray(T, shape);
+    dv = rt::HostArray(T, shape);
+    for (rt::HostArray *output : {&delta, &dq, &dk, &dv})
+      output->fill(NAN);
+    TILE_RETURN_IF_ERROR(session.upload(dO, "DO", &dOBuffer));
+    TILE_RETURN_IF_ERROR(session.upload(delta, "DELTA", &deltaBuffer));
+    TILE_RETURN_IF_ERROR(session.upload(dq, "DQ", &dqBuffer));
+    TILE_RETURN_IF_ERROR(session.upload(dk, "DK", &dkBuffer));
+    TILE_RETURN_IF_ERROR(session.upload(dv, "DV", &dvBuffer));
+
+    int64_t preprocessBlock, keyBlock;
+    TILE_RETURN_IF_ERROR(
+        requireConstexpr(*preprocess, "BLOCK_M", &preprocessBlock));
+    TILE_RETURN_IF_ERROR(requireConstexpr(*gradient, "BLOCK_N1", &keyBlock));
+    TILE_RETURN_IF_ERROR(
+        makeGrid(ceilDiv(n, preprocessBlock), b * h, 1, &preprocessGrid));
+    TILE_RETURN_IF_ERROR(
+        makeGrid(ceilDiv(n, keyBlock), b * h, 1, &gradientGrid));
+    preprocessArgs = {rt::LaunchArg::pointer(oBuffer.get(), T),
+                      rt::LaunchArg::pointer(dOBuffer.get(), T),
+                      rt::LaunchArg::pointer(deltaBuffer.get(), rt::DType::F32),
+                      i32(strideZ),
+                      i32(strideH),
+                      i32(strideN),
+                      i32(b),
+                      i32(h),
+                      i32(n)};
+    gradientArgs = {rt::LaunchArg::pointer(qBuffer.get(), T),
+                    rt::LaunchArg::pointer(kBuffer.get(), T),
+                    rt::LaunchArg::pointer(vBuffer.get(), T),
+                    rt::LaunchArg::floating(problem.smScale),
+                    rt::LaunchArg::pointer(dOBuffer.get(), T),
+                    rt::LaunchArg::pointer(dqBuffer.get(), T),
+                    rt::LaunchArg::pointer(dkBuffer.get(), T),
+                    rt::LaunchArg::pointer(dvBuffer.get(), T),
+                    rt::LaunchArg::pointer(lseBuffer.get(), rt::DType::F32),
+                    rt::LaunchArg::pointer(deltaBuffer.get(), rt::DType::F32),
+                    i32(strideZ),
+                    i32(strideH),
+                    i32(strideN),
+                    i32(b),
+                    i32(h),
+                    i32(n)};
+    std::printf("kernel %s grid %s [%s]\n", preprocess->name.c_str(),
+                preprocessGrid.toString().c_str(),
+                preprocess->constexprSummary().c_str());
+    std::printf("kernel %s grid %s [%s]\n", gradient->name.c_str(),
+                gradientGrid.toString().c_str(),
+                gradient->constexprSummary().c_str());
+    TILE_RETURN_IF_ERROR(
+        session.launch(*preprocess, preprocessGrid, preprocessArgs));
+    TILE_RETURN_IF_ERROR(session.launch(*gradient, gradientGrid, gradientArgs));
+    TILE_RETURN_IF_ERROR(session.download(deltaBuffer, &delta));
+    TILE_RETURN_IF_ERROR(session.download(dqBuffer, &dq));
+    TILE_RETURN_IF_ERROR(session.download(dkBuffer, &dk));
+    TILE_RETURN_IF_ERROR(session.download(dvBuffer, &dv));
+  }
+
+  *passed = true;
+  if (options.has("check")) {
+    std::vector<double> qd = q.toDoubles(), kd = k.toDoubles(),
+                        vd = v.toDoubles();
+    std::vector<double> oRef, lseRef;
+    rt::referenceAttentionForward(problem, qd, kd, vd, &oRef, &lseRef);
+    std::vector<std::pair<std::string, rt::Comparison>> results;
+    std::vector<rt::Tolerance> tolerances;
+    auto compare = [&](const char *name, const rt::HostArray &out,
+                       const std::vector<double> &ref, rt::Tolerance tol) {
+      results.emplace_back(name,
+                           rt::compareWithReference(out.toDoubles(), ref, tol));
+      tolerances.push_back(tol);
+    };
+    compare("O", o, oRef, attentionTolerance(T, false));
+    compare("LSE", lse, lseRef, statisticTolerance());
+    if (backward) {
+      std::vector<double> dOd = dO.toDoubles(), deltaRef(problem.rowCount());
+      for (size_t row = 0; row < problem.rowCount(); ++row) {
+        double sum = 0;
+        for (int64_t c = 0; c < d; ++c)
+          sum += oRef[row * d + c] * dOd[row * d + c];
+        deltaRef[row] = sum;
+      }
+      std::vector<double> dqRef, dkRef, dvRef;
+      rt::referenceAttentionBackward(problem, qd, kd, vd, dOd, &dqRef, &dkRef,
+                                     &dvRef);
+      compare("Delta", delta, deltaRef, attentionTolerance(T, false));
+      compare("dQ", dq, dqRef, attentionTolerance(T, true));
+      compare("dK", dk, dkRef, attentionTolerance(T, true));
+      compare("dV", dv, dvRef, attentionTolerance(T, true));
+    }
+    *passed = reportChecks(results, tolerances);
+  }
+
+  if (options.has("bench")) {
+    double flops = 4.0 * b * h * double(n) * n * d * (problem.causal ? 0.5 : 1);
+    double milliseconds;
+    TILE_RETURN_IF_ERROR(session.benchmark(
+        [&] { return session.launch(*forward, forwardGrid, forwardArgs); },
+        &milliseconds));
+    std::printf("bench fwd: %.3f ms  %.3f TFLOP/s\n", milliseconds,
+                flops / (milliseconds * 1e9));
+    if (backward) {
+      TILE_RETURN_IF_ERROR(session.benchmark(
+          [&]() -> rt::Status {
+            TILE_RETURN_IF_ERROR(
+                session.launch(*preprocess, preprocessGrid, preprocessArgs));
+            return session.launch(*gradient, gradientGrid, gradientArgs);
+          },
+          &milliseconds));
+      std::printf("bench bwd: %.3f ms  %.3f TFLOP/s\n", milliseconds,
+                  2.5 * flops / (milliseconds * 1e9));
+    }
+  }
+  return rt::Status::success();
+}

@@ -1,0 +1,166 @@
+//===- Session.cpp - What every tile-run subcommand shares ----------------===//
+
+#include "Session.h"
+
+#include "tile/Runtime/Reference.h"
+
+#include <algorithm>
+#include <cstdio>
+
+using namespace tile;
+using namespace tile::run;
+
+std::vector<OptionSpec> tile::run::commonOptions() {
+  return {
+      {"backend", true, "auto (default), cuda or interp"},
+      {"bundle", true,
+       "kernel bundle folder (default: ../kernels next to "
+       "tile-run)"},
+      {"check", false, "compare with the float64 reference; exit 1 on FAIL"},
+      {"bench", false, "time the kernels (median of --reps after --warmup)"},
+      {"warmup", true,
+       "untimed runs before timing (default 0 interp, 10 "
+       "cuda)"},
+      {"reps", true, "timed runs (default 1 interp, 100 cuda)"},
+      {"seed", true, "seed of the random inputs (default 0)"},
+  };
+}
+
+rt::Status Session::open(const Options &options, bool needBundle) {
+  rt::BackendKind kind;
+  std::string backendName = options.get("backend", "auto");
+  if (!rt::parseBackendKind(backendName, &kind))
+    return rt::Status::error("--backend must be auto, cuda or interp, not '" +
+                             backendName + "'");
+  if (needBundle || options.has("bundle")) {
+    std::string directory = options.get("bundle", rt::defaultBundleDirectory());
+    TILE_RETURN_IF_ERROR(rt::Bundle::open(directory, &kernels));
+    for (const std::string &warning : kernels.warnings())
+      std::fprintf(stderr, "tile-run: warning: skipping %s\n", warning.c_str());
+  }
+  std::string note;
+  TILE_RETURN_IF_ERROR(rt::createBackend(kind, &device, &note));
+  std::printf("%s\n", note.c_str());
+  bool onGpu = device->name() == "cuda";
+  TILE_RETURN_IF_ERROR(
+      options.getInt("warmup", onGpu ? 10 : 0, 0, 100000, &warmup));
+  TILE_RETURN_IF_ERROR(
+      options.getInt("reps", onGpu ? 100 : 1, 1, 100000, &reps));
+  return rt::Status::success();
+}
+
+rt::Status Session::upload(const rt::HostArray &array, const std::string &label,
+                           rt::ScopedBuffer *buffer) {
+  rt::DeviceBuffer handle;
+  // A buffer is never empty: a zero-element array still gets one element.
+  size_t bytes = std::max(array.sizeInBytes(), rt::dtypeSize(array.dtype()));
+  TILE_RETURN_IF_ERROR(device->allocate(bytes, array.dtype(), label, &handle));
+  *buffer = rt::ScopedBuffer(device.get(), handle);
+  return device->copyToDevice(handle, array.data(), array.sizeInBytes());
+}
+
+rt::Status Session::download(const rt::ScopedBuffer &buffer,
+                             rt::HostArray *array) {
+  return device->copyToHost(array->data(), buffer.get(), array->sizeInBytes());
+}
+
+rt::Status Session::launch(const rt::KernelInfo &info, const rt::Grid &grid,
+                           const std::vector<rt::LaunchArg> &args) {
+  auto found = loaded.find(info.metadataPath);
+  if (found == loaded.end()) {
+    rt::KernelHandle handle;
+    TILE_RETURN_IF_ERROR(
+        device->loadKernel(info, &handle).withContext("loading " + info.name));
+    found = loaded.emplace(info.metadataPath, handle).first;
+  }
+  std::string context = "running " + info.name + " on grid " + grid.toString();
+  TILE_RETURN_IF_ERROR(
+      device->launch(found->second, grid, args).withContext(context));
+  return device->synchronize().withContext(context);
+}
+
+rt::Status Session::benchmark(const std::function<rt::Status()> &work,
+                              double *medianMilliseconds) {
+  for (int64_t i = 0; i < warmup; ++i)
+    TILE_RETURN_IF_ERROR(work());
+  std::vector<double> times;
+  for (int64_t i = 0; i < reps; ++i) {
+    TILE_RETURN_IF_ERROR(device->startTimer());
+    TILE_RETURN_IF_ERROR(work());
+    double milliseconds;
+    TILE_RETURN_IF_ERROR(device->stopTimer(&milliseconds));
+    times.push_back(milliseconds);
+  }
+  std::sort(times.begin(), times.end());
+  *medianMilliseconds = times[times.size() / 2];
+  return rt::Status::success();
+}
+
+rt::Status tile::run::checkSignature(const rt::KernelInfo &info,
+                                     const std::vector<std::string> &expected) {
+  std::string wanted = "(";
+  for (size_t i = 0; i < expected.size(); ++i)
+    wanted += (i ? ", " : "") + expected[i];
+  wanted += ")";
+  bool matches = info.params.size() == expected.size();
+  for (size_t i = 0; matches && i < expected.size(); ++i)
+    matches = info.params[i].typeString() == expected[i];
+  if (!matches)
+    return rt::Status::error("variant '" + info.name + "' takes " +
+                             info.signatureSummary() + ", but tile-run calls " +
+                             info.kernel + " with " + wanted);
+  return rt::Status::success();
+}
+
+rt::Status tile::run::requireConstexpr(const rt::KernelInfo &info,
+                                       const std::string &name,
+                                       int64_t *value) {
+  std::optional<int64_t> found = info.constexprInt(name);
+  if (!found || *found <= 0)
+    return rt::Status::error("variant '" + info.name +
+                             "' lacks the positive integer constexpr " + name +
+                             " that its launch grid needs");
+  *value = *found;
+  return rt::Status::success();
+}
+
+rt::HostArray tile::run::randomArray(rt::DType dtype,
+                                     std::vector<int64_t> shape, uint64_t seed,
+                                     double scale) {
+  rt::HostArray array(dtype, std::move(shape));
+  rt::Random random(seed);
+  for (size_t i = 0; i < array.size(); ++i)
+    array.set(i, scale * random.normal());
+  return array;
+}
+
+bool tile::run::reportChecks(
+    const std::vector<std::pair<std::string, rt::Comparison>> &results,
+    const std::vector<rt::Tolerance> &tolerances) {
+  bool allPass = true;
+  std::printf("check against the float64 reference:\n");
+  for (size_t i = 0; i < results.size(); ++i) {
+    std::printf("%s\n", rt::formatComparison(results[i].first,
+                                             results[i].second, tolerances[i])
+                            .c_str());
+    allPass = allPass && results[i].second.pass;
+  }
+  std::printf("%s\n", allPass ? "PASS" : "FAIL");
+  return allPass;
+}
+
+rt::Status tile::run::makeGrid(int64_t x, int64_t y, int64_t z,
+                               rt::Grid *grid) {
+  const int64_t limits[3] = {2147483647, 65535, 65535};
+  const int64_t sizes[3] = {x, y, z};
+  for (int axis = 0; axis < 3; ++axis)
+    if (sizes[axis] < 1 || sizes[axis] > limits[axis])
+      return rt::Status::error("grid dimension " + std::string(1, "xyz"[axis]) +
+                               " = " + std::to_string(sizes[axis]) +
+                               " lies outside [1, " +
+                               std::to_string(limits[axis]) + "]");
+  grid->x = static_cast<uint32_t>(x);
+  grid->y = static_cast<uint32_t>(y);
+  grid->z = static_cast<uint32_t>(z);
+  return rt::Status::success();
+}

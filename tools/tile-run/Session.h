@@ -1,0 +1,83 @@
+//===- Session.h - What every tile-run subcommand shares --------*- C++ -*-===//
+
+#ifndef TILE_TOOLS_TILE_RUN_SESSION_H
+#define TILE_TOOLS_TILE_RUN_SESSION_H
+
+#include "Options.h"
+
+#include "tile/Runtime/Backend.h"
+#include "tile/Runtime/Bundle.h"
+#include "tile/Runtime/Check.h"
+#include "tile/Runtime/HostArray.h"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tile::run {
+
+/// Options of every subcommand that runs kernels.
+std::vector<OptionSpec> commonOptions();
+
+/// The bundle, the backend, and the kernels loaded into it.
+class Session {
+public:
+  /// Reads --bundle (default: ../kernels next to the executable; unless
+  /// `needBundle` is false) and --backend, and says on stdout which backend
+  /// runs the kernels.
+  rt::Status open(const Options &options, bool needBundle = true);
+
+  const rt::Bundle &bundle() const { return kernels; }
+  rt::Backend &backend() { return *device; }
+
+  /// A device buffer holding a copy of `array`; `label` names it in errors.
+  rt::Status upload(const rt::HostArray &array, const std::string &label,
+                    rt::ScopedBuffer *buffer);
+  /// Copies a device buffer back into `array` (which has its shape).
+  rt::Status download(const rt::ScopedBuffer &buffer, rt::HostArray *array);
+
+  /// Loads `info` (once) and launches it over `grid`, waiting for the end.
+  rt::Status launch(const rt::KernelInfo &info, const rt::Grid &grid,
+                    const std::vector<rt::LaunchArg> &args);
+
+  /// Runs `work` --warmup times untimed, then --reps times timed; returns
+  /// the median in milliseconds.
+  rt::Status benchmark(const std::function<rt::Status()> &work,
+                       double *medianMilliseconds);
+
+private:
+  rt::Bundle kernels;
+  std::unique_ptr<rt::Backend> device;
+  std::map<std::string, rt::KernelHandle> loaded;
+  int64_t warmup = 0, reps = 1;
+};
+
+/// Verifies that a variant's parameters have the types tile-run passes
+/// (`expected` in Triton spelling, e.g. {"*fp16", "fp32", "i32"}).
+rt::Status checkSignature(const rt::KernelInfo &info,
+                          const std::vector<std::string> &expected);
+
+/// An integer constexpr the runner needs (a block size for the grid).
+rt::Status requireConstexpr(const rt::KernelInfo &info, const std::string &name,
+                            int64_t *value);
+
+inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// A host array of random standard-normal values times `scale`, rounded to
+/// the element type.
+rt::HostArray randomArray(rt::DType dtype, std::vector<int64_t> shape,
+                          uint64_t seed, double scale);
+
+/// Prints the comparisons and returns whether all passed.
+bool reportChecks(
+    const std::vector<std::pair<std::string, rt::Comparison>> &results,
+    const std::vector<rt::Tolerance> &tolerances);
+
+/// A grid dimension must fit the hardware's limits (and the interpreter's).
+rt::Status makeGrid(int64_t x, int64_t y, int64_t z, rt::Grid *grid);
+
+} // namespace tile::run
+
+#endif // TILE_TOOLS_TILE_RUN_SESSION_H
