@@ -6,7 +6,6 @@ the Triton function of the same name (hints Tile does not use, such as
 """
 
 import inspect
-import math
 
 from ..language import core
 from . import semantic
@@ -308,5 +307,3 @@ def static_print(cg, *values):
     import sys
     print(*[v.type if isinstance(v, Value) else v for v in values], file=sys.stderr)
 
-
-_ = math  # math functions on constants are called directly by the code generator
