@@ -1,0 +1,330 @@
+//===- RuntimeTest.cpp - JSON, .npy, bundles, references and checks -------===//
+
+#include "tile/Runtime/Bundle.h"
+#include "tile/Runtime/Check.h"
+#include "tile/Runtime/Json.h"
+#include "tile/Runtime/Npy.h"
+#include "tile/Runtime/Reference.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace tile::rt;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// JSON
+//===----------------------------------------------------------------------===//
+
+TEST(Json, ParsesNestedValues) {
+  JsonValue root;
+  Status status = parseJson(R"( {"a": [1, -2.5, 3e2, true, null],
+      "b": {"c": "x\"y\u00e9\n"}, "big": 12345678901234} )",
+                            &root);
+  ASSERT_TRUE(status.ok()) << status.message();
+  ASSERT_TRUE(root.isObject());
+  const JsonValue *a = root.get("a");
+  ASSERT_TRUE(a && a->isArray());
+  ASSERT_EQ(a->getArray().size(), 5u);
+  EXPECT_TRUE(a->getArray()[0].isInteger());
+  EXPECT_EQ(a->getArray()[0].getInteger(), 1);
+  EXPECT_FALSE(a->getArray()[1].isInteger());
+  EXPECT_EQ(a->getArray()[1].getNumber(), -2.5);
+  EXPECT_FALSE(a->getArray()[2].isInteger()); // written with an exponent
+  EXPECT_EQ(a->getArray()[2].getNumber(), 300);
+  EXPECT_TRUE(a->getArray()[3].getBool());
+  EXPECT_TRUE(a->getArray()[4].isNull());
+  EXPECT_EQ(root.get("b")->get("c")->getString(), "x\"y\xC3\xA9\n");
+  EXPECT_EQ(root.get("big")->getInteger(), 12345678901234);
+  EXPECT_EQ(root.get("missing"), nullptr);
+}
+
+TEST(Json, KeepsKeyOrderAndPrints) {
+  JsonValue root;
+  ASSERT_TRUE(parseJson(R"({"z": 1, "a": [true, "s"]})", &root).ok());
+  EXPECT_EQ(root.getObject()[0].first, "z");
+  EXPECT_EQ(root.toString(), R"({"z":1,"a":[true,"s"]})");
+}
+
+TEST(Json, ReportsErrorsWithPosition) {
+  JsonValue root;
+  Status status = parseJson("{\n  \"a\": [1, 2,\n}", &root);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("line 3"), std::string::npos)
+      << status.message();
+  EXPECT_FALSE(parseJson("", &root).ok());
+  EXPECT_FALSE(parseJson("{\"a\" 1}", &root).ok());
+  EXPECT_FALSE(parseJson("[1] 2", &root).ok());
+  EXPECT_FALSE(parseJson("\"unterminated", &root).ok());
+  EXPECT_FALSE(parseJson("01x", &root).ok());
+  EXPECT_FALSE(parseJson("-", &root).ok());
+  EXPECT_FALSE(parseJson(std::string(1000, '['), &root).ok()); // too deep
+}
+
+//===----------------------------------------------------------------------===//
+// .npy
+//===----------------------------------------------------------------------===//
+
+class NpyRoundTrip : public ::testing::TestWithParam<DType> {};
+
+TEST_P(NpyRoundTrip, KeepsShapeAndValues) {
+  DType type = GetParam();
+  HostArray array(type, {3, 5});
+  for (size_t i = 0; i < array.size(); ++i)
+    array.set(i, type == DType::I1 ? (i % 3 == 0) : double(i) - 7.25);
+  std::string bytes = serializeNpy(array);
+  EXPECT_EQ((bytes.size() -
+             array.size() * (type == DType::BF16 || type == DType::F8E4M3FN
+                                 ? 4
+                                 : dtypeSize(type))) %
+                64,
+            0u)
+      << "the data starts 64-byte aligned";
+  NpyFile file;
+  ASSERT_TRUE(parseNpy(bytes, &file).ok());
+  EXPECT_EQ(file.shape, (std::vector<int64_t>{3, 5}));
+  HostArray back;
+  Status status = npyToHostArray(file, type, &back);
+  ASSERT_TRUE(status.ok()) << status.message();
+  ASSERT_EQ(back.size(), array.size());
+  for (size_t i = 0; i < array.size(); ++i)
+    EXPECT_EQ(back.get(i), array.get(i)) << i;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    DTypes, NpyRoundTrip,
+    ::testing::Values(DType::I1, DType::I8, DType::I32, DType::I64, DType::F16,
+                      DType::BF16, DType::F32, DType::F64, DType::F8E4M3FN),
+    [](const auto &info) { return std::string(dtypeName(info.param)); });
+
+TEST(Npy, ScalarsAndVectors) {
+  for (std::vector<int64_t> shape :
+       {std::vector<int64_t>{}, std::vector<int64_t>{7}}) {
+    HostArray array(DType::F32, shape);
+    NpyFile file;
+    ASSERT_TRUE(parseNpy(serializeNpy(array), &file).ok());
+    EXPECT_EQ(file.shape, shape);
+  }
+}
+
+TEST(Npy, BFloat16TravelsAsFloat32OrRawBits) {
+  HostArray array(DType::BF16, {2});
+  array.set(0, 1.5);
+  array.set(1, -3.0);
+  NpyFile file;
+  ASSERT_TRUE(parseNpy(serializeNpy(array), &file).ok());
+  EXPECT_EQ(file.descr, "<f4");
+  // Raw bits in uint16 are taken as they are.
+  file.descr = "<u2";
+  uint16_t bits[2] = {0x3FC0, 0xC040};
+  file.data.assign(reinterpret_cast<unsigned char *>(bits),
+                   reinterpret_cast<unsigned char *>(bits) + 4);
+  HostArray back;
+  ASSERT_TRUE(npyToHostArray(file, DType::BF16, &back).ok());
+  EXPECT_EQ(back.get(0), 1.5);
+  EXPECT_EQ(back.get(1), -3.0);
+}
+
+TEST(Npy, RejectsMalformedFiles) {
+  HostArray array(DType::F32, {4});
+  std::string good = serializeNpy(array);
+  NpyFile file;
+  EXPECT_FALSE(parseNpy("not numpy", &file).ok());
+  EXPECT_FALSE(parseNpy(good.substr(0, good.size() - 1), &file).ok());
+  EXPECT_FALSE(parseNpy(good.substr(0, 20), &file).ok());
+  std::string fortran = good;
+  fortran.replace(fortran.find("False"), 5, "True ");
+  Status status = parseNpy(fortran, &file);
+  EXPECT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("Fortran"), std::string::npos);
+  std::string bigEndian = good;
+  bigEndian.replace(bigEndian.find("<f4"), 3, ">f4");
+  EXPECT_FALSE(parseNpy(bigEndian, &file).ok());
+  std::string complex = good;
+  complex.replace(complex.find("<f4"), 3, "<c8");
+  EXPECT_FALSE(parseNpy(complex, &file).ok());
+}
+
+TEST(Npy, RejectsTheWrongElementType) {
+  HostArray array(DType::F32, {4});
+  NpyFile file;
+  ASSERT_TRUE(parseNpy(serializeNpy(array), &file).ok());
+  HostArray back;
+  Status status = npyToHostArray(file, DType::F16, &back);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("needs fp16"), std::string::npos)
+      << status.message();
+  EXPECT_FALSE(npyToHostArray(file, DType::I32, &back).ok());
+  EXPECT_TRUE(npyToHostArray(file, DType::BF16, &back).ok()); // rounds
+}
+
+TEST(Npy, MissingFile) {
+  NpyFile file;
+  Status status = readNpy("/nonexistent/x.npy", &file);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("cannot open"), std::string::npos);
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel metadata
+//===----------------------------------------------------------------------===//
+
+const char *kMetadata = R"({
+  "name": "attn_fwd_fp16_d64_causal", "kernel": "attn_fwd",
+  "entry": "attn_fwd_fp16_d64_causal", "source": "attention.py",
+  "params": [{"name": "Q", "type": "*fp16"}, {"name": "sm_scale", "type": "fp32"},
+             {"name": "N_CTX", "type": "i32"}],
+  "constexprs": {"HEAD_DIM": 64, "BLOCK_M": 128, "CAUSAL": true},
+  "num_warps": 4, "target": "tile"})";
+
+TEST(KernelInfo, ParsesMetadata) {
+  KernelInfo info;
+  Status status = parseKernelInfo(kMetadata, "/b/attn.json", &info);
+  ASSERT_TRUE(status.ok()) << status.message();
+  EXPECT_EQ(info.kernel, "attn_fwd");
+  EXPECT_EQ(info.entry, "attn_fwd_fp16_d64_causal");
+  EXPECT_EQ(info.numWarps, 4);
+  ASSERT_EQ(info.params.size(), 3u);
+  EXPECT_TRUE(info.params[0].isPointer);
+  EXPECT_EQ(info.params[0].dtype, DType::F16);
+  EXPECT_EQ(info.params[1].typeString(), "fp32");
+  EXPECT_EQ(info.paramIndex("N_CTX"), 2);
+  EXPECT_EQ(info.paramIndex("nope"), -1);
+  EXPECT_EQ(info.constexprInt("BLOCK_M"), 128);
+  EXPECT_EQ(info.constexprInt("CAUSAL"), 1);
+  EXPECT_FALSE(info.constexprInt("BLOCK_N").has_value());
+  EXPECT_EQ(info.companionPath(".mlir"), "/b/attn.mlir");
+  EXPECT_EQ(info.signatureSummary(), "(Q: *fp16, sm_scale: fp32, N_CTX: i32)");
+}
+
+TEST(KernelInfo, RejectsBadMetadata) {
+  KernelInfo info;
+  EXPECT_FALSE(parseKernelInfo("[]", "x.json", &info).ok());
+  EXPECT_FALSE(parseKernelInfo(R"({"name": "a"})", "x.json", &info).ok());
+  Status status = parseKernelInfo(
+      R"({"name": "a", "kernel": "k", "params": [{"name": "X", "type": "*fp17"}]})",
+      "x.json", &info);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("*fp17"), std::string::npos);
+}
+
+TEST(ParamType, TritonSpellings) {
+  for (const char *type : {"*fp16", "*bf16", "*fp32", "*i32", "i32", "i64",
+                           "fp32", "*fp8e5", "*fp8e4nv", "i1"}) {
+    std::optional<ParamInfo> param = parseParamType(type);
+    ASSERT_TRUE(param.has_value()) << type;
+    EXPECT_EQ(param->typeString(), type);
+  }
+  EXPECT_FALSE(parseParamType("**fp16").has_value());
+  EXPECT_FALSE(parseParamType("float").has_value());
+}
+
+//===----------------------------------------------------------------------===//
+// References and checks
+//===----------------------------------------------------------------------===//
+
+TEST(Reference, SoftmaxRowsSumToOne) {
+  std::vector<double> x = {1, 2, 3, -1000, 0, 1000};
+  std::vector<double> y = referenceSoftmax(x, 2, 3);
+  EXPECT_NEAR(y[0] + y[1] + y[2], 1.0, 1e-15);
+  EXPECT_NEAR(y[2] / y[1], std::exp(1.0), 1e-12);
+  EXPECT_EQ(y[5], 1.0); // no overflow for large inputs
+}
+
+TEST(Reference, CausalFirstRowCopiesTheFirstValue) {
+  AttentionProblem problem;
+  problem.seq = 3;
+  problem.headDim = 2;
+  problem.causal = true;
+  std::vector<double> q = {1, 0, 0, 1, 1, 1}, k = {1, 2, 3, 4, 5, 6},
+                      v = {7, 8, 9, 10, 11, 12}, o, lse;
+  referenceAttentionForward(problem, q, k, v, &o, &lse);
+  EXPECT_EQ(o[0], 7);
+  EXPECT_EQ(o[1], 8);
+  EXPECT_NEAR(lse[0], problem.smScale * 1, 1e-15); // log(exp(s * q0.k0))
+}
+
+/// The backward reference is the gradient of sum(O * dO): compare with
+/// central finite differences of the forward reference.
+TEST(Reference, BackwardMatchesFiniteDifferences) {
+  for (bool causal : {false, true}) {
+    AttentionProblem problem;
+    problem.batch = 1;
+    problem.heads = 2;
+    problem.seq = 5;
+    problem.headDim = 3;
+    problem.causal = causal;
+    problem.smScale = 0.7;
+    Random random(7);
+    auto randomVector = [&] {
+      std::vector<double> values(problem.tensorSize());
+      for (double &value : values)
+        value = random.normal();
+      return values;
+    };
+    std::vector<double> q = randomVector(), k = randomVector(),
+                        v = randomVector(), dO = randomVector();
+    std::vector<double> dq, dk, dv;
+    referenceAttentionBackward(problem, q, k, v, dO, &dq, &dk, &dv);
+    auto loss = [&](const std::vector<double> &qq,
+                    const std::vector<double> &kk,
+                    const std::vector<double> &vv) {
+      std::vector<double> o, lse;
+      referenceAttentionForward(problem, qq, kk, vv, &o, &lse);
+      double sum = 0;
+      for (size_t i = 0; i < o.size(); ++i)
+        sum += o[i] * dO[i];
+      return sum;
+    };
+    const double h = 1e-6;
+    for (size_t i = 0; i < q.size(); ++i) {
+      for (int which = 0; which < 3; ++which) {
+        std::vector<double> plus[3] = {q, k, v}, minus[3] = {q, k, v};
+        plus[which][i] += h;
+        minus[which][i] -= h;
+        double numeric = (loss(plus[0], plus[1], plus[2]) -
+                          loss(minus[0], minus[1], minus[2])) /
+                         (2 * h);
+        double analytic = which == 0 ? dq[i] : which == 1 ? dk[i] : dv[i];
+        EXPECT_NEAR(analytic, numeric, 1e-7)
+            << "d"
+            << "qkv"[which] << "[" << i << "] causal=" << causal;
+      }
+    }
+  }
+}
+
+TEST(Check, NormwiseToleranceAndNaN) {
+  Tolerance tolerance{0, 1e-3};
+  Comparison good = compareWithReference({1.0, 2.0}, {1.0, 2.001}, tolerance);
+  EXPECT_TRUE(good.pass);
+  EXPECT_NEAR(good.maxAbsError, 0.001, 1e-12);
+  EXPECT_NEAR(good.maxRelError, 0.001 / 2.001, 1e-12);
+  Comparison bad = compareWithReference({1.0, 2.1}, {1.0, 2.0}, tolerance);
+  EXPECT_FALSE(bad.pass);
+  EXPECT_EQ(bad.worstIndex, 1u);
+  Comparison nan = compareWithReference({NAN, 2.0}, {1.0, 2.0}, tolerance);
+  EXPECT_FALSE(nan.pass);
+  EXPECT_EQ(nan.nonFinite, 1u);
+  EXPECT_FALSE(compareWithReference({1.0}, {1.0, 2.0}, tolerance).pass);
+}
+
+TEST(Random, IsSeededAndNormal) {
+  Random a(3), b(3), c(4);
+  EXPECT_EQ(a.next(), b.next());
+  EXPECT_NE(a.next(), c.next());
+  Random random(1);
+  double sum = 0, squares = 0;
+  const int count = 100000;
+  for (int i = 0; i < count; ++i) {
+    double value = random.normal();
+    sum += value;
+    squares += value * value;
+  }
+  EXPECT_NEAR(sum / count, 0.0, 0.02);
+  EXPECT_NEAR(squares / count, 1.0, 0.02);
+}
+
+} // namespace
