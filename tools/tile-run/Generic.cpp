@@ -102,12 +102,15 @@ rt::Status makeScalarArgument(const rt::ParamInfo &param,
     value = text == "true";
   else if (!parseInteger(text, &value))
     return rt::Status::error(context + ": not an integer");
+  // Integers are signed, as in Triton: a value must fit without wrapping.
   unsigned width = rt::integerWidth(param.dtype);
   if (width < 64) {
     int64_t low = -(int64_t(1) << (width - 1)),
-            high = (int64_t(1) << width) - 1;
-    if (width == 1)
+            high = (int64_t(1) << (width - 1)) - 1;
+    if (width == 1) {
       low = 0;
+      high = 1;
+    }
     if (value < low || value > high)
       return rt::Status::error(context + ": out of range for " +
                                rt::dtypeName(param.dtype));
