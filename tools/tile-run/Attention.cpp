@@ -12,6 +12,7 @@
 
 #include "tile/Runtime/Reference.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -33,6 +34,9 @@ std::vector<OptionSpec> attentionOptions() {
       {"causal", false, "key j is visible to query i iff j <= i"},
       {"dtype", true, "f16 (default) or bf16"},
       {"sm-scale", true, "softmax scale (default 1/sqrt(D))"},
+      {"layout", true,
+       "memory order of Q, K, V, O and their gradients: bhnd "
+       "(default, [B, H, N, D]) or bnhd ([B, N, H, D])"},
       {"help", false, "show this help"},
   };
   for (const OptionSpec &spec : commonOptions())
@@ -84,6 +88,22 @@ rt::Tolerance attentionTolerance(rt::DType dtype, bool isGradient) {
 
 rt::Tolerance statisticTolerance() { return {1e-5, 1e-5}; }
 
+/// Swaps dimensions 1 and 2 of a 4-D array: [B, H, N, D] <-> [B, N, H, D].
+rt::HostArray swapMiddleDimensions(const rt::HostArray &in) {
+  const std::vector<int64_t> &s = in.shape();
+  rt::HostArray out(in.dtype(), {s[0], s[2], s[1], s[3]});
+  size_t element = rt::dtypeSize(in.dtype()), row = s[3] * element;
+  const auto *from = static_cast<const unsigned char *>(in.data());
+  auto *to = static_cast<unsigned char *>(out.data());
+  for (int64_t i = 0; i < s[0]; ++i)
+    for (int64_t j = 0; j < s[1]; ++j)
+      for (int64_t k = 0; k < s[2]; ++k)
+        std::copy(from + ((i * s[1] + j) * s[2] + k) * row,
+                  from + ((i * s[1] + j) * s[2] + k + 1) * row,
+                  to + ((i * s[2] + k) * s[1] + j) * row);
+  return out;
+}
+
 } // namespace
 
 rt::Status tile::run::runAttention(const std::vector<std::string> &args,
@@ -117,6 +137,11 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
       "sm-scale", 1.0 / std::sqrt(static_cast<double>(problem.headDim)),
       &problem.smScale));
   problem.causal = options.has("causal");
+  std::string layout = options.get("layout", "bhnd");
+  if (layout != "bhnd" && layout != "bnhd")
+    return rt::Status::error("--layout must be bhnd or bnhd, not '" + layout +
+                             "'");
+  bool sequenceMajor = layout == "bnhd";
   std::string dtypeName = options.get("dtype", "f16");
   std::optional<rt::DType> dtype = rt::parseDType(dtypeName);
   if (!dtype || (*dtype != rt::DType::F16 && *dtype != rt::DType::BF16))
@@ -157,10 +182,28 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
   int64_t b = problem.batch, h = problem.heads, n = problem.seq,
           d = problem.headDim;
   std::printf("attention %s: B=%lld H=%lld N=%lld D=%lld %s %s sm_scale=%g "
-              "seed=%lld\n",
+              "layout=%s seed=%lld\n",
               mode.c_str(), (long long)b, (long long)h, (long long)n,
               (long long)d, problem.causal ? "causal" : "non-causal",
-              rt::dtypeName(*dtype), problem.smScale, (long long)seed);
+              rt::dtypeName(*dtype), problem.smScale, layout.c_str(),
+              (long long)seed);
+
+  // Host arrays are [B, H, N, D], the reference's order; with --layout bnhd
+  // the device holds [B, N, H, D] and the kernels see the matching strides.
+  auto uploadTensor = [&](const rt::HostArray &array, const char *label,
+                          rt::ScopedBuffer *buffer) {
+    return session.upload(sequenceMajor ? swapMiddleDimensions(array) : array,
+                          label, buffer);
+  };
+  auto downloadTensor = [&](const rt::ScopedBuffer &buffer,
+                            rt::HostArray *array) -> rt::Status {
+    if (!sequenceMajor)
+      return session.download(buffer, array);
+    rt::HostArray device = swapMiddleDimensions(*array);
+    TILE_RETURN_IF_ERROR(session.download(buffer, &device));
+    *array = swapMiddleDimensions(device);
+    return rt::Status::success();
+  };
 
   // Inputs as in Triton's tutorial: q, k, v ~ N(0, 0.5^2), dO ~ N(0, 1).
   std::vector<int64_t> shape = {b, h, n, d};
@@ -173,15 +216,16 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
   o.fill(NAN);
   lse.fill(NAN);
   rt::ScopedBuffer qBuffer, kBuffer, vBuffer, oBuffer, lseBuffer;
-  TILE_RETURN_IF_ERROR(session.upload(q, "Q", &qBuffer));
-  TILE_RETURN_IF_ERROR(session.upload(k, "K", &kBuffer));
-  TILE_RETURN_IF_ERROR(session.upload(v, "V", &vBuffer));
-  TILE_RETURN_IF_ERROR(session.upload(o, "O", &oBuffer));
+  TILE_RETURN_IF_ERROR(uploadTensor(q, "Q", &qBuffer));
+  TILE_RETURN_IF_ERROR(uploadTensor(k, "K", &kBuffer));
+  TILE_RETURN_IF_ERROR(uploadTensor(v, "V", &vBuffer));
+  TILE_RETURN_IF_ERROR(uploadTensor(o, "O", &oBuffer));
   TILE_RETURN_IF_ERROR(session.upload(lse, "LSE", &lseBuffer));
 
   auto i32 = [](int64_t value) { return rt::LaunchArg::integer(value); };
   rt::DType T = *dtype;
-  int64_t strideZ = h * n * d, strideH = n * d, strideN = d;
+  int64_t strideZ = h * n * d, strideH = sequenceMajor ? d : n * d,
+          strideN = sequenceMajor ? h * d : d;
   int64_t blockM;
   TILE_RETURN_IF_ERROR(requireConstexpr(*forward, "BLOCK_M", &blockM));
   rt::Grid forwardGrid;
@@ -203,7 +247,7 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
               forwardGrid.toString().c_str(),
               forward->constexprSummary().c_str());
   TILE_RETURN_IF_ERROR(session.launch(*forward, forwardGrid, forwardArgs));
-  TILE_RETURN_IF_ERROR(session.download(oBuffer, &o));
+  TILE_RETURN_IF_ERROR(downloadTensor(oBuffer, &o));
   TILE_RETURN_IF_ERROR(session.download(lseBuffer, &lse));
 
   rt::HostArray dO, delta, dq, dk, dv;
@@ -218,11 +262,11 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
     dv = rt::HostArray(T, shape);
     for (rt::HostArray *output : {&delta, &dq, &dk, &dv})
       output->fill(NAN);
-    TILE_RETURN_IF_ERROR(session.upload(dO, "DO", &dOBuffer));
+    TILE_RETURN_IF_ERROR(uploadTensor(dO, "DO", &dOBuffer));
     TILE_RETURN_IF_ERROR(session.upload(delta, "DELTA", &deltaBuffer));
-    TILE_RETURN_IF_ERROR(session.upload(dq, "DQ", &dqBuffer));
-    TILE_RETURN_IF_ERROR(session.upload(dk, "DK", &dkBuffer));
-    TILE_RETURN_IF_ERROR(session.upload(dv, "DV", &dvBuffer));
+    TILE_RETURN_IF_ERROR(uploadTensor(dq, "DQ", &dqBuffer));
+    TILE_RETURN_IF_ERROR(uploadTensor(dk, "DK", &dkBuffer));
+    TILE_RETURN_IF_ERROR(uploadTensor(dv, "DV", &dvBuffer));
 
     int64_t preprocessBlock, keyBlock;
     TILE_RETURN_IF_ERROR(
@@ -267,9 +311,9 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
         session.launch(*preprocess, preprocessGrid, preprocessArgs));
     TILE_RETURN_IF_ERROR(session.launch(*gradient, gradientGrid, gradientArgs));
     TILE_RETURN_IF_ERROR(session.download(deltaBuffer, &delta));
-    TILE_RETURN_IF_ERROR(session.download(dqBuffer, &dq));
-    TILE_RETURN_IF_ERROR(session.download(dkBuffer, &dk));
-    TILE_RETURN_IF_ERROR(session.download(dvBuffer, &dv));
+    TILE_RETURN_IF_ERROR(downloadTensor(dqBuffer, &dq));
+    TILE_RETURN_IF_ERROR(downloadTensor(dkBuffer, &dk));
+    TILE_RETURN_IF_ERROR(downloadTensor(dvBuffer, &dv));
   }
 
   *passed = true;
