@@ -217,12 +217,32 @@ LogicalResult loadOp(Executor &ex, Operation *op) {
   return success();
 }
 
+/// A write that has been checked: every address of a store is resolved
+/// before any element is written, so a failing store writes nothing.
+struct PendingWrite {
+  Buffer *buffer;
+  int64_t index;
+  size_t element;
+};
+
+void commitWrites(const std::vector<PendingWrite> &writes,
+                  const RValue &value) {
+  for (const PendingWrite &write : writes) {
+    if (value.isFloat())
+      writeFloat(*write.buffer, write.index, value.floats()[write.element]);
+    else
+      writeInt(*write.buffer, write.index, value.ints()[write.element]);
+  }
+}
+
 LogicalResult storeOp(Executor &ex, Operation *op) {
   auto store = cast<tl::StoreOp>(op);
   const RValue &pointers = ex.get(store.getPtr());
   const RValue &value = ex.get(store.getValue());
   const RValue *mask = store.getMask() ? &ex.get(store.getMask()) : nullptr;
   rt::DType dtype = elemInfo(store.getPtr().getType()).dtype;
+  std::vector<PendingWrite> writes;
+  writes.reserve(pointers.size());
   for (size_t i = 0, e = pointers.size(); i < e; ++i) {
     if (mask && mask->ints()[i] == 0)
       continue;
@@ -231,11 +251,9 @@ LogicalResult storeOp(Executor &ex, Operation *op) {
                                 pointers.shape, "write", &index);
     if (!buffer)
       return failure();
-    if (value.isFloat())
-      writeFloat(*buffer, index, value.floats()[i]);
-    else
-      writeInt(*buffer, index, value.ints()[i]);
+    writes.push_back({buffer, index, i});
   }
+  commitWrites(writes, value);
   return success();
 }
 
@@ -360,7 +378,9 @@ LogicalResult storeBlockOp(Executor &ex, Operation *op) {
   const BlockPointer &block = ex.get(store.getPtr()).block();
   const RValue &value = ex.get(store.getValue());
   rt::DType dtype = elemInfo(store.getPtr().getType()).dtype;
-  return forEachBlockElement(
+  std::vector<PendingWrite> writes;
+  writes.reserve(value.size());
+  LogicalResult status = forEachBlockElement(
       ex, op, block, value.shape, store.getBoundaryCheck(),
       [&](size_t flat, int64_t offset, bool padded) -> LogicalResult {
         if (padded)
@@ -370,12 +390,13 @@ LogicalResult storeBlockOp(Executor &ex, Operation *op) {
                                     value.shape, "write", &index);
         if (!buffer)
           return failure();
-        if (value.isFloat())
-          writeFloat(*buffer, index, value.floats()[flat]);
-        else
-          writeInt(*buffer, index, value.ints()[flat]);
+        writes.push_back({buffer, index, flat});
         return success();
       });
+  if (failed(status))
+    return failure();
+  commitWrites(writes, value);
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

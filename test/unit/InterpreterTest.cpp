@@ -135,6 +135,25 @@ TEST_F(InterpreterTest, UnmaskedOutOfBoundsReadStopsTheRun) {
   EXPECT_EQ(contents(dst)[7], 7.0);
 }
 
+TEST_F(InterpreterTest, FailingStoreWritesNothing) {
+  uint64_t src = buffer("src", DType::F32, iota(12));
+  uint64_t dst = buffer("dst", DType::F32, std::vector<double>(9, 7.0));
+  rt::Status status =
+      run(copyKernel(false),
+          {LaunchArg::pointer(src, DType::F32),
+           LaunchArg::pointer(dst, DType::F32), LaunchArg::integer(12)},
+          grid(3));
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("out-of-bounds write of buffer 'dst'"),
+            std::string::npos)
+      << status.message();
+  // Programs 0 and 1 wrote their blocks; program 2's store, whose element 9
+  // is out of bounds, wrote none of its elements, not even element 8.
+  std::vector<double> expected = iota(8);
+  expected.push_back(7);
+  EXPECT_EQ(contents(dst), expected);
+}
+
 TEST_F(InterpreterTest, ProgramIdsCoverTheGrid) {
   const char *ir = R"(
 func.func @kernel(%out: !tile.ptr<i32>) attributes {tile.kernel} {
