@@ -15,7 +15,7 @@ BUILD=${TILE_BUILD_DIR:-$ROOT/build}
 LLVM=/usr/lib/llvm-22
 
 # Debian 12 packages the build and the tests need.
-PACKAGES=(cmake ninja-build g++ ccache python3 python3-pytest
+PACKAGES=(cmake ninja-build g++ ccache python3 python3-pytest python3-numpy
           llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools libgtest-dev)
 
 say() { echo "dev.sh: $*"; }

@@ -16,6 +16,9 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Transforms/Passes.h"
 
 int main(int argc, char **argv) {
@@ -23,7 +26,8 @@ int main(int argc, char **argv) {
   registry.insert<mlir::tile::TileDialect, mlir::tilegpu::TileGPUDialect,
                   mlir::arith::ArithDialect,
                   mlir::cf::ControlFlowDialect, mlir::func::FuncDialect,
-                  mlir::math::MathDialect, mlir::scf::SCFDialect>();
+                  mlir::math::MathDialect, mlir::scf::SCFDialect,
+                  mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect>();
   mlir::func::registerInlinerExtension(registry);
 
   mlir::registerCanonicalizerPass();
@@ -31,6 +35,8 @@ int main(int argc, char **argv) {
   mlir::registerInlinerPass();
   mlir::registerSymbolDCEPass();
   mlir::tile::registerTileConversionPasses();
+  mlir::tile::registerTileToLLVMPipeline();
+  mlir::registerConversionPasses();
 
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "Tile optimizer driver\n", registry));

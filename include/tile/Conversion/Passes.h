@@ -5,6 +5,8 @@
 
 #include "tile/Dialect/TileGPU/IR/TileGPU.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::tile {
@@ -14,6 +16,20 @@ namespace mlir::tile {
 
 #define GEN_PASS_REGISTRATION
 #include "tile/Conversion/Passes.h.inc"
+
+/// Options of the pipeline from tile IR to LLVM + NVVM.
+struct TileToLLVMPipelineOptions {
+  unsigned numWarps = 4;
+  std::string target = "sm_90a";
+};
+
+/// Adds the passes that take a module of tile kernels to LLVM + NVVM,
+/// ready for translation to LLVM IR.
+void buildTileToLLVMPipeline(OpPassManager &pm,
+                             const TileToLLVMPipelineOptions &options);
+
+/// Registers that pipeline as `tile-to-llvm{num-warps=N target=sm_XX}`.
+void registerTileToLLVMPipeline();
 
 } // namespace mlir::tile
 

@@ -30,4 +30,20 @@ def ConvertTileToTileGPU : Pass<"convert-tile-to-tilegpu", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::tilegpu::TileGPUDialect"];
 }
 
+def ConvertTileGPUToLLVM : Pass<"convert-tilegpu-to-llvm", "::mlir::ModuleOp"> {
+  let summary = "lower laid-out tile programs to the LLVM and NVVM dialects";
+  let description = [{
+    Each tensor becomes, in every thread, a struct of the registers its
+    layout gives the thread; each op is lowered register by register from
+    the layout's map (see docs/pipeline.md). Kernels become `llvm.func`s
+    marked `nvvm.kernel`. Scalar arith and math ops are lowered too; scf
+    control flow keeps its structure (with lowered types) for
+    `convert-scf-to-cf`. Shared scratch memory for reductions across warps
+    and layout conversions is one module-level addrspace(3) array sized for
+    the largest use.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect"];
+}
+
 #endif // TILE_CONVERSION_PASSES_TD

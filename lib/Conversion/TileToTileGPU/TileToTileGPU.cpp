@@ -255,6 +255,26 @@ LogicalResult LayoutAssigner::visit(Operation *op) {
     setLayout(dot.getResult(), getLayout(dot.getAcc().getType()));
     return success();
   }
+  // A block pointer carries the layout of the block it loads and stores.
+  if (auto make = dyn_cast<MakeBlockPtrOp>(op)) {
+    RankedTensorType block = make.getType().getBlockType();
+    make.getResult().setType(
+        BlockPtrType::get(withLayout(block, defaultLayout(block))));
+    return success();
+  }
+  if (auto advance = dyn_cast<AdvanceOp>(op)) {
+    advance.getResult().setType(advance.getPtr().getType());
+    return success();
+  }
+  if (auto load = dyn_cast<LoadBlockOp>(op)) {
+    load.getResult().setType(load.getPtr().getType().getBlockType());
+    return success();
+  }
+  if (auto store = dyn_cast<StoreBlockOp>(op)) {
+    auto layout = store.getPtr().getType().getBlockType().getEncoding();
+    store.getValueMutable().set(convert(store.getValue(), layout, op));
+    return success();
+  }
   if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
     if (!isTensor(cst.getType()))
       return success();

@@ -64,7 +64,8 @@ def _variants():
                      "CAUSAL": causal}, warps))
             out.append(Variant(
                 f"attn_bwd_preprocess_{t}_d{head_dim}", "attention", "attn_bwd_preprocess",
-                _preprocess_signature(t), {"HEAD_DIM": head_dim, "BLOCK_M": 128}, 4))
+                _preprocess_signature(t), {"HEAD_DIM": head_dim, "BLOCK_M": 64},
+                warps))
             for causal in (True, False):
                 suffix = "causal" if causal else "noncausal"
                 out.append(Variant(

@@ -1,0 +1,192 @@
+//===- BlockPointerOpToLLVM.cpp - Block pointers with boundary checks -----===//
+//
+// A block pointer is a struct {base, shape[r], strides[r], offsets[r]}.
+// Loading through it computes each register's element index (the block's
+// offsets plus the register's coordinates), masks the dimensions named in
+// boundary_check to [0, shape), and reads with the padding value elsewhere.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Utility.h"
+
+#include "tile/Dialect/Tile/IR/Tile.h"
+
+#include "mlir/Transforms/DialectConversion.h"
+
+#include <limits>
+#include <set>
+
+using namespace mlir;
+using namespace mlir::tilegpu;
+
+namespace {
+
+/// The fields of a lowered block pointer.
+struct BlockPtrFields {
+  Value base;
+  SmallVector<Value> shape, strides, offsets;
+
+  BlockPtrFields(OpBuilder &b, Location loc, Value packed, int64_t rank) {
+    SmallVector<Value> fields = unpackRegisters(b, loc, packed);
+    base = fields[0];
+    shape.assign(fields.begin() + 1, fields.begin() + 1 + rank);
+    strides.assign(fields.begin() + 1 + rank, fields.begin() + 1 + 2 * rank);
+    offsets.assign(fields.begin() + 1 + 2 * rank, fields.end());
+  }
+
+  Value pack(OpBuilder &b, Location loc, Type type) const {
+    SmallVector<Value> fields{base};
+    llvm::append_range(fields, shape);
+    llvm::append_range(fields, strides);
+    llvm::append_range(fields, offsets);
+    return packRegisters(b, loc, type, fields);
+  }
+};
+
+struct MakeBlockPtrOpConversion
+    : public ConvertOpToLLVMPattern<tile::MakeBlockPtrOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::MakeBlockPtrOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SmallVector<Value> fields{adaptor.getBase()};
+    llvm::append_range(fields, adaptor.getShape());
+    llvm::append_range(fields, adaptor.getStrides());
+    llvm::append_range(fields, adaptor.getOffsets());
+    rewriter.replaceOp(
+        op, packRegisters(rewriter, op.getLoc(),
+                          getTypeConverter()->convertType(op.getType()),
+                          fields));
+    return success();
+  }
+};
+
+struct AdvanceOpConversion : public ConvertOpToLLVMPattern<tile::AdvanceOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::AdvanceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    BlockPtrFields fields(rewriter, loc, adaptor.getPtr(),
+                          op.getType().getRank());
+    for (auto [offset, delta] : llvm::zip(fields.offsets, adaptor.getOffsets()))
+      offset = rewriter.create<LLVM::AddOp>(loc, offset, delta);
+    rewriter.replaceOp(op, fields.pack(rewriter, loc,
+                                       getTypeConverter()->convertType(
+                                           op.getType())));
+    return success();
+  }
+};
+
+/// For each register of `layout`: its address and whether it lies inside
+/// the checked dimensions.
+struct BlockAccess {
+  SmallVector<Value> addresses, inBounds;
+};
+
+BlockAccess computeBlockAccess(OpBuilder &b, Location loc,
+                               const BlockPtrFields &fields,
+                               const LinearLayout &layout,
+                               ArrayRef<int32_t> boundaryCheck, Type element,
+                               HwIndex hw) {
+  BlockAccess access;
+  auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 1);
+  Value zero = createI64(b, loc, 0);
+  for (auto &coord : emitCoordinates(b, loc, layout, hw)) {
+    Value offset = zero, inBounds;
+    for (auto [d, c] : llvm::enumerate(coord)) {
+      Value index = b.create<LLVM::SExtOp>(
+          loc, b.getI64Type(),
+          b.create<LLVM::AddOp>(loc, fields.offsets[d], c));
+      offset = b.create<LLVM::AddOp>(
+          loc, offset, b.create<LLVM::MulOp>(loc, index, fields.strides[d]));
+      if (!llvm::is_contained(boundaryCheck, static_cast<int32_t>(d)))
+        continue;
+      Value low = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::sge,
+                                         index, zero);
+      Value high = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::slt,
+                                          index, fields.shape[d]);
+      Value both = b.create<LLVM::AndOp>(loc, low, high);
+      inBounds = inBounds ? b.create<LLVM::AndOp>(loc, inBounds, both) : both;
+    }
+    access.addresses.push_back(b.create<LLVM::GEPOp>(
+        loc, ptrType, element, fields.base, ValueRange{offset}));
+    access.inBounds.push_back(inBounds);
+  }
+  return access;
+}
+
+struct LoadBlockOpConversion
+    : public ConvertOpToLLVMPattern<tile::LoadBlockOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::LoadBlockOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = op.getType();
+    Type element = getLoweredElementType(*getTypeConverter(), type);
+    BlockPtrFields fields(rewriter, loc, adaptor.getPtr(), type.getRank());
+    BlockAccess access = computeBlockAccess(
+        rewriter, loc, fields, getLinearLayout(type), op.getBoundaryCheck(),
+        element, getHwIndex(rewriter, loc));
+    Value padding;
+    if (op.getPadding() == tile::Padding::nan)
+      padding = rewriter.create<LLVM::ConstantOp>(
+          loc, element,
+          rewriter.getFloatAttr(element,
+                                std::numeric_limits<double>::quiet_NaN()));
+    SmallVector<Value> values;
+    for (auto [address, inBounds] :
+         llvm::zip(access.addresses, access.inBounds))
+      values.push_back(loadElement(rewriter, loc, element, address, inBounds,
+                                   inBounds ? padding : Value()));
+    rewriter.replaceOp(op, packRegisters(rewriter, loc,
+                                         getTypeConverter()->convertType(type),
+                                         values));
+    return success();
+  }
+};
+
+struct StoreBlockOpConversion
+    : public ConvertOpToLLVMPattern<tile::StoreBlockOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::StoreBlockOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getValue().getType());
+    Type element = getLoweredElementType(*getTypeConverter(), type);
+    LinearLayout layout = getLinearLayout(type);
+    HwIndex hw = getHwIndex(rewriter, loc);
+    BlockPtrFields fields(rewriter, loc, adaptor.getPtr(), type.getRank());
+    BlockAccess access = computeBlockAccess(
+        rewriter, loc, fields, layout, op.getBoundaryCheck(), element, hw);
+    Value canonical = isCanonicalHolder(rewriter, loc, layout, hw);
+    SmallVector<Value> values =
+        unpackRegisters(rewriter, loc, adaptor.getValue());
+    std::set<LinearLayout::Coord> stored;
+    for (auto [i, value] : llvm::enumerate(values)) {
+      if (!stored.insert(registerOffset(layout, i)).second)
+        continue;
+      Value mask = access.inBounds[i]
+                       ? rewriter.create<LLVM::AndOp>(loc, access.inBounds[i],
+                                                      canonical)
+                       : canonical;
+      storeElement(rewriter, loc, value, access.addresses[i], mask);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void tilegpu::populateBlockPointerOpToLLVMPatterns(
+    TileGPUToLLVMTypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<MakeBlockPtrOpConversion, AdvanceOpConversion,
+               LoadBlockOpConversion, StoreBlockOpConversion>(converter);
+}

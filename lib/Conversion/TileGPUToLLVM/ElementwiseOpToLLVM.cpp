@@ -1,0 +1,148 @@
+//===- ElementwiseOpToLLVM.cpp - Elementwise ops, register by register ----===//
+//
+// An elementwise op on tiles is the same op on each register: its operands
+// share one layout, so register i of every operand holds the same element.
+// Scalar arith and math ops are left to the upstream lowerings; exp, exp2,
+// log and log2 use the GPU's approximate instructions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Utility.h"
+
+#include "tile/Dialect/Tile/IR/Tile.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::tilegpu;
+
+namespace {
+
+/// Calls a unary f32 NVVM intrinsic on `x`, widening and narrowing other
+/// float types around it.
+Value callF32Intrinsic(OpBuilder &b, Location loc, StringRef name, Value x) {
+  Type type = x.getType(), f32 = b.getF32Type();
+  if (type != f32)
+    x = b.create<LLVM::FPExtOp>(loc, f32, x);
+  Value y = b.create<LLVM::CallIntrinsicOp>(loc, f32, b.getStringAttr(name),
+                                            ValueRange{x})
+                .getResult(0);
+  if (type != f32)
+    y = b.create<LLVM::FPTruncOp>(loc, type, y);
+  return y;
+}
+
+Value multiplyF32(OpBuilder &b, Location loc, Value x, double factor) {
+  Type type = x.getType();
+  Value c = b.create<LLVM::ConstantOp>(loc, type,
+                                       b.getFloatAttr(type, factor));
+  return b.create<LLVM::FMulOp>(loc, x, c);
+}
+
+/// The scalar form of `op` on `operands`, or null when the upstream
+/// lowering should take the op as it is.
+Value lowerSpecialScalar(OpBuilder &b, Operation *op, ValueRange operands) {
+  Location loc = op->getLoc();
+  if (isa<tile::Exp2Op>(op))
+    return callF32Intrinsic(b, loc, "llvm.nvvm.ex2.approx.ftz.f32",
+                            operands[0]);
+  if (isa<math::ExpOp>(op)) // e^x = 2^(x log2 e)
+    return callF32Intrinsic(b, loc, "llvm.nvvm.ex2.approx.ftz.f32",
+                            multiplyF32(b, loc, operands[0], M_LOG2E));
+  if (isa<math::Log2Op>(op))
+    return callF32Intrinsic(b, loc, "llvm.nvvm.lg2.approx.ftz.f32",
+                            operands[0]);
+  if (isa<math::LogOp>(op)) // ln x = log2(x) ln 2
+    return multiplyF32(
+        b, loc,
+        callF32Intrinsic(b, loc, "llvm.nvvm.lg2.approx.ftz.f32", operands[0]),
+        M_LN2);
+  if (isa<tile::WhereOp>(op))
+    return b.create<LLVM::SelectOp>(loc, operands[0], operands[1],
+                                    operands[2]);
+  return {};
+}
+
+bool isElementwise(Operation *op) {
+  StringRef dialect = op->getDialect() ? op->getDialect()->getNamespace() : "";
+  return (dialect == "arith" || dialect == "math" ||
+          isa<tile::Exp2Op, tile::WhereOp>(op)) &&
+         !isa<arith::ConstantOp>(op) && op->getNumResults() == 1;
+}
+
+/// Elementwise ops on tiles with layouts: one scalar op per register.
+struct ElementwiseTileOpConversion : public ConversionPattern {
+  // Above the upstream arith/math patterns, which would apply the op to the
+  // register structs as if they were scalars.
+  ElementwiseTileOpConversion(const TypeConverter &converter,
+                              MLIRContext *ctx)
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/10,
+                          ctx) {}
+
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isElementwise(op))
+      return failure();
+    auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!resultType || !getLayout(resultType))
+      return failure();
+    Location loc = op->getLoc();
+    SmallVector<SmallVector<Value>> operandRegs;
+    for (Value operand : operands)
+      operandRegs.push_back(unpackRegisters(rewriter, loc, operand));
+    Type structType = getTypeConverter()->convertType(resultType);
+    int64_t numRegs =
+        cast<LLVM::LLVMStructType>(structType).getBody().size();
+    Type scalarType = resultType.getElementType();
+    SmallVector<Value> results;
+    for (int64_t r = 0; r < numRegs; ++r) {
+      SmallVector<Value> scalars;
+      for (auto &regs : operandRegs)
+        scalars.push_back(regs[r]);
+      if (Value special = lowerSpecialScalar(rewriter, op, scalars)) {
+        results.push_back(special);
+        continue;
+      }
+      // The same op on scalars, lowered in turn by arith's and math's
+      // patterns in this conversion.
+      OperationState state(loc, op->getName());
+      state.addOperands(scalars);
+      state.addTypes(scalarType);
+      state.addAttributes(op->getAttrDictionary().getValue());
+      results.push_back(rewriter.create(state)->getResult(0));
+    }
+    rewriter.replaceOp(op, packRegisters(rewriter, loc, structType, results));
+    return success();
+  }
+};
+
+/// The fast exponentials and logarithms on scalars, and tile.where.
+struct SpecialScalarOpConversion : public ConversionPattern {
+  SpecialScalarOpConversion(const TypeConverter &converter, MLIRContext *ctx)
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/10,
+                          ctx) {}
+
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isa<tile::Exp2Op, tile::WhereOp, math::ExpOp, math::LogOp,
+             math::Log2Op>(op) ||
+        isa<RankedTensorType>(op->getResult(0).getType()))
+      return failure();
+    rewriter.replaceOp(op, lowerSpecialScalar(rewriter, op, operands));
+    return success();
+  }
+};
+
+} // namespace
+
+void tilegpu::populateElementwiseOpToLLVMPatterns(
+    TileGPUToLLVMTypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<ElementwiseTileOpConversion, SpecialScalarOpConversion>(
+      converter, patterns.getContext());
+}

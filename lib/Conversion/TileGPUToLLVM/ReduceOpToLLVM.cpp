@@ -1,0 +1,282 @@
+//===- ReduceOpToLLVM.cpp - Reductions: registers, shuffles, shared memory -===//
+//
+// A reduction along an axis combines, in three steps read off the source
+// layout's map: registers of one thread that differ only along the axis;
+// then lanes whose bases point along the axis, by butterfly shuffles; then
+// warps whose bases point along the axis, through shared memory. Every
+// thread ends with the full result for the coordinates it holds.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Utility.h"
+
+#include "tile/Dialect/Tile/IR/Tile.h"
+
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+using namespace mlir::tilegpu;
+
+namespace {
+
+Value combine(OpBuilder &b, Location loc, tile::ReduceKind kind, Value x,
+              Value y) {
+  bool isFloat = isa<FloatType>(x.getType());
+  switch (kind) {
+  case tile::ReduceKind::sum:
+    return isFloat ? b.create<LLVM::FAddOp>(loc, x, y).getResult()
+                   : b.create<LLVM::AddOp>(loc, x, y).getResult();
+  case tile::ReduceKind::max: // NaN propagates, integers are signed
+    return isFloat ? b.create<LLVM::MaximumOp>(loc, x, y).getResult()
+                   : b.create<LLVM::SMaxOp>(loc, x, y).getResult();
+  case tile::ReduceKind::min:
+    return isFloat ? b.create<LLVM::MinimumOp>(loc, x, y).getResult()
+                   : b.create<LLVM::SMinOp>(loc, x, y).getResult();
+  }
+  llvm_unreachable("unknown reduce kind");
+}
+
+Value shuffle32(OpBuilder &b, Location loc, Value value, int64_t laneMask) {
+  return b.create<NVVM::ShflOp>(loc, value.getType(), createI32(b, loc, -1),
+                                value, createI32(b, loc, laneMask),
+                                createI32(b, loc, 0x1f), NVVM::ShflKind::bfly,
+                                UnitAttr());
+}
+
+/// The value of the lane whose index differs from ours in `laneMask`.
+Value shuffleXor(OpBuilder &b, Location loc, Value value, int64_t laneMask) {
+  Type type = value.getType(), i32 = b.getI32Type();
+  if (type.isF32() || type.isInteger(32))
+    return shuffle32(b, loc, value, laneMask);
+  unsigned bits = type.getIntOrFloatBitWidth();
+  Type intType = b.getIntegerType(bits);
+  Value asInt = type.isInteger(bits)
+                    ? value
+                    : b.create<LLVM::BitcastOp>(loc, intType, value);
+  Value shuffled;
+  if (bits < 32) {
+    Value wide = b.create<LLVM::ZExtOp>(loc, i32, asInt);
+    shuffled = b.create<LLVM::TruncOp>(loc, intType,
+                                       shuffle32(b, loc, wide, laneMask));
+  } else { // 64 bits: two halves
+    Value low = b.create<LLVM::TruncOp>(loc, i32, asInt);
+    Value high = b.create<LLVM::TruncOp>(
+        loc, i32, b.create<LLVM::LShrOp>(loc, asInt, createI64(b, loc, 32)));
+    Value lowS = b.create<LLVM::ZExtOp>(loc, intType,
+                                        shuffle32(b, loc, low, laneMask));
+    Value highS = b.create<LLVM::ZExtOp>(loc, intType,
+                                         shuffle32(b, loc, high, laneMask));
+    shuffled = b.create<LLVM::OrOp>(
+        loc, lowS,
+        b.create<LLVM::ShlOp>(loc, highS, createI64(b, loc, 32)));
+  }
+  return type.isInteger(bits) ? shuffled
+                              : b.create<LLVM::BitcastOp>(loc, type, shuffled);
+}
+
+LinearLayout::Coord dropAxis(ArrayRef<int64_t> coord, int64_t axis) {
+  LinearLayout::Coord key(coord);
+  key.erase(key.begin() + axis);
+  return key;
+}
+
+bool isZero(ArrayRef<int64_t> coord) {
+  return llvm::all_of(coord, [](int64_t v) { return v == 0; });
+}
+
+/// Hardware index bits whose basis points along `axis` only; fails when a
+/// basis mixes the axis with other dimensions.
+FailureOr<SmallVector<unsigned>> axisBits(const LinearLayout &layout,
+                                          HwDim dim, int64_t axis) {
+  SmallVector<unsigned> bits;
+  for (auto [bit, basis] : llvm::enumerate(layout.getBases(dim))) {
+    if (basis[axis] == 0)
+      continue;
+    if (!isZero(dropAxis(basis, axis)))
+      return failure();
+    bits.push_back(bit);
+  }
+  return bits;
+}
+
+int64_t product(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+struct ReduceOpConversion : public ConvertOpToLLVMPattern<tile::ReduceOp> {
+  ReduceOpConversion(const LLVMTypeConverter &converter,
+                     const SharedScratch &scratch)
+      : ConvertOpToLLVMPattern(converter), scratch(scratch) {}
+
+  LogicalResult
+  matchAndRewrite(tile::ReduceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto srcType = op.getSrc().getType();
+    int64_t axis = op.getAxis();
+    tile::ReduceKind kind = op.getKind();
+    LinearLayout layout = getLinearLayout(srcType);
+    auto laneBits = axisBits(layout, HwDim::Lane, axis);
+    auto warpBits = axisBits(layout, HwDim::Warp, axis);
+    if (failed(laneBits) || failed(warpBits))
+      return op.emitError() << "cannot reduce a layout whose lanes or warps "
+                               "mix the reduced axis with other dimensions";
+
+    // 1. Within the thread: one partial result per distinct coordinate
+    //    outside the axis.
+    SmallVector<Value> regs = unpackRegisters(rewriter, loc, adaptor.getSrc());
+    SmallVector<LinearLayout::Coord> keys;
+    SmallVector<int64_t> firstRegister;
+    SmallVector<Value> partials;
+    for (auto [r, value] : llvm::enumerate(regs)) {
+      LinearLayout::Coord key = dropAxis(registerOffset(layout, r), axis);
+      auto it = llvm::find(keys, key);
+      if (it == keys.end()) {
+        keys.push_back(key);
+        firstRegister.push_back(r);
+        partials.push_back(value);
+      } else {
+        Value &partial = partials[it - keys.begin()];
+        partial = combine(rewriter, loc, kind, partial, value);
+      }
+    }
+
+    // 2. Across the lanes along the axis.
+    for (unsigned bit : *laneBits)
+      for (Value &partial : partials)
+        partial = combine(rewriter, loc, kind, partial,
+                          shuffleXor(rewriter, loc, partial, int64_t(1) << bit));
+
+    // 3. Across the warps along the axis, through shared memory: each warp
+    //    writes its partial for every result element, then every thread
+    //    combines all warps' partials of the elements it holds.
+    if (!warpBits->empty()) {
+      HwIndex hw = getHwIndex(rewriter, loc);
+      auto coords = emitCoordinates(rewriter, loc, layout, hw);
+      SmallVector<int64_t> outShape(srcType.getShape());
+      outShape.erase(outShape.begin() + axis);
+      int64_t numWarpSlots = int64_t(1) << warpBits->size();
+      Value warpSlot = createI32(rewriter, loc, 0);
+      for (auto [j, bit] : llvm::enumerate(*warpBits)) {
+        Value set = rewriter.create<LLVM::AndOp>(
+            loc,
+            rewriter.create<LLVM::LShrOp>(loc, hw.warp,
+                                          createI32(rewriter, loc, bit)),
+            createI32(rewriter, loc, 1));
+        warpSlot = rewriter.create<LLVM::OrOp>(
+            loc, warpSlot,
+            rewriter.create<LLVM::ShlOp>(loc, set,
+                                         createI32(rewriter, loc, j)));
+      }
+      Type element = partials.front().getType();
+      Type stored = element.isInteger(1) ? rewriter.getI8Type() : element;
+      auto sharedPtr = LLVM::LLVMPointerType::get(getContext(), 3);
+      Value base = getScratchBase(rewriter, loc, scratch);
+      auto slotAddress = [&](int64_t group, Value slot) {
+        Value flat = createI32(rewriter, loc, 0);
+        SmallVector<Value> outCoord =
+            llvm::to_vector(coords[firstRegister[group]]);
+        outCoord.erase(outCoord.begin() + axis);
+        for (auto [c, size] : llvm::zip(outCoord, outShape))
+          flat = rewriter.create<LLVM::AddOp>(
+              loc,
+              rewriter.create<LLVM::MulOp>(loc, flat,
+                                           createI32(rewriter, loc, size)),
+              c);
+        Value index = rewriter.create<LLVM::AddOp>(
+            loc,
+            rewriter.create<LLVM::MulOp>(
+                loc, flat, createI32(rewriter, loc, numWarpSlots)),
+            slot);
+        return rewriter.create<LLVM::GEPOp>(loc, sharedPtr, stored, base,
+                                            ValueRange{index});
+      };
+      createBarrier(rewriter, loc);
+      for (auto [group, partial] : llvm::enumerate(partials)) {
+        Value value = element.isInteger(1)
+                          ? rewriter.create<LLVM::ZExtOp>(loc, stored, partial)
+                          : partial;
+        rewriter.create<LLVM::StoreOp>(loc, value,
+                                       slotAddress(group, warpSlot));
+      }
+      createBarrier(rewriter, loc);
+      for (auto [group, partial] : llvm::enumerate(partials)) {
+        Value total;
+        for (int64_t slot = 0; slot < numWarpSlots; ++slot) {
+          Value value = rewriter.create<LLVM::LoadOp>(
+              loc, stored,
+              slotAddress(group, createI32(rewriter, loc, slot)));
+          if (element.isInteger(1))
+            value = rewriter.create<LLVM::TruncOp>(loc, element, value);
+          total = total ? combine(rewriter, loc, kind, total, value) : value;
+        }
+        partial = total;
+      }
+    }
+
+    // 4. The result's registers, read off its layout.
+    if (srcType.getRank() == 1) {
+      rewriter.replaceOp(op, partials.front());
+      return success();
+    }
+    auto dstType = cast<RankedTensorType>(op.getType());
+    LinearLayout dst = getLinearLayout(dstType);
+    for (HwDim dim : {HwDim::Lane, HwDim::Warp})
+      for (auto [s, d] : llvm::zip(layout.getBases(dim), dst.getBases(dim)))
+        if (dropAxis(s, axis) != d)
+          return op.emitError() << "the result layout of a reduction must be "
+                                   "the slice of its source's layout";
+    SmallVector<Value> results;
+    for (int64_t r = 0, e = dst.getSize(HwDim::Register); r < e; ++r) {
+      auto it = llvm::find(keys, registerOffset(dst, r));
+      if (it == keys.end())
+        return op.emitError() << "the result layout of a reduction must be "
+                                 "the slice of its source's layout";
+      results.push_back(partials[it - keys.begin()]);
+    }
+    rewriter.replaceOp(
+        op, packRegisters(rewriter, loc,
+                          getTypeConverter()->convertType(dstType), results));
+    return success();
+  }
+
+  SharedScratch scratch;
+};
+
+} // namespace
+
+int64_t tilegpu::getSharedScratchBytes(Operation *op) {
+  if (auto reduce = dyn_cast<tile::ReduceOp>(op)) {
+    auto srcType = reduce.getSrc().getType();
+    if (!getLayout(srcType))
+      return 0;
+    auto warpBits =
+        axisBits(getLinearLayout(srcType), HwDim::Warp, reduce.getAxis());
+    if (failed(warpBits) || warpBits->empty())
+      return 0;
+    return product(srcType.getShape()) / srcType.getDimSize(reduce.getAxis()) *
+           (int64_t(1) << warpBits->size()) *
+           getSharedElementBytes(srcType.getElementType());
+  }
+  if (auto convert = dyn_cast<ConvertLayoutOp>(op)) {
+    auto type = convert.getType();
+    auto inPlace = mapRegistersInPlace(
+        getLinearLayout(cast<RankedTensorType>(convert.getSrc().getType())),
+        getLinearLayout(type),
+        [](ArrayRef<int64_t> c) { return LinearLayout::Coord(c); });
+    if (succeeded(inPlace))
+      return 0;
+    return product(type.getShape()) *
+           getSharedElementBytes(type.getElementType());
+  }
+  return 0;
+}
+
+void tilegpu::populateReduceOpToLLVMPatterns(
+    TileGPUToLLVMTypeConverter &converter, RewritePatternSet &patterns,
+    const SharedScratch &scratch) {
+  patterns.add<ReduceOpConversion>(converter, scratch);
+}

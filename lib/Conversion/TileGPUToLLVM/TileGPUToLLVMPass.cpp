@@ -1,0 +1,130 @@
+//===- TileGPUToLLVMPass.cpp - Assembling the tilegpu lowering ------------===//
+
+#include "Utility.h"
+
+#include "tile/Conversion/Passes.h"
+#include "tile/Dialect/Tile/IR/Tile.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "mlir/Transforms/Passes.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_CONVERTTILEGPUTOLLVM
+#include "tile/Conversion/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tilegpu;
+
+namespace {
+
+constexpr llvm::StringLiteral kScratchSymbol = "tile_shared_scratch";
+
+struct ConvertTileGPUToLLVMPass
+    : public tile::impl::ConvertTileGPUToLLVMBase<ConvertTileGPUToLLVMPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+
+    int64_t scratchBytes = 0;
+    module.walk([&](Operation *op) {
+      scratchBytes = std::max(scratchBytes, getSharedScratchBytes(op));
+    });
+    SharedScratch scratch;
+    if (scratchBytes > 0) {
+      OpBuilder b(module.getBodyRegion());
+      auto type = LLVM::LLVMArrayType::get(b.getI8Type(), scratchBytes);
+      b.create<LLVM::GlobalOp>(module.getLoc(), type, /*isConstant=*/false,
+                               LLVM::Linkage::Internal, kScratchSymbol,
+                               Attribute(), /*alignment=*/16,
+                               /*addrSpace=*/3);
+      scratch.symbol = kScratchSymbol.str();
+    }
+
+    TileGPUToLLVMTypeConverter converter(ctx);
+    RewritePatternSet patterns(ctx);
+    populateFuncOpToLLVMPatterns(converter, patterns);
+    populateProgramIdOpToLLVMPatterns(converter, patterns);
+    populateMakeTileOpToLLVMPatterns(converter, patterns);
+    populateElementwiseOpToLLVMPatterns(converter, patterns);
+    populatePointerOpToLLVMPatterns(converter, patterns);
+    populateLoadStoreOpToLLVMPatterns(converter, patterns);
+    populateBlockPointerOpToLLVMPatterns(converter, patterns);
+    populateViewOpToLLVMPatterns(converter, patterns);
+    populateDotOpToLLVMPatterns(converter, patterns);
+    populateReduceOpToLLVMPatterns(converter, patterns, scratch);
+    populateConvertLayoutOpToLLVMPatterns(converter, patterns, scratch);
+    arith::populateArithToLLVMConversionPatterns(converter, patterns);
+    populateMathToLLVMConversionPatterns(converter, patterns);
+
+    ConversionTarget target(*ctx);
+    target.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect,
+                           cf::ControlFlowDialect>();
+    target.addIllegalDialect<tile::TileDialect, TileGPUDialect,
+                             arith::ArithDialect, math::MathDialect,
+                             func::FuncDialect>();
+    target.addLegalOp<ModuleOp>();
+    scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
+                                                         target);
+    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace
+
+void tile::buildTileToLLVMPipeline(OpPassManager &pm,
+                                   const TileToLLVMPipelineOptions &options) {
+  pm.addPass(createInlinerPass());
+  pm.addPass(createSymbolDCEPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  ConvertTileToTileGPUOptions layoutOptions;
+  layoutOptions.numWarps = options.numWarps;
+  layoutOptions.target = options.target;
+  pm.addPass(createConvertTileToTileGPU(layoutOptions));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createConvertTileGPUToLLVM());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertNVVMToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+namespace {
+struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
+  Option<unsigned> numWarps{*this, "num-warps",
+                            llvm::cl::desc("warps per program instance"),
+                            llvm::cl::init(4)};
+  Option<std::string> target{*this, "target",
+                             llvm::cl::desc("sm_80 or sm_90a"),
+                             llvm::cl::init("sm_90a")};
+};
+} // namespace
+
+void tile::registerTileToLLVMPipeline() {
+  PassPipelineRegistration<PipelineOptions>(
+      "tile-to-llvm",
+      "inline, lay out and lower tile kernels to LLVM + NVVM",
+      [](OpPassManager &pm, const PipelineOptions &options) {
+        buildTileToLLVMPipeline(pm, {options.numWarps, options.target});
+      });
+}

@@ -1,0 +1,165 @@
+//===- Utility.cpp - Helpers shared by the tilegpu lowerings --------------===//
+
+#include "Utility.h"
+
+#include "tile/Dialect/Tile/IR/Tile.h"
+
+using namespace mlir;
+using namespace mlir::tilegpu;
+
+Value tilegpu::createI32(OpBuilder &b, Location loc, int64_t value) {
+  return b.create<LLVM::ConstantOp>(loc, b.getI32Type(),
+                                    b.getI32IntegerAttr(value));
+}
+
+Value tilegpu::createI64(OpBuilder &b, Location loc, int64_t value) {
+  return b.create<LLVM::ConstantOp>(loc, b.getI64Type(),
+                                    b.getI64IntegerAttr(value));
+}
+
+SmallVector<Value> tilegpu::unpackRegisters(OpBuilder &b, Location loc,
+                                            Value packed) {
+  auto type = cast<LLVM::LLVMStructType>(packed.getType());
+  SmallVector<Value> regs;
+  for (int64_t i = 0, e = type.getBody().size(); i < e; ++i)
+    regs.push_back(b.create<LLVM::ExtractValueOp>(loc, packed, i));
+  return regs;
+}
+
+Value tilegpu::packRegisters(OpBuilder &b, Location loc, Type type,
+                             ValueRange regs) {
+  Value packed = b.create<LLVM::UndefOp>(loc, type);
+  for (auto [i, reg] : llvm::enumerate(regs))
+    packed = b.create<LLVM::InsertValueOp>(loc, packed, reg, i);
+  return packed;
+}
+
+HwIndex tilegpu::getHwIndex(OpBuilder &b, Location loc) {
+  Value tid = b.create<NVVM::ThreadIdXOp>(loc, b.getI32Type());
+  Value lane = b.create<LLVM::AndOp>(loc, tid, createI32(b, loc, 31));
+  Value warp = b.create<LLVM::LShrOp>(loc, tid, createI32(b, loc, 5));
+  return {lane, warp};
+}
+
+LinearLayout::Coord tilegpu::registerOffset(const LinearLayout &layout,
+                                            int64_t reg) {
+  return layout.apply(reg, 0, 0);
+}
+
+/// Coordinates contributed by the set bits of `index` through `bases`.
+static SmallVector<Value> emitBasisSum(OpBuilder &b, Location loc,
+                                       ArrayRef<LinearLayout::Coord> bases,
+                                       Value index, int64_t rank) {
+  Value zero = createI32(b, loc, 0);
+  SmallVector<Value> coord(rank, zero);
+  for (auto [bit, basis] : llvm::enumerate(bases)) {
+    if (llvm::all_of(basis, [](int64_t v) { return v == 0; }))
+      continue;
+    Value set = b.create<LLVM::AndOp>(
+        loc, b.create<LLVM::LShrOp>(loc, index, createI32(b, loc, bit)),
+        createI32(b, loc, 1));
+    for (int64_t d = 0; d < rank; ++d) {
+      if (basis[d] == 0)
+        continue;
+      Value term = b.create<LLVM::MulOp>(loc, set, createI32(b, loc, basis[d]));
+      coord[d] = b.create<LLVM::XOrOp>(loc, coord[d], term);
+    }
+  }
+  return coord;
+}
+
+SmallVector<SmallVector<Value>>
+tilegpu::emitCoordinates(OpBuilder &b, Location loc, const LinearLayout &layout,
+                         HwIndex hw) {
+  int64_t rank = layout.getRank();
+  SmallVector<Value> lane =
+      emitBasisSum(b, loc, layout.getBases(HwDim::Lane), hw.lane, rank);
+  SmallVector<Value> warp =
+      emitBasisSum(b, loc, layout.getBases(HwDim::Warp), hw.warp, rank);
+  SmallVector<Value> thread;
+  for (int64_t d = 0; d < rank; ++d)
+    thread.push_back(b.create<LLVM::XOrOp>(loc, lane[d], warp[d]));
+  SmallVector<SmallVector<Value>> coords;
+  for (int64_t r = 0, e = layout.getSize(HwDim::Register); r < e; ++r) {
+    LinearLayout::Coord offset = registerOffset(layout, r);
+    SmallVector<Value> coord;
+    for (int64_t d = 0; d < rank; ++d)
+      coord.push_back(offset[d] == 0
+                          ? thread[d]
+                          : b.create<LLVM::XOrOp>(
+                                loc, thread[d], createI32(b, loc, offset[d])));
+    coords.push_back(coord);
+  }
+  return coords;
+}
+
+FailureOr<SmallVector<int64_t>> tilegpu::mapRegistersInPlace(
+    const LinearLayout &src, const LinearLayout &dst,
+    function_ref<LinearLayout::Coord(ArrayRef<int64_t>)> toSource) {
+  // Each lane and warp must hold, in the source, the source coordinates of
+  // what it holds in the result.
+  for (HwDim dim : {HwDim::Lane, HwDim::Warp}) {
+    if (src.getNumBits(dim) != dst.getNumBits(dim))
+      return failure();
+    for (auto [s, d] : llvm::zip(src.getBases(dim), dst.getBases(dim)))
+      if (toSource(d) != s)
+        return failure();
+  }
+  llvm::DenseMap<int64_t, int64_t> srcRegisterAt;
+  auto flat = [&](ArrayRef<int64_t> coord) {
+    int64_t f = 0;
+    for (auto [c, size] : llvm::zip(coord, src.getShape()))
+      f = f * size + c;
+    return f;
+  };
+  for (int64_t r = 0, e = src.getSize(HwDim::Register); r < e; ++r)
+    srcRegisterAt.try_emplace(flat(registerOffset(src, r)), r);
+  SmallVector<int64_t> mapping;
+  for (int64_t r = 0, e = dst.getSize(HwDim::Register); r < e; ++r) {
+    auto it = srcRegisterAt.find(flat(toSource(registerOffset(dst, r))));
+    if (it == srcRegisterAt.end())
+      return failure();
+    mapping.push_back(it->second);
+  }
+  return mapping;
+}
+
+Value tilegpu::isCanonicalHolder(OpBuilder &b, Location loc,
+                                 const LinearLayout &layout, HwIndex hw) {
+  Value zero = createI32(b, loc, 0);
+  Value result = b.create<LLVM::ConstantOp>(loc, b.getI1Type(),
+                                            b.getBoolAttr(true));
+  for (auto [dim, index] :
+       {std::pair{HwDim::Lane, hw.lane}, std::pair{HwDim::Warp, hw.warp}}) {
+    int64_t mask = layout.getReplicationMask(dim);
+    if (!mask)
+      continue;
+    Value bits = b.create<LLVM::AndOp>(loc, index, createI32(b, loc, mask));
+    Value none = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, bits,
+                                        zero);
+    result = b.create<LLVM::AndOp>(loc, result, none);
+  }
+  return result;
+}
+
+Value tilegpu::getScratchBase(OpBuilder &b, Location loc,
+                              const SharedScratch &scratch) {
+  auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  return b.create<LLVM::AddressOfOp>(loc, ptrType, scratch.symbol);
+}
+
+void tilegpu::createBarrier(OpBuilder &b, Location loc) {
+  b.create<NVVM::Barrier0Op>(loc);
+}
+
+Type tilegpu::getLoweredElementType(const TypeConverter &converter,
+                                    Type type) {
+  return converter.convertType(getElementTypeOrSelf(type));
+}
+
+int64_t tilegpu::getSharedElementBytes(Type elementType) {
+  if (isa<tile::PtrType>(elementType))
+    return 8;
+  unsigned bits = elementType.getIntOrFloatBitWidth();
+  return std::max<int64_t>(1, bits / 8);
+}

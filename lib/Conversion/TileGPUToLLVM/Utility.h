@@ -1,0 +1,71 @@
+//===- Utility.h - Helpers shared by the tilegpu lowerings ------*- C++ -*-===//
+
+#ifndef TILE_LIB_CONVERSION_TILEGPUTOLLVM_UTILITY_H
+#define TILE_LIB_CONVERSION_TILEGPUTOLLVM_UTILITY_H
+
+#include "tile/Conversion/TileGPUToLLVM/TileGPUToLLVM.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+namespace mlir::tilegpu {
+
+Value createI32(OpBuilder &b, Location loc, int64_t value);
+Value createI64(OpBuilder &b, Location loc, int64_t value);
+
+/// The registers of a lowered tensor (the fields of its struct).
+SmallVector<Value> unpackRegisters(OpBuilder &b, Location loc, Value packed);
+/// Packs registers into the struct `type`.
+Value packRegisters(OpBuilder &b, Location loc, Type type, ValueRange regs);
+
+/// This thread's lane and warp (i32).
+struct HwIndex {
+  Value lane, warp;
+};
+HwIndex getHwIndex(OpBuilder &b, Location loc);
+
+/// For each register of `layout`, its coordinates (i32, one per dimension)
+/// in this thread: the layout's map evaluated on this lane and warp.
+SmallVector<SmallVector<Value>> emitCoordinates(OpBuilder &b, Location loc,
+                                                const LinearLayout &layout,
+                                                HwIndex hw);
+
+/// The part of a register's coordinates that does not depend on the thread.
+LinearLayout::Coord registerOffset(const LinearLayout &layout, int64_t reg);
+
+/// For an op whose result keeps every element in the thread that holds its
+/// source (expand_dims, broadcast, trans), the source register of each
+/// result register; `toSource` maps a result coordinate to the source's.
+/// Fails when the layouts do not keep elements in place.
+FailureOr<SmallVector<int64_t>> mapRegistersInPlace(
+    const LinearLayout &src, const LinearLayout &dst,
+    function_ref<LinearLayout::Coord(ArrayRef<int64_t>)> toSource);
+
+/// A true i1 unless this thread holds a copy of data another thread (with
+/// lower lane or warp bits) also holds: stores write each element once.
+Value isCanonicalHolder(OpBuilder &b, Location loc, const LinearLayout &layout,
+                        HwIndex hw);
+
+/// The address of the module's shared scratch memory.
+Value getScratchBase(OpBuilder &b, Location loc, const SharedScratch &scratch);
+
+/// A barrier across the CTA.
+void createBarrier(OpBuilder &b, Location loc);
+
+/// The lowered element type of a tensor or scalar type.
+Type getLoweredElementType(const TypeConverter &converter, Type type);
+
+/// Bytes an element of `type` takes in shared memory (i1 takes a byte).
+int64_t getSharedElementBytes(Type elementType);
+
+/// Loads one `element` at `ptr`; with a mask, only where it is true, giving
+/// `other` (or zero) elsewhere.
+Value loadElement(OpBuilder &b, Location loc, Type element, Value ptr,
+                  Value mask, Value other);
+/// Stores `value` at `ptr` where `mask` is true.
+void storeElement(OpBuilder &b, Location loc, Value value, Value ptr,
+                  Value mask);
+
+} // namespace mlir::tilegpu
+
+#endif // TILE_LIB_CONVERSION_TILEGPUTOLLVM_UTILITY_H

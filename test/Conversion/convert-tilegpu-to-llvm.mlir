@@ -1,0 +1,152 @@
+// RUN: tile-opt %s -split-input-file -convert-tilegpu-to-llvm | FileCheck %s
+
+// Kernels become NVVM kernels; program ids are CTA ids.
+
+// CHECK-LABEL: llvm.func @grid(%{{.*}}: !llvm.ptr<1>, %{{.*}}: i32)
+// CHECK-SAME: attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>}
+// CHECK: nvvm.read.ptx.sreg.ctaid.x
+// CHECK: nvvm.read.ptx.sreg.nctaid.y
+// CHECK: llvm.return
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @grid(%p: !tile.ptr<i32>, %n: i32) attributes {tile.kernel} {
+    %0 = tile.program_id x
+    %1 = tile.num_programs y
+    %2 = arith.addi %0, %1 : i32
+    tile.store %p, %2 : !tile.ptr<i32>
+    return
+  }
+}
+
+// -----
+
+// A range: each register is start + the coordinate the layout gives it,
+// computed from the thread index; elementwise ops run per register; the
+// masked load reads one element per register under its mask; the store is
+// issued only by the canonical holders of replicated data.
+
+#b = #tilegpu.blocked<sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+// CHECK-LABEL: llvm.func @copy
+// CHECK: nvvm.read.ptx.sreg.tid.x
+// CHECK: llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, f32
+// CHECK: llvm.getelementptr
+// CHECK-NOT: llvm.getelementptr
+// CHECK: llvm.intr.masked.load %{{.*}}, %{{.*}}, %{{.*}} {alignment = 4 : i32} : (!llvm.ptr<1>, vector<1xi1>, vector<1xf32>) -> vector<1xf32>
+// CHECK: llvm.intr.masked.load
+// CHECK: llvm.fmul
+// CHECK: llvm.fmul
+// CHECK: llvm.intr.masked.store
+// CHECK: llvm.intr.masked.store
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @copy(%src: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
+    %r = tile.arange 0 to 256 : tensor<256xi32, #b>
+    %ps = tile.splat %src : tensor<256x!tile.ptr<f32>, #b>
+    %p = tile.addptr %ps, %r : tensor<256x!tile.ptr<f32>, #b>, tensor<256xi32, #b>
+    %ns = tile.splat %n : tensor<256xi32, #b>
+    %m = arith.cmpi slt, %r, %ns : tensor<256xi32, #b>
+    %x = tile.load %p mask %m : tensor<256x!tile.ptr<f32>, #b>
+    %y = arith.mulf %x, %x : tensor<256xf32, #b>
+    tile.store %p, %y mask %m : tensor<256x!tile.ptr<f32>, #b>
+    return
+  }
+}
+
+// -----
+
+// exp2 is the approximate ex2; a float exp becomes ex2 of x·log2(e).
+#b = #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]>
+// CHECK-LABEL: llvm.func @exponentials
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
+// CHECK: %[[LOG2E:.*]] = llvm.mlir.constant(1.44269502 : f32) : f32
+// CHECK: llvm.fmul %{{.*}}, %[[LOG2E]]
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
+// CHECK: llvm.call_intrinsic "llvm.nvvm.lg2.approx.ftz.f32"
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
+  func.func @exponentials(%p: !tile.ptr<f32>) attributes {tile.kernel} {
+    %ps = tile.splat %p : tensor<32x!tile.ptr<f32>, #b>
+    %x = tile.load %ps : tensor<32x!tile.ptr<f32>, #b>
+    %a = tile.exp2 %x : tensor<32xf32, #b>
+    %e = math.exp %a : tensor<32xf32, #b>
+    %l = math.log2 %e : tensor<32xf32, #b>
+    tile.store %ps, %l : tensor<32x!tile.ptr<f32>, #b>
+    return
+  }
+}
+
+// -----
+
+// A row reduction: registers first, then butterfly shuffles over the lanes
+// along the row; with two warps along the row, through shared memory.
+#b = #tilegpu.blocked<sizePerThread = [1, 2], threadsPerWarp = [4, 8], warpsPerCTA = [2, 2], order = [1, 0]>
+// CHECK: llvm.mlir.global internal @tile_shared_scratch() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<64 x i8>
+// CHECK-LABEL: llvm.func @row_max
+// CHECK: llvm.intr.maximum
+// CHECK: nvvm.shfl.sync bfly %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : f32 -> f32
+// CHECK: nvvm.shfl.sync bfly
+// CHECK: nvvm.shfl.sync bfly
+// CHECK: nvvm.barrier0
+// CHECK: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
+// CHECK: nvvm.barrier0
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @row_max(%p: !tile.ptr<f32>, %q: !tile.ptr<f32>) attributes {tile.kernel} {
+    %r = tile.arange 0 to 32 : tensor<32xi32, #tilegpu.slice<dim = 0, parent = #b>>
+    %e = tile.expand_dims %r {axis = 0 : i32} : tensor<32xi32, #tilegpu.slice<dim = 0, parent = #b>> -> tensor<1x32xi32, #b>
+    %o = tile.broadcast %e : tensor<1x32xi32, #b> -> tensor<8x32xi32, #b>
+    %ps = tile.splat %p : tensor<8x32x!tile.ptr<f32>, #b>
+    %ptrs = tile.addptr %ps, %o : tensor<8x32x!tile.ptr<f32>, #b>, tensor<8x32xi32, #b>
+    %x = tile.load %ptrs : tensor<8x32x!tile.ptr<f32>, #b>
+    %m = tile.reduce max %x axis 1 : tensor<8x32xf32, #b> -> tensor<8xf32, #tilegpu.slice<dim = 1, parent = #b>>
+    %qs = tile.splat %q : tensor<8x!tile.ptr<f32>, #tilegpu.slice<dim = 1, parent = #b>>
+    tile.store %qs, %m : tensor<8x!tile.ptr<f32>, #tilegpu.slice<dim = 1, parent = #b>>
+    return
+  }
+}
+
+// -----
+
+// A layout conversion that moves data goes through shared memory between
+// barriers; one that keeps elements in place only renumbers registers.
+#a = #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+#c = #tilegpu.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+// CHECK: llvm.mlir.global internal @tile_shared_scratch() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<4096 x i8>
+// CHECK-LABEL: llvm.func @convert
+// CHECK: nvvm.barrier0
+// CHECK-COUNT-4: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
+// CHECK: nvvm.barrier0
+// CHECK-COUNT-4: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @convert(%p: !tile.ptr<f32>) attributes {tile.kernel} {
+    %ps = tile.splat %p : tensor<512x!tile.ptr<f32>, #a>
+    %r = tile.arange 0 to 512 : tensor<512xi32, #a>
+    %ptrs = tile.addptr %ps, %r : tensor<512x!tile.ptr<f32>, #a>, tensor<512xi32, #a>
+    %x = tile.load %ptrs : tensor<512x!tile.ptr<f32>, #a>
+    %y = tilegpu.convert_layout %x : tensor<512xf32, #a> -> tensor<512xf32, #c>
+    %ptrs2 = tilegpu.convert_layout %ptrs : tensor<512x!tile.ptr<f32>, #a> -> tensor<512x!tile.ptr<f32>, #c>
+    tile.store %ptrs2, %y : tensor<512x!tile.ptr<f32>, #c>
+    return
+  }
+}
+
+// -----
+
+// Block pointers: the element index is offset + coordinate, checked against
+// the shape in the boundary_check dimensions only; NaN pads.
+#b = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]>
+// CHECK-LABEL: llvm.func @block
+// CHECK: llvm.insertvalue
+// CHECK: llvm.icmp "sge"
+// CHECK: llvm.icmp "slt"
+// CHECK-NOT: llvm.icmp "sge"
+// CHECK: llvm.mlir.constant(0x7FC00000 : f32) : f32
+// CHECK: llvm.intr.masked.load
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
+  func.func @block(%base: !tile.ptr<f32>, %rows: i64, %cols: i64, %stride: i64, %o: i32) attributes {tile.kernel} {
+    %c1 = arith.constant 1 : i64
+    %c0 = arith.constant 0 : i32
+    %bp = tile.make_block_ptr %base, [%rows, %cols], [%stride, %c1], [%o, %c0] order [1, 0] : !tile.block_ptr<tensor<4x8xf32, #b>>
+    %bp2 = tile.advance %bp, [%o, %c0] : !tile.block_ptr<tensor<4x8xf32, #b>>
+    %d = tile.load_block %bp2 boundary_check [0] padding nan : !tile.block_ptr<tensor<4x8xf32, #b>>
+    tile.store_block %bp, %d : !tile.block_ptr<tensor<4x8xf32, #b>>
+    return
+  }
+}
