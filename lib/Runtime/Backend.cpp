@@ -105,12 +105,14 @@ Status tile::rt::createBackend(BackendKind kind,
     return loadInterpreter(backend);
   case BackendKind::Auto: {
     CudaProbe probe = probeCuda();
-    if (probe.usable())
-      *note = "backend: interp (auto: " + probe.detail + ", but " +
-              cudaMissing + ")";
-    else
-      *note = "backend: interp (auto: no usable GPU: " + probe.detail + ")";
-    return loadInterpreter(backend);
+    std::string reason = probe.usable() ? probe.detail + ", but " + cudaMissing
+                                        : "no usable GPU: " + probe.detail;
+    *note = "backend: interp (auto: " + reason + ")";
+    Status status = loadInterpreter(backend);
+    if (!status.ok())
+      return Status::error("no backend can run the kernels (" + reason +
+                           "), and " + status.message());
+    return status;
   }
   }
   return Status::error("unknown backend");
