@@ -249,30 +249,29 @@ Buffer *Executor::resolve(Operation *op, int64_t pointer, rt::DType expected,
                           const char *access, int64_t *index) {
   uint64_t id = Memory::bufferOf(pointer);
   Buffer *buffer = memory.get(id);
+  *index = Memory::indexOf(pointer);
+  bool inside =
+      buffer && *index >= 0 && static_cast<uint64_t>(*index) < buffer->count;
+  if (inside && buffer->dtype == expected)
+    return buffer;
+  // The message is built only on failure: this is the hot path of loads.
   std::string where =
       shape.empty() ? std::string()
                     : " (tile element " + formatIndex(element, shape) + ")";
-  if (!buffer) {
+  if (!buffer)
     (void)fail(op, std::string(access) + " through a pointer into no buffer" +
                        where + "; no mask protects it");
-    return nullptr;
-  }
-  *index = Memory::indexOf(pointer);
-  if (*index < 0 || static_cast<uint64_t>(*index) >= buffer->count) {
+  else if (!inside)
     (void)fail(op, std::string("out-of-bounds ") + access + " of buffer '" +
                        buffer->label + "' (" + std::to_string(buffer->count) +
                        " elements of " + rt::dtypeName(buffer->dtype) +
                        ") at element index " + std::to_string(*index) + where +
                        "; no mask protects it");
-    return nullptr;
-  }
-  if (buffer->dtype != expected) {
+  else
     (void)fail(op, std::string(access) + " of " + rt::dtypeName(expected) +
                        " from buffer '" + buffer->label + "' of " +
                        rt::dtypeName(buffer->dtype));
-    return nullptr;
-  }
-  return buffer;
+  return nullptr;
 }
 
 LogicalResult Executor::call(func::FuncOp function, ArrayRef<RValue> args,

@@ -426,35 +426,34 @@ LogicalResult dotOp(Executor &ex, Operation *op) {
     return success();
   }
   // Operands already hold values of their own type (f16, bf16, fp8 or f32),
-  // exactly representable in float. Rows of a and columns of b are laid out
-  // contiguously for the inner loop.
-  std::vector<float> rows(static_cast<size_t>(m * k));
-  std::vector<float> columns(static_cast<size_t>(n * k));
-  for (int64_t i = 0; i < m * k; ++i)
-    rows[i] = static_cast<float>(a.floats()[i]);
-  for (int64_t l = 0; l < k; ++l)
-    for (int64_t j = 0; j < n; ++j)
-      columns[j * k + l] = static_cast<float>(b.floats()[l * n + j]);
+  // exactly representable in float. Each output element sums along k in
+  // order; the loops run i, k, j so that the innermost loop updates a row of
+  // independent accumulators, which the compiler vectorizes.
+  std::vector<float> left(a.floats().begin(), a.floats().end());
+  std::vector<float> right(b.floats().begin(), b.floats().end());
+  std::vector<float> row(static_cast<size_t>(n));
   RValue result = makeFloats(acc.shape);
   std::vector<double> &out = floatsOf(result);
   bool exactProducts = operand.dtype != rt::DType::F32;
   for (int64_t i = 0; i < m; ++i) {
-    const float *row = rows.data() + i * k;
-    for (int64_t j = 0; j < n; ++j) {
-      const float *column = columns.data() + j * k;
-      auto sum = static_cast<float>(acc.floats()[i * n + j]);
+    for (int64_t j = 0; j < n; ++j)
+      row[j] = static_cast<float>(acc.floats()[i * n + j]);
+    for (int64_t l = 0; l < k; ++l) {
+      float scale = left[i * k + l];
+      const float *column = right.data() + l * n;
       if (exactProducts) {
         // Products of f16/bf16/fp8 values are exact in f32, so this is one
         // rounding per addition, like the tensor cores' f32 accumulation.
-        for (int64_t l = 0; l < k; ++l)
-          sum += row[l] * column[l];
+        for (int64_t j = 0; j < n; ++j)
+          row[j] += scale * column[j];
       } else {
         // f32 operands: IEEE products fused into the sum (FFMA), no TF32.
-        for (int64_t l = 0; l < k; ++l)
-          sum = std::fma(row[l], column[l], sum);
+        for (int64_t j = 0; j < n; ++j)
+          row[j] = std::fma(scale, column[j], row[j]);
       }
-      out[i * n + j] = sum;
     }
+    for (int64_t j = 0; j < n; ++j)
+      out[i * n + j] = row[j];
   }
   ex.set(op->getResult(0), std::move(result));
   return success();
