@@ -133,6 +133,7 @@ Status tile::rt::parseKernelInfo(const std::string &text,
       return Status::error("'constexprs' is not an object");
     info->constexprs = constexprs->getObject();
   }
+  info->metadata = std::move(root);
   return Status::success();
 }
 

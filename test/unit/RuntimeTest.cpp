@@ -177,7 +177,8 @@ const char *kMetadata = R"({
   "params": [{"name": "Q", "type": "*fp16"}, {"name": "sm_scale", "type": "fp32"},
              {"name": "N_CTX", "type": "i32"}],
   "constexprs": {"HEAD_DIM": 64, "BLOCK_M": 128, "CAUSAL": true},
-  "num_warps": 4, "target": "tile"})";
+  "num_warps": 4, "target": "tile",
+  "gpu": {"target": "sm_90a", "ptx": "attn.ptx", "shared_bytes": 16}})";
 
 TEST(KernelInfo, ParsesMetadata) {
   KernelInfo info;
@@ -197,6 +198,10 @@ TEST(KernelInfo, ParsesMetadata) {
   EXPECT_FALSE(info.constexprInt("BLOCK_N").has_value());
   EXPECT_EQ(info.companionPath(".mlir"), "/b/attn.mlir");
   EXPECT_EQ(info.signatureSummary(), "(Q: *fp16, sm_scale: fp32, N_CTX: i32)");
+  // Fields the runner does not interpret stay available to backends.
+  const JsonValue *gpu = info.metadata.get("gpu");
+  ASSERT_TRUE(gpu && gpu->isObject());
+  EXPECT_EQ(gpu->get("ptx")->getString(), "attn.ptx");
 }
 
 TEST(KernelInfo, RejectsBadMetadata) {

@@ -45,6 +45,9 @@ struct KernelInfo {
   std::vector<ParamInfo> params;
   std::vector<std::pair<std::string, JsonValue>> constexprs;
   std::string metadataPath; ///< The .json file this came from.
+  /// The whole metadata object, for what backends read beyond the fields
+  /// above (the GPU's "gpu": {"ptx", "cubin", "shared_bytes", "target"}).
+  JsonValue metadata;
 
   /// <dir>/<stem of the .json>.<extension>, e.g. the .mlir beside it.
   std::string companionPath(const std::string &extension) const;
