@@ -62,6 +62,16 @@ run_main_job() {
     count=$((count + 1))
   done
   say "$count kernels verified"
+  say "checking the attention kernels with tile-run (on the GPU when one is" \
+    "usable, else the interpreter)"
+  local run="$BUILD/bin/tile-run"
+  "$run" attention --mode fwd --batch 2 --heads 4 --seq 257 --head-dim 64 \
+    --causal --check
+  "$run" attention --mode fwd --batch 1 --heads 2 --seq 100 --head-dim 128 \
+    --dtype bf16 --check
+  "$run" attention --mode bwd --batch 2 --heads 4 --seq 257 --head-dim 128 \
+    --check
+  "$run" softmax --variant 3 --rows 17 --cols 1000 --check
 }
 
 run_tests() {

@@ -94,19 +94,28 @@ static Status loadInterpreter(std::unique_ptr<Backend> *backend) {
 Status tile::rt::createBackend(BackendKind kind,
                                std::unique_ptr<Backend> *backend,
                                std::string *note) {
-  const char *cudaMissing = "the CUDA backend is not built yet (it comes with "
-                            "the GPU backend issue)";
   switch (kind) {
-  case BackendKind::Cuda:
-    return Status::error(std::string("--backend cuda: ") + cudaMissing +
-                         "; use --backend interp");
+  case BackendKind::Cuda: {
+    Status status = createCudaBackend(backend);
+    if (!status.ok())
+      return status.withContext("--backend cuda");
+    *note = "backend: cuda (requested): " + (*backend)->description();
+    return status;
+  }
   case BackendKind::Interp:
     *note = "backend: interp (requested)";
     return loadInterpreter(backend);
   case BackendKind::Auto: {
     CudaProbe probe = probeCuda();
-    std::string reason = probe.usable() ? probe.detail + ", but " + cudaMissing
-                                        : "no usable GPU: " + probe.detail;
+    std::string reason = "no usable GPU: " + probe.detail;
+    if (probe.usable()) {
+      Status status = createCudaBackend(backend);
+      if (status.ok()) {
+        *note = "backend: cuda (auto): " + (*backend)->description();
+        return status;
+      }
+      reason = "the GPU did not start: " + status.message();
+    }
     *note = "backend: interp (auto: " + reason + ")";
     Status status = loadInterpreter(backend);
     if (!status.ok())

@@ -129,6 +129,10 @@ struct CudaProbe {
 };
 CudaProbe probeCuda();
 
+/// The GPU backend over the NVIDIA driver (dlopen of libcuda.so.1), on the
+/// first device; an error says what is missing.
+Status createCudaBackend(std::unique_ptr<Backend> *backend);
+
 /// Creates the requested backend. `auto` takes the GPU when one is usable
 /// and the interpreter otherwise; `note` says what was chosen and why.
 Status createBackend(BackendKind kind, std::unique_ptr<Backend> *backend,
