@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Assembles a self-contained GPU bundle: tile-run, the compiled kernels, a
+# user kernel for the generic mode, and the GPU test script. Copy the folder
+# to any machine with the NVIDIA driver and run ./run_gpu_tests.sh there: it
+# needs no MLIR, no CUDA toolkit and no Python (Python with numpy and PyTorch,
+# when present, adds the generic-mode check and the PyTorch comparison).
+#
+#   scripts/make_gpu_bundle.sh [OUT]     (default OUT: build/gpu-bundle)
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${TILE_BUILD_DIR:-$ROOT/build}
+OUT=${1:-$BUILD/gpu-bundle}
+
+ninja -C "$BUILD" tile-run tile-gpu-kernels
+rm -rf "$OUT" && mkdir -p "$OUT/bin" "$OUT/kernels" "$OUT/user-kernels"
+cp "$BUILD/bin/tile-run" "$OUT/bin/"
+cp "$BUILD"/kernels/*.json "$BUILD"/kernels/*.ptx "$BUILD"/kernels/*.cubin \
+  "$OUT/kernels/" 2>/dev/null || true
+
+# A user's kernel, compiled like any other, for the generic mode.
+PYTHONPATH="$ROOT/python" python3 -m tile.compile \
+  "$ROOT/examples/vector_add.py:vector_add" \
+  --signature "*fp32,*fp32,*fp32,i32" --constexpr BLOCK=256 --num-warps 4 \
+  -o "$OUT/user-kernels/vector_add.mlir"
+python3 "$ROOT/scripts/build_gpu_bundle.py" "$OUT/user-kernels" \
+  --tools "$BUILD/bin"
+
+cp "$ROOT"/scripts/gpu/run_gpu_tests.sh "$ROOT"/scripts/gpu/*.py "$OUT/"
+echo "GPU bundle in $OUT ($(du -sh "$OUT" | cut -f1)): run ./run_gpu_tests.sh there"
