@@ -4,9 +4,10 @@
 For every <name>.json + <name>.mlir in the directory, runs
 `tile-opt -tile-to-llvm` (with the kernel's num_warps) and `tile-translate`
 to write <name>.ptx and, where ptxas is found, <name>.cubin, and records them
-in the metadata under "gpu". Kernels the GPU lowering cannot take yet (those
-with tile.dot) keep no "gpu" entry and are listed, not failed: the runner
-says so when asked to launch one. Any other failure stops the build.
+in the metadata under "gpu". A kernel the GPU lowering reports as "not
+supported on the GPU yet" (an f32 tile.dot, say) keeps no "gpu" entry and is
+listed, not failed: the runner says so when asked to launch it on the GPU.
+Any other failure stops the build.
 """
 
 import argparse
@@ -24,9 +25,20 @@ def find_ptxas():
         if os.access("/usr/local/cuda/bin/ptxas", os.X_OK) else None)
 
 
+UNSUPPORTED = "not supported on the GPU yet"
+
+
+class Unsupported(Exception):
+    """The GPU lowering does not take this kernel yet."""
+
+
 def run(command):
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
+        reason = next((line for line in result.stderr.splitlines()
+                       if UNSUPPORTED in line), None)
+        if reason:
+            raise Unsupported(reason.split("error: ", 1)[-1])
         sys.exit(f"build_gpu_bundle: {' '.join(command)} failed:\n"
                  f"{result.stderr}")
     return result
@@ -41,11 +53,10 @@ def compile_kernel(directory, name, meta, tools, target, ptxas):
     run([tools["tile-translate"], llvm, "--emit=ptx", f"--target={target}",
          "-o", stem + ".ptx"])
     with open(llvm) as f:
-        scratch = re.search(r"@tile_shared_scratch\(\).*!llvm\.array<(\d+) x i8>",
-                            f.read())
+        shared = re.search(r"tilegpu\.shared_bytes = (\d+)", f.read())
     os.remove(llvm)
     gpu = {"target": target, "ptx": name + ".ptx",
-           "shared_bytes": int(scratch.group(1)) if scratch else 0}
+           "shared_bytes": int(shared.group(1)) if shared else 0}
     if ptxas:
         run([ptxas, f"-arch={target}", "-o", stem + ".cubin", stem + ".ptx"])
         gpu["cubin"] = name + ".cubin"
@@ -72,23 +83,21 @@ def main():
         path = os.path.join(args.directory, entry)
         with open(path) as f:
             meta = json.load(f)
-        with open(os.path.join(args.directory, name + ".mlir")) as f:
-            needs_tensor_cores = "tile.dot" in f.read()
         meta.pop("gpu", None)
-        if needs_tensor_cores:
-            waiting.append(name)
-        else:
+        try:
             meta["gpu"] = compile_kernel(args.directory, name, meta, tools,
                                          args.target, ptxas)
             compiled.append(name)
+        except Unsupported as reason:
+            waiting.append(f"{name} ({reason})")
         with open(path, "w") as f:
             json.dump(meta, f, indent=2)
             f.write("\n")
     print(f"build_gpu_bundle: {len(compiled)} kernels compiled for "
           f"{args.target} ({'PTX and cubin' if ptxas else 'PTX only: no ptxas'})")
     if waiting:
-        print(f"build_gpu_bundle: {len(waiting)} kernels use tile.dot and wait "
-              f"for the tensor-core lowering: {', '.join(waiting)}")
+        print(f"build_gpu_bundle: {len(waiting)} kernels are not supported on "
+              f"the GPU yet: {'; '.join(waiting)}")
     if args.stamp:
         with open(args.stamp, "w") as f:
             f.write("\n".join(compiled) + "\n")

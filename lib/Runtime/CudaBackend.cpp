@@ -52,7 +52,13 @@ struct Driver {
   CUresult (*cuEventSynchronize)(CUevent);
   CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
   CUresult (*cuGetErrorString)(CUresult, const char **);
+  CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
 };
+
+// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: kernels may use more than
+// 48 KiB of dynamic shared memory only after raising it.
+constexpr int kMaxDynamicSharedBytesAttribute = 8;
+constexpr unsigned kDefaultSharedLimit = 48 * 1024;
 
 template <typename F>
 bool bind(void *library, const char *name, F *function) {
@@ -88,8 +94,12 @@ private:
   Driver driver{};
   std::string deviceName;
   CUevent start = nullptr, stop = nullptr;
-  /// Threads per block of each loaded kernel (32 * num_warps).
-  std::vector<std::pair<CUfunction, unsigned>> kernels;
+  struct Loaded {
+    CUfunction function;
+    unsigned threads;     ///< 32 * num_warps
+    unsigned sharedBytes; ///< dynamic shared memory of each program
+  };
+  std::vector<Loaded> kernels;
 };
 
 Status CudaBackend::check(CUresult result, const std::string &what) const {
@@ -126,7 +136,8 @@ Status CudaBackend::create(std::unique_ptr<Backend> *backend) {
       bind(library, "cuEventRecord", &d.cuEventRecord) &&
       bind(library, "cuEventSynchronize", &d.cuEventSynchronize) &&
       bind(library, "cuEventElapsedTime", &d.cuEventElapsedTime) &&
-      bind(library, "cuGetErrorString", &d.cuGetErrorString);
+      bind(library, "cuGetErrorString", &d.cuGetErrorString) &&
+      bind(library, "cuFuncSetAttribute", &d.cuFuncSetAttribute);
   if (!bound)
     return Status::error("libcuda.so.1 lacks a driver entry point Tile needs: "
                          "the driver is too old");
@@ -174,7 +185,18 @@ Status CudaBackend::loadKernel(const KernelInfo &info, KernelHandle *kernel) {
   TILE_RETURN_IF_ERROR(
       check(driver.cuModuleGetFunction(&function, module, info.entry.c_str()),
             "finding entry '" + info.entry + "' of '" + info.name + "'"));
-  kernels.push_back({function, unsigned(32 * info.numWarps)});
+  unsigned sharedBytes = 0;
+  if (const JsonValue *gpu = info.metadata.get("gpu"))
+    if (const JsonValue *bytes = gpu->get("shared_bytes"))
+      if (bytes->isInteger())
+        sharedBytes = static_cast<unsigned>(bytes->getInteger());
+  if (sharedBytes > kDefaultSharedLimit)
+    TILE_RETURN_IF_ERROR(check(
+        driver.cuFuncSetAttribute(function, kMaxDynamicSharedBytesAttribute,
+                                  static_cast<int>(sharedBytes)),
+        "allowing '" + info.name + "' " + std::to_string(sharedBytes) +
+            " bytes of shared memory"));
+  kernels.push_back({function, unsigned(32 * info.numWarps), sharedBytes});
   *kernel = kernels.size(); // handles count from 1
   return Status::success();
 }
@@ -236,10 +258,10 @@ Status CudaBackend::launch(KernelHandle kernel, const Grid &grid,
     }
     params[i] = slot;
   }
-  auto [function, threads] = kernels[kernel - 1];
-  return check(driver.cuLaunchKernel(function, grid.x, grid.y, grid.z,
-                                     threads, 1, 1, 0, nullptr, params.data(),
-                                     nullptr),
+  const Loaded &loaded = kernels[kernel - 1];
+  return check(driver.cuLaunchKernel(loaded.function, grid.x, grid.y, grid.z,
+                                     loaded.threads, 1, 1, loaded.sharedBytes,
+                                     nullptr, params.data(), nullptr),
                "launching over grid " + grid.toString());
 }
 

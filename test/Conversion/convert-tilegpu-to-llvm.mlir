@@ -59,7 +59,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // CHECK: %[[LOG2E:.*]] = llvm.mlir.constant(1.44269502 : f32) : f32
 // CHECK: llvm.fmul %{{.*}}, %[[LOG2E]]
 // CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
-// CHECK: llvm.call_intrinsic "llvm.nvvm.lg2.approx.ftz.f32"
+// CHECK: llvm.call_intrinsic "llvm.nvvm.lg2.approx.ftz.f"
 module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
   func.func @exponentials(%p: !tile.ptr<f32>) attributes {tile.kernel} {
     %ps = tile.splat %p : tensor<32x!tile.ptr<f32>, #b>
@@ -77,7 +77,8 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
 // A row reduction: registers first, then butterfly shuffles over the lanes
 // along the row; with two warps along the row, through shared memory.
 #b = #tilegpu.blocked<sizePerThread = [1, 2], threadsPerWarp = [4, 8], warpsPerCTA = [2, 2], order = [1, 0]>
-// CHECK: llvm.mlir.global internal @tile_shared_scratch() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<64 x i8>
+// CHECK: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 64 : i64, tilegpu.target = "sm_90a"}
+// CHECK: llvm.mlir.global external @tile_shared_scratch() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
 // CHECK-LABEL: llvm.func @row_max
 // CHECK: llvm.intr.maximum
 // CHECK: nvvm.shfl.sync bfly %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : f32 -> f32
@@ -108,7 +109,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // barriers; one that keeps elements in place only renumbers registers.
 #a = #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
 #c = #tilegpu.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
-// CHECK: llvm.mlir.global internal @tile_shared_scratch() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<4096 x i8>
+// CHECK: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 4096 : i64, tilegpu.target = "sm_90a"}
 // CHECK-LABEL: llvm.func @convert
 // CHECK: nvvm.barrier0
 // CHECK-COUNT-4: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>

@@ -58,6 +58,77 @@ TEST_F(LayoutAttrTest, SliceHoldsTheParentsRows) {
   EXPECT_EQ(rows.getSize(HwDim::Register), 4);
 }
 
+// The mma.sync m16n8k16 fragments as the PTX ISA tabulates them, with
+// g = lane / 4 and t = lane % 4, tiled over warps (rows first) and repeated
+// in registers (columns first for C and B, K first for A).
+struct MmaCase {
+  int64_t wm, wn, m, n, k;
+};
+
+void checkMmaLayouts(MLIRContext &context, const MmaCase &c) {
+  auto mma = MmaEncodingAttr::get(&context, 2, {unsigned(c.wm), unsigned(c.wn)});
+  auto a = DotOperandEncodingAttr::get(&context, 0, mma, 2);
+  auto b = DotOperandEncodingAttr::get(&context, 1, mma, 2);
+  LinearLayout lc = mma.toLinearLayout({c.m, c.n});
+  LinearLayout la = a.toLinearLayout({c.m, c.k});
+  LinearLayout lb = b.toLinearLayout({c.k, c.n});
+  EXPECT_TRUE(lc.isSurjective() && lc.isInjective());
+  EXPECT_TRUE(la.isSurjective() && lb.isSurjective());
+  int64_t repsN = c.n / (8 * c.wn), repsK = c.k / 16;
+  for (int64_t w = 0; w < c.wm * c.wn; ++w)
+    for (int64_t l = 0; l < 32; ++l) {
+      int64_t wi = w % c.wm, wj = w / c.wm, g = l / 4, t = l % 4;
+      for (int64_t r = 0; r < lc.getSize(HwDim::Register); ++r) {
+        int64_t e = r & 3, rep = r >> 2;
+        int64_t row = rep / repsN * 16 * c.wm + wi * 16 + g + (e >> 1) * 8;
+        int64_t col = rep % repsN * 8 * c.wn + wj * 8 + 2 * t + (e & 1);
+        ASSERT_EQ(lc.apply(r, l, w), (LinearLayout::Coord{row, col}))
+            << "C reg " << r << " lane " << l << " warp " << w;
+      }
+      for (int64_t r = 0; r < la.getSize(HwDim::Register); ++r) {
+        int64_t e = r & 7, rep = r >> 3;
+        int64_t row = rep / repsK * 16 * c.wm + wi * 16 + g + ((e >> 1) & 1) * 8;
+        int64_t col = rep % repsK * 16 + 2 * t + (e & 1) + (e >> 2) * 8;
+        ASSERT_EQ(la.apply(r, l, w), (LinearLayout::Coord{row, col}))
+            << "A reg " << r << " lane " << l << " warp " << w;
+      }
+      for (int64_t r = 0; r < lb.getSize(HwDim::Register); ++r) {
+        int64_t e = r & 3, rep = r >> 2;
+        int64_t row = rep % repsK * 16 + 2 * t + (e & 1) + (e >> 1) * 8;
+        int64_t col = rep / repsK * 8 * c.wn + wj * 8 + g;
+        ASSERT_EQ(lb.apply(r, l, w), (LinearLayout::Coord{row, col}))
+            << "B reg " << r << " lane " << l << " warp " << w;
+      }
+    }
+}
+
+TEST_F(LayoutAttrTest, MmaFragmentsMatchThePtxTables) {
+  for (MmaCase c : {MmaCase{1, 1, 16, 8, 16}, MmaCase{4, 1, 128, 64, 64},
+                    MmaCase{2, 2, 64, 32, 32}, MmaCase{1, 4, 16, 64, 16},
+                    MmaCase{8, 1, 128, 128, 128}, MmaCase{4, 1, 64, 16, 32}})
+    checkMmaLayouts(context, c);
+}
+
+TEST_F(LayoutAttrTest, MmaAttributesParseAndVerify) {
+  auto mma = parse("#tilegpu.mma<version = 2, warpsPerCTA = [4, 1]>");
+  ASSERT_TRUE(mma);
+  EXPECT_EQ(mma.getNumWarps(), 4u);
+  auto op = parse("#tilegpu.dot_operand<opIdx = 1, parent = #tilegpu.mma<"
+                  "version = 2, warpsPerCTA = [4, 1]>, kWidth = 2>");
+  ASSERT_TRUE(op);
+  EXPECT_EQ(op.getNumWarps(), 4u);
+  std::string error;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    error = diag.str();
+    return success();
+  });
+  EXPECT_FALSE(parse("#tilegpu.mma<version = 3, warpsPerCTA = [4, 1]>"));
+  EXPECT_NE(error.find("mma version 3 is not supported"), std::string::npos);
+  EXPECT_FALSE(parse("#tilegpu.dot_operand<opIdx = 2, parent = #tilegpu.mma<"
+                     "version = 2, warpsPerCTA = [4, 1]>, kWidth = 2>"));
+  EXPECT_NE(error.find("operand 0 (A) or 1 (B), not 2"), std::string::npos);
+}
+
 TEST_F(LayoutAttrTest, SliceOfRankOneParentIsRejected) {
   // A rank-1 parent leaves nothing to slice.
   std::string error;

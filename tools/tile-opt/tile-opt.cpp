@@ -8,6 +8,7 @@
 #include "tile/Conversion/Passes.h"
 #include "tile/Dialect/Tile/IR/Tile.h"
 #include "tile/Dialect/TileGPU/IR/TileGPU.h"
+#include "tile/Dialect/TileGPU/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -35,6 +36,7 @@ int main(int argc, char **argv) {
   mlir::registerInlinerPass();
   mlir::registerSymbolDCEPass();
   mlir::tile::registerTileConversionPasses();
+  mlir::tilegpu::registerTileGPUPasses();
   mlir::tile::registerTileToLLVMPipeline();
   mlir::registerConversionPasses();
 

@@ -54,12 +54,12 @@ Value lowerSpecialScalar(OpBuilder &b, Operation *op, ValueRange operands) {
     return callF32Intrinsic(b, loc, "llvm.nvvm.ex2.approx.ftz.f32",
                             multiplyF32(b, loc, operands[0], M_LOG2E));
   if (isa<math::Log2Op>(op))
-    return callF32Intrinsic(b, loc, "llvm.nvvm.lg2.approx.ftz.f32",
+    return callF32Intrinsic(b, loc, "llvm.nvvm.lg2.approx.ftz.f",
                             operands[0]);
   if (isa<math::LogOp>(op)) // ln x = log2(x) ln 2
     return multiplyF32(
         b, loc,
-        callF32Intrinsic(b, loc, "llvm.nvvm.lg2.approx.ftz.f32", operands[0]),
+        callF32Intrinsic(b, loc, "llvm.nvvm.lg2.approx.ftz.f", operands[0]),
         M_LN2);
   if (isa<tile::WhereOp>(op))
     return b.create<LLVM::SelectOp>(loc, operands[0], operands[1],

@@ -4,6 +4,7 @@
 
 #include "tile/Conversion/Passes.h"
 #include "tile/Dialect/Tile/IR/Tile.h"
+#include "tile/Dialect/TileGPU/Transforms/Passes.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -44,16 +45,21 @@ struct ConvertTileGPUToLLVMPass
     module.walk([&](Operation *op) {
       scratchBytes = std::max(scratchBytes, getSharedScratchBytes(op));
     });
+    // Scratch memory is dynamic shared memory: its size, recorded on the
+    // module as tilegpu.shared_bytes, is given at launch, so it may exceed
+    // the 48 KiB a static array is limited to.
     SharedScratch scratch;
     if (scratchBytes > 0) {
       OpBuilder b(module.getBodyRegion());
-      auto type = LLVM::LLVMArrayType::get(b.getI8Type(), scratchBytes);
+      auto type = LLVM::LLVMArrayType::get(b.getI8Type(), 0);
       b.create<LLVM::GlobalOp>(module.getLoc(), type, /*isConstant=*/false,
-                               LLVM::Linkage::Internal, kScratchSymbol,
+                               LLVM::Linkage::External, kScratchSymbol,
                                Attribute(), /*alignment=*/16,
                                /*addrSpace=*/3);
       scratch.symbol = kScratchSymbol.str();
     }
+    module->setAttr("tilegpu.shared_bytes",
+                    IntegerAttr::get(IntegerType::get(ctx, 64), scratchBytes));
 
     TileGPUToLLVMTypeConverter converter(ctx);
     RewritePatternSet patterns(ctx);
@@ -97,6 +103,7 @@ void tile::buildTileToLLVMPipeline(OpPassManager &pm,
   layoutOptions.numWarps = options.numWarps;
   layoutOptions.target = options.target;
   pm.addPass(createConvertTileToTileGPU(layoutOptions));
+  pm.addPass(tilegpu::createTileGPUAccelerateMatmul());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createConvertTileGPUToLLVM());

@@ -31,6 +31,14 @@ struct TileGPUOpAsmInterface : public OpAsmDialectInterface {
       os << "slice";
       return AliasResult::FinalAlias;
     }
+    if (isa<MmaEncodingAttr>(attr)) {
+      os << "mma";
+      return AliasResult::FinalAlias;
+    }
+    if (isa<DotOperandEncodingAttr>(attr)) {
+      os << "dot_op";
+      return AliasResult::FinalAlias;
+    }
     return AliasResult::NoAlias;
   }
 };
@@ -159,6 +167,122 @@ unsigned SliceEncodingAttr::getNumWarps() const {
 
 unsigned SliceEncodingAttr::getRank() const {
   return getParent().getRank() - 1;
+}
+
+//===----------------------------------------------------------------------===//
+// MmaEncodingAttr and DotOperandEncodingAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+MmaEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                        unsigned version, ArrayRef<unsigned> warpsPerCTA) {
+  if (version != 2)
+    return emitError() << "mma version " << version
+                       << " is not supported: version 2 is mma.sync m16n8k16";
+  if (warpsPerCTA.size() != 2 || !llvm::all_of(warpsPerCTA, isPowerOf2))
+    return emitError() << "an mma layout arranges warps over rows and "
+                          "columns: two powers of two";
+  return success();
+}
+
+unsigned MmaEncodingAttr::getNumWarps() const {
+  return product(getWarpsPerCTA());
+}
+
+unsigned MmaEncodingAttr::getRank() const { return 2; }
+
+/// Appends the bases that spread `count` (a power of two) copies of a
+/// `step`-sized pattern along `dim`.
+static void addRepeats(LinearLayout &layout, HwDim hw, unsigned dim,
+                       int64_t step, int64_t count) {
+  for (int64_t v = step; v < step * count; v *= 2) {
+    LinearLayout::Coord basis(2, 0);
+    basis[dim] = v;
+    layout.addBasis(hw, basis);
+  }
+}
+
+/// Zero bases for `count` warps that hold copies.
+static void addCopies(LinearLayout &layout, int64_t count) {
+  for (int64_t v = 1; v < count; v *= 2)
+    layout.addBasis(HwDim::Warp, {0, 0});
+}
+
+LinearLayout MmaEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  // One 16x8 tile per warp: c0..c3 = (g, 2t + {0,1}), (g + 8, 2t + {0,1}),
+  // with g = lane / 4 and t = lane % 4.
+  LinearLayout layout(shape);
+  int64_t wm = getWarpsPerCTA()[0], wn = getWarpsPerCTA()[1];
+  layout.addBasis(HwDim::Register, {0, 1});
+  layout.addBasis(HwDim::Register, {8, 0});
+  layout.addBasis(HwDim::Lane, {0, 2});
+  layout.addBasis(HwDim::Lane, {0, 4});
+  layout.addBasis(HwDim::Lane, {1, 0});
+  layout.addBasis(HwDim::Lane, {2, 0});
+  layout.addBasis(HwDim::Lane, {4, 0});
+  addRepeats(layout, HwDim::Warp, 0, 16, wm);
+  addRepeats(layout, HwDim::Warp, 1, 8, wn);
+  addRepeats(layout, HwDim::Register, 1, 8 * wn, shape[1] / (8 * wn));
+  addRepeats(layout, HwDim::Register, 0, 16 * wm, shape[0] / (16 * wm));
+  return layout;
+}
+
+LogicalResult DotOperandEncodingAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, unsigned opIdx,
+    MmaEncodingAttr parent, unsigned kWidth) {
+  if (opIdx > 1)
+    return emitError() << "a dot operand is operand 0 (A) or 1 (B), not "
+                       << opIdx;
+  if (!parent)
+    return emitError() << "a dot operand needs its mma parent";
+  if (kWidth != 2)
+    return emitError() << "mma.sync m16n8k16 takes 16-bit operands, two per "
+                          "register: kWidth is 2, not "
+                       << kWidth;
+  return success();
+}
+
+unsigned DotOperandEncodingAttr::getNumWarps() const {
+  return getParent().getNumWarps();
+}
+
+unsigned DotOperandEncodingAttr::getRank() const { return 2; }
+
+LinearLayout
+DotOperandEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  LinearLayout layout(shape);
+  int64_t wm = getParent().getWarpsPerCTA()[0];
+  int64_t wn = getParent().getWarpsPerCTA()[1];
+  if (getOpIdx() == 0) {
+    // A (M x K), per 16x16 tile: a0..a7 = (g, 2t + {0,1}), (g + 8, ...),
+    // (g, 2t + 8 + {0,1}), (g + 8, 2t + 8 + {0,1}).
+    layout.addBasis(HwDim::Register, {0, 1});
+    layout.addBasis(HwDim::Register, {8, 0});
+    layout.addBasis(HwDim::Register, {0, 8});
+    layout.addBasis(HwDim::Lane, {0, 2});
+    layout.addBasis(HwDim::Lane, {0, 4});
+    layout.addBasis(HwDim::Lane, {1, 0});
+    layout.addBasis(HwDim::Lane, {2, 0});
+    layout.addBasis(HwDim::Lane, {4, 0});
+    addRepeats(layout, HwDim::Warp, 0, 16, wm);
+    addCopies(layout, wn);
+    addRepeats(layout, HwDim::Register, 1, 16, shape[1] / 16);
+    addRepeats(layout, HwDim::Register, 0, 16 * wm, shape[0] / (16 * wm));
+  } else {
+    // B (K x N), per 16x8 tile: b0..b3 = (2t + {0,1}, g), (2t + 8 + {0,1}, g).
+    layout.addBasis(HwDim::Register, {1, 0});
+    layout.addBasis(HwDim::Register, {8, 0});
+    layout.addBasis(HwDim::Lane, {2, 0});
+    layout.addBasis(HwDim::Lane, {4, 0});
+    layout.addBasis(HwDim::Lane, {0, 1});
+    layout.addBasis(HwDim::Lane, {0, 2});
+    layout.addBasis(HwDim::Lane, {0, 4});
+    addCopies(layout, wm);
+    addRepeats(layout, HwDim::Warp, 1, 8, wn);
+    addRepeats(layout, HwDim::Register, 0, 16, shape[0] / 16);
+    addRepeats(layout, HwDim::Register, 1, 8 * wn, shape[1] / (8 * wn));
+  }
+  return layout;
 }
 
 //===----------------------------------------------------------------------===//

@@ -83,4 +83,53 @@ def TileGPU_SliceEncodingAttr : TileGPU_Attr<"SliceEncoding", "slice", [
   let genVerifyDecl = 1;
 }
 
+def TileGPU_MmaEncodingAttr : TileGPU_Attr<"MmaEncoding", "mma", [
+    DeclareAttrInterfaceMethods<TileGPU_LayoutEncodingAttrInterface>,
+    Tile_TensorEncodingAttrInterface]> {
+  let summary = "the accumulator layout of a tensor-core instruction";
+  let description = [{
+    The layout of the result (and accumulator) of tensor-core matrix
+    products. Version 2 is `mma.sync.m16n8k16`: each warp owns 16x8 tiles of
+    the result; in a tile, lane l holds rows l/4 and l/4 + 8, columns
+    2(l%4) and 2(l%4) + 1. `warpsPerCTA` arranges the warps over rows and
+    columns (warp bits along rows first); larger tensors repeat the pattern
+    in registers.
+
+    ```mlir
+    #tilegpu.mma<version = 2, warpsPerCTA = [4, 1]>
+    ```
+  }];
+  let parameters = (ins "unsigned":$version,
+                        ArrayRefParameter<"unsigned">:$warpsPerCTA);
+  let assemblyFormat = [{
+    `<` `version` `=` $version `,` `warpsPerCTA` `=` `[` $warpsPerCTA `]` `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
+def TileGPU_DotOperandEncodingAttr : TileGPU_Attr<"DotOperandEncoding",
+    "dot_operand", [
+    DeclareAttrInterfaceMethods<TileGPU_LayoutEncodingAttrInterface>,
+    Tile_TensorEncodingAttrInterface]> {
+  let summary = "the layout of an operand of a tensor-core instruction";
+  let description = [{
+    Operand `opIdx` (0 for A, M x K; 1 for B, K x N) of a matrix product
+    whose result has the `parent` mma layout. For mma.sync m16n8k16 with
+    16-bit elements (`kWidth = 2`: two consecutive k in one 32-bit
+    register), lane l holds of each 16x16 A tile rows l/4 and l/4 + 8,
+    columns 2(l%4) + {0, 1} and those plus 8; of each 16x8 B tile rows
+    2(l%4) + {0, 1} and those plus 8, column l/4. Warps that differ only
+    along the other operand's dimension hold copies.
+
+    ```mlir
+    #tilegpu.dot_operand<opIdx = 0, parent = #tilegpu.mma<...>, kWidth = 2>
+    ```
+  }];
+  let parameters = (ins "unsigned":$opIdx,
+                        "::mlir::tilegpu::MmaEncodingAttr":$parent,
+                        "unsigned":$kWidth);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 #endif // TILE_DIALECT_TILEGPU_IR_TILEGPUATTRS_TD
