@@ -20,10 +20,10 @@ cp "$BUILD"/kernels/*.json "$BUILD"/kernels/*.ptx "$BUILD"/kernels/*.cubin \
 # A user's kernel, compiled like any other, for the generic mode.
 PYTHONPATH="$ROOT/python" python3 -m tile.compile \
   "$ROOT/examples/vector_add.py:vector_add" \
-  --signature "*fp32,*fp32,*fp32,i32" --constexpr BLOCK=256 --num-warps 4 \
+  --signature "*fp32:16,*fp32:16,*fp32:16,i32:16" --constexpr BLOCK=256 --num-warps 4 \
   -o "$OUT/user-kernels/vector_add.mlir"
 python3 "$ROOT/scripts/build_gpu_bundle.py" "$OUT/user-kernels" \
   --tools "$BUILD/bin"
 
-cp "$ROOT"/scripts/gpu/run_gpu_tests.sh "$ROOT"/scripts/gpu/*.py "$OUT/"
+cp "$ROOT"/scripts/gpu/*.sh "$ROOT"/scripts/gpu/*.py "$OUT/"
 echo "GPU bundle in $OUT ($(du -sh "$OUT" | cut -f1)): run ./run_gpu_tests.sh there"

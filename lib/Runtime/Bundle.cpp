@@ -126,6 +126,13 @@ Status tile::rt::parseKernelInfo(const std::string &text,
                            "' has the unknown type '" + type->getString() +
                            "'");
     parsed->name = name->getString();
+    if (const JsonValue *divisibility = param.get("divisibility")) {
+      int64_t d = divisibility->isInteger() ? divisibility->getInteger() : 0;
+      if (d <= 0 || (d & (d - 1)))
+        return Status::error("parameter '" + parsed->name +
+                             "' has a divisibility that is not a power of two");
+      parsed->divisibility = d;
+    }
     info->params.push_back(*parsed);
   }
   if (const JsonValue *constexprs = root.get("constexprs")) {

@@ -43,9 +43,9 @@ struct Driver {
   CUresult (*cuMemFree)(CUdeviceptr);
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
   CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
-  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
-                             unsigned, unsigned, unsigned, unsigned, CUstream,
-                             void **, void **);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, CUstream, void **,
+                             void **);
   CUresult (*cuCtxSynchronize)();
   CUresult (*cuEventCreate)(CUevent *, unsigned);
   CUresult (*cuEventRecord)(CUevent, CUstream);
@@ -60,8 +60,7 @@ struct Driver {
 constexpr int kMaxDynamicSharedBytesAttribute = 8;
 constexpr unsigned kDefaultSharedLimit = 48 * 1024;
 
-template <typename F>
-bool bind(void *library, const char *name, F *function) {
+template <typename F> bool bind(void *library, const char *name, F *function) {
   *function = reinterpret_cast<F>(dlsym(library, name));
   return *function != nullptr;
 }
@@ -175,7 +174,8 @@ Status CudaBackend::loadKernel(const KernelInfo &info, KernelHandle *kernel) {
   if (image.empty())
     return Status::error(
         "kernel '" + info.name + "' has no GPU code (no " +
-        info.companionPath(".cubin") + " or .ptx): kernels with tile.dot wait "
+        info.companionPath(".cubin") +
+        " or .ptx): kernels with tile.dot wait "
         "for the tensor-core lowering; others are compiled by the build");
   image.push_back('\0'); // PTX is loaded as a C string
   CUmodule module;
@@ -204,9 +204,9 @@ Status CudaBackend::loadKernel(const KernelInfo &info, KernelHandle *kernel) {
 Status CudaBackend::allocate(size_t bytes, DType, const std::string &label,
                              DeviceBuffer *buffer) {
   CUdeviceptr pointer = 0;
-  TILE_RETURN_IF_ERROR(check(driver.cuMemAlloc(&pointer, bytes ? bytes : 1),
-                             "allocating " + std::to_string(bytes) +
-                                 " bytes for " + label));
+  TILE_RETURN_IF_ERROR(
+      check(driver.cuMemAlloc(&pointer, bytes ? bytes : 1),
+            "allocating " + std::to_string(bytes) + " bytes for " + label));
   *buffer = pointer;
   return Status::success();
 }
@@ -274,8 +274,8 @@ Status CudaBackend::startTimer() {
 }
 
 Status CudaBackend::stopTimer(double *milliseconds) {
-  TILE_RETURN_IF_ERROR(check(driver.cuEventRecord(stop, nullptr),
-                             "cuEventRecord"));
+  TILE_RETURN_IF_ERROR(
+      check(driver.cuEventRecord(stop, nullptr), "cuEventRecord"));
   TILE_RETURN_IF_ERROR(
       check(driver.cuEventSynchronize(stop), "running the timed kernels"));
   float elapsed = 0;

@@ -151,3 +151,28 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// An access coalesced to four elements: one 16-byte load, whose masked-off
+// groups read the module's zero array instead of branching, and one
+// 16-byte masked store.
+#v = #tilegpu.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]>
+// CHECK: llvm.mlir.global internal constant @tile_masked_off_load(dense<0> : tensor<16xi8>) {addr_space = 1 : i32, alignment = 16 : i64}
+// CHECK-LABEL: llvm.func @vector_access
+// CHECK: %[[OFF:.*]] = llvm.mlir.addressof @tile_masked_off_load : !llvm.ptr<1>
+// CHECK: %[[ADDR:.*]] = llvm.select %{{.*}}, %{{.*}}, %[[OFF]] : i1, !llvm.ptr<1>
+// CHECK: llvm.load %[[ADDR]] {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK: llvm.intr.masked.store %{{.*}}, %{{.*}}, %{{.*}} {alignment = 16 : i32} : vector<4xf32>, vector<4xi1> into !llvm.ptr<1>
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
+  func.func @vector_access(%x: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
+    %r = tile.arange 0 to 128 : tensor<128xi32, #v>
+    %ns = tile.splat %n : tensor<128xi32, #v>
+    %m = arith.cmpi slt, %r, %ns : tensor<128xi32, #v>
+    %xs = tile.splat %x : tensor<128x!tile.ptr<f32>, #v>
+    %p = tile.addptr %xs, %r : tensor<128x!tile.ptr<f32>, #v>, tensor<128xi32, #v>
+    %a = tile.load %p mask %m {tilegpu.vector_width = 4 : i32} : tensor<128x!tile.ptr<f32>, #v>
+    tile.store %p, %a mask %m {tilegpu.vector_width = 4 : i32} : tensor<128x!tile.ptr<f32>, #v>
+    return
+  }
+}

@@ -66,7 +66,8 @@ struct MmaCase {
 };
 
 void checkMmaLayouts(MLIRContext &context, const MmaCase &c) {
-  auto mma = MmaEncodingAttr::get(&context, 2, {unsigned(c.wm), unsigned(c.wn)});
+  auto mma =
+      MmaEncodingAttr::get(&context, 2, {unsigned(c.wm), unsigned(c.wn)});
   auto a = DotOperandEncodingAttr::get(&context, 0, mma, 2);
   auto b = DotOperandEncodingAttr::get(&context, 1, mma, 2);
   LinearLayout lc = mma.toLinearLayout({c.m, c.n});
@@ -87,7 +88,8 @@ void checkMmaLayouts(MLIRContext &context, const MmaCase &c) {
       }
       for (int64_t r = 0; r < la.getSize(HwDim::Register); ++r) {
         int64_t e = r & 7, rep = r >> 3;
-        int64_t row = rep / repsK * 16 * c.wm + wi * 16 + g + ((e >> 1) & 1) * 8;
+        int64_t row =
+            rep / repsK * 16 * c.wm + wi * 16 + g + ((e >> 1) & 1) * 8;
         int64_t col = rep % repsK * 16 + 2 * t + (e & 1) + (e >> 2) * 8;
         ASSERT_EQ(la.apply(r, l, w), (LinearLayout::Coord{row, col}))
             << "A reg " << r << " lane " << l << " warp " << w;
@@ -139,7 +141,8 @@ TEST_F(LayoutAttrTest, SliceOfRankOneParentIsRejected) {
   EXPECT_FALSE(parse(
       "#tilegpu.slice<dim = 0, parent = #tilegpu.blocked<sizePerThread = [1], "
       "threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>>"));
-  EXPECT_EQ(error, "a slice removes a dimension of a parent of rank at least 2");
+  EXPECT_EQ(error,
+            "a slice removes a dimension of a parent of rank at least 2");
 }
 
 } // namespace

@@ -33,8 +33,8 @@ Coord blockedReference(const BlockedCase &c, int64_t reg, int64_t lane,
     reg /= c.sizePerThread[d];
   }
   for (unsigned d : c.order) {
-    int64_t tile = int64_t(c.sizePerThread[d]) * c.threadsPerWarp[d] *
-                   c.warpsPerCTA[d];
+    int64_t tile =
+        int64_t(c.sizePerThread[d]) * c.threadsPerWarp[d] * c.warpsPerCTA[d];
     int64_t reps = std::max<int64_t>(1, c.shape[d] / tile);
     rep[d] = reg % reps;
     reg /= reps;
@@ -46,12 +46,12 @@ Coord blockedReference(const BlockedCase &c, int64_t reg, int64_t lane,
     warp /= c.warpsPerCTA[d];
   }
   for (size_t d = 0; d < rank; ++d) {
-    int64_t tile = int64_t(c.sizePerThread[d]) * c.threadsPerWarp[d] *
-                   c.warpsPerCTA[d];
-    coord[d] = (rep[d] * tile +
-                warpId[d] * c.sizePerThread[d] * c.threadsPerWarp[d] +
-                laneId[d] * c.sizePerThread[d] + element[d]) %
-               c.shape[d];
+    int64_t tile =
+        int64_t(c.sizePerThread[d]) * c.threadsPerWarp[d] * c.warpsPerCTA[d];
+    coord[d] =
+        (rep[d] * tile + warpId[d] * c.sizePerThread[d] * c.threadsPerWarp[d] +
+         laneId[d] * c.sizePerThread[d] + element[d]) %
+        c.shape[d];
   }
   return coord;
 }
@@ -90,9 +90,9 @@ void checkExhaustively(const LinearLayout &layout, Reference reference) {
   EXPECT_EQ(layout.isSurjective(),
             static_cast<int64_t>(holders.size()) == elements)
       << layout.str();
-  EXPECT_EQ(layout.isInjective(), regs * lanes * warps == elements &&
-                                      static_cast<int64_t>(holders.size()) ==
-                                          elements)
+  EXPECT_EQ(layout.isInjective(),
+            regs * lanes * warps == elements &&
+                static_cast<int64_t>(holders.size()) == elements)
       << layout.str();
   // Every held coordinate is located at an index that holds it.
   for (auto &[coord, count] : holders) {
@@ -182,8 +182,7 @@ TEST(LinearLayout, SliceDropsADimension) {
   // The slice along dim 1 of a row-major blocked layout: the rows a 64x64
   // tile's reduction over columns leaves, each held by the lanes of its row.
   BlockedCase parent{{64, 1}, {1, 4}, {4, 8}, {4, 1}, {1, 0}};
-  LinearLayout slice =
-      make(parent).withoutDim(1).withoutZeroRegisterBases();
+  LinearLayout slice = make(parent).withoutDim(1).withoutZeroRegisterBases();
   ASSERT_EQ(slice.getRank(), 1);
   EXPECT_EQ(slice.getShape()[0], 64);
   // Row r * 16 + warp * 4 + (lane / 8): four rows per warp, sixteen per CTA

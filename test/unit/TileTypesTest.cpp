@@ -76,16 +76,14 @@ TEST_F(TileTypesTest, BlockPtrRejectsBadBlocks) {
   EXPECT_FALSE(parse("!tile.block_ptr<tensor<?x64xf16>>"));
   EXPECT_NE(error.find("must be static"), std::string::npos) << error;
   EXPECT_FALSE(parse("!tile.block_ptr<tensor<64x!tile.ptr<f16>>>"));
-  EXPECT_NE(error.find("holds integers or floats"), std::string::npos)
-      << error;
+  EXPECT_NE(error.find("holds integers or floats"), std::string::npos) << error;
 }
 
 TEST_F(TileTypesTest, TileTensorPredicate) {
   auto f16 = b.getF16Type();
   EXPECT_TRUE(isTileTensorType(RankedTensorType::get({128}, f16)));
   EXPECT_TRUE(isTileTensorType(RankedTensorType::get({1, 64}, f16)));
-  EXPECT_TRUE(
-      isTileTensorType(RankedTensorType::get({16}, PtrType::get(f16))));
+  EXPECT_TRUE(isTileTensorType(RankedTensorType::get({16}, PtrType::get(f16))));
   EXPECT_FALSE(isTileTensorType(RankedTensorType::get({100}, f16)));
   EXPECT_FALSE(isTileTensorType(RankedTensorType::get({}, f16)));
   EXPECT_FALSE(

@@ -25,9 +25,9 @@ using namespace mlir::tilegpu;
 static llvm::cl::opt<std::string> layoutText(llvm::cl::Positional,
                                              llvm::cl::Required,
                                              llvm::cl::desc("<layout>"));
-static llvm::cl::opt<std::string> shapeText(llvm::cl::Positional,
-                                            llvm::cl::Required,
-                                            llvm::cl::desc("<shape, e.g. 16x16>"));
+static llvm::cl::opt<std::string>
+    shapeText(llvm::cl::Positional, llvm::cl::Required,
+              llvm::cl::desc("<shape, e.g. 16x16>"));
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
@@ -64,8 +64,9 @@ int main(int argc, char **argv) {
   int64_t cols = shape.back();
   for (int64_t i = 0; i < rows; ++i) {
     for (int64_t j = 0; j < cols; ++j) {
-      SmallVector<int64_t> coord =
-          shape.size() == 2 ? SmallVector<int64_t>{i, j} : SmallVector<int64_t>{j};
+      SmallVector<int64_t> coord = shape.size() == 2
+                                       ? SmallVector<int64_t>{i, j}
+                                       : SmallVector<int64_t>{j};
       auto index = map.locate(coord);
       if (!index) {
         llvm::outs() << "     -";

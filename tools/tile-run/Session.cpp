@@ -66,6 +66,18 @@ rt::Status Session::download(const rt::ScopedBuffer &buffer,
 
 rt::Status Session::launch(const rt::KernelInfo &info, const rt::Grid &grid,
                            const std::vector<rt::LaunchArg> &args) {
+  // A kernel compiled for `n:16` reads vectors on that promise: an argument
+  // that breaks it would give wrong results, so it is refused. (Buffers come
+  // from the backend's allocator, aligned far beyond 16 bytes.)
+  for (size_t i = 0; i < args.size() && i < info.params.size(); ++i) {
+    const rt::ParamInfo &param = info.params[i];
+    if (args[i].kind == rt::LaunchArg::Kind::Int &&
+        args[i].intValue % param.divisibility != 0)
+      return rt::Status::error(
+          info.name + " was compiled for " + param.name + " divisible by " +
+          std::to_string(param.divisibility) + ", but " + param.name + " = " +
+          std::to_string(args[i].intValue));
+  }
   auto found = loaded.find(info.metadataPath);
   if (found == loaded.end()) {
     rt::KernelHandle handle;

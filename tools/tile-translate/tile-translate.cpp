@@ -11,9 +11,9 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -53,8 +53,7 @@ enum class Emit { LLVM, PTX, Cubin };
 cl::opt<std::string> inputFilename(cl::Positional, cl::desc("<input.mlir>"),
                                    cl::init("-"));
 cl::opt<std::string> outputFilename("o", cl::desc("output file"),
-                                    cl::value_desc("filename"),
-                                    cl::init("-"));
+                                    cl::value_desc("filename"), cl::init("-"));
 cl::opt<Emit> emit("emit", cl::desc("what to produce"), cl::init(Emit::PTX),
                    cl::values(clEnumValN(Emit::LLVM, "llvm", "LLVM IR"),
                               clEnumValN(Emit::PTX, "ptx", "PTX assembly"),
@@ -62,9 +61,10 @@ cl::opt<Emit> emit("emit", cl::desc("what to produce"), cl::init(Emit::PTX),
                                          "a cubin, through ptxas")));
 cl::opt<std::string> target("target", cl::desc("sm_80 or sm_90a"),
                             cl::init("sm_90a"));
-cl::opt<std::string> ptxasPath(
-    "ptxas", cl::desc("ptxas to use (default: PATH, then /usr/local/cuda)"),
-    cl::init(""));
+cl::opt<std::string>
+    ptxasPath("ptxas",
+              cl::desc("ptxas to use (default: PATH, then /usr/local/cuda)"),
+              cl::init(""));
 
 int fail(const Twine &message) {
   errs() << "tile-translate: error: " << message << "\n";
@@ -72,9 +72,9 @@ int fail(const Twine &message) {
 }
 
 /// LLVM IR of the module, optimized for the NVPTX target.
-FailureOr<std::unique_ptr<Module>>
-translate(mlir::ModuleOp module, LLVMContext &llvmContext,
-          TargetMachine &machine) {
+FailureOr<std::unique_ptr<Module>> translate(mlir::ModuleOp module,
+                                             LLVMContext &llvmContext,
+                                             TargetMachine &machine) {
   std::unique_ptr<Module> llvmModule =
       mlir::translateModuleToLLVMIR(module, llvmContext);
   if (!llvmModule)

@@ -27,6 +27,9 @@ struct ParamInfo {
   std::string name;
   bool isPointer = false;
   DType dtype = DType::I32;
+  /// The power of two the kernel was compiled to assume divides the argument
+  /// (bytes for pointers): "divisibility" in the metadata, 1 when absent.
+  int64_t divisibility = 1;
 
   /// The Triton spelling of the type, e.g. "*fp16".
   std::string typeString() const;

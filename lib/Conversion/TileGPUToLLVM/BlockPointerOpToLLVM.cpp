@@ -55,9 +55,9 @@ struct MakeBlockPtrOpConversion
     llvm::append_range(fields, adaptor.getStrides());
     llvm::append_range(fields, adaptor.getOffsets());
     rewriter.replaceOp(
-        op, packRegisters(rewriter, op.getLoc(),
-                          getTypeConverter()->convertType(op.getType()),
-                          fields));
+        op,
+        packRegisters(rewriter, op.getLoc(),
+                      getTypeConverter()->convertType(op.getType()), fields));
     return success();
   }
 };
@@ -73,9 +73,9 @@ struct AdvanceOpConversion : public ConvertOpToLLVMPattern<tile::AdvanceOp> {
                           op.getType().getRank());
     for (auto [offset, delta] : llvm::zip(fields.offsets, adaptor.getOffsets()))
       offset = rewriter.create<LLVM::AddOp>(loc, offset, delta);
-    rewriter.replaceOp(op, fields.pack(rewriter, loc,
-                                       getTypeConverter()->convertType(
-                                           op.getType())));
+    rewriter.replaceOp(
+        op, fields.pack(rewriter, loc,
+                        getTypeConverter()->convertType(op.getType())));
     return success();
   }
 };
@@ -104,10 +104,10 @@ BlockAccess computeBlockAccess(OpBuilder &b, Location loc,
           loc, offset, b.create<LLVM::MulOp>(loc, index, fields.strides[d]));
       if (!llvm::is_contained(boundaryCheck, static_cast<int32_t>(d)))
         continue;
-      Value low = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::sge,
-                                         index, zero);
-      Value high = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::slt,
-                                          index, fields.shape[d]);
+      Value low =
+          b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::sge, index, zero);
+      Value high = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::slt, index,
+                                          fields.shape[d]);
       Value both = b.create<LLVM::AndOp>(loc, low, high);
       inBounds = inBounds ? b.create<LLVM::AndOp>(loc, inBounds, both) : both;
     }
@@ -163,8 +163,8 @@ struct StoreBlockOpConversion
     LinearLayout layout = getLinearLayout(type);
     HwIndex hw = getHwIndex(rewriter, loc);
     BlockPtrFields fields(rewriter, loc, adaptor.getPtr(), type.getRank());
-    BlockAccess access = computeBlockAccess(
-        rewriter, loc, fields, layout, op.getBoundaryCheck(), element, hw);
+    BlockAccess access = computeBlockAccess(rewriter, loc, fields, layout,
+                                            op.getBoundaryCheck(), element, hw);
     Value canonical = isCanonicalHolder(rewriter, loc, layout, hw);
     SmallVector<Value> values =
         unpackRegisters(rewriter, loc, adaptor.getValue());
@@ -172,10 +172,10 @@ struct StoreBlockOpConversion
     for (auto [i, value] : llvm::enumerate(values)) {
       if (!stored.insert(registerOffset(layout, i)).second)
         continue;
-      Value mask = access.inBounds[i]
-                       ? rewriter.create<LLVM::AndOp>(loc, access.inBounds[i],
-                                                      canonical)
-                       : canonical;
+      Value mask =
+          access.inBounds[i]
+              ? rewriter.create<LLVM::AndOp>(loc, access.inBounds[i], canonical)
+              : canonical;
       storeElement(rewriter, loc, value, access.addresses[i], mask);
     }
     rewriter.eraseOp(op);

@@ -76,18 +76,17 @@ struct DotOpConversion : public ConvertOpToLLVMPattern<tile::DotOp> {
 
     SmallVector<Value> aRegs = unpackRegisters(rewriter, loc, adaptor.getA());
     SmallVector<Value> bRegs = unpackRegisters(rewriter, loc, adaptor.getB());
-    SmallVector<Value> cRegs =
-        unpackRegisters(rewriter, loc, adaptor.getAcc());
+    SmallVector<Value> cRegs = unpackRegisters(rewriter, loc, adaptor.getAcc());
     Type lowered = getTypeConverter()->convertType(element);
     auto pairType = VectorType::get({2}, lowered);
     Type i32 = rewriter.getI32Type(), f32 = rewriter.getF32Type();
     // Two consecutive-k elements in one 32-bit operand register.
     auto pack = [&](Value low, Value high) -> Value {
       Value pair = rewriter.create<LLVM::UndefOp>(loc, pairType);
-      pair = rewriter.create<LLVM::InsertElementOp>(loc, pair, low,
-                                                    createI32(rewriter, loc, 0));
-      pair = rewriter.create<LLVM::InsertElementOp>(loc, pair, high,
-                                                    createI32(rewriter, loc, 1));
+      pair = rewriter.create<LLVM::InsertElementOp>(
+          loc, pair, low, createI32(rewriter, loc, 0));
+      pair = rewriter.create<LLVM::InsertElementOp>(
+          loc, pair, high, createI32(rewriter, loc, 1));
       return element.isBF16() ? rewriter.create<LLVM::BitcastOp>(loc, i32, pair)
                               : pair;
     };

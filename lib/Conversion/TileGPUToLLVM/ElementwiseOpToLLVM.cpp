@@ -38,8 +38,7 @@ Value callF32Intrinsic(OpBuilder &b, Location loc, StringRef name, Value x) {
 
 Value multiplyF32(OpBuilder &b, Location loc, Value x, double factor) {
   Type type = x.getType();
-  Value c = b.create<LLVM::ConstantOp>(loc, type,
-                                       b.getFloatAttr(type, factor));
+  Value c = b.create<LLVM::ConstantOp>(loc, type, b.getFloatAttr(type, factor));
   return b.create<LLVM::FMulOp>(loc, x, c);
 }
 
@@ -54,16 +53,14 @@ Value lowerSpecialScalar(OpBuilder &b, Operation *op, ValueRange operands) {
     return callF32Intrinsic(b, loc, "llvm.nvvm.ex2.approx.ftz.f32",
                             multiplyF32(b, loc, operands[0], M_LOG2E));
   if (isa<math::Log2Op>(op))
-    return callF32Intrinsic(b, loc, "llvm.nvvm.lg2.approx.ftz.f",
-                            operands[0]);
+    return callF32Intrinsic(b, loc, "llvm.nvvm.lg2.approx.ftz.f", operands[0]);
   if (isa<math::LogOp>(op)) // ln x = log2(x) ln 2
     return multiplyF32(
         b, loc,
         callF32Intrinsic(b, loc, "llvm.nvvm.lg2.approx.ftz.f", operands[0]),
         M_LN2);
   if (isa<tile::WhereOp>(op))
-    return b.create<LLVM::SelectOp>(loc, operands[0], operands[1],
-                                    operands[2]);
+    return b.create<LLVM::SelectOp>(loc, operands[0], operands[1], operands[2]);
   return {};
 }
 
@@ -78,10 +75,9 @@ bool isElementwise(Operation *op) {
 struct ElementwiseTileOpConversion : public ConversionPattern {
   // Above the upstream arith/math patterns, which would apply the op to the
   // register structs as if they were scalars.
-  ElementwiseTileOpConversion(const TypeConverter &converter,
-                              MLIRContext *ctx)
-      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/10,
-                          ctx) {}
+  ElementwiseTileOpConversion(const TypeConverter &converter, MLIRContext *ctx)
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/10, ctx) {
+  }
 
   LogicalResult
   matchAndRewrite(Operation *op, ArrayRef<Value> operands,
@@ -96,8 +92,7 @@ struct ElementwiseTileOpConversion : public ConversionPattern {
     for (Value operand : operands)
       operandRegs.push_back(unpackRegisters(rewriter, loc, operand));
     Type structType = getTypeConverter()->convertType(resultType);
-    int64_t numRegs =
-        cast<LLVM::LLVMStructType>(structType).getBody().size();
+    int64_t numRegs = cast<LLVM::LLVMStructType>(structType).getBody().size();
     Type scalarType = resultType.getElementType();
     SmallVector<Value> results;
     for (int64_t r = 0; r < numRegs; ++r) {
@@ -124,8 +119,8 @@ struct ElementwiseTileOpConversion : public ConversionPattern {
 /// The fast exponentials and logarithms on scalars, and tile.where.
 struct SpecialScalarOpConversion : public ConversionPattern {
   SpecialScalarOpConversion(const TypeConverter &converter, MLIRContext *ctx)
-      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/10,
-                          ctx) {}
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/10, ctx) {
+  }
 
   LogicalResult
   matchAndRewrite(Operation *op, ArrayRef<Value> operands,

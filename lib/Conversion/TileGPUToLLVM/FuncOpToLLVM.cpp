@@ -38,12 +38,11 @@ struct KernelOpConversion : public ConvertOpToLLVMPattern<func::FuncOp> {
     }
     auto type = LLVM::LLVMFunctionType::get(
         LLVM::LLVMVoidType::get(getContext()), signature.getConvertedTypes());
-    auto llvmFunc = rewriter.create<LLVM::LLVMFuncOp>(func.getLoc(),
-                                                      func.getName(), type);
+    auto llvmFunc =
+        rewriter.create<LLVM::LLVMFuncOp>(func.getLoc(), func.getName(), type);
     llvmFunc->setAttr("nvvm.kernel", rewriter.getUnitAttr());
-    llvmFunc->setAttr("nvvm.maxntid",
-                      rewriter.getDenseI32ArrayAttr({int32_t(*numWarps * 32),
-                                                     1, 1}));
+    llvmFunc->setAttr("nvvm.maxntid", rewriter.getDenseI32ArrayAttr(
+                                          {int32_t(*numWarps * 32), 1, 1}));
     rewriter.inlineRegionBefore(func.getBody(), llvmFunc.getBody(),
                                 llvmFunc.end());
     if (failed(rewriter.convertRegionTypes(&llvmFunc.getBody(),

@@ -11,6 +11,7 @@
 
 #include "tile/Dialect/Tile/IR/Tile.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 #include <set>
@@ -22,11 +23,10 @@ static int64_t getAlignment(Type element) {
   return std::max<int64_t>(1, getSharedElementBytes(element));
 }
 
-Value tilegpu::loadElement(OpBuilder &b, Location loc, Type element, Value ptr, Value mask,
-              Value other) {
+Value tilegpu::loadElement(OpBuilder &b, Location loc, Type element, Value ptr,
+                           Value mask, Value other) {
   if (!mask)
-    return b.create<LLVM::LoadOp>(loc, element, ptr,
-                                  getAlignment(element));
+    return b.create<LLVM::LoadOp>(loc, element, ptr, getAlignment(element));
   auto vectorType = VectorType::get({1}, element);
   auto maskType = VectorType::get({1}, b.getI1Type());
   Value zero = createI32(b, loc, 0);
@@ -41,7 +41,8 @@ Value tilegpu::loadElement(OpBuilder &b, Location loc, Type element, Value ptr, 
   return b.create<LLVM::ExtractElementOp>(loc, loaded, zero);
 }
 
-void tilegpu::storeElement(OpBuilder &b, Location loc, Value value, Value ptr, Value mask) {
+void tilegpu::storeElement(OpBuilder &b, Location loc, Value value, Value ptr,
+                           Value mask) {
   Type element = value.getType();
   auto vectorType = VectorType::get({1}, element);
   auto maskType = VectorType::get({1}, b.getI1Type());
@@ -56,6 +57,97 @@ void tilegpu::storeElement(OpBuilder &b, Location loc, Value value, Value ptr, V
 
 namespace {
 
+/// The vector width tilegpu-coalesce proved for `op` (1 when none), checked
+/// against the layout: registers r .. r + w - 1 must be consecutive
+/// elements, which they are when the first log2(w) register bases are
+/// 1, 2, 4, ... along one dimension.
+int64_t getVectorWidth(Operation *op, const LinearLayout &layout) {
+  auto attr = op->getAttrOfType<IntegerAttr>("tilegpu.vector_width");
+  if (!attr)
+    return 1;
+  int64_t width = attr.getInt();
+  auto bases = layout.getBases(HwDim::Register);
+  if (width <= 1 || (width & (width - 1)) ||
+      static_cast<int64_t>(bases.size()) < llvm::Log2_64(width))
+    return 1;
+  for (unsigned bit = 0; (int64_t(1) << bit) < width; ++bit) {
+    int64_t nonZero = 0;
+    for (int64_t v : bases[bit])
+      if (v != 0)
+        ++nonZero;
+    bool unit = nonZero == 1 &&
+                llvm::is_contained(bases[bit], int64_t(1) << bit) &&
+                (bit == 0 || llvm::find(bases[bit], int64_t(1) << bit) -
+                                     bases[bit].begin() ==
+                                 llvm::find(bases[0], 1) - bases[0].begin());
+    if (!unit)
+      return 1;
+  }
+  return width;
+}
+
+/// A 16-byte zero array in global memory: where a vector load's mask is
+/// false it reads here instead, a valid address, so no branch is needed.
+Value getMaskedOffAddress(OpBuilder &b, Location loc, Operation *user) {
+  constexpr llvm::StringLiteral symbol = "tile_masked_off_load";
+  auto module = user->getParentOfType<ModuleOp>();
+  if (!module.lookupSymbol(symbol)) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    auto type = LLVM::LLVMArrayType::get(b.getI8Type(), 16);
+    b.create<LLVM::GlobalOp>(
+        loc, type, /*isConstant=*/true, LLVM::Linkage::Internal, symbol,
+        b.getZeroAttr(RankedTensorType::get({16}, b.getI8Type())),
+        /*alignment=*/16, /*addrSpace=*/1);
+  }
+  return b.create<LLVM::AddressOfOp>(
+      loc, LLVM::LLVMPointerType::get(b.getContext(), 1), symbol);
+}
+
+/// Loads `width` consecutive elements at `ptr` as one access where `mask`
+/// (uniform over them) is true, `others` (or zero) elsewhere.
+SmallVector<Value> loadVector(OpBuilder &b, Location loc, Operation *user,
+                              Type element, int64_t width, Value ptr,
+                              Value mask, ArrayRef<Value> others) {
+  auto vectorType = VectorType::get({width}, element);
+  int64_t alignment = width * getAlignment(element);
+  if (mask)
+    ptr = b.create<LLVM::SelectOp>(loc, mask, ptr,
+                                   getMaskedOffAddress(b, loc, user));
+  Value loaded = b.create<LLVM::LoadOp>(loc, vectorType, ptr, alignment);
+  SmallVector<Value> values;
+  for (int64_t i = 0; i < width; ++i) {
+    Value value =
+        b.create<LLVM::ExtractElementOp>(loc, loaded, createI32(b, loc, i));
+    if (mask)
+      value = b.create<LLVM::SelectOp>(
+          loc, mask, value,
+          others.empty() ? b.create<LLVM::ZeroOp>(loc, element).getResult()
+                         : others[i]);
+    values.push_back(value);
+  }
+  return values;
+}
+
+/// Stores `values` (consecutive elements) at `ptr` as one access where
+/// `mask` (uniform over them) is true.
+void storeVector(OpBuilder &b, Location loc, ArrayRef<Value> values, Value ptr,
+                 Value mask) {
+  int64_t width = values.size();
+  Type element = values.front().getType();
+  auto vectorType = VectorType::get({width}, element);
+  auto maskType = VectorType::get({width}, b.getI1Type());
+  Value vector = b.create<LLVM::UndefOp>(loc, vectorType);
+  Value maskVector = b.create<LLVM::UndefOp>(loc, maskType);
+  for (int64_t i = 0; i < width; ++i) {
+    Value index = createI32(b, loc, i);
+    vector = b.create<LLVM::InsertElementOp>(loc, vector, values[i], index);
+    maskVector = b.create<LLVM::InsertElementOp>(loc, maskVector, mask, index);
+  }
+  b.create<LLVM::MaskedStoreOp>(loc, vector, ptr, maskVector,
+                                width * getAlignment(element));
+}
+
 struct LoadOpConversion : public ConvertOpToLLVMPattern<tile::LoadOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
 
@@ -65,7 +157,8 @@ struct LoadOpConversion : public ConvertOpToLLVMPattern<tile::LoadOp> {
     Location loc = op.getLoc();
     Type element = getLoweredElementType(*getTypeConverter(), op.getType());
     if (!isa<RankedTensorType>(op.getType())) {
-      rewriter.replaceOp(op, loadElement(rewriter, loc, element, adaptor.getPtr(),
+      rewriter.replaceOp(op,
+                         loadElement(rewriter, loc, element, adaptor.getPtr(),
                                      adaptor.getMask(), adaptor.getOther()));
       return success();
     }
@@ -75,15 +168,25 @@ struct LoadOpConversion : public ConvertOpToLLVMPattern<tile::LoadOp> {
       masks = unpackRegisters(rewriter, loc, adaptor.getMask());
     if (adaptor.getOther())
       others = unpackRegisters(rewriter, loc, adaptor.getOther());
+    int64_t width = getVectorWidth(
+        op, getLinearLayout(cast<RankedTensorType>(op.getType())));
     SmallVector<Value> values;
-    for (auto [i, ptr] : llvm::enumerate(ptrs))
-      values.push_back(loadElement(rewriter, loc, element, ptr,
-                               masks.empty() ? Value() : masks[i],
-                               others.empty() ? Value() : others[i]));
+    for (size_t i = 0; i < ptrs.size(); i += width) {
+      Value mask = masks.empty() ? Value() : masks[i];
+      if (width == 1) {
+        values.push_back(loadElement(rewriter, loc, element, ptrs[i], mask,
+                                     others.empty() ? Value() : others[i]));
+        continue;
+      }
+      ArrayRef<Value> groupOthers =
+          others.empty() ? ArrayRef<Value>() : ArrayRef(others).slice(i, width);
+      llvm::append_range(values, loadVector(rewriter, loc, op, element, width,
+                                            ptrs[i], mask, groupOthers));
+    }
     rewriter.replaceOp(
-        op, packRegisters(rewriter, loc,
-                          getTypeConverter()->convertType(op.getType()),
-                          values));
+        op,
+        packRegisters(rewriter, loc,
+                      getTypeConverter()->convertType(op.getType()), values));
     return success();
   }
 };
@@ -117,14 +220,19 @@ struct StoreOpConversion : public ConvertOpToLLVMPattern<tile::StoreOp> {
     if (adaptor.getMask())
       masks = unpackRegisters(rewriter, loc, adaptor.getMask());
     // Registers holding the same element as an earlier register store once.
+    int64_t width = getVectorWidth(op, layout);
     std::set<LinearLayout::Coord> stored;
-    for (auto [i, ptr] : llvm::enumerate(ptrs)) {
+    for (size_t i = 0; i < ptrs.size(); i += width) {
       if (!stored.insert(registerOffset(layout, i)).second)
         continue;
       Value mask = masks.empty()
                        ? canonical
                        : rewriter.create<LLVM::AndOp>(loc, masks[i], canonical);
-      storeElement(rewriter, loc, values[i], ptr, mask);
+      if (width == 1)
+        storeElement(rewriter, loc, values[i], ptrs[i], mask);
+      else
+        storeVector(rewriter, loc, ArrayRef(values).slice(i, width), ptrs[i],
+                    mask);
     }
     rewriter.eraseOp(op);
     return success();

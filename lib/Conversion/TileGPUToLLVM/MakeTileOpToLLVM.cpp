@@ -26,10 +26,9 @@ struct ArangeOpConversion : public ConvertOpToLLVMPattern<tile::ArangeOp> {
     for (auto &coord :
          emitCoordinates(rewriter, loc, layout, getHwIndex(rewriter, loc)))
       regs.push_back(rewriter.create<LLVM::AddOp>(loc, coord[0], start));
-    rewriter.replaceOp(op, packRegisters(rewriter, loc,
-                                         getTypeConverter()->convertType(
-                                             op.getType()),
-                                         regs));
+    rewriter.replaceOp(
+        op, packRegisters(rewriter, loc,
+                          getTypeConverter()->convertType(op.getType()), regs));
     return success();
   }
 };
@@ -67,8 +66,8 @@ struct SplatConstantOpConversion
     Type element = getTypeConverter()->convertType(tensor.getElementType());
     Value scalar = rewriter.create<LLVM::ConstantOp>(
         op.getLoc(), element, splat.getSplatValue<TypedAttr>());
-    auto type = cast<LLVM::LLVMStructType>(
-        getTypeConverter()->convertType(tensor));
+    auto type =
+        cast<LLVM::LLVMStructType>(getTypeConverter()->convertType(tensor));
     SmallVector<Value> regs(type.getBody().size(), scalar);
     rewriter.replaceOp(op, packRegisters(rewriter, op.getLoc(), type, regs));
     return success();

@@ -38,9 +38,9 @@ struct AddPtrOpConversion : public ConvertOpToLLVMPattern<tile::AddPtrOp> {
     for (auto [ptr, offset] : llvm::zip(ptrs, offsets))
       results.push_back(gep(ptr, offset));
     rewriter.replaceOp(
-        op, packRegisters(rewriter, loc,
-                          getTypeConverter()->convertType(op.getType()),
-                          results));
+        op,
+        packRegisters(rewriter, loc,
+                      getTypeConverter()->convertType(op.getType()), results));
     return success();
   }
 };

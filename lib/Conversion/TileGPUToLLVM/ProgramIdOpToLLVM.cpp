@@ -43,6 +43,5 @@ void tilegpu::populateProgramIdOpToLLVMPatterns(
   patterns.add<GridOpConversion<tile::ProgramIdOp, NVVM::BlockIdXOp,
                                 NVVM::BlockIdYOp, NVVM::BlockIdZOp>,
                GridOpConversion<tile::NumProgramsOp, NVVM::GridDimXOp,
-                                NVVM::GridDimYOp, NVVM::GridDimZOp>>(
-      converter);
+                                NVVM::GridDimYOp, NVVM::GridDimZOp>>(converter);
 }

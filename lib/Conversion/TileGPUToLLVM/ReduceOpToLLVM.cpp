@@ -1,4 +1,5 @@
-//===- ReduceOpToLLVM.cpp - Reductions: registers, shuffles, shared memory -===//
+//===- ReduceOpToLLVM.cpp - Reductions: registers, shuffles, shared memory
+//-===//
 //
 // A reduction along an axis combines, in three steps read off the source
 // layout's map: registers of one thread that differ only along the axis;
@@ -62,13 +63,12 @@ Value shuffleXor(OpBuilder &b, Location loc, Value value, int64_t laneMask) {
     Value low = b.create<LLVM::TruncOp>(loc, i32, asInt);
     Value high = b.create<LLVM::TruncOp>(
         loc, i32, b.create<LLVM::LShrOp>(loc, asInt, createI64(b, loc, 32)));
-    Value lowS = b.create<LLVM::ZExtOp>(loc, intType,
-                                        shuffle32(b, loc, low, laneMask));
-    Value highS = b.create<LLVM::ZExtOp>(loc, intType,
-                                         shuffle32(b, loc, high, laneMask));
+    Value lowS =
+        b.create<LLVM::ZExtOp>(loc, intType, shuffle32(b, loc, low, laneMask));
+    Value highS =
+        b.create<LLVM::ZExtOp>(loc, intType, shuffle32(b, loc, high, laneMask));
     shuffled = b.create<LLVM::OrOp>(
-        loc, lowS,
-        b.create<LLVM::ShlOp>(loc, highS, createI64(b, loc, 32)));
+        loc, lowS, b.create<LLVM::ShlOp>(loc, highS, createI64(b, loc, 32)));
   }
   return type.isInteger(bits) ? shuffled
                               : b.create<LLVM::BitcastOp>(loc, type, shuffled);
@@ -86,8 +86,8 @@ bool isZero(ArrayRef<int64_t> coord) {
 
 /// Hardware index bits whose basis points along `axis` only; fails when a
 /// basis mixes the axis with other dimensions.
-FailureOr<SmallVector<unsigned>> axisBits(const LinearLayout &layout,
-                                          HwDim dim, int64_t axis) {
+FailureOr<SmallVector<unsigned>> axisBits(const LinearLayout &layout, HwDim dim,
+                                          int64_t axis) {
   SmallVector<unsigned> bits;
   for (auto [bit, basis] : llvm::enumerate(layout.getBases(dim))) {
     if (basis[axis] == 0)
@@ -147,8 +147,9 @@ struct ReduceOpConversion : public ConvertOpToLLVMPattern<tile::ReduceOp> {
     // 2. Across the lanes along the axis.
     for (unsigned bit : *laneBits)
       for (Value &partial : partials)
-        partial = combine(rewriter, loc, kind, partial,
-                          shuffleXor(rewriter, loc, partial, int64_t(1) << bit));
+        partial =
+            combine(rewriter, loc, kind, partial,
+                    shuffleXor(rewriter, loc, partial, int64_t(1) << bit));
 
     // 3. Across the warps along the axis, through shared memory: each warp
     //    writes its partial for every result element, then every thread
@@ -207,8 +208,7 @@ struct ReduceOpConversion : public ConvertOpToLLVMPattern<tile::ReduceOp> {
         Value total;
         for (int64_t slot = 0; slot < numWarpSlots; ++slot) {
           Value value = rewriter.create<LLVM::LoadOp>(
-              loc, stored,
-              slotAddress(group, createI32(rewriter, loc, slot)));
+              loc, stored, slotAddress(group, createI32(rewriter, loc, slot)));
           if (element.isInteger(1))
             value = rewriter.create<LLVM::TruncOp>(loc, element, value);
           total = total ? combine(rewriter, loc, kind, total, value) : value;

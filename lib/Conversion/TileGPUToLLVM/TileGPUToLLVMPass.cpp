@@ -103,6 +103,7 @@ void tile::buildTileToLLVMPipeline(OpPassManager &pm,
   layoutOptions.numWarps = options.numWarps;
   layoutOptions.target = options.target;
   pm.addPass(createConvertTileToTileGPU(layoutOptions));
+  pm.addPass(tilegpu::createTileGPUCoalesce());
   pm.addPass(tilegpu::createTileGPUAccelerateMatmul());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -121,16 +122,14 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   Option<unsigned> numWarps{*this, "num-warps",
                             llvm::cl::desc("warps per program instance"),
                             llvm::cl::init(4)};
-  Option<std::string> target{*this, "target",
-                             llvm::cl::desc("sm_80 or sm_90a"),
+  Option<std::string> target{*this, "target", llvm::cl::desc("sm_80 or sm_90a"),
                              llvm::cl::init("sm_90a")};
 };
 } // namespace
 
 void tile::registerTileToLLVMPipeline() {
   PassPipelineRegistration<PipelineOptions>(
-      "tile-to-llvm",
-      "inline, lay out and lower tile kernels to LLVM + NVVM",
+      "tile-to-llvm", "inline, lay out and lower tile kernels to LLVM + NVVM",
       [](OpPassManager &pm, const PipelineOptions &options) {
         buildTileToLLVMPipeline(pm, {options.numWarps, options.target});
       });

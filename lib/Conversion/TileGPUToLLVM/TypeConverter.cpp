@@ -26,8 +26,8 @@ TileGPUToLLVMTypeConverter::TileGPUToLLVMTypeConverter(MLIRContext *ctx)
     Type element = convertType(type.getElementType());
     if (!element)
       return std::nullopt;
-    int64_t regs = layout.toLinearLayout(type.getShape())
-                       .getSize(HwDim::Register);
+    int64_t regs =
+        layout.toLinearLayout(type.getShape()).getSize(HwDim::Register);
     SmallVector<Type> fields(regs, element);
     return LLVM::LLVMStructType::getLiteral(type.getContext(), fields);
   });

@@ -127,16 +127,16 @@ FailureOr<SmallVector<int64_t>> tilegpu::mapRegistersInPlace(
 Value tilegpu::isCanonicalHolder(OpBuilder &b, Location loc,
                                  const LinearLayout &layout, HwIndex hw) {
   Value zero = createI32(b, loc, 0);
-  Value result = b.create<LLVM::ConstantOp>(loc, b.getI1Type(),
-                                            b.getBoolAttr(true));
+  Value result =
+      b.create<LLVM::ConstantOp>(loc, b.getI1Type(), b.getBoolAttr(true));
   for (auto [dim, index] :
        {std::pair{HwDim::Lane, hw.lane}, std::pair{HwDim::Warp, hw.warp}}) {
     int64_t mask = layout.getReplicationMask(dim);
     if (!mask)
       continue;
     Value bits = b.create<LLVM::AndOp>(loc, index, createI32(b, loc, mask));
-    Value none = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, bits,
-                                        zero);
+    Value none =
+        b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, bits, zero);
     result = b.create<LLVM::AndOp>(loc, result, none);
   }
   return result;
@@ -152,8 +152,7 @@ void tilegpu::createBarrier(OpBuilder &b, Location loc) {
   b.create<NVVM::Barrier0Op>(loc);
 }
 
-Type tilegpu::getLoweredElementType(const TypeConverter &converter,
-                                    Type type) {
+Type tilegpu::getLoweredElementType(const TypeConverter &converter, Type type) {
   return converter.convertType(getElementTypeOrSelf(type));
 }
 

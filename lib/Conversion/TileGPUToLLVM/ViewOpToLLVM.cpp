@@ -33,14 +33,13 @@ struct RegisterRemapConversion : public ConvertOpToLLVMPattern<SourceOp> {
     auto dstType = cast<RankedTensorType>(op.getType());
     LinearLayout src = getLinearLayout(srcType);
     LinearLayout dst = getLinearLayout(dstType);
-    auto mapping = mapRegistersInPlace(src, dst, [&](ArrayRef<int64_t> c) {
-      return toSource(op, c);
-    });
+    auto mapping = mapRegistersInPlace(
+        src, dst, [&](ArrayRef<int64_t> c) { return toSource(op, c); });
     if (failed(mapping))
-      return op.emitError() << "the layouts of " << srcType << " and "
-                            << dstType
-                            << " do not keep elements in their threads: a "
-                               "convert_layout must come first";
+      return op.emitError()
+             << "the layouts of " << srcType << " and " << dstType
+             << " do not keep elements in their threads: a "
+                "convert_layout must come first";
     Location loc = op.getLoc();
     SmallVector<Value> srcRegs =
         unpackRegisters(rewriter, loc, adaptor.getSrc());
@@ -48,9 +47,9 @@ struct RegisterRemapConversion : public ConvertOpToLLVMPattern<SourceOp> {
     for (int64_t r : *mapping)
       dstRegs.push_back(srcRegs[r]);
     rewriter.replaceOp(
-        op, packRegisters(rewriter, loc,
-                          this->getTypeConverter()->convertType(dstType),
-                          dstRegs));
+        op,
+        packRegisters(rewriter, loc,
+                      this->getTypeConverter()->convertType(dstType), dstRegs));
     return success();
   }
 };
@@ -95,6 +94,7 @@ struct TransOpConversion : public RegisterRemapConversion<tile::TransOp> {
 
 void tilegpu::populateViewOpToLLVMPatterns(
     TileGPUToLLVMTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<ExpandDimsOpConversion, BroadcastOpConversion,
-               TransOpConversion>(converter);
+  patterns
+      .add<ExpandDimsOpConversion, BroadcastOpConversion, TransOpConversion>(
+          converter);
 }

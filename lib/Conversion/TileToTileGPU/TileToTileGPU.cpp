@@ -72,8 +72,7 @@ BlockedEncodingAttr transposeLayout(BlockedEncodingAttr layout,
   }
   for (unsigned src : layout.getOrder())
     newOrder.push_back(newIndex[src]);
-  return BlockedEncodingAttr::get(layout.getContext(), spt, tpw, wpc,
-                                  newOrder);
+  return BlockedEncodingAttr::get(layout.getContext(), spt, tpw, wpc, newOrder);
 }
 
 RankedTensorType withLayout(Type type, Attribute layout) {
@@ -223,13 +222,14 @@ LogicalResult LayoutAssigner::visit(Operation *op) {
     return success();
   }
   if (auto expand = dyn_cast<ExpandDimsOp>(op)) {
-    auto slice = dyn_cast<SliceEncodingAttr>(getLayout(expand.getSrc().getType()));
+    auto slice =
+        dyn_cast<SliceEncodingAttr>(getLayout(expand.getSrc().getType()));
     if (slice && slice.getDim() == expand.getAxis()) {
       setLayout(expand.getResult(), slice.getParent());
       return success();
     }
-    auto parent = cast<LayoutEncodingAttrInterface>(
-        defaultLayout(expand.getType()));
+    auto parent =
+        cast<LayoutEncodingAttrInterface>(defaultLayout(expand.getType()));
     expand.getSrcMutable().set(
         convert(expand.getSrc(),
                 SliceEncodingAttr::get(ctx, expand.getAxis(), parent), op));
@@ -244,7 +244,8 @@ LogicalResult LayoutAssigner::visit(Operation *op) {
     auto blocked =
         dyn_cast<BlockedEncodingAttr>(getLayout(trans.getSrc().getType()));
     if (!blocked) {
-      blocked = cast<BlockedEncodingAttr>(defaultLayout(trans.getSrc().getType()));
+      blocked =
+          cast<BlockedEncodingAttr>(defaultLayout(trans.getSrc().getType()));
       trans.getSrcMutable().set(convert(trans.getSrc(), blocked, op));
     }
     setLayout(trans.getResult(), transposeLayout(blocked, trans.getOrder()));
@@ -295,15 +296,16 @@ LogicalResult LayoutAssigner::visit(Operation *op) {
 /// default layout of the result.
 LogicalResult LayoutAssigner::visitElementwise(Operation *op) {
   RankedTensorType shapeSource;
-  for (Type type : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
+  for (Type type :
+       llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
     if (auto tensor = dyn_cast<RankedTensorType>(type)) {
       if (!shapeSource)
         shapeSource = tensor;
       else if (tensor.getShape() != shapeSource.getShape())
-        return op->emitError() << "convert-tile-to-tilegpu does not know how "
-                                  "to lay out '"
-                               << op->getName()
-                               << "', whose tiles have different shapes";
+        return op->emitError()
+               << "convert-tile-to-tilegpu does not know how "
+                  "to lay out '"
+               << op->getName() << "', whose tiles have different shapes";
     }
   if (!shapeSource)
     return success();
@@ -359,8 +361,8 @@ LogicalResult LayoutAssigner::visitWhile(scf::WhileOp op) {
   if (failed(visitBlock(op.getBefore().front())))
     return failure();
   scf::ConditionOp condition = op.getConditionOp();
-  for (auto [arg, value, result] :
-       llvm::zip(op.getAfterArguments(), condition.getArgs(), op.getResults())) {
+  for (auto [arg, value, result] : llvm::zip(
+           op.getAfterArguments(), condition.getArgs(), op.getResults())) {
     arg.setType(value.getType());
     result.setType(value.getType());
   }
@@ -386,8 +388,7 @@ struct ConvertTileToTileGPUPass
     }
     if (target != "sm_80" && target != "sm_90a") {
       module.emitError() << "target must be sm_80 or sm_90a, not '"
-                         << std::string(target)
-                         << "'";
+                         << std::string(target) << "'";
       return signalPassFailure();
     }
     Builder b(&getContext());

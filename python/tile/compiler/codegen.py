@@ -214,9 +214,11 @@ class CodeGenerator:
 
     # -- entry points -----------------------------------------------------
 
-    def generate_kernel(self, fn, arg_types, constexprs, entry):
+    def generate_kernel(self, fn, arg_types, constexprs, entry, divisibilities=None):
         """The text of ``func.func @entry`` for kernel ``fn`` specialised on
-        ``arg_types`` (run-time parameters) and ``constexprs``."""
+        ``arg_types`` (run-time parameters) and ``constexprs``; an argument
+        whose ``divisibilities`` entry is set carries ``tile.divisibility``."""
+        divisibilities = divisibilities or [None] * len(arg_types)
         frame = Frame(fn, {}, None)
         self.frames.append(frame)
         fdef = frame.fdef
@@ -231,7 +233,9 @@ class CodeGenerator:
             ssa = f"%{param.name}" if param.name.isascii() else f"%arg{len(args)}"
             frame.scope[param.name] = Value(ssa, ty)
             arg_node = next(a for a in fdef.args.args if a.arg == param.name)
-            args.append(f"{ssa}: {ty.mlir} loc({self.loc_of(arg_node)})")
+            divisor = divisibilities[runtime.index(param)]
+            attrs = f" {{tile.divisibility = {divisor} : i32}}" if divisor else ""
+            args.append(f"{ssa}: {ty.mlir}{attrs} loc({self.loc_of(arg_node)})")
         self.b.loc = f"loc({self.loc_of(fdef)})"
         self.visit_block(fdef.body)
         end_node = fdef.body[-1] if fdef.body else fdef

@@ -461,3 +461,17 @@ func.func @unknown_axis() {
   %0 = tile.program_id w
   return
 }
+
+// -----
+
+// expected-error @below {{'tile.divisibility' of argument 0 must be a power of two}}
+func.func @divisibility_not_power_of_two(%n: i32 {tile.divisibility = 12 : i32}) attributes {tile.kernel} {
+  return
+}
+
+// -----
+
+// expected-error @below {{'tile.divisibility' applies to pointer and integer arguments, not 'f32'}}
+func.func @divisibility_of_float(%x: f32 {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+  return
+}

@@ -106,6 +106,13 @@ func.func @compute(%q: tensor<128x64xf16>, %k: tensor<64x64xf16>,
   return
 }
 
+// Kernel arguments may promise a divisibility (bytes for pointers).
+// CHECK-LABEL: func.func @aligned
+// CHECK-SAME: (%{{.*}}: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %{{.*}}: i32 {tile.divisibility = 16 : i32})
+func.func @aligned(%p: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %n: i32 {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+  return
+}
+
 // A kernel is a func.func marked tile.kernel.
 // CHECK-LABEL: func.func @copy
 // CHECK-SAME: attributes {tile.kernel}

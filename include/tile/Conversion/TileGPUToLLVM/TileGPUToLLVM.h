@@ -43,8 +43,8 @@ void populatePointerOpToLLVMPatterns(TileGPUToLLVMTypeConverter &converter,
                                      RewritePatternSet &patterns);
 void populateLoadStoreOpToLLVMPatterns(TileGPUToLLVMTypeConverter &converter,
                                        RewritePatternSet &patterns);
-void populateBlockPointerOpToLLVMPatterns(
-    TileGPUToLLVMTypeConverter &converter, RewritePatternSet &patterns);
+void populateBlockPointerOpToLLVMPatterns(TileGPUToLLVMTypeConverter &converter,
+                                          RewritePatternSet &patterns);
 void populateDotOpToLLVMPatterns(TileGPUToLLVMTypeConverter &converter,
                                  RewritePatternSet &patterns);
 void populateViewOpToLLVMPatterns(TileGPUToLLVMTypeConverter &converter,

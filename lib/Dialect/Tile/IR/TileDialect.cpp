@@ -82,8 +82,7 @@ Type tile::getI1TypeLike(Type type) {
 }
 
 bool tile::isKernel(Operation *op) {
-  return isa<func::FuncOp>(op) &&
-         op->hasAttr(TileDialect::getKernelAttrName());
+  return isa<func::FuncOp>(op) && op->hasAttr(TileDialect::getKernelAttrName());
 }
 
 LogicalResult PtrType::verify(function_ref<InFlightDiagnostic()> emitError,
@@ -97,8 +96,9 @@ LogicalResult PtrType::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult BlockPtrType::verify(function_ref<InFlightDiagnostic()> emitError,
                                    RankedTensorType blockType) {
   if (!isa<IntegerType, FloatType>(blockType.getElementType()))
-    return emitError() << "a block pointer's block holds integers or floats, not "
-                       << blockType.getElementType();
+    return emitError()
+           << "a block pointer's block holds integers or floats, not "
+           << blockType.getElementType();
   if (auto violation = rules::checkTileShape(blockType.getShape()))
     return emitError() << "invalid block shape: " << *violation;
   return success();
@@ -130,5 +130,24 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                              << " must be a !tile.ptr, an integer or a float "
                                 "scalar, not "
                              << type;
+  return success();
+}
+
+LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op,
+                                                    unsigned regionIndex,
+                                                    unsigned argIndex,
+                                                    NamedAttribute attribute) {
+  if (attribute.getName() != "tile.divisibility")
+    return op->emitError() << "unknown tile dialect argument attribute '"
+                           << attribute.getName().getValue() << "'";
+  auto value = dyn_cast<IntegerAttr>(attribute.getValue());
+  if (!value || !rules::isPowerOf2(value.getInt()))
+    return op->emitError() << "'tile.divisibility' of argument " << argIndex
+                           << " must be a power of two";
+  Type type = op->getRegion(regionIndex).getArgument(argIndex).getType();
+  if (!isa<PtrType, IntegerType>(type))
+    return op->emitError() << "'tile.divisibility' applies to pointer and "
+                              "integer arguments, not "
+                           << type;
   return success();
 }

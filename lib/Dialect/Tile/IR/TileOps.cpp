@@ -219,8 +219,8 @@ ParseResult LoadOp::parse(OpAsmParser &parser, OperationState &result) {
            << "tile.load reads through a !tile.ptr or a tile of them, not "
            << ptrType;
   if (parser.resolveOperand(ptr, ptrType, result.operands) ||
-      (hasMask && parser.resolveOperand(mask, getI1TypeLike(ptrType),
-                                        result.operands)) ||
+      (hasMask &&
+       parser.resolveOperand(mask, getI1TypeLike(ptrType), result.operands)) ||
       (hasOther && parser.resolveOperand(other, valueType, result.operands)))
     return failure();
   result.getOrAddProperties<Properties>().operandSegmentSizes = {
@@ -330,7 +330,8 @@ static LogicalResult checkPerDimension(OpT op, StringRef what, size_t count,
 
 LogicalResult MakeBlockPtrOp::verify() {
   int64_t rank = getType().getRank();
-  if (failed(checkPerDimension(*this, "shape entry", getShape().size(), rank)) ||
+  if (failed(
+          checkPerDimension(*this, "shape entry", getShape().size(), rank)) ||
       failed(checkPerDimension(*this, "stride", getStrides().size(), rank)) ||
       failed(checkPerDimension(*this, "offset", getOffsets().size(), rank)))
     return failure();
@@ -382,9 +383,9 @@ static Type getDotAccumulatorType(Type operand) {
 
 LogicalResult DotOp::verify() {
   auto aType = getA().getType(), bType = getB().getType();
-  if (failed(check(*this, rules::checkDotShapes(aType.getShape(),
-                                                bType.getShape(),
-                                                getType().getShape()))))
+  if (failed(
+          check(*this, rules::checkDotShapes(aType.getShape(), bType.getShape(),
+                                             getType().getShape()))))
     return failure();
   Type element = aType.getElementType();
   if (element != bType.getElementType())
@@ -396,9 +397,8 @@ LogicalResult DotOp::verify() {
                             "operands, not "
                          << element;
   if (getType().getElementType() != accumulator)
-    return emitOpError() << element << " operands accumulate in "
-                         << accumulator << ", not "
-                         << getType().getElementType();
+    return emitOpError() << element << " operands accumulate in " << accumulator
+                         << ", not " << getType().getElementType();
   return success();
 }
 
@@ -430,8 +430,8 @@ LogicalResult ReduceOp::verify() {
     expected = RankedTensorType::get(
         rules::reduceShape(srcType.getShape(), getAxis()), expected);
     if (auto tensor = dyn_cast<RankedTensorType>(actual))
-      actual = RankedTensorType::get(tensor.getShape(),
-                                     tensor.getElementType());
+      actual =
+          RankedTensorType::get(tensor.getShape(), tensor.getElementType());
   }
   if (actual != expected)
     return emitOpError() << "reducing axis " << getAxis() << " of " << srcType

@@ -220,10 +220,11 @@ std::string LinearLayout::str() const {
   return text;
 }
 
-LinearLayout mlir::tilegpu::makeBlockedLayout(
-    ArrayRef<int64_t> shape, ArrayRef<unsigned> sizePerThread,
-    ArrayRef<unsigned> threadsPerWarp, ArrayRef<unsigned> warpsPerCTA,
-    ArrayRef<unsigned> order) {
+LinearLayout mlir::tilegpu::makeBlockedLayout(ArrayRef<int64_t> shape,
+                                              ArrayRef<unsigned> sizePerThread,
+                                              ArrayRef<unsigned> threadsPerWarp,
+                                              ArrayRef<unsigned> warpsPerCTA,
+                                              ArrayRef<unsigned> order) {
   size_t rank = shape.size();
   assert(sizePerThread.size() == rank && threadsPerWarp.size() == rank &&
          warpsPerCTA.size() == rank && order.size() == rank && "rank");
@@ -247,8 +248,8 @@ LinearLayout mlir::tilegpu::makeBlockedLayout(
                       unit(dim, v * sizePerThread[dim] * threadsPerWarp[dim]));
   // A tile larger than one CTA tile repeats it in more registers.
   for (unsigned dim : order) {
-    int64_t tile = int64_t(sizePerThread[dim]) * threadsPerWarp[dim] *
-                   warpsPerCTA[dim];
+    int64_t tile =
+        int64_t(sizePerThread[dim]) * threadsPerWarp[dim] * warpsPerCTA[dim];
     for (int64_t v = tile; v < shape[dim]; v *= 2)
       layout.addBasis(HwDim::Register, unit(dim, v));
   }

@@ -60,8 +60,7 @@ LayoutEncodingAttrInterface tilegpu::getLayout(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor)
     return {};
-  return dyn_cast_if_present<LayoutEncodingAttrInterface>(
-      tensor.getEncoding());
+  return dyn_cast_if_present<LayoutEncodingAttrInterface>(tensor.getEncoding());
 }
 
 LinearLayout tilegpu::getLinearLayout(RankedTensorType type) {
@@ -72,8 +71,8 @@ std::optional<unsigned> tilegpu::getNumWarps(Operation *op) {
   auto module = op->getParentOfType<ModuleOp>();
   if (!module)
     return std::nullopt;
-  auto attr = module->getAttrOfType<IntegerAttr>(
-      TileGPUDialect::getNumWarpsAttrName());
+  auto attr =
+      module->getAttrOfType<IntegerAttr>(TileGPUDialect::getNumWarpsAttrName());
   if (!attr)
     return std::nullopt;
   return attr.getInt();
@@ -92,12 +91,10 @@ static unsigned product(ArrayRef<unsigned> values) {
   return p;
 }
 
-LogicalResult
-BlockedEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                            ArrayRef<unsigned> sizePerThread,
-                            ArrayRef<unsigned> threadsPerWarp,
-                            ArrayRef<unsigned> warpsPerCTA,
-                            ArrayRef<unsigned> order) {
+LogicalResult BlockedEncodingAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError,
+    ArrayRef<unsigned> sizePerThread, ArrayRef<unsigned> threadsPerWarp,
+    ArrayRef<unsigned> warpsPerCTA, ArrayRef<unsigned> order) {
   size_t rank = sizePerThread.size();
   if (rank == 0 || threadsPerWarp.size() != rank ||
       warpsPerCTA.size() != rank || order.size() != rank)
@@ -120,7 +117,8 @@ BlockedEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-LinearLayout BlockedEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+LinearLayout
+BlockedEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
   return makeBlockedLayout(shape, getSizePerThread(), getThreadsPerWarp(),
                            getWarpsPerCTA(), getOrder());
 }
@@ -147,8 +145,8 @@ SliceEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                           "at least 2";
   if (dim >= parent.getRank())
     return emitError() << "slice dimension " << dim
-                       << " is not a dimension of its rank-"
-                       << parent.getRank() << " parent";
+                       << " is not a dimension of its rank-" << parent.getRank()
+                       << " parent";
   return success();
 }
 
@@ -227,9 +225,10 @@ LinearLayout MmaEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
   return layout;
 }
 
-LogicalResult DotOperandEncodingAttr::verify(
-    function_ref<InFlightDiagnostic()> emitError, unsigned opIdx,
-    MmaEncodingAttr parent, unsigned kWidth) {
+LogicalResult
+DotOperandEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               unsigned opIdx, MmaEncodingAttr parent,
+                               unsigned kWidth) {
   if (opIdx > 1)
     return emitError() << "a dot operand is operand 0 (A) or 1 (B), not "
                        << opIdx;

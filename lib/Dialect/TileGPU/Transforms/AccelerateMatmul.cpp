@@ -45,8 +45,9 @@ struct AccelerateMatmulPass
       return signalPassFailure();
     }
     WalkResult result = module.walk([&](tile::DotOp dot) {
-      return failed(accelerate(dot, numWarps.getInt())) ? WalkResult::interrupt()
-                                                        : WalkResult::advance();
+      return failed(accelerate(dot, numWarps.getInt()))
+                 ? WalkResult::interrupt()
+                 : WalkResult::advance();
     });
     if (result.wasInterrupted())
       signalPassFailure();
@@ -81,8 +82,8 @@ struct AccelerateMatmulPass
     Value a = convert(dot.getA(), aLayout);
     Value bOperand = convert(dot.getB(), bLayout);
     Value acc = convert(dot.getAcc(), mma);
-    auto product = b.create<tile::DotOp>(loc, withLayout(cType, mma), a,
-                                         bOperand, acc);
+    auto product =
+        b.create<tile::DotOp>(loc, withLayout(cType, mma), a, bOperand, acc);
     Value back = b.create<ConvertLayoutOp>(loc, cType, product.getResult());
     dot.replaceAllUsesWith(back);
     dot.erase();

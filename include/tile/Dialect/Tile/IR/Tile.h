@@ -12,8 +12,8 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "tile/Dialect/Tile/IR/TileDialect.h.inc"
-#include "tile/Dialect/Tile/IR/TileInterfaces.h.inc"
 #include "tile/Dialect/Tile/IR/TileEnums.h.inc"
+#include "tile/Dialect/Tile/IR/TileInterfaces.h.inc"
 
 #define GET_TYPEDEF_CLASSES
 #include "tile/Dialect/Tile/IR/TileTypes.h.inc"

@@ -29,6 +29,7 @@ def Tile_Dialect : Dialect {
   let useDefaultTypePrinterParser = 1;
   let hasConstantMaterializer = 1;
   let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
   let extraClassDeclaration = [{
     /// The unit attribute that marks a `func.func` as a kernel entry point.
     static constexpr ::llvm::StringLiteral getKernelAttrName() {

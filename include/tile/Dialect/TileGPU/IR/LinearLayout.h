@@ -1,4 +1,5 @@
-//===- LinearLayout.h - Where each element of a tile lives -------*- C++ -*-===//
+//===- LinearLayout.h - Where each element of a tile lives -------*- C++
+//-*-===//
 //
 // The one abstraction that answers every layout question in Tile: for a
 // layout and a tile shape, which tensor coordinates a hardware index

@@ -20,4 +20,20 @@ def TileGPUAccelerateMatmul
   let dependentDialects = ["::mlir::tilegpu::TileGPUDialect"];
 }
 
+def TileGPUCoalesce : Pass<"tilegpu-coalesce", "::mlir::ModuleOp"> {
+  let summary = "vectorise global loads and stores where the data allows";
+  let description = [{
+    For each load and store through a tile of pointers, reads the pointers'
+    contiguity and alignment and the mask's constancy (AxisInfo) along the
+    most contiguous dimension, and when a thread can move `w` > 1 elements
+    at once (at most 16 bytes) gives the access a blocked layout with `w`
+    contiguous elements per thread, lanes along that dimension first, and
+    records `tilegpu.vector_width = w` on it; the lowering then issues one
+    `w`-element access per group. Operands and result are converted to and
+    from the new layout. Kernel arguments state their alignment with
+    `tile.divisibility` (bytes for pointers, a divisor for integers).
+  }];
+  let dependentDialects = ["::mlir::tilegpu::TileGPUDialect"];
+}
+
 #endif // TILE_DIALECT_TILEGPU_TRANSFORMS_PASSES_TD

@@ -1,0 +1,169 @@
+//===- AxisInfo.cpp - Contiguity and alignment of integers and pointers ---===//
+
+#include "tile/Analysis/AxisInfo.h"
+#include "tile/Dialect/Tile/IR/Tile.h"
+#include "tile/Dialect/TileGPU/IR/TileGPU.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Matchers.h"
+
+#include <numeric>
+
+using namespace mlir;
+using namespace mlir::tile;
+
+/// Divisibility is capped so that products of it cannot overflow.
+static constexpr int64_t kMaxDivisibility = int64_t(1) << 30;
+
+static int64_t largestPowerOf2Dividing(int64_t value) {
+  if (value == 0)
+    return kMaxDivisibility;
+  return std::min<int64_t>(kMaxDivisibility, value & -value);
+}
+
+static SmallVector<int64_t> shapeOf(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return SmallVector<int64_t>(tensor.getShape());
+  return {};
+}
+
+AxisInfo AxisInfo::unknown(int64_t rank) {
+  AxisInfo info;
+  info.contiguity.assign(rank, 1);
+  info.divisibility.assign(rank, 1);
+  info.constancy.assign(rank, 1);
+  return info;
+}
+
+AxisInfo AxisInfo::constant(ArrayRef<int64_t> shape, int64_t value) {
+  AxisInfo info;
+  info.contiguity.assign(shape.size(), 1);
+  info.divisibility.assign(shape.size(), largestPowerOf2Dividing(value));
+  info.constancy.assign(shape.begin(), shape.end());
+  return info;
+}
+
+/// For scalars, one "dimension" stands for the value itself.
+static int64_t rankOf(Type type) {
+  auto shape = shapeOf(type);
+  return shape.empty() ? 1 : shape.size();
+}
+
+AxisInfo AxisInfoAnalysis::get(Value value) const {
+  auto it = infos.find(value);
+  return it == infos.end() ? AxisInfo::unknown(rankOf(value.getType()))
+                           : it->second;
+}
+
+AxisInfoAnalysis::AxisInfoAnalysis(Operation *function) {
+  if (auto func = dyn_cast<func::FuncOp>(function)) {
+    for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
+      AxisInfo info = AxisInfo::unknown(1);
+      if (auto attr =
+              func.getArgAttrOfType<IntegerAttr>(i, kDivisibilityAttrName))
+        info.divisibility[0] = attr.getInt();
+      infos[arg] = info;
+    }
+  }
+  function->walk([&](Operation *op) { visit(op); });
+}
+
+void AxisInfoAnalysis::visit(Operation *op) {
+  if (op->getNumResults() != 1)
+    return;
+  Value result = op->getResult(0);
+  Type type = result.getType();
+  if (!isa<IntegerType, IndexType, PtrType>(getElementTypeOrSelf(type)))
+    return;
+  SmallVector<int64_t> shape = shapeOf(type);
+  int64_t rank = rankOf(type);
+  AxisInfo info = AxisInfo::unknown(rank);
+
+  APInt constantValue;
+  if (matchPattern(result, m_ConstantInt(&constantValue))) {
+    info = AxisInfo::constant(shape.empty() ? SmallVector<int64_t>{1} : shape,
+                              constantValue.getSExtValue());
+  } else if (auto arange = dyn_cast<ArangeOp>(op)) {
+    info.contiguity[0] = shape[0];
+    info.divisibility[0] =
+        largestPowerOf2Dividing(arange.getStartAttr().getInt());
+  } else if (auto splat = dyn_cast<SplatOp>(op)) {
+    AxisInfo src = get(splat.getSrc());
+    info.divisibility.assign(rank, src.divisibility[0]);
+    info.constancy.assign(shape.begin(), shape.end());
+  } else if (auto broadcast = dyn_cast<BroadcastOp>(op)) {
+    AxisInfo src = get(broadcast.getSrc());
+    auto srcShape = broadcast.getSrc().getType().getShape();
+    info = src;
+    for (int64_t d = 0; d < rank; ++d)
+      if (srcShape[d] == 1 && shape[d] != 1) {
+        info.contiguity[d] = 1;
+        info.constancy[d] = shape[d];
+      }
+  } else if (auto expand = dyn_cast<ExpandDimsOp>(op)) {
+    info = get(expand.getSrc());
+    int64_t axis = expand.getAxis();
+    info.contiguity.insert(info.contiguity.begin() + axis, 1);
+    info.divisibility.insert(info.divisibility.begin() + axis,
+                             info.divisibility.empty()
+                                 ? 1
+                                 : info.divisibility[std::min<int64_t>(
+                                       axis, info.divisibility.size() - 1)]);
+    info.constancy.insert(info.constancy.begin() + axis, 1);
+  } else if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::IndexCastOp,
+                 tilegpu::ConvertLayoutOp>(op)) {
+    info = get(op->getOperand(0));
+  } else if (isa<arith::AddIOp, AddPtrOp>(op)) {
+    AxisInfo lhs = get(op->getOperand(0)), rhs = get(op->getOperand(1));
+    int64_t scale = 1; // bytes per element of an addptr's offset
+    if (auto ptr = dyn_cast<PtrType>(getElementTypeOrSelf(type)))
+      scale = std::max<int64_t>(
+          1, ptr.getPointeeType().getIntOrFloatBitWidth() / 8);
+    for (int64_t d = 0; d < rank; ++d) {
+      info.contiguity[d] =
+          std::max(std::min(lhs.contiguity[d], rhs.constancy[d]),
+                   std::min(rhs.contiguity[d], lhs.constancy[d]));
+      info.divisibility[d] =
+          std::min(lhs.divisibility[d],
+                   std::min(kMaxDivisibility, rhs.divisibility[d] * scale));
+      info.constancy[d] = std::min(lhs.constancy[d], rhs.constancy[d]);
+    }
+  } else if (isa<arith::MulIOp>(op)) {
+    AxisInfo lhs = get(op->getOperand(0)), rhs = get(op->getOperand(1));
+    for (int64_t d = 0; d < rank; ++d) {
+      info.divisibility[d] =
+          std::min(kMaxDivisibility, lhs.divisibility[d] * rhs.divisibility[d]);
+      info.constancy[d] = std::min(lhs.constancy[d], rhs.constancy[d]);
+      // x * 1 keeps x's runs.
+      if (rhs.constancy[d] == (shape.empty() ? 1 : shape[d]) &&
+          matchPattern(op->getOperand(1), m_One()))
+        info.contiguity[d] = lhs.contiguity[d];
+    }
+  } else if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
+    // A comparison is constant over runs where both sides are. Also, an
+    // aligned run of g consecutive values lies wholly below (or wholly at or
+    // above) a bound that is a multiple of g: x < n and x >= n keep their
+    // value over such runs.
+    AxisInfo lhs = get(op->getOperand(0)), rhs = get(op->getOperand(1));
+    auto predicate = cmp.getPredicate();
+    bool splitsAtBound = predicate == arith::CmpIPredicate::slt ||
+                         predicate == arith::CmpIPredicate::ult ||
+                         predicate == arith::CmpIPredicate::sge ||
+                         predicate == arith::CmpIPredicate::uge;
+    for (int64_t d = 0; d < rank; ++d) {
+      info.constancy[d] = std::min(lhs.constancy[d], rhs.constancy[d]);
+      if (splitsAtBound)
+        info.constancy[d] =
+            std::max(info.constancy[d],
+                     std::min({lhs.contiguity[d], lhs.divisibility[d],
+                               rhs.constancy[d], rhs.divisibility[d]}));
+    }
+  } else if (isa<arith::AndIOp, arith::OrIOp>(op) &&
+             getElementTypeOrSelf(type).isInteger(1)) {
+    AxisInfo lhs = get(op->getOperand(0)), rhs = get(op->getOperand(1));
+    for (int64_t d = 0; d < rank; ++d)
+      info.constancy[d] = std::min(lhs.constancy[d], rhs.constancy[d]);
+  }
+  infos[result] = info;
+}

@@ -1,0 +1,82 @@
+// RUN: tile-opt %s -split-input-file -tilegpu-coalesce | FileCheck %s
+
+// A contiguous access whose pointers are 16-byte aligned and whose mask is
+// constant over groups of four (n divisible by 16) moves four f32 at once:
+// the access gets a layout with four contiguous elements per thread.
+
+#b = #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+// CHECK-DAG: #[[V:.*]] = #tilegpu.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+// CHECK-LABEL: func.func @aligned
+// CHECK: %[[P:.*]] = tilegpu.convert_layout %{{.*}} : tensor<512x!tile.ptr<f32>, #blocked> -> tensor<512x!tile.ptr<f32>, #[[V]]>
+// CHECK: %[[M:.*]] = tilegpu.convert_layout %{{.*}} : tensor<512xi1, #blocked> -> tensor<512xi1, #[[V]]>
+// CHECK: %[[X:.*]] = tile.load %[[P]] mask %[[M]] {tilegpu.vector_width = 4 : i32} : tensor<512x!tile.ptr<f32>, #[[V]]>
+// CHECK: tilegpu.convert_layout %[[X]] : tensor<512xf32, #[[V]]> -> tensor<512xf32, #blocked>
+// CHECK: tile.store %{{.*}}, %{{.*}} mask %{{.*}} {tilegpu.vector_width = 4 : i32} : tensor<512x!tile.ptr<f32>, #[[V]]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @aligned(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32 {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+    %pid = tile.program_id x
+    %c512 = arith.constant 512 : i32
+    %start = arith.muli %pid, %c512 : i32
+    %r = tile.arange 0 to 512 : tensor<512xi32, #b>
+    %s = tile.splat %start : tensor<512xi32, #b>
+    %offs = arith.addi %s, %r : tensor<512xi32, #b>
+    %ns = tile.splat %n : tensor<512xi32, #b>
+    %m = arith.cmpi slt, %offs, %ns : tensor<512xi32, #b>
+    %xs = tile.splat %x : tensor<512x!tile.ptr<f32>, #b>
+    %p = tile.addptr %xs, %offs : tensor<512x!tile.ptr<f32>, #b>, tensor<512xi32, #b>
+    %v = tile.load %p mask %m : tensor<512x!tile.ptr<f32>, #b>
+    %w = arith.addf %v, %v : tensor<512xf32, #b>
+    tile.store %p, %w mask %m : tensor<512x!tile.ptr<f32>, #b>
+    return
+  }
+}
+
+// -----
+
+// Eight f16 make sixteen bytes; a 2-D tile vectorises along its contiguous
+// dimension, lanes along it first.
+#b = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK: #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-LABEL: func.func @rows
+// CHECK: tile.load %{{.*}} {tilegpu.vector_width = 8 : i32}
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @rows(%x: !tile.ptr<f16> {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+    %rows = tile.arange 0 to 64 : tensor<64xi32, #tilegpu.slice<dim = 1, parent = #b>>
+    %cols = tile.arange 0 to 64 : tensor<64xi32, #tilegpu.slice<dim = 0, parent = #b>>
+    %r2 = tile.expand_dims %rows {axis = 1 : i32} : tensor<64xi32, #tilegpu.slice<dim = 1, parent = #b>> -> tensor<64x1xi32, #b>
+    %c2 = tile.expand_dims %cols {axis = 0 : i32} : tensor<64xi32, #tilegpu.slice<dim = 0, parent = #b>> -> tensor<1x64xi32, #b>
+    %stride = arith.constant dense<64> : tensor<64x1xi32, #b>
+    %rowoff = arith.muli %r2, %stride : tensor<64x1xi32, #b>
+    %rb = tile.broadcast %rowoff : tensor<64x1xi32, #b> -> tensor<64x64xi32, #b>
+    %cb = tile.broadcast %c2 : tensor<1x64xi32, #b> -> tensor<64x64xi32, #b>
+    %offs = arith.addi %rb, %cb : tensor<64x64xi32, #b>
+    %xs = tile.splat %x : tensor<64x64x!tile.ptr<f16>, #b>
+    %p = tile.addptr %xs, %offs : tensor<64x64x!tile.ptr<f16>, #b>, tensor<64x64xi32, #b>
+    %v = tile.load %p : tensor<64x64x!tile.ptr<f16>, #b>
+    tile.store %p, %v : tensor<64x64x!tile.ptr<f16>, #b>
+    return
+  }
+}
+
+// -----
+
+// Without promised alignment, or with a mask that can change inside a group
+// (n of unknown divisibility), accesses stay one element wide.
+#b = #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+// CHECK-LABEL: func.func @unaligned
+// CHECK-NOT: vector_width
+// CHECK-NOT: convert_layout
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @unaligned(%x: !tile.ptr<f32>, %y: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32) attributes {tile.kernel} {
+    %r = tile.arange 0 to 128 : tensor<128xi32, #b>
+    %xs = tile.splat %x : tensor<128x!tile.ptr<f32>, #b>
+    %p = tile.addptr %xs, %r : tensor<128x!tile.ptr<f32>, #b>, tensor<128xi32, #b>
+    %v = tile.load %p : tensor<128x!tile.ptr<f32>, #b>
+    %ns = tile.splat %n : tensor<128xi32, #b>
+    %m = arith.cmpi slt, %r, %ns : tensor<128xi32, #b>
+    %ys = tile.splat %y : tensor<128x!tile.ptr<f32>, #b>
+    %q = tile.addptr %ys, %r : tensor<128x!tile.ptr<f32>, #b>, tensor<128xi32, #b>
+    tile.store %q, %v mask %m : tensor<128x!tile.ptr<f32>, #b>
+    return
+  }
+}
