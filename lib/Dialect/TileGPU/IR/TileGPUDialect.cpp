@@ -23,23 +23,17 @@ namespace {
 struct TileGPUOpAsmInterface : public OpAsmDialectInterface {
   using OpAsmDialectInterface::OpAsmDialectInterface;
   AliasResult getAlias(Attribute attr, raw_ostream &os) const override {
-    if (isa<BlockedEncodingAttr>(attr)) {
-      os << "blocked";
-      return AliasResult::FinalAlias;
-    }
-    if (isa<SliceEncodingAttr>(attr)) {
-      os << "slice";
-      return AliasResult::FinalAlias;
-    }
-    if (isa<MmaEncodingAttr>(attr)) {
-      os << "mma";
-      return AliasResult::FinalAlias;
-    }
-    if (isa<DotOperandEncodingAttr>(attr)) {
-      os << "dot_op";
-      return AliasResult::FinalAlias;
-    }
-    return AliasResult::NoAlias;
+    StringRef name =
+        llvm::TypeSwitch<Attribute, StringRef>(attr)
+            .Case<BlockedEncodingAttr>([](auto) { return "blocked"; })
+            .Case<SliceEncodingAttr>([](auto) { return "slice"; })
+            .Case<MmaEncodingAttr>([](auto) { return "mma"; })
+            .Case<DotOperandEncodingAttr>([](auto) { return "dot_op"; })
+            .Default([](Attribute) { return ""; });
+    if (name.empty())
+      return AliasResult::NoAlias;
+    os << name;
+    return AliasResult::FinalAlias;
   }
 };
 } // namespace
