@@ -72,7 +72,7 @@ struct AdvanceOpConversion : public ConvertOpToLLVMPattern<tile::AdvanceOp> {
     BlockPtrFields fields(rewriter, loc, adaptor.getPtr(),
                           op.getType().getRank());
     for (auto [offset, delta] : llvm::zip(fields.offsets, adaptor.getOffsets()))
-      offset = rewriter.create<LLVM::AddOp>(loc, offset, delta);
+      offset = LLVM::AddOp::create(rewriter, loc, offset, delta);
     rewriter.replaceOp(
         op, fields.pack(rewriter, loc,
                         getTypeConverter()->convertType(op.getType())));
@@ -97,22 +97,23 @@ BlockAccess computeBlockAccess(OpBuilder &b, Location loc,
   for (auto &coord : emitCoordinates(b, loc, layout, hw)) {
     Value offset = zero, inBounds;
     for (auto [d, c] : llvm::enumerate(coord)) {
-      Value index = b.create<LLVM::SExtOp>(
-          loc, b.getI64Type(),
-          b.create<LLVM::AddOp>(loc, fields.offsets[d], c));
-      offset = b.create<LLVM::AddOp>(
-          loc, offset, b.create<LLVM::MulOp>(loc, index, fields.strides[d]));
+      Value index = LLVM::SExtOp::create(
+          b, loc, b.getI64Type(),
+          LLVM::AddOp::create(b, loc, fields.offsets[d], c));
+      offset = LLVM::AddOp::create(
+          b, loc, offset,
+          LLVM::MulOp::create(b, loc, index, fields.strides[d]));
       if (!llvm::is_contained(boundaryCheck, static_cast<int32_t>(d)))
         continue;
       Value low =
-          b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::sge, index, zero);
-      Value high = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::slt, index,
-                                          fields.shape[d]);
-      Value both = b.create<LLVM::AndOp>(loc, low, high);
-      inBounds = inBounds ? b.create<LLVM::AndOp>(loc, inBounds, both) : both;
+          LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::sge, index, zero);
+      Value high = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::slt, index,
+                                        fields.shape[d]);
+      Value both = LLVM::AndOp::create(b, loc, low, high);
+      inBounds = inBounds ? LLVM::AndOp::create(b, loc, inBounds, both) : both;
     }
-    access.addresses.push_back(b.create<LLVM::GEPOp>(
-        loc, ptrType, element, fields.base, ValueRange{offset}));
+    access.addresses.push_back(LLVM::GEPOp::create(
+        b, loc, ptrType, element, fields.base, ValueRange{offset}));
     access.inBounds.push_back(inBounds);
   }
   return access;
@@ -134,8 +135,8 @@ struct LoadBlockOpConversion
         element, getHwIndex(rewriter, loc));
     Value padding;
     if (op.getPadding() == tile::Padding::nan)
-      padding = rewriter.create<LLVM::ConstantOp>(
-          loc, element,
+      padding = LLVM::ConstantOp::create(
+          rewriter, loc, element,
           rewriter.getFloatAttr(element,
                                 std::numeric_limits<double>::quiet_NaN()));
     SmallVector<Value> values;
@@ -172,10 +173,10 @@ struct StoreBlockOpConversion
     for (auto [i, value] : llvm::enumerate(values)) {
       if (!stored.insert(registerOffset(layout, i)).second)
         continue;
-      Value mask =
-          access.inBounds[i]
-              ? rewriter.create<LLVM::AndOp>(loc, access.inBounds[i], canonical)
-              : canonical;
+      Value mask = access.inBounds[i]
+                       ? LLVM::AndOp::create(rewriter, loc, access.inBounds[i],
+                                             canonical)
+                       : canonical;
       storeElement(rewriter, loc, value, access.addresses[i], mask);
     }
     rewriter.eraseOp(op);

@@ -53,13 +53,13 @@ struct ConvertLayoutOpConversion
     auto address = [&](ArrayRef<Value> coord) {
       Value flat = createI32(rewriter, loc, 0);
       for (auto [c, size] : llvm::zip(coord, dstType.getShape()))
-        flat = rewriter.create<LLVM::AddOp>(
-            loc,
-            rewriter.create<LLVM::MulOp>(loc, flat,
-                                         createI32(rewriter, loc, size)),
+        flat = LLVM::AddOp::create(
+            rewriter, loc,
+            LLVM::MulOp::create(rewriter, loc, flat,
+                                createI32(rewriter, loc, size)),
             c);
-      return rewriter.create<LLVM::GEPOp>(loc, sharedPtr, stored, base,
-                                          ValueRange{flat});
+      return LLVM::GEPOp::create(rewriter, loc, sharedPtr, stored, base,
+                                 ValueRange{flat});
     };
     createBarrier(rewriter, loc);
     std::set<LinearLayout::Coord> written;
@@ -68,16 +68,16 @@ struct ConvertLayoutOpConversion
       if (!written.insert(registerOffset(src, r)).second)
         continue;
       Value v = element.isInteger(1)
-                    ? rewriter.create<LLVM::ZExtOp>(loc, stored, value)
+                    ? LLVM::ZExtOp::create(rewriter, loc, stored, value)
                     : value;
-      rewriter.create<LLVM::StoreOp>(loc, v, address(srcCoords[r]));
+      LLVM::StoreOp::create(rewriter, loc, v, address(srcCoords[r]));
     }
     createBarrier(rewriter, loc);
     SmallVector<Value> results;
     for (auto &coord : emitCoordinates(rewriter, loc, dst, hw)) {
-      Value v = rewriter.create<LLVM::LoadOp>(loc, stored, address(coord));
+      Value v = LLVM::LoadOp::create(rewriter, loc, stored, address(coord));
       results.push_back(element.isInteger(1)
-                            ? rewriter.create<LLVM::TruncOp>(loc, element, v)
+                            ? LLVM::TruncOp::create(rewriter, loc, element, v)
                             : v);
     }
     rewriter.replaceOp(op, packRegisters(rewriter, loc, structType, results));

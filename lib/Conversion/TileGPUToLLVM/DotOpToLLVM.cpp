@@ -82,13 +82,14 @@ struct DotOpConversion : public ConvertOpToLLVMPattern<tile::DotOp> {
     Type i32 = rewriter.getI32Type(), f32 = rewriter.getF32Type();
     // Two consecutive-k elements in one 32-bit operand register.
     auto pack = [&](Value low, Value high) -> Value {
-      Value pair = rewriter.create<LLVM::UndefOp>(loc, pairType);
-      pair = rewriter.create<LLVM::InsertElementOp>(
-          loc, pair, low, createI32(rewriter, loc, 0));
-      pair = rewriter.create<LLVM::InsertElementOp>(
-          loc, pair, high, createI32(rewriter, loc, 1));
-      return element.isBF16() ? rewriter.create<LLVM::BitcastOp>(loc, i32, pair)
-                              : pair;
+      Value pair = LLVM::UndefOp::create(rewriter, loc, pairType);
+      pair = LLVM::InsertElementOp::create(rewriter, loc, pair, low,
+                                           createI32(rewriter, loc, 0));
+      pair = LLVM::InsertElementOp::create(rewriter, loc, pair, high,
+                                           createI32(rewriter, loc, 1));
+      return element.isBF16()
+                 ? LLVM::BitcastOp::create(rewriter, loc, i32, pair)
+                 : pair;
     };
     auto resultType = LLVM::LLVMStructType::getLiteral(
         getContext(), SmallVector<Type>(4, f32));
@@ -115,8 +116,8 @@ struct DotOpConversion : public ConvertOpToLLVMPattern<tile::DotOp> {
           aOperands.push_back(pack(aRegs[a[i]], aRegs[a[i + 1]]));
         for (int i = 0; i < 4; i += 2)
           bOperands.push_back(pack(bRegs[b[i]], bRegs[b[i + 1]]));
-        Value d = rewriter.create<NVVM::MmaOp>(
-            loc, resultType, aOperands, bOperands, acc,
+        Value d = NVVM::MmaOp::create(
+            rewriter, loc, resultType, aOperands, bOperands, acc,
             ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
             std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
             std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,

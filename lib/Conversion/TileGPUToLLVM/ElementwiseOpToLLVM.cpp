@@ -27,19 +27,20 @@ namespace {
 Value callF32Intrinsic(OpBuilder &b, Location loc, StringRef name, Value x) {
   Type type = x.getType(), f32 = b.getF32Type();
   if (type != f32)
-    x = b.create<LLVM::FPExtOp>(loc, f32, x);
-  Value y = b.create<LLVM::CallIntrinsicOp>(loc, f32, b.getStringAttr(name),
-                                            ValueRange{x})
+    x = LLVM::FPExtOp::create(b, loc, f32, x);
+  Value y = LLVM::CallIntrinsicOp::create(b, loc, f32, b.getStringAttr(name),
+                                          ValueRange{x})
                 .getResult(0);
   if (type != f32)
-    y = b.create<LLVM::FPTruncOp>(loc, type, y);
+    y = LLVM::FPTruncOp::create(b, loc, type, y);
   return y;
 }
 
 Value multiplyF32(OpBuilder &b, Location loc, Value x, double factor) {
   Type type = x.getType();
-  Value c = b.create<LLVM::ConstantOp>(loc, type, b.getFloatAttr(type, factor));
-  return b.create<LLVM::FMulOp>(loc, x, c);
+  Value c =
+      LLVM::ConstantOp::create(b, loc, type, b.getFloatAttr(type, factor));
+  return LLVM::FMulOp::create(b, loc, x, c);
 }
 
 /// The scalar form of `op` on `operands`, or null when the upstream
@@ -60,7 +61,8 @@ Value lowerSpecialScalar(OpBuilder &b, Operation *op, ValueRange operands) {
         callF32Intrinsic(b, loc, "llvm.nvvm.lg2.approx.ftz.f", operands[0]),
         M_LN2);
   if (isa<tile::WhereOp>(op))
-    return b.create<LLVM::SelectOp>(loc, operands[0], operands[1], operands[2]);
+    return LLVM::SelectOp::create(b, loc, operands[0], operands[1],
+                                  operands[2]);
   return {};
 }
 

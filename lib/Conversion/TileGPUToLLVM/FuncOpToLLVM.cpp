@@ -39,7 +39,7 @@ struct KernelOpConversion : public ConvertOpToLLVMPattern<func::FuncOp> {
     auto type = LLVM::LLVMFunctionType::get(
         LLVM::LLVMVoidType::get(getContext()), signature.getConvertedTypes());
     auto llvmFunc =
-        rewriter.create<LLVM::LLVMFuncOp>(func.getLoc(), func.getName(), type);
+        LLVM::LLVMFuncOp::create(rewriter, func.getLoc(), func.getName(), type);
     llvmFunc->setAttr("nvvm.kernel", rewriter.getUnitAttr());
     llvmFunc->setAttr("nvvm.maxntid", rewriter.getDenseI32ArrayAttr(
                                           {int32_t(*numWarps * 32), 1, 1}));

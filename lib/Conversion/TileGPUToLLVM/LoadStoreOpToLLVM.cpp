@@ -26,19 +26,19 @@ static int64_t getAlignment(Type element) {
 Value tilegpu::loadElement(OpBuilder &b, Location loc, Type element, Value ptr,
                            Value mask, Value other) {
   if (!mask)
-    return b.create<LLVM::LoadOp>(loc, element, ptr, getAlignment(element));
+    return LLVM::LoadOp::create(b, loc, element, ptr, getAlignment(element));
   auto vectorType = VectorType::get({1}, element);
   auto maskType = VectorType::get({1}, b.getI1Type());
   Value zero = createI32(b, loc, 0);
-  Value maskVector = b.create<LLVM::InsertElementOp>(
-      loc, b.create<LLVM::UndefOp>(loc, maskType), mask, zero);
-  Value passThru = b.create<LLVM::ZeroOp>(loc, vectorType);
+  Value maskVector = LLVM::InsertElementOp::create(
+      b, loc, LLVM::UndefOp::create(b, loc, maskType), mask, zero);
+  Value passThru = LLVM::ZeroOp::create(b, loc, vectorType);
   if (other)
-    passThru = b.create<LLVM::InsertElementOp>(loc, passThru, other, zero);
-  Value loaded = b.create<LLVM::MaskedLoadOp>(
-      loc, vectorType, ptr, maskVector, passThru,
+    passThru = LLVM::InsertElementOp::create(b, loc, passThru, other, zero);
+  Value loaded = LLVM::MaskedLoadOp::create(
+      b, loc, vectorType, ptr, maskVector, passThru,
       b.getI32IntegerAttr(getAlignment(element)), UnitAttr());
-  return b.create<LLVM::ExtractElementOp>(loc, loaded, zero);
+  return LLVM::ExtractElementOp::create(b, loc, loaded, zero);
 }
 
 void tilegpu::storeElement(OpBuilder &b, Location loc, Value value, Value ptr,
@@ -47,12 +47,12 @@ void tilegpu::storeElement(OpBuilder &b, Location loc, Value value, Value ptr,
   auto vectorType = VectorType::get({1}, element);
   auto maskType = VectorType::get({1}, b.getI1Type());
   Value zero = createI32(b, loc, 0);
-  Value vector = b.create<LLVM::InsertElementOp>(
-      loc, b.create<LLVM::UndefOp>(loc, vectorType), value, zero);
-  Value maskVector = b.create<LLVM::InsertElementOp>(
-      loc, b.create<LLVM::UndefOp>(loc, maskType), mask, zero);
-  b.create<LLVM::MaskedStoreOp>(loc, vector, ptr, maskVector,
-                                getAlignment(element));
+  Value vector = LLVM::InsertElementOp::create(
+      b, loc, LLVM::UndefOp::create(b, loc, vectorType), value, zero);
+  Value maskVector = LLVM::InsertElementOp::create(
+      b, loc, LLVM::UndefOp::create(b, loc, maskType), mask, zero);
+  LLVM::MaskedStoreOp::create(b, loc, vector, ptr, maskVector,
+                              getAlignment(element));
 }
 
 namespace {
@@ -95,13 +95,13 @@ Value getMaskedOffAddress(OpBuilder &b, Location loc, Operation *user) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(module.getBody());
     auto type = LLVM::LLVMArrayType::get(b.getI8Type(), 16);
-    b.create<LLVM::GlobalOp>(
-        loc, type, /*isConstant=*/true, LLVM::Linkage::Internal, symbol,
+    LLVM::GlobalOp::create(
+        b, loc, type, /*isConstant=*/true, LLVM::Linkage::Internal, symbol,
         b.getZeroAttr(RankedTensorType::get({16}, b.getI8Type())),
         /*alignment=*/16, /*addrSpace=*/1);
   }
-  return b.create<LLVM::AddressOfOp>(
-      loc, LLVM::LLVMPointerType::get(b.getContext(), 1), symbol);
+  return LLVM::AddressOfOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), symbol);
 }
 
 /// Loads `width` consecutive elements at `ptr` as one access where `mask`
@@ -112,17 +112,17 @@ SmallVector<Value> loadVector(OpBuilder &b, Location loc, Operation *user,
   auto vectorType = VectorType::get({width}, element);
   int64_t alignment = width * getAlignment(element);
   if (mask)
-    ptr = b.create<LLVM::SelectOp>(loc, mask, ptr,
-                                   getMaskedOffAddress(b, loc, user));
-  Value loaded = b.create<LLVM::LoadOp>(loc, vectorType, ptr, alignment);
+    ptr = LLVM::SelectOp::create(b, loc, mask, ptr,
+                                 getMaskedOffAddress(b, loc, user));
+  Value loaded = LLVM::LoadOp::create(b, loc, vectorType, ptr, alignment);
   SmallVector<Value> values;
   for (int64_t i = 0; i < width; ++i) {
     Value value =
-        b.create<LLVM::ExtractElementOp>(loc, loaded, createI32(b, loc, i));
+        LLVM::ExtractElementOp::create(b, loc, loaded, createI32(b, loc, i));
     if (mask)
-      value = b.create<LLVM::SelectOp>(
-          loc, mask, value,
-          others.empty() ? b.create<LLVM::ZeroOp>(loc, element).getResult()
+      value = LLVM::SelectOp::create(
+          b, loc, mask, value,
+          others.empty() ? LLVM::ZeroOp::create(b, loc, element).getResult()
                          : others[i]);
     values.push_back(value);
   }
@@ -137,15 +137,15 @@ void storeVector(OpBuilder &b, Location loc, ArrayRef<Value> values, Value ptr,
   Type element = values.front().getType();
   auto vectorType = VectorType::get({width}, element);
   auto maskType = VectorType::get({width}, b.getI1Type());
-  Value vector = b.create<LLVM::UndefOp>(loc, vectorType);
-  Value maskVector = b.create<LLVM::UndefOp>(loc, maskType);
+  Value vector = LLVM::UndefOp::create(b, loc, vectorType);
+  Value maskVector = LLVM::UndefOp::create(b, loc, maskType);
   for (int64_t i = 0; i < width; ++i) {
     Value index = createI32(b, loc, i);
-    vector = b.create<LLVM::InsertElementOp>(loc, vector, values[i], index);
-    maskVector = b.create<LLVM::InsertElementOp>(loc, maskVector, mask, index);
+    vector = LLVM::InsertElementOp::create(b, loc, vector, values[i], index);
+    maskVector = LLVM::InsertElementOp::create(b, loc, maskVector, mask, index);
   }
-  b.create<LLVM::MaskedStoreOp>(loc, vector, ptr, maskVector,
-                                width * getAlignment(element));
+  LLVM::MaskedStoreOp::create(b, loc, vector, ptr, maskVector,
+                              width * getAlignment(element));
 }
 
 struct LoadOpConversion : public ConvertOpToLLVMPattern<tile::LoadOp> {
@@ -202,9 +202,9 @@ struct StoreOpConversion : public ConvertOpToLLVMPattern<tile::StoreOp> {
     if (!tensor) {
       Value mask = adaptor.getMask();
       if (!mask)
-        rewriter.create<LLVM::StoreOp>(
-            loc, adaptor.getValue(), adaptor.getPtr(),
-            getAlignment(adaptor.getValue().getType()));
+        LLVM::StoreOp::create(rewriter, loc, adaptor.getValue(),
+                              adaptor.getPtr(),
+                              getAlignment(adaptor.getValue().getType()));
       else
         storeElement(rewriter, loc, adaptor.getValue(), adaptor.getPtr(), mask);
       rewriter.eraseOp(op);
@@ -225,9 +225,9 @@ struct StoreOpConversion : public ConvertOpToLLVMPattern<tile::StoreOp> {
     for (size_t i = 0; i < ptrs.size(); i += width) {
       if (!stored.insert(registerOffset(layout, i)).second)
         continue;
-      Value mask = masks.empty()
-                       ? canonical
-                       : rewriter.create<LLVM::AndOp>(loc, masks[i], canonical);
+      Value mask = masks.empty() ? canonical
+                                 : LLVM::AndOp::create(rewriter, loc, masks[i],
+                                                       canonical);
       if (width == 1)
         storeElement(rewriter, loc, values[i], ptrs[i], mask);
       else

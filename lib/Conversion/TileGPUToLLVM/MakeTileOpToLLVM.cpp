@@ -25,7 +25,7 @@ struct ArangeOpConversion : public ConvertOpToLLVMPattern<tile::ArangeOp> {
     SmallVector<Value> regs;
     for (auto &coord :
          emitCoordinates(rewriter, loc, layout, getHwIndex(rewriter, loc)))
-      regs.push_back(rewriter.create<LLVM::AddOp>(loc, coord[0], start));
+      regs.push_back(LLVM::AddOp::create(rewriter, loc, coord[0], start));
     rewriter.replaceOp(
         op, packRegisters(rewriter, loc,
                           getTypeConverter()->convertType(op.getType()), regs));
@@ -64,8 +64,8 @@ struct SplatConstantOpConversion
       return op.emitError() << "only constant tiles with one value throughout "
                                "lower to the GPU";
     Type element = getTypeConverter()->convertType(tensor.getElementType());
-    Value scalar = rewriter.create<LLVM::ConstantOp>(
-        op.getLoc(), element, splat.getSplatValue<TypedAttr>());
+    Value scalar = LLVM::ConstantOp::create(rewriter, op.getLoc(), element,
+                                            splat.getSplatValue<TypedAttr>());
     auto type =
         cast<LLVM::LLVMStructType>(getTypeConverter()->convertType(tensor));
     SmallVector<Value> regs(type.getBody().size(), scalar);

@@ -24,8 +24,8 @@ struct AddPtrOpConversion : public ConvertOpToLLVMPattern<tile::AddPtrOp> {
             .getPointeeType());
     auto ptrType = LLVM::LLVMPointerType::get(getContext(), 1);
     auto gep = [&](Value ptr, Value offset) -> Value {
-      return rewriter.create<LLVM::GEPOp>(loc, ptrType, element, ptr,
-                                          ValueRange{offset});
+      return LLVM::GEPOp::create(rewriter, loc, ptrType, element, ptr,
+                                 ValueRange{offset});
     };
     if (!isa<RankedTensorType>(op.getType())) {
       rewriter.replaceOp(op, gep(adaptor.getPtr(), adaptor.getOffset()));

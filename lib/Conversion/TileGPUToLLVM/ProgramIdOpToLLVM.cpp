@@ -22,13 +22,13 @@ struct GridOpConversion : public ConvertOpToLLVMPattern<SourceOp> {
     Value value;
     switch (op.getAxis()) {
     case tile::ProgramAxis::x:
-      value = rewriter.create<X>(op.getLoc(), i32);
+      value = X::create(rewriter, op.getLoc(), i32);
       break;
     case tile::ProgramAxis::y:
-      value = rewriter.create<Y>(op.getLoc(), i32);
+      value = Y::create(rewriter, op.getLoc(), i32);
       break;
     case tile::ProgramAxis::z:
-      value = rewriter.create<Z>(op.getLoc(), i32);
+      value = Z::create(rewriter, op.getLoc(), i32);
       break;
     }
     rewriter.replaceOp(op, value);

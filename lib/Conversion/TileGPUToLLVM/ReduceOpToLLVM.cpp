@@ -25,23 +25,23 @@ Value combine(OpBuilder &b, Location loc, tile::ReduceKind kind, Value x,
   bool isFloat = isa<FloatType>(x.getType());
   switch (kind) {
   case tile::ReduceKind::sum:
-    return isFloat ? b.create<LLVM::FAddOp>(loc, x, y).getResult()
-                   : b.create<LLVM::AddOp>(loc, x, y).getResult();
+    return isFloat ? LLVM::FAddOp::create(b, loc, x, y).getResult()
+                   : LLVM::AddOp::create(b, loc, x, y).getResult();
   case tile::ReduceKind::max: // NaN propagates, integers are signed
-    return isFloat ? b.create<LLVM::MaximumOp>(loc, x, y).getResult()
-                   : b.create<LLVM::SMaxOp>(loc, x, y).getResult();
+    return isFloat ? LLVM::MaximumOp::create(b, loc, x, y).getResult()
+                   : LLVM::SMaxOp::create(b, loc, x, y).getResult();
   case tile::ReduceKind::min:
-    return isFloat ? b.create<LLVM::MinimumOp>(loc, x, y).getResult()
-                   : b.create<LLVM::SMinOp>(loc, x, y).getResult();
+    return isFloat ? LLVM::MinimumOp::create(b, loc, x, y).getResult()
+                   : LLVM::SMinOp::create(b, loc, x, y).getResult();
   }
   llvm_unreachable("unknown reduce kind");
 }
 
 Value shuffle32(OpBuilder &b, Location loc, Value value, int64_t laneMask) {
-  return b.create<NVVM::ShflOp>(loc, value.getType(), createI32(b, loc, -1),
-                                value, createI32(b, loc, laneMask),
-                                createI32(b, loc, 0x1f), NVVM::ShflKind::bfly,
-                                UnitAttr());
+  return NVVM::ShflOp::create(b, loc, value.getType(), createI32(b, loc, -1),
+                              value, createI32(b, loc, laneMask),
+                              createI32(b, loc, 0x1f), NVVM::ShflKind::bfly,
+                              UnitAttr());
 }
 
 /// The value of the lane whose index differs from ours in `laneMask`.
@@ -53,25 +53,27 @@ Value shuffleXor(OpBuilder &b, Location loc, Value value, int64_t laneMask) {
   Type intType = b.getIntegerType(bits);
   Value asInt = type.isInteger(bits)
                     ? value
-                    : b.create<LLVM::BitcastOp>(loc, intType, value);
+                    : LLVM::BitcastOp::create(b, loc, intType, value);
   Value shuffled;
   if (bits < 32) {
-    Value wide = b.create<LLVM::ZExtOp>(loc, i32, asInt);
-    shuffled = b.create<LLVM::TruncOp>(loc, intType,
-                                       shuffle32(b, loc, wide, laneMask));
+    Value wide = LLVM::ZExtOp::create(b, loc, i32, asInt);
+    shuffled = LLVM::TruncOp::create(b, loc, intType,
+                                     shuffle32(b, loc, wide, laneMask));
   } else { // 64 bits: two halves
-    Value low = b.create<LLVM::TruncOp>(loc, i32, asInt);
-    Value high = b.create<LLVM::TruncOp>(
-        loc, i32, b.create<LLVM::LShrOp>(loc, asInt, createI64(b, loc, 32)));
+    Value low = LLVM::TruncOp::create(b, loc, i32, asInt);
+    Value high = LLVM::TruncOp::create(
+        b, loc, i32,
+        LLVM::LShrOp::create(b, loc, asInt, createI64(b, loc, 32)));
     Value lowS =
-        b.create<LLVM::ZExtOp>(loc, intType, shuffle32(b, loc, low, laneMask));
-    Value highS =
-        b.create<LLVM::ZExtOp>(loc, intType, shuffle32(b, loc, high, laneMask));
-    shuffled = b.create<LLVM::OrOp>(
-        loc, lowS, b.create<LLVM::ShlOp>(loc, highS, createI64(b, loc, 32)));
+        LLVM::ZExtOp::create(b, loc, intType, shuffle32(b, loc, low, laneMask));
+    Value highS = LLVM::ZExtOp::create(b, loc, intType,
+                                       shuffle32(b, loc, high, laneMask));
+    shuffled = LLVM::OrOp::create(
+        b, loc, lowS,
+        LLVM::ShlOp::create(b, loc, highS, createI64(b, loc, 32)));
   }
   return type.isInteger(bits) ? shuffled
-                              : b.create<LLVM::BitcastOp>(loc, type, shuffled);
+                              : LLVM::BitcastOp::create(b, loc, type, shuffled);
 }
 
 LinearLayout::Coord dropAxis(ArrayRef<int64_t> coord, int64_t axis) {
@@ -162,15 +164,15 @@ struct ReduceOpConversion : public ConvertOpToLLVMPattern<tile::ReduceOp> {
       int64_t numWarpSlots = int64_t(1) << warpBits->size();
       Value warpSlot = createI32(rewriter, loc, 0);
       for (auto [j, bit] : llvm::enumerate(*warpBits)) {
-        Value set = rewriter.create<LLVM::AndOp>(
-            loc,
-            rewriter.create<LLVM::LShrOp>(loc, hw.warp,
-                                          createI32(rewriter, loc, bit)),
+        Value set = LLVM::AndOp::create(
+            rewriter, loc,
+            LLVM::LShrOp::create(rewriter, loc, hw.warp,
+                                 createI32(rewriter, loc, bit)),
             createI32(rewriter, loc, 1));
-        warpSlot = rewriter.create<LLVM::OrOp>(
-            loc, warpSlot,
-            rewriter.create<LLVM::ShlOp>(loc, set,
-                                         createI32(rewriter, loc, j)));
+        warpSlot = LLVM::OrOp::create(
+            rewriter, loc, warpSlot,
+            LLVM::ShlOp::create(rewriter, loc, set,
+                                createI32(rewriter, loc, j)));
       }
       Type element = partials.front().getType();
       Type stored = element.isInteger(1) ? rewriter.getI8Type() : element;
@@ -182,35 +184,36 @@ struct ReduceOpConversion : public ConvertOpToLLVMPattern<tile::ReduceOp> {
             llvm::to_vector(coords[firstRegister[group]]);
         outCoord.erase(outCoord.begin() + axis);
         for (auto [c, size] : llvm::zip(outCoord, outShape))
-          flat = rewriter.create<LLVM::AddOp>(
-              loc,
-              rewriter.create<LLVM::MulOp>(loc, flat,
-                                           createI32(rewriter, loc, size)),
+          flat = LLVM::AddOp::create(
+              rewriter, loc,
+              LLVM::MulOp::create(rewriter, loc, flat,
+                                  createI32(rewriter, loc, size)),
               c);
-        Value index = rewriter.create<LLVM::AddOp>(
-            loc,
-            rewriter.create<LLVM::MulOp>(
-                loc, flat, createI32(rewriter, loc, numWarpSlots)),
+        Value index = LLVM::AddOp::create(
+            rewriter, loc,
+            LLVM::MulOp::create(rewriter, loc, flat,
+                                createI32(rewriter, loc, numWarpSlots)),
             slot);
-        return rewriter.create<LLVM::GEPOp>(loc, sharedPtr, stored, base,
-                                            ValueRange{index});
+        return LLVM::GEPOp::create(rewriter, loc, sharedPtr, stored, base,
+                                   ValueRange{index});
       };
       createBarrier(rewriter, loc);
       for (auto [group, partial] : llvm::enumerate(partials)) {
         Value value = element.isInteger(1)
-                          ? rewriter.create<LLVM::ZExtOp>(loc, stored, partial)
+                          ? LLVM::ZExtOp::create(rewriter, loc, stored, partial)
                           : partial;
-        rewriter.create<LLVM::StoreOp>(loc, value,
-                                       slotAddress(group, warpSlot));
+        LLVM::StoreOp::create(rewriter, loc, value,
+                              slotAddress(group, warpSlot));
       }
       createBarrier(rewriter, loc);
       for (auto [group, partial] : llvm::enumerate(partials)) {
         Value total;
         for (int64_t slot = 0; slot < numWarpSlots; ++slot) {
-          Value value = rewriter.create<LLVM::LoadOp>(
-              loc, stored, slotAddress(group, createI32(rewriter, loc, slot)));
+          Value value = LLVM::LoadOp::create(
+              rewriter, loc, stored,
+              slotAddress(group, createI32(rewriter, loc, slot)));
           if (element.isInteger(1))
-            value = rewriter.create<LLVM::TruncOp>(loc, element, value);
+            value = LLVM::TruncOp::create(rewriter, loc, element, value);
           total = total ? combine(rewriter, loc, kind, total, value) : value;
         }
         partial = total;

@@ -52,10 +52,10 @@ struct ConvertTileGPUToLLVMPass
     if (scratchBytes > 0) {
       OpBuilder b(module.getBodyRegion());
       auto type = LLVM::LLVMArrayType::get(b.getI8Type(), 0);
-      b.create<LLVM::GlobalOp>(module.getLoc(), type, /*isConstant=*/false,
-                               LLVM::Linkage::External, kScratchSymbol,
-                               Attribute(), /*alignment=*/16,
-                               /*addrSpace=*/3);
+      LLVM::GlobalOp::create(b, module.getLoc(), type, /*isConstant=*/false,
+                             LLVM::Linkage::External, kScratchSymbol,
+                             Attribute(), /*alignment=*/16,
+                             /*addrSpace=*/3);
       scratch.symbol = kScratchSymbol.str();
     }
     module->setAttr("tilegpu.shared_bytes",

@@ -8,13 +8,13 @@ using namespace mlir;
 using namespace mlir::tilegpu;
 
 Value tilegpu::createI32(OpBuilder &b, Location loc, int64_t value) {
-  return b.create<LLVM::ConstantOp>(loc, b.getI32Type(),
-                                    b.getI32IntegerAttr(value));
+  return LLVM::ConstantOp::create(b, loc, b.getI32Type(),
+                                  b.getI32IntegerAttr(value));
 }
 
 Value tilegpu::createI64(OpBuilder &b, Location loc, int64_t value) {
-  return b.create<LLVM::ConstantOp>(loc, b.getI64Type(),
-                                    b.getI64IntegerAttr(value));
+  return LLVM::ConstantOp::create(b, loc, b.getI64Type(),
+                                  b.getI64IntegerAttr(value));
 }
 
 SmallVector<Value> tilegpu::unpackRegisters(OpBuilder &b, Location loc,
@@ -22,22 +22,22 @@ SmallVector<Value> tilegpu::unpackRegisters(OpBuilder &b, Location loc,
   auto type = cast<LLVM::LLVMStructType>(packed.getType());
   SmallVector<Value> regs;
   for (int64_t i = 0, e = type.getBody().size(); i < e; ++i)
-    regs.push_back(b.create<LLVM::ExtractValueOp>(loc, packed, i));
+    regs.push_back(LLVM::ExtractValueOp::create(b, loc, packed, i));
   return regs;
 }
 
 Value tilegpu::packRegisters(OpBuilder &b, Location loc, Type type,
                              ValueRange regs) {
-  Value packed = b.create<LLVM::UndefOp>(loc, type);
+  Value packed = LLVM::UndefOp::create(b, loc, type);
   for (auto [i, reg] : llvm::enumerate(regs))
-    packed = b.create<LLVM::InsertValueOp>(loc, packed, reg, i);
+    packed = LLVM::InsertValueOp::create(b, loc, packed, reg, i);
   return packed;
 }
 
 HwIndex tilegpu::getHwIndex(OpBuilder &b, Location loc) {
-  Value tid = b.create<NVVM::ThreadIdXOp>(loc, b.getI32Type());
-  Value lane = b.create<LLVM::AndOp>(loc, tid, createI32(b, loc, 31));
-  Value warp = b.create<LLVM::LShrOp>(loc, tid, createI32(b, loc, 5));
+  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+  Value lane = LLVM::AndOp::create(b, loc, tid, createI32(b, loc, 31));
+  Value warp = LLVM::LShrOp::create(b, loc, tid, createI32(b, loc, 5));
   return {lane, warp};
 }
 
@@ -55,14 +55,15 @@ static SmallVector<Value> emitBasisSum(OpBuilder &b, Location loc,
   for (auto [bit, basis] : llvm::enumerate(bases)) {
     if (llvm::all_of(basis, [](int64_t v) { return v == 0; }))
       continue;
-    Value set = b.create<LLVM::AndOp>(
-        loc, b.create<LLVM::LShrOp>(loc, index, createI32(b, loc, bit)),
+    Value set = LLVM::AndOp::create(
+        b, loc, LLVM::LShrOp::create(b, loc, index, createI32(b, loc, bit)),
         createI32(b, loc, 1));
     for (int64_t d = 0; d < rank; ++d) {
       if (basis[d] == 0)
         continue;
-      Value term = b.create<LLVM::MulOp>(loc, set, createI32(b, loc, basis[d]));
-      coord[d] = b.create<LLVM::XOrOp>(loc, coord[d], term);
+      Value term =
+          LLVM::MulOp::create(b, loc, set, createI32(b, loc, basis[d]));
+      coord[d] = LLVM::XOrOp::create(b, loc, coord[d], term);
     }
   }
   return coord;
@@ -78,7 +79,7 @@ tilegpu::emitCoordinates(OpBuilder &b, Location loc, const LinearLayout &layout,
       emitBasisSum(b, loc, layout.getBases(HwDim::Warp), hw.warp, rank);
   SmallVector<Value> thread;
   for (int64_t d = 0; d < rank; ++d)
-    thread.push_back(b.create<LLVM::XOrOp>(loc, lane[d], warp[d]));
+    thread.push_back(LLVM::XOrOp::create(b, loc, lane[d], warp[d]));
   SmallVector<SmallVector<Value>> coords;
   for (int64_t r = 0, e = layout.getSize(HwDim::Register); r < e; ++r) {
     LinearLayout::Coord offset = registerOffset(layout, r);
@@ -86,8 +87,8 @@ tilegpu::emitCoordinates(OpBuilder &b, Location loc, const LinearLayout &layout,
     for (int64_t d = 0; d < rank; ++d)
       coord.push_back(offset[d] == 0
                           ? thread[d]
-                          : b.create<LLVM::XOrOp>(
-                                loc, thread[d], createI32(b, loc, offset[d])));
+                          : LLVM::XOrOp::create(b, loc, thread[d],
+                                                createI32(b, loc, offset[d])));
     coords.push_back(coord);
   }
   return coords;
@@ -128,16 +129,16 @@ Value tilegpu::isCanonicalHolder(OpBuilder &b, Location loc,
                                  const LinearLayout &layout, HwIndex hw) {
   Value zero = createI32(b, loc, 0);
   Value result =
-      b.create<LLVM::ConstantOp>(loc, b.getI1Type(), b.getBoolAttr(true));
+      LLVM::ConstantOp::create(b, loc, b.getI1Type(), b.getBoolAttr(true));
   for (auto [dim, index] :
        {std::pair{HwDim::Lane, hw.lane}, std::pair{HwDim::Warp, hw.warp}}) {
     int64_t mask = layout.getReplicationMask(dim);
     if (!mask)
       continue;
-    Value bits = b.create<LLVM::AndOp>(loc, index, createI32(b, loc, mask));
+    Value bits = LLVM::AndOp::create(b, loc, index, createI32(b, loc, mask));
     Value none =
-        b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, bits, zero);
-    result = b.create<LLVM::AndOp>(loc, result, none);
+        LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, bits, zero);
+    result = LLVM::AndOp::create(b, loc, result, none);
   }
   return result;
 }
@@ -145,11 +146,11 @@ Value tilegpu::isCanonicalHolder(OpBuilder &b, Location loc,
 Value tilegpu::getScratchBase(OpBuilder &b, Location loc,
                               const SharedScratch &scratch) {
   auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 3);
-  return b.create<LLVM::AddressOfOp>(loc, ptrType, scratch.symbol);
+  return LLVM::AddressOfOp::create(b, loc, ptrType, scratch.symbol);
 }
 
 void tilegpu::createBarrier(OpBuilder &b, Location loc) {
-  b.create<NVVM::Barrier0Op>(loc);
+  NVVM::Barrier0Op::create(b, loc);
 }
 
 Type tilegpu::getLoweredElementType(const TypeConverter &converter, Type type) {

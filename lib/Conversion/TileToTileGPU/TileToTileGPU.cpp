@@ -134,8 +134,8 @@ private:
         cast<RankedTensorType>(value.getType()).getEncoding() == layout)
       return value;
     builder.setInsertionPoint(user);
-    return builder.create<ConvertLayoutOp>(
-        value.getLoc(), withLayout(value.getType(), layout), value);
+    return ConvertLayoutOp::create(builder, value.getLoc(),
+                                   withLayout(value.getType(), layout), value);
   }
 
   /// Makes every operand in `operands` match the matching type of `types`.

@@ -76,15 +76,15 @@ struct AccelerateMatmulPass
     OpBuilder b(dot);
     Location loc = dot.getLoc();
     auto convert = [&](Value v, Attribute layout) -> Value {
-      return b.create<ConvertLayoutOp>(
-          loc, withLayout(cast<RankedTensorType>(v.getType()), layout), v);
+      return ConvertLayoutOp::create(
+          b, loc, withLayout(cast<RankedTensorType>(v.getType()), layout), v);
     };
     Value a = convert(dot.getA(), aLayout);
     Value bOperand = convert(dot.getB(), bLayout);
     Value acc = convert(dot.getAcc(), mma);
     auto product =
-        b.create<tile::DotOp>(loc, withLayout(cType, mma), a, bOperand, acc);
-    Value back = b.create<ConvertLayoutOp>(loc, cType, product.getResult());
+        tile::DotOp::create(b, loc, withLayout(cType, mma), a, bOperand, acc);
+    Value back = ConvertLayoutOp::create(b, loc, cType, product.getResult());
     dot.replaceAllUsesWith(back);
     dot.erase();
     return success();

@@ -114,8 +114,8 @@ struct CoalescePass : public tilegpu::impl::TileGPUCoalesceBase<CoalescePass> {
       auto type = dyn_cast<RankedTensorType>(operand.get().getType());
       if (!type || type.getEncoding() == layout)
         continue;
-      operand.set(b.create<ConvertLayoutOp>(
-          op->getLoc(),
+      operand.set(ConvertLayoutOp::create(
+          b, op->getLoc(),
           RankedTensorType::get(type.getShape(), type.getElementType(), layout),
           operand.get()));
     }
@@ -126,7 +126,7 @@ struct CoalescePass : public tilegpu::impl::TileGPUCoalesceBase<CoalescePass> {
           oldType.getShape(), oldType.getElementType(), layout));
       b.setInsertionPointAfter(load);
       auto back =
-          b.create<ConvertLayoutOp>(load.getLoc(), oldType, load.getResult());
+          ConvertLayoutOp::create(b, load.getLoc(), oldType, load.getResult());
       load.getResult().replaceAllUsesExcept(back, back);
     }
   }
