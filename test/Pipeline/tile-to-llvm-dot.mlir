@@ -49,12 +49,15 @@ func.func @matmul_bf16(%x: bf16, %pc: !tile.ptr<f32>) attributes {tile.kernel} {
 
 // -----
 
-// f32 operands (IEEE products) have no tensor-core lowering yet: a clear
-// error, never scalar multiply-add loops.
+// f32 operands: three TF32 products (lo*hi, hi*lo, hi*hi) per m16n8k8 step.
+// 16x16x16 over 4 warps: warps 2x2, one 16x8 tile each, two k steps.
+// CHECK-LABEL: llvm.func @matmul_f32
+// CHECK: nvvm.convert.float.to.tf32 %{{.*}} {rnd = #nvvm.fp_rnd_mode<rna>}
+// CHECK-COUNT-6: nvvm.mma.sync {{.*}} multiplicandAPtxType = #nvvm.mma_type<tf32>, multiplicandBPtxType = #nvvm.mma_type<tf32>, shape = #nvvm.shape<m = 16, n = 8, k = 8>} : (i32, i32, f32)
+// CHECK-NOT: nvvm.mma.sync
 func.func @matmul_f32(%x: f32, %p: !tile.ptr<f32>) attributes {tile.kernel} {
   %a = tile.splat %x : tensor<16x16xf32>
   %c = arith.constant dense<0.0> : tensor<16x16xf32>
-  // expected-error @below {{tile.dot runs on the tensor cores with f16 or bf16 operands; 'f32' operands are not supported on the GPU yet}}
   %d = tile.dot %a, %a, %c : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
   %s = tile.reduce sum %d axis 0 : tensor<16x16xf32> -> tensor<16xf32>
   %t = tile.reduce sum %s axis 0 : tensor<16xf32> -> f32
@@ -68,7 +71,7 @@ func.func @too_small(%x: f16, %p: !tile.ptr<f32>) attributes {tile.kernel} {
   %a = tile.splat %x : tensor<16x8xf16>
   %b = tile.splat %x : tensor<8x16xf16>
   %c = arith.constant dense<0.0> : tensor<16x16xf32>
-  // expected-error @below {{mma.sync m16n8k16 needs M >= 16, N >= 8 and K >= 16; this dot is 16x16x8}}
+  // expected-error @below {{mma.sync needs M >= 16, N >= 8 and K >= 16; this dot is 16x16x8}}
   %d = tile.dot %a, %b, %c : tensor<16x8xf16>, tensor<8x16xf16> -> tensor<16x16xf32>
   %s = tile.reduce sum %d axis 0 : tensor<16x16xf32> -> tensor<16xf32>
   %t = tile.reduce sum %s axis 0 : tensor<16xf32> -> f32

@@ -111,6 +111,42 @@ TEST_F(LayoutAttrTest, MmaFragmentsMatchThePtxTables) {
     checkMmaLayouts(context, c);
 }
 
+// The m16n8k8 TF32 operand fragments: A a0..a3 = (g, t), (g + 8, t),
+// (g, t + 4), (g + 8, t + 4); B b0, b1 = (t, g), (t + 4, g).
+TEST_F(LayoutAttrTest, Tf32FragmentsMatchThePtxTables) {
+  for (MmaCase c : {MmaCase{1, 1, 16, 8, 8}, MmaCase{2, 2, 64, 32, 32},
+                    MmaCase{4, 1, 64, 64, 64}}) {
+    auto mma =
+        MmaEncodingAttr::get(&context, 2, {unsigned(c.wm), unsigned(c.wn)});
+    LinearLayout la =
+        DotOperandEncodingAttr::get(&context, 0, mma, 1).toLinearLayout(
+            {c.m, c.k});
+    LinearLayout lb =
+        DotOperandEncodingAttr::get(&context, 1, mma, 1).toLinearLayout(
+            {c.k, c.n});
+    int64_t repsN = c.n / (8 * c.wn), repsK = c.k / 8;
+    for (int64_t w = 0; w < c.wm * c.wn; ++w)
+      for (int64_t l = 0; l < 32; ++l) {
+        int64_t wi = w % c.wm, wj = w / c.wm, g = l / 4, t = l % 4;
+        for (int64_t r = 0; r < la.getSize(HwDim::Register); ++r) {
+          int64_t e = r & 3, rep = r >> 2;
+          int64_t row = rep / repsK * 16 * c.wm + wi * 16 + g + (e & 1) * 8;
+          int64_t col = rep % repsK * 8 + t + (e >> 1) * 4;
+          ASSERT_EQ(la.apply(r, l, w), (LinearLayout::Coord{row, col}))
+              << "A reg " << r << " lane " << l << " warp " << w;
+        }
+        for (int64_t r = 0; r < lb.getSize(HwDim::Register); ++r) {
+          int64_t e = r & 1, rep = r >> 1;
+          int64_t row = rep % repsK * 8 + t + e * 4;
+          int64_t col = rep / repsK * 8 * c.wn + wj * 8 + g;
+          ASSERT_EQ(lb.apply(r, l, w), (LinearLayout::Coord{row, col}))
+              << "B reg " << r << " lane " << l << " warp " << w;
+        }
+      }
+    (void)repsN;
+  }
+}
+
 TEST_F(LayoutAttrTest, MmaAttributesParseAndVerify) {
   auto mma = parse("#tilegpu.mma<version = 2, warpsPerCTA = [4, 1]>");
   ASSERT_TRUE(mma);

@@ -7,6 +7,11 @@
 // lane 0 of warp 0 says which tile it belongs to and which element of the
 // fragment it is. tile.dot never lowers to scalar multiply-add loops.
 //
+// f16 and bf16 operands use m16n8k16. f32 operands use m16n8k8 on TF32
+// three times: each operand x splits into hi = tf32(x) and lo = tf32(x - hi),
+// and a*b ~ lo_a*hi_b + hi_a*lo_b + hi_a*hi_b, which leaves out only
+// lo_a*lo_b (about 2^-22 relative): products near f32 accuracy.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Utility.h"
@@ -57,19 +62,29 @@ struct DotOpConversion : public ConvertOpToLLVMPattern<tile::DotOp> {
                                "only: its operands need the layouts of "
                                "tilegpu-accelerate-matmul";
     Type element = aType.getElementType();
-    if (!element.isF16() && !element.isBF16())
-      return op.emitError() << "mma.sync lowering takes f16 or bf16 operands, "
-                               "not "
+    if (!element.isF16() && !element.isBF16() && !element.isF32())
+      return op.emitError() << "mma.sync lowering takes f16, bf16 or f32 "
+                               "operands, not "
                             << element;
+    bool isF32 = element.isF32();
+    int64_t depth = isF32 ? 8 : 16; // k of one instruction
     Location loc = op.getLoc();
     LinearLayout la = getLinearLayout(aType), lb = getLinearLayout(bType),
                  lc = getLinearLayout(cType);
-    Fragments fa = groupFragments(la, 16, 16, 8, [](int64_t r, int64_t c) {
-      return (c & 1) | (r >= 8) << 1 | (c >= 8) << 2;
-    });
-    Fragments fb = groupFragments(lb, 16, 8, 4, [](int64_t r, int64_t) {
-      return (r & 1) | (r >= 8) << 1;
-    });
+    Fragments fa =
+        isF32 ? groupFragments(la, 16, 8, 4,
+                               [](int64_t r, int64_t c) {
+                                 return (r >= 8) | (c >= 4) << 1;
+                               })
+              : groupFragments(la, 16, 16, 8, [](int64_t r, int64_t c) {
+                  return (c & 1) | (r >= 8) << 1 | (c >= 8) << 2;
+                });
+    Fragments fb =
+        isF32 ? groupFragments(lb, 8, 8, 2,
+                               [](int64_t r, int64_t) { return r >= 4; })
+              : groupFragments(lb, 16, 8, 4, [](int64_t r, int64_t) {
+                  return (r & 1) | (r >= 8) << 1;
+                });
     Fragments fc = groupFragments(lc, 16, 8, 4, [](int64_t r, int64_t c) {
       return (c & 1) | (r >= 8) << 1;
     });
@@ -93,16 +108,39 @@ struct DotOpConversion : public ConvertOpToLLVMPattern<tile::DotOp> {
     };
     auto resultType = LLVM::LLVMStructType::getLiteral(
         getContext(), SmallVector<Type>(4, f32));
-    NVVM::MMATypes ptxType =
-        element.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+    NVVM::MMATypes ptxType = isF32            ? NVVM::MMATypes::tf32
+                             : element.isBF16() ? NVVM::MMATypes::bf16
+                                                : NVVM::MMATypes::f16;
+    auto mma = [&](ArrayRef<Value> a, ArrayRef<Value> b,
+                   ArrayRef<Value> c) -> SmallVector<Value> {
+      Value d = NVVM::MmaOp::create(
+          rewriter, loc, resultType, a, b, c,
+          ArrayRef<int64_t>{16, 8, depth}, std::nullopt, std::nullopt,
+          std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
+          std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                         NVVM::MMALayout::col});
+      return unpackRegisters(rewriter, loc, d);
+    };
+    // TF32 halves of an f32, as the 32-bit registers mma.sync takes.
+    auto toTF32 = [&](Value x) -> Value {
+      return NVVM::ConvertFloatToTF32Op::create(
+          rewriter, loc, i32, x, NVVM::FPRoundingMode::RNA,
+          NVVM::SaturationMode::NONE, false);
+    };
+    auto split = [&](Value x) -> std::pair<Value, Value> {
+      Value hi = toTF32(x);
+      Value rest = LLVM::FSubOp::create(
+          rewriter, loc, x, LLVM::BitcastOp::create(rewriter, loc, f32, hi));
+      return {hi, toTF32(rest)};
+    };
 
-    int64_t depth = aType.getDimSize(1);
+    int64_t reduction = aType.getDimSize(1);
     for (auto &[origin, cFragment] : fc) {
       auto [row, col] = origin;
       SmallVector<Value> acc;
       for (int64_t r : cFragment)
         acc.push_back(cRegs[r]);
-      for (int64_t k = 0; k < depth; k += 16) {
+      for (int64_t k = 0; k < reduction; k += depth) {
         auto aIt = fa.find({row, k}), bIt = fb.find({k, col});
         if (aIt == fa.end() || bIt == fb.end() ||
             llvm::is_contained(aIt->second, -1) ||
@@ -111,18 +149,31 @@ struct DotOpConversion : public ConvertOpToLLVMPattern<tile::DotOp> {
                                    "fragments of result tile ("
                                 << row << ", " << col << ")";
         auto &a = aIt->second, &b = bIt->second;
+        if (isF32) {
+          SmallVector<Value> aHi, aLo, bHi, bLo;
+          for (int64_t r : a) {
+            auto [hi, lo] = split(aRegs[r]);
+            aHi.push_back(hi);
+            aLo.push_back(lo);
+          }
+          for (int64_t r : b) {
+            auto [hi, lo] = split(bRegs[r]);
+            bHi.push_back(hi);
+            bLo.push_back(lo);
+          }
+          // The small terms first, so that they are not lost against the
+          // large one.
+          acc = mma(aLo, bHi, acc);
+          acc = mma(aHi, bLo, acc);
+          acc = mma(aHi, bHi, acc);
+          continue;
+        }
         SmallVector<Value> aOperands, bOperands;
         for (int i = 0; i < 8; i += 2)
           aOperands.push_back(pack(aRegs[a[i]], aRegs[a[i + 1]]));
         for (int i = 0; i < 4; i += 2)
           bOperands.push_back(pack(bRegs[b[i]], bRegs[b[i + 1]]));
-        Value d = NVVM::MmaOp::create(
-            rewriter, loc, resultType, aOperands, bOperands, acc,
-            ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
-            std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
-            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                           NVVM::MMALayout::col});
-        acc = unpackRegisters(rewriter, loc, d);
+        acc = mma(aOperands, bOperands, acc);
       }
       for (auto [i, r] : llvm::enumerate(cFragment))
         cRegs[r] = acc[i];

@@ -38,7 +38,7 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
 #b = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
   func.func @int8(%a: tensor<32x32xi8, #b>, %acc: tensor<32x32xi32, #b>) -> tensor<32x32xi32, #b> {
-    // expected-error @below {{tile.dot runs on the tensor cores with f16 or bf16 operands; 'i8' operands are not supported on the GPU yet}}
+    // expected-error @below {{tile.dot runs on the tensor cores with f16, bf16 or f32 operands; 'i8' operands are not supported on the GPU yet}}
     %s = tile.dot %a, %a, %acc : tensor<32x32xi8, #b>, tensor<32x32xi8, #b> -> tensor<32x32xi32, #b>
     return %s : tensor<32x32xi32, #b>
   }

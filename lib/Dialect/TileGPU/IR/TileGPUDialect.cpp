@@ -228,9 +228,9 @@ DotOperandEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << opIdx;
   if (!parent)
     return emitError() << "a dot operand needs its mma parent";
-  if (kWidth != 2)
-    return emitError() << "mma.sync m16n8k16 takes 16-bit operands, two per "
-                          "register: kWidth is 2, not "
+  if (kWidth != 1 && kWidth != 2)
+    return emitError() << "kWidth is 2 for 16-bit operands (mma.sync m16n8k16) "
+                          "or 1 for 32-bit ones (m16n8k8), not "
                        << kWidth;
   return success();
 }
@@ -246,33 +246,41 @@ DotOperandEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
   LinearLayout layout(shape);
   int64_t wm = getParent().getWarpsPerCTA()[0];
   int64_t wn = getParent().getWarpsPerCTA()[1];
+  // A 16-bit operand tile is 16 deep in k (m16n8k16), a 32-bit one 8 deep
+  // (m16n8k8); within it lane l sits at k = (l % 4) * kWidth.
+  int64_t kWidth = getKWidth(), depth = 8 * kWidth;
   if (getOpIdx() == 0) {
-    // A (M x K), per 16x16 tile: a0..a7 = (g, 2t + {0,1}), (g + 8, ...),
-    // (g, 2t + 8 + {0,1}), (g + 8, 2t + 8 + {0,1}).
-    layout.addBasis(HwDim::Register, {0, 1});
+    // A (M x K), per 16 x depth tile, g = lane / 4, t = lane % 4:
+    // 16-bit: a0..a7 = (g, 2t + {0,1}), (g + 8, ...), (g, 2t + 8 + {0,1}), ...
+    // 32-bit: a0..a3 = (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4).
+    if (kWidth == 2)
+      layout.addBasis(HwDim::Register, {0, 1});
     layout.addBasis(HwDim::Register, {8, 0});
-    layout.addBasis(HwDim::Register, {0, 8});
-    layout.addBasis(HwDim::Lane, {0, 2});
-    layout.addBasis(HwDim::Lane, {0, 4});
+    layout.addBasis(HwDim::Register, {0, 4 * kWidth});
+    layout.addBasis(HwDim::Lane, {0, kWidth});
+    layout.addBasis(HwDim::Lane, {0, 2 * kWidth});
     layout.addBasis(HwDim::Lane, {1, 0});
     layout.addBasis(HwDim::Lane, {2, 0});
     layout.addBasis(HwDim::Lane, {4, 0});
     addRepeats(layout, HwDim::Warp, 0, 16, wm);
     addCopies(layout, wn);
-    addRepeats(layout, HwDim::Register, 1, 16, shape[1] / 16);
+    addRepeats(layout, HwDim::Register, 1, depth, shape[1] / depth);
     addRepeats(layout, HwDim::Register, 0, 16 * wm, shape[0] / (16 * wm));
   } else {
-    // B (K x N), per 16x8 tile: b0..b3 = (2t + {0,1}, g), (2t + 8 + {0,1}, g).
-    layout.addBasis(HwDim::Register, {1, 0});
-    layout.addBasis(HwDim::Register, {8, 0});
-    layout.addBasis(HwDim::Lane, {2, 0});
-    layout.addBasis(HwDim::Lane, {4, 0});
+    // B (K x N), per depth x 8 tile:
+    // 16-bit: b0..b3 = (2t + {0,1}, g), (2t + 8 + {0,1}, g);
+    // 32-bit: b0, b1 = (t, g), (t + 4, g).
+    if (kWidth == 2)
+      layout.addBasis(HwDim::Register, {1, 0});
+    layout.addBasis(HwDim::Register, {4 * kWidth, 0});
+    layout.addBasis(HwDim::Lane, {kWidth, 0});
+    layout.addBasis(HwDim::Lane, {2 * kWidth, 0});
     layout.addBasis(HwDim::Lane, {0, 1});
     layout.addBasis(HwDim::Lane, {0, 2});
     layout.addBasis(HwDim::Lane, {0, 4});
     addCopies(layout, wm);
     addRepeats(layout, HwDim::Warp, 1, 8, wn);
-    addRepeats(layout, HwDim::Register, 0, 16, shape[0] / 16);
+    addRepeats(layout, HwDim::Register, 0, depth, shape[0] / depth);
     addRepeats(layout, HwDim::Register, 1, 8 * wn, shape[1] / (8 * wn));
   }
   return layout;

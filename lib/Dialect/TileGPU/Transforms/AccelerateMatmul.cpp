@@ -59,20 +59,22 @@ struct AccelerateMatmulPass
     if (isa<MmaEncodingAttr>(cType.getEncoding()))
       return success(); // already on the tensor cores
     Type element = aType.getElementType();
-    if (!element.isF16() && !element.isBF16())
+    if (!element.isF16() && !element.isBF16() && !element.isF32())
       return dot.emitError()
-             << "tile.dot runs on the tensor cores with f16 or bf16 operands; "
+             << "tile.dot runs on the tensor cores with f16, bf16 or f32 "
+                "operands; "
              << element << " operands are not supported on the GPU yet";
+    unsigned kWidth = element.isF32() ? 1 : 2;
     int64_t m = cType.getDimSize(0), n = cType.getDimSize(1),
             k = aType.getDimSize(1);
     if (m < 16 || n < 8 || k < 16)
-      return dot.emitError() << "mma.sync m16n8k16 needs M >= 16, N >= 8 and "
-                                "K >= 16; this dot is "
+      return dot.emitError() << "mma.sync needs M >= 16, N >= 8 and K >= 16; "
+                                "this dot is "
                              << m << "x" << n << "x" << k;
     MLIRContext *ctx = dot.getContext();
     auto mma = MmaEncodingAttr::get(ctx, 2, chooseWarps(numWarps, m, n));
-    auto aLayout = DotOperandEncodingAttr::get(ctx, 0, mma, 2);
-    auto bLayout = DotOperandEncodingAttr::get(ctx, 1, mma, 2);
+    auto aLayout = DotOperandEncodingAttr::get(ctx, 0, mma, kWidth);
+    auto bLayout = DotOperandEncodingAttr::get(ctx, 1, mma, kWidth);
     OpBuilder b(dot);
     Location loc = dot.getLoc();
     auto convert = [&](Value v, Attribute layout) -> Value {

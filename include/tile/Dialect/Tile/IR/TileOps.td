@@ -338,8 +338,10 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
     `a` (M x K) times `b` (K x N) plus `acc` (M x N) (`tl.dot(a, b, acc)`).
     `a` and `b` have one element type. Products of `f16`, `bf16`, `f8E5M2`
     and `f8E4M3FN` operands are exact and accumulate in `f32`: `acc` is
-    `f32`. `f32` operands accumulate in `f32` as IEEE products (no TF32
-    rounding); `i8` operands accumulate in `i32`. The order of the
+    `f32`. `f32` operands accumulate in `f32` with products accurate to
+    about f32 precision (relative error near 2^-22; the GPU forms them from
+    three TF32 products, never from one); `i8` operands accumulate in
+    `i32`. The order of the
     additions along K is unspecified.
 
     ```mlir

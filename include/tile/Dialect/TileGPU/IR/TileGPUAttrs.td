@@ -118,8 +118,10 @@ def TileGPU_DotOperandEncodingAttr : TileGPU_Attr<"DotOperandEncoding",
     16-bit elements (`kWidth = 2`: two consecutive k in one 32-bit
     register), lane l holds of each 16x16 A tile rows l/4 and l/4 + 8,
     columns 2(l%4) + {0, 1} and those plus 8; of each 16x8 B tile rows
-    2(l%4) + {0, 1} and those plus 8, column l/4. Warps that differ only
-    along the other operand's dimension hold copies.
+    2(l%4) + {0, 1} and those plus 8, column l/4. With 32-bit elements
+    (`kWidth = 1`, m16n8k8 on TF32) the tiles are 8 deep and lane l holds
+    column (A) or row (B) l%4 and that plus 4. Warps that differ only along
+    the other operand's dimension hold copies.
 
     ```mlir
     #tilegpu.dot_operand<opIdx = 0, parent = #tilegpu.mma<...>, kWidth = 2>
