@@ -66,7 +66,7 @@ run_main_job() {
     "usable, else the interpreter)"
   local run="$BUILD/bin/tile-run"
   "$run" attention --mode fwd --batch 2 --heads 4 --seq 257 --head-dim 64 \
-    --causal --check
+    --causal --check --bench
   "$run" attention --mode fwd --batch 1 --heads 2 --seq 100 --head-dim 128 \
     --dtype bf16 --check
   "$run" attention --mode bwd --batch 2 --heads 4 --seq 257 --head-dim 128 \
