@@ -14,7 +14,6 @@
 #include "mlir/Transforms/DialectConversion.h"
 
 #include <limits>
-#include <set>
 
 using namespace mlir;
 using namespace mlir::tilegpu;
@@ -166,19 +165,9 @@ struct StoreBlockOpConversion
     BlockPtrFields fields(rewriter, loc, adaptor.getPtr(), type.getRank());
     BlockAccess access = computeBlockAccess(rewriter, loc, fields, layout,
                                             op.getBoundaryCheck(), element, hw);
-    Value canonical = isCanonicalHolder(rewriter, loc, layout, hw);
-    SmallVector<Value> values =
-        unpackRegisters(rewriter, loc, adaptor.getValue());
-    std::set<LinearLayout::Coord> stored;
-    for (auto [i, value] : llvm::enumerate(values)) {
-      if (!stored.insert(registerOffset(layout, i)).second)
-        continue;
-      Value mask = access.inBounds[i]
-                       ? LLVM::AndOp::create(rewriter, loc, access.inBounds[i],
-                                             canonical)
-                       : canonical;
-      storeElement(rewriter, loc, value, access.addresses[i], mask);
-    }
+    storeTile(rewriter, loc, layout, hw,
+              unpackRegisters(rewriter, loc, adaptor.getValue()),
+              access.addresses, access.inBounds);
     rewriter.eraseOp(op);
     return success();
   }

@@ -108,14 +108,14 @@ struct DotOpConversion : public ConvertOpToLLVMPattern<tile::DotOp> {
     };
     auto resultType = LLVM::LLVMStructType::getLiteral(
         getContext(), SmallVector<Type>(4, f32));
-    NVVM::MMATypes ptxType = isF32            ? NVVM::MMATypes::tf32
+    NVVM::MMATypes ptxType = isF32              ? NVVM::MMATypes::tf32
                              : element.isBF16() ? NVVM::MMATypes::bf16
                                                 : NVVM::MMATypes::f16;
     auto mma = [&](ArrayRef<Value> a, ArrayRef<Value> b,
                    ArrayRef<Value> c) -> SmallVector<Value> {
       Value d = NVVM::MmaOp::create(
-          rewriter, loc, resultType, a, b, c,
-          ArrayRef<int64_t>{16, 8, depth}, std::nullopt, std::nullopt,
+          rewriter, loc, resultType, a, b, c, ArrayRef<int64_t>{16, 8, depth},
+          std::nullopt, std::nullopt,
           std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
           std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
                                          NVVM::MMALayout::col});

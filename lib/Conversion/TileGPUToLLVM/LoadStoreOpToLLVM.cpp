@@ -55,6 +55,44 @@ void tilegpu::storeElement(OpBuilder &b, Location loc, Value value, Value ptr,
                               getAlignment(element));
 }
 
+/// Stores `values` (consecutive elements) at `ptr` as one access where
+/// `mask` (uniform over them) is true.
+static void storeVector(OpBuilder &b, Location loc, ArrayRef<Value> values,
+                        Value ptr, Value mask) {
+  int64_t width = values.size();
+  Type element = values.front().getType();
+  auto vectorType = VectorType::get({width}, element);
+  auto maskType = VectorType::get({width}, b.getI1Type());
+  Value vector = LLVM::UndefOp::create(b, loc, vectorType);
+  Value maskVector = LLVM::UndefOp::create(b, loc, maskType);
+  for (int64_t i = 0; i < width; ++i) {
+    Value index = createI32(b, loc, i);
+    vector = LLVM::InsertElementOp::create(b, loc, vector, values[i], index);
+    maskVector = LLVM::InsertElementOp::create(b, loc, maskVector, mask, index);
+  }
+  LLVM::MaskedStoreOp::create(b, loc, vector, ptr, maskVector,
+                              width * getAlignment(element));
+}
+
+void tilegpu::storeTile(OpBuilder &b, Location loc, const LinearLayout &layout,
+                        HwIndex hw, ArrayRef<Value> values,
+                        ArrayRef<Value> addresses, ArrayRef<Value> masks,
+                        int64_t width) {
+  Value canonical = isCanonicalHolder(b, loc, layout, hw);
+  std::set<LinearLayout::Coord> stored;
+  for (size_t i = 0; i < values.size(); i += width) {
+    if (!stored.insert(registerOffset(layout, i)).second)
+      continue; // an earlier register holds the same element
+    Value mask = masks.empty() || !masks[i]
+                     ? canonical
+                     : LLVM::AndOp::create(b, loc, masks[i], canonical);
+    if (width == 1)
+      storeElement(b, loc, values[i], addresses[i], mask);
+    else
+      storeVector(b, loc, values.slice(i, width), addresses[i], mask);
+  }
+}
+
 namespace {
 
 /// The vector width tilegpu-coalesce proved for `op` (1 when none), checked
@@ -129,25 +167,6 @@ SmallVector<Value> loadVector(OpBuilder &b, Location loc, Operation *user,
   return values;
 }
 
-/// Stores `values` (consecutive elements) at `ptr` as one access where
-/// `mask` (uniform over them) is true.
-void storeVector(OpBuilder &b, Location loc, ArrayRef<Value> values, Value ptr,
-                 Value mask) {
-  int64_t width = values.size();
-  Type element = values.front().getType();
-  auto vectorType = VectorType::get({width}, element);
-  auto maskType = VectorType::get({width}, b.getI1Type());
-  Value vector = LLVM::UndefOp::create(b, loc, vectorType);
-  Value maskVector = LLVM::UndefOp::create(b, loc, maskType);
-  for (int64_t i = 0; i < width; ++i) {
-    Value index = createI32(b, loc, i);
-    vector = LLVM::InsertElementOp::create(b, loc, vector, values[i], index);
-    maskVector = LLVM::InsertElementOp::create(b, loc, maskVector, mask, index);
-  }
-  LLVM::MaskedStoreOp::create(b, loc, vector, ptr, maskVector,
-                              width * getAlignment(element));
-}
-
 struct LoadOpConversion : public ConvertOpToLLVMPattern<tile::LoadOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
 
@@ -211,29 +230,14 @@ struct StoreOpConversion : public ConvertOpToLLVMPattern<tile::StoreOp> {
       return success();
     }
     LinearLayout layout = getLinearLayout(tensor);
-    Value canonical =
-        isCanonicalHolder(rewriter, loc, layout, getHwIndex(rewriter, loc));
     SmallVector<Value> ptrs = unpackRegisters(rewriter, loc, adaptor.getPtr());
     SmallVector<Value> values =
         unpackRegisters(rewriter, loc, adaptor.getValue());
     SmallVector<Value> masks;
     if (adaptor.getMask())
       masks = unpackRegisters(rewriter, loc, adaptor.getMask());
-    // Registers holding the same element as an earlier register store once.
-    int64_t width = getVectorWidth(op, layout);
-    std::set<LinearLayout::Coord> stored;
-    for (size_t i = 0; i < ptrs.size(); i += width) {
-      if (!stored.insert(registerOffset(layout, i)).second)
-        continue;
-      Value mask = masks.empty() ? canonical
-                                 : LLVM::AndOp::create(rewriter, loc, masks[i],
-                                                       canonical);
-      if (width == 1)
-        storeElement(rewriter, loc, values[i], ptrs[i], mask);
-      else
-        storeVector(rewriter, loc, ArrayRef(values).slice(i, width), ptrs[i],
-                    mask);
-    }
+    storeTile(rewriter, loc, layout, getHwIndex(rewriter, loc), values, ptrs,
+              masks, getVectorWidth(op, layout));
     rewriter.eraseOp(op);
     return success();
   }

@@ -66,6 +66,15 @@ Value loadElement(OpBuilder &b, Location loc, Type element, Value ptr,
 void storeElement(OpBuilder &b, Location loc, Value value, Value ptr,
                   Value mask);
 
+/// Stores a laid-out tile so that each element is written once: by its
+/// canonical holder (see isCanonicalHolder), from the first register that
+/// holds it, where the register's entry of `masks` is true (a null entry,
+/// or no masks, means always). With `width` > 1, `width` consecutive
+/// registers form one vector store at the first one's address.
+void storeTile(OpBuilder &b, Location loc, const LinearLayout &layout,
+               HwIndex hw, ArrayRef<Value> values, ArrayRef<Value> addresses,
+               ArrayRef<Value> masks, int64_t width = 1);
+
 } // namespace mlir::tilegpu
 
 #endif // TILE_LIB_CONVERSION_TILEGPUTOLLVM_UTILITY_H
