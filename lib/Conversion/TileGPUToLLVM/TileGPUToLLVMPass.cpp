@@ -105,6 +105,7 @@ void tile::buildTileToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createConvertTileToTileGPU(layoutOptions));
   pm.addPass(tilegpu::createTileGPUCoalesce());
   pm.addPass(tilegpu::createTileGPUAccelerateMatmul());
+  pm.addPass(tilegpu::createTileGPURemoveLayoutConversions());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createConvertTileGPUToLLVM());

@@ -20,6 +20,33 @@ def TileGPUAccelerateMatmul
   let dependentDialects = ["::mlir::tilegpu::TileGPUDialect"];
 }
 
+def TileGPURemoveLayoutConversions
+    : Pass<"tilegpu-remove-layout-conversions", "::mlir::ModuleOp"> {
+  let summary = "compute in the layouts the data is produced in";
+  let description = [{
+    Removes the `tilegpu.convert_layout` ops that move tiles between the
+    mma layout of a dot and the blocked layouts around it, each a round trip
+    through shared memory:
+
+    1. *Forward*: the mma layout of each dot result flows to its users:
+       elementwise ops, reductions (which yield its slice), `expand_dims`
+       and `broadcast`, values carried by `scf.for` and yielded by `scf.if`.
+       The first layout to reach a value wins; loads, stores and other ops
+       keep their layouts and get a conversion.
+    2. *Backward*: a conversion of index arithmetic built only from
+       constants, splats and ranges is replaced by the arithmetic rebuilt in
+       the wanted layout.
+    3. *Hoisting*: a conversion of a value defined outside a loop moves out
+       of the loop.
+
+    Softmax rows, running maxima and sums, and the attention accumulator
+    then stay in the mma layout (and its slices) between the two dots, and
+    P = exp2(S - m) reaches the second dot's dot_operand layout without
+    leaving its registers.
+  }];
+  let dependentDialects = ["::mlir::tilegpu::TileGPUDialect"];
+}
+
 def TileGPUCoalesce : Pass<"tilegpu-coalesce", "::mlir::ModuleOp"> {
   let summary = "vectorise global loads and stores where the data allows";
   let description = [{

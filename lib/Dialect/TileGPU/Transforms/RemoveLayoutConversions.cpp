@@ -1,0 +1,383 @@
+//===- RemoveLayoutConversions.cpp - Compute where the data already is ----===//
+//
+// convert-tile-to-tilegpu lays every tile out in a blocked layout, and
+// accelerate-matmul converts each dot's result from its mma layout back to
+// it. Every such conversion goes through shared memory. This pass removes
+// them in three steps:
+//
+// 1. Forward propagation. The mma layout of a dot result flows to the ops
+//    that consume it: elementwise ops, reductions (as its slice), expand_dims
+//    and broadcast, loop-carried values of scf.for and results of scf.if. The
+//    first layout to reach a value wins; ops that take no part (loads,
+//    stores, trans, ...) get a conversion back to what they had.
+// 2. Backward rematerialization. A conversion whose source is index
+//    arithmetic built from constants, splats and ranges is replaced by that
+//    arithmetic rebuilt in the layout wanted.
+// 3. Hoisting. A conversion of a value defined outside a loop moves out of
+//    the loop, so that it runs once.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Dialect/Tile/IR/Tile.h"
+#include "tile/Dialect/TileGPU/IR/TileGPU.h"
+#include "tile/Dialect/TileGPU/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include "llvm/ADT/MapVector.h"
+
+namespace mlir::tilegpu {
+#define GEN_PASS_DEF_TILEGPUREMOVELAYOUTCONVERSIONS
+#include "tile/Dialect/TileGPU/Transforms/Passes.h.inc"
+} // namespace mlir::tilegpu
+
+using namespace mlir;
+using namespace mlir::tilegpu;
+
+namespace {
+
+RankedTensorType withLayout(Type type, Attribute layout) {
+  auto tensor = cast<RankedTensorType>(type);
+  return RankedTensorType::get(tensor.getShape(), tensor.getElementType(),
+                               layout);
+}
+
+Attribute encodingOf(Value value) {
+  auto tensor = dyn_cast<RankedTensorType>(value.getType());
+  return tensor ? tensor.getEncoding() : Attribute();
+}
+
+/// Ops that compute each element of their results from the same element of
+/// their operands, so any layout serves if all tiles share it. Memory
+/// accesses are excluded: their layout decides how they coalesce.
+bool isElementwise(Operation *op) {
+  if (isa<tile::LoadOp, tile::StoreOp>(op))
+    return false;
+  return op->hasTrait<OpTrait::Elementwise>() || isa<tile::AddPtrOp>(op);
+}
+
+//===----------------------------------------------------------------------===//
+// Step 1: forward propagation
+//===----------------------------------------------------------------------===//
+
+class ForwardPropagation {
+public:
+  explicit ForwardPropagation(MLIRContext *ctx) : ctx(ctx) {}
+
+  /// Spreads the mma layout of every dot result, dots in program order.
+  void propagate(func::FuncOp func) {
+    func.walk([&](tile::DotOp dot) {
+      if (isa<MmaEncodingAttr>(encodingOf(dot.getResult())))
+        worklist.push_back({dot.getResult(), encodingOf(dot.getResult())});
+    });
+    std::reverse(worklist.begin(), worklist.end());
+    while (!worklist.empty()) {
+      auto [value, layout] = worklist.pop_back_val();
+      for (OpOperand &use : value.getUses())
+        visitUse(use, layout);
+    }
+  }
+
+  /// Gives the values their new layouts, then makes every op agree with its
+  /// operands again by inserting conversions.
+  void rewrite(func::FuncOp func) {
+    for (auto &[value, layout] : layouts) {
+      oldTypes[value] = value.getType();
+      value.setType(withLayout(value.getType(), layout));
+    }
+    func.walk([&](Operation *op) { legalize(op); });
+  }
+
+  bool changedAnything() const { return !layouts.empty(); }
+
+private:
+  void assign(Value value, Attribute layout) {
+    if (!isa<RankedTensorType>(value.getType()) || layouts.count(value) ||
+        encodingOf(value) == layout)
+      return;
+    layouts[value] = layout;
+    worklist.push_back({value, layout});
+  }
+
+  /// Blocked layouts (and their slices) are where tiles start, not what an
+  /// op needs: a conversion to one is taken back when the data is elsewhere.
+  static bool isDefaultLayout(Attribute layout) {
+    if (auto slice = dyn_cast_if_present<SliceEncodingAttr>(layout))
+      return isDefaultLayout(slice.getParent());
+    return isa_and_present<BlockedEncodingAttr>(layout);
+  }
+
+  void visitUse(OpOperand &use, Attribute layout) {
+    Operation *user = use.getOwner();
+    auto tensor = cast<RankedTensorType>(use.get().getType());
+    if (isElementwise(user)) {
+      for (Value result : user->getResults())
+        if (auto type = dyn_cast<RankedTensorType>(result.getType());
+            type && type.getShape() == tensor.getShape())
+          assign(result, layout);
+      return;
+    }
+    if (auto reduce = dyn_cast<tile::ReduceOp>(user)) {
+      if (isa<RankedTensorType>(reduce.getType()))
+        assign(reduce.getResult(),
+               SliceEncodingAttr::get(
+                   ctx, reduce.getAxis(),
+                   cast<LayoutEncodingAttrInterface>(layout)));
+      return;
+    }
+    if (auto expand = dyn_cast<tile::ExpandDimsOp>(user)) {
+      auto slice = dyn_cast<SliceEncodingAttr>(layout);
+      if (slice && slice.getDim() == expand.getAxis())
+        assign(expand.getResult(), slice.getParent());
+      return;
+    }
+    if (auto broadcast = dyn_cast<tile::BroadcastOp>(user)) {
+      assign(broadcast.getResult(), layout);
+      return;
+    }
+    if (auto convert = dyn_cast<ConvertLayoutOp>(user)) {
+      if (isDefaultLayout(encodingOf(convert.getResult())))
+        assign(convert.getResult(), layout);
+      return;
+    }
+    if (auto forOp = dyn_cast<scf::ForOp>(user)) {
+      if (use.getOperandNumber() < forOp.getNumControlOperands())
+        return;
+      unsigned i = use.getOperandNumber() - forOp.getNumControlOperands();
+      assign(forOp.getRegionIterArgs()[i], layout);
+      assign(forOp.getResult(i), layout);
+      return;
+    }
+    if (auto yield = dyn_cast<scf::YieldOp>(user)) {
+      unsigned i = use.getOperandNumber();
+      Operation *parent = yield->getParentOp();
+      if (auto forOp = dyn_cast<scf::ForOp>(parent)) {
+        assign(forOp.getRegionIterArgs()[i], layout);
+        assign(forOp.getResult(i), layout);
+      } else if (isa<scf::IfOp>(parent)) {
+        assign(parent->getResult(i), layout);
+      }
+      return;
+    }
+    // Anything else keeps its layout and gets a conversion.
+  }
+
+  /// The layout `op` needs for each tensor operand, given its results'.
+  void legalize(Operation *op) {
+    if (isa<ConvertLayoutOp>(op))
+      return;
+    if (isElementwise(op)) {
+      Attribute layout;
+      for (Value result : op->getResults())
+        if (auto encoding = encodingOf(result))
+          layout = encoding;
+      if (layout)
+        for (OpOperand &operand : op->getOpOperands())
+          require(operand, layout);
+      return;
+    }
+    if (auto reduce = dyn_cast<tile::ReduceOp>(op)) {
+      if (auto slice = dyn_cast_if_present<SliceEncodingAttr>(
+              encodingOf(reduce.getResult())))
+        require(reduce.getSrcMutable(), slice.getParent());
+      return;
+    }
+    if (auto expand = dyn_cast<tile::ExpandDimsOp>(op)) {
+      require(expand.getSrcMutable(),
+              SliceEncodingAttr::get(ctx, expand.getAxis(),
+                                     cast<LayoutEncodingAttrInterface>(
+                                         encodingOf(expand.getResult()))));
+      return;
+    }
+    if (auto broadcast = dyn_cast<tile::BroadcastOp>(op)) {
+      require(broadcast.getSrcMutable(), encodingOf(broadcast.getResult()));
+      return;
+    }
+    if (auto forOp = dyn_cast<scf::ForOp>(op)) {
+      for (auto [init, arg] :
+           llvm::zip(forOp.getInitArgsMutable(), forOp.getRegionIterArgs()))
+        require(init, encodingOf(arg));
+      return;
+    }
+    if (auto yield = dyn_cast<scf::YieldOp>(op)) {
+      Operation *parent = yield->getParentOp();
+      TypeRange expected = parent->getResultTypes();
+      if (auto whileOp = dyn_cast<scf::WhileOp>(parent))
+        expected = TypeRange(whileOp.getBeforeArguments());
+      for (auto [operand, type] : llvm::zip(yield->getOpOperands(), expected))
+        if (auto tensor = dyn_cast<RankedTensorType>(type))
+          require(operand, tensor.getEncoding());
+      return;
+    }
+    if (auto condition = dyn_cast<scf::ConditionOp>(op)) {
+      auto whileOp = cast<scf::WhileOp>(condition->getParentOp());
+      for (auto [operand, arg] : llvm::zip(condition.getArgsMutable(),
+                                           whileOp.getAfterArguments()))
+        require(operand, encodingOf(arg));
+      return;
+    }
+    // Ops that took no part keep the types their operands had.
+    for (OpOperand &operand : op->getOpOperands())
+      if (auto it = oldTypes.find(operand.get()); it != oldTypes.end())
+        require(operand, cast<RankedTensorType>(it->second).getEncoding());
+  }
+
+  void require(OpOperand &operand, Attribute layout) {
+    Value value = operand.get();
+    if (!layout || !isa<RankedTensorType>(value.getType()) ||
+        encodingOf(value) == layout)
+      return;
+    OpBuilder b(operand.getOwner());
+    operand.set(ConvertLayoutOp::create(b, value.getLoc(),
+                                        withLayout(value.getType(), layout),
+                                        value));
+  }
+
+  MLIRContext *ctx;
+  llvm::MapVector<Value, Attribute> layouts;
+  DenseMap<Value, Type> oldTypes;
+  SmallVector<std::pair<Value, Attribute>> worklist;
+};
+
+//===----------------------------------------------------------------------===//
+// Step 2: backward rematerialization
+//===----------------------------------------------------------------------===//
+
+/// Rebuilds values in another layout when they are cheap to compute there:
+/// index arithmetic whose leaves are constants, splats of scalars and ranges.
+class Rematerializer {
+public:
+  explicit Rematerializer(MLIRContext *ctx) : ctx(ctx) {}
+
+  bool isCheap(Value value, Attribute layout, unsigned depth = 0) {
+    if (encodingOf(value) == layout)
+      return true;
+    Operation *def = value.getDefiningOp();
+    if (!def || depth > kMaxDepth || def->getNumResults() != 1 ||
+        !isMemoryEffectFree(def))
+      return false;
+    if (isa<arith::ConstantOp, tile::SplatOp, tile::ArangeOp>(def))
+      return true;
+    if (auto convert = dyn_cast<ConvertLayoutOp>(def))
+      return isCheap(convert.getSrc(), layout, depth + 1);
+    if (auto broadcast = dyn_cast<tile::BroadcastOp>(def))
+      return isCheap(broadcast.getSrc(), layout, depth + 1);
+    if (auto expand = dyn_cast<tile::ExpandDimsOp>(def)) {
+      auto parent = dyn_cast<LayoutEncodingAttrInterface>(layout);
+      return parent && parent.getRank() >= 2 &&
+             isCheap(expand.getSrc(),
+                     SliceEncodingAttr::get(ctx, expand.getAxis(), parent),
+                     depth + 1);
+    }
+    if (isElementwise(def))
+      return llvm::all_of(def->getOperands(), [&](Value operand) {
+        return !isa<RankedTensorType>(operand.getType()) ||
+               isCheap(operand, layout, depth + 1);
+      });
+    return false;
+  }
+
+  /// `value` rebuilt in `layout` at `b`'s insertion point; isCheap must
+  /// hold.
+  Value rebuild(Value value, Attribute layout, OpBuilder &b) {
+    if (encodingOf(value) == layout)
+      return value;
+    auto key = std::make_pair(value, layout);
+    if (Value done = rebuilt.lookup(key))
+      return done;
+    Operation *def = value.getDefiningOp();
+    Value result;
+    if (auto convert = dyn_cast<ConvertLayoutOp>(def)) {
+      result = rebuild(convert.getSrc(), layout, b);
+    } else {
+      IRMapping mapping;
+      for (Value operand : def->getOperands()) {
+        if (!isa<RankedTensorType>(operand.getType()))
+          continue;
+        Attribute operandLayout = layout;
+        if (auto expand = dyn_cast<tile::ExpandDimsOp>(def))
+          operandLayout = SliceEncodingAttr::get(
+              ctx, expand.getAxis(),
+              cast<LayoutEncodingAttrInterface>(layout));
+        mapping.map(operand, rebuild(operand, operandLayout, b));
+      }
+      Operation *clone = b.clone(*def, mapping);
+      clone->getResult(0).setType(withLayout(value.getType(), layout));
+      if (auto constant = dyn_cast<arith::ConstantOp>(clone))
+        constant.setValueAttr(cast<DenseElementsAttr>(constant.getValue())
+                                  .reshape(cast<ShapedType>(
+                                      constant.getResult().getType())));
+      result = clone->getResult(0);
+    }
+    rebuilt[key] = result;
+    return result;
+  }
+
+  /// Replaces each conversion of a cheap value by the value rebuilt.
+  void run(func::FuncOp func) {
+    SmallVector<ConvertLayoutOp> converts;
+    func.walk([&](ConvertLayoutOp op) { converts.push_back(op); });
+    for (ConvertLayoutOp convert : converts) {
+      Attribute layout = encodingOf(convert.getResult());
+      if (!isCheap(convert.getSrc(), layout))
+        continue;
+      OpBuilder b(convert);
+      rebuilt.clear(); // values are rebuilt where this conversion was
+      convert.replaceAllUsesWith(rebuild(convert.getSrc(), layout, b));
+      convert.erase();
+    }
+  }
+
+private:
+  static constexpr unsigned kMaxDepth = 16;
+  MLIRContext *ctx;
+  DenseMap<std::pair<Value, Attribute>, Value> rebuilt;
+};
+
+//===----------------------------------------------------------------------===//
+// Step 3: hoisting out of loops
+//===----------------------------------------------------------------------===//
+
+void hoistLoopInvariantConversions(func::FuncOp func) {
+  SmallVector<ConvertLayoutOp> converts;
+  func.walk([&](ConvertLayoutOp op) { converts.push_back(op); });
+  for (ConvertLayoutOp convert : converts)
+    while (auto loop = dyn_cast<scf::ForOp>(convert->getParentOp())) {
+      if (!loop.isDefinedOutsideOfLoop(convert.getSrc()))
+        break;
+      convert->moveBefore(loop);
+    }
+}
+
+struct RemoveLayoutConversionsPass
+    : public tilegpu::impl::TileGPURemoveLayoutConversionsBase<
+          RemoveLayoutConversionsPass> {
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      ForwardPropagation forward(ctx);
+      forward.propagate(func);
+      forward.rewrite(func);
+      foldConversions(func);
+      Rematerializer(ctx).run(func);
+      foldConversions(func);
+      hoistLoopInvariantConversions(func);
+    }
+  }
+
+  /// Folds conversions to the same layout and chains of conversions, and
+  /// erases what became dead.
+  void foldConversions(func::FuncOp func) {
+    RewritePatternSet patterns(&getContext());
+    ConvertLayoutOp::getCanonicalizationPatterns(patterns, &getContext());
+    (void)applyPatternsGreedily(func, std::move(patterns));
+  }
+};
+
+} // namespace

@@ -1,0 +1,97 @@
+// RUN: tile-opt %s -split-input-file -tilegpu-remove-layout-conversions -canonicalize | FileCheck %s
+
+// One step of online softmax as accelerate-matmul leaves it: the scores come
+// out of the dot in the mma layout and go back to blocked for the softmax.
+// After the pass the softmax runs in the mma layout, the running max is
+// carried in its slice, the index mask is rebuilt in the mma layout, P
+// reaches the second dot in registers, and Q's conversion leaves the loop.
+
+#b = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+#b1 = #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+#mma = #tilegpu.mma<version = 2, warpsPerCTA = [4, 1]>
+#a = #tilegpu.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
+#bop = #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>
+#sl = #tilegpu.slice<dim = 1, parent = #b>
+#sl0 = #tilegpu.slice<dim = 0, parent = #b>
+// CHECK-DAG: #[[MMA:.*]] = #tilegpu.mma<version = 2, warpsPerCTA = [4, 1]>
+// CHECK-DAG: #[[A:.*]] = #tilegpu.dot_operand<opIdx = 0, parent = #[[MMA]], kWidth = 2>
+// CHECK-DAG: #[[ROW:.*]] = #tilegpu.slice<dim = 1, parent = #[[MMA]]>
+// CHECK-DAG: #[[COL:.*]] = #tilegpu.slice<dim = 0, parent = #[[MMA]]>
+// CHECK-LABEL: func.func @online_softmax
+// CHECK: %[[Q:.*]] = tilegpu.convert_layout %{{.*}} -> tensor<128x64xf16, #[[A]]>
+// CHECK: scf.for {{.*}} -> (tensor<128xf32, #[[ROW]]>, tensor<128x64xf32, #[[MMA]]>)
+// CHECK:   %[[S:.*]] = tile.dot %[[Q]], %{{.*}}, %{{.*}} -> tensor<128x64xf32, #[[MMA]]>
+// CHECK:   tile.arange 0 to 64 : tensor<64xi32, #[[COL]]>
+// CHECK:   tile.where %{{.*}} : tensor<128x64xf32, #[[MMA]]>
+// CHECK:   tile.reduce max %{{.*}} axis 1 : tensor<128x64xf32, #[[MMA]]> -> tensor<128xf32, #[[ROW]]>
+// CHECK:   %[[P:.*]] = arith.truncf %{{.*}} : tensor<128x64xf32, #[[MMA]]> to tensor<128x64xf16, #[[MMA]]>
+// CHECK:   %[[PA:.*]] = tilegpu.convert_layout %[[P]] : tensor<128x64xf16, #[[MMA]]> -> tensor<128x64xf16, #[[A]]>
+// CHECK:   %[[O:.*]] = tile.dot %[[PA]], %{{.*}}, %{{.*}} -> tensor<128x64xf32, #[[MMA]]>
+// CHECK:   scf.yield %{{.*}}, %[[O]] : tensor<128xf32, #[[ROW]]>, tensor<128x64xf32, #[[MMA]]>
+// CHECK: tilegpu.convert_layout %{{.*}} : tensor<128x64xf32, #[[MMA]]> -> tensor<128x64xf32, #blocked>
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: return
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @online_softmax(%q: tensor<128x64xf16, #b>, %k: tensor<64x64xf16, #b>, %v: tensor<64x64xf16, #b>, %n: i32) -> tensor<128x64xf32, #b> {
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %zero = arith.constant dense<0.0> : tensor<128x64xf32, #b>
+    %ninf = arith.constant dense<0xFF800000> : tensor<128x64xf32, #b>
+    %m0 = arith.constant dense<0xFF800000> : tensor<128xf32, #b1>
+    %r:2 = scf.for %i = %c0 to %n step %c64 iter_args(%m = %m0, %acc = %zero) -> (tensor<128xf32, #b1>, tensor<128x64xf32, #b>) : i32 {
+      %qa = tilegpu.convert_layout %q : tensor<128x64xf16, #b> -> tensor<128x64xf16, #a>
+      %kb = tilegpu.convert_layout %k : tensor<64x64xf16, #b> -> tensor<64x64xf16, #bop>
+      %z = tilegpu.convert_layout %zero : tensor<128x64xf32, #b> -> tensor<128x64xf32, #mma>
+      %s0 = tile.dot %qa, %kb, %z : tensor<128x64xf16, #a>, tensor<64x64xf16, #bop> -> tensor<128x64xf32, #mma>
+      %s = tilegpu.convert_layout %s0 : tensor<128x64xf32, #mma> -> tensor<128x64xf32, #b>
+      // Keys at or past %n are masked.
+      %range = tile.arange 0 to 64 : tensor<64xi32, #sl0>
+      %start = tile.splat %i : tensor<64xi32, #sl0>
+      %keys = arith.addi %start, %range : tensor<64xi32, #sl0>
+      %keys2 = tile.expand_dims %keys {axis = 0 : i32} : tensor<64xi32, #sl0> -> tensor<1x64xi32, #b>
+      %bound = tile.splat %n : tensor<1x64xi32, #b>
+      %inside = arith.cmpi slt, %keys2, %bound : tensor<1x64xi32, #b>
+      %mask = tile.broadcast %inside : tensor<1x64xi1, #b> -> tensor<128x64xi1, #b>
+      %sm = tile.where %mask, %s, %ninf : tensor<128x64xf32, #b>
+      %rowmax = tile.reduce max %sm axis 1 : tensor<128x64xf32, #b> -> tensor<128xf32, #sl>
+      %rowmax1 = tilegpu.convert_layout %rowmax : tensor<128xf32, #sl> -> tensor<128xf32, #b1>
+      %mnew = arith.maximumf %m, %rowmax1 : tensor<128xf32, #b1>
+      %mnew2 = tilegpu.convert_layout %mnew : tensor<128xf32, #b1> -> tensor<128xf32, #sl>
+      %mcol = tile.expand_dims %mnew2 {axis = 1 : i32} : tensor<128xf32, #sl> -> tensor<128x1xf32, #b>
+      %mbig = tile.broadcast %mcol : tensor<128x1xf32, #b> -> tensor<128x64xf32, #b>
+      %diff = arith.subf %sm, %mbig : tensor<128x64xf32, #b>
+      %p = tile.exp2 %diff : tensor<128x64xf32, #b>
+      %p16 = arith.truncf %p : tensor<128x64xf32, #b> to tensor<128x64xf16, #b>
+      %pa = tilegpu.convert_layout %p16 : tensor<128x64xf16, #b> -> tensor<128x64xf16, #a>
+      %vb = tilegpu.convert_layout %v : tensor<64x64xf16, #b> -> tensor<64x64xf16, #bop>
+      %accm = tilegpu.convert_layout %acc : tensor<128x64xf32, #b> -> tensor<128x64xf32, #mma>
+      %o0 = tile.dot %pa, %vb, %accm : tensor<128x64xf16, #a>, tensor<64x64xf16, #bop> -> tensor<128x64xf32, #mma>
+      %o = tilegpu.convert_layout %o0 : tensor<128x64xf32, #mma> -> tensor<128x64xf32, #b>
+      scf.yield %mnew, %o : tensor<128xf32, #b1>, tensor<128x64xf32, #b>
+    }
+    return %r#1 : tensor<128x64xf32, #b>
+  }
+}
+
+// -----
+
+// A value a store needs in its own layout gets one conversion back, at the
+// store; the arithmetic before it stays in the mma layout.
+#b = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tilegpu.mma<version = 2, warpsPerCTA = [4, 1]>
+#a = #tilegpu.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
+#bop = #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>
+// CHECK-LABEL: func.func @store_result
+// CHECK: %[[D:.*]] = tile.dot
+// CHECK: %[[H:.*]] = arith.truncf %[[D]] : tensor<32x32xf32, #[[MMA:.*]]> to tensor<32x32xf16, #[[MMA]]>
+// CHECK: %[[C:.*]] = tilegpu.convert_layout %[[H]] : tensor<32x32xf16, #[[MMA]]> -> tensor<32x32xf16, #blocked>
+// CHECK: tile.store %{{.*}}, %[[C]] : tensor<32x32x!tile.ptr<f16>, #blocked>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @store_result(%a: tensor<32x32xf16, #a>, %w: tensor<32x32xf16, #bop>, %acc: tensor<32x32xf32, #mma>, %ptrs: tensor<32x32x!tile.ptr<f16>, #b>) {
+    %d0 = tile.dot %a, %w, %acc : tensor<32x32xf16, #a>, tensor<32x32xf16, #bop> -> tensor<32x32xf32, #mma>
+    %d = tilegpu.convert_layout %d0 : tensor<32x32xf32, #mma> -> tensor<32x32xf32, #b>
+    %h = arith.truncf %d : tensor<32x32xf32, #b> to tensor<32x32xf16, #b>
+    tile.store %ptrs, %h : tensor<32x32x!tile.ptr<f16>, #b>
+    return
+  }
+}
