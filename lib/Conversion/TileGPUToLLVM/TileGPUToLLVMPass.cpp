@@ -35,6 +35,70 @@ namespace {
 
 constexpr llvm::StringLiteral kScratchSymbol = "tile_shared_scratch";
 
+/// Places each local_alloc buffer after the scratch area (which conversions
+/// and reductions use between their own barriers), 128-byte aligned so that
+/// swizzles stay bank-exact. Buffers whose lifetimes do not overlap share
+/// memory: a buffer lives from its local_alloc to the op of the alloc's
+/// block that holds its last read, loops included. Reuse is safe because
+/// every local_alloc waits at a barrier before writing. Returns the total.
+int64_t allocateSharedBuffers(ModuleOp module, int64_t scratchBytes) {
+  // Each op is numbered on entry and again after everything nested in it.
+  DenseMap<Operation *, int64_t> position, end;
+  int64_t next = 0;
+  std::function<void(Operation *)> number = [&](Operation *op) {
+    position[op] = next++;
+    for (Region &region : op->getRegions())
+      for (Operation &nested : region.getOps())
+        number(&nested);
+    end[op] = next++;
+  };
+  number(module);
+  struct Buffer {
+    LocalAllocOp alloc;
+    int64_t first, last, bytes, offset = 0;
+  };
+  SmallVector<Buffer> buffers;
+  module.walk([&](LocalAllocOp alloc) {
+    MemDescType type = alloc.getType();
+    int64_t last = position[alloc];
+    for (Operation *user : alloc->getUsers()) {
+      Operation *holder = alloc->getBlock()->findAncestorOpInBlock(*user);
+      last = std::max(last, holder ? end[holder] : end[user]);
+    }
+    buffers.push_back({alloc, position[alloc], last,
+                       type.getShape()[0] * type.getShape()[1] *
+                           getSharedElementBytes(type.getElementType())});
+  });
+  int64_t total = scratchBytes;
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    Buffer &buffer = buffers[i];
+    // The lowest 128-byte aligned place clear of every live buffer placed.
+    int64_t offset = llvm::alignTo(scratchBytes, 128);
+    bool moved = true;
+    while (moved) {
+      moved = false;
+      for (size_t j = 0; j < i; ++j) {
+        const Buffer &other = buffers[j];
+        bool liveTogether = other.alloc->getParentOfType<func::FuncOp>() ==
+                                buffer.alloc->getParentOfType<func::FuncOp>() &&
+                            other.first <= buffer.last &&
+                            buffer.first <= other.last;
+        if (liveTogether && offset < other.offset + other.bytes &&
+            other.offset < offset + buffer.bytes) {
+          offset = llvm::alignTo(other.offset + other.bytes, 128);
+          moved = true;
+        }
+      }
+    }
+    buffer.offset = offset;
+    total = std::max(total, offset + buffer.bytes);
+    buffer.alloc->setAttr(
+        kAllocationOffsetAttr,
+        IntegerAttr::get(IntegerType::get(module.getContext(), 64), offset));
+  }
+  return total;
+}
+
 struct ConvertTileGPUToLLVMPass
     : public tile::impl::ConvertTileGPUToLLVMBase<ConvertTileGPUToLLVMPass> {
   void runOnOperation() override {
@@ -45,21 +109,22 @@ struct ConvertTileGPUToLLVMPass
     module.walk([&](Operation *op) {
       scratchBytes = std::max(scratchBytes, getSharedScratchBytes(op));
     });
+    int64_t sharedBytes = allocateSharedBuffers(module, scratchBytes);
     // Scratch memory is dynamic shared memory: its size, recorded on the
     // module as tilegpu.shared_bytes, is given at launch, so it may exceed
     // the 48 KiB a static array is limited to.
     SharedScratch scratch;
-    if (scratchBytes > 0) {
+    if (sharedBytes > 0) {
       OpBuilder b(module.getBodyRegion());
       auto type = LLVM::LLVMArrayType::get(b.getI8Type(), 0);
       LLVM::GlobalOp::create(b, module.getLoc(), type, /*isConstant=*/false,
                              LLVM::Linkage::External, kScratchSymbol,
-                             Attribute(), /*alignment=*/16,
+                             Attribute(), /*alignment=*/128,
                              /*addrSpace=*/3);
       scratch.symbol = kScratchSymbol.str();
     }
     module->setAttr("tilegpu.shared_bytes",
-                    IntegerAttr::get(IntegerType::get(ctx, 64), scratchBytes));
+                    IntegerAttr::get(IntegerType::get(ctx, 64), sharedBytes));
 
     TileGPUToLLVMTypeConverter converter(ctx);
     RewritePatternSet patterns(ctx);
@@ -74,6 +139,7 @@ struct ConvertTileGPUToLLVMPass
     populateDotOpToLLVMPatterns(converter, patterns);
     populateReduceOpToLLVMPatterns(converter, patterns, scratch);
     populateConvertLayoutOpToLLVMPatterns(converter, patterns, scratch);
+    populateSharedMemoryOpToLLVMPatterns(converter, patterns, scratch);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     populateMathToLLVMConversionPatterns(converter, patterns);
 
@@ -106,6 +172,7 @@ void tile::buildTileToLLVMPipeline(OpPassManager &pm,
   pm.addPass(tilegpu::createTileGPUCoalesce());
   pm.addPass(tilegpu::createTileGPUAccelerateMatmul());
   pm.addPass(tilegpu::createTileGPURemoveLayoutConversions());
+  pm.addPass(tilegpu::createTileGPUOptimizeDotOperands());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createConvertTileGPUToLLVM());

@@ -19,6 +19,9 @@ TileGPUToLLVMTypeConverter::TileGPUToLLVMTypeConverter(MLIRContext *ctx)
     fields.append(type.getRank(), i32);     // offsets
     return LLVM::LLVMStructType::getLiteral(ctx, fields);
   });
+  addConversion([ctx](MemDescType) -> Type {
+    return LLVM::LLVMPointerType::get(ctx, /*addressSpace=*/3);
+  });
   addConversion([this](RankedTensorType type) -> std::optional<Type> {
     auto layout = getLayout(type);
     if (!layout)

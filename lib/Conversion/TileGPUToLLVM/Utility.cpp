@@ -96,7 +96,8 @@ tilegpu::emitCoordinates(OpBuilder &b, Location loc, const LinearLayout &layout,
 
 FailureOr<SmallVector<int64_t>> tilegpu::mapRegistersInPlace(
     const LinearLayout &src, const LinearLayout &dst,
-    function_ref<LinearLayout::Coord(ArrayRef<int64_t>)> toSource) {
+    function_ref<LinearLayout::Coord(ArrayRef<int64_t>)> toSource,
+    ArrayRef<int64_t> shift) {
   // Each lane and warp must hold, in the source, the source coordinates of
   // what it holds in the result.
   for (HwDim dim : {HwDim::Lane, HwDim::Warp}) {
@@ -117,7 +118,10 @@ FailureOr<SmallVector<int64_t>> tilegpu::mapRegistersInPlace(
     srcRegisterAt.try_emplace(flat(registerOffset(src, r)), r);
   SmallVector<int64_t> mapping;
   for (int64_t r = 0, e = dst.getSize(HwDim::Register); r < e; ++r) {
-    auto it = srcRegisterAt.find(flat(toSource(registerOffset(dst, r))));
+    LinearLayout::Coord coord = toSource(registerOffset(dst, r));
+    for (auto [c, s] : llvm::zip(coord, shift))
+      c += s;
+    auto it = srcRegisterAt.find(flat(coord));
     if (it == srcRegisterAt.end())
       return failure();
     mapping.push_back(it->second);

@@ -36,10 +36,13 @@ LinearLayout::Coord registerOffset(const LinearLayout &layout, int64_t reg);
 /// For an op whose result keeps every element in the thread that holds its
 /// source (expand_dims, broadcast, trans), the source register of each
 /// result register; `toSource` maps a result coordinate to the source's.
-/// Fails when the layouts do not keep elements in place.
+/// `shift` then moves a register's source coordinates (the window of an
+/// extract_slice); it must not change which thread holds them. Fails when
+/// the layouts do not keep elements in place.
 FailureOr<SmallVector<int64_t>> mapRegistersInPlace(
     const LinearLayout &src, const LinearLayout &dst,
-    function_ref<LinearLayout::Coord(ArrayRef<int64_t>)> toSource);
+    function_ref<LinearLayout::Coord(ArrayRef<int64_t>)> toSource,
+    ArrayRef<int64_t> shift = {});
 
 /// A true i1 unless this thread holds a copy of data another thread (with
 /// lower lane or warp bits) also holds: stores write each element once.

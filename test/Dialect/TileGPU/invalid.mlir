@@ -64,3 +64,179 @@ func.func @foreign_encoding(%x: f32) {
   %0 = tile.splat %x : tensor<64xf32, "not a layout">
   return
 }
+
+// -----
+
+// Shared-memory tiles and windows.
+
+#s = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+#mma = #tilegpu.mma<version = 2, warpsPerCTA = [4, 1]>
+#opb = #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>
+func.func @window_out_of_bounds(%buf: !tilegpu.memdesc<64x64xf16, #s>) {
+  // expected-error @below {{'tilegpu.local_load' op window of 16 at offset 64 does not lie on a multiple of its size inside 64}}
+  %0 = tilegpu.local_load %buf [64, 0] : !tilegpu.memdesc<64x64xf16, #s> -> tensor<16x64xf16, #opb>
+  return
+}
+
+// -----
+
+#s = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+#mma = #tilegpu.mma<version = 2, warpsPerCTA = [4, 1]>
+#opb = #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>
+func.func @window_larger_than_buffer(%buf: !tilegpu.memdesc<64x64xf16, #s>) {
+  // expected-error @below {{window of 128 at offset 0 does not lie on a multiple of its size inside 64}}
+  %0 = tilegpu.local_load %buf [0, 0] : !tilegpu.memdesc<64x64xf16, #s> -> tensor<128x64xf16, #opb>
+  return
+}
+
+// -----
+
+#s = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+#mma = #tilegpu.mma<version = 2, warpsPerCTA = [4, 1]>
+#opb = #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>
+func.func @window_misaligned(%buf: !tilegpu.memdesc<64x64xf16, #s>) {
+  // expected-error @below {{window of 16 at offset 8 does not lie on a multiple of its size inside 64}}
+  %0 = tilegpu.local_load %buf [8, 0] : !tilegpu.memdesc<64x64xf16, #s> -> tensor<16x64xf16, #opb>
+  return
+}
+
+// -----
+
+#s = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+#mma = #tilegpu.mma<version = 2, warpsPerCTA = [4, 1]>
+#opb = #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>
+func.func @window_negative(%buf: !tilegpu.memdesc<64x64xf16, #s>) {
+  // expected-error @below {{window of 16 at offset -16 does not lie on a multiple of its size inside 64}}
+  %0 = tilegpu.local_load %buf [-16, 0] : !tilegpu.memdesc<64x64xf16, #s> -> tensor<16x64xf16, #opb>
+  return
+}
+
+// -----
+
+#s = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+#mma = #tilegpu.mma<version = 2, warpsPerCTA = [4, 1]>
+#opb = #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>
+func.func @window_offsets_rank(%buf: !tilegpu.memdesc<64x64xf16, #s>) {
+  // expected-error @below {{'tilegpu.local_load' op takes one offset per dimension of its source, and a result of the same rank}}
+  %0 = tilegpu.local_load %buf [0] : !tilegpu.memdesc<64x64xf16, #s> -> tensor<16x64xf16, #opb>
+  return
+}
+
+// -----
+
+#s = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+#mma = #tilegpu.mma<version = 2, warpsPerCTA = [4, 1]>
+#opb = #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>
+func.func @load_element_type(%buf: !tilegpu.memdesc<64x64xf16, #s>) {
+  // expected-error @below {{'tilegpu.local_load' op reads 'f16' elements, not 'bf16'}}
+  %0 = tilegpu.local_load %buf [0, 0] : !tilegpu.memdesc<64x64xf16, #s> -> tensor<16x64xbf16, #opb>
+  return
+}
+
+// -----
+
+#s = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @load_without_layout(%buf: !tilegpu.memdesc<64x64xf16, #s>) {
+  // expected-error @below {{'tilegpu.local_load' op needs a result with a layout}}
+  %0 = tilegpu.local_load %buf [0, 0] : !tilegpu.memdesc<64x64xf16, #s> -> tensor<16x64xf16>
+  return
+}
+
+// -----
+
+#b = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#s = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @alloc_shape(%x: tensor<64x64xf16, #b>) {
+  // expected-error @below {{'tilegpu.local_alloc' op stores a 'tensor<64x64xf16, #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>>' into a buffer of another shape or element type}}
+  %0 = tilegpu.local_alloc %x : tensor<64x64xf16, #b> -> !tilegpu.memdesc<64x128xf16, #s>
+  return
+}
+
+// -----
+
+#b = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#s = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @alloc_element_type(%x: tensor<64x64xf16, #b>) {
+  // expected-error @below {{into a buffer of another shape or element type}}
+  %0 = tilegpu.local_alloc %x : tensor<64x64xf16, #b> -> !tilegpu.memdesc<64x64xf32, #s>
+  return
+}
+
+// -----
+
+#s = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @alloc_without_layout(%x: tensor<64x64xf16>) {
+  // expected-error @below {{'tilegpu.local_alloc' op needs a tensor with a layout}}
+  %0 = tilegpu.local_alloc %x : tensor<64x64xf16> -> !tilegpu.memdesc<64x64xf16, #s>
+  return
+}
+
+// -----
+
+#mma = #tilegpu.mma<version = 2, warpsPerCTA = [4, 1]>
+#opa = #tilegpu.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
+func.func @slice_out_of_bounds(%p: tensor<128x64xf16, #opa>) {
+  // expected-error @below {{'tilegpu.extract_slice' op window of 16 at offset 64 does not lie on a multiple of its size inside 64}}
+  %0 = tilegpu.extract_slice %p [0, 64] : tensor<128x64xf16, #opa> -> tensor<128x16xf16, #opa>
+  return
+}
+
+// -----
+
+#mma = #tilegpu.mma<version = 2, warpsPerCTA = [4, 1]>
+#opa = #tilegpu.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
+func.func @slice_misaligned(%p: tensor<128x64xf16, #opa>) {
+  // expected-error @below {{'tilegpu.extract_slice' op window of 16 at offset 24 does not lie on a multiple of its size inside 64}}
+  %0 = tilegpu.extract_slice %p [0, 24] : tensor<128x64xf16, #opa> -> tensor<128x16xf16, #opa>
+  return
+}
+
+// -----
+
+#mma = #tilegpu.mma<version = 2, warpsPerCTA = [4, 1]>
+#opa = #tilegpu.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
+func.func @slice_element_type(%p: tensor<128x64xf16, #opa>) {
+  // expected-error @below {{'tilegpu.extract_slice' op requires the same element type for all operands and results}}
+  %0 = tilegpu.extract_slice %p [0, 0] : tensor<128x64xf16, #opa> -> tensor<128x16xf32, #opa>
+  return
+}
+
+// -----
+
+func.func @slice_without_layout(%p: tensor<128x64xf16>) {
+  // expected-error @below {{'tilegpu.extract_slice' op needs a source and a result with layouts}}
+  %0 = tilegpu.extract_slice %p [0, 0] : tensor<128x64xf16> -> tensor<128x16xf16>
+  return
+}
+
+// -----
+
+#s = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+// expected-error @below {{a shared-memory tile is a matrix (rank 2), not rank 3}}
+func.func private @memdesc_rank(!tilegpu.memdesc<2x64x64xf16, #s>)
+
+// -----
+
+#s = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+// expected-error @below {{shared-memory tile sizes must be powers of two}}
+func.func private @memdesc_shape(!tilegpu.memdesc<48x64xf16, #s>)
+
+// -----
+
+// expected-error @below {{a shared layout orders the two dimensions of a matrix: [1, 0] or [0, 1]}}
+func.func private @shared_order(!tilegpu.memdesc<64x64xf16, #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 0]>>)
+
+// -----
+
+// expected-error @below {{a shared layout orders the two dimensions of a matrix: [1, 0] or [0, 1]}}
+func.func private @shared_rank(!tilegpu.memdesc<64x64xf16, #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0]>>)
+
+// -----
+
+// expected-error @below {{vec, perPhase and maxPhase of a shared layout must be powers of two}}
+func.func private @shared_vec(!tilegpu.memdesc<64x64xf16, #tilegpu.shared<vec = 6, perPhase = 1, maxPhase = 8, order = [1, 0]>>)
+
+// -----
+
+// expected-error @below {{a row of 16 elements is too short for the swizzle}}
+func.func private @short_rows(!tilegpu.memdesc<16x16xf16, #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>>)

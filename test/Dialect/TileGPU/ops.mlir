@@ -1,5 +1,7 @@
 // RUN: tile-opt %s | FileCheck %s
 // RUN: tile-opt %s | tile-opt | FileCheck %s
+// RUN: tile-opt %s | FileCheck %s --check-prefix=SHARED
+// RUN: tile-opt %s | tile-opt | FileCheck %s --check-prefix=SHARED
 
 // Layout encodings round-trip, and tile ops accept tensors that carry them.
 
@@ -24,5 +26,54 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
     // CHECK: tilegpu.convert_layout %{{.*}} : tensor<64x64xf32, #[[ROW]]> -> tensor<64x64xf32, #[[COL]]>
     %c = tilegpu.convert_layout %d : tensor<64x64xf32, #row> -> tensor<64x64xf32, #col>
     return %c : tensor<64x64xf32, #col>
+  }
+}
+
+// Shared-memory tiles: a swizzled buffer, stores into it, windowed reads
+// into a tensor-core operand layout, and register slices of an operand.
+
+#kb = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#swz = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+#swz_t = #tilegpu.shared<vec = 8, perPhase = 4, maxPhase = 2, order = [0, 1]>
+#acc = #tilegpu.mma<version = 2, warpsPerCTA = [4, 1]>
+#opa = #tilegpu.dot_operand<opIdx = 0, parent = #acc, kWidth = 2>
+#opb = #tilegpu.dot_operand<opIdx = 1, parent = #acc, kWidth = 2>
+
+// SHARED-DAG: #[[KB:.*]] = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+// SHARED-DAG: #[[SWZ:.*]] = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+// SHARED-DAG: #[[SWZT:.*]] = #tilegpu.shared<vec = 8, perPhase = 4, maxPhase = 2, order = [0, 1]>
+// SHARED-DAG: #[[ACC:.*]] = #tilegpu.mma<version = 2, warpsPerCTA = [4, 1]>
+// SHARED-DAG: #[[OPA:.*]] = #tilegpu.dot_operand<opIdx = 0, parent = #[[ACC]], kWidth = 2>
+// SHARED-DAG: #[[OPB:.*]] = #tilegpu.dot_operand<opIdx = 1, parent = #[[ACC]], kWidth = 2>
+
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  // SHARED-LABEL: func.func private @memdesc_argument
+  // SHARED-SAME: (!tilegpu.memdesc<64x64xf16, #[[SWZ]]>, !tilegpu.memdesc<16x64xbf16, #[[SWZT]]>)
+  func.func private @memdesc_argument(!tilegpu.memdesc<64x64xf16, #swz>, !tilegpu.memdesc<16x64xbf16, #swz_t>)
+
+  // SHARED-LABEL: func.func @stage_k
+  func.func @stage_k(%k: tensor<64x64xf16, #kb>, %p: tensor<128x64xf16, #opa>) -> (tensor<16x64xf16, #opb>, tensor<64x64xf16, #opb>, tensor<128x16xf16, #opa>, tensor<128x64xf16, #opa>) {
+    // SHARED: %[[BUF:.*]] = tilegpu.local_alloc %{{.*}} : tensor<64x64xf16, #[[KB]]> -> !tilegpu.memdesc<64x64xf16, #[[SWZ]]>
+    %buf = tilegpu.local_alloc %k : tensor<64x64xf16, #kb> -> !tilegpu.memdesc<64x64xf16, #swz>
+    // SHARED: tilegpu.local_load %[[BUF]] [16, 0] : !tilegpu.memdesc<64x64xf16, #[[SWZ]]> -> tensor<16x64xf16, #[[OPB]]>
+    %k1 = tilegpu.local_load %buf [16, 0] : !tilegpu.memdesc<64x64xf16, #swz> -> tensor<16x64xf16, #opb>
+    // SHARED: tilegpu.local_load %[[BUF]] [0, 0] : !tilegpu.memdesc<64x64xf16, #[[SWZ]]> -> tensor<64x64xf16, #[[OPB]]>
+    %kall = tilegpu.local_load %buf [0, 0] : !tilegpu.memdesc<64x64xf16, #swz> -> tensor<64x64xf16, #opb>
+    // SHARED: tilegpu.extract_slice %{{.*}} [0, 48] : tensor<128x64xf16, #[[OPA]]> -> tensor<128x16xf16, #[[OPA]]>
+    %p3 = tilegpu.extract_slice %p [0, 48] : tensor<128x64xf16, #opa> -> tensor<128x16xf16, #opa>
+    // A slice the size of its source, at the origin.
+    // SHARED: tilegpu.extract_slice %{{.*}} [0, 0] : tensor<128x64xf16, #[[OPA]]> -> tensor<128x64xf16, #[[OPA]]>
+    %pall = tilegpu.extract_slice %p [0, 0] : tensor<128x64xf16, #opa> -> tensor<128x64xf16, #opa>
+    return %k1, %kall, %p3, %pall : tensor<16x64xf16, #opb>, tensor<64x64xf16, #opb>, tensor<128x16xf16, #opa>, tensor<128x64xf16, #opa>
+  }
+
+  // A column-major buffer read back into a blocked layout, element by element.
+  // SHARED-LABEL: func.func @column_major
+  func.func @column_major(%v: tensor<64x64xf16, #kb>) -> tensor<32x64xf16, #kb> {
+    // SHARED: tilegpu.local_alloc %{{.*}} : tensor<64x64xf16, #[[KB]]> -> !tilegpu.memdesc<64x64xf16, #[[SWZT]]>
+    %buf = tilegpu.local_alloc %v : tensor<64x64xf16, #kb> -> !tilegpu.memdesc<64x64xf16, #swz_t>
+    // SHARED: tilegpu.local_load %{{.*}} [32, 0] : !tilegpu.memdesc<64x64xf16, #[[SWZT]]> -> tensor<32x64xf16, #[[KB]]>
+    %half = tilegpu.local_load %buf [32, 0] : !tilegpu.memdesc<64x64xf16, #swz_t> -> tensor<32x64xf16, #kb>
+    return %half : tensor<32x64xf16, #kb>
   }
 }

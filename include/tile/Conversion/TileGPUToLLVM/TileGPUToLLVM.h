@@ -25,6 +25,11 @@ public:
   explicit TileGPUToLLVMTypeConverter(MLIRContext *ctx);
 };
 
+/// The byte offset of a local_alloc's buffer in the kernel's dynamic shared
+/// memory, set by convert-tilegpu-to-llvm before lowering.
+constexpr llvm::StringLiteral kAllocationOffsetAttr =
+    "tilegpu.allocation_offset";
+
 /// Where the patterns find the kernel's shared scratch memory.
 struct SharedScratch {
   /// Name of the module's addrspace(3) byte array; empty when none is needed.
@@ -52,6 +57,9 @@ void populateViewOpToLLVMPatterns(TileGPUToLLVMTypeConverter &converter,
 void populateReduceOpToLLVMPatterns(TileGPUToLLVMTypeConverter &converter,
                                     RewritePatternSet &patterns,
                                     const SharedScratch &scratch);
+void populateSharedMemoryOpToLLVMPatterns(TileGPUToLLVMTypeConverter &converter,
+                                          RewritePatternSet &patterns,
+                                          const SharedScratch &scratch);
 void populateConvertLayoutOpToLLVMPatterns(
     TileGPUToLLVMTypeConverter &converter, RewritePatternSet &patterns,
     const SharedScratch &scratch);

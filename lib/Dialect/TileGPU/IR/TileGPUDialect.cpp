@@ -17,6 +17,9 @@ using namespace mlir::tilegpu;
 #define GET_ATTRDEF_CLASSES
 #include "tile/Dialect/TileGPU/IR/TileGPUAttrs.cpp.inc"
 
+#define GET_TYPEDEF_CLASSES
+#include "tile/Dialect/TileGPU/IR/TileGPUTypes.cpp.inc"
+
 namespace {
 /// Prints layouts through aliases (#blocked, #blocked1, #slice, ...): they
 /// recur on every tensor type of a function.
@@ -29,6 +32,7 @@ struct TileGPUOpAsmInterface : public OpAsmDialectInterface {
             .Case<SliceEncodingAttr>([](auto) { return "slice"; })
             .Case<MmaEncodingAttr>([](auto) { return "mma"; })
             .Case<DotOperandEncodingAttr>([](auto) { return "dot_op"; })
+            .Case<SharedEncodingAttr>([](auto) { return "shared"; })
             .Default([](Attribute) { return ""; });
     if (name.empty())
       return AliasResult::NoAlias;
@@ -43,6 +47,10 @@ void TileGPUDialect::initialize() {
   addAttributes<
 #define GET_ATTRDEF_LIST
 #include "tile/Dialect/TileGPU/IR/TileGPUAttrs.cpp.inc"
+      >();
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "tile/Dialect/TileGPU/IR/TileGPUTypes.cpp.inc"
       >();
   addOperations<
 #define GET_OP_LIST
@@ -287,6 +295,104 @@ DotOperandEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
 }
 
 //===----------------------------------------------------------------------===//
+// SharedEncodingAttr and MemDescType
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+SharedEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                           unsigned vec, unsigned perPhase, unsigned maxPhase,
+                           ArrayRef<unsigned> order) {
+  if (!isPowerOf2(vec) || !isPowerOf2(perPhase) || !isPowerOf2(maxPhase))
+    return emitError() << "vec, perPhase and maxPhase of a shared layout must "
+                          "be powers of two";
+  if (order.size() != 2 || order[0] > 1 || order[1] != 1 - order[0])
+    return emitError() << "a shared layout orders the two dimensions of a "
+                          "matrix: [1, 0] or [0, 1]";
+  return success();
+}
+
+SharedEncodingAttr SharedEncodingAttr::getForMatrixOperand(
+    MLIRContext *ctx, ArrayRef<int64_t> shape, unsigned elementBytes,
+    ArrayRef<unsigned> order) {
+  unsigned vec = 16 / elementBytes; // ldmatrix reads 16-byte rows
+  int64_t rowBytes = shape[order[0]] * elementBytes;
+  // 128 bytes span the 32 banks: rows shorter than that share a phase.
+  unsigned perPhase = std::max<int64_t>(1, 128 / rowBytes);
+  // Eight 16-byte vectors fill the banks once: as many phases as fit.
+  unsigned maxPhase = std::clamp<int64_t>(rowBytes / 16, 1, 8);
+  return get(ctx, vec, perPhase, maxPhase, order);
+}
+
+int64_t SharedEncodingAttr::getOffset(ArrayRef<int64_t> shape,
+                                      ArrayRef<int64_t> coord) const {
+  unsigned inner = getOrder()[0], outer = getOrder()[1];
+  int64_t row = coord[outer], col = coord[inner];
+  int64_t phase = (row / getPerPhase()) % getMaxPhase();
+  int64_t vector = (col / getVec()) ^ phase;
+  return row * shape[inner] + vector * getVec() + col % getVec();
+}
+
+LinearLayout SharedEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  unsigned inner = getOrder()[0], outer = getOrder()[1];
+  LinearLayout layout(shape);
+  auto basis = [&](int64_t row, int64_t col) {
+    LinearLayout::Coord coord(2, 0);
+    coord[outer] = row;
+    coord[inner] = col;
+    return coord;
+  };
+  // Offset bits: first along the row, then down the rows; a row bit also
+  // moves the column by the swizzle it adds.
+  for (int64_t v = 1; v < shape[inner]; v *= 2)
+    layout.addBasis(HwDim::Register, basis(0, v));
+  for (int64_t r = 1; r < shape[outer]; r *= 2)
+    layout.addBasis(HwDim::Register,
+                    basis(r, getVec() * ((r / getPerPhase()) % getMaxPhase())));
+  return layout;
+}
+
+Type MemDescType::parse(AsmParser &parser) {
+  SmallVector<int64_t> shape;
+  Type elementType;
+  SharedEncodingAttr encoding;
+  if (parser.parseLess() ||
+      parser.parseDimensionList(shape, /*allowDynamic=*/false) ||
+      parser.parseType(elementType) || parser.parseComma() ||
+      parser.parseAttribute(encoding) || parser.parseGreater())
+    return {};
+  return parser.getChecked<MemDescType>(parser.getContext(), shape, elementType,
+                                        encoding);
+}
+
+void MemDescType::print(AsmPrinter &printer) const {
+  printer << "<";
+  for (int64_t d : getShape())
+    printer << d << "x";
+  printer << getElementType() << ", " << getEncoding() << ">";
+}
+
+LogicalResult MemDescType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  ArrayRef<int64_t> shape, Type elementType,
+                                  SharedEncodingAttr encoding) {
+  if (shape.size() != 2)
+    return emitError() << "a shared-memory tile is a matrix (rank 2), not rank "
+                       << shape.size();
+  for (int64_t d : shape)
+    if (!isPowerOf2(d))
+      return emitError() << "shared-memory tile sizes must be powers of two";
+  if (!encoding)
+    return emitError() << "a shared-memory tile needs a #tilegpu.shared layout";
+  // The swizzle permutes whole vectors within a row: the row must hold at
+  // least maxPhase of them.
+  int64_t rowLength = shape[encoding.getOrder()[0]];
+  if (rowLength < int64_t(encoding.getVec()) * encoding.getMaxPhase())
+    return emitError() << "a row of " << rowLength
+                       << " elements is too short for the swizzle of "
+                       << encoding << " (vec * maxPhase elements)";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // ConvertLayoutOp
 //===----------------------------------------------------------------------===//
 
@@ -314,4 +420,55 @@ OpFoldResult ConvertLayoutOp::fold(FoldAdaptor) {
     return getResult();
   }
   return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Shared-memory ops and extract_slice
+//===----------------------------------------------------------------------===//
+
+/// Checks that a `resultShape` window at `offsets` lies inside `srcShape`.
+static LogicalResult verifyWindow(Operation *op, ArrayRef<int64_t> srcShape,
+                                  ArrayRef<int64_t> resultShape,
+                                  ArrayRef<int64_t> offsets) {
+  if (offsets.size() != srcShape.size() ||
+      resultShape.size() != srcShape.size())
+    return op->emitOpError() << "takes one offset per dimension of its "
+                                "source, and a result of the same rank";
+  for (auto [offset, size, full] : llvm::zip(offsets, resultShape, srcShape))
+    if (offset < 0 || offset + size > full || (size && offset % size))
+      return op->emitOpError()
+             << "window of " << size << " at offset " << offset
+             << " does not lie on a multiple of its size inside " << full;
+  return success();
+}
+
+LogicalResult LocalAllocOp::verify() {
+  auto src = getSrc().getType();
+  MemDescType buffer = getType();
+  if (src.getShape() != buffer.getShape() ||
+      src.getElementType() != buffer.getElementType())
+    return emitOpError() << "stores a " << src << " into a buffer of another "
+                         << "shape or element type";
+  if (!getLayout(src))
+    return emitOpError() << "needs a tensor with a layout";
+  return success();
+}
+
+LogicalResult LocalLoadOp::verify() {
+  MemDescType buffer = getSrc().getType();
+  auto result = getType();
+  if (result.getElementType() != buffer.getElementType())
+    return emitOpError() << "reads " << buffer.getElementType()
+                         << " elements, not " << result.getElementType();
+  if (!getLayout(result))
+    return emitOpError() << "needs a result with a layout";
+  return verifyWindow(*this, buffer.getShape(), result.getShape(),
+                      getOffsets());
+}
+
+LogicalResult ExtractSliceOp::verify() {
+  auto src = getSrc().getType(), result = getType();
+  if (!getLayout(src) || !getLayout(result))
+    return emitOpError() << "needs a source and a result with layouts";
+  return verifyWindow(*this, src.getShape(), result.getShape(), getOffsets());
 }

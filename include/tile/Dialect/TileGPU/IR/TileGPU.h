@@ -18,6 +18,9 @@
 #define GET_ATTRDEF_CLASSES
 #include "tile/Dialect/TileGPU/IR/TileGPUAttrs.h.inc"
 
+#define GET_TYPEDEF_CLASSES
+#include "tile/Dialect/TileGPU/IR/TileGPUTypes.h.inc"
+
 #define GET_OP_CLASSES
 #include "tile/Dialect/TileGPU/IR/TileGPUOps.h.inc"
 

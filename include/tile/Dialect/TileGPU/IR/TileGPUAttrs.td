@@ -134,4 +134,46 @@ def TileGPU_DotOperandEncodingAttr : TileGPU_Attr<"DotOperandEncoding",
   let genVerifyDecl = 1;
 }
 
+def TileGPU_SharedEncodingAttr : TileGPU_Attr<"SharedEncoding", "shared"> {
+  let summary = "a swizzled layout of a tile in shared memory";
+  let description = [{
+    Where each element of a 2-D tile lives in a shared-memory buffer. Rows
+    run along dimension `order[1]`, each holding the tile's `order[0]`
+    dimension contiguously in vectors of `vec` elements. To keep the eight
+    rows an `ldmatrix` reads (or a warp writes) in different banks, the
+    vector at position v of row r is stored at position
+    `v ^ ((r / perPhase) % maxPhase)`: a row of 128 bytes or more changes
+    phase every row, a shorter one every 128 / rowBytes rows.
+
+    ```mlir
+    #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+    ```
+
+    The layout is linear over GF(2); `toLinearLayout` gives the map from an
+    element's offset in the buffer (the register index of the result) to its
+    coordinates.
+  }];
+  let parameters = (ins "unsigned":$vec, "unsigned":$perPhase,
+                        "unsigned":$maxPhase,
+                        ArrayRefParameter<"unsigned">:$order);
+  let assemblyFormat = [{
+    `<` `vec` `=` $vec `,` `perPhase` `=` $perPhase `,`
+        `maxPhase` `=` $maxPhase `,` `order` `=` `[` $order `]` `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The swizzle that lets `ldmatrix` read 16-bit tiles of `shape` whose
+    /// dimension `order[0]` is contiguous without bank conflicts.
+    static SharedEncodingAttr getForMatrixOperand(
+        ::mlir::MLIRContext *ctx, ::llvm::ArrayRef<int64_t> shape,
+        unsigned elementBytes, ::llvm::ArrayRef<unsigned> order);
+    /// The offset, in elements, of `coord` in a buffer of `shape`.
+    int64_t getOffset(::llvm::ArrayRef<int64_t> shape,
+                      ::llvm::ArrayRef<int64_t> coord) const;
+    /// The map from offset (register bits) to coordinates.
+    ::mlir::tilegpu::LinearLayout toLinearLayout(
+        ::llvm::ArrayRef<int64_t> shape) const;
+  }];
+}
+
 #endif // TILE_DIALECT_TILEGPU_IR_TILEGPUATTRS_TD

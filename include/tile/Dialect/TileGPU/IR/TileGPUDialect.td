@@ -23,6 +23,7 @@ def TileGPU_Dialect : Dialect {
     `tilegpu.target` (for example `"sm_90a"`).
   }];
   let useDefaultAttributePrinterParser = 1;
+  let useDefaultTypePrinterParser = 1;
   let dependentDialects = ["::mlir::tile::TileDialect"];
   let extraClassDeclaration = [{
     static constexpr ::llvm::StringLiteral getNumWarpsAttrName() {

@@ -47,6 +47,23 @@ def TileGPURemoveLayoutConversions
   let dependentDialects = ["::mlir::tilegpu::TileGPUDialect"];
 }
 
+def TileGPUOptimizeDotOperands
+    : Pass<"tilegpu-optimize-dot-operands", "::mlir::ModuleOp"> {
+  let summary = "stage 16-bit dot operands through swizzled shared memory";
+  let description = [{
+    Replaces each conversion from a blocked layout to a 16-bit dot_operand
+    layout by `tilegpu.local_alloc` into a buffer with a swizzled
+    `#tilegpu.shared` layout (the dimension the registers hold contiguously
+    stays contiguous) and `tilegpu.local_load`, which reads with `ldmatrix`.
+    Then splits every 16-bit dot deeper than 16 into a chain of 16-deep dots
+    whose operands are read where they are used: a `local_load` of the
+    buffer's k-slice, or a `tilegpu.extract_slice` of operands already in
+    registers (P in attention). A warp then holds one k-slice of K or V at a
+    time instead of the whole tile.
+  }];
+  let dependentDialects = ["::mlir::tilegpu::TileGPUDialect"];
+}
+
 def TileGPUCoalesce : Pass<"tilegpu-coalesce", "::mlir::ModuleOp"> {
   let summary = "vectorise global loads and stores where the data allows";
   let description = [{

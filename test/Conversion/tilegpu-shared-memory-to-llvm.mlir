@@ -1,0 +1,213 @@
+// RUN: tile-opt %s -split-input-file -convert-tilegpu-to-llvm | FileCheck %s
+
+// Shared-memory buffers follow the scratch area, each at its own 128-byte
+// aligned offset, and the module records their total as
+// tilegpu.shared_bytes. local_alloc stores the tile between two barriers.
+// local_load into a 16-bit operand layout uses ldmatrix, four 8x8 matrices
+// at a time: plain (row) when the buffer is contiguous along the operand's
+// k, transposed (col) otherwise. A is 64x32 (k contiguous: row); K is 32x64
+// stored twice, n contiguous (order [1, 0]: col) and k contiguous
+// (order [0, 1]: row); the windows are A[:, 16:32] and K[16:32, :].
+// (This kernel, run on an H100, gives both products exactly.)
+
+#ba = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#bk = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#sa = #tilegpu.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+#sk = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+#skt = #tilegpu.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [0, 1]>
+#mma = #tilegpu.mma<version = 2, warpsPerCTA = [4, 1]>
+#aop = #tilegpu.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
+#bop = #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>
+// Three buffers of 4096 bytes, no other scratch.
+// CHECK: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 12288 : i64, tilegpu.target = "sm_90a"}
+// CHECK: llvm.mlir.global external @tile_shared_scratch() {addr_space = 3 : i32, alignment = 128 : i64} : !llvm.array<0 x i8>
+// CHECK-LABEL: llvm.func @ldmatrix
+// A at offset 0: 16 elements per thread.
+// CHECK: llvm.mlir.constant(0 : i32) : i32
+// CHECK-NOT: llvm.mlir.addressof
+// CHECK: %[[BASE0:.*]] = llvm.mlir.addressof @tile_shared_scratch : !llvm.ptr<3>
+// CHECK-NEXT: llvm.getelementptr %[[BASE0]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+// CHECK-NOT: llvm.intr.masked.store
+// CHECK: nvvm.barrier0
+// CHECK-COUNT-16: llvm.intr.masked.store %{{.*}}, %{{.*}}, %{{.*}} {alignment = 2 : i32} : vector<1xf16>, vector<1xi1> into !llvm.ptr<3>
+// CHECK-NOT: llvm.intr.masked.store
+// CHECK: nvvm.barrier0
+// K at 4096.
+// CHECK: %[[K_OFF:.*]] = llvm.mlir.constant(4096 : i32) : i32
+// CHECK-NEXT: %[[BASE1:.*]] = llvm.mlir.addressof @tile_shared_scratch : !llvm.ptr<3>
+// CHECK-NEXT: llvm.getelementptr %[[BASE1]][%[[K_OFF]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+// CHECK: nvvm.barrier0
+// CHECK-COUNT-16: llvm.intr.masked.store %{{.*}} into !llvm.ptr<3>
+// CHECK-NOT: llvm.intr.masked.store
+// CHECK: nvvm.barrier0
+// K again, column-major, at 8192.
+// CHECK: %[[KT_OFF:.*]] = llvm.mlir.constant(8192 : i32) : i32
+// CHECK-NEXT: %[[BASE2:.*]] = llvm.mlir.addressof @tile_shared_scratch : !llvm.ptr<3>
+// CHECK-NEXT: llvm.getelementptr %[[BASE2]][%[[KT_OFF]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+// CHECK: nvvm.barrier0
+// CHECK-COUNT-16: llvm.intr.masked.store %{{.*}} into !llvm.ptr<3>
+// CHECK-NOT: llvm.intr.masked.store
+// CHECK: nvvm.barrier0
+// The A window: 8 registers per thread, one ldmatrix.x4, not transposed.
+// CHECK-NOT: nvvm.barrier0
+// CHECK: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
+// K (n contiguous): 32 registers, four transposed ldmatrix.x4.
+// CHECK-COUNT-4: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
+// K (k contiguous): four plain ldmatrix.x4.
+// CHECK-COUNT-4: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
+// CHECK-NOT: nvvm.ldmatrix
+// CHECK-NOT: llvm.load %{{.*}} : !llvm.ptr<3>
+// CHECK-COUNT-16: nvvm.mma.sync {{.*}} {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>}
+// CHECK-NOT: nvvm.mma.sync
+// CHECK-NOT: nvvm.barrier0
+// CHECK: llvm.return
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @ldmatrix(%ap: !tile.ptr<f16>, %kp: !tile.ptr<f16>, %o0: !tile.ptr<f32>, %o1: !tile.ptr<f32>) attributes {tile.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i64
+    %c32 = arith.constant 32 : i64
+    %c64 = arith.constant 64 : i64
+    %abp = tile.make_block_ptr %ap, [%c64, %c32], [%c32, %c1], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<64x32xf16, #ba>>
+    %a = tile.load_block %abp : !tile.block_ptr<tensor<64x32xf16, #ba>>
+    %kbp = tile.make_block_ptr %kp, [%c32, %c64], [%c64, %c1], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<32x64xf16, #bk>>
+    %k = tile.load_block %kbp : !tile.block_ptr<tensor<32x64xf16, #bk>>
+    %abuf = tilegpu.local_alloc %a : tensor<64x32xf16, #ba> -> !tilegpu.memdesc<64x32xf16, #sa>
+    %kbuf = tilegpu.local_alloc %k : tensor<32x64xf16, #bk> -> !tilegpu.memdesc<32x64xf16, #sk>
+    %ktbuf = tilegpu.local_alloc %k : tensor<32x64xf16, #bk> -> !tilegpu.memdesc<32x64xf16, #skt>
+    %aa = tilegpu.local_load %abuf [0, 16] : !tilegpu.memdesc<64x32xf16, #sa> -> tensor<64x16xf16, #aop>
+    %kb = tilegpu.local_load %kbuf [16, 0] : !tilegpu.memdesc<32x64xf16, #sk> -> tensor<16x64xf16, #bop>
+    %ktb = tilegpu.local_load %ktbuf [16, 0] : !tilegpu.memdesc<32x64xf16, #skt> -> tensor<16x64xf16, #bop>
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    %d0 = tile.dot %aa, %kb, %zero : tensor<64x16xf16, #aop>, tensor<16x64xf16, #bop> -> tensor<64x64xf32, #mma>
+    %d1 = tile.dot %aa, %ktb, %zero : tensor<64x16xf16, #aop>, tensor<16x64xf16, #bop> -> tensor<64x64xf32, #mma>
+    %obp0 = tile.make_block_ptr %o0, [%c64, %c64], [%c64, %c1], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<64x64xf32, #mma>>
+    tile.store_block %obp0, %d0 : !tile.block_ptr<tensor<64x64xf32, #mma>>
+    %obp1 = tile.make_block_ptr %o1, [%c64, %c64], [%c64, %c1], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<64x64xf32, #mma>>
+    tile.store_block %obp1, %d1 : !tile.block_ptr<tensor<64x64xf32, #mma>>
+    return
+  }
+}
+
+// -----
+
+// One warp, a 16x8 B window of a buffer of 16-byte rows (no swizzle to
+// make: eight rows per phase, one phase): two matrices, one transposed
+// ldmatrix.x2.
+#b = #tilegpu.blocked<sizePerThread = [1, 2], threadsPerWarp = [16, 2], warpsPerCTA = [1, 1], order = [1, 0]>
+#s = #tilegpu.shared<vec = 8, perPhase = 8, maxPhase = 1, order = [1, 0]>
+#mma = #tilegpu.mma<version = 2, warpsPerCTA = [1, 1]>
+#bop = #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>
+#aop = #tilegpu.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
+// CHECK: module attributes {tilegpu.num_warps = 1 : i32, tilegpu.shared_bytes = 512 : i64, tilegpu.target = "sm_90a"}
+// CHECK-LABEL: llvm.func @narrow
+// CHECK: nvvm.barrier0
+// CHECK-COUNT-8: llvm.intr.masked.store %{{.*}} into !llvm.ptr<3>
+// CHECK-NOT: llvm.intr.masked.store
+// CHECK: nvvm.barrier0
+// CHECK: %[[M:.*]] = nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>, num = 2 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32)>
+// CHECK: llvm.extractvalue %[[M]][0] : !llvm.struct<(i32, i32)>
+// CHECK: llvm.bitcast %{{.*}} : i32 to vector<2xf16>
+// CHECK: llvm.extractvalue %[[M]][1] : !llvm.struct<(i32, i32)>
+// CHECK: llvm.bitcast %{{.*}} : i32 to vector<2xf16>
+// CHECK-NOT: nvvm.ldmatrix
+// CHECK: nvvm.mma.sync
+// CHECK-NOT: nvvm.mma.sync
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
+  func.func @narrow(%ap: !tile.ptr<f16>, %kp: !tile.ptr<f16>, %op: !tile.ptr<f32>) attributes {tile.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i64
+    %c8 = arith.constant 8 : i64
+    %c16 = arith.constant 16 : i64
+    %c32 = arith.constant 32 : i64
+    %kbp = tile.make_block_ptr %kp, [%c32, %c8], [%c8, %c1], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<32x8xf16, #b>>
+    %k = tile.load_block %kbp : !tile.block_ptr<tensor<32x8xf16, #b>>
+    %abp = tile.make_block_ptr %ap, [%c16, %c16], [%c16, %c1], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<16x16xf16, #aop>>
+    %a = tile.load_block %abp : !tile.block_ptr<tensor<16x16xf16, #aop>>
+    %buf = tilegpu.local_alloc %k : tensor<32x8xf16, #b> -> !tilegpu.memdesc<32x8xf16, #s>
+    %kb = tilegpu.local_load %buf [16, 0] : !tilegpu.memdesc<32x8xf16, #s> -> tensor<16x8xf16, #bop>
+    %zero = arith.constant dense<0.0> : tensor<16x8xf32, #mma>
+    %d = tile.dot %a, %kb, %zero : tensor<16x16xf16, #aop>, tensor<16x8xf16, #bop> -> tensor<16x8xf32, #mma>
+    %obp = tile.make_block_ptr %op, [%c16, %c8], [%c8, %c1], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<16x8xf32, #mma>>
+    tile.store_block %obp, %d : !tile.block_ptr<tensor<16x8xf32, #mma>>
+    return
+  }
+}
+
+// -----
+
+// A read into a layout that is not a 16-bit operand goes element by element,
+// each address swizzled: (col / 8) ^ (row % 8) for this 128-byte-row
+// buffer (the row runs along dimension 1, order [0, 1]).
+#b = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#c = #tilegpu.blocked<sizePerThread = [2, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1]>
+#s = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1]>
+// CHECK: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 8192 : i64, tilegpu.target = "sm_90a"}
+// CHECK-LABEL: llvm.func @elementwise
+// CHECK: nvvm.barrier0
+// CHECK-COUNT-32: llvm.intr.masked.store %{{.*}} into !llvm.ptr<3>
+// CHECK: nvvm.barrier0
+// CHECK-NOT: nvvm.ldmatrix
+// CHECK: %[[ROW:.*]] = llvm.add %{{.*}}, %{{.*}} : i32
+// CHECK: %[[PHASE:.*]] = llvm.and %{{.*}}, %{{.*}} : i32
+// CHECK: %[[VEC:.*]] = llvm.xor %{{.*}}, %[[PHASE]] : i32
+// CHECK-COUNT-16: llvm.load %{{.*}} : !llvm.ptr<3> -> f16
+// CHECK-NOT: llvm.load %{{.*}} : !llvm.ptr<3>
+// CHECK-NOT: nvvm.ldmatrix
+// CHECK: llvm.return
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @elementwise(%xp: !tile.ptr<f16>, %op: !tile.ptr<f16>) attributes {tile.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i64
+    %c32 = arith.constant 32 : i64
+    %c64 = arith.constant 64 : i64
+    %xbp = tile.make_block_ptr %xp, [%c64, %c64], [%c64, %c1], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<64x64xf16, #b>>
+    %x = tile.load_block %xbp : !tile.block_ptr<tensor<64x64xf16, #b>>
+    %buf = tilegpu.local_alloc %x : tensor<64x64xf16, #b> -> !tilegpu.memdesc<64x64xf16, #s>
+    %h = tilegpu.local_load %buf [32, 0] : !tilegpu.memdesc<64x64xf16, #s> -> tensor<32x64xf16, #c>
+    %obp = tile.make_block_ptr %op, [%c32, %c64], [%c64, %c1], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<32x64xf16, #c>>
+    tile.store_block %obp, %h : !tile.block_ptr<tensor<32x64xf16, #c>>
+    return
+  }
+}
+
+// -----
+
+// extract_slice only picks registers: the k-slice [16, 32) of a 64x64 A
+// operand is registers 8..15 of each thread (the second 16-deep tile); no
+// shared memory is used.
+#mma = #tilegpu.mma<version = 2, warpsPerCTA = [4, 1]>
+#aop = #tilegpu.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
+#bop = #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>
+// CHECK: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 0 : i64, tilegpu.target = "sm_90a"}
+// CHECK-NOT: @tile_shared_scratch
+// CHECK-LABEL: llvm.func @slice
+// CHECK-NOT: nvvm.barrier0
+// CHECK: %[[E8:.*]] = llvm.extractvalue %[[SRC:.*]][8] : !llvm.struct<({{(f16, ){31}f16}})>
+// CHECK: %[[E9:.*]] = llvm.extractvalue %[[SRC]][9]
+// CHECK: %[[E15:.*]] = llvm.extractvalue %[[SRC]][15]
+// CHECK: llvm.mlir.undef : !llvm.struct<({{(f16, ){7}f16}})>
+// CHECK-NEXT: llvm.insertvalue %[[E8]], %{{.*}}[0]
+// CHECK-NEXT: llvm.insertvalue %[[E9]], %{{.*}}[1]
+// CHECK: llvm.insertvalue %[[E15]], %{{.*}}[7]
+// CHECK-NOT: nvvm.barrier0
+// CHECK-NOT: ptr<3>
+// CHECK: nvvm.mma.sync
+// CHECK: llvm.return
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @slice(%ap: !tile.ptr<f16>, %bp: !tile.ptr<f16>, %op: !tile.ptr<f32>) attributes {tile.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i64
+    %c16 = arith.constant 16 : i64
+    %c64 = arith.constant 64 : i64
+    %abp = tile.make_block_ptr %ap, [%c64, %c64], [%c64, %c1], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<64x64xf16, #aop>>
+    %a = tile.load_block %abp : !tile.block_ptr<tensor<64x64xf16, #aop>>
+    %bbp = tile.make_block_ptr %bp, [%c16, %c16], [%c16, %c1], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<16x16xf16, #bop>>
+    %b = tile.load_block %bbp : !tile.block_ptr<tensor<16x16xf16, #bop>>
+    %a1 = tilegpu.extract_slice %a [0, 16] : tensor<64x64xf16, #aop> -> tensor<64x16xf16, #aop>
+    %zero = arith.constant dense<0.0> : tensor<64x16xf32, #mma>
+    %d = tile.dot %a1, %b, %zero : tensor<64x16xf16, #aop>, tensor<16x16xf16, #bop> -> tensor<64x16xf32, #mma>
+    %obp = tile.make_block_ptr %op, [%c64, %c16], [%c16, %c1], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<64x16xf32, #mma>>
+    tile.store_block %obp, %d : !tile.block_ptr<tensor<64x16xf32, #mma>>
+    return
+  }
+}
