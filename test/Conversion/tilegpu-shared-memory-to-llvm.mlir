@@ -22,14 +22,15 @@
 // CHECK: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 12288 : i64, tilegpu.target = "sm_90a"}
 // CHECK: llvm.mlir.global external @tile_shared_scratch() {addr_space = 3 : i32, alignment = 128 : i64} : !llvm.array<0 x i8>
 // CHECK-LABEL: llvm.func @ldmatrix
-// A at offset 0: 16 elements per thread.
+// A at offset 0: 16 elements per thread, 8 contiguous in registers and in
+// the buffer, so two 16-byte stores.
 // CHECK: llvm.mlir.constant(0 : i32) : i32
 // CHECK-NOT: llvm.mlir.addressof
 // CHECK: %[[BASE0:.*]] = llvm.mlir.addressof @tile_shared_scratch : !llvm.ptr<3>
 // CHECK-NEXT: llvm.getelementptr %[[BASE0]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
 // CHECK-NOT: llvm.intr.masked.store
 // CHECK: nvvm.barrier0
-// CHECK-COUNT-16: llvm.intr.masked.store %{{.*}}, %{{.*}}, %{{.*}} {alignment = 2 : i32} : vector<1xf16>, vector<1xi1> into !llvm.ptr<3>
+// CHECK-COUNT-2: llvm.intr.masked.store %{{.*}}, %{{.*}}, %{{.*}} {alignment = 16 : i32} : vector<8xf16>, vector<8xi1> into !llvm.ptr<3>
 // CHECK-NOT: llvm.intr.masked.store
 // CHECK: nvvm.barrier0
 // K at 4096.
@@ -37,10 +38,11 @@
 // CHECK-NEXT: %[[BASE1:.*]] = llvm.mlir.addressof @tile_shared_scratch : !llvm.ptr<3>
 // CHECK-NEXT: llvm.getelementptr %[[BASE1]][%[[K_OFF]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
 // CHECK: nvvm.barrier0
-// CHECK-COUNT-16: llvm.intr.masked.store %{{.*}} into !llvm.ptr<3>
+// CHECK-COUNT-2: llvm.intr.masked.store %{{.*}} {alignment = 16 : i32} : vector<8xf16>, vector<8xi1> into !llvm.ptr<3>
 // CHECK-NOT: llvm.intr.masked.store
 // CHECK: nvvm.barrier0
-// K again, column-major, at 8192.
+// K again, column-major, at 8192: its registers run across the buffer's
+// rows, one element per store.
 // CHECK: %[[KT_OFF:.*]] = llvm.mlir.constant(8192 : i32) : i32
 // CHECK-NEXT: %[[BASE2:.*]] = llvm.mlir.addressof @tile_shared_scratch : !llvm.ptr<3>
 // CHECK-NEXT: llvm.getelementptr %[[BASE2]][%[[KT_OFF]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
@@ -101,7 +103,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // CHECK: module attributes {tilegpu.num_warps = 1 : i32, tilegpu.shared_bytes = 512 : i64, tilegpu.target = "sm_90a"}
 // CHECK-LABEL: llvm.func @narrow
 // CHECK: nvvm.barrier0
-// CHECK-COUNT-8: llvm.intr.masked.store %{{.*}} into !llvm.ptr<3>
+// CHECK-COUNT-4: llvm.intr.masked.store %{{.*}} : vector<2xf16>, vector<2xi1> into !llvm.ptr<3>
 // CHECK-NOT: llvm.intr.masked.store
 // CHECK: nvvm.barrier0
 // CHECK: %[[M:.*]] = nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>, num = 2 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32)>

@@ -319,7 +319,10 @@ def test_cli_manifest_writes_every_variant(tmp_path, verify):
         assert metadata["kernel"] == variant.kernel
         assert metadata["num_warps"] == variant.num_warps
         assert metadata["constexprs"] == variant.constexprs
-        assert [p["type"] for p in metadata["params"]] == variant.signature.split(",")
+        declared = [
+            p["type"] + (f":{p['divisibility']}" if "divisibility" in p else "")
+            for p in metadata["params"]]
+        assert declared == variant.signature.split(",")
         verify((tmp_path / f"{variant.name}.mlir").read_text())
 
 

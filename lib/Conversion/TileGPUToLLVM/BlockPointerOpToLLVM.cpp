@@ -138,11 +138,25 @@ struct LoadBlockOpConversion
           rewriter, loc, element,
           rewriter.getFloatAttr(element,
                                 std::numeric_limits<double>::quiet_NaN()));
+    // With a vector width (tilegpu-coalesce), one access per vector: the
+    // checked dimensions never split a vector, so its first mask is all's.
+    int64_t width = getVectorWidth(op, getLinearLayout(type));
     SmallVector<Value> values;
-    for (auto [address, inBounds] :
-         llvm::zip(access.addresses, access.inBounds))
-      values.push_back(loadElement(rewriter, loc, element, address, inBounds,
-                                   inBounds ? padding : Value()));
+    for (size_t i = 0; i < access.addresses.size(); i += width) {
+      Value inBounds = access.inBounds[i];
+      if (width == 1) {
+        values.push_back(loadElement(rewriter, loc, element,
+                                     access.addresses[i], inBounds,
+                                     inBounds ? padding : Value()));
+        continue;
+      }
+      SmallVector<Value> paddings;
+      if (inBounds && padding)
+        paddings.assign(width, padding);
+      llvm::append_range(values,
+                         loadVector(rewriter, loc, op, element, width,
+                                    access.addresses[i], inBounds, paddings));
+    }
     rewriter.replaceOp(op, packRegisters(rewriter, loc,
                                          getTypeConverter()->convertType(type),
                                          values));
@@ -167,7 +181,7 @@ struct StoreBlockOpConversion
                                             op.getBoundaryCheck(), element, hw);
     storeTile(rewriter, loc, layout, hw,
               unpackRegisters(rewriter, loc, adaptor.getValue()),
-              access.addresses, access.inBounds);
+              access.addresses, access.inBounds, getVectorWidth(op, layout));
     rewriter.eraseOp(op);
     return success();
   }

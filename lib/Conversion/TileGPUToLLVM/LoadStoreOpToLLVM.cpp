@@ -93,13 +93,7 @@ void tilegpu::storeTile(OpBuilder &b, Location loc, const LinearLayout &layout,
   }
 }
 
-namespace {
-
-/// The vector width tilegpu-coalesce proved for `op` (1 when none), checked
-/// against the layout: registers r .. r + w - 1 must be consecutive
-/// elements, which they are when the first log2(w) register bases are
-/// 1, 2, 4, ... along one dimension.
-int64_t getVectorWidth(Operation *op, const LinearLayout &layout) {
+int64_t tilegpu::getVectorWidth(Operation *op, const LinearLayout &layout) {
   auto attr = op->getAttrOfType<IntegerAttr>("tilegpu.vector_width");
   if (!attr)
     return 1;
@@ -126,7 +120,7 @@ int64_t getVectorWidth(Operation *op, const LinearLayout &layout) {
 
 /// A 16-byte zero array in global memory: where a vector load's mask is
 /// false it reads here instead, a valid address, so no branch is needed.
-Value getMaskedOffAddress(OpBuilder &b, Location loc, Operation *user) {
+static Value getMaskedOffAddress(OpBuilder &b, Location loc, Operation *user) {
   constexpr llvm::StringLiteral symbol = "tile_masked_off_load";
   auto module = user->getParentOfType<ModuleOp>();
   if (!module.lookupSymbol(symbol)) {
@@ -142,11 +136,10 @@ Value getMaskedOffAddress(OpBuilder &b, Location loc, Operation *user) {
       b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), symbol);
 }
 
-/// Loads `width` consecutive elements at `ptr` as one access where `mask`
-/// (uniform over them) is true, `others` (or zero) elsewhere.
-SmallVector<Value> loadVector(OpBuilder &b, Location loc, Operation *user,
-                              Type element, int64_t width, Value ptr,
-                              Value mask, ArrayRef<Value> others) {
+SmallVector<Value> tilegpu::loadVector(OpBuilder &b, Location loc,
+                                       Operation *user, Type element,
+                                       int64_t width, Value ptr, Value mask,
+                                       ArrayRef<Value> others) {
   auto vectorType = VectorType::get({width}, element);
   int64_t alignment = width * getAlignment(element);
   if (mask)
@@ -166,6 +159,8 @@ SmallVector<Value> loadVector(OpBuilder &b, Location loc, Operation *user,
   }
   return values;
 }
+
+namespace {
 
 struct LoadOpConversion : public ConvertOpToLLVMPattern<tile::LoadOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;

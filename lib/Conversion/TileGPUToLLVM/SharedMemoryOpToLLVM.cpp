@@ -58,6 +58,26 @@ SmallVector<Value> shifted(OpBuilder &b, Location loc, ArrayRef<Value> coord,
   return result;
 }
 
+/// How many consecutive registers of `layout` one shared-memory store can
+/// write: a run along the buffer's contiguous dimension that starts on a
+/// swizzle vector and stays within it, at most 16 bytes.
+int64_t getStoreWidth(const LinearLayout &layout, MemDescType buffer) {
+  unsigned inner = buffer.getEncoding().getOrder()[0];
+  int64_t bytes =
+      std::max<int64_t>(1, buffer.getElementType().getIntOrFloatBitWidth() / 8);
+  int64_t limit = std::min<int64_t>(buffer.getEncoding().getVec(), 16 / bytes);
+  int64_t width = 1;
+  auto bases = layout.getBases(HwDim::Register);
+  for (unsigned bit = 0; bit < bases.size() && width < limit; ++bit) {
+    LinearLayout::Coord expected(layout.getRank(), 0);
+    expected[inner] = int64_t(1) << bit;
+    if (bases[bit] != expected)
+      break;
+    width *= 2;
+  }
+  return width;
+}
+
 struct LocalAllocOpConversion : public ConvertOpToLLVMPattern<LocalAllocOp> {
   LocalAllocOpConversion(const LLVMTypeConverter &converter,
                          const SharedScratch &scratch)
@@ -88,7 +108,8 @@ struct LocalAllocOpConversion : public ConvertOpToLLVMPattern<LocalAllocOp> {
     // Earlier readers of this buffer (the last iteration of a loop) must be
     // done before it is overwritten, and every writer before it is read.
     createBarrier(rewriter, loc);
-    storeTile(rewriter, loc, layout, hw, values, addresses, {});
+    storeTile(rewriter, loc, layout, hw, values, addresses, {},
+              getStoreWidth(layout, op.getType()));
     createBarrier(rewriter, loc);
     rewriter.replaceOp(op, base);
     return success();

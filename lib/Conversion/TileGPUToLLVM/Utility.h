@@ -69,6 +69,20 @@ Value loadElement(OpBuilder &b, Location loc, Type element, Value ptr,
 void storeElement(OpBuilder &b, Location loc, Value value, Value ptr,
                   Value mask);
 
+/// The vector width tilegpu-coalesce proved for `op` (its
+/// tilegpu.vector_width, 1 when none), checked against the layout:
+/// registers r .. r + w - 1 must be consecutive elements, which they are
+/// when the first log2(w) register bases are 1, 2, 4, ... along one
+/// dimension.
+int64_t getVectorWidth(Operation *op, const LinearLayout &layout);
+
+/// Loads `width` consecutive elements at `ptr` (global memory) as one
+/// access where `mask` (uniform over them) is true, `others` (or zero)
+/// elsewhere.
+SmallVector<Value> loadVector(OpBuilder &b, Location loc, Operation *user,
+                              Type element, int64_t width, Value ptr,
+                              Value mask, ArrayRef<Value> others);
+
 /// Stores a laid-out tile so that each element is written once: by its
 /// canonical holder (see isCanonicalHolder), from the first register that
 /// holds it, where the register's entry of `masks` is true (a null entry,

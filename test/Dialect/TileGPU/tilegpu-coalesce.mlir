@@ -80,3 +80,53 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// A block pointer whose contiguous dimension has stride 1, on a 16-byte
+// aligned base with strides and advances that keep vectors aligned, loads
+// and stores 8 halves at a time; the pointer carried by the loop changes
+// layout with it.
+#b = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK: #[[VEC:.*]] = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-LABEL: func.func @block_vectors
+// CHECK: tile.make_block_ptr {{.*}} : !tile.block_ptr<tensor<64x64xf16, #[[VEC]]>>
+// CHECK: scf.for {{.*}} -> (!tile.block_ptr<tensor<64x64xf16, #[[VEC]]>>)
+// CHECK: tile.load_block %{{.*}} boundary_check [0] {tilegpu.vector_width = 8 : i32} : !tile.block_ptr<tensor<64x64xf16, #[[VEC]]>>
+// CHECK: tilegpu.convert_layout %{{.*}} : tensor<64x64xf16, #[[VEC]]> -> tensor<64x64xf16, #blocked>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @block_vectors(%p: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %n: i64, %stride: i64 {tile.divisibility = 16 : i32}, %steps: i32, %out: tensor<64x64x!tile.ptr<f16>, #b>) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c64 = arith.constant 64 : i32
+    %one = arith.constant 1 : i64
+    %c64_i64 = arith.constant 64 : i64
+    %bp = tile.make_block_ptr %p, [%n, %c64_i64], [%stride, %one], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<64x64xf16, #b>>
+    %last = scf.for %i = %c0 to %steps step %c1 iter_args(%q = %bp) -> (!tile.block_ptr<tensor<64x64xf16, #b>>) : i32 {
+      %x = tile.load_block %q boundary_check [0] : !tile.block_ptr<tensor<64x64xf16, #b>>
+      tile.store %out, %x : tensor<64x64x!tile.ptr<f16>, #b>
+      %next = tile.advance %q, [%c64, %c0] : !tile.block_ptr<tensor<64x64xf16, #b>>
+      scf.yield %next : !tile.block_ptr<tensor<64x64xf16, #b>>
+    }
+    return
+  }
+}
+
+// -----
+
+// Without a proof of alignment (no divisibility on the stride), the block
+// pointer keeps its layout.
+#b = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-LABEL: func.func @block_unaligned
+// CHECK: tile.load_block %{{.*}} : !tile.block_ptr<tensor<64x64xf16, #blocked>>
+// CHECK-NOT: vector_width
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @block_unaligned(%p: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %n: i64, %stride: i64) -> tensor<64x64xf16, #b> {
+    %c0 = arith.constant 0 : i32
+    %one = arith.constant 1 : i64
+    %c64_i64 = arith.constant 64 : i64
+    %bp = tile.make_block_ptr %p, [%n, %c64_i64], [%stride, %one], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<64x64xf16, #b>>
+    %x = tile.load_block %bp : !tile.block_ptr<tensor<64x64xf16, #b>>
+    return %x : tensor<64x64xf16, #b>
+  }
+}

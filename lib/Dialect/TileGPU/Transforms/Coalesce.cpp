@@ -6,8 +6,10 @@
 #include "tile/Dialect/TileGPU/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
 
 namespace mlir::tilegpu {
 #define GEN_PASS_DEF_TILEGPUCOALESCE
@@ -73,12 +75,120 @@ struct CoalescePass : public tilegpu::impl::TileGPUCoalesceBase<CoalescePass> {
     for (auto func : module.getOps<func::FuncOp>()) {
       tile::AxisInfoAnalysis axis(func);
       SmallVector<Operation *> accesses;
+      SmallVector<tile::MakeBlockPtrOp> blockPtrs;
       func.walk([&](Operation *op) {
         if (isa<tile::LoadOp, tile::StoreOp>(op))
           accesses.push_back(op);
+        if (auto make = dyn_cast<tile::MakeBlockPtrOp>(op))
+          blockPtrs.push_back(make);
       });
       for (Operation *op : accesses)
         coalesce(op, axis, numWarps.getInt());
+      for (tile::MakeBlockPtrOp make : blockPtrs)
+        coalesceBlockPointer(make, axis, numWarps.getInt());
+    }
+  }
+
+  /// Gives a block pointer, and the advances, loop-carried copies, loads and
+  /// stores it reaches, a layout of 16-byte vectors along its contiguous
+  /// dimension (order[0], stride 1), when every address a vector starts at
+  /// is provably aligned: the base, the other strides, the offsets and the
+  /// advances along that dimension, and its extent where it is
+  /// boundary-checked, are all multiples of the vector.
+  void coalesceBlockPointer(tile::MakeBlockPtrOp make,
+                            const tile::AxisInfoAnalysis &axis,
+                            unsigned numWarps) {
+    auto blockType = make.getType().getBlockType();
+    unsigned dim = make.getOrder()[0];
+    int64_t bytes =
+        std::max<int64_t>(1, blockType.getElementTypeBitWidth() / 8);
+    if (!matchPattern(make.getStrides()[dim], m_One()))
+      return;
+    auto divisibility = [&](Value v) { return axis.get(v).divisibility[0]; };
+    int64_t width =
+        std::min<int64_t>(kMaxVectorBytes / bytes, blockType.getDimSize(dim));
+    width = std::min(width, divisibility(make.getBase()) / bytes);
+    for (auto [d, stride] : llvm::enumerate(make.getStrides()))
+      if (d != dim)
+        width = std::min(width, divisibility(stride));
+    width = std::min(width, divisibility(make.getOffsets()[dim]));
+
+    // Everything the pointer flows to.
+    SmallVector<Value> chain{make.getResult()};
+    SmallVector<Operation *> accesses;
+    DenseSet<Value> seen{make.getResult()};
+    auto add = [&](Value v) {
+      if (seen.insert(v).second)
+        chain.push_back(v);
+    };
+    for (size_t i = 0; i < chain.size(); ++i) {
+      for (OpOperand &use : chain[i].getUses()) {
+        Operation *user = use.getOwner();
+        if (auto advance = dyn_cast<tile::AdvanceOp>(user)) {
+          width = std::min(width, divisibility(advance.getOffsets()[dim]));
+          add(advance.getResult());
+        } else if (auto forOp = dyn_cast<scf::ForOp>(user)) {
+          if (use.getOperandNumber() < forOp.getNumControlOperands())
+            return;
+          unsigned n = use.getOperandNumber() - forOp.getNumControlOperands();
+          add(forOp.getRegionIterArgs()[n]);
+          add(forOp.getResult(n));
+        } else if (auto yield = dyn_cast<scf::YieldOp>(user)) {
+          auto forOp = dyn_cast<scf::ForOp>(yield->getParentOp());
+          if (!forOp)
+            return;
+          add(forOp.getRegionIterArgs()[use.getOperandNumber()]);
+          add(forOp.getResult(use.getOperandNumber()));
+        } else if (auto load = dyn_cast<tile::LoadBlockOp>(user)) {
+          if (llvm::is_contained(load.getBoundaryCheck(), int32_t(dim)))
+            width = std::min(width, divisibility(make.getShape()[dim]));
+          accesses.push_back(user);
+        } else if (auto store = dyn_cast<tile::StoreBlockOp>(user)) {
+          if (use.getOperandNumber() != 0)
+            return;
+          if (llvm::is_contained(store.getBoundaryCheck(), int32_t(dim)))
+            width = std::min(width, divisibility(make.getShape()[dim]));
+          accesses.push_back(user);
+        } else {
+          return; // somewhere this pass does not follow
+        }
+      }
+    }
+    // A loop-carried pointer must be this one on every path.
+    for (Value v : chain)
+      if (auto arg = dyn_cast<BlockArgument>(v))
+        if (auto forOp = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp())) {
+          unsigned n = arg.getArgNumber() - forOp.getNumInductionVars();
+          if (!seen.count(forOp.getInitArgs()[n]) ||
+              !seen.count(forOp.getYieldedValues()[n]))
+            return;
+        }
+    width = floorPowerOf2(std::max<int64_t>(width, 1));
+    if (width <= 1)
+      return;
+
+    MLIRContext *ctx = make.getContext();
+    auto layout = vectorLayout(ctx, blockType.getShape(), dim, width, numWarps);
+    auto vectorType = RankedTensorType::get(blockType.getShape(),
+                                            blockType.getElementType(), layout);
+    for (Value v : chain)
+      v.setType(tile::BlockPtrType::get(vectorType));
+    OpBuilder b(ctx);
+    for (Operation *op : accesses) {
+      op->setAttr("tilegpu.vector_width", b.getI32IntegerAttr(width));
+      if (auto load = dyn_cast<tile::LoadBlockOp>(op)) {
+        Type oldType = load.getType();
+        load.getResult().setType(vectorType);
+        b.setInsertionPointAfter(load);
+        auto back = ConvertLayoutOp::create(b, load.getLoc(), oldType,
+                                            load.getResult());
+        load.getResult().replaceAllUsesExcept(back, back);
+      } else {
+        auto store = cast<tile::StoreBlockOp>(op);
+        b.setInsertionPoint(store);
+        store.getValueMutable().set(ConvertLayoutOp::create(
+            b, store.getLoc(), vectorType, store.getValue()));
+      }
     }
   }
 
