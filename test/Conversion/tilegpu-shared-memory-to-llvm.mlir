@@ -24,28 +24,24 @@
 // CHECK-LABEL: llvm.func @ldmatrix
 // A at offset 0: 16 elements per thread, 8 contiguous in registers and in
 // the buffer, so two 16-byte stores.
-// CHECK: llvm.mlir.constant(0 : i32) : i32
-// CHECK-NOT: llvm.mlir.addressof
 // CHECK: %[[BASE0:.*]] = llvm.mlir.addressof @tile_shared_scratch : !llvm.ptr<3>
-// CHECK-NEXT: llvm.getelementptr %[[BASE0]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: llvm.getelementptr %[[BASE0]][0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
 // CHECK-NOT: llvm.intr.masked.store
 // CHECK: nvvm.barrier0
 // CHECK-COUNT-2: llvm.intr.masked.store %{{.*}}, %{{.*}}, %{{.*}} {alignment = 16 : i32} : vector<8xf16>, vector<8xi1> into !llvm.ptr<3>
 // CHECK-NOT: llvm.intr.masked.store
 // CHECK: nvvm.barrier0
 // K at 4096.
-// CHECK: %[[K_OFF:.*]] = llvm.mlir.constant(4096 : i32) : i32
-// CHECK-NEXT: %[[BASE1:.*]] = llvm.mlir.addressof @tile_shared_scratch : !llvm.ptr<3>
-// CHECK-NEXT: llvm.getelementptr %[[BASE1]][%[[K_OFF]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+// CHECK: %[[BASE1:.*]] = llvm.mlir.addressof @tile_shared_scratch : !llvm.ptr<3>
+// CHECK-NEXT: llvm.getelementptr %[[BASE1]][4096] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
 // CHECK: nvvm.barrier0
 // CHECK-COUNT-2: llvm.intr.masked.store %{{.*}} {alignment = 16 : i32} : vector<8xf16>, vector<8xi1> into !llvm.ptr<3>
 // CHECK-NOT: llvm.intr.masked.store
 // CHECK: nvvm.barrier0
 // K again, column-major, at 8192: its registers run across the buffer's
 // rows, one element per store.
-// CHECK: %[[KT_OFF:.*]] = llvm.mlir.constant(8192 : i32) : i32
-// CHECK-NEXT: %[[BASE2:.*]] = llvm.mlir.addressof @tile_shared_scratch : !llvm.ptr<3>
-// CHECK-NEXT: llvm.getelementptr %[[BASE2]][%[[KT_OFF]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+// CHECK: %[[BASE2:.*]] = llvm.mlir.addressof @tile_shared_scratch : !llvm.ptr<3>
+// CHECK-NEXT: llvm.getelementptr %[[BASE2]][8192] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
 // CHECK: nvvm.barrier0
 // CHECK-COUNT-16: llvm.intr.masked.store %{{.*}} into !llvm.ptr<3>
 // CHECK-NOT: llvm.intr.masked.store
@@ -210,6 +206,56 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
     %d = tile.dot %a1, %b, %zero : tensor<64x16xf16, #aop>, tensor<16x16xf16, #bop> -> tensor<64x16xf32, #mma>
     %obp = tile.make_block_ptr %op, [%c64, %c16], [%c16, %c1], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<64x16xf32, #mma>>
     tile.store_block %obp, %d : !tile.block_ptr<tensor<64x16xf32, #mma>>
+    return
+  }
+}
+
+// -----
+
+// Buffers share shared memory when their lifetimes do not overlap. %first
+// is last read before %second is stored: both at 0. %third is stored while
+// %second is still to be read: after it, at 512. %second's last read comes
+// before the loop, but %third is read inside it, so it lives through the
+// whole loop, and %in, stored in the loop, goes back to 0, not to 512.
+#b = #tilegpu.blocked<sizePerThread = [1, 2], threadsPerWarp = [16, 2], warpsPerCTA = [1, 1], order = [1, 0]>
+#s = #tilegpu.shared<vec = 8, perPhase = 8, maxPhase = 1, order = [1, 0]>
+#l = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]>
+// CHECK: tilegpu.shared_bytes = 1024 : i64
+// CHECK-LABEL: llvm.func @reuse
+// CHECK: llvm.mlir.addressof @tile_shared_scratch : !llvm.ptr<3>
+// CHECK-NEXT: llvm.getelementptr %{{.*}}[0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK: llvm.mlir.addressof @tile_shared_scratch : !llvm.ptr<3>
+// CHECK-NEXT: llvm.getelementptr %{{.*}}[0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK: llvm.mlir.addressof @tile_shared_scratch : !llvm.ptr<3>
+// CHECK-NEXT: llvm.getelementptr %{{.*}}[512] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK: llvm.mlir.addressof @tile_shared_scratch : !llvm.ptr<3>
+// CHECK-NEXT: llvm.getelementptr %{{.*}}[0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NOT: llvm.mlir.addressof @tile_shared_scratch
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
+  func.func @reuse(%xp: !tile.ptr<f16>, %op: !tile.ptr<f16>, %n: i32) attributes {tile.kernel} {
+    %z = arith.constant 0 : i32
+    %one = arith.constant 1 : i64
+    %c8 = arith.constant 8 : i64
+    %c32 = arith.constant 32 : i64
+    %xbp = tile.make_block_ptr %xp, [%c32, %c8], [%c8, %one], [%z, %z] order [1, 0] : !tile.block_ptr<tensor<32x8xf16, #b>>
+    %x = tile.load_block %xbp : !tile.block_ptr<tensor<32x8xf16, #b>>
+    %obp = tile.make_block_ptr %op, [%c32, %c8], [%c8, %one], [%z, %z] order [1, 0] : !tile.block_ptr<tensor<32x8xf16, #l>>
+    %first = tilegpu.local_alloc %x : tensor<32x8xf16, #b> -> !tilegpu.memdesc<32x8xf16, #s>
+    %a = tilegpu.local_load %first [0, 0] : !tilegpu.memdesc<32x8xf16, #s> -> tensor<32x8xf16, #l>
+    %second = tilegpu.local_alloc %x : tensor<32x8xf16, #b> -> !tilegpu.memdesc<32x8xf16, #s>
+    %third = tilegpu.local_alloc %x : tensor<32x8xf16, #b> -> !tilegpu.memdesc<32x8xf16, #s>
+    %b = tilegpu.local_load %second [0, 0] : !tilegpu.memdesc<32x8xf16, #s> -> tensor<32x8xf16, #l>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      %in = tilegpu.local_alloc %x : tensor<32x8xf16, #b> -> !tilegpu.memdesc<32x8xf16, #s>
+      %c = tilegpu.local_load %third [0, 0] : !tilegpu.memdesc<32x8xf16, #s> -> tensor<32x8xf16, #l>
+      %d = tilegpu.local_load %in [0, 0] : !tilegpu.memdesc<32x8xf16, #s> -> tensor<32x8xf16, #l>
+      tile.store_block %obp, %c : !tile.block_ptr<tensor<32x8xf16, #l>>
+      tile.store_block %obp, %d : !tile.block_ptr<tensor<32x8xf16, #l>>
+    }
+    tile.store_block %obp, %a : !tile.block_ptr<tensor<32x8xf16, #l>>
+    tile.store_block %obp, %b : !tile.block_ptr<tensor<32x8xf16, #l>>
     return
   }
 }

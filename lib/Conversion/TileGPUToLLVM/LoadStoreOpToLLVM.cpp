@@ -93,29 +93,33 @@ void tilegpu::storeTile(OpBuilder &b, Location loc, const LinearLayout &layout,
   }
 }
 
+int64_t tilegpu::getContiguousRegisterRun(const LinearLayout &layout,
+                                          unsigned dim) {
+  int64_t run = 1;
+  for (const LinearLayout::Coord &basis : layout.getBases(HwDim::Register)) {
+    LinearLayout::Coord expected(layout.getRank(), 0);
+    expected[dim] = run;
+    if (basis != expected)
+      break;
+    run *= 2;
+  }
+  return run;
+}
+
 int64_t tilegpu::getVectorWidth(Operation *op, const LinearLayout &layout) {
   auto attr = op->getAttrOfType<IntegerAttr>("tilegpu.vector_width");
   if (!attr)
     return 1;
   int64_t width = attr.getInt();
   auto bases = layout.getBases(HwDim::Register);
-  if (width <= 1 || (width & (width - 1)) ||
-      static_cast<int64_t>(bases.size()) < llvm::Log2_64(width))
+  if (width <= 1 || (width & (width - 1)) || bases.empty())
     return 1;
-  for (unsigned bit = 0; (int64_t(1) << bit) < width; ++bit) {
-    int64_t nonZero = 0;
-    for (int64_t v : bases[bit])
-      if (v != 0)
-        ++nonZero;
-    bool unit = nonZero == 1 &&
-                llvm::is_contained(bases[bit], int64_t(1) << bit) &&
-                (bit == 0 || llvm::find(bases[bit], int64_t(1) << bit) -
-                                     bases[bit].begin() ==
-                                 llvm::find(bases[0], 1) - bases[0].begin());
-    if (!unit)
-      return 1;
-  }
-  return width;
+  // The dimension the first register steps along, by one element.
+  const int64_t *unit = llvm::find(bases[0], 1);
+  if (unit == bases[0].end())
+    return 1;
+  unsigned dim = unit - bases[0].begin();
+  return width <= getContiguousRegisterRun(layout, dim) ? width : 1;
 }
 
 /// A 16-byte zero array in global memory: where a vector load's mask is

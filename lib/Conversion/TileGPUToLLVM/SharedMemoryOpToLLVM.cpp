@@ -66,16 +66,7 @@ int64_t getStoreWidth(const LinearLayout &layout, MemDescType buffer) {
   int64_t bytes =
       std::max<int64_t>(1, buffer.getElementType().getIntOrFloatBitWidth() / 8);
   int64_t limit = std::min<int64_t>(buffer.getEncoding().getVec(), 16 / bytes);
-  int64_t width = 1;
-  auto bases = layout.getBases(HwDim::Register);
-  for (unsigned bit = 0; bit < bases.size() && width < limit; ++bit) {
-    LinearLayout::Coord expected(layout.getRank(), 0);
-    expected[inner] = int64_t(1) << bit;
-    if (bases[bit] != expected)
-      break;
-    width *= 2;
-  }
-  return width;
+  return std::min(limit, getContiguousRegisterRun(layout, inner));
 }
 
 struct LocalAllocOpConversion : public ConvertOpToLLVMPattern<LocalAllocOp> {
@@ -96,7 +87,7 @@ struct LocalAllocOpConversion : public ConvertOpToLLVMPattern<LocalAllocOp> {
     Value base = LLVM::GEPOp::create(
         rewriter, loc, LLVM::LLVMPointerType::get(getContext(), 3),
         rewriter.getI8Type(), getScratchBase(rewriter, loc, scratch),
-        ValueRange{createI32(rewriter, loc, offset.getInt())});
+        ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(offset.getInt())});
     LinearLayout layout = getLinearLayout(srcType);
     HwIndex hw = getHwIndex(rewriter, loc);
     SmallVector<Value> values =
@@ -166,17 +157,9 @@ FailureOr<SmallVector<Value>> loadMatrices(OpBuilder &b, Location loc,
   bool transpose = bufferType.getEncoding().getOrder()[0] != kDim;
   unsigned addressDim = transpose ? kDim : rowDim;
   auto constant = [&](int64_t v) { return createI32(b, loc, v); };
-  SmallVector<Value> warp(2, constant(0)); // this warp's origin
-  for (auto [bit, basis] : llvm::enumerate(layout.getBases(HwDim::Warp)))
-    for (unsigned d = 0; d < 2; ++d)
-      if (basis[d]) {
-        Value set = LLVM::AndOp::create(
-            b, loc, LLVM::LShrOp::create(b, loc, hw.warp, constant(bit)),
-            constant(1));
-        warp[d] = LLVM::AddOp::create(
-            b, loc, warp[d],
-            LLVM::MulOp::create(b, loc, set, constant(basis[d])));
-      }
+  // This warp's origin.
+  SmallVector<Value> warp =
+      emitBasisSum(b, loc, layout.getBases(HwDim::Warp), hw.warp, 2);
   Value rowInMatrix = LLVM::AndOp::create(b, loc, hw.lane, constant(7));
   Value matrixOfLane = LLVM::LShrOp::create(b, loc, hw.lane, constant(3));
 

@@ -55,6 +55,7 @@ int64_t allocateSharedBuffers(ModuleOp module, int64_t scratchBytes) {
   number(module);
   struct Buffer {
     LocalAllocOp alloc;
+    Operation *function;
     int64_t first, last, bytes, offset = 0;
   };
   SmallVector<Buffer> buffers;
@@ -65,7 +66,8 @@ int64_t allocateSharedBuffers(ModuleOp module, int64_t scratchBytes) {
       Operation *holder = alloc->getBlock()->findAncestorOpInBlock(*user);
       last = std::max(last, holder ? end[holder] : end[user]);
     }
-    buffers.push_back({alloc, position[alloc], last,
+    buffers.push_back({alloc, alloc->getParentOfType<func::FuncOp>(),
+                       position[alloc], last,
                        type.getShape()[0] * type.getShape()[1] *
                            getSharedElementBytes(type.getElementType())});
   });
@@ -79,8 +81,7 @@ int64_t allocateSharedBuffers(ModuleOp module, int64_t scratchBytes) {
       moved = false;
       for (size_t j = 0; j < i; ++j) {
         const Buffer &other = buffers[j];
-        bool liveTogether = other.alloc->getParentOfType<func::FuncOp>() ==
-                                buffer.alloc->getParentOfType<func::FuncOp>() &&
+        bool liveTogether = other.function == buffer.function &&
                             other.first <= buffer.last &&
                             buffer.first <= other.last;
         if (liveTogether && offset < other.offset + other.bytes &&

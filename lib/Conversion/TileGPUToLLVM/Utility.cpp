@@ -46,10 +46,9 @@ LinearLayout::Coord tilegpu::registerOffset(const LinearLayout &layout,
   return layout.apply(reg, 0, 0);
 }
 
-/// Coordinates contributed by the set bits of `index` through `bases`.
-static SmallVector<Value> emitBasisSum(OpBuilder &b, Location loc,
-                                       ArrayRef<LinearLayout::Coord> bases,
-                                       Value index, int64_t rank) {
+SmallVector<Value> tilegpu::emitBasisSum(OpBuilder &b, Location loc,
+                                         ArrayRef<LinearLayout::Coord> bases,
+                                         Value index, int64_t rank) {
   Value zero = createI32(b, loc, 0);
   SmallVector<Value> coord(rank, zero);
   for (auto [bit, basis] : llvm::enumerate(bases)) {

@@ -24,6 +24,12 @@ struct HwIndex {
 };
 HwIndex getHwIndex(OpBuilder &b, Location loc);
 
+/// Coordinates contributed by the set bits of `index` (i32) through `bases`
+/// (one coordinate vector per bit, XOR-combined).
+SmallVector<Value> emitBasisSum(OpBuilder &b, Location loc,
+                                ArrayRef<LinearLayout::Coord> bases,
+                                Value index, int64_t rank);
+
 /// For each register of `layout`, its coordinates (i32, one per dimension)
 /// in this thread: the layout's map evaluated on this lane and warp.
 SmallVector<SmallVector<Value>> emitCoordinates(OpBuilder &b, Location loc,
@@ -68,6 +74,10 @@ Value loadElement(OpBuilder &b, Location loc, Type element, Value ptr,
 /// Stores `value` at `ptr` where `mask` is true.
 void storeElement(OpBuilder &b, Location loc, Value value, Value ptr,
                   Value mask);
+
+/// How many leading registers of `layout` hold consecutive elements along
+/// `dim` (register bases 1, 2, 4, ... there): a power of two, at least 1.
+int64_t getContiguousRegisterRun(const LinearLayout &layout, unsigned dim);
 
 /// The vector width tilegpu-coalesce proved for `op` (its
 /// tilegpu.vector_width, 1 when none), checked against the layout:

@@ -75,12 +75,6 @@ BlockedEncodingAttr transposeLayout(BlockedEncodingAttr layout,
   return BlockedEncodingAttr::get(layout.getContext(), spt, tpw, wpc, newOrder);
 }
 
-RankedTensorType withLayout(Type type, Attribute layout) {
-  auto tensor = cast<RankedTensorType>(type);
-  return RankedTensorType::get(tensor.getShape(), tensor.getElementType(),
-                               layout);
-}
-
 bool isTensor(Type type) { return isa<RankedTensorType>(type); }
 
 class LayoutAssigner {

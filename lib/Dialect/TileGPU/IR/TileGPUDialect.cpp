@@ -65,6 +65,12 @@ LayoutEncodingAttrInterface tilegpu::getLayout(Type type) {
   return dyn_cast_if_present<LayoutEncodingAttrInterface>(tensor.getEncoding());
 }
 
+RankedTensorType tilegpu::withLayout(Type type, Attribute layout) {
+  auto tensor = cast<RankedTensorType>(type);
+  return RankedTensorType::get(tensor.getShape(), tensor.getElementType(),
+                               layout);
+}
+
 LinearLayout tilegpu::getLinearLayout(RankedTensorType type) {
   return getLayout(type).toLinearLayout(type.getShape());
 }

@@ -17,10 +17,6 @@ using namespace mlir::tilegpu;
 
 namespace {
 
-RankedTensorType withLayout(RankedTensorType type, Attribute layout) {
-  return RankedTensorType::get(type.getShape(), type.getElementType(), layout);
-}
-
 /// Warps over the result's rows first, as many as there are 16-row tiles,
 /// then over its columns in 8-column tiles.
 SmallVector<unsigned> chooseWarps(unsigned numWarps, int64_t m, int64_t n) {

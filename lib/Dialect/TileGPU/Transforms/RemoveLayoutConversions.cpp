@@ -42,12 +42,6 @@ using namespace mlir::tilegpu;
 
 namespace {
 
-RankedTensorType withLayout(Type type, Attribute layout) {
-  auto tensor = cast<RankedTensorType>(type);
-  return RankedTensorType::get(tensor.getShape(), tensor.getElementType(),
-                               layout);
-}
-
 Attribute encodingOf(Value value) {
   auto tensor = dyn_cast<RankedTensorType>(value.getType());
   return tensor ? tensor.getEncoding() : Attribute();
@@ -125,10 +119,10 @@ private:
     }
     if (auto reduce = dyn_cast<tile::ReduceOp>(user)) {
       if (isa<RankedTensorType>(reduce.getType()))
-        assign(reduce.getResult(),
-               SliceEncodingAttr::get(
-                   ctx, reduce.getAxis(),
-                   cast<LayoutEncodingAttrInterface>(layout)));
+        assign(
+            reduce.getResult(),
+            SliceEncodingAttr::get(ctx, reduce.getAxis(),
+                                   cast<LayoutEncodingAttrInterface>(layout)));
       return;
     }
     if (auto expand = dyn_cast<tile::ExpandDimsOp>(user)) {
@@ -217,8 +211,8 @@ private:
     }
     if (auto condition = dyn_cast<scf::ConditionOp>(op)) {
       auto whileOp = cast<scf::WhileOp>(condition->getParentOp());
-      for (auto [operand, arg] : llvm::zip(condition.getArgsMutable(),
-                                           whileOp.getAfterArguments()))
+      for (auto [operand, arg] :
+           llvm::zip(condition.getArgsMutable(), whileOp.getAfterArguments()))
         require(operand, encodingOf(arg));
       return;
     }
@@ -234,9 +228,8 @@ private:
         encodingOf(value) == layout)
       return;
     OpBuilder b(operand.getOwner());
-    operand.set(ConvertLayoutOp::create(b, value.getLoc(),
-                                        withLayout(value.getType(), layout),
-                                        value));
+    operand.set(ConvertLayoutOp::create(
+        b, value.getLoc(), withLayout(value.getType(), layout), value));
   }
 
   MLIRContext *ctx;
@@ -303,16 +296,15 @@ public:
         Attribute operandLayout = layout;
         if (auto expand = dyn_cast<tile::ExpandDimsOp>(def))
           operandLayout = SliceEncodingAttr::get(
-              ctx, expand.getAxis(),
-              cast<LayoutEncodingAttrInterface>(layout));
+              ctx, expand.getAxis(), cast<LayoutEncodingAttrInterface>(layout));
         mapping.map(operand, rebuild(operand, operandLayout, b));
       }
       Operation *clone = b.clone(*def, mapping);
       clone->getResult(0).setType(withLayout(value.getType(), layout));
       if (auto constant = dyn_cast<arith::ConstantOp>(clone))
-        constant.setValueAttr(cast<DenseElementsAttr>(constant.getValue())
-                                  .reshape(cast<ShapedType>(
-                                      constant.getResult().getType())));
+        constant.setValueAttr(
+            cast<DenseElementsAttr>(constant.getValue())
+                .reshape(cast<ShapedType>(constant.getResult().getType())));
       result = clone->getResult(0);
     }
     rebuilt[key] = result;

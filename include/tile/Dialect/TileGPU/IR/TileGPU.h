@@ -29,6 +29,9 @@ namespace mlir::tilegpu {
 /// The layout of a tensor type, or null when it has none.
 LayoutEncodingAttrInterface getLayout(Type type);
 
+/// `type` (a ranked tensor type) with `layout` as its encoding.
+RankedTensorType withLayout(Type type, Attribute layout);
+
 /// The linear layout of a tensor type that carries a layout encoding.
 LinearLayout getLinearLayout(RankedTensorType type);
 
