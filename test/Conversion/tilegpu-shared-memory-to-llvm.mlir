@@ -1,4 +1,5 @@
 // RUN: tile-opt %s -split-input-file -convert-tilegpu-to-llvm | FileCheck %s
+// RUN: tile-opt %s -split-input-file -convert-tilegpu-to-llvm -cse | FileCheck %s --check-prefix=ADDR
 
 // Shared-memory buffers follow the scratch area, each at its own 128-byte
 // aligned offset, and the module records their total as
@@ -48,17 +49,27 @@
 // CHECK: nvvm.barrier0
 // The A window: 8 registers per thread, one ldmatrix.x4, not transposed.
 // CHECK-NOT: nvvm.barrier0
-// CHECK: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
-// K (n contiguous): 32 registers, four transposed ldmatrix.x4.
-// CHECK-COUNT-4: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
+// CHECK: llvm.inline_asm has_side_effects {{.*}} "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,r" %{{.*}} : (i32) -> !llvm.struct<(i32, i32, i32, i32)>
+// K (n contiguous): 32 registers, four transposed ldmatrix.x4; the window
+// starts 16 rows (2048 bytes) in, an offset the swizzle leaves alone.
+// CHECK-COUNT-4: llvm.inline_asm has_side_effects {{.*}} "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4+2048];"
 // K (k contiguous): four plain ldmatrix.x4.
-// CHECK-COUNT-4: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
-// CHECK-NOT: nvvm.ldmatrix
+// CHECK-COUNT-4: llvm.inline_asm has_side_effects {{.*}} "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4{{(\+[0-9]+)?}}];"
+// CHECK-NOT: ldmatrix
 // CHECK-NOT: llvm.load %{{.*}} : !llvm.ptr<3>
 // CHECK-COUNT-16: nvvm.mma.sync {{.*}} {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>}
 // CHECK-NOT: nvvm.mma.sync
 // CHECK-NOT: nvvm.barrier0
 // CHECK: llvm.return
+// Four plain ldmatrix of K (k contiguous) differ by 8 rows of 128 bytes,
+// a whole swizzle period: one address register, four immediates.
+// ADDR-LABEL: llvm.func @ldmatrix
+// ADDR: "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4];"
+// ADDR-COUNT-4: "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// ADDR: "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,r" %[[K:[0-9]+]]
+// ADDR: "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4+1024];", "=r,=r,=r,=r,r" %[[K]]
+// ADDR: "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4+2048];", "=r,=r,=r,=r,r" %[[K]]
+// ADDR: "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4+3072];", "=r,=r,=r,=r,r" %[[K]]
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
   func.func @ldmatrix(%ap: !tile.ptr<f16>, %kp: !tile.ptr<f16>, %o0: !tile.ptr<f32>, %o1: !tile.ptr<f32>) attributes {tile.kernel} {
     %c0 = arith.constant 0 : i32
@@ -102,12 +113,12 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // CHECK-COUNT-4: llvm.intr.masked.store %{{.*}} : vector<2xf16>, vector<2xi1> into !llvm.ptr<3>
 // CHECK-NOT: llvm.intr.masked.store
 // CHECK: nvvm.barrier0
-// CHECK: %[[M:.*]] = nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>, num = 2 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32)>
-// CHECK: llvm.extractvalue %[[M]][0] : !llvm.struct<(i32, i32)>
-// CHECK: llvm.bitcast %{{.*}} : i32 to vector<2xf16>
-// CHECK: llvm.extractvalue %[[M]][1] : !llvm.struct<(i32, i32)>
-// CHECK: llvm.bitcast %{{.*}} : i32 to vector<2xf16>
-// CHECK-NOT: nvvm.ldmatrix
+// CHECK: %[[M:.*]] = llvm.inline_asm has_side_effects {{.*}} "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {$0, $1}, [$2+256];", "=r,=r,r" %{{.*}} : (i32) -> !llvm.struct<(i32, i32)>
+// CHECK: %[[W0:.*]] = llvm.extractvalue %[[M]][0] : !llvm.struct<(i32, i32)>
+// CHECK: %[[W1:.*]] = llvm.extractvalue %[[M]][1] : !llvm.struct<(i32, i32)>
+// CHECK: llvm.bitcast %[[W0]] : i32 to vector<2xf16>
+// CHECK: llvm.bitcast %[[W1]] : i32 to vector<2xf16>
+// CHECK-NOT: ldmatrix
 // CHECK: nvvm.mma.sync
 // CHECK-NOT: nvvm.mma.sync
 module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
@@ -144,13 +155,13 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
 // CHECK: nvvm.barrier0
 // CHECK-COUNT-32: llvm.intr.masked.store %{{.*}} into !llvm.ptr<3>
 // CHECK: nvvm.barrier0
-// CHECK-NOT: nvvm.ldmatrix
+// CHECK-NOT: ldmatrix
 // CHECK: %[[ROW:.*]] = llvm.add %{{.*}}, %{{.*}} : i32
 // CHECK: %[[PHASE:.*]] = llvm.and %{{.*}}, %{{.*}} : i32
 // CHECK: %[[VEC:.*]] = llvm.xor %{{.*}}, %[[PHASE]] : i32
 // CHECK-COUNT-16: llvm.load %{{.*}} : !llvm.ptr<3> -> f16
 // CHECK-NOT: llvm.load %{{.*}} : !llvm.ptr<3>
-// CHECK-NOT: nvvm.ldmatrix
+// CHECK-NOT: ldmatrix
 // CHECK: llvm.return
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
   func.func @elementwise(%xp: !tile.ptr<f16>, %op: !tile.ptr<f16>) attributes {tile.kernel} {
@@ -255,6 +266,43 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
       tile.store_block %obp, %d : !tile.block_ptr<tensor<32x8xf16, #l>>
     }
     tile.store_block %obp, %a : !tile.block_ptr<tensor<32x8xf16, #l>>
+    tile.store_block %obp, %b : !tile.block_ptr<tensor<32x8xf16, #l>>
+    return
+  }
+}
+
+// -----
+
+// A buffer read only through a transposed view lives until that read:
+// %first is read through %view after %second is stored, so %second goes
+// after it, at 512, not back to 0. The view is the buffer's own address.
+#b = #tilegpu.blocked<sizePerThread = [1, 2], threadsPerWarp = [16, 2], warpsPerCTA = [1, 1], order = [1, 0]>
+#s = #tilegpu.shared<vec = 8, perPhase = 8, maxPhase = 1, order = [1, 0]>
+#st = #tilegpu.shared<vec = 8, perPhase = 8, maxPhase = 1, order = [0, 1]>
+#l = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]>
+// CHECK: tilegpu.shared_bytes = 1024 : i64
+// CHECK-LABEL: llvm.func @view_lifetime
+// CHECK: llvm.mlir.addressof @tile_shared_scratch : !llvm.ptr<3>
+// CHECK-NEXT: llvm.getelementptr %{{.*}}[0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK: llvm.mlir.addressof @tile_shared_scratch : !llvm.ptr<3>
+// CHECK-NEXT: llvm.getelementptr %{{.*}}[512] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NOT: tilegpu.memdesc_trans
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
+  func.func @view_lifetime(%xp: !tile.ptr<f16>, %op: !tile.ptr<f16>, %otp: !tile.ptr<f16>) attributes {tile.kernel} {
+    %z = arith.constant 0 : i32
+    %one = arith.constant 1 : i64
+    %c8 = arith.constant 8 : i64
+    %c32 = arith.constant 32 : i64
+    %xbp = tile.make_block_ptr %xp, [%c32, %c8], [%c8, %one], [%z, %z] order [1, 0] : !tile.block_ptr<tensor<32x8xf16, #b>>
+    %x = tile.load_block %xbp : !tile.block_ptr<tensor<32x8xf16, #b>>
+    %first = tilegpu.local_alloc %x : tensor<32x8xf16, #b> -> !tilegpu.memdesc<32x8xf16, #s>
+    %view = tilegpu.memdesc_trans %first : !tilegpu.memdesc<32x8xf16, #s> -> !tilegpu.memdesc<8x32xf16, #st>
+    %second = tilegpu.local_alloc %x : tensor<32x8xf16, #b> -> !tilegpu.memdesc<32x8xf16, #s>
+    %a = tilegpu.local_load %view [0, 0] : !tilegpu.memdesc<8x32xf16, #st> -> tensor<8x32xf16, #l>
+    %b = tilegpu.local_load %second [0, 0] : !tilegpu.memdesc<32x8xf16, #s> -> tensor<32x8xf16, #l>
+    %otbp = tile.make_block_ptr %otp, [%c8, %c32], [%c32, %one], [%z, %z] order [1, 0] : !tile.block_ptr<tensor<8x32xf16, #l>>
+    tile.store_block %otbp, %a : !tile.block_ptr<tensor<8x32xf16, #l>>
+    %obp = tile.make_block_ptr %op, [%c32, %c8], [%c8, %one], [%z, %z] order [1, 0] : !tile.block_ptr<tensor<32x8xf16, #l>>
     tile.store_block %obp, %b : !tile.block_ptr<tensor<32x8xf16, #l>>
     return
   }

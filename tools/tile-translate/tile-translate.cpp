@@ -125,6 +125,12 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv,
                               "Tile translator: LLVM + NVVM MLIR to LLVM "
                               "IR, PTX or cubin\n");
+  // 32-bit shared-memory pointers: shared addresses fit in 32 bits, and
+  // 64-bit ones double the registers every hoisted address takes.
+  if (auto *shortPointers = static_cast<cl::opt<bool> *>(
+          cl::getRegisteredOptions().lookup("nvptx-short-ptr")))
+    if (shortPointers->getNumOccurrences() == 0)
+      shortPointers->setValue(true);
   if (target != "sm_80" && target != "sm_90a")
     return fail("--target must be sm_80 or sm_90a, not '" + target + "'");
 

@@ -3,9 +3,10 @@
 // A !tilegpu.memdesc lowers to the address of its buffer. local_alloc
 // stores a tile at the buffer the pass placed it at (attribute
 // tilegpu.allocation_offset, bytes into the kernel's dynamic shared memory)
-// between two barriers. local_load reads a window of a buffer: a 16-bit
-// tensor-core operand with ldmatrix, one instruction per four 8x8 matrices,
-// anything else element by element. extract_slice picks registers.
+// between two barriers; memdesc_trans is the same memory. local_load reads
+// a window of a buffer: a 16-bit tensor-core operand with ldmatrix, one
+// instruction per four 8x8 matrices, anything else element by element.
+// extract_slice picks registers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,10 +21,10 @@ using namespace mlir::tilegpu;
 
 namespace {
 
-/// The address of element `coord` (i32 values) of a buffer at `base`: the
-/// swizzle of SharedEncodingAttr::getOffset, in instructions.
-Value emitSharedAddress(OpBuilder &b, Location loc, Value base,
-                        MemDescType type, Type element, ArrayRef<Value> coord) {
+/// The offset in elements of element `coord` (i32 values) of a buffer:
+/// the swizzle of SharedEncodingAttr::getOffset, in instructions.
+Value emitSharedOffset(OpBuilder &b, Location loc, MemDescType type,
+                       ArrayRef<Value> coord) {
   SharedEncodingAttr shared = type.getEncoding();
   unsigned inner = shared.getOrder()[0], outer = shared.getOrder()[1];
   auto constant = [&](int64_t v) { return createI32(b, loc, v); };
@@ -36,15 +37,62 @@ Value emitSharedAddress(OpBuilder &b, Location loc, Value base,
   unsigned vecBits = llvm::Log2_64(shared.getVec());
   Value vector = LLVM::XOrOp::create(
       b, loc, LLVM::LShrOp::create(b, loc, col, constant(vecBits)), phase);
-  Value offset = LLVM::AddOp::create(
+  return LLVM::AddOp::create(
       b, loc,
       LLVM::MulOp::create(b, loc, row, constant(type.getShape()[inner])),
       LLVM::OrOp::create(
           b, loc, LLVM::ShlOp::create(b, loc, vector, constant(vecBits)),
           LLVM::AndOp::create(b, loc, col, constant(shared.getVec() - 1))));
-  return LLVM::GEPOp::create(b, loc,
-                             LLVM::LLVMPointerType::get(b.getContext(), 3),
-                             element, base, ValueRange{offset});
+}
+
+/// The address of element `coord` (i32 values) of a buffer at `base`.
+Value emitSharedAddress(OpBuilder &b, Location loc, Value base,
+                        MemDescType type, Type element, ArrayRef<Value> coord) {
+  return LLVM::GEPOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), element, base,
+      ValueRange{emitSharedOffset(b, loc, type, coord)});
+}
+
+/// ldmatrix of `count` 8x8 matrices of 16-bit elements at shared address
+/// `address` (i32) + `immediate` bytes; one i32 per matrix. Inline PTX keeps
+/// the immediate in the instruction: LLVM would hoist a constant address
+/// offset out of loops, one register per load. The side effect orders the
+/// loads after the barrier that publishes the buffer.
+SmallVector<Value> emitLdMatrix(OpBuilder &b, Location loc, Value address,
+                                int64_t immediate, size_t count,
+                                bool transpose) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "ldmatrix.sync.aligned.m8n8.x" << count << (transpose ? ".trans" : "")
+     << ".shared.b16 {";
+  std::string constraints;
+  for (size_t j = 0; j < count; ++j) {
+    os << (j ? ", $" : "$") << j;
+    constraints += "=r,";
+  }
+  os << "}, [$" << count;
+  if (immediate)
+    os << "+" << immediate;
+  os << "];";
+  constraints += "r";
+  Type i32 = b.getI32Type();
+  Type resultType = count == 1
+                        ? i32
+                        : LLVM::LLVMStructType::getLiteral(
+                              b.getContext(), SmallVector<Type>(count, i32));
+  auto asmOp = LLVM::InlineAsmOp::create(
+      b, loc, resultType, ValueRange{address}, text, constraints,
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      ArrayAttr());
+  SmallVector<Value> words;
+  for (size_t j = 0; j < count; ++j)
+    words.push_back(
+        count == 1 ? asmOp.getRes()
+                   : LLVM::ExtractValueOp::create(b, loc, asmOp.getRes(), j)
+                         .getResult());
+  return words;
 }
 
 /// `coord` moved by the static `offsets`.
@@ -157,53 +205,86 @@ FailureOr<SmallVector<Value>> loadMatrices(OpBuilder &b, Location loc,
   bool transpose = bufferType.getEncoding().getOrder()[0] != kDim;
   unsigned addressDim = transpose ? kDim : rowDim;
   auto constant = [&](int64_t v) { return createI32(b, loc, v); };
-  // This warp's origin.
+  // The coordinate bits a lane contributes itself: its warp's origin and
+  // its row within a matrix. Matrix origins (and the window offsets) must
+  // leave them clear, so that coordinates combine by XOR.
+  LinearLayout::Coord laneBits(2, 0);
+  for (const LinearLayout::Coord &basis : layout.getBases(HwDim::Warp))
+    for (unsigned d = 0; d < 2; ++d)
+      laneBits[d] |= basis[d];
+  if (laneBits[addressDim] & 7)
+    return failure();
+  laneBits[addressDim] |= 7;
+  auto list = matrices.takeVector();
+  SmallVector<LinearLayout::Coord> origins;
+  for (auto &[origin, pairRegs] : list) {
+    LinearLayout::Coord c(2, 0);
+    for (unsigned d = 0; d < 2; ++d) {
+      c[d] = origin[d] + op.getOffsets()[d];
+      if (c[d] & laneBits[d])
+        return failure();
+    }
+    origins.push_back(c);
+  }
   SmallVector<Value> warp =
       emitBasisSum(b, loc, layout.getBases(HwDim::Warp), hw.warp, 2);
   Value rowInMatrix = LLVM::AndOp::create(b, loc, hw.lane, constant(7));
   Value matrixOfLane = LLVM::LShrOp::create(b, loc, hw.lane, constant(3));
 
+  MemDescType type = bufferType;
+  auto offsetOf = [&](const LinearLayout::Coord &c) {
+    return type.getEncoding().getOffset(type.getShape(), c);
+  };
+  int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
   Type i32 = b.getI32Type();
   auto pairType = VectorType::get({2}, element);
+  Value baseAddress = LLVM::PtrToIntOp::create(b, loc, i32, base);
   SmallVector<Value> regs(layout.getSize(HwDim::Register));
-  auto list = matrices.takeVector();
   for (size_t first = 0; first < list.size();) {
     // Matrices come in powers of two (the register bits that make them).
     size_t count = std::min<size_t>(4, list.size() - first);
-    // This lane's matrix and row within it.
+    // The offset map is linear over GF(2): offset(origin ^ lanePart) =
+    // offset(origin) ^ offset(lanePart). lanePart is the lane's matrix
+    // (relative to the first), its warp and its row; the constant's bits
+    // outside those lanePart can reach become an immediate, so loads that
+    // differ only in them share one address register.
     Value which =
         LLVM::AndOp::create(b, loc, matrixOfLane, constant(count - 1));
-    SmallVector<Value> coord;
+    SmallVector<Value> lanePart;
+    LinearLayout::Coord reach = laneBits;
     for (unsigned d = 0; d < 2; ++d) {
-      Value c = constant(list[first].first[d] + op.getOffsets()[d]);
+      Value c = constant(0);
       for (size_t j = 1; j < count; ++j) {
+        int64_t delta = origins[first + j][d] ^ origins[first][d];
+        reach[d] |= delta;
         Value isJ = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, which,
                                          constant(j));
-        c = LLVM::SelectOp::create(
-            b, loc, isJ,
-            constant(list[first + j].first[d] + op.getOffsets()[d]), c);
+        c = LLVM::SelectOp::create(b, loc, isJ, constant(delta), c);
       }
-      c = LLVM::AddOp::create(b, loc, c, warp[d]);
+      c = LLVM::OrOp::create(b, loc, c, warp[d]);
       if (d == addressDim)
-        c = LLVM::AddOp::create(b, loc, c, rowInMatrix);
-      coord.push_back(c);
+        c = LLVM::OrOp::create(b, loc, c, rowInMatrix);
+      lanePart.push_back(c);
     }
-    Value address = emitSharedAddress(b, loc, base, bufferType, element, coord);
-    Type resultType = count == 1
-                          ? i32
-                          : LLVM::LLVMStructType::getLiteral(
-                                b.getContext(), SmallVector<Type>(count, i32));
-    Value loaded = NVVM::LdMatrixOp::create(
-        b, loc, resultType, address, count,
-        transpose ? NVVM::MMALayout::col : NVVM::MMALayout::row,
-        NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
-        NVVM::LdStMatrixEltType::B16);
+    int64_t reachable = 0;
+    for (unsigned d = 0; d < 2; ++d)
+      for (int64_t bit = 1; bit <= reach[d]; bit <<= 1)
+        if (reach[d] & bit) {
+          LinearLayout::Coord unit(2, 0);
+          unit[d] = bit;
+          reachable |= offsetOf(unit);
+        }
+    int64_t fixed = offsetOf(origins[first]);
+    Value offset = emitSharedOffset(b, loc, type, lanePart);
+    if (int64_t mixed = fixed & reachable)
+      offset = LLVM::XOrOp::create(b, loc, offset, constant(mixed));
+    Value address = LLVM::AddOp::create(
+        b, loc, baseAddress,
+        LLVM::MulOp::create(b, loc, offset, constant(elementBytes)));
+    SmallVector<Value> words = emitLdMatrix(
+        b, loc, address, (fixed & ~reachable) * elementBytes, count, transpose);
     for (size_t j = 0; j < count; ++j) {
-      Value word =
-          count == 1
-              ? loaded
-              : LLVM::ExtractValueOp::create(b, loc, loaded, j).getResult();
-      Value pair = LLVM::BitcastOp::create(b, loc, pairType, word);
+      Value pair = LLVM::BitcastOp::create(b, loc, pairType, words[j]);
       for (int64_t e = 0; e < 2; ++e)
         regs[list[first + j].second[e]] =
             LLVM::ExtractElementOp::create(b, loc, pair, constant(e));
@@ -271,11 +352,26 @@ struct ExtractSliceOpConversion
   }
 };
 
+/// A transposed view is the same memory: the reads that use it compute
+/// their addresses from the view's type.
+struct MemDescTransOpConversion
+    : public ConvertOpToLLVMPattern<MemDescTransOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(MemDescTransOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getSrc());
+    return success();
+  }
+};
+
 } // namespace
 
 void tilegpu::populateSharedMemoryOpToLLVMPatterns(
     TileGPUToLLVMTypeConverter &converter, RewritePatternSet &patterns,
     const SharedScratch &scratch) {
   patterns.add<LocalAllocOpConversion>(converter, scratch);
-  patterns.add<LocalLoadOpConversion, ExtractSliceOpConversion>(converter);
+  patterns.add<LocalLoadOpConversion, ExtractSliceOpConversion,
+               MemDescTransOpConversion>(converter);
 }

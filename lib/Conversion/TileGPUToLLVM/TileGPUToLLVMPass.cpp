@@ -39,8 +39,9 @@ constexpr llvm::StringLiteral kScratchSymbol = "tile_shared_scratch";
 /// and reductions use between their own barriers), 128-byte aligned so that
 /// swizzles stay bank-exact. Buffers whose lifetimes do not overlap share
 /// memory: a buffer lives from its local_alloc to the op of the alloc's
-/// block that holds its last read, loops included. Reuse is safe because
-/// every local_alloc waits at a barrier before writing. Returns the total.
+/// block that holds its last read (through transposed views too), loops
+/// included. Reuse is safe because every local_alloc waits at a barrier
+/// before writing. Returns the total.
 int64_t allocateSharedBuffers(ModuleOp module, int64_t scratchBytes) {
   // Each op is numbered on entry and again after everything nested in it.
   DenseMap<Operation *, int64_t> position, end;
@@ -62,10 +63,15 @@ int64_t allocateSharedBuffers(ModuleOp module, int64_t scratchBytes) {
   module.walk([&](LocalAllocOp alloc) {
     MemDescType type = alloc.getType();
     int64_t last = position[alloc];
-    for (Operation *user : alloc->getUsers()) {
-      Operation *holder = alloc->getBlock()->findAncestorOpInBlock(*user);
-      last = std::max(last, holder ? end[holder] : end[user]);
-    }
+    // Reads through transposed views keep the buffer alive too.
+    SmallVector<Value> views{alloc.getResult()};
+    while (!views.empty())
+      for (Operation *user : views.pop_back_val().getUsers()) {
+        if (auto trans = dyn_cast<MemDescTransOp>(user))
+          views.push_back(trans.getResult());
+        Operation *holder = alloc->getBlock()->findAncestorOpInBlock(*user);
+        last = std::max(last, holder ? end[holder] : end[user]);
+      }
     buffers.push_back({alloc, alloc->getParentOfType<func::FuncOp>(),
                        position[alloc], last,
                        type.getShape()[0] * type.getShape()[1] *

@@ -240,3 +240,21 @@ func.func private @shared_vec(!tilegpu.memdesc<64x64xf16, #tilegpu.shared<vec = 
 
 // expected-error @below {{a row of 16 elements is too short for the swizzle}}
 func.func private @short_rows(!tilegpu.memdesc<16x16xf16, #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>>)
+
+// -----
+
+#s = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @trans_keeps_element_type(%buf: !tilegpu.memdesc<64x64xf16, #s>) {
+  // expected-error @below {{the view must have the transposed shape and the same element type}}
+  %0 = tilegpu.memdesc_trans %buf : !tilegpu.memdesc<64x64xf16, #s> -> !tilegpu.memdesc<64x64xbf16, #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1]>>
+  return
+}
+
+// -----
+
+#s = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @trans_keeps_order(%buf: !tilegpu.memdesc<64x64xf16, #s>) {
+  // expected-error @below {{with its order reversed}}
+  %0 = tilegpu.memdesc_trans %buf : !tilegpu.memdesc<64x64xf16, #s> -> !tilegpu.memdesc<64x64xf16, #s>
+  return
+}

@@ -67,6 +67,16 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
     return %k1, %kall, %p3, %pall : tensor<16x64xf16, #opb>, tensor<64x64xf16, #opb>, tensor<128x16xf16, #opa>, tensor<128x64xf16, #opa>
   }
 
+  // A transposed view of a buffer: shape and order reversed.
+  // SHARED-LABEL: func.func @transposed_view
+  func.func @transposed_view(%buf: !tilegpu.memdesc<64x64xf16, #swz>) -> tensor<16x64xf16, #opb> {
+    // SHARED: %[[VIEW:.*]] = tilegpu.memdesc_trans %{{.*}} : !tilegpu.memdesc<64x64xf16, #[[SWZ]]> -> !tilegpu.memdesc<64x64xf16, #[[SWZ_COL:.*]]>
+    %view = tilegpu.memdesc_trans %buf : !tilegpu.memdesc<64x64xf16, #swz> -> !tilegpu.memdesc<64x64xf16, #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1]>>
+    // SHARED: tilegpu.local_load %[[VIEW]] [16, 0]
+    %k = tilegpu.local_load %view [16, 0] : !tilegpu.memdesc<64x64xf16, #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1]>> -> tensor<16x64xf16, #opb>
+    return %k : tensor<16x64xf16, #opb>
+  }
+
   // A column-major buffer read back into a blocked layout, element by element.
   // SHARED-LABEL: func.func @column_major
   func.func @column_major(%v: tensor<64x64xf16, #kb>) -> tensor<32x64xf16, #kb> {

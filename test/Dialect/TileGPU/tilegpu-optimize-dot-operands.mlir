@@ -168,3 +168,45 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
     return %s : tensor<128x64xf32, #mma>
   }
 }
+
+// -----
+
+// The attention backward's dV += Pᵀ dO and dP = V dOᵀ: dO is loaded once
+// and feeds one dot as it is and another transposed (through a conversion
+// between blocked layouts that remove-layout-conversions left for the
+// trans). Both read the one buffer dO is stored in: the transposed operand
+// through a memdesc_trans view (order reversed), with no conversion of dO
+// in registers and no second buffer.
+#b = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]>
+#b3 = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [8, 1], order = [1, 0]>
+#b4 = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 8], order = [0, 1]>
+#mma = #tilegpu.mma<version = 2, warpsPerCTA = [8, 1]>
+#a = #tilegpu.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
+#bop = #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>
+// CHECK-DAG: #[[SHARED:.*]] = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+// CHECK-DAG: #[[SHARED_T:.*]] = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1]>
+// CHECK-LABEL: func.func @shared_transpose
+// CHECK-SAME: %[[DO:[^:]*]]: tensor<32x128xf16
+// CHECK: %[[BUF:.*]] = tilegpu.local_alloc %[[DO]] : tensor<32x128xf16, #{{.*}}> -> !tilegpu.memdesc<32x128xf16, #[[SHARED]]>
+// CHECK-NOT: tilegpu.local_alloc
+// CHECK: tilegpu.local_load %[[BUF]] [0, 0] : !tilegpu.memdesc<32x128xf16, #[[SHARED]]> -> tensor<16x128xf16
+// CHECK: tilegpu.local_load %[[BUF]] [16, 0] : !tilegpu.memdesc<32x128xf16, #[[SHARED]]> -> tensor<16x128xf16
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK-NOT: tile.trans
+// CHECK: %[[VIEW:.*]] = tilegpu.memdesc_trans %[[BUF]] : !tilegpu.memdesc<32x128xf16, #[[SHARED]]> -> !tilegpu.memdesc<128x32xf16, #[[SHARED_T]]>
+// CHECK-NOT: tilegpu.local_alloc
+// CHECK: tilegpu.local_load %[[VIEW]] [0, 0] : !tilegpu.memdesc<128x32xf16, #[[SHARED_T]]> -> tensor<16x32xf16
+// CHECK-COUNT-7: tilegpu.local_load %[[VIEW]]
+// CHECK-NOT: tilegpu.local_load
+// CHECK-NOT: tilegpu.local_alloc
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
+  func.func @shared_transpose(%do: tensor<32x128xf16, #b>, %pt: tensor<128x32xf16, #a>, %v: tensor<128x128xf16, #a>, %acc: tensor<128x128xf32, #mma>, %zero: tensor<128x32xf32, #mma>) -> (tensor<128x128xf32, #mma>, tensor<128x32xf32, #mma>) {
+    %dob = tilegpu.convert_layout %do : tensor<32x128xf16, #b> -> tensor<32x128xf16, #bop>
+    %dv = tile.dot %pt, %dob, %acc : tensor<128x32xf16, #a>, tensor<32x128xf16, #bop> -> tensor<128x128xf32, #mma>
+    %do3 = tilegpu.convert_layout %do : tensor<32x128xf16, #b> -> tensor<32x128xf16, #b3>
+    %dot = tile.trans %do3 {order = array<i32: 1, 0>} : tensor<32x128xf16, #b3> -> tensor<128x32xf16, #b4>
+    %dotb = tilegpu.convert_layout %dot : tensor<128x32xf16, #b4> -> tensor<128x32xf16, #bop>
+    %dp = tile.dot %v, %dotb, %zero : tensor<128x128xf16, #a>, tensor<128x32xf16, #bop> -> tensor<128x32xf32, #mma>
+    return %dv, %dp : tensor<128x128xf32, #mma>, tensor<128x32xf32, #mma>
+  }
+}

@@ -95,3 +95,42 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// The attention backward's Pᵀ = exp2(S - lse): S leaves its dot in the mma
+// layout, lse is a row of 32 values loaded in a 1-D blocked layout and
+// broadcast down the 128 rows. Only the row is converted (to the slice of
+// the mma layout) and the broadcast is rebuilt there: no 128x32 conversion.
+#b3 = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [8, 1], order = [1, 0]>
+#row = #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]>
+#mma = #tilegpu.mma<version = 2, warpsPerCTA = [8, 1]>
+#a = #tilegpu.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
+#bop = #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>
+// CHECK-DAG: #[[MMA:.*]] = #tilegpu.mma<version = 2, warpsPerCTA = [8, 1]>
+// CHECK-DAG: #[[COLS:.*]] = #tilegpu.slice<dim = 0, parent = #[[MMA]]>
+// CHECK-LABEL: func.func @row_broadcast
+// CHECK-SAME: %[[LSE:[^:]*]]: tensor<32xf32
+// CHECK: %[[S:.*]] = tile.dot
+// CHECK: %[[ROW:.*]] = tilegpu.convert_layout %[[LSE]] : tensor<32xf32, #{{.*}}> -> tensor<32xf32, #[[COLS]]>
+// CHECK: %[[E:.*]] = tile.expand_dims %[[ROW]] {axis = 0 : i32} : tensor<32xf32, #[[COLS]]> -> tensor<1x32xf32, #[[MMA]]>
+// CHECK: %[[M:.*]] = arith.mulf %[[E]], %{{.*}} : tensor<1x32xf32, #[[MMA]]>
+// CHECK: %[[B:.*]] = tile.broadcast %[[M]] : tensor<1x32xf32, #[[MMA]]> -> tensor<128x32xf32, #[[MMA]]>
+// CHECK: arith.subf %[[S]], %[[B]] : tensor<128x32xf32, #[[MMA]]>
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: return
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
+  func.func @row_broadcast(%k: tensor<128x64xf16, #a>, %qt: tensor<64x32xf16, #bop>, %lse: tensor<32xf32, #row>) -> tensor<128x32xf32, #mma> {
+    %zero = arith.constant dense<0.0> : tensor<128x32xf32, #mma>
+    %log2e = arith.constant dense<1.44269502> : tensor<1x32xf32, #b3>
+    %s = tile.dot %k, %qt, %zero : tensor<128x64xf16, #a>, tensor<64x32xf16, #bop> -> tensor<128x32xf32, #mma>
+    %cols = tilegpu.convert_layout %lse : tensor<32xf32, #row> -> tensor<32xf32, #tilegpu.slice<dim = 0, parent = #b3>>
+    %e = tile.expand_dims %cols {axis = 0 : i32} : tensor<32xf32, #tilegpu.slice<dim = 0, parent = #b3>> -> tensor<1x32xf32, #b3>
+    %m = arith.mulf %e, %log2e : tensor<1x32xf32, #b3>
+    %bc = tile.broadcast %m : tensor<1x32xf32, #b3> -> tensor<128x32xf32, #b3>
+    %bm = tilegpu.convert_layout %bc : tensor<128x32xf32, #b3> -> tensor<128x32xf32, #mma>
+    %d = arith.subf %s, %bm : tensor<128x32xf32, #mma>
+    %p = tile.exp2 %d : tensor<128x32xf32, #mma>
+    return %p : tensor<128x32xf32, #mma>
+  }
+}

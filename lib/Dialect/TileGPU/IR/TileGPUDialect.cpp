@@ -472,6 +472,24 @@ LogicalResult LocalLoadOp::verify() {
                       getOffsets());
 }
 
+LogicalResult MemDescTransOp::verify() {
+  MemDescType src = getSrc().getType(), result = getType();
+  SharedEncodingAttr from = src.getEncoding(), to = result.getEncoding();
+  ArrayRef<int64_t> shape = src.getShape();
+  if (result.getElementType() != src.getElementType() ||
+      result.getShape() != ArrayRef<int64_t>{shape[1], shape[0]})
+    return emitOpError() << "transposes " << src << " into " << result
+                         << ": the view must have the transposed shape and "
+                            "the same element type";
+  if (to.getVec() != from.getVec() || to.getPerPhase() != from.getPerPhase() ||
+      to.getMaxPhase() != from.getMaxPhase() ||
+      to.getOrder() !=
+          ArrayRef<unsigned>{from.getOrder()[1], from.getOrder()[0]})
+    return emitOpError() << "needs the view's encoding to be " << from
+                         << " with its order reversed, not " << to;
+  return success();
+}
+
 LogicalResult ExtractSliceOp::verify() {
   auto src = getSrc().getType(), result = getType();
   if (!getLayout(src) || !getLayout(result))

@@ -4,7 +4,9 @@
 // a swizzled shared-memory buffer and read back with ldmatrix, and every
 // such dot is split along k into 16-deep steps that each read only their
 // slice of the operands just before their mma instructions. A warp then
-// holds one k-slice of K or V at a time rather than the whole tile.
+// holds one k-slice of K or V at a time rather than the whole tile. A
+// transposed operand is read through a transposed view of the buffer of
+// the tile it transposes, and buffers of the same tile are shared.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,28 +37,97 @@ bool isSixteenBitOperand(Type type) {
          tensor.getElementType().getIntOrFloatBitWidth() == 16;
 }
 
+BlockedEncodingAttr getBlocked(Value value) {
+  return dyn_cast<BlockedEncodingAttr>(
+      cast<RankedTensorType>(value.getType()).getEncoding());
+}
+
+/// The tile a transposed operand was made from: `value` is tile.trans of it,
+/// through conversions between blocked layouts only. Null otherwise.
+Value getTransposeSource(Value value) {
+  auto trans = value.getDefiningOp<tile::TransOp>();
+  if (!trans || trans.getOrder() != ArrayRef<int32_t>{1, 0})
+    return {};
+  Value src = trans.getSrc();
+  while (auto convert = src.getDefiningOp<ConvertLayoutOp>()) {
+    if (!getBlocked(convert.getSrc()))
+      break;
+    src = convert.getSrc();
+  }
+  return getBlocked(src) ? src : Value();
+}
+
+/// A new buffer holding `tile`, swizzled for ldmatrix. It keeps contiguous
+/// the dimension the registers hold contiguously, so that the stores need
+/// no reordering.
+Value allocateOperandBuffer(OpBuilder &b, Location loc, Value tile) {
+  auto type = cast<RankedTensorType>(tile.getType());
+  MLIRContext *ctx = b.getContext();
+  auto shared = SharedEncodingAttr::getForMatrixOperand(
+      ctx, type.getShape(), 2, getBlocked(tile).getOrder());
+  auto bufferType =
+      MemDescType::get(ctx, type.getShape(), type.getElementType(), shared);
+  return LocalAllocOp::create(b, loc, bufferType, tile);
+}
+
 /// Replaces a conversion from a blocked layout to a 16-bit dot operand by a
-/// store into shared memory and a read in the operand layout.
+/// store into shared memory and a read in the operand layout. A transposed
+/// tile is stored as it was loaded and read through a transposed view,
+/// rather than moved between threads to transpose it in registers.
 void stageThroughSharedMemory(ConvertLayoutOp convert) {
   auto srcType = convert.getSrc().getType();
-  auto blocked = dyn_cast<BlockedEncodingAttr>(srcType.getEncoding());
-  if (!blocked || srcType.getRank() != 2 ||
+  if (!getBlocked(convert.getSrc()) || srcType.getRank() != 2 ||
       !isSixteenBitOperand(convert.getType()))
     return;
-  MLIRContext *ctx = convert.getContext();
-  // The buffer keeps contiguous the dimension the registers hold
-  // contiguously, so that the stores need no reordering.
-  auto shared = SharedEncodingAttr::getForMatrixOperand(ctx, srcType.getShape(),
-                                                        2, blocked.getOrder());
-  auto bufferType = MemDescType::get(ctx, srcType.getShape(),
-                                     srcType.getElementType(), shared);
   OpBuilder b(convert);
   Location loc = convert.getLoc();
-  Value buffer = LocalAllocOp::create(b, loc, bufferType, convert.getSrc());
+  Value buffer;
+  if (Value untransposed = getTransposeSource(convert.getSrc())) {
+    Value original = allocateOperandBuffer(b, loc, untransposed);
+    auto originalType = cast<MemDescType>(original.getType());
+    SharedEncodingAttr shared = originalType.getEncoding();
+    ArrayRef<unsigned> order = shared.getOrder();
+    auto view = SharedEncodingAttr::get(
+        b.getContext(), shared.getVec(), shared.getPerPhase(),
+        shared.getMaxPhase(), ArrayRef<unsigned>{order[1], order[0]});
+    buffer = MemDescTransOp::create(
+        b, loc,
+        MemDescType::get(b.getContext(), srcType.getShape(),
+                         srcType.getElementType(), view),
+        original);
+  } else {
+    buffer = allocateOperandBuffer(b, loc, convert.getSrc());
+  }
   Value operand = LocalLoadOp::create(b, loc, convert.getType(), buffer,
                                       b.getDenseI64ArrayAttr({0, 0}));
+  Value source = convert.getSrc();
   convert.replaceAllUsesWith(operand);
   convert.erase();
+  // The transpose in registers, and the conversions made for it, are dead.
+  while (Operation *def = source.getDefiningOp()) {
+    if (!isa<tile::TransOp, ConvertLayoutOp>(def) || !def->use_empty())
+      break;
+    source = def->getOperand(0);
+    def->erase();
+  }
+}
+
+/// Buffers filled with the same tile in the same encoding hold the same
+/// data: later ones in a block are replaced by the first.
+void shareIdenticalBuffers(Operation *root) {
+  DenseMap<std::pair<Value, Type>, LocalAllocOp> first;
+  SmallVector<LocalAllocOp> duplicates;
+  root->walk([&](LocalAllocOp alloc) {
+    auto [it, inserted] = first.try_emplace(
+        std::make_pair(alloc.getSrc(), alloc.getType()), alloc);
+    if (!inserted && it->second->getBlock() == alloc->getBlock())
+      duplicates.push_back(alloc);
+  });
+  for (LocalAllocOp alloc : duplicates) {
+    alloc.replaceAllUsesWith(
+        first.lookup({alloc.getSrc(), alloc.getType()}).getResult());
+    alloc.erase();
+  }
 }
 
 /// The window of `value` at `offsets` with `shape`, read just where `b`
@@ -111,6 +182,7 @@ struct OptimizeDotOperandsPass
     getOperation().walk([&](ConvertLayoutOp op) { converts.push_back(op); });
     for (ConvertLayoutOp convert : converts)
       stageThroughSharedMemory(convert);
+    shareIdenticalBuffers(getOperation());
     SmallVector<tile::DotOp> dots;
     getOperation().walk([&](tile::DotOp op) { dots.push_back(op); });
     for (tile::DotOp dot : dots)

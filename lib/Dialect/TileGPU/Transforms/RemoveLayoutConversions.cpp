@@ -12,7 +12,8 @@
 //    stores, trans, ...) get a conversion back to what they had.
 // 2. Backward rematerialization. A conversion whose source is index
 //    arithmetic built from constants, splats and ranges is replaced by that
-//    arithmetic rebuilt in the layout wanted.
+//    arithmetic rebuilt in the layout wanted; so is a tile broadcast from a
+//    row of values (softmax statistics), whose row alone is converted.
 // 3. Hoisting. A conversion of a value defined outside a loop moves out of
 //    the loop, so that it runs once.
 //
@@ -248,7 +249,17 @@ class Rematerializer {
 public:
   explicit Rematerializer(MLIRContext *ctx) : ctx(ctx) {}
 
-  bool isCheap(Value value, Attribute layout, unsigned depth = 0) {
+  /// Whether `value` can be rebuilt in `layout`. Below an expand_dims
+  /// (`belowExpand`), a 1-D value that cannot is converted itself: moving a
+  /// row of statistics costs a fraction of moving the tile broadcast from it.
+  bool isCheap(Value value, Attribute layout, unsigned depth = 0,
+               bool belowExpand = false) {
+    return isRebuildable(value, layout, depth, belowExpand) ||
+           (belowExpand && isConvertibleRow(value));
+  }
+
+  bool isRebuildable(Value value, Attribute layout, unsigned depth,
+                     bool belowExpand) {
     if (encodingOf(value) == layout)
       return true;
     Operation *def = value.getDefiningOp();
@@ -258,22 +269,27 @@ public:
     if (isa<arith::ConstantOp, tile::SplatOp, tile::ArangeOp>(def))
       return true;
     if (auto convert = dyn_cast<ConvertLayoutOp>(def))
-      return isCheap(convert.getSrc(), layout, depth + 1);
+      return isCheap(convert.getSrc(), layout, depth + 1, belowExpand);
     if (auto broadcast = dyn_cast<tile::BroadcastOp>(def))
-      return isCheap(broadcast.getSrc(), layout, depth + 1);
+      return isCheap(broadcast.getSrc(), layout, depth + 1, belowExpand);
     if (auto expand = dyn_cast<tile::ExpandDimsOp>(def)) {
       auto parent = dyn_cast<LayoutEncodingAttrInterface>(layout);
       return parent && parent.getRank() >= 2 &&
              isCheap(expand.getSrc(),
                      SliceEncodingAttr::get(ctx, expand.getAxis(), parent),
-                     depth + 1);
+                     depth + 1, /*belowExpand=*/true);
     }
     if (isElementwise(def))
       return llvm::all_of(def->getOperands(), [&](Value operand) {
         return !isa<RankedTensorType>(operand.getType()) ||
-               isCheap(operand, layout, depth + 1);
+               isCheap(operand, layout, depth + 1, belowExpand);
       });
     return false;
+  }
+
+  static bool isConvertibleRow(Value value) {
+    auto tensor = dyn_cast<RankedTensorType>(value.getType());
+    return tensor && tensor.getRank() == 1 && tensor.getEncoding();
   }
 
   /// `value` rebuilt in `layout` at `b`'s insertion point; isCheap must
@@ -286,7 +302,11 @@ public:
       return done;
     Operation *def = value.getDefiningOp();
     Value result;
-    if (auto convert = dyn_cast<ConvertLayoutOp>(def)) {
+    if (!isRebuildable(value, layout, 0, /*belowExpand=*/true)) {
+      // A row of values isCheap accepted for conversion.
+      result = ConvertLayoutOp::create(
+          b, value.getLoc(), withLayout(value.getType(), layout), value);
+    } else if (auto convert = dyn_cast<ConvertLayoutOp>(def)) {
       result = rebuild(convert.getSrc(), layout, b);
     } else {
       IRMapping mapping;

@@ -70,6 +70,28 @@ def TileGPU_LocalLoadOp : TileGPU_Op<"local_load", [
   let hasVerifier = 1;
 }
 
+def TileGPU_MemDescTransOp : TileGPU_Op<"memdesc_trans", [Pure]> {
+  let summary = "the transpose of a shared-memory buffer, as a view";
+  let description = [{
+    The buffer `src` seen with its two dimensions swapped: the same memory,
+    its shape reversed and its encoding's order reversed, so that element
+    (i, j) of the view is element (j, i) of `src`. A tile and its transpose
+    (K and Kᵀ, Q and Qᵀ in the attention backward) thus share one buffer;
+    reads from the view choose plain or transposing `ldmatrix` by the
+    view's order.
+
+    ```mlir
+    %kt = tilegpu.memdesc_trans %k : !tilegpu.memdesc<32x128xf16, #shared> -> !tilegpu.memdesc<128x32xf16, #shared_t>
+    ```
+  }];
+  let arguments = (ins TileGPU_MemDescType:$src);
+  let results = (outs TileGPU_MemDescType:$result);
+  let assemblyFormat = [{
+    $src attr-dict `:` qualified(type($src)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
 def TileGPU_ExtractSliceOp : TileGPU_Op<"extract_slice", [Pure,
     SameOperandsAndResultElementType]> {
   let summary = "a rectangular part of a tile, in the registers that hold it";
