@@ -61,6 +61,11 @@ cl::opt<Emit> emit("emit", cl::desc("what to produce"), cl::init(Emit::PTX),
                                          "a cubin, through ptxas")));
 cl::opt<std::string> target("target", cl::desc("sm_80 or sm_90a"),
                             cl::init("sm_90a"));
+cl::opt<bool> fpFusion(
+    "fp-fusion",
+    cl::desc("fuse floating-point multiplies and adds into fma (default on, "
+             "as nvcc and Triton do)"),
+    cl::init(true));
 cl::opt<std::string>
     ptxasPath("ptxas",
               cl::desc("ptxas to use (default: PATH, then /usr/local/cuda)"),
@@ -170,8 +175,10 @@ int main(int argc, char **argv) {
   const Target *nvptx = TargetRegistry::lookupTarget(triple, error);
   if (!nvptx)
     return fail(error);
+  TargetOptions options;
+  options.AllowFPOpFusion = fpFusion ? FPOpFusion::Fast : FPOpFusion::Strict;
   std::unique_ptr<TargetMachine> machine(nvptx->createTargetMachine(
-      triple, target, "+ptx80", TargetOptions(), std::nullopt));
+      triple, target, "+ptx80", options, std::nullopt));
 
   LLVMContext llvmContext;
   auto llvmModule = translate(*module, llvmContext, *machine);

@@ -57,7 +57,7 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi,
         else:
             k = tl.load(K_block_ptr)
             v = tl.load(V_block_ptr)
-        qk = tl.dot(q, k) * qk_scale
+        qk = tl.dot(q, k)
         if CAUSAL_MASK or KEY_MASK:
             offs_n = start_n + tl.arange(0, BLOCK_N)
             if CAUSAL_MASK and KEY_MASK:
@@ -69,8 +69,10 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi,
             # -inf is safe: the first block a row sees always holds a visible
             # key, so m_ij is finite and exp2(-inf - m_ij) = 0.
             qk = tl.where(visible, qk, -float("inf"))
-        m_ij = tl.maximum(m_i, tl.max(qk, 1))
-        p = tl.math.exp2(qk - m_ij[:, None])
+        # The scale goes into the max (qk_scale > 0 keeps the order) and into
+        # one fma per score: qk * qk_scale - m_ij.
+        m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+        p = tl.math.exp2(qk * qk_scale - m_ij[:, None])
         alpha = tl.math.exp2(m_i - m_ij)
         l_i = l_i * alpha + tl.sum(p, 1)
         acc = acc * alpha[:, None]

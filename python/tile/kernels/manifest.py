@@ -59,19 +59,21 @@ def _variants():
                        PUZZLE_SIGNATURE, {"D": 64, "BR": 32, "BC": 64}, 8))
     for t in ("fp16", "bf16"):
         for head_dim in (64, 128):
-            # Measured on the H100 (docs/performance.md): at d64 the backward
-            # runs 4.9x faster with 8 warps than with 4 (it spilled 14x more),
-            # the forward 12% slower; d128 takes 8 warps throughout.
-            fwd_warps = 8
+            # Chosen on the H100 among the configurations ptxas compiles
+            # without spills (docs/performance.md): 8 warps throughout; the
+            # forward's key blocks are 128 wide at d64 and 64 at d128; the
+            # backward's key/query blocks 128 at d64 and 64 at d128, where
+            # two 128x128 fp32 accumulators do not fit in registers.
             warps = 8
+            fwd_block_n = 128 if head_dim == 64 else 64
             bwd_block = 128 if head_dim == 64 else 64
             for causal in (True, False):
                 suffix = "causal" if causal else "noncausal"
                 out.append(Variant(
                     f"attn_fwd_{t}_d{head_dim}_{suffix}", "attention", "attn_fwd",
                     _fwd_signature(t),
-                    {"HEAD_DIM": head_dim, "BLOCK_M": 128, "BLOCK_N": 64 if head_dim == 64 else 32,
-                     "CAUSAL": causal}, fwd_warps))
+                    {"HEAD_DIM": head_dim, "BLOCK_M": 128, "BLOCK_N": fwd_block_n,
+                     "CAUSAL": causal}, warps))
             out.append(Variant(
                 f"attn_bwd_preprocess_{t}_d{head_dim}", "attention", "attn_bwd_preprocess",
                 _preprocess_signature(t), {"HEAD_DIM": head_dim, "BLOCK_M": 64},
