@@ -46,9 +46,9 @@ def _cdiv(a, b):
 # --------------------------------------------------------------------------
 
 def _check_tensors(named):
-    """Type, rank, shape, dtype and device checks shared by the forward and
-    the backward.  `named` is a list of (name, tensor); the first sets the
-    shape that the rest must have."""
+    """Type, rank, shape, dtype and same-device checks shared by the forward
+    and the backward.  `named` is a list of (name, tensor); the first sets
+    the shape that the rest must have."""
     for name, t in named:
         if not isinstance(t, torch.Tensor):
             raise TypeError(f"{name} must be a torch.Tensor, not {type(t).__name__}")
@@ -77,8 +77,11 @@ def _check_tensors(named):
         if t.device != first.device:
             raise ValueError(f"{first_name} is on {first.device} but {name} is on "
                              f"{t.device}: they must be on one device")
-    if first.device.type != "cuda":
-        raise ValueError(f"{first_name} is on {first.device}: Tile's attention kernels "
+
+
+def _check_device(tensor, name):
+    if tensor.device.type != "cuda":
+        raise ValueError(f"{name} is on {tensor.device}: Tile's attention kernels "
                          f"run on CUDA devices (move the tensors with .cuda())")
 
 
@@ -230,6 +233,7 @@ def _flash_attn_forward(q, k, v, causal, softmax_scale):
     _check_tensors([("q", q), ("k", k), ("v", v)])
     causal = _check_flag("causal", causal)
     scale = _softmax_scale(softmax_scale, q.shape[-1])
+    _check_device(q, "q")
     out, lse, _, _, _ = _forward(q, k, v, causal, scale)
     return out, lse
 
@@ -250,6 +254,7 @@ def _flash_attn_backward(dout, q, k, v, out, lse, causal, softmax_scale):
     if lse.device != q.device:
         raise ValueError(f"lse is on {lse.device} but q is on {q.device}")
     scale = _softmax_scale(softmax_scale, head_dim)
+    _check_device(q, "q")
     element_type = _ELEMENT_TYPES[q.dtype]
     kernels = kernel_bundle()
     preprocess = kernels.select(_bundle.PREPROCESS, element_type, head_dim)
@@ -320,4 +325,5 @@ def flash_attn_func(q, k, v, causal=False, softmax_scale=None, return_lse=False)
     causal = _check_flag("causal", causal)
     return_lse = _check_flag("return_lse", return_lse)
     scale = _softmax_scale(softmax_scale, q.shape[-1])
+    _check_device(q, "q")
     return FlashAttnFunction.apply(q, k, v, causal, scale, return_lse)
