@@ -10,7 +10,6 @@ module passes them its ``process_group`` through ``options``.
 
 import enum
 
-import torch
 import torch.nn.functional as F
 from torch import nn
 
