@@ -16,7 +16,17 @@ LLVM=/usr/lib/llvm-22
 
 # Debian 12 packages the build and the tests need.
 PACKAGES=(cmake ninja-build g++ ccache python3 python3-pytest python3-numpy
-          llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools libgtest-dev)
+          python3-venv llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
+          libgtest-dev)
+
+# Test-only Python packages live in a virtual environment in the build
+# folder, which also sees Debian's pytest and numpy: nothing is installed
+# system-wide with pip.  PyTorch is there for tile.attention's tests, which
+# need no GPU.  pip's default index serves PyTorch's CUDA build (about 5 GB
+# installed, the same API); TILE_TORCH_INDEX names another wheel index, such
+# as PyTorch's CPU-only one, where it can be reached.
+TEST_VENV=$BUILD/venv
+TORCH_REQUIREMENT=${TILE_TORCH_REQUIREMENT:-torch==2.15.0}
 
 say() { echo "dev.sh: $*"; }
 
@@ -74,8 +84,22 @@ run_main_job() {
   "$run" softmax --variant 3 --rows 17 --cols 1000 --check
 }
 
+setup_test_python() {
+  if [ ! -x "$TEST_VENV/bin/python3" ]; then
+    say "creating $TEST_VENV for test-only Python packages"
+    /usr/bin/python3 -m venv --system-site-packages "$TEST_VENV"
+  fi
+  "$TEST_VENV/bin/python3" -c "import torch" 2>/dev/null && return 0
+  say "installing $TORCH_REQUIREMENT into $TEST_VENV for the tests"
+  "$TEST_VENV/bin/python3" -m pip install -q --disable-pip-version-check \
+    ${TILE_TORCH_INDEX:+--index-url "$TILE_TORCH_INDEX"} "$TORCH_REQUIREMENT" ||
+    say "warning: PyTorch could not be installed: tile.attention's API tests" \
+      "will be skipped"
+}
+
 run_tests() {
   build
+  setup_test_python
   local results="$BUILD/test-results" status=0
   rm -rf "$results" && mkdir -p "$results"
   say "lit tests"
@@ -86,9 +110,10 @@ run_tests() {
     --gtest_output="xml:$results/unit.xml" || status=1
   if [ -d "$ROOT/test/python" ]; then
     say "python tests"
-    # Debian's pytest belongs to the system interpreter.
-    TILE_BUILD_DIR="$BUILD" /usr/bin/python3 -m pytest -q "$ROOT/test/python" \
-      --junitxml="$results/pytest.xml" || status=1
+    # The test environment's interpreter: Debian's pytest and numpy, and
+    # PyTorch for tile.attention.  Tests marked gpu skip without CUDA.
+    TILE_BUILD_DIR="$BUILD" "$TEST_VENV/bin/python3" -m pytest -q \
+      "$ROOT/test/python" --junitxml="$results/pytest.xml" || status=1
   fi
   /usr/bin/python3 "$ROOT/scripts/summarize_tests.py" "$results"/*.xml ||
     status=1

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Assembles a self-contained GPU bundle: tile-run, the compiled kernels, a
-# user kernel for the generic mode, and the GPU test script. Copy the folder
-# to any machine with the NVIDIA driver and run ./run_gpu_tests.sh there: it
+# user kernel for the generic mode, the GPU test scripts, and tile.attention
+# (python/tile) with its tests and the benchmark harness (benchmarks/). Copy
+# the folder to any machine with the NVIDIA driver and run ./run_gpu_tests.sh
+# there: it
 # needs no MLIR, no CUDA toolkit and no Python (Python with numpy and PyTorch,
 # when present, adds the generic-mode check and the PyTorch comparison).
 #
@@ -26,4 +28,24 @@ python3 "$ROOT/scripts/build_gpu_bundle.py" "$OUT/user-kernels" \
   --tools "$BUILD/bin"
 
 cp "$ROOT"/scripts/gpu/*.sh "$ROOT"/scripts/gpu/*.py "$OUT/"
-echo "GPU bundle in $OUT ($(du -sh "$OUT" | cut -f1)): run ./run_gpu_tests.sh there"
+
+# tile.attention for PyTorch users (python/tile finds ../kernels), its tests
+# and the benchmark harness: ./run_gpu_api.sh runs them.
+mkdir -p "$OUT/python" "$OUT/tests"
+cp -r "$ROOT/python/tile" "$OUT/python/"
+cp -r "$ROOT/benchmarks" "$OUT/"
+find "$OUT/python" "$OUT/benchmarks" -name __pycache__ -prune -exec rm -rf {} +
+cp "$ROOT"/test/python/test_attention_*.py "$OUT/tests/"
+cat > "$OUT/tests/conftest.py" <<'PY'
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [os.path.join(HERE, "..", "python"), HERE]
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "gpu: needs a CUDA device and the compiled kernels")
+PY
+echo "GPU bundle in $OUT ($(du -sh "$OUT" | cut -f1)): run ./run_gpu_tests.sh," \
+  "./run_gpu_attention.sh or ./run_gpu_api.sh there"

@@ -47,3 +47,9 @@ def verify(tile_opt):
 def strip_locs(text):
     import re
     return re.sub(r" loc\((?:[^()]|\([^()]*\))*\)", "", text)
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "gpu: needs a CUDA device and the compiled kernels; skipped without "
+        "them (scripts/gpu/run_gpu_api.sh runs these on the GPU machine)")

@@ -1,0 +1,427 @@
+#!/usr/bin/env python3
+"""Attention speed on one GPU: Tile against PyTorch, same run, same shapes.
+
+Times the forward and the backward of
+  tile            tile.attention.flash_attn_func (the compiled kernels, in-process)
+  sdpa-cudnn      torch scaled_dot_product_attention, cuDNN backend
+  sdpa-flash      ... flash backend (FlashAttention-2)
+  sdpa-efficient  ... memory-efficient backend
+  sdpa-math       ... math backend
+  naive           scores materialised: softmax(q k^T * scale) v, softmax in fp32
+on (batch, seqlen, heads, head_dim) inputs (H=32 at D=64, H=16 at D=128,
+batch * seqlen = 16384), causal and not, fp16 and bf16.  CUDA events around
+each call, warm-up first, median of many, input sets rotated so that the L2
+cache does not flatter anyone.  FLOPs: 4*B*H*N^2*D, x0.5 causal, x2.5 for the
+backward.  An implementation that errors or runs out of memory is recorded
+as n/a and the run goes on.
+
+Also the classic case (B=32, N=512, H=16, D=64, causal, fp16): time and
+peak device memory of a forward + backward for each implementation.
+
+Writes attention_bench.json, attention_bench.csv and PNG plots (TFLOP/s
+against N, one line per implementation, one plot per dtype, head dim,
+causality and direction) to --out; prints one table last, with Tile / FA2.
+
+    python3 benchmarks/attention_bench.py [--quick] [--dtype fp16] [--head-dim 64]
+        [--n 1024,4096] [--causal yes|no|both] [--impl tile,sdpa-flash] [--out DIR]
+"""
+
+import argparse
+import csv
+import json
+import math
+import os
+import statistics
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
+
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
+
+from tile.attention import flash_attn_func  # noqa: E402
+
+DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16}
+DTYPE_NAMES = {dtype: name for name, dtype in DTYPES.items()}
+HEADS = {64: 32, 128: 16}
+TOKENS = 16384                      # batch * seqlen
+SEQLENS = (512, 1024, 2048, 4096, 8192, 16384)
+SDPA_BACKENDS = {"sdpa-cudnn": SDPBackend.CUDNN_ATTENTION,
+                 "sdpa-flash": SDPBackend.FLASH_ATTENTION,
+                 "sdpa-efficient": SDPBackend.EFFICIENT_ATTENTION,
+                 "sdpa-math": SDPBackend.MATH}
+IMPLEMENTATIONS = ("tile", *SDPA_BACKENDS, "naive")
+REFERENCE = "sdpa-flash"            # FlashAttention-2, the ratio's denominator
+# Implementations whose score matrix dwarfs the L2 cache: one input set,
+# so that two autograd graphs of N^2 scores need not fit at once.
+MATERIALISING = ("sdpa-math", "naive")
+
+
+# --------------------------------------------------------------------------
+# Implementations, all on (batch, seqlen, heads, head_dim) tensors
+# --------------------------------------------------------------------------
+
+def tile_attention(q, k, v, causal):
+    return flash_attn_func(q, k, v, causal=causal)
+
+
+def sdpa_attention(backend):
+    def run(q, k, v, causal):
+        with sdpa_kernel([backend]):
+            return F.scaled_dot_product_attention(
+                q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2),
+                is_causal=causal).transpose(1, 2)
+    return run
+
+
+def naive_attention(q, k, v, causal):
+    """What attention costs without fusion: the (B, H, N, N) scores and
+    probabilities live in device memory."""
+    q, k, v = (t.transpose(1, 2) for t in (q, k, v))
+    scores = torch.matmul(q, k.transpose(-1, -2)) * (1.0 / math.sqrt(q.shape[-1]))
+    if causal:
+        n = q.shape[-2]
+        hidden = torch.ones(n, n, dtype=torch.bool, device=q.device).triu_(1)
+        scores = scores.masked_fill(hidden, float("-inf"))
+    probabilities = torch.softmax(scores.float(), dim=-1).to(q.dtype)
+    return torch.matmul(probabilities, v).transpose(1, 2)
+
+
+def implementation(name):
+    if name == "tile":
+        return tile_attention
+    if name == "naive":
+        return naive_attention
+    return sdpa_attention(SDPA_BACKENDS[name])
+
+
+# --------------------------------------------------------------------------
+# Timing
+# --------------------------------------------------------------------------
+
+def median_ms(run, count, target_ms, min_reps=5, max_reps=200):
+    """Median time of run(i) (i cycles over `count` input sets), by CUDA
+    events; warm-up and repetitions sized from a first estimate."""
+    run(0)                                   # loads modules, picks kernels
+    torch.cuda.synchronize()
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for i in range(3):
+        run(i % count)
+    stop.record()
+    stop.synchronize()
+    estimate = max(start.elapsed_time(stop) / 3, 1e-3)
+    for i in range(max(2, int(25 / estimate))):   # about 25 ms of warm-up
+        run(i % count)
+    reps = max(min_reps, min(max_reps, int(target_ms / estimate)))
+    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+              for _ in range(reps)]
+    for i, (begin, end) in enumerate(events):
+        begin.record()
+        run(i % count)
+        end.record()
+    torch.cuda.synchronize()
+    return statistics.median(b.elapsed_time(e) for b, e in events)
+
+
+def attention_flops(batch, heads, seqlen, head_dim, causal):
+    return 4 * batch * heads * seqlen * seqlen * head_dim * (0.5 if causal else 1.0)
+
+
+def make_sets(count, shape, dtype, seed):
+    generator = torch.Generator(device="cuda").manual_seed(seed)
+    sets = []
+    for _ in range(count):
+        q, k, v = (torch.randn(shape, generator=generator, device="cuda", dtype=dtype)
+                   .requires_grad_() for _ in range(3))
+        dout = torch.randn(shape, generator=generator, device="cuda", dtype=dtype)
+        sets.append((q, k, v, dout))
+    return sets
+
+
+def short_reason(error):
+    if isinstance(error, torch.cuda.OutOfMemoryError):
+        return "out of memory"
+    return (str(error).strip().splitlines() or [type(error).__name__])[0][:120]
+
+
+def free_memory():
+    torch.cuda.synchronize()
+    torch.cuda.empty_cache()
+
+
+def bench_one(name, shape, dtype, causal, sets_count, target_ms, seed):
+    """Forward and backward time of one implementation on one shape."""
+    batch, seqlen, heads, head_dim = shape
+    flops = attention_flops(batch, heads, seqlen, head_dim, causal)
+    record = {"impl": name, "dtype": DTYPE_NAMES[dtype], "batch": batch,
+              "seqlen": seqlen, "heads": heads, "head_dim": head_dim, "causal": causal,
+              "fwd_ms": None, "bwd_ms": None, "fwd_tflops": None, "bwd_tflops": None,
+              "fwd_status": "ok", "bwd_status": "ok"}
+    attend = implementation(name)
+    count = 1 if name in MATERIALISING else sets_count
+    sets = outputs = None
+    try:
+        sets = make_sets(count, shape, dtype, seed)
+        ms = median_ms(lambda i: attend(*sets[i][:3], causal), count, target_ms)
+        record.update(fwd_ms=ms, fwd_tflops=flops / ms / 1e9)
+    except Exception as error:  # noqa: BLE001 - any failure is a recorded n/a
+        record["fwd_status"] = short_reason(error)
+    try:
+        if sets is None:
+            raise RuntimeError("no inputs")
+        outputs = [attend(*s[:3], causal) for s in sets]
+
+        def backward(i):
+            q, k, v, dout = sets[i]
+            torch.autograd.grad(outputs[i], (q, k, v), dout, retain_graph=True)
+        ms = median_ms(backward, count, target_ms)
+        record.update(bwd_ms=ms, bwd_tflops=2.5 * flops / ms / 1e9)
+    except Exception as error:  # noqa: BLE001
+        record["bwd_status"] = short_reason(error)
+    sets = outputs = None   # free the inputs and graphs before the next shape
+    free_memory()
+    return record
+
+
+def tile_error(shape, dtype, causal, seed):
+    """Relative error of Tile's output against SDPA's fused kernels on the
+    same inputs: a guard that the timed kernels compute attention."""
+    q, k, v, _ = make_sets(1, shape, dtype, seed)[0]
+    with torch.no_grad():
+        out = flash_attn_func(q, k, v, causal=causal).float()
+        with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.CUDNN_ATTENTION,
+                          SDPBackend.EFFICIENT_ATTENTION]):
+            ref = F.scaled_dot_product_attention(
+                q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2),
+                is_causal=causal).transpose(1, 2).float()
+    error = ((out - ref).norm() / ref.norm()).item()
+    del q, k, v, out, ref
+    free_memory()
+    return error
+
+
+def classic_case(impls, sets_count, target_ms):
+    """B=32, N=512, H=16, D=64, causal, fp16: time and peak memory."""
+    shape, dtype, causal = (32, 512, 16, 64), torch.float16, True
+    rows = []
+    for name in impls:
+        record = bench_one(name, shape, dtype, causal, sets_count, target_ms, seed=99)
+        attend = implementation(name)
+        try:
+            (q, k, v, dout), = make_sets(1, shape, dtype, seed=100)
+            torch.cuda.synchronize()
+            torch.cuda.reset_peak_memory_stats()
+            baseline = torch.cuda.memory_allocated()
+            out = attend(q, k, v, causal)
+            torch.autograd.grad(out, (q, k, v), dout)
+            torch.cuda.synchronize()
+            record["peak_mib"] = torch.cuda.max_memory_allocated() / 2**20
+            record["extra_peak_mib"] = (torch.cuda.max_memory_allocated() - baseline) / 2**20
+            del q, k, v, dout, out
+        except Exception as error:  # noqa: BLE001
+            record["peak_mib"] = record["extra_peak_mib"] = None
+            record["memory_status"] = short_reason(error)
+        free_memory()
+        rows.append(record)
+        print(f"classic {name:15s} fwd {fmt(record['fwd_ms'], 3)} ms  bwd "
+              f"{fmt(record['bwd_ms'], 3)} ms  peak {fmt(record['peak_mib'], 0)} MiB",
+              flush=True)
+    return rows
+
+
+# --------------------------------------------------------------------------
+# Output
+# --------------------------------------------------------------------------
+
+def fmt(value, digits=1):
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def write_csv(path, records):
+    fields = ["impl", "dtype", "head_dim", "heads", "batch", "seqlen", "causal",
+              "fwd_ms", "fwd_tflops", "bwd_ms", "bwd_tflops", "fwd_status", "bwd_status"]
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(records)
+
+
+def write_plots(out_dir, records, impls):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("attention_bench: matplotlib not found: no plots")
+        return []
+    written = []
+    groups = sorted({(r["dtype"], r["head_dim"], r["causal"]) for r in records})
+    for dtype, head_dim, causal in groups:
+        for direction in ("fwd", "bwd"):
+            fig, ax = plt.subplots(figsize=(6.4, 4.2))
+            for name in impls:
+                points = sorted((r["seqlen"], r[f"{direction}_tflops"]) for r in records
+                                if (r["impl"], r["dtype"], r["head_dim"], r["causal"])
+                                == (name, dtype, head_dim, causal)
+                                and r[f"{direction}_tflops"] is not None)
+                if points:
+                    ax.plot(*zip(*points), marker="o", label=name,
+                            linewidth=2.5 if name == "tile" else 1.2)
+            ax.set_xscale("log", base=2)
+            seqlens = sorted({r["seqlen"] for r in records})
+            ax.set_xticks(seqlens)
+            ax.set_xticklabels([str(n) for n in seqlens])
+            ax.minorticks_off()
+            ax.set_xlabel("sequence length N (batch * N = 16384)")
+            ax.set_ylabel("TFLOP/s")
+            ax.set_ylim(bottom=0)
+            mask = "causal" if causal else "non-causal"
+            ax.set_title(f"attention {direction}, {dtype}, D={head_dim}, "
+                         f"H={HEADS.get(head_dim, '?')}, {mask}")
+            ax.grid(True, alpha=0.3)
+            ax.legend(fontsize=8)
+            path = os.path.join(out_dir, f"attention_{direction}_{dtype}_d{head_dim}_"
+                                f"{'causal' if causal else 'noncausal'}.png")
+            fig.tight_layout()
+            fig.savefig(path, dpi=110)
+            plt.close(fig)
+            written.append(path)
+    return written
+
+
+def print_table(records, classic):
+    by_key = {(r["impl"], r["dtype"], r["head_dim"], r["causal"], r["seqlen"]): r
+              for r in records}
+    configs = sorted({(r["dtype"], r["head_dim"], r["causal"], r["seqlen"]) for r in records})
+
+    def tflops(name, config, direction):
+        r = by_key.get((name, *config))
+        return None if r is None else r[f"{direction}_tflops"]
+
+    def ratio(config, direction):
+        tile, fa2 = tflops("tile", config, direction), tflops(REFERENCE, config, direction)
+        return None if tile is None or not fa2 else tile / fa2
+
+    short = {"tile": "tile", "sdpa-cudnn": "cudnn", "sdpa-flash": "fa2",
+             "sdpa-efficient": "eff", "sdpa-math": "math", "naive": "naive"}
+    impls = [i for i in IMPLEMENTATIONS if any(r["impl"] == i for r in records)]
+    print("\n== attention TFLOP/s (forward | backward), median; tile/fa2 = Tile / SDPA flash")
+    head = " ".join(f"{short[i]:>6s}" for i in impls)
+    print(f"{'dtype':5s} {'D':>3s} {'mask':6s} {'N':>5s} | {head} {'t/fa2':>6s} | "
+          f"{head} {'t/fa2':>6s}")
+    for config in configs:
+        dtype, head_dim, causal, seqlen = config
+        cells = []
+        for direction in ("fwd", "bwd"):
+            cells.append(" ".join(f"{fmt(tflops(i, config, direction)):>6s}" for i in impls)
+                         + f" {fmt(ratio(config, direction), 2):>6s}")
+        print(f"{dtype:5s} {head_dim:3d} {'causal' if causal else 'full':6s} {seqlen:5d} | "
+              f"{cells[0]} | {cells[1]}")
+    if classic:
+        print("\n== classic case: B=32 N=512 H=16 D=64 causal fp16 (fwd+bwd peak memory)")
+        print(f"{'impl':15s} {'fwd ms':>8s} {'bwd ms':>8s} {'peak MiB':>9s} {'extra MiB':>9s}")
+        for r in classic:
+            print(f"{r['impl']:15s} {fmt(r['fwd_ms'], 3):>8s} {fmt(r['bwd_ms'], 3):>8s} "
+                  f"{fmt(r.get('peak_mib'), 0):>9s} {fmt(r.get('extra_peak_mib'), 0):>9s}")
+
+
+def parse_list(text, kind, allowed=None):
+    values = [kind(item) for item in text.split(",") if item]
+    if allowed is not None:
+        wrong = [v for v in values if v not in allowed]
+        if wrong:
+            raise argparse.ArgumentTypeError(f"{wrong} not among {list(allowed)}")
+    return values
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true",
+                        help="fp16 only, N in {1024, 4096} (other options still narrow)")
+    parser.add_argument("--dtype", default="fp16,bf16",
+                        type=lambda s: parse_list(s, str, DTYPES))
+    parser.add_argument("--head-dim", default="64,128",
+                        type=lambda s: parse_list(s, int, HEADS))
+    parser.add_argument("--n", default=",".join(map(str, SEQLENS)),
+                        type=lambda s: parse_list(s, int))
+    parser.add_argument("--causal", default="both", choices=("yes", "no", "both"))
+    parser.add_argument("--impl", default=",".join(IMPLEMENTATIONS),
+                        type=lambda s: parse_list(s, str, IMPLEMENTATIONS))
+    parser.add_argument("--target-ms", type=float, default=100.0,
+                        help="timed milliseconds per measurement (at least 5 calls)")
+    parser.add_argument("--sets", type=int, default=2, help="input sets rotated")
+    parser.add_argument("--no-classic", action="store_true", help="skip B=32 N=512 H=16")
+    parser.add_argument("--max-seconds", type=float, default=None,
+                        help="start no new shape after this long (the rest is "
+                        "recorded as skipped); the classic case runs first")
+    parser.add_argument("--out", default=os.environ.get("OUT", "bench-out"),
+                        help="folder for the JSON, CSV and plots")
+    args = parser.parse_args()
+    if not torch.cuda.is_available():
+        sys.exit("attention_bench: no CUDA device")
+    if args.quick:
+        args.dtype = [d for d in args.dtype if d == "fp16"] or ["fp16"]
+        args.n = [n for n in args.n if n in (1024, 4096)] or [1024, 4096]
+    for n in args.n:
+        if n < 1 or TOKENS % n:
+            parser.error(f"--n {n}: N must divide {TOKENS} (batch * N is fixed)")
+    causal_values = {"yes": [True], "no": [False], "both": [False, True]}[args.causal]
+    os.makedirs(args.out, exist_ok=True)
+    device = torch.cuda.get_device_name()
+    print(f"device: {device}  torch {torch.__version__}  cudnn "
+          f"{torch.backends.cudnn.version()}", flush=True)
+
+    started = time.time()
+    classic = [] if args.no_classic else classic_case(args.impl, args.sets, args.target_ms)
+    records, errors, skipped = [], {}, []
+    for dtype_name in args.dtype:
+        for head_dim in args.head_dim:
+            for causal in causal_values:
+                for seqlen in args.n:
+                    shape = (TOKENS // seqlen, seqlen, HEADS[head_dim], head_dim)
+                    key = f"{dtype_name} d{head_dim} {'causal' if causal else 'full'} N={seqlen}"
+                    if args.max_seconds and time.time() - started > args.max_seconds:
+                        skipped.append(key)
+                        continue
+                    if "tile" in args.impl:
+                        try:
+                            errors[key] = tile_error(shape, DTYPES[dtype_name], causal, 1)
+                        except Exception as error:  # noqa: BLE001
+                            errors[key] = short_reason(error)
+                    for name in args.impl:
+                        record = bench_one(name, shape, DTYPES[dtype_name], causal,
+                                           args.sets, args.target_ms, seed=seqlen)
+                        records.append(record)
+                        print(f"{key:28s} {name:15s} fwd {fmt(record['fwd_tflops']):>6s} "
+                              f"bwd {fmt(record['bwd_tflops']):>6s} TFLOP/s"
+                              + ("" if record["fwd_status"] == record["bwd_status"] == "ok"
+                                 else f"  ({record['fwd_status']} / {record['bwd_status']})"),
+                              flush=True)
+    if skipped:
+        print(f"attention_bench: --max-seconds reached, {len(skipped)} shapes skipped: "
+              + ", ".join(skipped))
+
+    summary = {"device": device, "torch": torch.__version__,
+               "cudnn": torch.backends.cudnn.version(), "command": " ".join(sys.argv),
+               "seconds": time.time() - started, "flops": "4*B*H*N^2*D, x0.5 causal, "
+               "x2.5 backward", "tile_error_vs_sdpa": errors, "records": records,
+               "skipped": skipped,
+               "classic": classic}
+    with open(os.path.join(args.out, "attention_bench.json"), "w") as f:
+        json.dump(summary, f, indent=1)
+    write_csv(os.path.join(args.out, "attention_bench.csv"), records + classic)
+    plots = write_plots(args.out, records, args.impl)
+    print(f"attention_bench: {len(records)} measurements, {len(plots)} plots in "
+          f"{args.out} ({time.time() - started:.0f} s)")
+    worst = max((e for e in errors.values() if isinstance(e, float)), default=None)
+    print(f"tile output vs SDPA, worst relative error: {fmt(worst, 5)}"
+          + "".join(f"; {k}: {e}" for k, e in errors.items() if not isinstance(e, float)))
+    print_table(records, classic)
+
+
+if __name__ == "__main__":
+    main()

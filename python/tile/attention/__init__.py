@@ -1,0 +1,43 @@
+"""Tile's FlashAttention kernels for PyTorch users.
+
+    from tile.attention import flash_attn_func, Attention, AttentionType
+    out = flash_attn_func(q, k, v, causal=True)   # (batch, seqlen, heads, head_dim)
+
+Needs PyTorch and the compiled kernels (build/kernels in a checkout, the
+bundle's kernels/ folder, or $TILE_KERNEL_DIR) and the NVIDIA driver; see
+docs/python-api.md.  The submodules bundle and driver use the standard
+library only; the rest is imported on first use, so that a missing PyTorch
+is reported where it matters.
+"""
+
+import importlib
+
+_EXPORTS = {
+    "flash_attn_func": "functional",
+    "FlashAttnFunction": "functional",
+    "_flash_attn_forward": "functional",
+    "_flash_attn_backward": "functional",
+    "kernel_bundle": "functional",
+    "Attention": "module",
+    "AttentionType": "module",
+    "register_attention": "module",
+    "KernelBundle": "bundle",
+    "BundleError": "bundle",
+    "find_kernel_dir": "bundle",
+}
+
+__all__ = ["flash_attn_func", "Attention", "AttentionType", "register_attention",
+           "KernelBundle", "BundleError", "find_kernel_dir"]
+
+
+def __getattr__(name):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    try:
+        module = importlib.import_module(f".{_EXPORTS[name]}", __name__)
+    except ModuleNotFoundError as error:
+        if error.name == "torch":
+            raise ImportError(f"tile.attention.{name} needs PyTorch, which is not "
+                              f"installed") from error
+        raise
+    return getattr(module, name)

@@ -1,0 +1,219 @@
+"""Launching compiled kernels through the CUDA driver (ctypes over
+libcuda.so.1), in the primary context PyTorch's runtime uses.
+
+Standard library only: PyTorch hands in device indices, raw pointers and
+the raw stream handle.  Mirrors lib/Runtime/CudaBackend.cpp.
+"""
+
+import ctypes
+import threading
+
+# CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: a kernel may use more than
+# 48 KiB of dynamic shared memory only after raising this.
+_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
+DEFAULT_SHARED_LIMIT = 48 * 1024
+
+# Launch limits of compute capability 9.0.
+GRID_LIMITS = (2**31 - 1, 65535, 65535)
+
+_INT_RANGES = {"i32": (-2**31, 2**31 - 1), "i64": (-2**63, 2**63 - 1)}
+
+
+class DevicePointer:
+    """A device address and the element type of what it points to
+    ('fp16', 'bf16', 'fp32'): what a pointer parameter is given."""
+
+    __slots__ = ("address", "element_type", "label")
+
+    def __init__(self, address, element_type, label=None):
+        self.address = address
+        self.element_type = element_type
+        self.label = label
+
+    def __repr__(self):
+        return f"DevicePointer({self.address:#x}, {self.element_type})"
+
+
+class PackedArguments:
+    """The kernel parameters as cuLaunchKernel takes them: an array of
+    pointers, one to each argument's bytes, in the manifest's order."""
+
+    def __init__(self, slots):
+        self.slots = slots   # ctypes scalars; kept alive with the array
+        self.array = (ctypes.c_void_p * len(slots))(
+            *[ctypes.cast(ctypes.pointer(s), ctypes.c_void_p) for s in slots])
+
+    def raw_bytes(self):
+        """Each argument's bytes, for tests and debugging."""
+        return [bytes(memoryview(s).cast("B")) for s in self.slots]
+
+
+def pack_arguments(spec, values):
+    """Checks `values` (parameter name -> DevicePointer, int or float)
+    against the kernel's parameters and packs them: pointers as u64, i32,
+    i64, fp32.  Raises ValueError naming the parameter when a value is
+    missing, extra, of the wrong kind, out of range, or breaks the
+    divisibility the kernel was compiled for."""
+    names = [p.name for p in spec.params]
+    missing = [n for n in names if n not in values]
+    extra = [n for n in values if n not in names]
+    if missing or extra:
+        raise ValueError(f"{spec.name} takes {names}; missing {missing}, unexpected {extra}")
+    slots = []
+    for param in spec.params:
+        value = values[param.name]
+        where = f"{spec.name}: parameter {param.name}"
+        if param.is_pointer:
+            if not isinstance(value, DevicePointer):
+                raise ValueError(f"{where} is a pointer ({param.type}), not {value!r}")
+            if value.element_type != param.element_type:
+                raise ValueError(f"{where} points to {param.element_type}, but "
+                                 f"{value.label or 'the tensor'} holds {value.element_type}")
+            if value.address % param.divisibility:
+                raise ValueError(
+                    f"{where} was compiled for {param.divisibility}-byte aligned "
+                    f"addresses, but {value.label or 'the tensor'} starts at "
+                    f"{value.address:#x}")
+            slots.append(ctypes.c_uint64(value.address))
+        elif param.type in _INT_RANGES:
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"{where} is {param.type}, not {value!r}")
+            low, high = _INT_RANGES[param.type]
+            if not low <= value <= high:
+                raise ValueError(f"{where} = {value} does not fit in {param.type}")
+            if value % param.divisibility:
+                raise ValueError(f"{where} was compiled for multiples of "
+                                 f"{param.divisibility}, but it is {value}")
+            slots.append(ctypes.c_int32(value) if param.type == "i32"
+                         else ctypes.c_int64(value))
+        elif param.type == "fp32":
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ValueError(f"{where} is fp32, not {value!r}")
+            slots.append(ctypes.c_float(value))
+        else:
+            raise ValueError(f"{where} has a type the runtime cannot pass: {param.type}")
+    return PackedArguments(slots)
+
+
+def check_grid(grid, name):
+    for axis, (size, limit) in enumerate(zip(grid, GRID_LIMITS)):
+        if not 1 <= size <= limit:
+            raise ValueError(f"{name}: grid dimension {'xyz'[axis]} = {size} lies "
+                             f"outside [1, {limit}]")
+
+
+class CudaError(RuntimeError):
+    """A driver call failed."""
+
+
+class CudaDriver:
+    """The few driver entry points the attention API needs, bound once."""
+
+    def __init__(self, library="libcuda.so.1"):
+        try:
+            self._lib = ctypes.CDLL(library)
+        except OSError as error:
+            raise RuntimeError(
+                f"the NVIDIA driver ({library}) could not be loaded: {error}. Tile's "
+                "kernels need an NVIDIA GPU and its driver") from None
+        void_p, c_int, c_uint = ctypes.c_void_p, ctypes.c_int, ctypes.c_uint
+        signatures = {
+            "cuInit": [c_uint],
+            "cuGetErrorString": [c_int, ctypes.POINTER(ctypes.c_char_p)],
+            "cuDeviceGet": [ctypes.POINTER(c_int), c_int],
+            "cuDevicePrimaryCtxRetain": [ctypes.POINTER(void_p), c_int],
+            "cuCtxGetCurrent": [ctypes.POINTER(void_p)],
+            "cuCtxSetCurrent": [void_p],
+            "cuModuleLoadData": [ctypes.POINTER(void_p), ctypes.c_char_p],
+            "cuModuleGetFunction": [ctypes.POINTER(void_p), void_p, ctypes.c_char_p],
+            "cuFuncSetAttribute": [void_p, c_int, c_int],
+            "cuLaunchKernel": [void_p, c_uint, c_uint, c_uint, c_uint, c_uint, c_uint,
+                               c_uint, void_p, ctypes.POINTER(void_p), ctypes.POINTER(void_p)],
+        }
+        for name, argtypes in signatures.items():
+            try:
+                function = getattr(self._lib, name)
+            except AttributeError:
+                raise RuntimeError(f"{library} lacks {name}: the NVIDIA driver is too "
+                                   "old for Tile") from None
+            function.argtypes = argtypes
+            function.restype = c_int
+            setattr(self, name, function)
+        self._lock = threading.Lock()
+        self._contexts = {}    # device index -> primary context
+        self._functions = {}   # (device index, manifest path) -> CUfunction
+        self._check(self.cuInit(0), "cuInit")
+
+    def _check(self, result, what):
+        if result != 0:
+            text = ctypes.c_char_p()
+            self.cuGetErrorString(result, ctypes.byref(text))
+            reason = text.value.decode() if text.value else f"CUDA error {result}"
+            raise CudaError(f"{what} failed: {reason}")
+
+    def _make_current(self, device_index):
+        """Makes the device's primary context (the one PyTorch's runtime
+        uses) current on this thread."""
+        context = self._contexts.get(device_index)
+        if context is None:
+            device = ctypes.c_int()
+            self._check(self.cuDeviceGet(ctypes.byref(device), device_index), "cuDeviceGet")
+            handle = ctypes.c_void_p()
+            self._check(self.cuDevicePrimaryCtxRetain(ctypes.byref(handle), device),
+                        "cuDevicePrimaryCtxRetain")
+            context = self._contexts[device_index] = handle.value
+        current = ctypes.c_void_p()
+        self._check(self.cuCtxGetCurrent(ctypes.byref(current)), "cuCtxGetCurrent")
+        if current.value != context:
+            self._check(self.cuCtxSetCurrent(context), "cuCtxSetCurrent")
+
+    def _function(self, spec, device_index):
+        key = (device_index, spec.manifest_path)
+        function = self._functions.get(key)
+        if function is None:
+            with self._lock:
+                function = self._functions.get(key)
+                if function is None:
+                    function = self._load(spec)
+                    self._functions[key] = function
+        return function
+
+    def _load(self, spec):
+        module = ctypes.c_void_p()
+        self._check(self.cuModuleLoadData(ctypes.byref(module), spec.read_image()),
+                    f"loading the GPU code of {spec.name} ({spec.image_path})")
+        function = ctypes.c_void_p()
+        self._check(self.cuModuleGetFunction(ctypes.byref(function), module,
+                                             spec.entry.encode()),
+                    f"finding entry {spec.entry} of {spec.name}")
+        if spec.shared_bytes > DEFAULT_SHARED_LIMIT:
+            self._check(self.cuFuncSetAttribute(function, _MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                                spec.shared_bytes),
+                        f"allowing {spec.name} {spec.shared_bytes} bytes of shared memory")
+        return function.value
+
+    def launch(self, spec, grid, values, device_index, stream):
+        """Launches `spec` over `grid` (x, y, z) with `values` by parameter
+        name on the raw stream handle `stream` of device `device_index`."""
+        check_grid(grid, spec.name)
+        packed = pack_arguments(spec, values)
+        self._make_current(device_index)
+        function = self._function(spec, device_index)
+        self._check(self.cuLaunchKernel(function, grid[0], grid[1], grid[2],
+                                        spec.threads, 1, 1, spec.shared_bytes,
+                                        stream, packed.array, None),
+                    f"launching {spec.name} over grid {tuple(grid)}")
+
+
+_driver = None
+_driver_lock = threading.Lock()
+
+
+def get_driver():
+    """The process's CudaDriver, created on first use."""
+    global _driver
+    if _driver is None:
+        with _driver_lock:
+            if _driver is None:
+                _driver = CudaDriver()
+    return _driver

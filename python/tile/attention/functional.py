@@ -1,0 +1,329 @@
+"""flash_attn_func: Tile's attention kernels behind FlashAttention's API.
+
+Tensors are (batch, seqlen, heads, head_dim), fp16 or bf16, on one CUDA
+device.  The kernels address (Z, H, N_CTX, HEAD_DIM) tensors through
+stride_z, stride_h, stride_n (in elements, last dimension contiguous), one
+set shared by Q, K, V and O (dO, dQ, dK, dV in the backward): the
+FlashAttention layout is passed as stride_z = q.stride(0), stride_h =
+q.stride(2), stride_n = q.stride(1), with no copy.  Inputs that do not
+share such a layout (different strides, a non-dense view such as a slice of
+a packed qkv tensor, strides or addresses that break the kernels' 16-element
+/ 16-byte promises) are copied once to contiguous tensors.
+
+LSE is fp32 (batch, heads, seqlen), natural log, contiguous: the kernels'
+[Z * H, N_CTX].
+"""
+
+import math
+import os
+
+import torch
+
+from . import bundle as _bundle
+from .driver import DevicePointer, get_driver
+
+_ELEMENT_TYPES = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32"}
+_SUPPORTED_DTYPES = (torch.float16, torch.bfloat16)
+_INT32_MAX = 2**31 - 1
+
+_kernel_cache = {}
+
+
+def kernel_bundle():
+    """The attention kernels, found once per $TILE_KERNEL_DIR value."""
+    key = os.environ.get(_bundle.KERNEL_DIR_VARIABLE)
+    if key not in _kernel_cache:
+        _kernel_cache[key] = _bundle.KernelBundle.discover()
+    return _kernel_cache[key]
+
+
+def _cdiv(a, b):
+    return -(-a // b)
+
+
+# --------------------------------------------------------------------------
+# Argument checking
+# --------------------------------------------------------------------------
+
+def _check_tensors(named):
+    """Type, rank, shape, dtype and same-device checks shared by the forward
+    and the backward.  `named` is a list of (name, tensor); the first sets
+    the shape that the rest must have."""
+    for name, t in named:
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor, not {type(t).__name__}")
+    for name, t in named:
+        if t.dim() != 4:
+            raise ValueError(f"{name} must have 4 dimensions (batch, seqlen, heads, "
+                             f"head_dim), but its shape is {tuple(t.shape)}")
+    first_name, first = named[0]
+    for name, t in named[1:]:
+        if t.shape != first.shape:
+            raise ValueError(
+                f"{first_name} and {name} must have the same shape (batch, seqlen, "
+                f"heads, head_dim), but {first_name} is {tuple(first.shape)} and "
+                f"{name} is {tuple(t.shape)} (different key lengths and grouped "
+                f"heads are not supported)")
+    for name, t in named:
+        if t.dtype not in _SUPPORTED_DTYPES:
+            raise TypeError(f"{name} is {t.dtype}: Tile's attention kernels take "
+                            f"torch.float16 or torch.bfloat16 (convert with .half() or "
+                            f".bfloat16())")
+    for name, t in named[1:]:
+        if t.dtype != first.dtype:
+            raise TypeError(f"{first_name} is {first.dtype} but {name} is {t.dtype}: "
+                            f"they must have one dtype")
+    for name, t in named[1:]:
+        if t.device != first.device:
+            raise ValueError(f"{first_name} is on {first.device} but {name} is on "
+                             f"{t.device}: they must be on one device")
+
+
+def _check_device(tensor, name):
+    if tensor.device.type != "cuda":
+        raise ValueError(f"{name} is on {tensor.device}: Tile's attention kernels "
+                         f"run on CUDA devices (move the tensors with .cuda())")
+
+
+def _softmax_scale(softmax_scale, head_dim):
+    if softmax_scale is None:
+        return 1.0 / math.sqrt(head_dim)
+    if isinstance(softmax_scale, bool) or not isinstance(softmax_scale, (int, float)):
+        raise TypeError(f"softmax_scale must be a number or None, not "
+                        f"{type(softmax_scale).__name__}")
+    if not math.isfinite(softmax_scale):
+        raise ValueError(f"softmax_scale must be finite, not {softmax_scale}")
+    return float(softmax_scale)
+
+
+def _check_flag(name, value):
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False, not {value!r}")
+    return value
+
+
+# --------------------------------------------------------------------------
+# Layout: one set of strides the kernels accept
+# --------------------------------------------------------------------------
+
+def _is_dense(tensor):
+    """True when the tensor's elements fill its extent exactly (a permuted
+    contiguous tensor), so that an output with its strides can be made."""
+    expected = 1
+    for size, stride in sorted(zip(tensor.shape, tensor.stride()), key=lambda p: p[1]):
+        if size == 1:
+            continue
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def kernel_strides(tensor):
+    """(stride_z, stride_h, stride_n) of a (batch, seqlen, heads, head_dim)
+    tensor.  The stride of a dimension of size 1 never multiplies a
+    non-zero index, so it is passed as 0 (it may be anything in PyTorch)."""
+    def stride(dim):
+        return tensor.stride(dim) if tensor.shape[dim] > 1 else 0
+    return stride(0), stride(2), stride(1)
+
+
+def _requirements(spec):
+    """The alignment (bytes) of pointers and the multiple of strides a
+    kernel was compiled for, from its manifest."""
+    alignment = max([p.divisibility for p in spec.params if p.is_pointer], default=1)
+    multiple = max([p.divisibility for p in spec.params
+                    if p.name.startswith("stride_")], default=1)
+    return alignment, multiple
+
+
+def _fits(tensor, spec):
+    alignment, multiple = _requirements(spec)
+    return (tensor.data_ptr() % alignment == 0 and (tensor.shape[-1] == 1 or tensor.stride(-1) == 1)
+            and all(s % multiple == 0 for s in kernel_strides(tensor)))
+
+
+def shares_kernel_layout(tensors, spec):
+    """True when the tensors can go to the kernel as they are: one set of
+    strides, dense, aligned and divisible as the kernel was compiled for."""
+    strides = kernel_strides(tensors[0])
+    return all(kernel_strides(t) == strides and _is_dense(t) and _fits(t, spec)
+               for t in tensors)
+
+
+def to_kernel_layout(tensors, spec):
+    """The tensors themselves when they share a layout the kernel accepts,
+    else contiguous copies (the documented copy)."""
+    if shares_kernel_layout(tensors, spec):
+        return list(tensors)
+    return [t if t.is_contiguous() and _fits(t, spec)
+            else t.clone(memory_format=torch.contiguous_format) for t in tensors]
+
+
+def _empty_like_layout(tensor, dtype=None):
+    return torch.empty_strided(tensor.shape, tensor.stride(), dtype=dtype or tensor.dtype,
+                               device=tensor.device)
+
+
+def _check_index_range(tensor, specs):
+    """The kernels index within a head in i32: the padded sequence times
+    stride_n must stay below 2^31, and every stride must fit in i32."""
+    batch, seqlen, heads, head_dim = tensor.shape
+    block = max(v for s in specs for k, v in s.constexprs.items()
+                if k.startswith("BLOCK") and isinstance(v, int) and not isinstance(v, bool))
+    padded = _cdiv(seqlen, block) * block
+    stride_z, stride_h, stride_n = kernel_strides(tensor)
+    extent = padded * stride_n + head_dim
+    if max(stride_z, stride_h, extent, batch * heads) > _INT32_MAX:
+        raise ValueError(
+            f"shape {tuple(tensor.shape)} is too large for the kernels' 32-bit "
+            f"indexing (strides {tensor.stride()}, per-head extent {extent}): split "
+            f"the batch or the sequence")
+
+
+def _device_pointer(tensor, label):
+    return DevicePointer(tensor.data_ptr(), _ELEMENT_TYPES[tensor.dtype], label)
+
+
+def _launch(spec, grid, values, device):
+    with torch.cuda.device(device):
+        stream = torch.cuda.current_stream(device).cuda_stream
+        get_driver().launch(spec, grid, values, device.index, stream)
+
+
+def _check_grid_rows(batch, heads):
+    rows = batch * heads
+    if rows > 65535:
+        raise ValueError(f"batch * heads = {rows} exceeds 65535, the kernels' grid "
+                         f"limit: split the batch")
+
+
+# --------------------------------------------------------------------------
+# Forward and backward (per block: ring attention calls these directly)
+# --------------------------------------------------------------------------
+
+def _forward(q, k, v, causal, scale):
+    """Returns (out, lse, q, k, v) with q, k, v as the kernel read them."""
+    head_dim = q.shape[-1]
+    element_type = _ELEMENT_TYPES[q.dtype]
+    spec = kernel_bundle().select(_bundle.FORWARD, element_type, head_dim, causal)
+    q, k, v = to_kernel_layout([q, k, v], spec)
+    batch, seqlen, heads, _ = q.shape
+    out = _empty_like_layout(q)
+    lse = torch.empty((batch, heads, seqlen), dtype=torch.float32, device=q.device)
+    if q.numel() == 0:
+        return out, lse, q, k, v
+    _check_grid_rows(batch, heads)
+    _check_index_range(q, [spec])
+    stride_z, stride_h, stride_n = kernel_strides(q)
+    values = {"Q": _device_pointer(q, "q"), "K": _device_pointer(k, "k"),
+              "V": _device_pointer(v, "v"), "O": _device_pointer(out, "out"),
+              "LSE": _device_pointer(lse, "lse"), "sm_scale": scale,
+              "stride_z": stride_z, "stride_h": stride_h, "stride_n": stride_n,
+              "Z": batch, "H": heads, "N_CTX": seqlen}
+    grid = (_cdiv(seqlen, spec.constexpr_int("BLOCK_M")), batch * heads, 1)
+    _launch(spec, grid, values, q.device)
+    return out, lse, q, k, v
+
+
+def _flash_attn_forward(q, k, v, causal, softmax_scale):
+    """One attention block: (out, lse), out (batch, seqlen, heads, head_dim)
+    in q's dtype, lse (batch, heads, seqlen) fp32 in natural log.  No
+    autograd."""
+    _check_tensors([("q", q), ("k", k), ("v", v)])
+    causal = _check_flag("causal", causal)
+    scale = _softmax_scale(softmax_scale, q.shape[-1])
+    _check_device(q, "q")
+    out, lse, _, _, _ = _forward(q, k, v, causal, scale)
+    return out, lse
+
+
+def _flash_attn_backward(dout, q, k, v, out, lse, causal, softmax_scale):
+    """Gradients (dq, dk, dv) of one attention block, given the output and
+    the log-sum-exp the rows were normalised with (for ring attention, the
+    merged ones).  dk comes out of the kernel already scaled by the softmax
+    scale.  No autograd."""
+    _check_tensors([("q", q), ("k", k), ("v", v), ("out", out), ("dout", dout)])
+    causal = _check_flag("causal", causal)
+    batch, seqlen, heads, head_dim = q.shape
+    if not isinstance(lse, torch.Tensor):
+        raise TypeError(f"lse must be a torch.Tensor, not {type(lse).__name__}")
+    if tuple(lse.shape) != (batch, heads, seqlen) or lse.dtype != torch.float32:
+        raise ValueError(f"lse must be float32 of shape {(batch, heads, seqlen)} "
+                         f"(batch, heads, seqlen), not {lse.dtype} {tuple(lse.shape)}")
+    if lse.device != q.device:
+        raise ValueError(f"lse is on {lse.device} but q is on {q.device}")
+    scale = _softmax_scale(softmax_scale, head_dim)
+    _check_device(q, "q")
+    element_type = _ELEMENT_TYPES[q.dtype]
+    kernels = kernel_bundle()
+    preprocess = kernels.select(_bundle.PREPROCESS, element_type, head_dim)
+    backward = kernels.select(_bundle.BACKWARD, element_type, head_dim, causal)
+
+    q, k, v, out = to_kernel_layout([q, k, v, out], backward)
+    if not shares_kernel_layout([q, dout], backward):
+        dout = _empty_like_layout(q).copy_(dout)   # e.g. an expanded gradient
+    lse = lse.contiguous()
+    dq, dk, dv = (_empty_like_layout(q) for _ in range(3))
+    if q.numel() == 0:
+        return dq, dk, dv
+    _check_grid_rows(batch, heads)
+    _check_index_range(q, [preprocess, backward])
+    delta = torch.empty_like(lse)
+    stride_z, stride_h, stride_n = kernel_strides(q)
+    shape_args = {"stride_z": stride_z, "stride_h": stride_h, "stride_n": stride_n,
+                  "Z": batch, "H": heads, "N_CTX": seqlen}
+    _launch(preprocess,
+            (_cdiv(seqlen, preprocess.constexpr_int("BLOCK_M")), batch * heads, 1),
+            {"O": _device_pointer(out, "out"), "DO": _device_pointer(dout, "dout"),
+             "DELTA": _device_pointer(delta, "delta"), **shape_args}, q.device)
+    _launch(backward,
+            (_cdiv(seqlen, backward.constexpr_int("BLOCK_N1")), batch * heads, 1),
+            {"Q": _device_pointer(q, "q"), "K": _device_pointer(k, "k"),
+             "V": _device_pointer(v, "v"), "sm_scale": scale,
+             "DO": _device_pointer(dout, "dout"), "DQ": _device_pointer(dq, "dq"),
+             "DK": _device_pointer(dk, "dk"), "DV": _device_pointer(dv, "dv"),
+             "LSE": _device_pointer(lse, "lse"), "DELTA": _device_pointer(delta, "delta"),
+             **shape_args}, q.device)
+    return dq, dk, dv
+
+
+class FlashAttnFunction(torch.autograd.Function):
+    """Tile's forward kernel; its backward runs the preprocess and backward
+    kernels."""
+
+    @staticmethod
+    def forward(ctx, q, k, v, causal, scale, return_lse):
+        out, lse, q, k, v = _forward(q, k, v, causal, scale)
+        ctx.save_for_backward(q, k, v, out, lse)
+        ctx.causal = causal
+        ctx.scale = scale
+        if return_lse:
+            ctx.mark_non_differentiable(lse)
+            return out, lse
+        return out
+
+    @staticmethod
+    def backward(ctx, dout, *unused_dlse):
+        q, k, v, out, lse = ctx.saved_tensors
+        dq, dk, dv = _flash_attn_backward(dout, q, k, v, out, lse, ctx.causal, ctx.scale)
+        return dq, dk, dv, None, None, None
+
+
+def flash_attn_func(q, k, v, causal=False, softmax_scale=None, return_lse=False):
+    """Scaled dot-product attention with Tile's FlashAttention kernels.
+
+    q, k, v: (batch, seqlen, heads, head_dim) fp16 or bf16 CUDA tensors of
+    one shape, dtype and device; head_dim one the bundle has kernels for
+    (64 and 128).  causal: key j is visible to query i iff j <= i.
+    softmax_scale: defaults to 1 / sqrt(head_dim).  Returns out (batch,
+    seqlen, heads, head_dim), and with return_lse also lse (batch, heads,
+    seqlen) fp32, natural log (not differentiable).  Differentiable in q, k
+    and v; runs on PyTorch's current stream.
+    """
+    _check_tensors([("q", q), ("k", k), ("v", v)])
+    causal = _check_flag("causal", causal)
+    return_lse = _check_flag("return_lse", return_lse)
+    scale = _softmax_scale(softmax_scale, q.shape[-1])
+    _check_device(q, "q")
+    return FlashAttnFunction.apply(q, k, v, causal, scale, return_lse)

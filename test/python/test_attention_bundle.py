@@ -1,0 +1,232 @@
+"""tile.attention without a GPU: finding and parsing the kernel manifests,
+and packing launch arguments (standard library only, no PyTorch)."""
+
+import json
+import os
+import struct
+
+import pytest
+
+from tile.attention import bundle
+from tile.attention.bundle import BundleError, KernelBundle, parse_manifest
+from tile.attention.driver import (CudaDriver, DevicePointer, check_grid,
+                                   pack_arguments)
+
+FWD_PARAMS = [("Q", "*fp16", 16), ("K", "*fp16", 16), ("V", "*fp16", 16),
+              ("O", "*fp16", 16), ("LSE", "*fp32", 16), ("sm_scale", "fp32", 1),
+              ("stride_z", "i32", 16), ("stride_h", "i32", 16), ("stride_n", "i32", 16),
+              ("Z", "i32", 1), ("H", "i32", 1), ("N_CTX", "i32", 1)]
+
+
+def write_kernel(directory, name, params=FWD_PARAMS, kernel="attn_fwd",
+                 constexprs=None, gpu=True, files=("cubin", "ptx"), shared_bytes=81920):
+    """A manifest in the format tile.compile and build_gpu_bundle.py write,
+    with placeholder GPU code beside it."""
+    meta = {"name": name, "kernel": kernel, "entry": name,
+            "params": [{"name": n, "type": t, **({"divisibility": d} if d > 1 else {})}
+                       for n, t, d in params],
+            "constexprs": constexprs if constexprs is not None else
+            {"HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64, "CAUSAL": False},
+            "num_warps": 4, "target": "tile"}
+    if gpu:
+        meta["gpu"] = {"target": "sm_90a", "shared_bytes": shared_bytes}
+        for extension in files:
+            meta["gpu"][extension] = f"{name}.{extension}"
+            (directory / f"{name}.{extension}").write_bytes(
+                b"// ptx text" if extension == "ptx" else b"\x7fELF cubin")
+    (directory / f"{name}.json").write_text(json.dumps(meta))
+    return directory / f"{name}.json"
+
+
+# --------------------------------------------------------------------------
+# Manifests
+# --------------------------------------------------------------------------
+
+def test_parse_manifest_reads_params_in_order(tmp_path):
+    spec = parse_manifest(write_kernel(tmp_path, "attn_fwd_fp16_d64_noncausal"))
+    assert [p.name for p in spec.params] == [n for n, _, _ in FWD_PARAMS]
+    assert [p.divisibility for p in spec.params] == [d for _, _, d in FWD_PARAMS]
+    assert spec.element_type == "fp16"
+    assert spec.threads == 128 and spec.shared_bytes == 81920
+    assert spec.constexpr_int("BLOCK_M") == 128
+    assert spec.image_path.endswith(".cubin"), "the cubin needs no JIT: it comes first"
+
+
+def test_ptx_only_kernel_is_loaded_nul_terminated(tmp_path):
+    spec = parse_manifest(write_kernel(tmp_path, "attn_fwd_fp16_d64_noncausal",
+                                       files=("ptx",)))
+    assert spec.image_path.endswith(".ptx")
+    assert spec.read_image() == b"// ptx text\0"
+
+
+@pytest.mark.parametrize("gpu, files", [(False, ()), (True, ())])
+def test_kernel_without_gpu_code_is_skipped(tmp_path, gpu, files):
+    assert parse_manifest(write_kernel(tmp_path, "attn_fwd_x", gpu=gpu, files=files)) is None
+
+
+@pytest.mark.parametrize("text, message", [
+    ("{not json", "unreadable manifest"),
+    ("[1, 2]", "must be a JSON object"),
+    ('{"name": "k", "kernel": "attn_fwd", "params": []}', "'num_warps' is missing"),
+    ('{"name": "k", "kernel": "attn_fwd", "num_warps": 4, '
+     '"params": [{"name": "X", "type": "f64"}]}', "unsupported type 'f64'"),
+    ('{"name": "k", "kernel": "attn_fwd", "num_warps": 4, '
+     '"params": [{"name": "X", "type": "i32", "divisibility": 0}]}', "divisibility"),
+])
+def test_invalid_manifest_names_file_and_problem(tmp_path, text, message):
+    path = tmp_path / "attn_fwd_bad.json"
+    path.write_text(text)
+    with pytest.raises(BundleError, match=message) as error:
+        parse_manifest(path)
+    assert str(path) in str(error.value)
+
+
+def test_bundle_rejects_a_kernel_whose_params_differ(tmp_path):
+    write_kernel(tmp_path, "attn_fwd_fp16_d64_noncausal", params=FWD_PARAMS[:-1])
+    with pytest.raises(BundleError, match="N_CTX"):
+        KernelBundle(tmp_path)
+
+
+def test_select_by_dtype_head_dim_and_causality(tmp_path):
+    for causal in (False, True):
+        write_kernel(tmp_path, f"attn_fwd_fp16_d64_{'causal' if causal else 'noncausal'}",
+                     constexprs={"HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64,
+                                 "CAUSAL": causal})
+    kernels = KernelBundle(tmp_path)
+    assert kernels.select("attn_fwd", "fp16", 64, True).name == "attn_fwd_fp16_d64_causal"
+    assert kernels.select("attn_fwd", "fp16", 64, False).name == \
+        "attn_fwd_fp16_d64_noncausal"
+    assert kernels.head_dims("fp16") == [64]
+    with pytest.raises(ValueError, match=r"head_dim=96.*it has: fp16 d64"):
+        kernels.select("attn_fwd", "fp16", 96, True)
+    with pytest.raises(ValueError, match="bf16"):
+        kernels.select("attn_fwd", "bf16", 64, True)
+
+
+def test_missing_block_size_is_reported(tmp_path):
+    spec = parse_manifest(write_kernel(tmp_path, "attn_fwd_k",
+                                       constexprs={"HEAD_DIM": 64, "CAUSAL": False}))
+    with pytest.raises(BundleError, match="BLOCK_M"):
+        spec.constexpr_int("BLOCK_M")
+
+
+def test_kernel_dir_variable_overrides_the_search(tmp_path, monkeypatch):
+    write_kernel(tmp_path, "attn_fwd_fp16_d64_noncausal")
+    monkeypatch.setenv("TILE_KERNEL_DIR", str(tmp_path))
+    assert bundle.find_kernel_dir() == tmp_path
+    assert list(KernelBundle.discover().kernels) == ["attn_fwd_fp16_d64_noncausal"]
+
+
+def test_no_kernels_found_names_every_place_searched(tmp_path, monkeypatch):
+    monkeypatch.setenv("TILE_KERNEL_DIR", str(tmp_path))
+    with pytest.raises(BundleError, match="no compiled attention kernels") as error:
+        bundle.find_kernel_dir()
+    assert str(tmp_path) in str(error.value) and "TILE_KERNEL_DIR" in str(error.value)
+
+
+def test_default_search_covers_bundle_and_build_folders(monkeypatch):
+    monkeypatch.delenv("TILE_KERNEL_DIR", raising=False)
+    monkeypatch.setenv("TILE_BUILD_DIR", "/somewhere/build")
+    dirs = [str(d) for d in bundle.candidate_dirs()]
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(bundle.__file__)))))
+    assert dirs == [os.path.join(root, "kernels"), "/somewhere/build/kernels",
+                    os.path.join(root, "build", "kernels")]
+
+
+def built_kernel_dir():
+    build = os.environ.get("TILE_BUILD_DIR") or os.path.join(
+        os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "build")
+    return os.path.join(build, "kernels")
+
+
+@pytest.mark.skipif(not os.path.isdir(built_kernel_dir()),
+                    reason="the kernels are not built (./dev.sh build)")
+def test_built_kernels_are_the_manifest_variants():
+    """Every attention variant of tile.kernels.manifest is in the build
+    folder, with its constexprs and warps, and parses."""
+    from tile.kernels import manifest
+    kernels = KernelBundle(built_kernel_dir())
+    variants = [v for v in manifest.VARIANTS if v.kernel in bundle.ATTENTION_FAMILIES]
+    assert variants
+    for variant in variants:
+        if variant.name in kernels.without_gpu_code:
+            continue   # no ptxas/tile-translate output: parsed, but not launchable
+        spec = kernels.kernels[variant.name]
+        assert spec.constexprs == variant.constexprs
+        assert spec.num_warps == variant.num_warps
+        element_type = "bf16" if "bf16" in variant.name else "fp16"
+        causal = variant.constexprs.get("CAUSAL")
+        assert kernels.select(variant.kernel, element_type,
+                              variant.constexprs["HEAD_DIM"], causal) is spec
+
+
+# --------------------------------------------------------------------------
+# Argument packing
+# --------------------------------------------------------------------------
+
+@pytest.fixture
+def forward_spec(tmp_path):
+    # The manifest's order, not the caller's, decides the packing: shuffle it.
+    params = [FWD_PARAMS[i] for i in (5, 0, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11)]
+    return parse_manifest(write_kernel(tmp_path, "attn_fwd_fp16_d64_noncausal",
+                                       params=params))
+
+
+def forward_values(**overrides):
+    values = {"Q": DevicePointer(0x7F0000000000, "fp16", "q"),
+              "K": DevicePointer(0x7F0000100000, "fp16", "k"),
+              "V": DevicePointer(0x7F0000200000, "fp16", "v"),
+              "O": DevicePointer(0x7F0000300000, "fp16", "out"),
+              "LSE": DevicePointer(0x7F0000400000, "fp32", "lse"), "sm_scale": 0.125,
+              "stride_z": 100 * 8 * 64, "stride_h": 64, "stride_n": 8 * 64,
+              "Z": 2, "H": 8, "N_CTX": 100}
+    values.update(overrides)
+    return values
+
+
+def test_pack_arguments_bytes_follow_the_manifest(forward_spec):
+    packed = pack_arguments(forward_spec, forward_values())
+    expected = [struct.pack("<f", 0.125)]
+    expected += [struct.pack("<Q", a) for a in (0x7F0000000000, 0x7F0000100000,
+                                                0x7F0000200000, 0x7F0000300000,
+                                                0x7F0000400000)]
+    expected += [struct.pack("<i", n) for n in (51200, 64, 512, 2, 8, 100)]
+    assert packed.raw_bytes() == expected
+    assert len(packed.array) == 12
+
+
+@pytest.mark.parametrize("overrides, message", [
+    ({"Q": DevicePointer(0x7F0000000008, "fp16", "q")}, "16-byte aligned.*q starts"),
+    ({"stride_n": 8 * 64 + 8}, "multiples of 16, but it is 520"),
+    ({"Z": 2**31}, "does not fit in i32"),
+    ({"Q": DevicePointer(0x7F0000000000, "bf16", "q")}, "points to fp16, but q holds bf16"),
+    ({"Q": 0x7F0000000000}, "is a pointer"),
+    ({"Z": True}, "is i32"),
+    ({"sm_scale": "0.1"}, "is fp32"),
+    ({"extra": 1}, r"unexpected \['extra'\]"),
+])
+def test_pack_arguments_refuses_what_breaks_the_contract(forward_spec, overrides, message):
+    with pytest.raises(ValueError, match=message):
+        pack_arguments(forward_spec, forward_values(**overrides))
+
+
+def test_pack_arguments_reports_missing_params(forward_spec):
+    values = forward_values()
+    del values["N_CTX"]
+    with pytest.raises(ValueError, match=r"missing \['N_CTX'\]"):
+        pack_arguments(forward_spec, values)
+
+
+@pytest.mark.parametrize("grid, message", [((0, 1, 1), "dimension x = 0"),
+                                           ((1, 65536, 1), "dimension y = 65536")])
+def test_grid_limits(grid, message):
+    with pytest.raises(ValueError, match=message):
+        check_grid(grid, "attn_fwd")
+    check_grid((2**31 - 1, 65535, 65535), "attn_fwd")
+
+
+def test_missing_driver_is_a_clear_error():
+    with pytest.raises(RuntimeError, match=r"NVIDIA driver \(libcuda-missing.so.1\) "
+                                           r"could not be loaded"):
+        CudaDriver("libcuda-missing.so.1")
