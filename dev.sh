@@ -92,9 +92,18 @@ setup_test_python() {
   "$TEST_VENV/bin/python3" -c "import torch" 2>/dev/null && return 0
   say "installing $TORCH_REQUIREMENT into $TEST_VENV for the tests"
   "$TEST_VENV/bin/python3" -m pip install -q --disable-pip-version-check \
-    ${TILE_TORCH_INDEX:+--index-url "$TILE_TORCH_INDEX"} "$TORCH_REQUIREMENT" ||
-    say "warning: PyTorch could not be installed: tile.attention's API tests" \
-      "will be skipped"
+    ${TILE_TORCH_INDEX:+--index-url "$TILE_TORCH_INDEX"} "$TORCH_REQUIREMENT" &&
+    return 0
+  # A missing PyTorch must not turn tile.attention's tests into silent skips.
+  if [ "${TILE_SKIP_TORCH_TESTS:-0}" = 1 ]; then
+    say "warning: PyTorch could not be installed; TILE_SKIP_TORCH_TESTS=1:" \
+      "tile.attention's API tests will be skipped"
+    return 0
+  fi
+  say "error: PyTorch could not be installed into $TEST_VENV (set" \
+    "TILE_TORCH_INDEX to another index, or TILE_SKIP_TORCH_TESTS=1 to skip" \
+    "tile.attention's tests)"
+  exit 1
 }
 
 run_tests() {

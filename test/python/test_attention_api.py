@@ -54,7 +54,9 @@ def test_flash_attn_func_refuses_bad_inputs(make, error, message):
 
 @pytest.mark.parametrize("kwargs, error, message", [
     ({"softmax_scale": "0.1"}, TypeError, "softmax_scale must be a number"),
-    ({"softmax_scale": float("nan")}, ValueError, "softmax_scale must be finite"),
+    ({"softmax_scale": float("nan")}, ValueError, "softmax_scale must be positive and finite"),
+    ({"softmax_scale": -0.125}, ValueError, "softmax_scale must be positive and finite"),
+    ({"softmax_scale": 0.0}, ValueError, "softmax_scale must be positive and finite"),
     ({"causal": "yes"}, TypeError, "causal must be True or False"),
     ({"return_lse": 1}, TypeError, "return_lse must be True or False"),
 ])

@@ -136,6 +136,10 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
   TILE_RETURN_IF_ERROR(options.getDouble(
       "sm-scale", 1.0 / std::sqrt(static_cast<double>(problem.headDim)),
       &problem.smScale));
+  // The kernels take the row max before scaling: only a positive scale
+  // keeps the order of the scores.
+  if (!(problem.smScale > 0) || !std::isfinite(problem.smScale))
+    return rt::Status::error("--sm-scale must be positive and finite");
   problem.causal = options.has("causal");
   std::string layout = options.get("layout", "bhnd");
   if (layout != "bhnd" && layout != "bnhd")

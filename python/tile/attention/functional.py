@@ -91,8 +91,11 @@ def _softmax_scale(softmax_scale, head_dim):
     if isinstance(softmax_scale, bool) or not isinstance(softmax_scale, (int, float)):
         raise TypeError(f"softmax_scale must be a number or None, not "
                         f"{type(softmax_scale).__name__}")
-    if not math.isfinite(softmax_scale):
-        raise ValueError(f"softmax_scale must be finite, not {softmax_scale}")
+    # The kernels take the row max before scaling, which keeps the order of
+    # the scores only for a positive scale.
+    if not math.isfinite(softmax_scale) or softmax_scale <= 0:
+        raise ValueError(f"softmax_scale must be positive and finite, not "
+                         f"{softmax_scale}")
     return float(softmax_scale)
 
 
