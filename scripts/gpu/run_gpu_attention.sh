@@ -35,10 +35,31 @@ for dtype in f16 bf16; do
     done
   done
 done
-check "bwd f16 d64 causal N=4096" --mode bwd --head-dim 64 --causal --batch 1 --heads 1 --seq 4096
+for dtype in f16 bf16; do
+  for d in 64 128; do
+    for causal in "" --causal; do
+      check "bwd $dtype d$d $causal N=4096" --mode bwd --dtype $dtype \
+        --head-dim $d $causal --batch 1 --heads 1 --seq 4096
+    done
+  done
+done
+# B*H = 64 programs along the grid's second axis.
+for mode in fwd bwd; do
+  check "$mode f16 d128 causal B*H=64" --mode $mode --head-dim 128 --causal --batch 16 --heads 4 --seq 257
+  check "$mode bf16 d64 B*H=64" --mode $mode --dtype bf16 --head-dim 64 --batch 8 --heads 8 --seq 100
+done
 check "fwd f16 d64 bnhd" --mode fwd --head-dim 64 --batch 2 --heads 3 --seq 200 --layout bnhd
 check "bwd bf16 d128 bnhd causal" --mode bwd --dtype bf16 --head-dim 128 --causal --batch 2 --heads 3 --seq 200 --layout bnhd
 echo "attention: $((checks - failures)) of $checks checks passed"
+
+echo "== the puzzle forward (fp32, one head) against the float64 reference"
+for n in 1 17 100 257 1024 4096; do
+  checks=$((checks + 1))
+  if ! $RUN flash-puzzle --backend cuda --check --seq $n > "$OUT/puzzle.log" 2>&1; then
+    failures=$((failures + 1)); echo "FAIL flash-puzzle N=$n"; tail -8 "$OUT/puzzle.log"
+  fi
+done
+echo "flash-puzzle: checked N = 1 17 100 257 1024 4096"
 
 echo "== compute-sanitizer memcheck"
 if command -v compute-sanitizer > /dev/null; then
