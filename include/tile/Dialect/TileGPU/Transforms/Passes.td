@@ -35,7 +35,8 @@ def TileGPURemoveLayoutConversions
        keep their layouts and get a conversion.
     2. *Backward*: a conversion of index arithmetic built only from
        constants, splats and ranges is replaced by the arithmetic rebuilt in
-       the wanted layout.
+       the wanted layout; so is a tile broadcast from a 1-D row (the LSE and
+       DELTA of the attention backward), with only the row converted.
     3. *Hoisting*: a conversion of a value defined outside a loop moves out
        of the loop.
 
@@ -60,6 +61,12 @@ def TileGPUOptimizeDotOperands
     buffer's k-slice, or a `tilegpu.extract_slice` of operands already in
     registers (P in attention). A warp then holds one k-slice of K or V at a
     time instead of the whole tile.
+
+    A transposed operand (`tile.trans` of a loaded tile, through conversions
+    between blocked layouts) is stored as loaded and read through a
+    `tilegpu.memdesc_trans` view, and buffers filled with the same tile in
+    the same encoding are shared: the attention backward keeps one buffer
+    each for dO and Q and reads dOᵀ and Qᵀ through views.
   }];
   let dependentDialects = ["::mlir::tilegpu::TileGPUDialect"];
 }
