@@ -65,6 +65,17 @@ _IMPLEMENTATIONS = {
 }
 
 
+def _register_sequence_parallel():
+    # ring.py needs torch.distributed, which the module's other types do not.
+    from . import ring
+    _IMPLEMENTATIONS[AttentionType.RING] = ring.ring_attention
+    _IMPLEMENTATIONS[AttentionType.STRIPED] = ring.striped_attention
+    _IMPLEMENTATIONS[AttentionType.STEP] = ring.step_attention
+
+
+_register_sequence_parallel()
+
+
 def register_attention(attention_type, function):
     """Makes `function` the implementation of `attention_type`."""
     _IMPLEMENTATIONS[AttentionType.parse(attention_type)] = function
