@@ -3,9 +3,9 @@
 Each implementation is a function
 ``fn(q, k, v, causal, softmax_scale, **options) -> out`` on
 (batch, seqlen, heads, head_dim) tensors, registered under an
-AttentionType.  Ring, striped and step attention (sequence parallel over a
-process group) plug in with ``register_attention`` once they exist; the
-module passes them its ``process_group`` through ``options``.
+AttentionType.  Ring, striped and step attention (ring.py, sequence parallel
+over a process group) are registered on import; the module passes them its
+``process_group`` through ``options``.
 """
 
 import enum
