@@ -88,12 +88,37 @@ def _check_all(rank, world_size):
             dist.barrier()
 
 
+def _check_subgroup(rank, world_size):
+    """Ring attention over the odd ranks only: group ranks are not global
+    ranks (P2P peers are translated)."""
+    members = list(range(1, world_size, 2))
+    group = dist.new_group(members)            # every rank must call it
+    if rank in members:
+        group_rank, size, scale = members.index(rank), len(members), 0.25
+        generator = torch.Generator().manual_seed(7)
+        q, k, v, dout = (torch.randn(1, 3 * size, 2, 4, dtype=torch.float64,
+                                     generator=generator) for _ in range(4))
+        q, k, v = (x.requires_grad_() for x in (q, k, v))
+        full_attention(q, k, v, True, scale).backward(dout)
+        shard = lambda x: ring.shard_sequence(x.detach(), "ring", group_rank, size)
+        q_l, k_l, v_l = (shard(x).clone().requires_grad_() for x in (q, k, v))
+        out = ring.ring_attn_func(q_l, k_l, v_l, causal=True, softmax_scale=scale,
+                                  group=group, block_forward=reference_block_forward,
+                                  block_backward=reference_block_backward)
+        out.backward(shard(dout))
+        for got, expected in [(k_l.grad, k.grad), (v_l.grad, v.grad), (q_l.grad, q.grad)]:
+            torch.testing.assert_close(got, shard(expected), rtol=1e-9, atol=1e-9)
+    dist.barrier()
+
+
 def _worker(rank, world_size, init_file):
     dist.init_process_group("gloo", init_method=f"file://{init_file}", rank=rank,
                             world_size=world_size)
     try:
         torch.set_num_threads(1)
         _check_all(rank, world_size)
+        if world_size == 4:
+            _check_subgroup(rank, world_size)
     finally:
         dist.destroy_process_group()
 
