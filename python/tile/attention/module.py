@@ -3,9 +3,9 @@
 Each implementation is a function
 ``fn(q, k, v, causal, softmax_scale, **options) -> out`` on
 (batch, seqlen, heads, head_dim) tensors, registered under an
-AttentionType.  Ring, striped and step attention (sequence parallel over a
-process group) plug in with ``register_attention`` once they exist; the
-module passes them its ``process_group`` through ``options``.
+AttentionType.  Ring, striped and step attention (ring.py, sequence parallel
+over a process group) are registered on import; the module passes them its
+``process_group`` through ``options``.
 """
 
 import enum
@@ -63,6 +63,17 @@ _IMPLEMENTATIONS = {
     AttentionType.STRIPED: _not_yet_available("striped attention"),
     AttentionType.STEP: _not_yet_available("step attention"),
 }
+
+
+def _register_sequence_parallel():
+    # ring.py needs torch.distributed, which the module's other types do not.
+    from . import ring
+    _IMPLEMENTATIONS[AttentionType.RING] = ring.ring_attention
+    _IMPLEMENTATIONS[AttentionType.STRIPED] = ring.striped_attention
+    _IMPLEMENTATIONS[AttentionType.STEP] = ring.step_attention
+
+
+_register_sequence_parallel()
 
 
 def register_attention(attention_type, function):
