@@ -27,8 +27,15 @@ def _scores(q, k, causal, scale):
     return scores
 
 
+def _check_square(q, k, v):
+    # Tile's kernels take as many keys as queries: so must the reference,
+    # or the tests would pass with blocks the kernels refuse.
+    assert q.shape == k.shape == v.shape, (q.shape, k.shape, v.shape)
+
+
 def reference_block_forward(q, k, v, causal, scale):
     """(out, lse): out like q, lse (batch, heads, seqlen)."""
+    _check_square(q, k, v)
     scores = _scores(q, k, causal, scale)
     lse = torch.logsumexp(scores, -1)
     out = torch.einsum("bhnm,bmhd->bnhd", torch.exp(scores - lse[..., None]), v)
@@ -38,6 +45,7 @@ def reference_block_forward(q, k, v, causal, scale):
 def reference_block_backward(dout, q, k, v, out, lse, causal, scale):
     """As the kernels: P from the given lse, delta = rowsum(out * dout) from
     the given (merged) out; dq and dk with the scale applied."""
+    _check_square(q, k, v)
     p = torch.exp(_scores(q, k, causal, scale) - lse[..., None])
     delta = (out * dout).sum(-1).transpose(1, 2)             # (b, h, n)
     dp = torch.einsum("bnhd,bmhd->bhnm", dout, v)

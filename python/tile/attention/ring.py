@@ -73,14 +73,17 @@ def _blocks(layout, causal, q_rank, k_rank, seqlen):
         if seqlen < 2:
             return []
         return [(slice(1, None), slice(0, -1), True)]
-    # STEP: local rows are [chunk q_rank; chunk 2W-1-q_rank].
+    # STEP: local rows are [chunk q_rank; chunk 2W-1-q_rank]. The kernels
+    # take blocks with as many keys as queries: chunk against chunk.
     half = seqlen // 2
     first, second = slice(0, half), slice(half, None)
     if k_rank == q_rank:
         return [(_ALL, _ALL, True)]      # the two chunks are in global order
     if k_rank < q_rank:
-        return [(_ALL, first, False)]    # chunk k_rank is before both query chunks
-    return [(second, _ALL, False)]       # only the late query chunk sees them
+        # Chunk k_rank is before both query chunks.
+        return [(first, first, False), (second, first, False)]
+    # Only the late query chunk sees them, both.
+    return [(second, first, False), (second, second, False)]
 
 
 def _check_layout(layout):

@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""Ring, striped and step attention with Tile's kernels over NCCL, one
+process per GPU, against single-GPU attention computed in float32 by
+PyTorch's SDPA (math backend) on the whole sequence.
+
+Each rank builds the same full q, k, v and output gradient (one seed), cuts
+its shard with shard_sequence, runs the sequence-parallel forward and
+backward, and compares its out, dq, dk and dv with the matching shard of the
+reference: normwise relative error within 4 (output) or 8 (gradients) unit
+roundoffs, as check_flash_attn_api.py.  Then, unless --no-bench, it times
+the forward and backward of each layout for long sequences and one GPU's
+flash_attn_func on the same total length.
+
+    python3 check_ring_attention.py [--gpus N] [--no-bench | --bench-only]
+
+Prints one line per case and a table last; exits 1 if a case failed.
+"""
+
+import argparse
+import math
+import os
+import sys
+import tempfile
+
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+for candidate in (os.path.join(HERE, "python"), os.path.join(HERE, "..", "..", "python")):
+    if os.path.isdir(os.path.join(candidate, "tile")):
+        sys.path.insert(0, os.path.abspath(candidate))
+        break
+
+from tile.attention import flash_attn_func  # noqa: E402
+from tile.attention import ring  # noqa: E402
+
+UNIT_ROUNDOFF = {torch.float16: 2.0**-11, torch.bfloat16: 2.0**-8}
+FUNCTIONS = {ring.RING: ring.ring_attn_func, ring.STRIPED: ring.striped_attn_func,
+             ring.STEP: ring.step_attn_func}
+
+
+def relative_error(x, ref):
+    x, ref = x.double(), ref.double()
+    if not torch.isfinite(x).all():
+        return math.inf
+    floor = 1e-3 * math.sqrt(max(ref.numel(), 1))
+    return ((x - ref).norm() / ref.norm().clamp_min(floor)).item()
+
+
+def reference(q, k, v, dout, causal):
+    """Out and gradients in float32 on the whole sequence ((B, N, H, D))."""
+    q, k, v = (t.float().transpose(1, 2).requires_grad_() for t in (q, k, v))
+    with torch.nn.attention.sdpa_kernel(torch.nn.attention.SDPBackend.MATH):
+        out = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
+    out.backward(dout.float().transpose(1, 2))
+    return [t.transpose(1, 2) for t in (out.detach(), q.grad, k.grad, v.grad)]
+
+
+def check_case(rank, world, layout, dtype, head_dim, causal, local_n, seed):
+    device = torch.device("cuda", rank)
+    generator = torch.Generator(device=device).manual_seed(seed)
+    shape = (1, local_n * world, 4, head_dim)
+    q, k, v, dout = (torch.randn(shape, device=device, dtype=dtype, generator=generator)
+                     for _ in range(4))
+    expected = reference(q, k, v, dout, causal)
+    shard = lambda t: ring.shard_sequence(t, layout, rank, world).contiguous()  # noqa: E731
+    ql, kl, vl = (shard(t).requires_grad_() for t in (q, k, v))
+    out = FUNCTIONS[layout](ql, kl, vl, causal=causal)
+    out.backward(shard(dout))
+    errors = [relative_error(got, shard(ref)) for got, ref in
+              zip((out.detach(), ql.grad, kl.grad, vl.grad), expected)]
+    limits = [4 * UNIT_ROUNDOFF[dtype]] + [8 * UNIT_ROUNDOFF[dtype]] * 3
+    ok = all(e <= lim for e, lim in zip(errors, limits))
+    # Every rank must pass for the case to pass.
+    flag = torch.tensor([0 if ok else 1], device=device)
+    dist.all_reduce(flag)
+    worst = torch.tensor(errors, device=device, dtype=torch.float64)
+    dist.all_reduce(worst, op=dist.ReduceOp.MAX)
+    return flag.item() == 0, worst.tolist()
+
+
+def time_ms(function, reps=5):
+    function()
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    times = []
+    for _ in range(reps):
+        dist.barrier()
+        start.record()
+        function()
+        end.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(end))
+    times.sort()
+    return times[len(times) // 2]
+
+
+def bench_case(rank, world, layout, total_n, head_dim, causal):
+    device = torch.device("cuda", rank)
+    heads = 32 if head_dim == 64 else 16
+    local = (1, total_n // world, heads, head_dim)
+    q, k, v, dout = (torch.randn(local, device=device, dtype=torch.float16) for _ in range(4))
+    q.requires_grad_(), k.requires_grad_(), v.requires_grad_()
+    function = FUNCTIONS[layout]
+    fwd = time_ms(lambda: function(q, k, v, causal=causal))
+
+    def fwd_bwd():
+        out = function(q, k, v, causal=causal)
+        out.backward(dout)
+    total = time_ms(fwd_bwd)
+    return fwd, total - fwd
+
+
+def single_gpu(total_n, head_dim, causal):
+    heads = 32 if head_dim == 64 else 16
+    shape = (1, total_n, heads, head_dim)
+    q, k, v, dout = (torch.randn(shape, device="cuda:0", dtype=torch.float16) for _ in range(4))
+    q.requires_grad_(), k.requires_grad_(), v.requires_grad_()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+
+    def run(backward):
+        out = flash_attn_func(q, k, v, causal=causal)
+        if backward:
+            out.backward(dout)
+    result = []
+    for backward in (False, True):
+        run(backward)
+        times = []
+        for _ in range(5):
+            start.record()
+            run(backward)
+            end.record()
+            torch.cuda.synchronize()
+            times.append(start.elapsed_time(end))
+        result.append(sorted(times)[2])
+    return result[0], result[1] - result[0]
+
+
+def worker(rank, world, init_file, checks, bench, queue):
+    torch.cuda.set_device(rank)
+    dist.init_process_group("nccl", init_method=f"file://{init_file}", rank=rank,
+                            world_size=world, device_id=torch.device("cuda", rank))
+    lines, failures, seed = [], 0, 0
+    for layout in (ring.RING, ring.STRIPED, ring.STEP) if checks else ():
+        for dtype in (torch.float16, torch.bfloat16):
+            for head_dim in (64, 128):
+                for causal in (False, True):
+                    # 1000 and 334 rows per rank: not multiples of the blocks.
+                    for local_n in (334, 1000):
+                        seed += 1
+                        ok, worst = check_case(rank, world, layout, dtype, head_dim,
+                                               causal, local_n, seed)
+                        failures += not ok
+                        lines.append(f"{'ok  ' if ok else 'FAIL'} {layout:8} "
+                                     f"{str(dtype)[6:]:8} d{head_dim:<3} "
+                                     f"{'causal' if causal else 'full':6} N={local_n * world:<6}"
+                                     f" err out {worst[0]:.1e} dq {worst[1]:.1e} "
+                                     f"dk {worst[2]:.1e} dv {worst[3]:.1e}")
+                        if rank == 0:   # as it comes, should a later case crash
+                            print(lines[-1], flush=True)
+    timings = []
+    if bench:
+        for total_n in (32768, 65536, 131072):
+            for head_dim in (64, 128):
+                for causal in (False, True):
+                    for layout in (ring.RING, ring.STRIPED, ring.STEP):
+                        fwd, bwd = bench_case(rank, world, layout, total_n, head_dim, causal)
+                        timings.append((total_n, head_dim, causal, layout, fwd, bwd))
+    if rank == 0:
+        queue.put((lines, failures, timings))
+    dist.destroy_process_group()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--gpus", type=int, default=torch.cuda.device_count())
+    parser.add_argument("--no-bench", action="store_true")
+    parser.add_argument("--bench-only", action="store_true")
+    args = parser.parse_args()
+    if args.gpus < 2:
+        sys.exit(f"check_ring_attention: needs 2 or more GPUs, found {args.gpus}")
+    context = mp.get_context("spawn")
+    queue = context.Queue()
+    with tempfile.TemporaryDirectory() as tmp:
+        processes = [context.Process(target=worker,
+                                     args=(r, args.gpus, os.path.join(tmp, "init"),
+                                           not args.bench_only, not args.no_bench, queue))
+                     for r in range(args.gpus)]
+        for p in processes:
+            p.start()
+        lines, failures, timings = queue.get()
+        for p in processes:
+            p.join()
+    if timings:
+        print(f"\n== time per step (ms, fp16, median of 5) on {args.gpus} GPUs, "
+              f"against flash_attn_func on one GPU, same total N")
+        print("N       D   mask    layout    fwd      bwd      1-GPU fwd 1-GPU bwd speed-up")
+        single = {}
+        for total_n, head_dim, causal, layout, fwd, bwd in timings:
+            key = (total_n, head_dim, causal)
+            if key not in single:
+                single[key] = single_gpu(total_n, head_dim, causal)
+            sf, sb = single[key]
+            print(f"{total_n:<7} {head_dim:<3} {'causal' if causal else 'full':7} {layout:8} "
+                  f"{fwd:8.2f} {bwd:8.2f} {sf:9.2f} {sb:9.2f} {(sf + sb) / (fwd + bwd):6.2f}x")
+    if lines:
+        print(f"\nring attention on {args.gpus} GPUs: {len(lines) - failures} of "
+              f"{len(lines)} cases passed")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
