@@ -21,12 +21,16 @@ _EXPORTS = {
     "Attention": "module",
     "AttentionType": "module",
     "register_attention": "module",
+    "ring_attn_func": "ring",
+    "striped_attn_func": "ring",
+    "step_attn_func": "ring",
     "KernelBundle": "bundle",
     "BundleError": "bundle",
     "find_kernel_dir": "bundle",
 }
 
-__all__ = ["flash_attn_func", "Attention", "AttentionType", "register_attention",
+__all__ = ["flash_attn_func", "ring_attn_func", "striped_attn_func", "step_attn_func",
+           "Attention", "AttentionType", "register_attention",
            "KernelBundle", "BundleError", "find_kernel_dir"]
 
 
