@@ -2,8 +2,9 @@
 """Compiles the kernels of a bundle directory for the GPU.
 
 For every <name>.json + <name>.mlir in the directory, runs
-`tile-opt -tile-to-llvm` (with the kernel's num_warps) and `tile-translate`
-to write <name>.ptx and, where ptxas is found, <name>.cubin, and records them
+`tile-opt -tile-to-llvm` (with the kernel's num_warps and num_stages) and
+`tile-translate` to write <name>.ptx and, where ptxas is found, <name>.cubin,
+and records them
 in the metadata under "gpu". A kernel the GPU lowering reports as "not
 supported on the GPU yet" (an f32 tile.dot, say) keeps no "gpu" entry and is
 listed, not failed: the runner says so when asked to launch it on the GPU.
@@ -44,11 +45,15 @@ def run(command):
     return result
 
 
-def compile_kernel(directory, name, meta, tools, target, ptxas):
+def compile_kernel(directory, name, meta, tools, target, ptxas, num_stages=None):
     stem = os.path.join(directory, name)
     llvm = stem + ".llvm.mlir"
+    if num_stages is not None:
+        meta["num_stages"] = num_stages
+    stages = meta.get("num_stages", 2)
     run([tools["tile-opt"], stem + ".mlir",
-         f"-tile-to-llvm=num-warps={meta['num_warps']} target={target}",
+         f"-tile-to-llvm=num-warps={meta['num_warps']} target={target} "
+         f"num-stages={stages}",
          "-o", llvm])
     run([tools["tile-translate"], llvm, "--emit=ptx", f"--target={target}",
          "-o", stem + ".ptx"])
@@ -70,6 +75,8 @@ def main():
                         help="directory holding tile-opt and tile-translate")
     parser.add_argument("--target", default="sm_90a")
     parser.add_argument("--stamp", help="file to touch when done")
+    parser.add_argument("--num-stages", type=int,
+                        help="override every kernel's num_stages (for sweeps)")
     args = parser.parse_args()
 
     tools = {t: os.path.join(args.tools, t)
@@ -86,7 +93,7 @@ def main():
         meta.pop("gpu", None)
         try:
             meta["gpu"] = compile_kernel(args.directory, name, meta, tools,
-                                         args.target, ptxas)
+                                         args.target, ptxas, args.num_stages)
             compiled.append(name)
         except Unsupported as reason:
             waiting.append(f"{name} ({reason})")

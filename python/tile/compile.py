@@ -98,7 +98,8 @@ def compile_one(args):
     out = args.output or (kernel + ".mlir")
     name = os.path.splitext(os.path.basename(out))[0]
     text, metadata = compile_kernel(fn, args.signature, constexprs, args.num_warps,
-                                    name=name, entry=args.entry)
+                                    name=name, entry=args.entry,
+                                    num_stages=args.num_stages)
     if args.output == "-":
         sys.stdout.write(text)
         return
@@ -123,7 +124,8 @@ def compile_manifest(args):
         fn = getattr(importlib.import_module(variant.module), variant.kernel)
         text, metadata = compile_kernel(fn, variant.signature, variant.constexprs,
                                         variant.num_warps, name=variant.name,
-                                        entry=variant.name)
+                                        entry=variant.name,
+                                        num_stages=variant.num_stages)
         write_outputs(text, metadata, os.path.join(args.out_dir, variant.name + ".mlir"))
 
 
@@ -137,6 +139,9 @@ def main(argv=None):
     parser.add_argument("--constexpr", "-c", action="append", default=[],
                         metavar="NAME=VALUE", help="value of a tl.constexpr parameter")
     parser.add_argument("--num-warps", "-w", type=int, default=4)
+    parser.add_argument("--num-stages", type=int, default=2,
+                        help="buffers per block load the GPU lowering copies ahead "
+                             "in loops (1: none; default 2)")
     parser.add_argument("--entry", help="symbol of the kernel function "
                         "(default: the Python function's name)")
     parser.add_argument("-o", "--output", help="OUT.mlir ('-' for stdout); "

@@ -307,3 +307,43 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// Asynchronous copies into a stack of two 32x64 fp16 buffers (4096 bytes
+// each): buffer %slot starts 4096 * %slot bytes in. One warp holds the
+// 32x64 block as 8-element (16-byte) row vectors, 8 per thread: 8 cp.async,
+// each predicated on %go, reading 16 bytes where the row is in bounds (the
+// checked dimension 0) and none (writing zeros) elsewhere.
+#b = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]>
+#s = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+// CHECK: tilegpu.shared_bytes = 8192 : i64
+// CHECK-LABEL: llvm.func @async_copy
+// CHECK: %[[STACK:.*]] = llvm.getelementptr %{{.*}}[0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK: %[[BYTES:.*]] = llvm.mul %{{.*}}, %{{.*}} : i32
+// CHECK: %[[BUF:.*]] = llvm.getelementptr %[[STACK]][%[[BYTES]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+// CHECK-COUNT-8: llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .pred p;\0Asetp.ne.b32 p, $0, 0;\0A@p cp.async.cg.shared.global [$1], [$2], 16, $3;\0A}", "r,r,l,r" %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (i32, i32, !llvm.ptr<1>, i32) -> ()
+// CHECK-NOT: cp.async.cg
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-NEXT: nvvm.cp.async.wait.group 0
+// CHECK-NEXT: nvvm.barrier0
+// ADDR-LABEL: llvm.func @async_copy
+// The in-bounds test of a row picks 16 or 0 source bytes.
+// ADDR: %[[NONE:.*]] = llvm.mlir.constant(0 : i32) : i32
+// ADDR: %[[SIXTEEN:.*]] = llvm.mlir.constant(16 : i32) : i32
+// ADDR: %[[SIZE:.*]] = llvm.select %{{.*}}, %[[SIXTEEN]], %[[NONE]] : i1, i32
+// ADDR: llvm.inline_asm {{.*}}cp.async.cg.shared.global{{.*}} %{{.*}}, %{{.*}}, %{{.*}}, %[[SIZE]] :
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
+  func.func @async_copy(%xp: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %rows: i64, %slot: i32, %go: i1) attributes {tile.kernel} {
+    %z = arith.constant 0 : i32
+    %one = arith.constant 1 : i64
+    %c64 = arith.constant 64 : i64
+    %bp = tile.make_block_ptr %xp, [%rows, %c64], [%c64, %one], [%z, %z] order [1, 0] : !tile.block_ptr<tensor<32x64xf16, #b>>
+    %stack = tilegpu.local_alloc : !tilegpu.memdesc<2x32x64xf16, #s>
+    %buf = tilegpu.memdesc_index %stack[%slot] : !tilegpu.memdesc<2x32x64xf16, #s> -> !tilegpu.memdesc<32x64xf16, #s>
+    tilegpu.async_copy_block %bp, %buf if %go boundary_check [0] : !tile.block_ptr<tensor<32x64xf16, #b>>, !tilegpu.memdesc<32x64xf16, #s>
+    tilegpu.async_commit_group
+    tilegpu.async_wait {pending = 0 : i32}
+    return
+  }
+}

@@ -268,7 +268,7 @@ def test_cli_writes_module_and_metadata(tmp_path, verify):
                      "*fp16,*fp16,*fp16,*fp16,*fp32,fp32,i32,i32,i32,i32,i32,i32",
                      "--constexpr", "HEAD_DIM=64", "--constexpr", "BLOCK_M=128",
                      "--constexpr", "BLOCK_N=64", "--constexpr", "CAUSAL=true",
-                     "--num-warps", "4", "-o", str(out))
+                     "--num-warps", "4", "--num-stages", "3", "-o", str(out))
     assert result.returncode == 0, result.stderr
     metadata = json.loads((tmp_path / "attn_fwd_test.json").read_text())
     assert metadata == {
@@ -280,7 +280,7 @@ def test_cli_writes_module_and_metadata(tmp_path, verify):
             ("stride_h", "i32"), ("stride_n", "i32"), ("Z", "i32"), ("H", "i32"),
             ("N_CTX", "i32")]],
         "constexprs": {"HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64, "CAUSAL": True},
-        "num_warps": 4, "target": "tile"}
+        "num_warps": 4, "num_stages": 3, "target": "tile"}
     text = out.read_text()
     assert "func.func @attn_fwd(" in text
     assert 'loc("python/tile/kernels/attention.py":' in text

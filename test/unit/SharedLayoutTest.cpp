@@ -401,9 +401,9 @@ TEST_F(SharedLayoutTest, MemDescVerifierRejectsBadShapes) {
   {
     Errors errors(context);
     EXPECT_FALSE(parseType(
-        (Twine("!tilegpu.memdesc<4x64x64xf16, ") + shared + ">").str(),
+        (Twine("!tilegpu.memdesc<2x4x64x64xf16, ") + shared + ">").str(),
         &context));
-    EXPECT_TRUE(errors.contains("a matrix (rank 2), not rank 3"));
+    EXPECT_TRUE(errors.contains("or a stack of them (rank 3), not rank 4"));
   }
   {
     Errors errors(context);

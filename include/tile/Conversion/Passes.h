@@ -21,6 +21,8 @@ namespace mlir::tile {
 struct TileToLLVMPipelineOptions {
   unsigned numWarps = 4;
   std::string target = "sm_90a";
+  /// Buffers per block load copied ahead by tilegpu-pipeline (1: none).
+  unsigned numStages = 2;
 };
 
 /// Adds the passes that take a module of tile kernels to LLVM + NVVM,
@@ -28,7 +30,8 @@ struct TileToLLVMPipelineOptions {
 void buildTileToLLVMPipeline(OpPassManager &pm,
                              const TileToLLVMPipelineOptions &options);
 
-/// Registers that pipeline as `tile-to-llvm{num-warps=N target=sm_XX}`.
+/// Registers that pipeline as
+/// `tile-to-llvm{num-warps=N target=sm_XX num-stages=S}`.
 void registerTileToLLVMPipeline();
 
 } // namespace mlir::tile

@@ -4,6 +4,8 @@
 // Loading through it computes each register's element index (the block's
 // offsets plus the register's coordinates), masks the dimensions named in
 // boundary_check to [0, shape), and reads with the padding value elsewhere.
+// An asynchronous copy through it sends each 16-byte vector straight to
+// shared memory with cp.async.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +16,7 @@
 #include "mlir/Transforms/DialectConversion.h"
 
 #include <limits>
+#include <set>
 
 using namespace mlir;
 using namespace mlir::tilegpu;
@@ -187,10 +190,90 @@ struct StoreBlockOpConversion
   }
 };
 
+/// One cp.async of 16 bytes from `src` (global) to `dst` (shared, i32)
+/// where `pred` (i1) holds, reading `srcBytes` (i32: 16, or 0 to write
+/// zeros). Inline PTX: the predicate skips the copy altogether.
+void emitAsyncCopy(OpBuilder &b, Location loc, Value dst, Value src, Value pred,
+                   Value srcBytes) {
+  Value predicate =
+      LLVM::ZExtOp::create(b, loc, b.getI32Type(), pred).getResult();
+  LLVM::InlineAsmOp::create(
+      b, loc, TypeRange{}, ValueRange{predicate, dst, src, srcBytes},
+      "{\n.reg .pred p;\nsetp.ne.b32 p, $0, 0;\n"
+      "@p cp.async.cg.shared.global [$1], [$2], 16, $3;\n}",
+      "r,r,l,r", /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      ArrayAttr());
+}
+
+/// Each vector of 16 bytes of the block's layout is one cp.async, from its
+/// global address to its place in the (swizzled) buffer. A vector outside a
+/// checked dimension reads nothing and writes zeros; the contiguous
+/// dimension is never checked (the verifier), so a vector is all in or all
+/// out.
+struct AsyncCopyBlockOpConversion
+    : public ConvertOpToLLVMPattern<AsyncCopyBlockOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(AsyncCopyBlockOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = op.getPtr().getType().getBlockType();
+    MemDescType buffer = op.getDst().getType();
+    Type element = getLoweredElementType(*getTypeConverter(), type);
+    LinearLayout layout = getLinearLayout(type);
+    unsigned inner =
+        cast<BlockedEncodingAttr>(type.getEncoding()).getOrder()[0];
+    int64_t width = 16 / getSharedElementBytes(type.getElementType());
+    if (getContiguousRegisterRun(layout, inner) < width ||
+        buffer.getEncoding().getOrder()[0] != inner ||
+        buffer.getEncoding().getVec() < width)
+      return op.emitError()
+             << "cannot copy in 16-byte vectors: the block's layout must "
+                "hold runs of "
+             << width << " elements along dimension " << inner
+             << ", the buffer's contiguous dimension, within a swizzle vector";
+    HwIndex hw = getHwIndex(rewriter, loc);
+    BlockPtrFields fields(rewriter, loc, adaptor.getPtr(), type.getRank());
+    BlockAccess access = computeBlockAccess(rewriter, loc, fields, layout,
+                                            op.getBoundaryCheck(), element, hw);
+    SmallVector<SmallVector<Value>> coords =
+        emitCoordinates(rewriter, loc, layout, hw);
+    // Copies of an element held by several threads or registers are made
+    // once.
+    Value pred = isCanonicalHolder(rewriter, loc, layout, hw);
+    if (adaptor.getPred())
+      pred = LLVM::AndOp::create(rewriter, loc, pred, adaptor.getPred());
+    Value full = createI32(rewriter, loc, 16),
+          none = createI32(rewriter, loc, 0);
+    std::set<LinearLayout::Coord> copied;
+    for (size_t i = 0; i < coords.size(); i += width) {
+      if (!copied.insert(registerOffset(layout, i)).second)
+        continue;
+      Value dst = emitSharedAddress(rewriter, loc, adaptor.getDst(), buffer,
+                                    element, coords[i]);
+      Value dstWord =
+          LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI32Type(), dst);
+      Value srcBytes = access.inBounds[i]
+                           ? LLVM::SelectOp::create(
+                                 rewriter, loc, access.inBounds[i], full, none)
+                                 .getResult()
+                           : full;
+      emitAsyncCopy(rewriter, loc, dstWord, access.addresses[i], pred,
+                    srcBytes);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void tilegpu::populateBlockPointerOpToLLVMPatterns(
     TileGPUToLLVMTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<MakeBlockPtrOpConversion, AdvanceOpConversion,
-               LoadBlockOpConversion, StoreBlockOpConversion>(converter);
+  patterns
+      .add<MakeBlockPtrOpConversion, AdvanceOpConversion, LoadBlockOpConversion,
+           StoreBlockOpConversion, AsyncCopyBlockOpConversion>(converter);
 }

@@ -3,7 +3,9 @@
 // A !tilegpu.memdesc lowers to the address of its buffer. local_alloc
 // stores a tile at the buffer the pass placed it at (attribute
 // tilegpu.allocation_offset, bytes into the kernel's dynamic shared memory)
-// between two barriers; memdesc_trans is the same memory. local_load reads
+// between two barriers; memdesc_trans is the same memory, memdesc_index an
+// offset into a stack. async_wait waits for cp.async groups, then at a
+// barrier. local_load reads
 // a window of a buffer: a 16-bit tensor-core operand with ldmatrix, one
 // instruction per four 8x8 matrices, anything else element by element.
 // extract_slice picks registers.
@@ -20,38 +22,6 @@ using namespace mlir;
 using namespace mlir::tilegpu;
 
 namespace {
-
-/// The offset in elements of element `coord` (i32 values) of a buffer:
-/// the swizzle of SharedEncodingAttr::getOffset, in instructions.
-Value emitSharedOffset(OpBuilder &b, Location loc, MemDescType type,
-                       ArrayRef<Value> coord) {
-  SharedEncodingAttr shared = type.getEncoding();
-  unsigned inner = shared.getOrder()[0], outer = shared.getOrder()[1];
-  auto constant = [&](int64_t v) { return createI32(b, loc, v); };
-  Value row = coord[outer], col = coord[inner];
-  Value phase = LLVM::AndOp::create(
-      b, loc,
-      LLVM::LShrOp::create(b, loc, row,
-                           constant(llvm::Log2_64(shared.getPerPhase()))),
-      constant(shared.getMaxPhase() - 1));
-  unsigned vecBits = llvm::Log2_64(shared.getVec());
-  Value vector = LLVM::XOrOp::create(
-      b, loc, LLVM::LShrOp::create(b, loc, col, constant(vecBits)), phase);
-  return LLVM::AddOp::create(
-      b, loc,
-      LLVM::MulOp::create(b, loc, row, constant(type.getShape()[inner])),
-      LLVM::OrOp::create(
-          b, loc, LLVM::ShlOp::create(b, loc, vector, constant(vecBits)),
-          LLVM::AndOp::create(b, loc, col, constant(shared.getVec() - 1))));
-}
-
-/// The address of element `coord` (i32 values) of a buffer at `base`.
-Value emitSharedAddress(OpBuilder &b, Location loc, Value base,
-                        MemDescType type, Type element, ArrayRef<Value> coord) {
-  return LLVM::GEPOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), element, base,
-      ValueRange{emitSharedOffset(b, loc, type, coord)});
-}
 
 /// ldmatrix of `count` 8x8 matrices of 16-bit elements at shared address
 /// `address` (i32) + `immediate` bytes; one i32 per matrix. Inline PTX keeps
@@ -130,12 +100,17 @@ struct LocalAllocOpConversion : public ConvertOpToLLVMPattern<LocalAllocOp> {
       return op.emitError() << "shared memory was not allocated for this "
                                "buffer (convert-tilegpu-to-llvm places them)";
     Location loc = op.getLoc();
-    auto srcType = op.getSrc().getType();
-    Type element = getLoweredElementType(*getTypeConverter(), srcType);
     Value base = LLVM::GEPOp::create(
         rewriter, loc, LLVM::LLVMPointerType::get(getContext(), 3),
         rewriter.getI8Type(), getScratchBase(rewriter, loc, scratch),
         ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(offset.getInt())});
+    // A buffer for asynchronous copies: they and async_wait synchronise.
+    if (!op.getSrc()) {
+      rewriter.replaceOp(op, base);
+      return success();
+    }
+    auto srcType = op.getSrc().getType();
+    Type element = getLoweredElementType(*getTypeConverter(), srcType);
     LinearLayout layout = getLinearLayout(srcType);
     HwIndex hw = getHwIndex(rewriter, loc);
     SmallVector<Value> values =
@@ -366,6 +341,56 @@ struct MemDescTransOpConversion
   }
 };
 
+/// Buffer `index` of a stack: `index` buffers past its start.
+struct MemDescIndexOpConversion
+    : public ConvertOpToLLVMPattern<MemDescIndexOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(MemDescIndexOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MemDescType buffer = op.getType();
+    int64_t bytes = buffer.getShape()[0] * buffer.getShape()[1] *
+                    getSharedElementBytes(buffer.getElementType());
+    Value offset = LLVM::MulOp::create(rewriter, loc, adaptor.getIndex(),
+                                       createI32(rewriter, loc, bytes));
+    rewriter.replaceOp(
+        op, LLVM::GEPOp::create(
+                rewriter, loc, LLVM::LLVMPointerType::get(getContext(), 3),
+                rewriter.getI8Type(), adaptor.getSrc(), ValueRange{offset}));
+    return success();
+  }
+};
+
+struct AsyncCommitGroupOpConversion
+    : public ConvertOpToLLVMPattern<AsyncCommitGroupOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(AsyncCommitGroupOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    NVVM::CpAsyncCommitGroupOp::create(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// cp.async.wait_group makes this thread's copies complete; the barrier
+/// makes everyone's visible, and everyone's earlier reads finished.
+struct AsyncWaitOpConversion : public ConvertOpToLLVMPattern<AsyncWaitOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(AsyncWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    NVVM::CpAsyncWaitGroupOp::create(rewriter, op.getLoc(), op.getPending());
+    createBarrier(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void tilegpu::populateSharedMemoryOpToLLVMPatterns(
@@ -373,5 +398,6 @@ void tilegpu::populateSharedMemoryOpToLLVMPatterns(
     const SharedScratch &scratch) {
   patterns.add<LocalAllocOpConversion>(converter, scratch);
   patterns.add<LocalLoadOpConversion, ExtractSliceOpConversion,
-               MemDescTransOpConversion>(converter);
+               MemDescTransOpConversion, MemDescIndexOpConversion,
+               AsyncCommitGroupOpConversion, AsyncWaitOpConversion>(converter);
 }

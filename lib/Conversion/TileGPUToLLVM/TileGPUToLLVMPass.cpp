@@ -40,8 +40,9 @@ constexpr llvm::StringLiteral kScratchSymbol = "tile_shared_scratch";
 /// swizzles stay bank-exact. Buffers whose lifetimes do not overlap share
 /// memory: a buffer lives from its local_alloc to the op of the alloc's
 /// block that holds its last read (through transposed views too), loops
-/// included. Reuse is safe because every local_alloc waits at a barrier
-/// before writing. Returns the total.
+/// included. Reuse is safe because every local_alloc with a source waits
+/// at a barrier before writing, and every asynchronous copy is issued
+/// after an async_wait's barrier (tilegpu-pipeline). Returns the total.
 int64_t allocateSharedBuffers(ModuleOp module, int64_t scratchBytes) {
   // Each op is numbered on entry and again after everything nested in it.
   DenseMap<Operation *, int64_t> position, end;
@@ -63,19 +64,21 @@ int64_t allocateSharedBuffers(ModuleOp module, int64_t scratchBytes) {
   module.walk([&](LocalAllocOp alloc) {
     MemDescType type = alloc.getType();
     int64_t last = position[alloc];
-    // Reads through transposed views keep the buffer alive too.
+    // Uses through views (transposed, or one buffer of a stack) keep the
+    // buffer alive too.
     SmallVector<Value> views{alloc.getResult()};
     while (!views.empty())
       for (Operation *user : views.pop_back_val().getUsers()) {
-        if (auto trans = dyn_cast<MemDescTransOp>(user))
-          views.push_back(trans.getResult());
+        if (isa<MemDescTransOp, MemDescIndexOp>(user))
+          views.push_back(user->getResult(0));
         Operation *holder = alloc->getBlock()->findAncestorOpInBlock(*user);
         last = std::max(last, holder ? end[holder] : end[user]);
       }
+    int64_t bytes = getSharedElementBytes(type.getElementType());
+    for (int64_t d : type.getShape())
+      bytes *= d;
     buffers.push_back({alloc, alloc->getParentOfType<func::FuncOp>(),
-                       position[alloc], last,
-                       type.getShape()[0] * type.getShape()[1] *
-                           getSharedElementBytes(type.getElementType())});
+                       position[alloc], last, bytes});
   });
   int64_t total = scratchBytes;
   for (size_t i = 0; i < buffers.size(); ++i) {
@@ -180,6 +183,9 @@ void tile::buildTileToLLVMPipeline(OpPassManager &pm,
   pm.addPass(tilegpu::createTileGPUAccelerateMatmul());
   pm.addPass(tilegpu::createTileGPURemoveLayoutConversions());
   pm.addPass(tilegpu::createTileGPUOptimizeDotOperands());
+  tilegpu::TileGPUPipelineOptions pipelineOptions;
+  pipelineOptions.numStages = options.numStages;
+  pm.addPass(tilegpu::createTileGPUPipeline(pipelineOptions));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createConvertTileGPUToLLVM());
@@ -199,6 +205,10 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                             llvm::cl::init(4)};
   Option<std::string> target{*this, "target", llvm::cl::desc("sm_80 or sm_90a"),
                              llvm::cl::init("sm_90a")};
+  Option<unsigned> numStages{
+      *this, "num-stages",
+      llvm::cl::desc("buffers per block load copied ahead in loops (1: none)"),
+      llvm::cl::init(2)};
 };
 } // namespace
 
@@ -206,6 +216,7 @@ void tile::registerTileToLLVMPipeline() {
   PassPipelineRegistration<PipelineOptions>(
       "tile-to-llvm", "inline, lay out and lower tile kernels to LLVM + NVVM",
       [](OpPassManager &pm, const PipelineOptions &options) {
-        buildTileToLLVMPipeline(pm, {options.numWarps, options.target});
+        buildTileToLLVMPipeline(
+            pm, {options.numWarps, options.target, options.numStages});
       });
 }

@@ -166,3 +166,33 @@ int64_t tilegpu::getSharedElementBytes(Type elementType) {
   unsigned bits = elementType.getIntOrFloatBitWidth();
   return std::max<int64_t>(1, bits / 8);
 }
+
+Value tilegpu::emitSharedOffset(OpBuilder &b, Location loc, MemDescType type,
+                                ArrayRef<Value> coord) {
+  SharedEncodingAttr shared = type.getEncoding();
+  unsigned inner = shared.getOrder()[0], outer = shared.getOrder()[1];
+  auto constant = [&](int64_t v) { return createI32(b, loc, v); };
+  Value row = coord[outer], col = coord[inner];
+  Value phase = LLVM::AndOp::create(
+      b, loc,
+      LLVM::LShrOp::create(b, loc, row,
+                           constant(llvm::Log2_64(shared.getPerPhase()))),
+      constant(shared.getMaxPhase() - 1));
+  unsigned vecBits = llvm::Log2_64(shared.getVec());
+  Value vector = LLVM::XOrOp::create(
+      b, loc, LLVM::LShrOp::create(b, loc, col, constant(vecBits)), phase);
+  return LLVM::AddOp::create(
+      b, loc,
+      LLVM::MulOp::create(b, loc, row, constant(type.getShape()[inner])),
+      LLVM::OrOp::create(
+          b, loc, LLVM::ShlOp::create(b, loc, vector, constant(vecBits)),
+          LLVM::AndOp::create(b, loc, col, constant(shared.getVec() - 1))));
+}
+
+Value tilegpu::emitSharedAddress(OpBuilder &b, Location loc, Value base,
+                                 MemDescType type, Type element,
+                                 ArrayRef<Value> coord) {
+  return LLVM::GEPOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), element, base,
+      ValueRange{emitSharedOffset(b, loc, type, coord)});
+}

@@ -102,6 +102,14 @@ void storeTile(OpBuilder &b, Location loc, const LinearLayout &layout,
                HwIndex hw, ArrayRef<Value> values, ArrayRef<Value> addresses,
                ArrayRef<Value> masks, int64_t width = 1);
 
+/// The offset in elements of element `coord` (i32 values) of a rank-2
+/// buffer: the swizzle of SharedEncodingAttr::getOffset, in instructions.
+Value emitSharedOffset(OpBuilder &b, Location loc, MemDescType type,
+                       ArrayRef<Value> coord);
+/// The address of element `coord` (i32 values) of a buffer at `base`.
+Value emitSharedAddress(OpBuilder &b, Location loc, Value base,
+                        MemDescType type, Type element, ArrayRef<Value> coord);
+
 } // namespace mlir::tilegpu
 
 #endif // TILE_LIB_CONVERSION_TILEGPUTOLLVM_UTILITY_H

@@ -10,13 +10,15 @@ The function symbol of each module is the variant name.
 
 
 class Variant:
-    def __init__(self, name, module, kernel, signature, constexprs, num_warps):
+    def __init__(self, name, module, kernel, signature, constexprs, num_warps,
+                 num_stages=2):
         self.name = name
         self.module = "tile.kernels." + module
         self.kernel = kernel
         self.signature = signature
         self.constexprs = constexprs
         self.num_warps = num_warps
+        self.num_stages = num_stages
 
     def __repr__(self):
         return f"Variant({self.name})"

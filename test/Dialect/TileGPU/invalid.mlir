@@ -212,8 +212,79 @@ func.func @slice_without_layout(%p: tensor<128x64xf16>) {
 // -----
 
 #s = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
-// expected-error @below {{a shared-memory tile is a matrix (rank 2), not rank 3}}
-func.func private @memdesc_rank(!tilegpu.memdesc<2x64x64xf16, #s>)
+// expected-error @below {{a shared-memory tile is a matrix (rank 2), or a stack of them (rank 3), not rank 4}}
+func.func private @memdesc_rank(!tilegpu.memdesc<2x2x64x64xf16, #s>)
+
+// -----
+
+#s = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+// expected-error @below {{shared-memory tile sizes must be powers of two}}
+func.func private @stack_of_odd_tiles(!tilegpu.memdesc<3x48x64xf16, #s>)
+
+// -----
+
+#s = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+#o = #tilegpu.dot_operand<opIdx = 1, parent = #tilegpu.mma<version = 2, warpsPerCTA = [4, 1]>, kWidth = 2>
+func.func @load_from_stack(%stack: !tilegpu.memdesc<2x64x64xf16, #s>) {
+  // expected-error @below {{needs a single buffer (rank 2), not the stack}}
+  %0 = tilegpu.local_load %stack [0, 0] : !tilegpu.memdesc<2x64x64xf16, #s> -> tensor<16x64xf16, #o>
+  return
+}
+
+// -----
+
+#s = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @index_a_single_buffer(%buf: !tilegpu.memdesc<64x64xf16, #s>, %i: i32) {
+  // expected-error @below {{indexes a stack of buffers (rank 3)}}
+  %0 = tilegpu.memdesc_index %buf[%i] : !tilegpu.memdesc<64x64xf16, #s> -> !tilegpu.memdesc<64x64xf16, #s>
+  return
+}
+
+// -----
+
+#s = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @index_keeps_shape(%stack: !tilegpu.memdesc<2x64x64xf16, #s>, %i: i32) {
+  // expected-error @below {{its shape, element type and encoding}}
+  %0 = tilegpu.memdesc_index %stack[%i] : !tilegpu.memdesc<2x64x64xf16, #s> -> !tilegpu.memdesc<64x64xbf16, #s>
+  return
+}
+
+// -----
+
+#b = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#s = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @copy_shape(%p: !tile.block_ptr<tensor<64x64xf16, #b>>, %buf: !tilegpu.memdesc<64x128xf16, #s>) {
+  // expected-error @below {{into a buffer of another shape or element type}}
+  tilegpu.async_copy_block %p, %buf : !tile.block_ptr<tensor<64x64xf16, #b>>, !tilegpu.memdesc<64x128xf16, #s>
+  return
+}
+
+// -----
+
+#b = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#s = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @copy_checks_contiguous_dim(%p: !tile.block_ptr<tensor<64x64xf16, #b>>, %buf: !tilegpu.memdesc<64x64xf16, #s>) {
+  // expected-error @below {{cannot check the block's contiguous dimension 1}}
+  tilegpu.async_copy_block %p, %buf boundary_check [1] : !tile.block_ptr<tensor<64x64xf16, #b>>, !tilegpu.memdesc<64x64xf16, #s>
+  return
+}
+
+// -----
+
+#s = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @copy_needs_layout(%p: !tile.block_ptr<tensor<64x64xf16>>, %buf: !tilegpu.memdesc<64x64xf16, #s>) {
+  // expected-error @below {{needs a block with a blocked layout}}
+  tilegpu.async_copy_block %p, %buf : !tile.block_ptr<tensor<64x64xf16>>, !tilegpu.memdesc<64x64xf16, #s>
+  return
+}
+
+// -----
+
+func.func @wait_count() {
+  // expected-error @below {{attribute 'pending' failed to satisfy constraint}}
+  tilegpu.async_wait {pending = -1 : i32}
+  return
+}
 
 // -----
 

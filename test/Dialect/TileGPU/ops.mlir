@@ -86,4 +86,22 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
     %half = tilegpu.local_load %buf [32, 0] : !tilegpu.memdesc<64x64xf16, #swz_t> -> tensor<32x64xf16, #kb>
     return %half : tensor<32x64xf16, #kb>
   }
+  // A stack of buffers filled by asynchronous copies, one picked by index.
+  // SHARED-LABEL: func.func @async_copies
+  func.func @async_copies(%p: !tile.block_ptr<tensor<64x64xf16, #kb>>, %slot: i32, %go: i1) -> tensor<16x64xf16, #opb> {
+    // SHARED: %[[STACK:.*]] = tilegpu.local_alloc : !tilegpu.memdesc<3x64x64xf16, #[[SWZ]]>
+    %stack = tilegpu.local_alloc : !tilegpu.memdesc<3x64x64xf16, #swz>
+    // SHARED: %[[BUF:.*]] = tilegpu.memdesc_index %[[STACK]][%{{.*}}] : !tilegpu.memdesc<3x64x64xf16, #[[SWZ]]> -> !tilegpu.memdesc<64x64xf16, #[[SWZ]]>
+    %buf = tilegpu.memdesc_index %stack[%slot] : !tilegpu.memdesc<3x64x64xf16, #swz> -> !tilegpu.memdesc<64x64xf16, #swz>
+    // SHARED: tilegpu.async_copy_block %{{.*}}, %[[BUF]] if %{{.*}} boundary_check [0] : !tile.block_ptr<tensor<64x64xf16, #[[KB]]>>, !tilegpu.memdesc<64x64xf16, #[[SWZ]]>
+    tilegpu.async_copy_block %p, %buf if %go boundary_check [0] : !tile.block_ptr<tensor<64x64xf16, #kb>>, !tilegpu.memdesc<64x64xf16, #swz>
+    // SHARED: tilegpu.async_copy_block %{{.*}}, %[[BUF]] : !tile.block_ptr
+    tilegpu.async_copy_block %p, %buf : !tile.block_ptr<tensor<64x64xf16, #kb>>, !tilegpu.memdesc<64x64xf16, #swz>
+    // SHARED: tilegpu.async_commit_group
+    tilegpu.async_commit_group
+    // SHARED: tilegpu.async_wait {pending = 1 : i32}
+    tilegpu.async_wait {pending = 1 : i32}
+    %k = tilegpu.local_load %buf [16, 0] : !tilegpu.memdesc<64x64xf16, #swz> -> tensor<16x64xf16, #opb>
+    return %k : tensor<16x64xf16, #opb>
+  }
 }

@@ -380,17 +380,21 @@ void MemDescType::print(AsmPrinter &printer) const {
 LogicalResult MemDescType::verify(function_ref<InFlightDiagnostic()> emitError,
                                   ArrayRef<int64_t> shape, Type elementType,
                                   SharedEncodingAttr encoding) {
-  if (shape.size() != 2)
-    return emitError() << "a shared-memory tile is a matrix (rank 2), not rank "
+  if (shape.size() != 2 && shape.size() != 3)
+    return emitError() << "a shared-memory tile is a matrix (rank 2), or a "
+                          "stack of them (rank 3), not rank "
                        << shape.size();
-  for (int64_t d : shape)
+  if (shape.size() == 3 && shape[0] < 1)
+    return emitError() << "a stack of shared-memory tiles needs at least one";
+  ArrayRef<int64_t> tile = shape.take_back(2);
+  for (int64_t d : tile)
     if (!isPowerOf2(d))
       return emitError() << "shared-memory tile sizes must be powers of two";
   if (!encoding)
     return emitError() << "a shared-memory tile needs a #tilegpu.shared layout";
   // The swizzle permutes whole vectors within a row: the row must hold at
   // least maxPhase of them.
-  int64_t rowLength = shape[encoding.getOrder()[0]];
+  int64_t rowLength = tile[encoding.getOrder()[0]];
   if (rowLength < int64_t(encoding.getVec()) * encoding.getMaxPhase())
     return emitError() << "a row of " << rowLength
                        << " elements is too short for the swizzle of "
@@ -448,9 +452,50 @@ static LogicalResult verifyWindow(Operation *op, ArrayRef<int64_t> srcShape,
   return success();
 }
 
+/// Ops that read or write a buffer as one tile need a rank-2 memdesc.
+static LogicalResult verifyMatrix(Operation *op, MemDescType buffer) {
+  if (buffer.getRank() != 2)
+    return op->emitOpError() << "needs a single buffer (rank 2), not the stack "
+                             << buffer << " (pick one with memdesc_index)";
+  return success();
+}
+
+// `local_alloc %src attr-dict : type($src) -> type($result)`, or without a
+// source `local_alloc attr-dict : type($result)`.
+ParseResult LocalAllocOp::parse(OpAsmParser &parser, OperationState &result) {
+  OpAsmParser::UnresolvedOperand src;
+  OptionalParseResult hasSrc = parser.parseOptionalOperand(src);
+  if (hasSrc.has_value() && failed(*hasSrc))
+    return failure();
+  Type srcType, bufferType;
+  if (parser.parseOptionalAttrDict(result.attributes) || parser.parseColon())
+    return failure();
+  if (hasSrc.has_value()) {
+    if (parser.parseType(srcType) || parser.parseArrow() ||
+        parser.resolveOperand(src, srcType, result.operands))
+      return failure();
+  }
+  if (parser.parseType(bufferType))
+    return failure();
+  result.addTypes(bufferType);
+  return success();
+}
+
+void LocalAllocOp::print(OpAsmPrinter &printer) {
+  if (getSrc())
+    printer << " " << getSrc();
+  printer.printOptionalAttrDict((*this)->getAttrs());
+  printer << " : ";
+  if (getSrc())
+    printer << getSrc().getType() << " -> ";
+  printer << getType();
+}
+
 LogicalResult LocalAllocOp::verify() {
-  auto src = getSrc().getType();
   MemDescType buffer = getType();
+  if (!getSrc())
+    return success();
+  auto src = getSrc().getType();
   if (src.getShape() != buffer.getShape() ||
       src.getElementType() != buffer.getElementType())
     return emitOpError() << "stores a " << src << " into a buffer of another "
@@ -460,8 +505,47 @@ LogicalResult LocalAllocOp::verify() {
   return success();
 }
 
+LogicalResult MemDescIndexOp::verify() {
+  MemDescType src = getSrc().getType(), result = getType();
+  if (src.getRank() != 3)
+    return emitOpError() << "indexes a stack of buffers (rank 3), not " << src;
+  if (result.getShape() != src.getShape().take_back(2) ||
+      result.getElementType() != src.getElementType() ||
+      result.getEncoding() != src.getEncoding())
+    return emitOpError() << "gives a buffer of " << src
+                         << ": its shape, element type and encoding, not "
+                         << result;
+  return success();
+}
+
+LogicalResult AsyncCopyBlockOp::verify() {
+  MemDescType buffer = getDst().getType();
+  if (failed(verifyMatrix(*this, buffer)))
+    return failure();
+  auto block = getPtr().getType().getBlockType();
+  if (block.getShape() != buffer.getShape() ||
+      block.getElementType() != buffer.getElementType())
+    return emitOpError() << "copies a block of " << block
+                         << " into a buffer of another shape or element type";
+  auto layout = dyn_cast_or_null<BlockedEncodingAttr>(block.getEncoding());
+  if (!layout)
+    return emitOpError() << "needs a block with a blocked layout";
+  for (int32_t d : getBoundaryCheck())
+    if (d < 0 || d >= block.getRank())
+      return emitOpError() << "checks dimension " << d << " of a rank-"
+                           << block.getRank() << " block";
+  if (llvm::is_contained(getBoundaryCheck(),
+                         static_cast<int32_t>(layout.getOrder()[0])))
+    return emitOpError() << "cannot check the block's contiguous dimension "
+                         << layout.getOrder()[0]
+                         << ": a 16-byte copy is all in or all out";
+  return success();
+}
+
 LogicalResult LocalLoadOp::verify() {
   MemDescType buffer = getSrc().getType();
+  if (failed(verifyMatrix(*this, buffer)))
+    return failure();
   auto result = getType();
   if (result.getElementType() != buffer.getElementType())
     return emitOpError() << "reads " << buffer.getElementType()
@@ -474,6 +558,8 @@ LogicalResult LocalLoadOp::verify() {
 
 LogicalResult MemDescTransOp::verify() {
   MemDescType src = getSrc().getType(), result = getType();
+  if (failed(verifyMatrix(*this, src)))
+    return failure();
   SharedEncodingAttr from = src.getEncoding(), to = result.getEncoding();
   ArrayRef<int64_t> shape = src.getShape();
   if (result.getElementType() != src.getElementType() ||

@@ -8,6 +8,12 @@ include "tile/Dialect/TileGPU/IR/TileGPUTypes.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/CommonTypeConstraints.td"
 
+// The tile dialect's block pointer (its .td is not included: that would
+// bring in the tile dialect's definitions).
+def TileGPU_BlockPtr
+    : Type<CPred<"::llvm::isa<::mlir::tile::BlockPtrType>($_self)">,
+           "tile block pointer", "::mlir::tile::BlockPtrType">;
+
 def TileGPU_ConvertLayoutOp : TileGPU_Op<"convert_layout", [Pure,
     SameOperandsAndResultShape, SameOperandsAndResultElementType]> {
   let summary = "move a tensor's elements to another layout";
@@ -31,21 +37,100 @@ def TileGPU_ConvertLayoutOp : TileGPU_Op<"convert_layout", [Pure,
 
 def TileGPU_LocalAllocOp : TileGPU_Op<"local_alloc", [
     MemoryEffects<[MemAlloc, MemWrite]>]> {
-  let summary = "store a tile into a new shared-memory buffer";
+  let summary = "a new shared-memory buffer, optionally filled with a tile";
   let description = [{
-    A buffer of shared memory, filled with `src` in the buffer's layout. The
-    lowering gives each buffer its own place in the kernel's shared memory
-    and waits at a barrier before writing (threads may still be reading the
-    previous contents, in a loop) and after (so every thread sees them).
+    A buffer of shared memory. With `src`, it is filled with `src` in the
+    buffer's layout: the lowering waits at a barrier before writing (threads
+    may still be reading the previous contents, in a loop) and after (so
+    every thread sees them). Without `src`, the buffer is left for
+    asynchronous copies to fill (`tilegpu.async_copy_block`); it may then be
+    a stack of buffers, rank 3, whose leading dimension `memdesc_index`
+    picks one from (the stages of a software pipeline).
 
     ```mlir
     %buf = tilegpu.local_alloc %k : tensor<64x64xf16, #blocked> -> !tilegpu.memdesc<64x64xf16, #shared>
+    %stages = tilegpu.local_alloc : !tilegpu.memdesc<3x64x64xf16, #shared>
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$src);
+  let arguments = (ins Optional<AnyRankedTensor>:$src);
   let results = (outs TileGPU_MemDescType:$result);
-  let assemblyFormat = "$src attr-dict `:` type($src) `->` qualified(type($result))";
+  let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
+}
+
+def TileGPU_MemDescIndexOp : TileGPU_Op<"memdesc_index", [Pure]> {
+  let summary = "one buffer of a stack of shared-memory buffers, as a view";
+  let description = [{
+    Buffer `index` (i32, in `[0, stages)`) of the rank-3 stack `src`: the
+    same memory, `index` buffers of the trailing shape into it.
+
+    ```mlir
+    %k = tilegpu.memdesc_index %stages[%slot] : !tilegpu.memdesc<3x64x64xf16, #shared> -> !tilegpu.memdesc<64x64xf16, #shared>
+    ```
+  }];
+  let arguments = (ins TileGPU_MemDescType:$src, I32:$index);
+  let results = (outs TileGPU_MemDescType:$result);
+  let assemblyFormat = [{
+    $src `[` $index `]` attr-dict `:` qualified(type($src)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def TileGPU_AsyncCopyBlockOp : TileGPU_Op<"async_copy_block", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "start copying a block from global to shared memory";
+  let description = [{
+    Starts copying the block `ptr` designates into the buffer `dst`
+    (`cp.async`, 16 bytes per copy, bypassing registers), where `pred` (if
+    given) is true. Elements outside `[0, shape)` of a dimension named in
+    `boundary_check` are not read and become zero; the contiguous dimension
+    of the block's layout may not be checked. The copy belongs to the next
+    `async_commit_group` and may be read only after an `async_wait` that
+    covers that group.
+
+    ```mlir
+    tilegpu.async_copy_block %kptr, %k if %inRange boundary_check [1] : !tile.block_ptr<tensor<64x64xf16, #blocked>>, !tilegpu.memdesc<64x64xf16, #shared>
+    ```
+  }];
+  let arguments = (ins TileGPU_BlockPtr:$ptr, TileGPU_MemDescType:$dst,
+                   Optional<I1>:$pred,
+                   DefaultValuedAttr<DenseI32ArrayAttr, "{}">:$boundary_check);
+  let assemblyFormat = [{
+    $ptr `,` $dst (`if` $pred^)? (`boundary_check` $boundary_check^)? attr-dict
+    `:` qualified(type($ptr)) `,` qualified(type($dst))
+  }];
+  let hasVerifier = 1;
+}
+
+def TileGPU_AsyncCommitGroupOp : TileGPU_Op<"async_commit_group", [
+    MemoryEffects<[MemWrite]>]> {
+  let summary = "close the group of asynchronous copies started so far";
+  let description = [{
+    The copies this thread started since the previous commit form one group
+    (possibly empty), which `async_wait` counts.
+
+    ```mlir
+    tilegpu.async_commit_group
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def TileGPU_AsyncWaitOp : TileGPU_Op<"async_wait", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "wait for asynchronous copies, then for every thread";
+  let description = [{
+    Waits until at most `pending` of this thread's most recent commit groups
+    are still in flight, then at a barrier: after it, what the earlier
+    groups of every thread copied is visible to the whole block, and every
+    thread has finished the reads it made before it.
+
+    ```mlir
+    tilegpu.async_wait {pending = 1 : i32}
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$pending);
+  let assemblyFormat = "attr-dict";
 }
 
 def TileGPU_LocalLoadOp : TileGPU_Op<"local_load", [

@@ -12,10 +12,13 @@ def TileGPU_MemDescType : TypeDef<TileGPU_Dialect, "MemDesc"> {
   let description = [{
     A buffer of shared memory holding a tile of `shape` and `elementType`,
     laid out by a `#tilegpu.shared` encoding. It lowers to the buffer's
-    address; the buffer lives as long as the value.
+    address; the buffer lives as long as the value. A rank-3 memdesc is a
+    stack of such buffers, one after the other, each of the trailing two
+    dimensions and laid out by the encoding (the stages of a pipeline).
 
     ```mlir
     !tilegpu.memdesc<64x64xf16, #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>>
+    !tilegpu.memdesc<3x64x64xf16, #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>>
     ```
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
@@ -23,6 +26,9 @@ def TileGPU_MemDescType : TypeDef<TileGPU_Dialect, "MemDesc"> {
                         "::mlir::tilegpu::SharedEncodingAttr":$encoding);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    int64_t getRank() const { return getShape().size(); }
+  }];
 }
 
 #endif // TILE_DIALECT_TILEGPU_IR_TILEGPUTYPES_TD

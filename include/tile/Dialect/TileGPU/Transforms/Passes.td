@@ -87,4 +87,36 @@ def TileGPUCoalesce : Pass<"tilegpu-coalesce", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::tilegpu::TileGPUDialect"];
 }
 
+def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {
+  let summary = "copy the blocks a loop stages in shared memory ahead, with cp.async";
+  let description = [{
+    In an `scf.for` with a positive constant step, a `tile.load_block`
+    through a loop-carried block pointer (advanced by loop-invariant offsets
+    each iteration) whose only user is a `tilegpu.local_alloc` (a dot operand
+    staged by tilegpu-optimize-dot-operands) becomes an asynchronous copy
+    into a stack of `num-stages` buffers, issued `num-stages - 1`
+    iterations ahead:
+
+    - before the loop: `tilegpu.async_wait {pending = 0}`, then copies for
+      the first `num-stages - 1` iterations, one `async_commit_group` each;
+    - at the top of each iteration: `async_wait {pending = num-stages - 2}`
+      (this iteration's group has landed, and every thread is done with the
+      buffer the previous iteration read), the copy for iteration
+      k + num-stages - 1 into that buffer, a commit; the iteration reads its
+      buffer through `tilegpu.memdesc_index`.
+
+    Copies for iterations past the end are predicated off. The block must
+    be copyable in 16-byte vectors: `tilegpu.vector_width` (from
+    tilegpu-coalesce) of 16 bytes, the buffer's contiguous dimension the
+    layout's, and no boundary check on that dimension. `num-stages = 1`
+    leaves the IR as it is.
+  }];
+  let options = [
+    Option<"numStages", "num-stages", "int", /*default=*/"2",
+           "buffers per pipelined load (1: no pipelining)">
+  ];
+  let dependentDialects = ["::mlir::tilegpu::TileGPUDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // TILE_DIALECT_TILEGPU_TRANSFORMS_PASSES_TD

@@ -1,0 +1,118 @@
+// RUN: tile-opt %s -split-input-file -tilegpu-pipeline | FileCheck %s
+// RUN: tile-opt %s -split-input-file -tilegpu-pipeline="num-stages=3" | FileCheck %s --check-prefix=S3
+// RUN: tile-opt %s -split-input-file -tilegpu-pipeline="num-stages=1" | FileCheck %s --check-prefix=OFF
+// RUN: not tile-opt %s -split-input-file -tilegpu-pipeline="num-stages=0" 2>&1 | FileCheck %s --check-prefix=ZERO
+
+// The forward attention loop: K and V are read through block pointers that
+// advance by BLOCK_N each iteration, and only stored into shared memory for
+// the dots. Both become asynchronous copies into stacks of buffers, issued
+// one iteration (num-stages - 1) ahead.
+
+#bk = #tilegpu.blocked<sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]>
+#bv = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#sk = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1]>
+#sv = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+#mma = #tilegpu.mma<version = 2, warpsPerCTA = [4, 1]>
+#opb = #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  // CHECK-LABEL: func.func @attention_loop
+  // OFF-LABEL: func.func @attention_loop
+  // ZERO: error: num-stages must be at least 1, not 0
+  func.func @attention_loop(%kp: !tile.block_ptr<tensor<64x64xf16, #bk>>, %vp: !tile.block_ptr<tensor<64x64xf16, #bv>>, %n: i32) -> (tensor<16x64xf16, #opb>, tensor<16x64xf16, #opb>) {
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %zero = arith.constant dense<0.0> : tensor<16x64xf16, #opb>
+    // Two stacks, then a barrier before the prologue.
+    // CHECK: %[[KS:.*]] = tilegpu.local_alloc : !tilegpu.memdesc<2x64x64xf16, #{{.*}}>
+    // CHECK: %[[VS:.*]] = tilegpu.local_alloc : !tilegpu.memdesc<2x64x64xf16, #{{.*}}>
+    // CHECK: tilegpu.async_wait {pending = 0 : i32}
+    // Iteration 0 runs if lower < upper; its copies go to buffer 0.
+    // CHECK: %[[RUNS0:.*]] = arith.cmpi slt, %{{.*}}, %arg2 : i32
+    // CHECK: %[[K0:.*]] = tilegpu.memdesc_index %[[KS]][%{{.*}}]
+    // CHECK: tilegpu.async_copy_block %arg0, %[[K0]] if %[[RUNS0]] boundary_check [1]
+    // CHECK: %[[V0:.*]] = tilegpu.memdesc_index %[[VS]][%{{.*}}]
+    // CHECK: tilegpu.async_copy_block %arg1, %[[V0]] if %[[RUNS0]] boundary_check [0]
+    // CHECK: tilegpu.async_commit_group
+    // CHECK-NOT: tilegpu.async_copy_block
+    // The loop carries the slot it reads, from 0.
+    // CHECK: scf.for %[[IV:.*]] = %{{.*}} to %arg2 step %{{.*}} iter_args(%[[KP:.*]] = %arg0, %[[VP:.*]] = %arg1, %[[ACC:.*]] = %{{.*}}, %[[SLOT:.*]] = %{{.*}})
+    // CHECK-NEXT: tilegpu.async_wait {pending = 0 : i32}
+    // The buffer iteration k - 1 read takes iteration k + 1's copy, if it runs.
+    // CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[SLOT]], %{{.*}} : i32
+    // CHECK: %[[WRITE:.*]] = arith.select %[[FIRST]], %{{.*}}, %{{.*}} : i32
+    // CHECK: %[[AHEAD:.*]] = arith.addi %[[IV]], %{{.*}} : i32
+    // CHECK: %[[RUNS:.*]] = arith.cmpi slt, %[[AHEAD]], %arg2 : i32
+    // CHECK: %[[KREAD:.*]] = tilegpu.memdesc_index %[[KS]][%[[SLOT]]]
+    // CHECK: %[[KNEXT:.*]] = tile.advance %[[KP]], [%{{.*}}, %{{.*}}]
+    // CHECK: %[[KW:.*]] = tilegpu.memdesc_index %[[KS]][%[[WRITE]]]
+    // CHECK: tilegpu.async_copy_block %[[KNEXT]], %[[KW]] if %[[RUNS]] boundary_check [1]
+    // CHECK: %[[VREAD:.*]] = tilegpu.memdesc_index %[[VS]][%[[SLOT]]]
+    // CHECK: tilegpu.async_copy_block %{{.*}}, %{{.*}} if %[[RUNS]] boundary_check [0]
+    // CHECK: tilegpu.async_commit_group
+    // The loads are gone; the dots read the buffers of this iteration.
+    // CHECK-NOT: tile.load_block
+    // CHECK-NOT: tilegpu.local_alloc
+    // CHECK: tilegpu.local_load %[[KREAD]] [0, 0]
+    // CHECK: tilegpu.local_load %[[VREAD]] [0, 0]
+    // The next slot wraps around.
+    // CHECK: arith.cmpi eq, %[[SLOT]], %{{.*}} : i32
+    // CHECK: %[[NEXT:.*]] = arith.select
+    // CHECK: scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %[[NEXT]]
+    // S3: tilegpu.local_alloc : !tilegpu.memdesc<3x64x64xf16
+    // S3: tilegpu.async_wait {pending = 0 : i32}
+    // S3-COUNT-2: tilegpu.async_commit_group
+    // S3: scf.for
+    // S3-NEXT: tilegpu.async_wait {pending = 1 : i32}
+    // OFF-NOT: tilegpu.async
+    // OFF: tile.load_block
+    %r:3 = scf.for %i = %c0 to %n step %c64 iter_args(%k_ptr = %kp, %v_ptr = %vp, %acc = %zero) -> (!tile.block_ptr<tensor<64x64xf16, #bk>>, !tile.block_ptr<tensor<64x64xf16, #bv>>, tensor<16x64xf16, #opb>) : i32 {
+      %k = tile.load_block %k_ptr boundary_check [1] {tilegpu.vector_width = 8 : i32} : !tile.block_ptr<tensor<64x64xf16, #bk>>
+      %v = tile.load_block %v_ptr boundary_check [0] {tilegpu.vector_width = 8 : i32} : !tile.block_ptr<tensor<64x64xf16, #bv>>
+      %kb = tilegpu.local_alloc %k : tensor<64x64xf16, #bk> -> !tilegpu.memdesc<64x64xf16, #sk>
+      %k0 = tilegpu.local_load %kb [0, 0] : !tilegpu.memdesc<64x64xf16, #sk> -> tensor<16x64xf16, #opb>
+      %vb = tilegpu.local_alloc %v : tensor<64x64xf16, #bv> -> !tilegpu.memdesc<64x64xf16, #sv>
+      %v0 = tilegpu.local_load %vb [0, 0] : !tilegpu.memdesc<64x64xf16, #sv> -> tensor<16x64xf16, #opb>
+      %sum = arith.addf %k0, %v0 : tensor<16x64xf16, #opb>
+      %next_k = tile.advance %k_ptr, [%c0, %c64] : !tile.block_ptr<tensor<64x64xf16, #bk>>
+      %next_v = tile.advance %v_ptr, [%c64, %c0] : !tile.block_ptr<tensor<64x64xf16, #bv>>
+      scf.yield %next_k, %next_v, %sum : !tile.block_ptr<tensor<64x64xf16, #bk>>, !tile.block_ptr<tensor<64x64xf16, #bv>>, tensor<16x64xf16, #opb>
+    }
+    return %r#2, %zero : tensor<16x64xf16, #opb>, tensor<16x64xf16, #opb>
+  }
+}
+
+// -----
+
+// Loads the pass leaves alone: one whose value is used in registers too,
+// one without a 16-byte vector width, one whose pointer advances by an
+// amount computed in the loop, and one checking its contiguous dimension.
+
+#bv = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#sv = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  // CHECK-LABEL: func.func @not_pipelined
+  // CHECK-NOT: tilegpu.async
+  // CHECK-COUNT-4: tile.load_block
+  func.func @not_pipelined(%p: !tile.block_ptr<tensor<64x64xf16, #bv>>, %n: i32) -> tensor<64x64xf16, #bv> {
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %zero = arith.constant dense<0.0> : tensor<64x64xf16, #bv>
+    %r:5 = scf.for %i = %c0 to %n step %c64 iter_args(%a = %p, %b = %p, %c = %p, %d = %p, %acc = %zero) -> (!tile.block_ptr<tensor<64x64xf16, #bv>>, !tile.block_ptr<tensor<64x64xf16, #bv>>, !tile.block_ptr<tensor<64x64xf16, #bv>>, !tile.block_ptr<tensor<64x64xf16, #bv>>, tensor<64x64xf16, #bv>) : i32 {
+      %x = tile.load_block %a {tilegpu.vector_width = 8 : i32} : !tile.block_ptr<tensor<64x64xf16, #bv>>
+      %xb = tilegpu.local_alloc %x : tensor<64x64xf16, #bv> -> !tilegpu.memdesc<64x64xf16, #sv>
+      %y = tile.load_block %b {tilegpu.vector_width = 4 : i32} : !tile.block_ptr<tensor<64x64xf16, #bv>>
+      %yb = tilegpu.local_alloc %y : tensor<64x64xf16, #bv> -> !tilegpu.memdesc<64x64xf16, #sv>
+      %z = tile.load_block %c {tilegpu.vector_width = 8 : i32} : !tile.block_ptr<tensor<64x64xf16, #bv>>
+      %zb = tilegpu.local_alloc %z : tensor<64x64xf16, #bv> -> !tilegpu.memdesc<64x64xf16, #sv>
+      %w = tile.load_block %d boundary_check [1] {tilegpu.vector_width = 8 : i32} : !tile.block_ptr<tensor<64x64xf16, #bv>>
+      %wb = tilegpu.local_alloc %w : tensor<64x64xf16, #bv> -> !tilegpu.memdesc<64x64xf16, #sv>
+      %sum = arith.addf %acc, %x : tensor<64x64xf16, #bv>
+      %next_a = tile.advance %a, [%c64, %c0] : !tile.block_ptr<tensor<64x64xf16, #bv>>
+      %next_b = tile.advance %b, [%c64, %c0] : !tile.block_ptr<tensor<64x64xf16, #bv>>
+      %next_c = tile.advance %c, [%i, %c0] : !tile.block_ptr<tensor<64x64xf16, #bv>>
+      %next_d = tile.advance %d, [%c64, %c0] : !tile.block_ptr<tensor<64x64xf16, #bv>>
+      scf.yield %next_a, %next_b, %next_c, %next_d, %sum : !tile.block_ptr<tensor<64x64xf16, #bv>>, !tile.block_ptr<tensor<64x64xf16, #bv>>, !tile.block_ptr<tensor<64x64xf16, #bv>>, !tile.block_ptr<tensor<64x64xf16, #bv>>, tensor<64x64xf16, #bv>
+    }
+    return %r#4 : tensor<64x64xf16, #bv>
+  }
+}
