@@ -167,7 +167,7 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
   std::string t = std::string("*") + rt::dtypeName(*dtype);
   TILE_RETURN_IF_ERROR(
       checkSignature(*forward, {t, t, t, t, "*fp32", "fp32", "i32", "i32",
-                                "i32", "i32", "i32", "i32"}));
+                                "i32", "i32", "i32", "i32", "i32"}));
   if (backward) {
     TILE_RETURN_IF_ERROR(selectVariant(session.bundle(), "attn_bwd_preprocess",
                                        problem.headDim, std::nullopt, *dtype,
@@ -180,7 +180,7 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
                                        &gradient));
     TILE_RETURN_IF_ERROR(checkSignature(
         *gradient, {t, t, t, "fp32", t, t, t, t, "*fp32", "*fp32", "i32", "i32",
-                    "i32", "i32", "i32", "i32"}));
+                    "i32", "i32", "i32", "i32", "i32"}));
   }
 
   int64_t b = problem.batch, h = problem.heads, n = problem.seq,
@@ -246,7 +246,8 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
       i32(strideN),
       i32(b),
       i32(h),
-      i32(n)};
+      i32(n),
+      i32(0)}; // causal_offset
   std::printf("kernel %s grid %s [%s]\n", forward->name.c_str(),
               forwardGrid.toString().c_str(),
               forward->constexprSummary().c_str());
@@ -304,7 +305,8 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
                     i32(strideN),
                     i32(b),
                     i32(h),
-                    i32(n)};
+                    i32(n),
+                    i32(0)}; // causal_offset
     std::printf("kernel %s grid %s [%s]\n", preprocess->name.c_str(),
                 preprocessGrid.toString().c_str(),
                 preprocess->constexprSummary().c_str());

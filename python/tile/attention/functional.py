@@ -223,7 +223,7 @@ def _forward(q, k, v, causal, scale):
               "V": _device_pointer(v, "v"), "O": _device_pointer(out, "out"),
               "LSE": _device_pointer(lse, "lse"), "sm_scale": scale,
               "stride_z": stride_z, "stride_h": stride_h, "stride_n": stride_n,
-              "Z": batch, "H": heads, "N_CTX": seqlen}
+              "Z": batch, "H": heads, "N_CTX": seqlen, "causal_offset": 0}
     grid = (_cdiv(seqlen, spec.constexpr_int("BLOCK_M")), batch * heads, 1)
     _launch(spec, grid, values, q.device)
     return out, lse, q, k, v
@@ -287,7 +287,7 @@ def _flash_attn_backward(dout, q, k, v, out, lse, causal, softmax_scale):
              "DO": _device_pointer(dout, "dout"), "DQ": _device_pointer(dq, "dq"),
              "DK": _device_pointer(dk, "dk"), "DV": _device_pointer(dv, "dv"),
              "LSE": _device_pointer(lse, "lse"), "DELTA": _device_pointer(delta, "delta"),
-             **shape_args}, q.device)
+             "causal_offset": 0, **shape_args}, q.device)
     return dq, dk, dv
 
 
