@@ -17,11 +17,21 @@ Comparison tile::rt::compareWithReference(const std::vector<double> &out,
     double expected = ref[i];
     double got =
         i < out.size() ? out[i] : std::numeric_limits<double>::quiet_NaN();
-    result.maxReference = std::max(result.maxReference, std::fabs(expected));
+    bool mismatch;
+    if (std::isfinite(expected)) {
+      result.maxReference = std::max(result.maxReference, std::fabs(expected));
+      mismatch = !std::isfinite(got);
+    } else {
+      // Only the same infinity matches (inf - inf would be NaN); it stays
+      // out of max|ref|, which would otherwise make the bound infinite.
+      mismatch = got != expected;
+    }
     double error = std::fabs(got - expected);
-    if (!std::isfinite(got) && std::isfinite(expected)) {
+    if (mismatch) {
       ++result.nonFinite;
       error = std::numeric_limits<double>::infinity();
+    } else if (!std::isfinite(expected)) {
+      error = 0;
     }
     if (error > result.maxAbsError || (i == 0 && error == 0)) {
       result.maxAbsError = error;

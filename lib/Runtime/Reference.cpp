@@ -26,8 +26,17 @@ std::vector<double> tile::rt::referenceSoftmax(const std::vector<double> &x,
   return y;
 }
 
+int64_t AttentionProblem::visibleKeys(int64_t row) const {
+  if (!causal || causalOffset >= seq)
+    return seq;
+  if (causalOffset < -seq)
+    return 0; // also keeps row + causalOffset from overflowing
+  return std::clamp<int64_t>(row + causalOffset + 1, 0, seq);
+}
+
 namespace {
-/// Probabilities P (n x n, row-major) of one head, and each row's LSE.
+/// Probabilities P (n x n, row-major) of one head, and each row's LSE; a
+/// row that sees no key has P = 0 and LSE -inf (the log of an empty sum).
 void headProbabilities(const AttentionProblem &p, const double *q,
                        const double *k, std::vector<double> &probs,
                        double *lse) {
@@ -35,7 +44,7 @@ void headProbabilities(const AttentionProblem &p, const double *q,
   probs.assign(static_cast<size_t>(n * n), 0.0);
   for (int64_t i = 0; i < n; ++i) {
     double *row = probs.data() + i * n;
-    int64_t visible = p.causal ? i + 1 : n;
+    int64_t visible = p.visibleKeys(i);
     double maximum = -std::numeric_limits<double>::infinity();
     for (int64_t j = 0; j < visible; ++j) {
       double dot = 0;
@@ -50,7 +59,8 @@ void headProbabilities(const AttentionProblem &p, const double *q,
     for (int64_t j = 0; j < visible; ++j)
       row[j] /= sum;
     if (lse)
-      lse[i] = maximum + std::log(sum);
+      lse[i] = visible ? maximum + std::log(sum)
+                       : -std::numeric_limits<double>::infinity();
   }
 }
 } // namespace

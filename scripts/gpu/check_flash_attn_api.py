@@ -5,8 +5,10 @@ For fp16 and bf16, head dims 64 and 128, causal and not, and sequence
 lengths that are not multiples of the block sizes, compares the forward and
 the gradients (dq, dk, dv) with torch's scaled_dot_product_attention
 computed in float32 (math backend, TF32 off) from the same inputs; then
-non-contiguous inputs, return_lse against torch.logsumexp, torch.no_grad, a
-side stream, expanded output gradients and the Attention module.
+causal offsets (SDPA with an explicit boolean mask; rows that see no key
+must give out 0, lse -inf and zero dq), non-contiguous inputs, return_lse
+against torch.logsumexp, torch.no_grad, a side stream, expanded output
+gradients and the Attention module.
 
 Errors are normwise, |x - ref| / |ref| (|ref| floored at an RMS of 1e-3,
 for gradients that are exactly zero), against limits in units of the
@@ -64,8 +66,42 @@ def poison_allocator(nbytes):
     del filler
 
 
-def reference(q, k, v, dout, causal, scale):
+def lse_error(lse, ref):
+    """relative_error over the rows that see a key; the others must be -inf
+    in both (a NaN or a misplaced -inf is an infinite error)."""
+    empty = torch.isneginf(ref)
+    if not torch.equal(torch.isneginf(lse), empty) or torch.isnan(lse).any():
+        return math.inf
+    return relative_error(lse[~empty], ref[~empty]) if (~empty).any() else 0.0
+
+
+def reference_with_offset(q, k, v, dout, causal_offset, scale):
+    """As reference(), causal with an offset: query i sees key j iff j <= i +
+    causal_offset, through an explicit boolean mask.  The rows that see no
+    key (i < -causal_offset, a prefix) never reach SDPA (it would make them
+    NaN): they get out 0, lse -inf and zero gradients."""
+    n = q.shape[1]
+    empty = min(n, max(0, -causal_offset))
+    q32, k32, v32 = (t.detach().float().requires_grad_() for t in (q, k, v))
+    visible = torch.ones(n, n, dtype=torch.bool, device=q.device).tril(causal_offset)
+    scores = torch.einsum("bnhd,bmhd->bhnm", q32.detach(), k32.detach()) * scale
+    lse = torch.logsumexp(scores.masked_fill(~visible, -math.inf), dim=-1)
+    if empty == n:
+        zeros = torch.zeros_like(q32.detach())
+        return zeros, lse, zeros, zeros.clone(), zeros.clone()
+    with sdpa_kernel([SDPBackend.MATH]):
+        seen = F.scaled_dot_product_attention(
+            q32[:, empty:].transpose(1, 2), k32.transpose(1, 2), v32.transpose(1, 2),
+            attn_mask=visible[empty:], scale=scale).transpose(1, 2)
+    out = torch.cat([torch.zeros_like(q32[:, :empty]), seen], dim=1)
+    dq, dk, dv = torch.autograd.grad(out, (q32, k32, v32), dout.float())
+    return out.detach(), lse, dq, dk, dv
+
+
+def reference(q, k, v, dout, causal, scale, causal_offset=0):
     """Out, LSE and gradients in float32 through SDPA's math backend."""
+    if causal and causal_offset != 0:
+        return reference_with_offset(q, k, v, dout, causal_offset, scale)
     q32, k32, v32 = (t.detach().float().requires_grad_() for t in (q, k, v))
     with sdpa_kernel([SDPBackend.MATH]):
         out = F.scaled_dot_product_attention(q32.transpose(1, 2), k32.transpose(1, 2),
@@ -108,7 +144,8 @@ def random_inputs(batch, seqlen, heads, head_dim, dtype, generator):
     return q, k, v, dout
 
 
-def check_case(results, name, q, k, v, dout, causal, scale=None, return_lse=True):
+def check_case(results, name, q, k, v, dout, causal, scale=None, return_lse=True,
+               causal_offset=0):
     """Forward, LSE and gradients of flash_attn_func against the reference."""
     dtype = q.dtype
     scale_value = scale if scale is not None else 1.0 / math.sqrt(q.shape[-1])
@@ -116,11 +153,12 @@ def check_case(results, name, q, k, v, dout, causal, scale=None, return_lse=True
     poison_allocator(8 * q.numel() * q.element_size())
     qg, kg, vg = (t.detach().requires_grad_() for t in (q, k, v))
     out, lse = flash_attn_func(qg, kg, vg, causal=causal, softmax_scale=scale,
-                               return_lse=True)
+                               return_lse=True, causal_offset=causal_offset)
     dq, dk, dv = torch.autograd.grad(out, (qg, kg, vg), dout)
     torch.cuda.synchronize()
-    ref_out, ref_lse, ref_dq, ref_dk, ref_dv = reference(q, k, v, dout, causal, scale_value)
-    errors = {"out": relative_error(out, ref_out), "lse": relative_error(lse, ref_lse),
+    ref_out, ref_lse, ref_dq, ref_dk, ref_dv = reference(q, k, v, dout, causal, scale_value,
+                                                         causal_offset)
+    errors = {"out": relative_error(out, ref_out), "lse": lse_error(lse, ref_lse),
               "dq": relative_error(dq, ref_dq), "dk": relative_error(dk, ref_dk),
               "dv": relative_error(dv, ref_dv)}
     limits = {"out": limit(dtype, False), "lse": LSE_LIMIT, "dq": limit(dtype, True),
@@ -152,6 +190,19 @@ def main():
                     name = (f"{str(dtype)[6:]} d{head_dim} {'causal' if causal else 'full'} "
                             f"N={seqlen} B={batch} H={heads}")
                     check_case(results, name, *tensors, causal)
+
+    # Causal offsets: -1 as striped ring attention uses it, ragged ones, one
+    # past N (every key visible) and ones where no row sees a key.
+    offset_cases = ((1, -1), (257, -1), (1000, -37), (300, 45), (100, 150), (100, -100),
+                    (4096, -1)) if not args.quick else ((257, -1), (300, 45), (100, -100))
+    for dtype in (torch.float16, torch.bfloat16):
+        for head_dim in (64, 128):
+            for seqlen, offset in offset_cases:
+                batch, heads = (2, 8) if seqlen <= 1000 else (1, 16)
+                tensors = random_inputs(batch, seqlen, heads, head_dim, dtype, generator)
+                name = (f"{str(dtype)[6:]} d{head_dim} causal offset={offset} "
+                        f"N={seqlen} B={batch} H={heads}")
+                check_case(results, name, *tensors, True, causal_offset=offset)
 
     # Layouts: a permuted (batch, heads, seqlen, head_dim) tensor goes in as
     # it is; a packed qkv slice and padded rows are copied.
@@ -201,7 +252,10 @@ def main():
                 *(torch.randn(1, 8, 2, 96, device="cuda", dtype=torch.float16),) * 3),
              ValueError),
             ("fp32 -> TypeError", lambda: flash_attn_func(
-                *(torch.randn(1, 8, 2, 64, device="cuda"),) * 3), TypeError)):
+                *(torch.randn(1, 8, 2, 64, device="cuda"),) * 3), TypeError),
+            ("causal_offset=True -> TypeError", lambda: flash_attn_func(
+                *(torch.randn(1, 8, 2, 64, device="cuda", dtype=torch.float16),) * 3,
+                causal=True, causal_offset=True), TypeError)):
         try:
             call()
             results.add_check(case, False, "no error")

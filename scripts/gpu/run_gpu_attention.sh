@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The attention kernels of a Tile bundle on the GPU: forward and backward
 # against the float64 reference (fp16 and bf16, head dims 64 and 128, causal
-# and not, sequence lengths that are not multiples of the blocks),
+# and not, causal offsets, sequence lengths that are not multiples of the
+# blocks),
 # compute-sanitizer memcheck on a representative set, and TFLOP/s beside
 # PyTorch's scaled_dot_product_attention backends in the same run.
 # Prints a table last; exits 1 if a check failed.
@@ -48,6 +49,21 @@ for mode in fwd bwd; do
   check "$mode f16 d128 causal B*H=64" --mode $mode --head-dim 128 --causal --batch 16 --heads 4 --seq 257
   check "$mode bf16 d64 B*H=64" --mode $mode --dtype bf16 --head-dim 64 --batch 8 --heads 8 --seq 100
 done
+# Causal offsets (query i sees key j iff j <= i + K): -1 as striped ring
+# attention uses it, ragged ones against the blocks, one past N (every key
+# visible) and one where no row sees a key (out 0, LSE -inf).
+for dtype in f16 bf16; do
+  for mode in fwd bwd; do
+    for offset_case in "64 1000 -1" "128 257 -1" "64 300 -37" "128 1000 45" "64 100 150" \
+                       "128 100 -100"; do
+      read -r d n k <<< "$offset_case"
+      check "$mode $dtype d$d causal K=$k N=$n" --mode $mode --dtype $dtype \
+        --head-dim $d --causal --causal-offset $k --batch 2 --heads 4 --seq $n
+    done
+  done
+  check "bwd $dtype d64 causal K=-1 N=4096" --mode bwd --dtype $dtype --head-dim 64 \
+    --causal --causal-offset -1 --batch 1 --heads 2 --seq 4096
+done
 check "fwd f16 d64 bnhd" --mode fwd --head-dim 64 --batch 2 --heads 3 --seq 200 --layout bnhd
 check "bwd bf16 d128 bnhd causal" --mode bwd --dtype bf16 --head-dim 128 --causal --batch 2 --heads 3 --seq 200 --layout bnhd
 echo "attention: $((checks - failures)) of $checks checks passed"
@@ -66,7 +82,8 @@ if command -v compute-sanitizer > /dev/null; then
   for args in "--mode fwd --seq 100 --head-dim 64 --causal" \
               "--mode bwd --seq 100 --head-dim 64 --causal" \
               "--mode fwd --seq 257 --head-dim 128 --dtype bf16" \
-              "--mode bwd --seq 257 --head-dim 128 --dtype bf16"; do
+              "--mode bwd --seq 257 --head-dim 128 --dtype bf16" \
+              "--mode bwd --seq 257 --head-dim 128 --causal --causal-offset -37"; do
     checks=$((checks + 1))
     if compute-sanitizer --tool memcheck --error-exitcode 9 $RUN attention $args \
         --batch 1 --heads 2 --backend cuda --check > "$OUT/memcheck.log" 2>&1; then

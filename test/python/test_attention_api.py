@@ -59,6 +59,11 @@ def test_flash_attn_func_refuses_bad_inputs(make, error, message):
     ({"softmax_scale": 0.0}, ValueError, "softmax_scale must be positive and finite"),
     ({"causal": "yes"}, TypeError, "causal must be True or False"),
     ({"return_lse": 1}, TypeError, "return_lse must be True or False"),
+    ({"causal": True, "causal_offset": True}, TypeError,
+     "causal_offset must be an int, not True"),
+    ({"causal": True, "causal_offset": -1.0}, TypeError,
+     "causal_offset must be an int, not -1.0"),
+    ({"causal_offset": "2"}, TypeError, "causal_offset must be an int, not '2'"),
 ])
 def test_flash_attn_func_refuses_bad_options(kwargs, error, message):
     with pytest.raises(error, match=message):
@@ -70,6 +75,24 @@ def test_backward_entry_checks_lse():
     lse = torch.zeros(2, 3, 16)
     with pytest.raises(ValueError, match=r"lse must be float32 of shape \(2, 3, 17\)"):
         functional._flash_attn_backward(q, q, k, v, q, lse, False, None)
+
+
+def test_block_entries_check_causal_offset():
+    q, k, v = qkv()
+    lse = torch.zeros(2, 3, 17)
+    with pytest.raises(TypeError, match="causal_offset must be an int, not False"):
+        functional._flash_attn_forward(q, k, v, True, None, False)
+    with pytest.raises(TypeError, match="causal_offset must be an int, not 0.5"):
+        functional._flash_attn_backward(q, q, k, v, q, lse, True, None, 0.5)
+
+
+def test_kernel_causal_offset_is_clamped_to_the_sequence():
+    # Beyond +-seqlen every row sees every key, or none: clamping changes
+    # nothing and keeps any Python int within the kernels' i32.
+    assert functional._kernel_causal_offset(True, 10**20, 17) == 17
+    assert functional._kernel_causal_offset(True, -10**20, 17) == -17
+    assert functional._kernel_causal_offset(True, -5, 17) == -5
+    assert functional._kernel_causal_offset(False, -5, 17) == 0
 
 
 def test_unsupported_head_dim_lists_what_the_bundle_has(monkeypatch, tmp_path):
@@ -196,13 +219,18 @@ class EmulatedKernels:
         q, k, v = (view(x).float() for x in "QKV")
         scores = q @ k.transpose(-1, -2) * values["sm_scale"]
         if spec.constexprs["CAUSAL"]:
-            scores = scores.masked_fill(torch.ones(n, n, dtype=torch.bool).triu(1), -math.inf)
+            hidden = torch.ones(n, n, dtype=torch.bool).triu(1 + values["causal_offset"])
+            scores = scores.masked_fill(hidden, -math.inf)
+
+        def probabilities(lse):   # rows with lse -inf see no key: P = 0
+            return torch.exp(scores - lse.masked_fill(torch.isneginf(lse), 0)[..., None])
+
         if spec.kernel == "attn_fwd":
             lse = torch.logsumexp(scores, -1)
             rows("LSE").copy_(lse)
-            view("O").copy_(torch.exp(scores - lse[..., None]) @ v)
+            view("O").copy_(probabilities(lse) @ v)
             return
-        p = torch.exp(scores - rows("LSE")[..., None])
+        p = probabilities(rows("LSE"))
         do = view("DO").float()
         ds = p * (do @ v.transpose(-1, -2) - rows("DELTA")[..., None])
         view("DV").copy_(p.transpose(-1, -2) @ do)
@@ -220,14 +248,20 @@ def emulated(monkeypatch):
     return kernels
 
 
-def reference(q, k, v, dout, causal, scale):
+def reference(q, k, v, dout, causal, scale, causal_offset=0):
     q, k, v = (t.detach().float().requires_grad_() for t in (q, k, v))
     scores = torch.einsum("bnhd,bmhd->bhnm", q, k) * scale
+    n = q.shape[1]
+    hidden = torch.zeros(n, n, dtype=torch.bool)
     if causal:
-        n = q.shape[1]
-        scores = scores.masked_fill(torch.ones(n, n, dtype=torch.bool).triu(1), -math.inf)
-    lse = torch.logsumexp(scores, -1)
-    out = torch.einsum("bhnm,bmhd->bnhd", torch.softmax(scores, -1), v)
+        hidden = torch.ones(n, n, dtype=torch.bool).triu(1 + causal_offset)
+    # Rows that see no key: out 0, lse -inf.  Their scores are zeroed before
+    # the softmax, so that no NaN reaches autograd, and their P set to 0.
+    empty = hidden.all(-1)[:, None]
+    scores = scores.masked_fill(hidden & ~empty, -math.inf).masked_fill(empty, 0)
+    lse = torch.logsumexp(scores, -1).masked_fill(empty[:, 0], -math.inf)
+    probs = torch.softmax(scores, -1).masked_fill(empty, 0)
+    out = torch.einsum("bhnm,bmhd->bnhd", probs, v)
     return (out, lse.detach(), *torch.autograd.grad(out, (q, k, v), dout.float()))
 
 
@@ -261,6 +295,43 @@ def test_autograd_wiring_against_emulated_kernels(emulated, layout, causal, dtyp
         assert error <= limit, f"{name}: relative error {error:.2e} > {limit:.2e}"
     assert [kernel for kernel, _ in emulated.launches] == [
         "attn_fwd", "attn_bwd_preprocess", "attn_bwd"]
+
+
+def relative_error(got, want):
+    return ((got.double() - want.double()).norm() / want.double().norm()).item()
+
+
+@needs_kernels
+@pytest.mark.parametrize("causal_offset", [-1, -20, 3, -37, 10**12])
+def test_causal_offset_reaches_the_kernels(emulated, causal_offset):
+    """The offset goes to both kernels (clamped to +-seqlen); rows that see no
+    key come back with out 0, lse -inf and zero dq."""
+    shape = (1, 37, 2, 64)
+    q, k, v = (t.requires_grad_() for t in qkv(shape))
+    dout = torch.randn(shape).half()
+    out, lse = flash_attn_func(q, k, v, causal=True, softmax_scale=0.2, return_lse=True,
+                               causal_offset=causal_offset)
+    dq, dk, dv = torch.autograd.grad(out, (q, k, v), dout)
+    ref = reference(q, k, v, dout, True, 0.2, causal_offset)
+    empty = max(0, min(37, -causal_offset))       # rows i with i + offset < 0
+    assert torch.isneginf(lse[:, :, :empty]).all() and torch.isfinite(lse[:, :, empty:]).all()
+    assert (out[:, :empty] == 0).all() and (dq[:, :empty] == 0).all()
+    limit = 4 * 2.0**-11
+    for name, got, want in zip(("out", "dq", "dk", "dv"), (out, dq, dk, dv),
+                               (ref[0], *ref[2:])):
+        if want.norm() > 0:
+            assert relative_error(got, want) <= limit, name
+        else:
+            assert (got == 0).all(), name
+    if empty < 37:
+        torch.testing.assert_close(lse[:, :, empty:], ref[1][:, :, empty:])
+
+
+@needs_kernels
+def test_causal_offset_is_ignored_without_causal(emulated):
+    q, k, v = qkv((1, 20, 2, 64))
+    plain = flash_attn_func(q, k, v)
+    assert torch.equal(flash_attn_func(q, k, v, causal_offset=-5), plain)
 
 
 @needs_kernels

@@ -15,7 +15,8 @@ from tile.attention.driver import (CudaDriver, DevicePointer, check_grid,
 FWD_PARAMS = [("Q", "*fp16", 16), ("K", "*fp16", 16), ("V", "*fp16", 16),
               ("O", "*fp16", 16), ("LSE", "*fp32", 16), ("sm_scale", "fp32", 1),
               ("stride_z", "i32", 16), ("stride_h", "i32", 16), ("stride_n", "i32", 16),
-              ("Z", "i32", 1), ("H", "i32", 1), ("N_CTX", "i32", 1)]
+              ("Z", "i32", 1), ("H", "i32", 1), ("N_CTX", "i32", 1),
+              ("causal_offset", "i32", 1)]
 
 
 def write_kernel(directory, name, params=FWD_PARAMS, kernel="attn_fwd",
@@ -82,8 +83,9 @@ def test_invalid_manifest_names_file_and_problem(tmp_path, text, message):
 
 
 def test_bundle_rejects_a_kernel_whose_params_differ(tmp_path):
+    # e.g. kernels built before they took causal_offset.
     write_kernel(tmp_path, "attn_fwd_fp16_d64_noncausal", params=FWD_PARAMS[:-1])
-    with pytest.raises(BundleError, match="N_CTX"):
+    with pytest.raises(BundleError, match=r"attention API passes \[.*'causal_offset'\]"):
         KernelBundle(tmp_path)
 
 
@@ -168,7 +170,7 @@ def test_built_kernels_are_the_manifest_variants():
 @pytest.fixture
 def forward_spec(tmp_path):
     # The manifest's order, not the caller's, decides the packing: shuffle it.
-    params = [FWD_PARAMS[i] for i in (5, 0, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11)]
+    params = [FWD_PARAMS[i] for i in (5, 0, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12)]
     return parse_manifest(write_kernel(tmp_path, "attn_fwd_fp16_d64_noncausal",
                                        params=params))
 
@@ -180,7 +182,7 @@ def forward_values(**overrides):
               "O": DevicePointer(0x7F0000300000, "fp16", "out"),
               "LSE": DevicePointer(0x7F0000400000, "fp32", "lse"), "sm_scale": 0.125,
               "stride_z": 100 * 8 * 64, "stride_h": 64, "stride_n": 8 * 64,
-              "Z": 2, "H": 8, "N_CTX": 100}
+              "Z": 2, "H": 8, "N_CTX": 100, "causal_offset": -1}
     values.update(overrides)
     return values
 
@@ -191,9 +193,9 @@ def test_pack_arguments_bytes_follow_the_manifest(forward_spec):
     expected += [struct.pack("<Q", a) for a in (0x7F0000000000, 0x7F0000100000,
                                                 0x7F0000200000, 0x7F0000300000,
                                                 0x7F0000400000)]
-    expected += [struct.pack("<i", n) for n in (51200, 64, 512, 2, 8, 100)]
+    expected += [struct.pack("<i", n) for n in (51200, 64, 512, 2, 8, 100, -1)]
     assert packed.raw_bytes() == expected
-    assert len(packed.array) == 12
+    assert len(packed.array) == 13
 
 
 @pytest.mark.parametrize("overrides, message", [

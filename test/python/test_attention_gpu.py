@@ -63,3 +63,49 @@ def test_lse_is_the_natural_log_sum_exp():
     scores = scores.masked_fill(
         torch.ones(77, 77, dtype=torch.bool, device="cuda").triu(1), -math.inf)
     torch.testing.assert_close(lse, torch.logsumexp(scores, -1), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype, head_dim, seqlen, causal_offset", [
+    (torch.float16, 64, 257, -1), (torch.bfloat16, 128, 100, -37),
+    (torch.float16, 128, 300, 45), (torch.bfloat16, 64, 50, -60)])
+def test_causal_offset_matches_a_masked_reference(dtype, head_dim, seqlen, causal_offset):
+    """Query i sees key j iff j <= i + causal_offset; rows that see no key
+    (a prefix) give out 0, lse -inf and zero dq.  The reference runs SDPA
+    with an explicit mask on the other rows only (a fully masked row would
+    be NaN there)."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    torch.backends.cuda.matmul.allow_tf32 = False
+    generator = torch.Generator(device="cuda").manual_seed(seqlen)
+    shape = (2, seqlen, 4, head_dim)
+    q, k, v = (torch.randn(shape, device="cuda", generator=generator).mul(0.5).to(dtype)
+               .requires_grad_() for _ in range(3))
+    dout = torch.randn(shape, device="cuda", generator=generator).to(dtype)
+    out, lse = flash_attn_func(q, k, v, causal=True, return_lse=True,
+                               causal_offset=causal_offset)
+    grads = torch.autograd.grad(out, (q, k, v), dout)
+
+    empty = min(seqlen, max(0, -causal_offset))
+    visible = torch.ones(seqlen, seqlen, dtype=torch.bool, device="cuda").tril(causal_offset)
+    q32, k32, v32 = (t.detach().float().requires_grad_() for t in (q, k, v))
+    ref_out = torch.zeros_like(q32)
+    if empty < seqlen:
+        with sdpa_kernel([SDPBackend.MATH]):
+            seen = torch.nn.functional.scaled_dot_product_attention(
+                q32[:, empty:].transpose(1, 2), k32.transpose(1, 2), v32.transpose(1, 2),
+                attn_mask=visible[empty:]).transpose(1, 2)
+        ref_out = torch.cat([ref_out[:, :empty], seen], dim=1)
+        ref_grads = torch.autograd.grad(ref_out, (q32, k32, v32), dout.float())
+    else:
+        ref_grads = (torch.zeros_like(q32),) * 3
+    scores = torch.einsum("bnhd,bmhd->bhnm", q32.detach(), k32.detach()) / math.sqrt(head_dim)
+    ref_lse = torch.logsumexp(scores.masked_fill(~visible, -math.inf), -1)
+
+    assert torch.isneginf(lse[:, :, :empty]).all() and torch.isfinite(lse[:, :, empty:]).all()
+    assert (out[:, :empty] == 0).all() and (grads[0][:, :empty] == 0).all()
+    if empty < seqlen:
+        torch.testing.assert_close(lse[:, :, empty:], ref_lse[:, :, empty:], rtol=1e-5,
+                                   atol=1e-5)
+    u = UNIT_ROUNDOFF[dtype]
+    assert relative_error(out, ref_out) <= 4 * u
+    for got, ref in zip(grads, ref_grads):
+        assert relative_error(got, ref) <= 8 * u

@@ -265,7 +265,7 @@ def run_cli(*args, cwd=REPO):
 def test_cli_writes_module_and_metadata(tmp_path, verify):
     out = tmp_path / "attn_fwd_test.mlir"
     result = run_cli("python/tile/kernels/attention.py:attn_fwd", "--signature",
-                     "*fp16,*fp16,*fp16,*fp16,*fp32,fp32,i32,i32,i32,i32,i32,i32",
+                     "*fp16,*fp16,*fp16,*fp16,*fp32,fp32,i32,i32,i32,i32,i32,i32,i32",
                      "--constexpr", "HEAD_DIM=64", "--constexpr", "BLOCK_M=128",
                      "--constexpr", "BLOCK_N=64", "--constexpr", "CAUSAL=true",
                      "--num-warps", "4", "--num-stages", "3", "-o", str(out))
@@ -278,7 +278,7 @@ def test_cli_writes_module_and_metadata(tmp_path, verify):
             ("Q", "*fp16"), ("K", "*fp16"), ("V", "*fp16"), ("O", "*fp16"),
             ("LSE", "*fp32"), ("sm_scale", "fp32"), ("stride_z", "i32"),
             ("stride_h", "i32"), ("stride_n", "i32"), ("Z", "i32"), ("H", "i32"),
-            ("N_CTX", "i32")]],
+            ("N_CTX", "i32"), ("causal_offset", "i32")]],
         "constexprs": {"HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64, "CAUSAL": True},
         "num_warps": 4, "num_stages": 3, "target": "tile"}
     text = out.read_text()

@@ -62,15 +62,20 @@ def test_flash_attn_puzzle():
     np.testing.assert_allclose(memory["O"].reshape(n, d), p @ v, rtol=1e-4, atol=1e-5)
 
 
-def attention_ref(q, k, v, sm_scale, causal):
+def attention_ref(q, k, v, sm_scale, causal, causal_offset=0):
+    """P, O and LSE; with causal, query i sees key j iff j <= i + offset.  A
+    row that sees no key has P = 0, O = 0 and LSE = -inf."""
     s = q @ np.swapaxes(k, -1, -2) * sm_scale
     n = q.shape[-2]
     if causal:
-        s = np.where(np.tril(np.ones((n, n), bool)), s, -np.inf)
+        s = np.where(np.tril(np.ones((n, n), bool), k=causal_offset), s, -np.inf)
     m = s.max(-1, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0.0)
     p = np.exp(s - m)
-    lse = (np.log(p.sum(-1, keepdims=True)) + m)[..., 0]
-    p = p / p.sum(-1, keepdims=True)
+    total = p.sum(-1, keepdims=True)
+    with np.errstate(divide="ignore"):
+        lse = (np.log(total) + m)[..., 0]
+    p = p / np.where(total > 0, total, 1.0)
     return p, p @ v, lse
 
 
@@ -96,14 +101,27 @@ def load(buf, z, h, n, d, heads_inner):
     return buf.reshape(z, h, n, d)
 
 
-ATTENTION_CASES = [("fp16", 64, True, 130, False), ("fp16", 64, False, 130, True),
-                   ("bf16", 64, True, 70, True), ("fp16", 128, False, 40, False)]
+ATTENTION_CASES = [("fp16", 64, True, 130, False, 0), ("fp16", 64, False, 130, True, 0),
+                   ("bf16", 64, True, 70, True, 0), ("fp16", 128, False, 40, False, 0),
+                   # Causal offsets, with N ragged against every block size:
+                   # rows 0..36 see no key (-37); every row sees every key
+                   # (N + 20); no row sees a key (-N - 9).
+                   ("fp16", 64, True, 300, False, -1), ("fp16", 64, True, 300, False, -37),
+                   ("bf16", 64, True, 300, True, 5), ("fp16", 64, True, 130, False, 150),
+                   ("fp16", 64, True, 130, False, -139), ("bf16", 128, True, 150, False, -37),
+                   ("fp16", 128, True, 150, True, 70),
+                   # The i32 extremes: the kernels clamp before any index
+                   # arithmetic could overflow.
+                   ("fp16", 64, True, 130, False, 2**31 - 1),
+                   ("bf16", 128, True, 70, False, -2**31),
+                   # A non-causal kernel ignores the offset.
+                   ("fp16", 128, False, 40, False, -5)]
 
 
-@pytest.mark.parametrize("t, d, causal, n, heads_inner", ATTENTION_CASES)
-def test_attention_forward_and_backward(t, d, causal, n, heads_inner):
+@pytest.mark.parametrize("t, d, causal, n, heads_inner, causal_offset", ATTENTION_CASES)
+def test_attention_forward_and_backward(t, d, causal, n, heads_inner, causal_offset):
     z, h = 1, 2
-    rng = np.random.RandomState(n + d)
+    rng = np.random.RandomState(n + d + causal_offset % 1000)
     q, k, v, do = (to_dtype(rng.randn(z, h, n, d), t) for _ in range(4))
     f64 = [x.astype(np.float64) for x in (q, k, v, do)]
     sm_scale = 0.5 / math.sqrt(d)
@@ -112,19 +130,28 @@ def test_attention_forward_and_backward(t, d, causal, n, heads_inner):
     mem_dtype = np.float16 if t == "fp16" else np.float32
     memory = {name: store(x, z, h, n, d, heads_inner)
               for name, x in zip(("Q", "K", "V", "DO"), (q, k, v, do))}
+    # NaN, so that an output the kernels leave unwritten fails the checks.
     for name in ("O", "DQ", "DK", "DV"):
-        memory[name] = np.zeros(z * h * n * d, mem_dtype)
-    memory["LSE"] = np.zeros(z * h * n, np.float32)
-    memory["DELTA"] = np.zeros(z * h * n, np.float32)
+        memory[name] = np.full(z * h * n * d, np.nan, mem_dtype)
+    memory["LSE"] = np.full(z * h * n, np.nan, np.float32)
+    memory["DELTA"] = np.full(z * h * n, np.nan, np.float32)
     dims = [np.int32(x) for x in (sz, sh, sn, z, h, n)]
+    offset = [np.int32(causal_offset)]
 
     fwd, c = interpreter(f"attn_fwd_{t}_d{d}_{suffix}")
     fwd.run([("ptr", "Q"), ("ptr", "K"), ("ptr", "V"), ("ptr", "O"), ("ptr", "LSE"),
-             np.float32(sm_scale)] + dims, (-(-n // c["BLOCK_M"]), z * h), memory)
-    p, o_ref, lse_ref = attention_ref(*f64[:3], sm_scale, causal)
+             np.float32(sm_scale)] + dims + offset, (-(-n // c["BLOCK_M"]), z * h), memory)
+    p, o_ref, lse_ref = attention_ref(*f64[:3], sm_scale, causal, causal_offset)
     o = load(memory["O"], z, h, n, d, heads_inner).astype(np.float64)
     np.testing.assert_allclose(o, o_ref, atol=1e-2, rtol=1e-2)
-    np.testing.assert_allclose(memory["LSE"].reshape(z, h, n), lse_ref, atol=1e-4, rtol=1e-4)
+    lse = memory["LSE"].reshape(z, h, n)
+    # Rows that see no key: LSE exactly -inf (assert_allclose alone would
+    # also take a -inf that should be finite, or NaN against NaN).
+    empty = np.isneginf(lse_ref)
+    if causal:
+        assert empty.sum() == z * h * min(n, max(0, -causal_offset))
+    np.testing.assert_array_equal(np.isneginf(lse), empty)
+    np.testing.assert_allclose(lse[~empty], lse_ref[~empty], atol=1e-4, rtol=1e-4)
 
     pre, c = interpreter(f"attn_bwd_preprocess_{t}_d{d}")
     pre.run([("ptr", "O"), ("ptr", "DO"), ("ptr", "DELTA")] + dims,
@@ -136,7 +163,7 @@ def test_attention_forward_and_backward(t, d, causal, n, heads_inner):
     bwd, c = interpreter(f"attn_bwd_{t}_d{d}_{suffix}")
     bwd.run([("ptr", "Q"), ("ptr", "K"), ("ptr", "V"), np.float32(sm_scale), ("ptr", "DO"),
              ("ptr", "DQ"), ("ptr", "DK"), ("ptr", "DV"), ("ptr", "LSE"),
-             ("ptr", "DELTA")] + dims, (-(-n // c["BLOCK_N1"]), z * h), memory)
+             ("ptr", "DELTA")] + dims + offset, (-(-n // c["BLOCK_N1"]), z * h), memory)
     qf, kf, vf, dof = f64
     dv_ref = np.swapaxes(p, -1, -2) @ dof
     dp = dof @ np.swapaxes(vf, -1, -2)

@@ -19,12 +19,22 @@ from tile.attention import ring
 # Reference block: the contract of functional._flash_attn_forward/_backward
 # --------------------------------------------------------------------------
 
-def _scores(q, k, causal, scale):
+def _scores(q, k, causal, scale, causal_offset=0):
+    """Scaled scores (b, h, n, m); with causal, key j is hidden from query i
+    iff j > i + causal_offset."""
     scores = torch.einsum("bnhd,bmhd->bhnm", q, k) * scale
     if causal:
         n, m = scores.shape[-2:]
-        scores = scores.masked_fill(torch.ones(n, m, dtype=torch.bool).triu(1), -math.inf)
+        hidden = torch.ones(n, m, dtype=torch.bool).triu(1 + causal_offset)
+        scores = scores.masked_fill(hidden, -math.inf)
     return scores
+
+
+def _probabilities(scores, lse):
+    """exp(scores - lse), with 0 (not exp(-inf + inf) = NaN) in rows whose
+    lse is -inf: they see no key."""
+    safe = torch.where(torch.isneginf(lse), torch.zeros_like(lse), lse)
+    return torch.exp(scores - safe[..., None])
 
 
 def _check_square(q, k, v):
@@ -33,20 +43,21 @@ def _check_square(q, k, v):
     assert q.shape == k.shape == v.shape, (q.shape, k.shape, v.shape)
 
 
-def reference_block_forward(q, k, v, causal, scale):
-    """(out, lse): out like q, lse (batch, heads, seqlen)."""
+def reference_block_forward(q, k, v, causal, scale, causal_offset):
+    """(out, lse): out like q, lse (batch, heads, seqlen); a row that sees no
+    key gets out 0 and lse -inf (logsumexp of nothing)."""
     _check_square(q, k, v)
-    scores = _scores(q, k, causal, scale)
+    scores = _scores(q, k, causal, scale, causal_offset)
     lse = torch.logsumexp(scores, -1)
-    out = torch.einsum("bhnm,bmhd->bnhd", torch.exp(scores - lse[..., None]), v)
+    out = torch.einsum("bhnm,bmhd->bnhd", _probabilities(scores, lse), v)
     return out.to(q.dtype), lse
 
 
-def reference_block_backward(dout, q, k, v, out, lse, causal, scale):
+def reference_block_backward(dout, q, k, v, out, lse, causal, scale, causal_offset):
     """As the kernels: P from the given lse, delta = rowsum(out * dout) from
     the given (merged) out; dq and dk with the scale applied."""
     _check_square(q, k, v)
-    p = torch.exp(_scores(q, k, causal, scale) - lse[..., None])
+    p = _probabilities(_scores(q, k, causal, scale, causal_offset), lse)
     delta = (out * dout).sum(-1).transpose(1, 2)             # (b, h, n)
     dp = torch.einsum("bnhd,bmhd->bhnm", dout, v)
     ds = p * (dp - delta[..., None])
@@ -70,10 +81,12 @@ def _check_all(rank, world_size):
     single-process float64 autograd."""
     batch, heads, head_dim, scale = 2, 3, 8, 0.3
     # Local lengths: odd where the layout allows; step needs an even one.
-    local = {ring.RING: 5, ring.STRIPED: 7, ring.STEP: 6}
-    for layout, function in FUNCTIONS.items():
+    # Striped with one token per rank: the offset -1 blocks see no key.
+    cases = [(ring.RING, 5), (ring.STRIPED, 7), (ring.STRIPED, 1), (ring.STEP, 6)]
+    for layout, local in cases:
+        function = FUNCTIONS[layout]
         for causal in (False, True):
-            n = local[layout] * world_size
+            n = local * world_size
             generator = torch.Generator().manual_seed(1234)
             q, k, v, dout = (torch.randn(batch, n, heads, head_dim, dtype=torch.float64,
                                          generator=generator) for _ in range(4))
@@ -86,7 +99,7 @@ def _check_all(rank, world_size):
                            block_forward=reference_block_forward,
                            block_backward=reference_block_backward)
             out.backward(shard(dout))
-            what = f"{layout} causal={causal} rank {rank}/{world_size}"
+            what = f"{layout} N={n} causal={causal} rank {rank}/{world_size}"
             for name, got, expected in [("out", out, want), ("dq", q_l.grad, q.grad),
                                         ("dk", k_l.grad, k.grad),
                                         ("dv", v_l.grad, v.grad)]:
@@ -141,6 +154,55 @@ def test_sequence_parallel_matches_full_attention(world_size):
 # --------------------------------------------------------------------------
 # Single process: errors and layouts
 # --------------------------------------------------------------------------
+
+def test_striped_blocks_take_a_causal_offset():
+    # Key rank after the query rank: local key j is visible iff j <= i - 1.
+    for seqlen in (1, 7):
+        assert ring._blocks(ring.STRIPED, True, 1, 0, seqlen) == [
+            (ring._ALL, ring._ALL, True, 0)]
+        assert ring._blocks(ring.STRIPED, True, 1, 1, seqlen) == [
+            (ring._ALL, ring._ALL, True, 0)]
+        assert ring._blocks(ring.STRIPED, True, 1, 2, seqlen) == [
+            (ring._ALL, ring._ALL, True, -1)]
+    assert ring._blocks(ring.STRIPED, False, 0, 3, 7) == [(ring._ALL, ring._ALL, False, 0)]
+
+
+@pytest.mark.parametrize("causal_offset", [-7, -3, -1, 0, 2, 9])
+def test_reference_block_with_a_causal_offset(causal_offset):
+    """The CPU block keeps the kernels' contract for any offset: row i sees
+    keys j <= i + offset; a row with none gets out 0, lse -inf and zero
+    gradients, never NaN."""
+    generator = torch.Generator().manual_seed(3)
+    q, k, v, dout = (torch.randn(1, 6, 2, 4, dtype=torch.float64, generator=generator)
+                     for _ in range(4))
+    q, k, v = (x.requires_grad_() for x in (q, k, v))
+    out, lse = reference_block_forward(q, k, v, True, 0.5, causal_offset)
+    # Row by row: softmax over the visible keys, or nothing.
+    rows, lses = [], []
+    for i in range(6):
+        visible = max(0, min(6, i + causal_offset + 1))
+        if visible == 0:
+            rows.append(0 * q[:, i])                 # zero, and in the graph
+            lses.append(torch.full((1, 2), -math.inf, dtype=torch.float64))
+            continue
+        scores = torch.einsum("bhd,bmhd->bhm", q[:, i], k[:, :visible]) * 0.5
+        rows.append(torch.einsum("bhm,bmhd->bhd", torch.softmax(scores, -1), v[:, :visible]))
+        lses.append(torch.logsumexp(scores, -1))
+    want = torch.stack(rows, 1)
+    torch.testing.assert_close(out, want, rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(lse, torch.stack(lses, -1), rtol=1e-12, atol=1e-12)
+    empty = max(0, min(6, -causal_offset))
+    assert torch.isneginf(lse[:, :, :empty]).all() and (out[:, :empty] == 0).all()
+
+    grads = torch.autograd.grad(want, (q, k, v), dout, allow_unused=True,
+                                materialize_grads=True)
+    got = reference_block_backward(dout, q.detach(), k.detach(), v.detach(), out.detach(),
+                                   lse.detach(), True, 0.5, causal_offset)
+    for name, g, w in zip(("dq", "dk", "dv"), got, grads):
+        assert not torch.isnan(g).any(), name
+        torch.testing.assert_close(g, w, rtol=1e-10, atol=1e-12, msg=name)
+    assert (got[0][:, :empty] == 0).all()
+
 
 def test_shard_sequence_layouts():
     x = torch.arange(8).view(1, 8, 1, 1)

@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <limits>
 
 using namespace tile::rt;
 
@@ -251,16 +253,61 @@ TEST(Reference, CausalFirstRowCopiesTheFirstValue) {
   EXPECT_NEAR(lse[0], problem.smScale * 1, 1e-15); // log(exp(s * q0.k0))
 }
 
+TEST(Reference, CausalOffsetMovesTheDiagonal) {
+  AttentionProblem problem;
+  problem.seq = 3;
+  problem.headDim = 2;
+  problem.causal = true;
+  problem.causalOffset = -1;
+  std::vector<double> q = {1, 0, 0, 1, 1, 1}, k = {1, 2, 3, 4, 5, 6},
+                      v = {7, 8, 9, 10, 11, 12}, o, lse;
+  referenceAttentionForward(problem, q, k, v, &o, &lse);
+  // Row 0 sees no key: out 0, LSE -inf (log of an empty sum), never NaN.
+  EXPECT_EQ(o[0], 0);
+  EXPECT_EQ(o[1], 0);
+  EXPECT_TRUE(std::isinf(lse[0]) && lse[0] < 0);
+  // Row 1 sees key 0 only.
+  EXPECT_EQ(o[2], 7);
+  EXPECT_EQ(o[3], 8);
+  EXPECT_NEAR(lse[1], problem.smScale * 2, 1e-15); // q1 . k0 = 2
+  EXPECT_TRUE(std::isfinite(lse[2]));
+
+  EXPECT_EQ(problem.visibleKeys(0), 0);
+  EXPECT_EQ(problem.visibleKeys(2), 2);
+  problem.causalOffset = 1;
+  EXPECT_EQ(problem.visibleKeys(0), 2);
+  EXPECT_EQ(problem.visibleKeys(2), 3);
+  problem.causalOffset = INT64_MAX; // every row sees every key
+  EXPECT_EQ(problem.visibleKeys(0), 3);
+  problem.causalOffset = INT64_MIN; // no row sees a key
+  EXPECT_EQ(problem.visibleKeys(2), 0);
+  referenceAttentionForward(problem, q, k, v, &o, &lse);
+  for (size_t i = 0; i < lse.size(); ++i)
+    EXPECT_TRUE(std::isinf(lse[i]) && lse[i] < 0) << i;
+  for (double value : o)
+    EXPECT_EQ(value, 0);
+  problem.causal = false; // the offset only matters with causal
+  EXPECT_EQ(problem.visibleKeys(0), 3);
+}
+
 /// The backward reference is the gradient of sum(O * dO): compare with
-/// central finite differences of the forward reference.
+/// central finite differences of the forward reference, causal with
+/// offsets too (-2: rows 0 and 1 see no key and get zero gradients).
 TEST(Reference, BackwardMatchesFiniteDifferences) {
-  for (bool causal : {false, true}) {
+  struct Case {
+    bool causal;
+    int64_t offset;
+  };
+  for (Case c : {Case{false, 0}, Case{true, 0}, Case{true, -2}, Case{true, 1},
+                 Case{false, -2}}) {
+    bool causal = c.causal;
     AttentionProblem problem;
     problem.batch = 1;
     problem.heads = 2;
     problem.seq = 5;
     problem.headDim = 3;
     problem.causal = causal;
+    problem.causalOffset = c.offset;
     problem.smScale = 0.7;
     Random random(7);
     auto randomVector = [&] {
@@ -295,8 +342,17 @@ TEST(Reference, BackwardMatchesFiniteDifferences) {
         double analytic = which == 0 ? dq[i] : which == 1 ? dk[i] : dv[i];
         EXPECT_NEAR(analytic, numeric, 1e-7)
             << "d"
-            << "qkv"[which] << "[" << i << "] causal=" << causal;
+            << "qkv"[which] << "[" << i << "] causal=" << causal
+            << " offset=" << c.offset;
       }
+    }
+    // Rows that see no key: exactly zero dQ, and no NaN anywhere.
+    for (size_t i = 0; i < q.size(); ++i) {
+      int64_t row = static_cast<int64_t>(i) / problem.headDim % problem.seq;
+      if (problem.visibleKeys(row) == 0) {
+        EXPECT_EQ(dq[i], 0) << i;
+      }
+      EXPECT_FALSE(std::isnan(dq[i]) || std::isnan(dk[i]) || std::isnan(dv[i]));
     }
   }
 }
@@ -314,6 +370,28 @@ TEST(Check, NormwiseToleranceAndNaN) {
   EXPECT_FALSE(nan.pass);
   EXPECT_EQ(nan.nonFinite, 1u);
   EXPECT_FALSE(compareWithReference({1.0}, {1.0, 2.0}, tolerance).pass);
+}
+
+/// The LSE of a row that sees no key is -inf: matched exactly, kept out of
+/// max|ref| (the bound stays finite); NaN or a finite value there fails.
+TEST(Check, InfiniteReferenceMustMatchExactly) {
+  const double inf = std::numeric_limits<double>::infinity();
+  Tolerance tolerance{0, 1e-3};
+  Comparison same = compareWithReference({-inf, 2.0}, {-inf, 2.0}, tolerance);
+  EXPECT_TRUE(same.pass);
+  EXPECT_EQ(same.maxReference, 2.0);
+  EXPECT_EQ(same.maxAbsError, 0.0);
+  EXPECT_TRUE(compareWithReference({-inf}, {-inf}, tolerance).pass);
+  // A large error elsewhere is not hidden by an infinite max|ref|.
+  EXPECT_FALSE(compareWithReference({-inf, 3.0}, {-inf, 2.0}, tolerance).pass);
+  for (double wrong : {std::nan(""), -1e30, 0.0, inf}) {
+    Comparison bad = compareWithReference({wrong, 2.0}, {-inf, 2.0}, tolerance);
+    EXPECT_FALSE(bad.pass) << wrong;
+    EXPECT_EQ(bad.nonFinite, 1u) << wrong;
+    EXPECT_EQ(bad.worstIndex, 0u) << wrong;
+  }
+  // -inf where the reference is finite fails too.
+  EXPECT_FALSE(compareWithReference({-inf, 2.0}, {1.0, 2.0}, tolerance).pass);
 }
 
 TEST(Random, IsSeededAndNormal) {

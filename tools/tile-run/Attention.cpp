@@ -3,7 +3,8 @@
 // Runs the FlashAttention forward (attn_fwd) and, with --mode bwd, the
 // backward (attn_bwd_preprocess then attn_bwd) on random inputs of shape
 // [batch, heads, seq, head_dim], and checks O, LSE, Delta, dQ, dK and dV
-// against the float64 reference.
+// against the float64 reference. --causal-offset K moves the causal
+// diagonal: query i sees key j iff j <= i + K.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <optional>
 
@@ -31,7 +33,10 @@ std::vector<OptionSpec> attentionOptions() {
       {"heads", true, "number of heads H (default 1)"},
       {"seq", true, "sequence length N (default 128)"},
       {"head-dim", true, "head dimension D (default 64)"},
-      {"causal", false, "key j is visible to query i iff j <= i"},
+      {"causal", false, "key j is visible to query i iff j <= i + K"},
+      {"causal-offset", true,
+       "K of --causal (default 0; any i32; an error without --causal). "
+       "Rows with i + K < 0 see no key: out 0, LSE -inf, zero gradients"},
       {"dtype", true, "f16 (default) or bf16"},
       {"sm-scale", true, "softmax scale (default 1/sqrt(D))"},
       {"layout", true,
@@ -141,6 +146,13 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
   if (!(problem.smScale > 0) || !std::isfinite(problem.smScale))
     return rt::Status::error("--sm-scale must be positive and finite");
   problem.causal = options.has("causal");
+  // Non-causal attention has no diagonal to move: refuse rather than
+  // silently ignore the offset.
+  if (options.has("causal-offset") && !problem.causal)
+    return rt::Status::error("--causal-offset needs --causal (it moves the "
+                             "causal diagonal; non-causal attention has none)");
+  TILE_RETURN_IF_ERROR(options.getInt("causal-offset", 0, INT32_MIN, INT32_MAX,
+                                      &problem.causalOffset));
   std::string layout = options.get("layout", "bhnd");
   if (layout != "bhnd" && layout != "bnhd")
     return rt::Status::error("--layout must be bhnd or bnhd, not '" + layout +
@@ -167,7 +179,7 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
   std::string t = std::string("*") + rt::dtypeName(*dtype);
   TILE_RETURN_IF_ERROR(
       checkSignature(*forward, {t, t, t, t, "*fp32", "fp32", "i32", "i32",
-                                "i32", "i32", "i32", "i32"}));
+                                "i32", "i32", "i32", "i32", "i32"}));
   if (backward) {
     TILE_RETURN_IF_ERROR(selectVariant(session.bundle(), "attn_bwd_preprocess",
                                        problem.headDim, std::nullopt, *dtype,
@@ -180,17 +192,20 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
                                        &gradient));
     TILE_RETURN_IF_ERROR(checkSignature(
         *gradient, {t, t, t, "fp32", t, t, t, t, "*fp32", "*fp32", "i32", "i32",
-                    "i32", "i32", "i32", "i32"}));
+                    "i32", "i32", "i32", "i32", "i32"}));
   }
 
   int64_t b = problem.batch, h = problem.heads, n = problem.seq,
           d = problem.headDim;
+  std::string causality =
+      problem.causal
+          ? "causal causal_offset=" + std::to_string(problem.causalOffset)
+          : "non-causal";
   std::printf("attention %s: B=%lld H=%lld N=%lld D=%lld %s %s sm_scale=%g "
               "layout=%s seed=%lld\n",
               mode.c_str(), (long long)b, (long long)h, (long long)n,
-              (long long)d, problem.causal ? "causal" : "non-causal",
-              rt::dtypeName(*dtype), problem.smScale, layout.c_str(),
-              (long long)seed);
+              (long long)d, causality.c_str(), rt::dtypeName(*dtype),
+              problem.smScale, layout.c_str(), (long long)seed);
 
   // Host arrays are [B, H, N, D], the reference's order; with --layout bnhd
   // the device holds [B, N, H, D] and the kernels see the matching strides.
@@ -246,7 +261,8 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
       i32(strideN),
       i32(b),
       i32(h),
-      i32(n)};
+      i32(n),
+      i32(problem.causalOffset)};
   std::printf("kernel %s grid %s [%s]\n", forward->name.c_str(),
               forwardGrid.toString().c_str(),
               forward->constexprSummary().c_str());
@@ -304,7 +320,8 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
                     i32(strideN),
                     i32(b),
                     i32(h),
-                    i32(n)};
+                    i32(n),
+                    i32(problem.causalOffset)};
     std::printf("kernel %s grid %s [%s]\n", preprocess->name.c_str(),
                 preprocessGrid.toString().c_str(),
                 preprocess->constexprSummary().c_str());
@@ -356,7 +373,17 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
   }
 
   if (options.has("bench")) {
-    double flops = 4.0 * b * h * double(n) * n * d * (problem.causal ? 0.5 : 1);
+    // Causal counts half the pairs, the usual convention; with an offset,
+    // the pairs actually visible.
+    double pairs = double(n) * n;
+    if (problem.causal && problem.causalOffset == 0) {
+      pairs *= 0.5;
+    } else if (problem.causal) {
+      pairs = 0;
+      for (int64_t row = 0; row < n; ++row)
+        pairs += double(problem.visibleKeys(row));
+    }
+    double flops = 4.0 * b * h * pairs * d;
     double milliseconds;
     TILE_RETURN_IF_ERROR(session.benchmark(
         [&] { return session.launch(*forward, forwardGrid, forwardArgs); },

@@ -13,7 +13,9 @@ namespace tile::rt {
 
 /// An output passes when max|out - ref| <= atol + rtol * max|ref|: a
 /// normwise test, because elementwise relative errors of values near zero say
-/// nothing about a kernel's accuracy.
+/// nothing about a kernel's accuracy. An infinite reference value (the LSE
+/// -inf of a row that sees no key) must be matched exactly and does not
+/// count in max|ref|; NaN in the output never passes.
 struct Tolerance {
   double atol = 0;
   double rtol = 0;
@@ -24,7 +26,9 @@ struct Comparison {
   double maxReference = 0; ///< max_i |ref_i|
   double maxRelError = 0;  ///< maxAbsError / max|ref|
   size_t worstIndex = 0;
-  size_t nonFinite = 0; ///< Elements that are NaN or Inf where ref is finite.
+  /// Elements that are NaN or Inf where ref is finite, or that differ from
+  /// a non-finite ref.
+  size_t nonFinite = 0;
   bool pass = false;
 };
 

@@ -21,8 +21,15 @@ std::vector<double> referenceSoftmax(const std::vector<double> &x, int64_t rows,
 /// Attention over contiguous [batch, heads, seq, headDim] tensors.
 struct AttentionProblem {
   int64_t batch = 1, heads = 1, seq = 1, headDim = 64;
-  bool causal = false; ///< Key j is visible to query i iff j <= i.
+  /// Key j is visible to query i iff j <= i + causalOffset (any value; the
+  /// offset means nothing without causal). A row that sees no key has out
+  /// 0, LSE -inf and zero gradients.
+  bool causal = false;
+  int64_t causalOffset = 0;
   double smScale = 0.125;
+
+  /// How many keys (0, 1, ..., seq) query `row` sees.
+  int64_t visibleKeys(int64_t row) const;
 
   size_t tensorSize() const {
     return static_cast<size_t>(batch * heads * seq * headDim);
@@ -31,7 +38,8 @@ struct AttentionProblem {
 };
 
 /// O = softmax(sm_scale * Q K^T) V, and LSE [batch*heads, seq], the natural
-/// log of sum_j exp(sm_scale * q_i . k_j) over the keys row i sees.
+/// log of sum_j exp(sm_scale * q_i . k_j) over the keys row i sees (-inf,
+/// with O 0, when it sees none).
 void referenceAttentionForward(const AttentionProblem &problem,
                                const std::vector<double> &q,
                                const std::vector<double> &k,

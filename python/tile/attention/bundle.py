@@ -26,11 +26,12 @@ ATTENTION_FAMILIES = (FORWARD, PREPROCESS, BACKWARD)
 # from the manifest.
 EXPECTED_PARAMS = {
     FORWARD: ("Q", "K", "V", "O", "LSE", "sm_scale", "stride_z", "stride_h",
-              "stride_n", "Z", "H", "N_CTX"),
+              "stride_n", "Z", "H", "N_CTX", "causal_offset"),
     PREPROCESS: ("O", "DO", "DELTA", "stride_z", "stride_h", "stride_n", "Z",
                  "H", "N_CTX"),
     BACKWARD: ("Q", "K", "V", "sm_scale", "DO", "DQ", "DK", "DV", "LSE",
-               "DELTA", "stride_z", "stride_h", "stride_n", "Z", "H", "N_CTX"),
+               "DELTA", "stride_z", "stride_h", "stride_n", "Z", "H", "N_CTX",
+               "causal_offset"),
 }
 
 SCALAR_TYPES = ("i32", "i64", "fp32")

@@ -12,9 +12,14 @@ a packed qkv tensor, strides or addresses that break the kernels' 16-element
 
 LSE is fp32 (batch, heads, seqlen), natural log, contiguous: the kernels'
 [Z * H, N_CTX].
+
+Causal attention takes an offset: query i sees key j iff j <= i +
+causal_offset.  A row that sees no key gets out 0 and lse -inf, and adds
+nothing to the gradients.
 """
 
 import math
+import numbers
 import os
 
 import torch
@@ -103,6 +108,23 @@ def _check_flag(name, value):
     if not isinstance(value, bool):
         raise TypeError(f"{name} must be True or False, not {value!r}")
     return value
+
+
+def _check_causal_offset(value):
+    # bool is an int in Python, but True here is surely a mix-up with causal.
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"causal_offset must be an int, not {value!r}")
+    return int(value)
+
+
+def _kernel_causal_offset(causal, causal_offset, seqlen):
+    """The i32 the kernels get: 0 when not causal (they ignore it), else the
+    offset clamped to [-seqlen, seqlen], which changes nothing (beyond
+    those bounds every row sees every key, or none) and keeps any Python
+    int in range."""
+    if not causal:
+        return 0
+    return max(-seqlen, min(seqlen, causal_offset))
 
 
 # --------------------------------------------------------------------------
@@ -205,7 +227,7 @@ def _check_grid_rows(batch, heads):
 # Forward and backward (per block: ring attention calls these directly)
 # --------------------------------------------------------------------------
 
-def _forward(q, k, v, causal, scale):
+def _forward(q, k, v, causal, scale, causal_offset=0):
     """Returns (out, lse, q, k, v) with q, k, v as the kernel read them."""
     head_dim = q.shape[-1]
     element_type = _ELEMENT_TYPES[q.dtype]
@@ -223,31 +245,37 @@ def _forward(q, k, v, causal, scale):
               "V": _device_pointer(v, "v"), "O": _device_pointer(out, "out"),
               "LSE": _device_pointer(lse, "lse"), "sm_scale": scale,
               "stride_z": stride_z, "stride_h": stride_h, "stride_n": stride_n,
-              "Z": batch, "H": heads, "N_CTX": seqlen}
+              "Z": batch, "H": heads, "N_CTX": seqlen,
+              "causal_offset": _kernel_causal_offset(causal, causal_offset, seqlen)}
     grid = (_cdiv(seqlen, spec.constexpr_int("BLOCK_M")), batch * heads, 1)
     _launch(spec, grid, values, q.device)
     return out, lse, q, k, v
 
 
-def _flash_attn_forward(q, k, v, causal, softmax_scale):
+def _flash_attn_forward(q, k, v, causal, softmax_scale, causal_offset=0):
     """One attention block: (out, lse), out (batch, seqlen, heads, head_dim)
-    in q's dtype, lse (batch, heads, seqlen) fp32 in natural log.  No
-    autograd."""
+    in q's dtype, lse (batch, heads, seqlen) fp32 in natural log.  With
+    causal, query i sees key j iff j <= i + causal_offset; rows that see no
+    key get out 0 and lse -inf.  No autograd."""
     _check_tensors([("q", q), ("k", k), ("v", v)])
     causal = _check_flag("causal", causal)
+    causal_offset = _check_causal_offset(causal_offset)
     scale = _softmax_scale(softmax_scale, q.shape[-1])
     _check_device(q, "q")
-    out, lse, _, _, _ = _forward(q, k, v, causal, scale)
+    out, lse, _, _, _ = _forward(q, k, v, causal, scale, causal_offset)
     return out, lse
 
 
-def _flash_attn_backward(dout, q, k, v, out, lse, causal, softmax_scale):
+def _flash_attn_backward(dout, q, k, v, out, lse, causal, softmax_scale,
+                         causal_offset=0):
     """Gradients (dq, dk, dv) of one attention block, given the output and
     the log-sum-exp the rows were normalised with (for ring attention, the
-    merged ones).  dk comes out of the kernel already scaled by the softmax
-    scale.  No autograd."""
+    merged ones; -inf for a row that saw no key, which then gets zero
+    gradients).  dk comes out of the kernel already scaled by the softmax
+    scale.  causal_offset as in _flash_attn_forward.  No autograd."""
     _check_tensors([("q", q), ("k", k), ("v", v), ("out", out), ("dout", dout)])
     causal = _check_flag("causal", causal)
+    causal_offset = _check_causal_offset(causal_offset)
     batch, seqlen, heads, head_dim = q.shape
     if not isinstance(lse, torch.Tensor):
         raise TypeError(f"lse must be a torch.Tensor, not {type(lse).__name__}")
@@ -276,6 +304,7 @@ def _flash_attn_backward(dout, q, k, v, out, lse, causal, softmax_scale):
     stride_z, stride_h, stride_n = kernel_strides(q)
     shape_args = {"stride_z": stride_z, "stride_h": stride_h, "stride_n": stride_n,
                   "Z": batch, "H": heads, "N_CTX": seqlen}
+    offset = _kernel_causal_offset(causal, causal_offset, seqlen)
     _launch(preprocess,
             (_cdiv(seqlen, preprocess.constexpr_int("BLOCK_M")), batch * heads, 1),
             {"O": _device_pointer(out, "out"), "DO": _device_pointer(dout, "dout"),
@@ -287,7 +316,7 @@ def _flash_attn_backward(dout, q, k, v, out, lse, causal, softmax_scale):
              "DO": _device_pointer(dout, "dout"), "DQ": _device_pointer(dq, "dq"),
              "DK": _device_pointer(dk, "dk"), "DV": _device_pointer(dv, "dv"),
              "LSE": _device_pointer(lse, "lse"), "DELTA": _device_pointer(delta, "delta"),
-             **shape_args}, q.device)
+             "causal_offset": offset, **shape_args}, q.device)
     return dq, dk, dv
 
 
@@ -296,11 +325,12 @@ class FlashAttnFunction(torch.autograd.Function):
     kernels."""
 
     @staticmethod
-    def forward(ctx, q, k, v, causal, scale, return_lse):
-        out, lse, q, k, v = _forward(q, k, v, causal, scale)
+    def forward(ctx, q, k, v, causal, scale, return_lse, causal_offset=0):
+        out, lse, q, k, v = _forward(q, k, v, causal, scale, causal_offset)
         ctx.save_for_backward(q, k, v, out, lse)
         ctx.causal = causal
         ctx.scale = scale
+        ctx.causal_offset = causal_offset
         if return_lse:
             ctx.mark_non_differentiable(lse)
             return out, lse
@@ -309,24 +339,30 @@ class FlashAttnFunction(torch.autograd.Function):
     @staticmethod
     def backward(ctx, dout, *unused_dlse):
         q, k, v, out, lse = ctx.saved_tensors
-        dq, dk, dv = _flash_attn_backward(dout, q, k, v, out, lse, ctx.causal, ctx.scale)
-        return dq, dk, dv, None, None, None
+        dq, dk, dv = _flash_attn_backward(dout, q, k, v, out, lse, ctx.causal, ctx.scale,
+                                          ctx.causal_offset)
+        return dq, dk, dv, None, None, None, None
 
 
-def flash_attn_func(q, k, v, causal=False, softmax_scale=None, return_lse=False):
+def flash_attn_func(q, k, v, causal=False, softmax_scale=None, return_lse=False,
+                    causal_offset=0):
     """Scaled dot-product attention with Tile's FlashAttention kernels.
 
     q, k, v: (batch, seqlen, heads, head_dim) fp16 or bf16 CUDA tensors of
     one shape, dtype and device; head_dim one the bundle has kernels for
-    (64 and 128).  causal: key j is visible to query i iff j <= i.
-    softmax_scale: defaults to 1 / sqrt(head_dim).  Returns out (batch,
-    seqlen, heads, head_dim), and with return_lse also lse (batch, heads,
-    seqlen) fp32, natural log (not differentiable).  Differentiable in q, k
-    and v; runs on PyTorch's current stream.
+    (64 and 128).  causal: key j is visible to query i iff j <= i +
+    causal_offset.  causal_offset: an int, 0 by default, any sign; ignored
+    when not causal.  A row that sees no key (i + causal_offset < 0) gets
+    out 0, lse -inf and zero gradients.  softmax_scale: defaults to 1 /
+    sqrt(head_dim).  Returns out (batch, seqlen, heads, head_dim), and with
+    return_lse also lse (batch, heads, seqlen) fp32, natural log (not
+    differentiable).  Differentiable in q, k and v; runs on PyTorch's
+    current stream.
     """
     _check_tensors([("q", q), ("k", k), ("v", v)])
     causal = _check_flag("causal", causal)
     return_lse = _check_flag("return_lse", return_lse)
+    causal_offset = _check_causal_offset(causal_offset)
     scale = _softmax_scale(softmax_scale, q.shape[-1])
     _check_device(q, "q")
-    return FlashAttnFunction.apply(q, k, v, causal, scale, return_lse)
+    return FlashAttnFunction.apply(q, k, v, causal, scale, return_lse, causal_offset)

@@ -16,11 +16,13 @@ Layouts (W ranks, rank r, global sequence of N tokens):
            chunk 2W - 1 - r, so every rank has the same causal work.
 `shard_sequence` cuts a full tensor into a rank's shard for each layout.
 
-Per-block attention is pluggable: block_forward(q, k, v, causal, scale) ->
-(out, lse) and block_backward(dout, q, k, v, out, lse, causal, scale) ->
-(dq, dk, dv), the contract of functional._flash_attn_forward /
-_flash_attn_backward (lse (batch, heads, seqlen), natural log; the
-gradients are the true gradients, the softmax scale already applied).
+Per-block attention is pluggable: block_forward(q, k, v, causal, scale,
+causal_offset) -> (out, lse) and block_backward(dout, q, k, v, out, lse,
+causal, scale, causal_offset) -> (dq, dk, dv), the contract of
+functional._flash_attn_forward / _flash_attn_backward: with causal, query i
+sees key j iff j <= i + causal_offset; lse (batch, heads, seqlen), natural
+log, -inf (with out 0) for a row that sees no key of the block; the
+gradients are the true gradients, the softmax scale already applied.
 """
 
 import torch
@@ -35,7 +37,8 @@ _ALL = slice(None)
 
 
 # --------------------------------------------------------------------------
-# Layouts: which (query rows, key rows, causal) blocks a pair of ranks needs
+# Layouts: which (query rows, key rows, causal, offset) blocks a pair of
+# ranks needs
 # --------------------------------------------------------------------------
 
 def shard_sequence(x, layout, rank, world_size, dim=1):
@@ -56,34 +59,29 @@ def shard_sequence(x, layout, rank, world_size, dim=1):
 
 def _blocks(layout, causal, q_rank, k_rank, seqlen):
     """The attention blocks that queries of q_rank need from the K/V shard of
-    k_rank: a list of (query slice, key slice, causal)."""
+    k_rank: a list of (query slice, key slice, causal, causal offset)."""
     if not causal:
-        return [(_ALL, _ALL, False)]
+        return [(_ALL, _ALL, False, 0)]
     if layout == RING:
         if k_rank > q_rank:
             return []                                   # all in the future
-        return [(_ALL, _ALL, k_rank == q_rank)]
+        return [(_ALL, _ALL, k_rank == q_rank, 0)]
     if layout == STRIPED:
         # Local i, j are global i*W + q_rank, j*W + k_rank: for k_rank <=
-        # q_rank key j is visible iff j <= i (the causal kernel), else iff
-        # j < i.  Interim, until the kernels take a causal offset: j < i is
-        # the causal kernel on q[1:] against k[:-1] (query row 0 sees no key).
-        if k_rank <= q_rank:
-            return [(_ALL, _ALL, True)]
-        if seqlen < 2:
-            return []
-        return [(slice(1, None), slice(0, -1), True)]
+        # q_rank key j is visible iff j <= i, else iff j <= i - 1 (local
+        # query row 0 then sees no key of the block: lse -inf, weight 0).
+        return [(_ALL, _ALL, True, 0 if k_rank <= q_rank else -1)]
     # STEP: local rows are [chunk q_rank; chunk 2W-1-q_rank]. The kernels
     # take blocks with as many keys as queries: chunk against chunk.
     half = seqlen // 2
     first, second = slice(0, half), slice(half, None)
     if k_rank == q_rank:
-        return [(_ALL, _ALL, True)]      # the two chunks are in global order
+        return [(_ALL, _ALL, True, 0)]   # the two chunks are in global order
     if k_rank < q_rank:
         # Chunk k_rank is before both query chunks.
-        return [(first, first, False), (second, first, False)]
+        return [(first, first, False, 0), (second, first, False, 0)]
     # Only the late query chunk sees them, both.
-    return [(second, first, False), (second, second, False)]
+    return [(second, first, False, 0), (second, second, False, 0)]
 
 
 def _check_layout(layout):
@@ -144,9 +142,10 @@ def _ring_forward(ring, layout, q, k, v, causal, scale, block_forward):
         # Post the next block's transfer before computing on this one.
         pending = ring.shift(kv) if step + 1 < ring.world_size else None
         k_rank = (ring.rank - step) % ring.world_size
-        for rows, cols, block_causal in _blocks(layout, causal, ring.rank, k_rank, seqlen):
+        for rows, cols, block_causal, offset in _blocks(layout, causal, ring.rank, k_rank,
+                                                        seqlen):
             block_out, block_lse = block_forward(q[:, rows], kv[0][:, cols], kv[1][:, cols],
-                                                 block_causal, scale)
+                                                 block_causal, scale, offset)
             merged_out, merged_lse = _merge.merge_parts(
                 [out[:, rows], block_out], [lse[:, :, rows], block_lse])
             out[:, rows] = merged_out
@@ -169,10 +168,11 @@ def _ring_backward(ring, layout, dout, q, k, v, out, lse, causal, scale, block_b
         pending_kv = ring.shift(kv) if step + 1 < ring.world_size else None
         k_rank = (ring.rank - step) % ring.world_size
         grads = []
-        for rows, cols, block_causal in _blocks(layout, causal, ring.rank, k_rank, seqlen):
+        for rows, cols, block_causal, offset in _blocks(layout, causal, ring.rank, k_rank,
+                                                        seqlen):
             dq_b, dk_b, dv_b = block_backward(dout[:, rows], q[:, rows], kv[0][:, cols],
                                               kv[1][:, cols], out[:, rows],
-                                              lse[:, :, rows], block_causal, scale)
+                                              lse[:, :, rows], block_causal, scale, offset)
             dq[:, rows] += dq_b.to(acc)
             grads.append((cols, dk_b, dv_b))
         if pending_dkv is not None:

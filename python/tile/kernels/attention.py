@@ -15,6 +15,15 @@ contiguous.  LSE and DELTA are contiguous fp32 [Z * H, N_CTX].
 
 Every N_CTX works: blocks that cross N_CTX are masked, in stages of their
 own so that full blocks run without masks.
+
+CAUSAL: query i sees key j iff j <= i + causal_offset (an i32 of any sign,
+right after N_CTX in both kernels; the non-causal variants take it too and
+ignore it).  Offset 0 is the usual lower triangle; FlashAttention's
+bottom-right alignment of seqlen_q queries to seqlen_k keys would be
+seqlen_k - seqlen_q.  A row that sees no key (i + causal_offset < 0) gets
+O = 0 and LSE = -inf (the log of an empty sum) and adds nothing to dQ, dK,
+dV.  The kernels clamp the offset to [-N_CTX, N_CTX] (beyond that every row
+sees all keys, or none), so the index arithmetic stays within i32.
 """
 
 import tile
@@ -39,15 +48,15 @@ def _head_offset(off_hz, H, stride_z, stride_h):
 
 @tile.jit
 def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi,
-                    offs_m, qk_scale, N_CTX,
+                    offs_m, qk_scale, N_CTX, causal_offset,
                     BLOCK_N: tl.constexpr, CAUSAL_MASK: tl.constexpr,
                     KEY_MASK: tl.constexpr):
     """Online softmax over the key blocks [lo, hi), BLOCK_N keys at a time.
 
     m_i is the running row max of the scaled scores (base 2), l_i the row sum
     of 2^(score - m_i), acc the unnormalised output.  CAUSAL_MASK hides keys
-    after the query; KEY_MASK hides keys at or past N_CTX (and bounds the
-    loads)."""
+    j > i + causal_offset; KEY_MASK hides keys at or past N_CTX (and bounds
+    the loads)."""
     K_block_ptr = tl.advance(K_block_ptr, (0, lo))
     V_block_ptr = tl.advance(V_block_ptr, (lo, 0))
     for start_n in range(lo, hi, BLOCK_N):
@@ -61,19 +70,26 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi,
         if CAUSAL_MASK or KEY_MASK:
             offs_n = start_n + tl.arange(0, BLOCK_N)
             if CAUSAL_MASK and KEY_MASK:
-                visible = (offs_m[:, None] >= offs_n[None, :]) & (offs_n[None, :] < N_CTX)
+                visible = ((offs_m[:, None] + causal_offset >= offs_n[None, :])
+                           & (offs_n[None, :] < N_CTX))
             elif CAUSAL_MASK:
-                visible = offs_m[:, None] >= offs_n[None, :]
+                visible = offs_m[:, None] + causal_offset >= offs_n[None, :]
             else:
                 visible = offs_n[None, :] < N_CTX
-            # -inf is safe: the first block a row sees always holds a visible
-            # key, so m_ij is finite and exp2(-inf - m_ij) = 0.
             qk = tl.where(visible, qk, -float("inf"))
         # The scale goes into the max (qk_scale > 0 keeps the order) and into
         # one fma per score: qk * qk_scale - m_ij.
         m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
-        p = tl.math.exp2(qk * qk_scale - m_ij[:, None])
-        alpha = tl.math.exp2(m_i - m_ij)
+        if CAUSAL_MASK:
+            # A row that has seen no key yet has m_ij = -inf: subtract 0
+            # instead, so that p = alpha = 0 rather than exp2(-inf + inf).
+            # (Without the causal mask, the first block a row sees always
+            # holds a visible key.)
+            m_sub = tl.where(m_ij == -float("inf"), 0.0, m_ij)
+        else:
+            m_sub = m_ij
+        p = tl.math.exp2(qk * qk_scale - m_sub[:, None])
+        alpha = tl.math.exp2(m_i - m_sub)
         l_i = l_i * alpha + tl.sum(p, 1)
         acc = acc * alpha[:, None]
         acc = tl.dot(p.to(v.dtype), v, acc)
@@ -85,8 +101,8 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi,
 
 @tile.jit
 def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n, Z, H, N_CTX,
-             HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-             CAUSAL: tl.constexpr):
+             causal_offset, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
+             BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
     tl.static_assert(BLOCK_M % BLOCK_N == 0, "BLOCK_M must be a multiple of BLOCK_N")
     start_m = tl.program_id(0)
     off_hz = tl.program_id(1)
@@ -112,29 +128,39 @@ def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n, Z, H, N_CT
     # Rows past N_CTX read zeros and are never stored.
     q = tl.load(Q_block_ptr, boundary_check=(0,), padding_option="zero")
     if CAUSAL:
-        # Off-diagonal: keys before the block's first row are visible to
-        # every row, and all lie below N_CTX.
+        off = tl.minimum(tl.maximum(causal_offset, -N_CTX), N_CTX)
+        m0 = start_m * BLOCK_M
+        # Off-diagonal: keys j <= m0 + off, in whole blocks below N_CTX, are
+        # visible to every row (offset 0: the keys before row m0).
+        full_end = tl.maximum(m0 + off + 1, 0) // BLOCK_N * BLOCK_N
+        full_end = tl.minimum(full_end, N_CTX // BLOCK_N * BLOCK_N)
         acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
-                                        0, start_m * BLOCK_M, offs_m, qk_scale, N_CTX,
+                                        0, full_end, offs_m, qk_scale, N_CTX, off,
                                         BLOCK_N, False, False)
-        # Diagonal: the causal mask, and the key tail.
-        diag_end = tl.minimum((start_m + 1) * BLOCK_M, N_CTX)
+        # Diagonal: up to the last key the last row sees, with the causal
+        # mask and the key tail.  Empty when no row sees a key.
+        diag_end = tl.minimum(m0 + BLOCK_M + off, N_CTX)
         acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
-                                        start_m * BLOCK_M, diag_end, offs_m, qk_scale,
-                                        N_CTX, BLOCK_N, True, True)
+                                        full_end, diag_end, offs_m, qk_scale, N_CTX, off,
+                                        BLOCK_N, True, True)
     else:
         full_end = N_CTX // BLOCK_N * BLOCK_N
         acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
-                                        0, full_end, offs_m, qk_scale, N_CTX,
+                                        0, full_end, offs_m, qk_scale, N_CTX, 0,
                                         BLOCK_N, False, False)
         acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
-                                        full_end, N_CTX, offs_m, qk_scale, N_CTX,
+                                        full_end, N_CTX, offs_m, qk_scale, N_CTX, 0,
                                         BLOCK_N, False, True)
-    # log-sum-exp in natural log: ln 2 * (m_i + log2 l_i).
+    # log-sum-exp in natural log: ln 2 * (m_i + log2 l_i); -inf for a row
+    # that saw no key (m_i = -inf, l_i = 0).
     lse = (m_i + tl.math.log2(l_i)) * LN2
     lse_ptrs = LSE + off_hz.to(tl.int64) * N_CTX + offs_m
     tl.store(lse_ptrs, lse, mask=offs_m < N_CTX)
-    o = acc / l_i[:, None]
+    if CAUSAL:
+        # A row that saw no key has acc = 0 and l_i = 0: divide by 1, out 0.
+        o = acc / tl.where(l_i > 0, l_i, 1.0)[:, None]
+    else:
+        o = acc / l_i[:, None]
     tl.store(O_block_ptr, o.to(O.dtype.element_ty), boundary_check=(0,))
 
 
@@ -160,14 +186,16 @@ def attn_bwd_preprocess(O, DO, DELTA, stride_z, stride_h, stride_n, Z, H, N_CTX,
 
 @tile.jit
 def _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, stride_n, N_CTX, qk_scale,
-                   start_n, lo, hi,
+                   causal_offset, start_n, lo, hi,
                    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                    HEAD_DIM: tl.constexpr, CAUSAL_MASK: tl.constexpr,
                    QUERY_MASK: tl.constexpr):
     """Adds to dK, dV of the key block at start_n the contributions of the
     query blocks [lo, hi), BLOCK_M queries at a time; works on the
-    transposed scores (keys x queries).  QUERY_MASK hides queries at or past
-    N_CTX (and bounds the loads)."""
+    transposed scores (keys x queries).  CAUSAL_MASK hides keys j > i +
+    causal_offset; QUERY_MASK hides queries at or past N_CTX (and bounds the
+    loads).  A query that sees no key has LSE = -inf and P^T = exp2(+inf) =
+    inf: only masked stages hold such queries, and where() zeroes them."""
     offs_n = start_n + tl.arange(0, BLOCK_N)
     offs_d = tl.arange(0, HEAD_DIM)
     for start_m in range(lo, hi, BLOCK_M):
@@ -189,9 +217,10 @@ def _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, stride_n, N_CTX, qk_scale,
         pT = tl.math.exp2(tl.dot(k, qT) * qk_scale - lse[None, :] * LOG2E)
         if CAUSAL_MASK or QUERY_MASK:
             if CAUSAL_MASK and QUERY_MASK:
-                visible = (offs_m[None, :] >= offs_n[:, None]) & query_ok[None, :]
+                visible = ((offs_m[None, :] + causal_offset >= offs_n[:, None])
+                           & query_ok[None, :])
             elif CAUSAL_MASK:
-                visible = offs_m[None, :] >= offs_n[:, None]
+                visible = offs_m[None, :] + causal_offset >= offs_n[:, None]
             else:
                 visible = query_ok[None, :]
             pT = tl.where(visible, pT, 0.0)
@@ -205,13 +234,16 @@ def _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, stride_n, N_CTX, qk_scale,
 
 @tile.jit
 def _attn_bwd_dq(dq, q, do, lse2, delta, K, V, stride_n, N_CTX, qk_scale,
-                 start_m, lo, hi,
+                 causal_offset, start_m, lo, hi,
                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                  HEAD_DIM: tl.constexpr, CAUSAL_MASK: tl.constexpr,
                  KEY_MASK: tl.constexpr):
     """Adds to dQ of the query block at start_m the contributions of the key
     blocks [lo, hi), BLOCK_N keys at a time.  lse2 is the block's LSE in
-    base 2.  KEY_MASK hides keys at or past N_CTX (and bounds the loads)."""
+    base 2.  CAUSAL_MASK hides keys j > i + causal_offset; KEY_MASK hides
+    keys at or past N_CTX (and bounds the loads).  A query that sees no key
+    has lse2 = -inf and P = inf: only masked stages hold such queries, and
+    where() zeroes them."""
     offs_m = start_m + tl.arange(0, BLOCK_M)
     offs_d = tl.arange(0, HEAD_DIM)
     for start_n in range(lo, hi, BLOCK_N):
@@ -227,9 +259,10 @@ def _attn_bwd_dq(dq, q, do, lse2, delta, K, V, stride_n, N_CTX, qk_scale,
         p = tl.math.exp2(tl.dot(q, kT) * qk_scale - lse2[:, None])
         if CAUSAL_MASK or KEY_MASK:
             if CAUSAL_MASK and KEY_MASK:
-                visible = (offs_m[:, None] >= offs_n[None, :]) & key_ok[None, :]
+                visible = ((offs_m[:, None] + causal_offset >= offs_n[None, :])
+                           & key_ok[None, :])
             elif CAUSAL_MASK:
-                visible = offs_m[:, None] >= offs_n[None, :]
+                visible = offs_m[:, None] + causal_offset >= offs_n[None, :]
             else:
                 visible = key_ok[None, :]
             p = tl.where(visible, p, 0.0)
@@ -241,7 +274,7 @@ def _attn_bwd_dq(dq, q, do, lse2, delta, K, V, stride_n, N_CTX, qk_scale,
 
 @tile.jit
 def attn_bwd(Q, K, V, sm_scale, DO, DQ, DK, DV, LSE, DELTA,
-             stride_z, stride_h, stride_n, Z, H, N_CTX,
+             stride_z, stride_h, stride_n, Z, H, N_CTX, causal_offset,
              HEAD_DIM: tl.constexpr, BLOCK_M1: tl.constexpr, BLOCK_N1: tl.constexpr,
              BLOCK_M2: tl.constexpr, BLOCK_N2: tl.constexpr, CAUSAL: tl.constexpr):
     tl.static_assert(BLOCK_M2 == BLOCK_N1,
@@ -262,6 +295,10 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ, DK, DV, LSE, DELTA,
     DELTA += off_hz.to(tl.int64) * N_CTX
     qk_scale = sm_scale * LOG2E
     offs_d = tl.arange(0, HEAD_DIM)
+    if CAUSAL:
+        off = tl.minimum(tl.maximum(causal_offset, -N_CTX), N_CTX)
+    else:
+        off = 0
 
     # -- dK and dV of the key block [start_n, start_n + BLOCK_N1) ---------
     start_n = pid * BLOCK_N1
@@ -273,22 +310,28 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ, DK, DV, LSE, DELTA,
     dk = tl.zeros([BLOCK_N1, HEAD_DIM], tl.float32)
     dv = tl.zeros([BLOCK_N1, HEAD_DIM], tl.float32)
     if CAUSAL:
-        # Queries before start_n see none of these keys.  The diagonal
-        # queries [start_n, start_n + BLOCK_N1) take the causal mask.
-        diag_end = tl.minimum(start_n + BLOCK_N1, N_CTX)
+        # Queries i < start_n - off see none of these keys; from the query
+        # block holding the first that sees one, up to the first that sees
+        # all of them (i >= start_n + BLOCK_N1 - 1 - off, rounded up to a
+        # query block), the causal mask (offset 0: the diagonal queries
+        # [start_n, start_n + BLOCK_N1)).
+        diag_start = tl.maximum(start_n - off, 0) // BLOCK_M1 * BLOCK_M1
+        all_see = tl.maximum(start_n + BLOCK_N1 - 1 - off, 0)
+        diag_end = tl.minimum((all_see + BLOCK_M1 - 1) // BLOCK_M1 * BLOCK_M1, N_CTX)
         dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, stride_n, N_CTX,
-                                qk_scale, start_n, start_n, diag_end,
+                                qk_scale, off, start_n, diag_start, diag_end,
                                 BLOCK_M1, BLOCK_N1, HEAD_DIM, True, True)
-        lo = start_n + BLOCK_N1
+        lo = diag_end
     else:
         lo = 0
-    # Full query blocks unmasked, then the tail block (if any) masked.
+    # Full query blocks unmasked (each query sees every key of the block),
+    # then the tail block (if any) masked.
     full_end = lo + tl.maximum(N_CTX - lo, 0) // BLOCK_M1 * BLOCK_M1
     dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, stride_n, N_CTX,
-                            qk_scale, start_n, lo, full_end,
+                            qk_scale, off, start_n, lo, full_end,
                             BLOCK_M1, BLOCK_N1, HEAD_DIM, False, False)
     dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, stride_n, N_CTX,
-                            qk_scale, start_n, full_end, N_CTX,
+                            qk_scale, off, start_n, full_end, N_CTX,
                             BLOCK_M1, BLOCK_N1, HEAD_DIM, False, True)
     tl.store(DV + kv_offsets, dv.to(DV.dtype.element_ty), mask=key_ok[:, None])
     dk = dk * sm_scale
@@ -305,22 +348,25 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ, DK, DV, LSE, DELTA,
     delta = tl.load(DELTA + offs_m, mask=query_ok, other=0.0)
     dq = tl.zeros([BLOCK_M2, HEAD_DIM], tl.float32)
     if CAUSAL:
-        # Keys before start_m are visible to every query of the block and
-        # all lie below N_CTX; the diagonal keys take the causal mask.
+        # As in the forward: keys j <= start_m + off, in whole blocks below
+        # N_CTX, are visible to every query of the block; the rest, up to the
+        # last key the last query sees, take the causal mask and the key tail.
+        full_end = tl.maximum(start_m + off + 1, 0) // BLOCK_N2 * BLOCK_N2
+        full_end = tl.minimum(full_end, N_CTX // BLOCK_N2 * BLOCK_N2)
         dq = _attn_bwd_dq(dq, q, do, lse2, delta, K, V, stride_n, N_CTX, qk_scale,
-                          start_m, 0, start_m,
+                          off, start_m, 0, full_end,
                           BLOCK_M2, BLOCK_N2, HEAD_DIM, False, False)
-        diag_end = tl.minimum(start_m + BLOCK_M2, N_CTX)
+        diag_end = tl.minimum(start_m + BLOCK_M2 + off, N_CTX)
         dq = _attn_bwd_dq(dq, q, do, lse2, delta, K, V, stride_n, N_CTX, qk_scale,
-                          start_m, start_m, diag_end,
+                          off, start_m, full_end, diag_end,
                           BLOCK_M2, BLOCK_N2, HEAD_DIM, True, True)
     else:
         full_end = N_CTX // BLOCK_N2 * BLOCK_N2
         dq = _attn_bwd_dq(dq, q, do, lse2, delta, K, V, stride_n, N_CTX, qk_scale,
-                          start_m, 0, full_end,
+                          off, start_m, 0, full_end,
                           BLOCK_M2, BLOCK_N2, HEAD_DIM, False, False)
         dq = _attn_bwd_dq(dq, q, do, lse2, delta, K, V, stride_n, N_CTX, qk_scale,
-                          start_m, full_end, N_CTX,
+                          off, start_m, full_end, N_CTX,
                           BLOCK_M2, BLOCK_N2, HEAD_DIM, False, True)
     dq = dq * sm_scale
     tl.store(DQ + q_offsets, dq.to(DQ.dtype.element_ty), mask=query_ok[:, None])

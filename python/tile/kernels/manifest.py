@@ -30,10 +30,11 @@ PUZZLE_SIGNATURE = "*fp32,*fp32,*fp32,*fp32,i32,fp32"
 
 # Tensors are 16-byte aligned and their strides multiples of 16 elements
 # (head dims 64 and 128): the GPU lowering vectorises the block loads on
-# that promise, which tile-run and the runtime check at launch.
+# that promise, which tile-run and the runtime check at launch.  The last
+# i32 of attn_fwd and attn_bwd is causal_offset (any value, no promise).
 def _fwd_signature(t):
     return (f"*{t}:16,*{t}:16,*{t}:16,*{t}:16,*fp32:16,fp32,"
-            "i32:16,i32:16,i32:16,i32,i32,i32")
+            "i32:16,i32:16,i32:16,i32,i32,i32,i32")
 
 
 def _preprocess_signature(t):
@@ -42,7 +43,7 @@ def _preprocess_signature(t):
 
 def _bwd_signature(t):
     return (f"*{t}:16,*{t}:16,*{t}:16,fp32,*{t}:16,*{t}:16,*{t}:16,*{t}:16,"
-            "*fp32:16,*fp32:16,i32:16,i32:16,i32:16,i32,i32,i32")
+            "*fp32:16,*fp32:16,i32:16,i32:16,i32:16,i32,i32,i32,i32")
 
 
 def _variants():
