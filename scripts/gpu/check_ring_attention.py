@@ -8,8 +8,8 @@ its shard with shard_sequence, runs the sequence-parallel forward and
 backward, and compares its out, dq, dk and dv with the matching shard of the
 reference: normwise relative error within 4 (output) or 8 (gradients) unit
 roundoffs, as check_flash_attn_api.py.  Then, unless --no-bench, it times
-the forward and backward of each layout for long sequences and one GPU's
-flash_attn_func on the same total length.
+the forward and backward of each layout for long sequences (the slowest
+rank's time) and one GPU's flash_attn_func on the same total length.
 
     python3 check_ring_attention.py [--gpus N] [--no-bench | --bench-only]
 
@@ -69,6 +69,8 @@ def check_case(rank, world, layout, dtype, head_dim, causal, local_n, seed):
 
 
 def time_ms(function, reps=5):
+    """Median over reps of the slowest rank's time: a step is done when
+    every rank is (in causal ring attention rank 0 has the least work)."""
     function()
     torch.cuda.synchronize()
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -80,8 +82,9 @@ def time_ms(function, reps=5):
         end.record()
         torch.cuda.synchronize()
         times.append(start.elapsed_time(end))
-    times.sort()
-    return times[len(times) // 2]
+    slowest = torch.tensor(times, device=torch.cuda.current_device(), dtype=torch.float64)
+    dist.all_reduce(slowest, op=dist.ReduceOp.MAX)
+    return sorted(slowest.tolist())[len(times) // 2]
 
 
 def bench_case(rank, world, layout, total_n, head_dim, causal):
@@ -181,7 +184,7 @@ def main():
         for p in processes:
             p.join()
     if timings:
-        print(f"\n== time per step (ms, fp16, median of 5) on {args.gpus} GPUs, "
+        print(f"\n== time per step (ms, fp16, median of 5 of the slowest rank) on {args.gpus} GPUs, "
               f"against flash_attn_func on one GPU, same total N")
         print("N       D   mask    layout    fwd      bwd      1-GPU fwd 1-GPU bwd speed-up")
         single = {}
