@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
-# Compares the attention forward compiled with different num_stages (the
+# Compares the attention kernels compiled with different num_stages (the
 # kernel folders kernels-s<S> beside kernels/, made with
 # `build_gpu_bundle.py DIR --num-stages S`): correctness against the float64
 # reference at ragged lengths, then TFLOP/s, fp16, B*N fixed as in
 # run_gpu_attention.sh. Prints one table last.
-# Run from the bundle: ./stage_sweep.sh [S ...] (default: every kernels-s*).
+# Run from the bundle: [MODE=fwd|bwd] ./stage_sweep.sh [S ...] (default:
+# the forward; every kernels-s*). "default" is kernels/, as the manifest says.
 cd "$(dirname "$0")"
 RUN=./bin/tile-run
+MODE=${MODE:-fwd}
 stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=(default $(ls -d kernels-s* 2>/dev/null | sed 's/kernels-s//'))
 folder() { [ "$1" = default ] && echo kernels || echo "kernels-s$1"; }
 failures=0
 for s in "${stages[@]}"; do
   for d in 64 128; do for t in f16 bf16; do for causal in "" --causal; do
-    for n in 1 100 257 1000; do
-      if ! out=$($RUN attention --mode fwd --backend cuda --bundle "$(folder $s)" --check \
+    for n in ${SEQS:-1 100 257 1000}; do
+      if ! out=$($RUN attention --mode $MODE --backend cuda --bundle "$(folder $s)" --check \
                  --batch 2 --heads 3 --seq $n --head-dim $d --dtype $t $causal 2>&1); then
         failures=$((failures + 1)); echo "FAIL stages=$s d=$d $t n=$n $causal"; echo "$out" | tail -3
       fi
@@ -22,14 +24,14 @@ for s in "${stages[@]}"; do
   done; done; done
 done
 echo "correctness: $failures failures"
-printf "%-8s %-4s %-6s %-7s %s\n" stages D N mask "fwd TFLOP/s"
+printf "%-8s %-4s %-6s %-7s %s\n" stages D N mask "$MODE TFLOP/s"
 for s in "${stages[@]}"; do
   for d in 64 128; do
     h=$((d == 64 ? 32 : 16)); bn=$((d == 64 ? 65536 : 32768))
     for n in 4096 16384; do for causal in "" --causal; do
-      tflops=$($RUN attention --mode fwd --backend cuda --bundle "$(folder $s)" --bench \
+      tflops=$($RUN attention --mode $MODE --backend cuda --bundle "$(folder $s)" --bench \
                --warmup 3 --reps 20 --head-dim $d --heads $h --batch $((bn / n)) --seq $n \
-               $causal 2>&1 | awk '/^bench fwd/ {print $5}')
+               $causal 2>&1 | awk -v m=$MODE '$1 == "bench" && $2 == m ":" {print $5}')
       printf "%-8s %-4s %-6s %-7s %s\n" "$s" $d $n "${causal:-full}" "$tflops"
     done; done
   done

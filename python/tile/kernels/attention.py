@@ -197,20 +197,26 @@ def _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, stride_n, N_CTX, qk_scale,
     loads).  A query that sees no key has LSE = -inf and P^T = exp2(+inf) =
     inf: only masked stages hold such queries, and where() zeroes them."""
     offs_n = start_n + tl.arange(0, BLOCK_N)
-    offs_d = tl.arange(0, HEAD_DIM)
+    # Block pointers advanced each step: the GPU lowering copies their
+    # blocks ahead (tilegpu-pipeline).  Q is read transposed, a
+    # (HEAD_DIM, N_CTX) view.
+    qT_block = tl.make_block_ptr(base=Q, shape=(HEAD_DIM, N_CTX), strides=(1, stride_n),
+                                 offsets=(0, lo), block_shape=(HEAD_DIM, BLOCK_M),
+                                 order=(0, 1))
+    do_block = tl.make_block_ptr(base=DO, shape=(N_CTX, HEAD_DIM), strides=(stride_n, 1),
+                                 offsets=(lo, 0), block_shape=(BLOCK_M, HEAD_DIM),
+                                 order=(1, 0))
     for start_m in range(lo, hi, BLOCK_M):
         offs_m = start_m + tl.arange(0, BLOCK_M)
-        qT_ptrs = Q + offs_m[None, :] * stride_n + offs_d[:, None]
-        do_ptrs = DO + offs_m[:, None] * stride_n + offs_d[None, :]
         if QUERY_MASK:
             query_ok = offs_m < N_CTX
-            qT = tl.load(qT_ptrs, mask=query_ok[None, :], other=0.0)
-            do = tl.load(do_ptrs, mask=query_ok[:, None], other=0.0)
+            qT = tl.load(qT_block, boundary_check=(1,), padding_option="zero")
+            do = tl.load(do_block, boundary_check=(0,), padding_option="zero")
             lse = tl.load(LSE + offs_m, mask=query_ok, other=0.0)
             delta = tl.load(DELTA + offs_m, mask=query_ok, other=0.0)
         else:
-            qT = tl.load(qT_ptrs)
-            do = tl.load(do_ptrs)
+            qT = tl.load(qT_block)
+            do = tl.load(do_block)
             lse = tl.load(LSE + offs_m)
             delta = tl.load(DELTA + offs_m)
         # P^T = exp(sm_scale * K Q^T - LSE), in base 2.
@@ -229,6 +235,8 @@ def _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, stride_n, N_CTX, qk_scale,
         dpT = tl.dot(v, tl.trans(do))
         dsT = pT * (dpT - delta[None, :])
         dk = tl.dot(dsT.to(qT.dtype), tl.trans(qT), dk)
+        qT_block = tl.advance(qT_block, (0, BLOCK_M))
+        do_block = tl.advance(do_block, (BLOCK_M, 0))
     return dk, dv
 
 
@@ -245,17 +253,23 @@ def _attn_bwd_dq(dq, q, do, lse2, delta, K, V, stride_n, N_CTX, qk_scale,
     has lse2 = -inf and P = inf: only masked stages hold such queries, and
     where() zeroes them."""
     offs_m = start_m + tl.arange(0, BLOCK_M)
-    offs_d = tl.arange(0, HEAD_DIM)
+    # K and V read transposed, (HEAD_DIM, N_CTX) views, through block
+    # pointers advanced each step (copied ahead on the GPU).
+    kT_block = tl.make_block_ptr(base=K, shape=(HEAD_DIM, N_CTX), strides=(1, stride_n),
+                                 offsets=(0, lo), block_shape=(HEAD_DIM, BLOCK_N),
+                                 order=(0, 1))
+    vT_block = tl.make_block_ptr(base=V, shape=(HEAD_DIM, N_CTX), strides=(1, stride_n),
+                                 offsets=(0, lo), block_shape=(HEAD_DIM, BLOCK_N),
+                                 order=(0, 1))
     for start_n in range(lo, hi, BLOCK_N):
         offs_n = start_n + tl.arange(0, BLOCK_N)
-        kT_offsets = offs_n[None, :] * stride_n + offs_d[:, None]
         if KEY_MASK:
             key_ok = offs_n < N_CTX
-            kT = tl.load(K + kT_offsets, mask=key_ok[None, :], other=0.0)
-            vT = tl.load(V + kT_offsets, mask=key_ok[None, :], other=0.0)
+            kT = tl.load(kT_block, boundary_check=(1,), padding_option="zero")
+            vT = tl.load(vT_block, boundary_check=(1,), padding_option="zero")
         else:
-            kT = tl.load(K + kT_offsets)
-            vT = tl.load(V + kT_offsets)
+            kT = tl.load(kT_block)
+            vT = tl.load(vT_block)
         p = tl.math.exp2(tl.dot(q, kT) * qk_scale - lse2[:, None])
         if CAUSAL_MASK or KEY_MASK:
             if CAUSAL_MASK and KEY_MASK:
@@ -269,6 +283,8 @@ def _attn_bwd_dq(dq, q, do, lse2, delta, K, V, stride_n, N_CTX, qk_scale,
         dp = tl.dot(do, vT)
         ds = p * (dp - delta[:, None])
         dq = tl.dot(ds.to(kT.dtype), tl.trans(kT), dq)
+        kT_block = tl.advance(kT_block, (0, BLOCK_N))
+        vT_block = tl.advance(vT_block, (0, BLOCK_N))
     return dq
 
 
