@@ -225,8 +225,8 @@ struct TileGPUPipelinePass
 
   void runOnOperation() override {
     if (numStages < 1) {
-      getOperation().emitError()
-          << "num-stages must be at least 1, not " << static_cast<int>(numStages);
+      getOperation().emitError() << "num-stages must be at least 1, not "
+                                 << static_cast<int>(numStages);
       return signalPassFailure();
     }
     if (numStages == 1)
