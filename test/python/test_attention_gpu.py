@@ -25,6 +25,17 @@ def relative_error(x, ref):
     return ((x.double() - ref.double()).norm() / ref.double().norm().clamp_min(floor)).item()
 
 
+def random_inputs(dtype, head_dim, seqlen):
+    """q, k, v (requiring grad) and dout of shape (2, seqlen, 4, head_dim),
+    seeded by seqlen."""
+    generator = torch.Generator(device="cuda").manual_seed(seqlen)
+    shape = (2, seqlen, 4, head_dim)
+    q, k, v = (torch.randn(shape, device="cuda", generator=generator).mul(0.5).to(dtype)
+               .requires_grad_() for _ in range(3))
+    dout = torch.randn(shape, device="cuda", generator=generator).to(dtype)
+    return q, k, v, dout
+
+
 def reference(q, k, v, dout, causal):
     from torch.nn.attention import SDPBackend, sdpa_kernel
     q, k, v = (t.detach().float().requires_grad_() for t in (q, k, v))
@@ -41,11 +52,7 @@ def reference(q, k, v, dout, causal):
 @pytest.mark.parametrize("seqlen", [1, 100, 257])
 def test_forward_and_gradients_match_sdpa(dtype, head_dim, causal, seqlen):
     torch.backends.cuda.matmul.allow_tf32 = False
-    generator = torch.Generator(device="cuda").manual_seed(seqlen)
-    shape = (2, seqlen, 4, head_dim)
-    q, k, v = (torch.randn(shape, device="cuda", generator=generator).mul(0.5).to(dtype)
-               .requires_grad_() for _ in range(3))
-    dout = torch.randn(shape, device="cuda", generator=generator).to(dtype)
+    q, k, v, dout = random_inputs(dtype, head_dim, seqlen)
     out = flash_attn_func(q, k, v, causal=causal)
     grads = torch.autograd.grad(out, (q, k, v), dout)
     want = reference(q, k, v, dout, causal)
@@ -75,11 +82,7 @@ def test_causal_offset_matches_a_masked_reference(dtype, head_dim, seqlen, causa
     be NaN there)."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
     torch.backends.cuda.matmul.allow_tf32 = False
-    generator = torch.Generator(device="cuda").manual_seed(seqlen)
-    shape = (2, seqlen, 4, head_dim)
-    q, k, v = (torch.randn(shape, device="cuda", generator=generator).mul(0.5).to(dtype)
-               .requires_grad_() for _ in range(3))
-    dout = torch.randn(shape, device="cuda", generator=generator).to(dtype)
+    q, k, v, dout = random_inputs(dtype, head_dim, seqlen)
     out, lse = flash_attn_func(q, k, v, causal=True, return_lse=True,
                                causal_offset=causal_offset)
     grads = torch.autograd.grad(out, (q, k, v), dout)

@@ -197,14 +197,10 @@ void emitAsyncCopy(OpBuilder &b, Location loc, Value dst, Value src, Value pred,
                    Value srcBytes) {
   Value predicate =
       LLVM::ZExtOp::create(b, loc, b.getI32Type(), pred).getResult();
-  LLVM::InlineAsmOp::create(
-      b, loc, TypeRange{}, ValueRange{predicate, dst, src, srcBytes},
-      "{\n.reg .pred p;\nsetp.ne.b32 p, $0, 0;\n"
-      "@p cp.async.cg.shared.global [$1], [$2], 16, $3;\n}",
-      "r,r,l,r", /*has_side_effects=*/true, /*is_align_stack=*/false,
-      LLVM::tailcallkind::TailCallKind::None,
-      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
-      ArrayAttr());
+  emitInlinePtx(b, loc, Type(), ValueRange{predicate, dst, src, srcBytes},
+                "{\n.reg .pred p;\nsetp.ne.b32 p, $0, 0;\n"
+                "@p cp.async.cg.shared.global [$1], [$2], 16, $3;\n}",
+                "r,r,l,r");
 }
 
 /// Each vector of 16 bytes of the block's layout is one cp.async, from its

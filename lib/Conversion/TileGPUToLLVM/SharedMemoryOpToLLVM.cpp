@@ -50,12 +50,8 @@ SmallVector<Value> emitLdMatrix(OpBuilder &b, Location loc, Value address,
                         ? i32
                         : LLVM::LLVMStructType::getLiteral(
                               b.getContext(), SmallVector<Type>(count, i32));
-  auto asmOp = LLVM::InlineAsmOp::create(
-      b, loc, resultType, ValueRange{address}, text, constraints,
-      /*has_side_effects=*/true, /*is_align_stack=*/false,
-      LLVM::tailcallkind::TailCallKind::None,
-      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
-      ArrayAttr());
+  auto asmOp =
+      emitInlinePtx(b, loc, resultType, ValueRange{address}, text, constraints);
   SmallVector<Value> words;
   for (size_t j = 0; j < count; ++j)
     words.push_back(
@@ -350,11 +346,9 @@ struct MemDescIndexOpConversion
   matchAndRewrite(MemDescIndexOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    MemDescType buffer = op.getType();
-    int64_t bytes = buffer.getShape()[0] * buffer.getShape()[1] *
-                    getSharedElementBytes(buffer.getElementType());
-    Value offset = LLVM::MulOp::create(rewriter, loc, adaptor.getIndex(),
-                                       createI32(rewriter, loc, bytes));
+    Value offset = LLVM::MulOp::create(
+        rewriter, loc, adaptor.getIndex(),
+        createI32(rewriter, loc, getSharedBytes(op.getType())));
     rewriter.replaceOp(
         op, LLVM::GEPOp::create(
                 rewriter, loc, LLVM::LLVMPointerType::get(getContext(), 3),

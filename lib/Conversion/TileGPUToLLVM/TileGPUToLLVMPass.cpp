@@ -74,11 +74,8 @@ int64_t allocateSharedBuffers(ModuleOp module, int64_t scratchBytes) {
         Operation *holder = alloc->getBlock()->findAncestorOpInBlock(*user);
         last = std::max(last, holder ? end[holder] : end[user]);
       }
-    int64_t bytes = getSharedElementBytes(type.getElementType());
-    for (int64_t d : type.getShape())
-      bytes *= d;
     buffers.push_back({alloc, alloc->getParentOfType<func::FuncOp>(),
-                       position[alloc], last, bytes});
+                       position[alloc], last, getSharedBytes(type)});
   });
   int64_t total = scratchBytes;
   for (size_t i = 0; i < buffers.size(); ++i) {

@@ -167,6 +167,25 @@ int64_t tilegpu::getSharedElementBytes(Type elementType) {
   return std::max<int64_t>(1, bits / 8);
 }
 
+int64_t tilegpu::getSharedBytes(MemDescType type) {
+  int64_t bytes = getSharedElementBytes(type.getElementType());
+  for (int64_t d : type.getShape())
+    bytes *= d;
+  return bytes;
+}
+
+LLVM::InlineAsmOp tilegpu::emitInlinePtx(OpBuilder &b, Location loc,
+                                         Type result, ValueRange operands,
+                                         StringRef text,
+                                         StringRef constraints) {
+  return LLVM::InlineAsmOp::create(
+      b, loc, result ? TypeRange{result} : TypeRange{}, operands, text,
+      constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      ArrayAttr());
+}
+
 Value tilegpu::emitSharedOffset(OpBuilder &b, Location loc, MemDescType type,
                                 ArrayRef<Value> coord) {
   SharedEncodingAttr shared = type.getEncoding();

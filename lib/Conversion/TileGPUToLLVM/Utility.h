@@ -66,6 +66,14 @@ Type getLoweredElementType(const TypeConverter &converter, Type type);
 
 /// Bytes an element of `type` takes in shared memory (i1 takes a byte).
 int64_t getSharedElementBytes(Type elementType);
+/// Bytes a buffer (or a stack of them) takes in shared memory.
+int64_t getSharedBytes(MemDescType type);
+
+/// Side-effecting inline PTX (AT&T dialect): the side effect keeps it in
+/// order with barriers and other inline PTX. `result` may be null.
+LLVM::InlineAsmOp emitInlinePtx(OpBuilder &b, Location loc, Type result,
+                                ValueRange operands, StringRef text,
+                                StringRef constraints);
 
 /// Loads one `element` at `ptr`; with a mask, only where it is true, giving
 /// `other` (or zero) elsewhere.
