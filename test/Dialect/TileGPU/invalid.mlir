@@ -329,3 +329,38 @@ func.func @trans_keeps_order(%buf: !tilegpu.memdesc<64x64xf16, #s>) {
   %0 = tilegpu.memdesc_trans %buf : !tilegpu.memdesc<64x64xf16, #s> -> !tilegpu.memdesc<64x64xf16, #s>
   return
 }
+
+// -----
+
+#s = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+// expected-error @below {{a stack of shared-memory tiles needs at least one}}
+func.func private @empty_stack(!tilegpu.memdesc<0x64x64xf16, #s>)
+
+// -----
+
+#s = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @transpose_a_stack(%stack: !tilegpu.memdesc<2x64x64xf16, #s>) {
+  // expected-error @below {{needs a single buffer (rank 2), not the stack}}
+  %0 = tilegpu.memdesc_trans %stack : !tilegpu.memdesc<2x64x64xf16, #s> -> !tilegpu.memdesc<64x64xf16, #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1]>>
+  return
+}
+
+// -----
+
+#b = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#s = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @copy_checks_missing_dim(%p: !tile.block_ptr<tensor<64x64xf16, #b>>, %buf: !tilegpu.memdesc<64x64xf16, #s>) {
+  // expected-error @below {{checks dimension 2 of a rank-2 block}}
+  tilegpu.async_copy_block %p, %buf boundary_check [2] : !tile.block_ptr<tensor<64x64xf16, #b>>, !tilegpu.memdesc<64x64xf16, #s>
+  return
+}
+
+// -----
+
+#b = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#s = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @copy_into_stack(%p: !tile.block_ptr<tensor<64x64xf16, #b>>, %stack: !tilegpu.memdesc<2x64x64xf16, #s>) {
+  // expected-error @below {{needs a single buffer (rank 2), not the stack}}
+  tilegpu.async_copy_block %p, %stack : !tile.block_ptr<tensor<64x64xf16, #b>>, !tilegpu.memdesc<2x64x64xf16, #s>
+  return
+}
