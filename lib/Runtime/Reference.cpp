@@ -140,6 +140,11 @@ uint64_t Random::next() {
   return z ^ (z >> 31);
 }
 
+void Random::skip(uint64_t draws) {
+  state += draws * 0x9E3779B97F4A7C15ull;
+  haveSpare = false;
+}
+
 double Random::uniform() { return (next() >> 11) * 0x1.0p-53; }
 
 double Random::normal() {

@@ -410,4 +410,25 @@ TEST(Random, IsSeededAndNormal) {
   EXPECT_NEAR(squares / count, 1.0, 0.02);
 }
 
+// tile-run fills large inputs in chunks, each from a stream skipped to the
+// chunk's start: the values must be those of the one stream.
+TEST(Random, SkipLandsWhereDrawingWould) {
+  Random stream(11);
+  std::vector<double> values;
+  for (int i = 0; i < 10; ++i)
+    values.push_back(stream.normal());
+  for (int start : {0, 2, 4, 8}) {
+    Random skipped(11);
+    skipped.skip(start);
+    for (int i = start; i < 10; ++i)
+      EXPECT_EQ(skipped.normal(), values[i]) << "start " << start << ", " << i;
+  }
+  // One normal() takes a pair's two draws and keeps the second value; a
+  // skip drops it and counts from the draws.
+  Random pending(11);
+  pending.normal();
+  pending.skip(2);
+  EXPECT_EQ(pending.normal(), values[4]);
+}
+
 } // namespace

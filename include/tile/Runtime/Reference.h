@@ -61,8 +61,12 @@ public:
   uint64_t next();
   /// Uniform in [0, 1).
   double uniform();
-  /// Standard normal (Box-Muller).
+  /// Standard normal (Box-Muller): each pair of values takes two draws.
   double normal();
+  /// Moves the stream `draws` draws ahead in constant time (splitmix64 is a
+  /// counter), dropping a pending Box-Muller value: after skip(2 * i), the
+  /// next normal() is the (2 * i)-th of the stream.
+  void skip(uint64_t draws);
 
 private:
   uint64_t state;
