@@ -134,3 +134,69 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
     return %p : tensor<128x32xf32, #mma>
   }
 }
+
+// -----
+
+// The LSE row of the backward, loaded from memory and wanted in the columns
+// of the mma layout: it is read again in that layout (each thread loads the
+// values it holds), where the conversion was, and nothing goes through
+// shared memory.
+
+#row = #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]>
+#mma = #tilegpu.mma<version = 2, warpsPerCTA = [8, 1]>
+#cols = #tilegpu.slice<dim = 0, parent = #mma>
+// CHECK-DAG: #[[MMA:.*]] = #tilegpu.mma<version = 2, warpsPerCTA = [8, 1]>
+// CHECK-DAG: #[[COLS:.*]] = #tilegpu.slice<dim = 0, parent = #[[MMA]]>
+// CHECK-LABEL: func.func @row_load
+// CHECK: tile.dot
+// CHECK: %[[I:.*]] = tile.arange 0 to 32 : tensor<32xi32, #[[COLS]]>
+// CHECK: %[[P:.*]] = tile.addptr %{{.*}}, %[[I]] : tensor<32x!tile.ptr<f32>, #[[COLS]]>
+// CHECK: %[[L:.*]] = tile.load %[[P]] : tensor<32x!tile.ptr<f32>, #[[COLS]]>
+// CHECK: tile.expand_dims %[[L]] {axis = 0 : i32} : tensor<32xf32, #[[COLS]]> -> tensor<1x32xf32, #[[MMA]]>
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: return
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
+  func.func @row_load(%k: tensor<128x64xf16, #tilegpu.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>>, %qt: tensor<64x32xf16, #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>>, %base: !tile.ptr<f32>) -> tensor<128x32xf32, #mma> {
+    %zero = arith.constant dense<0.0> : tensor<128x32xf32, #mma>
+    %i = tile.arange 0 to 32 : tensor<32xi32, #row>
+    %b = tile.splat %base : tensor<32x!tile.ptr<f32>, #row>
+    %p = tile.addptr %b, %i : tensor<32x!tile.ptr<f32>, #row>, tensor<32xi32, #row>
+    %lse = tile.load %p : tensor<32x!tile.ptr<f32>, #row>
+    %s = tile.dot %k, %qt, %zero : tensor<128x64xf16, #tilegpu.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>>, tensor<64x32xf16, #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>> -> tensor<128x32xf32, #mma>
+    %c = tilegpu.convert_layout %lse : tensor<32xf32, #row> -> tensor<32xf32, #cols>
+    %e = tile.expand_dims %c {axis = 0 : i32} : tensor<32xf32, #cols> -> tensor<1x32xf32, #mma>
+    %bc = tile.broadcast %e : tensor<1x32xf32, #mma> -> tensor<128x32xf32, #mma>
+    %d = arith.subf %s, %bc : tensor<128x32xf32, #mma>
+    return %d : tensor<128x32xf32, #mma>
+  }
+}
+
+// -----
+
+// A store between the read and the conversion may change what the row
+// reads: it is then read again right after the original read, before the
+// store.
+
+#row = #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]>
+#mma = #tilegpu.mma<version = 2, warpsPerCTA = [8, 1]>
+#cols = #tilegpu.slice<dim = 0, parent = #mma>
+// CHECK-DAG: #[[MMA:.*]] = #tilegpu.mma<version = 2, warpsPerCTA = [8, 1]>
+// CHECK-DAG: #[[COLS:.*]] = #tilegpu.slice<dim = 0, parent = #[[MMA]]>
+// CHECK-LABEL: func.func @row_load_before_store
+// CHECK: %[[L:.*]] = tile.load %{{.*}} : tensor<32x!tile.ptr<f32>, #[[COLS]]>
+// CHECK: tile.store
+// CHECK: tile.expand_dims %[[L]] {axis = 0 : i32} : tensor<32xf32, #[[COLS]]> -> tensor<1x32xf32, #[[MMA]]>
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: return
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
+  func.func @row_load_before_store(%base: !tile.ptr<f32>, %v: tensor<32xf32, #row>) -> tensor<1x32xf32, #mma> {
+    %i = tile.arange 0 to 32 : tensor<32xi32, #row>
+    %b = tile.splat %base : tensor<32x!tile.ptr<f32>, #row>
+    %p = tile.addptr %b, %i : tensor<32x!tile.ptr<f32>, #row>, tensor<32xi32, #row>
+    %lse = tile.load %p : tensor<32x!tile.ptr<f32>, #row>
+    tile.store %p, %v : tensor<32x!tile.ptr<f32>, #row>
+    %c = tilegpu.convert_layout %lse : tensor<32xf32, #row> -> tensor<32xf32, #cols>
+    %e = tile.expand_dims %c {axis = 0 : i32} : tensor<32xf32, #cols> -> tensor<1x32xf32, #mma>
+    return %e : tensor<1x32xf32, #mma>
+  }
+}

@@ -12,8 +12,10 @@
 //    stores, trans, ...) get a conversion back to what they had.
 // 2. Backward rematerialization. A conversion whose source is index
 //    arithmetic built from constants, splats and ranges is replaced by that
-//    arithmetic rebuilt in the layout wanted; so is a tile broadcast from a
-//    row of values (softmax statistics), whose row alone is converted.
+//    arithmetic rebuilt in the layout wanted; so is a row loaded from memory
+//    and wanted in a slice layout (it is read again there); so is a tile
+//    broadcast from a row of values (softmax statistics), whose row alone is
+//    converted.
 // 3. Hoisting. A conversion of a value defined outside a loop moves out of
 //    the loop, so that it runs once.
 //
@@ -263,8 +265,11 @@ public:
     if (encodingOf(value) == layout)
       return true;
     Operation *def = value.getDefiningOp();
-    if (!def || depth > kMaxDepth || def->getNumResults() != 1 ||
-        !isMemoryEffectFree(def))
+    if (!def || depth > kMaxDepth || def->getNumResults() != 1)
+      return false;
+    if (auto load = dyn_cast<tile::LoadOp>(def))
+      return isRereadableRow(load, layout, depth);
+    if (!isMemoryEffectFree(def))
       return false;
     if (isa<arith::ConstantOp, tile::SplatOp, tile::ArangeOp>(def))
       return true;
@@ -284,6 +289,50 @@ public:
         return !isa<RankedTensorType>(operand.getType()) ||
                isCheap(operand, layout, depth + 1, belowExpand);
       });
+    return false;
+  }
+
+  /// A row loaded from global memory (LSE, say) is read again in a slice
+  /// layout, each thread loading the elements it holds, rather than moved
+  /// through shared memory: the copy is read where the original is, so no
+  /// write can come between, and its operands must be rebuildable there.
+  bool isRereadableRow(tile::LoadOp load, Attribute layout, unsigned depth) {
+    auto type = dyn_cast<RankedTensorType>(load.getType());
+    if (!type || type.getRank() != 1 || !isa<SliceEncodingAttr>(layout))
+      return false;
+    return llvm::all_of(load->getOperands(), [&](Value operand) {
+      return isRebuildable(operand, layout, depth + 1, /*belowExpand=*/false);
+    });
+  }
+
+  /// Whether no op from just after `op` up to `point` (in `op`'s block)
+  /// may write memory.
+  static bool noWritesBetween(Operation *op, Block *block,
+                              Block::iterator point) {
+    if (block != op->getBlock())
+      return false;
+    for (auto it = std::next(op->getIterator()); it != point; ++it) {
+      if (it == block->end())
+        return false; // `point` comes before `op`
+      if (mayWrite(&*it))
+        return false;
+    }
+    return true;
+  }
+
+  /// Whether `op` (or an op nested in it) has an effect other than reads.
+  static bool mayWrite(Operation *op) {
+    if (isMemoryEffectFree(op))
+      return false;
+    if (auto effects = dyn_cast<MemoryEffectOpInterface>(op))
+      if (!effects.onlyHasEffect<MemoryEffects::Read>())
+        return true;
+    if (!op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+      return !isa<MemoryEffectOpInterface>(op);
+    for (Region &region : op->getRegions())
+      for (Operation &nested : region.getOps())
+        if (mayWrite(&nested))
+          return true;
     return false;
   }
 
@@ -308,6 +357,28 @@ public:
           b, value.getLoc(), withLayout(value.getType(), layout), value);
     } else if (auto convert = dyn_cast<ConvertLayoutOp>(def)) {
       result = rebuild(convert.getSrc(), layout, b);
+    } else if (auto load = dyn_cast<tile::LoadOp>(def)) {
+      // Read again where the value is wanted when nothing between may
+      // write memory (the row is then live only from there), else right
+      // after the original read, with its operands rebuilt there too (a
+      // separate memo: what was rebuilt later may not dominate the load).
+      OpBuilder::InsertionGuard guard(b);
+      DenseMap<std::pair<Value, Attribute>, Value> outer;
+      bool early = !noWritesBetween(load, b.getInsertionBlock(),
+                                    b.getInsertionPoint());
+      if (early) {
+        b.setInsertionPointAfter(load);
+        std::swap(outer, rebuilt);
+      }
+      IRMapping mapping;
+      for (Value operand : load->getOperands())
+        mapping.map(operand, rebuild(operand, layout, b));
+      if (early)
+        std::swap(outer, rebuilt);
+      Operation *clone = b.clone(*load, mapping);
+      clone->removeAttr("tilegpu.vector_width");
+      clone->getResult(0).setType(withLayout(value.getType(), layout));
+      result = clone->getResult(0);
     } else {
       IRMapping mapping;
       for (Value operand : def->getOperands()) {
