@@ -364,8 +364,8 @@ public:
       // separate memo: what was rebuilt later may not dominate the load).
       OpBuilder::InsertionGuard guard(b);
       DenseMap<std::pair<Value, Attribute>, Value> outer;
-      bool early = !noWritesBetween(load, b.getInsertionBlock(),
-                                    b.getInsertionPoint());
+      bool early =
+          !noWritesBetween(load, b.getInsertionBlock(), b.getInsertionPoint());
       if (early) {
         b.setInsertionPointAfter(load);
         std::swap(outer, rebuilt);
