@@ -64,12 +64,15 @@ def _variants():
         for head_dim in (64, 128):
             # Chosen on the H100 among the configurations ptxas compiles
             # without spills (docs/performance.md): 8 warps throughout; the
-            # forward's key blocks are 128 wide at d64 and 64 at d128; the
-            # backward's key/query blocks 128 at d64 and 64 at d128, where
-            # two 128x128 fp32 accumulators do not fit in registers.
+            # forward's key blocks are 128 wide at d64 and 64 at d128.  The
+            # backward's programs own 128 keys (and 128 queries for dQ), one
+            # 16-row mma slab per warp, so P^T and dS^T reach the next dot in
+            # registers; each step takes 64 queries (dK/dV) and 64 keys (dQ)
+            # at d64, and 16 queries at d128, where the two 128x128 fp32
+            # accumulators leave no registers for more.
             warps = 8
             fwd_block_n = 128 if head_dim == 64 else 64
-            bwd_block = 128 if head_dim == 64 else 64
+            bwd_step = 64 if head_dim == 64 else 16
             for causal in (True, False):
                 suffix = "causal" if causal else "noncausal"
                 out.append(Variant(
@@ -86,8 +89,8 @@ def _variants():
                 out.append(Variant(
                     f"attn_bwd_{t}_d{head_dim}_{suffix}", "attention", "attn_bwd",
                     _bwd_signature(t),
-                    {"HEAD_DIM": head_dim, "BLOCK_M1": 32, "BLOCK_N1": bwd_block,
-                     "BLOCK_M2": bwd_block, "BLOCK_N2": 32, "CAUSAL": causal}, warps))
+                    {"HEAD_DIM": head_dim, "BLOCK_M1": bwd_step, "BLOCK_N1": 128,
+                     "BLOCK_M2": 128, "BLOCK_N2": 64, "CAUSAL": causal}, warps))
     return out
 
 
