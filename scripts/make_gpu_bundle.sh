@@ -24,6 +24,15 @@ PYTHONPATH="$ROOT/python" python3 -m tile.compile \
   "$ROOT/examples/vector_add.py:vector_add" \
   --signature "*fp32:16,*fp32:16,*fp32:16,i32:16" --constexpr BLOCK=256 --num-warps 4 \
   -o "$OUT/user-kernels/vector_add.mlir"
+# Kernels that add with tl.atomic_add, for check_atomic_add.sh.
+PYTHONPATH="$ROOT/python" python3 -m tile.compile \
+  "$ROOT/examples/atomic_add.py:tile_sum" \
+  --signature "*fp32:16,*fp32:16" --constexpr BLOCK_M=64 --constexpr D=128 --num-warps 8 \
+  -o "$OUT/user-kernels/tile_sum.mlir"
+PYTHONPATH="$ROOT/python" python3 -m tile.compile \
+  "$ROOT/examples/atomic_add.py:take_tickets" \
+  --signature "*i32:16,*i32:16" --constexpr BLOCK=256 --num-warps 4 \
+  -o "$OUT/user-kernels/take_tickets.mlir"
 python3 "$ROOT/scripts/build_gpu_bundle.py" "$OUT/user-kernels" \
   --tools "$BUILD/bin"
 

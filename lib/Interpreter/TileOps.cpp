@@ -257,6 +257,45 @@ LogicalResult storeOp(Executor &ex, Operation *op) {
   return success();
 }
 
+/// Programs run one at a time, so each add is one read and one write; adds
+/// to one address within the op land in element order. Every address is
+/// resolved first, so a failing op changes nothing.
+LogicalResult atomicAddOp(Executor &ex, Operation *op) {
+  auto atomic = cast<tl::AtomicAddOp>(op);
+  const RValue &pointers = ex.get(atomic.getPtr());
+  const RValue &value = ex.get(atomic.getValue());
+  const RValue *mask = atomic.getMask() ? &ex.get(atomic.getMask()) : nullptr;
+  rt::DType dtype = elemInfo(atomic.getPtr().getType()).dtype;
+  std::vector<PendingWrite> adds;
+  adds.reserve(pointers.size());
+  for (size_t i = 0, e = pointers.size(); i < e; ++i) {
+    if (mask && mask->ints()[i] == 0)
+      continue;
+    int64_t index;
+    Buffer *buffer = ex.resolve(op, pointers.ints()[i], dtype, i,
+                                pointers.shape, "update", &index);
+    if (!buffer)
+      return failure();
+    adds.push_back({buffer, index, i});
+  }
+  RValue old =
+      value.isFloat() ? makeFloats(pointers.shape) : makeInts(pointers.shape);
+  for (const PendingWrite &add : adds) {
+    if (value.isFloat()) {
+      double before = readFloat(*add.buffer, add.index);
+      floatsOf(old)[add.element] = before;
+      writeFloat(*add.buffer, add.index, before + value.floats()[add.element]);
+    } else {
+      int64_t before = readInt(*add.buffer, add.index);
+      intsOf(old)[add.element] = before;
+      writeInt(*add.buffer, add.index,
+               int64_t(uint64_t(before) + uint64_t(value.ints()[add.element])));
+    }
+  }
+  ex.set(op->getResult(0), std::move(old));
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Block pointers
 //===----------------------------------------------------------------------===//
@@ -591,6 +630,7 @@ void addTileHandlers(HandlerMap &handlers) {
   handlers["tile.addptr"] = addPtrOp;
   handlers["tile.load"] = loadOp;
   handlers["tile.store"] = storeOp;
+  handlers["tile.atomic_add"] = atomicAddOp;
   handlers["tile.make_block_ptr"] = makeBlockPtrOp;
   handlers["tile.advance"] = advanceOp;
   handlers["tile.load_block"] = loadBlockOp;

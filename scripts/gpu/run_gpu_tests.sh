@@ -46,6 +46,12 @@ else
   failures=$((failures + 1)); echo "FAIL user kernel"; tail -5 "$OUT/user.log"
 fi
 
+echo "== tl.atomic_add (examples/atomic_add.py)"
+checks=$((checks + 1))
+if ! OUT="$OUT" ./check_atomic_add.sh; then
+  failures=$((failures + 1))
+fi
+
 echo "== compute-sanitizer memcheck"
 if command -v compute-sanitizer > /dev/null; then
   for args in "--variant 1 --rows 17 --cols 100" "--variant 2 --rows 5 --cols 3000" \

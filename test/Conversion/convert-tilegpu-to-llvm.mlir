@@ -176,3 +176,30 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// Atomic adds: one per element, by its canonical holder, as a predicated
+// `red` when the old values are not used and an `atom` when they are (zero
+// where the mask is off). 64 elements over 32 lanes of one warp: two
+// registers a thread, no copies.
+#b = #tilegpu.blocked<sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]>
+// CHECK-LABEL: llvm.func @atomic_adds
+// CHECK-COUNT-2: llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .pred p;\0Asetp.ne.b32 p, $0, 0;\0A@p red.global.add.f32 [$1], $2;\0A}", "r,l,f"
+// CHECK-COUNT-2: llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .pred p;\0Asetp.ne.b32 p, $1, 0;\0Amov.b32 $0, 0;\0A@p atom.global.add.u32 $0, [$2], $3;\0A}", "=r,r,l,r" {{.*}} -> i32
+// CHECK: llvm.intr.masked.store
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
+  func.func @atomic_adds(%f: !tile.ptr<f32>, %i: !tile.ptr<i32>) attributes {tile.kernel} {
+    %r = tile.arange 0 to 64 : tensor<64xi32, #b>
+    %pf = tile.splat %f : tensor<64x!tile.ptr<f32>, #b>
+    %ones = arith.constant dense<1.0> : tensor<64xf32, #b>
+    tile.atomic_add %pf, %ones : tensor<64x!tile.ptr<f32>, #b>
+    %pi0 = tile.splat %i : tensor<64x!tile.ptr<i32>, #b>
+    %pi = tile.addptr %pi0, %r : tensor<64x!tile.ptr<i32>, #b>, tensor<64xi32, #b>
+    %c32 = arith.constant dense<32> : tensor<64xi32, #b>
+    %m = arith.cmpi slt, %r, %c32 : tensor<64xi32, #b>
+    %old = tile.atomic_add %pi, %r mask %m : tensor<64x!tile.ptr<i32>, #b>
+    tile.store %pi, %old : tensor<64x!tile.ptr<i32>, #b>
+    return
+  }
+}

@@ -128,3 +128,21 @@ def bad_pointer_math(X, Y):
 @tile.jit
 def float_offset(X):
     tl.store(X + 1.5, 1.0)  # expect-error: pointer arithmetic needs an integer offset, got the constant 1.5
+
+
+@tile.jit
+def atomic_add_fp16(X):
+    offs = tl.arange(0, 16)
+    tl.atomic_add(X + offs, 1.0)  # expect-error: tl.atomic_add adds fp32, fp64, int32, int64 elements, not fp16
+
+
+@tile.jit
+def atomic_add_block_pointer(X):
+    block = tl.make_block_ptr(base=X, shape=(16,), strides=(1,), offsets=(0,),
+                              block_shape=(16,), order=(0,))
+    tl.atomic_add(block, 1.0)  # expect-error: tl.atomic_add takes a tensor of pointers, not a block pointer
+
+
+@tile.jit
+def atomic_add_acq_rel(X):
+    tl.atomic_add(X, 1.0, sem="acq_rel")  # expect-error: tl.atomic_add: sem='acq_rel' is not supported (relaxed only)

@@ -194,7 +194,29 @@ ERROR_CASES = [
     ("runtime_to_constexpr_param", "*fp32,i32", {}),
     ("bad_pointer_math", "*fp32,*fp32", {}),
     ("float_offset", "*fp32", {}),
+    ("atomic_add_fp16", "*fp16", {}),
+    ("atomic_add_block_pointer", "*fp32", {}),
+    ("atomic_add_acq_rel", "*fp32", {}),
 ]
+
+
+@tile.jit
+def _scatter_add(X, Y, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(X + offs, mask=offs < n)
+    old = tl.atomic_add(Y + offs % 4, x, mask=offs < n)
+    tl.atomic_add(Y, 1)
+    tl.store(X + offs, old, mask=offs < n)
+
+
+def test_atomic_add():
+    text = compile_text(_scatter_add, "*fp32,*fp32,i32", BLOCK=8)
+    # The tensor add keeps its mask and gives the old values (stored); the
+    # scalar add's integer literal becomes the pointee type.
+    assert re.search(r"(%\w+) = tile\.atomic_add %\w+, %\w+ mask %\w+ : "
+                     r"tensor<8x!tile\.ptr<f32>>", text), text
+    assert re.search(r"= tile\.atomic_add %\w+, %\w+ : !tile\.ptr<f32>", text), text
+    assert re.search(r"arith\.constant 1\.0 : f32", text), text
 
 
 def test_every_marked_error_has_a_case():

@@ -14,6 +14,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <map>
 #include <set>
 
 using namespace mlir;
@@ -209,6 +210,21 @@ struct LoadOpConversion : public ConvertOpToLLVMPattern<tile::LoadOp> {
   }
 };
 
+/// The registers of a store's or an atomic's pointers, values and mask (no
+/// masks without a mask).
+struct WrittenRegisters {
+  SmallVector<Value> ptrs, values, masks;
+};
+
+WrittenRegisters unpackWritten(OpBuilder &b, Location loc, Value ptr,
+                               Value value, Value mask) {
+  WrittenRegisters regs{
+      unpackRegisters(b, loc, ptr), unpackRegisters(b, loc, value), {}};
+  if (mask)
+    regs.masks = unpackRegisters(b, loc, mask);
+  return regs;
+}
+
 struct StoreOpConversion : public ConvertOpToLLVMPattern<tile::StoreOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
 
@@ -229,12 +245,8 @@ struct StoreOpConversion : public ConvertOpToLLVMPattern<tile::StoreOp> {
       return success();
     }
     LinearLayout layout = getLinearLayout(tensor);
-    SmallVector<Value> ptrs = unpackRegisters(rewriter, loc, adaptor.getPtr());
-    SmallVector<Value> values =
-        unpackRegisters(rewriter, loc, adaptor.getValue());
-    SmallVector<Value> masks;
-    if (adaptor.getMask())
-      masks = unpackRegisters(rewriter, loc, adaptor.getMask());
+    auto [ptrs, values, masks] = unpackWritten(
+        rewriter, loc, adaptor.getPtr(), adaptor.getValue(), adaptor.getMask());
     storeTile(rewriter, loc, layout, getHwIndex(rewriter, loc), values, ptrs,
               masks, getVectorWidth(op, layout));
     rewriter.eraseOp(op);
@@ -242,9 +254,135 @@ struct StoreOpConversion : public ConvertOpToLLVMPattern<tile::StoreOp> {
   }
 };
 
+/// For each of `count` registers, the first register holding its element.
+static SmallVector<size_t> getFirstHolders(const LinearLayout &layout,
+                                           size_t count) {
+  std::map<LinearLayout::Coord, size_t> first;
+  SmallVector<size_t> holder;
+  for (size_t i = 0; i < count; ++i)
+    holder.push_back(
+        first.insert({registerOffset(layout, i), i}).first->second);
+  return holder;
+}
+
+/// One atomic add of `value` at `ptr` (global) where `pred` (i1) holds, in
+/// inline PTX (relaxed, device scope: what atom and red do by default).
+/// With `wantOld`, gives the element as it was (zero where `pred` is
+/// false); without, emits a `red`, which returns nothing.
+Value emitAtomicAdd(OpBuilder &b, Location loc, Value ptr, Value value,
+                    Value pred, bool wantOld) {
+  Type element = value.getType();
+  unsigned bits = element.getIntOrFloatBitWidth();
+  StringRef type = element.isF32()   ? "f32"
+                   : element.isF64() ? "f64"
+                   : bits == 32      ? "u32"
+                                     : "u64";
+  StringRef reg = element.isF32()   ? "f"
+                  : element.isF64() ? "d"
+                  : bits == 32      ? "r"
+                                    : "l";
+  Value predicate =
+      LLVM::ZExtOp::create(b, loc, b.getI32Type(), pred).getResult();
+  std::string setp = "{\n.reg .pred p;\nsetp.ne.b32 p, $";
+  if (!wantOld) {
+    emitInlinePtx(b, loc, Type(), ValueRange{predicate, ptr, value},
+                  setp + "0, 0;\n@p red.global.add." + type.str() +
+                      " [$1], $2;\n}",
+                  ("r,l," + reg).str());
+    return Value();
+  }
+  return emitInlinePtx(b, loc, element, ValueRange{predicate, ptr, value},
+                       setp + "1, 0;\nmov.b" + std::to_string(bits) +
+                           " $0, 0;\n@p atom.global.add." + type.str() +
+                           " $0, [$2], $3;\n}",
+                       ("=" + reg + ",r,l," + reg).str())
+      .getRes();
+}
+
+/// Each element is added once: by its canonical holder, from the first
+/// register that holds it (as storeTile writes). The old values reach only
+/// that register, so a result that is used needs a layout without copies.
+struct AtomicAddOpConversion
+    : public ConvertOpToLLVMPattern<tile::AtomicAddOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::AtomicAddOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    bool wantOld = !op.getResult().use_empty();
+    HwIndex hw = getHwIndex(rewriter, loc);
+    auto tensor = dyn_cast<RankedTensorType>(op.getType());
+    if (!tensor) {
+      // Every thread runs a scalar op: thread 0 adds.
+      if (wantOld)
+        return failure(); // checkAtomicAddLowering reports it
+      Value zero = createI32(rewriter, loc, 0);
+      Value first = LLVM::AndOp::create(
+          rewriter, loc,
+          LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq, hw.lane,
+                               zero),
+          LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq, hw.warp,
+                               zero));
+      Value pred =
+          adaptor.getMask()
+              ? LLVM::AndOp::create(rewriter, loc, adaptor.getMask(), first)
+              : first;
+      emitAtomicAdd(rewriter, loc, adaptor.getPtr(), adaptor.getValue(), pred,
+                    /*wantOld=*/false);
+      rewriter.eraseOp(op);
+      return success();
+    }
+    LinearLayout layout = getLinearLayout(tensor);
+    auto [ptrs, values, masks] = unpackWritten(
+        rewriter, loc, adaptor.getPtr(), adaptor.getValue(), adaptor.getMask());
+    SmallVector<size_t> holder = getFirstHolders(layout, values.size());
+    bool copies = !layout.isInjective();
+    if (wantOld && copies)
+      return failure(); // checkAtomicAddLowering reports it
+    Value canonical = isCanonicalHolder(rewriter, loc, layout, hw);
+    SmallVector<Value> old;
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (holder[i] != i)
+        continue; // wantOld implies no copies
+      Value pred = masks.empty() ? canonical
+                                 : LLVM::AndOp::create(rewriter, loc, masks[i],
+                                                       canonical);
+      Value before =
+          emitAtomicAdd(rewriter, loc, ptrs[i], values[i], pred, wantOld);
+      if (wantOld)
+        old.push_back(before);
+    }
+    if (!wantOld) {
+      rewriter.eraseOp(op);
+      return success();
+    }
+    rewriter.replaceOp(
+        op, packRegisters(rewriter, loc,
+                          getTypeConverter()->convertType(op.getType()), old));
+    return success();
+  }
+};
+
 } // namespace
+
+LogicalResult tilegpu::checkAtomicAddLowering(tile::AtomicAddOp op) {
+  if (op.getResult().use_empty())
+    return success();
+  auto tensor = dyn_cast<RankedTensorType>(op.getType());
+  if (!tensor)
+    return op.emitError() << "tile.atomic_add of a scalar whose result is "
+                             "used is not supported on the GPU yet";
+  LinearLayout layout = getLinearLayout(tensor);
+  if (!layout.isInjective())
+    return op.emitError()
+           << "tile.atomic_add whose result is used, on a layout that holds "
+              "elements in several threads, is not supported on the GPU yet";
+  return success();
+}
 
 void tilegpu::populateLoadStoreOpToLLVMPatterns(
     TileGPUToLLVMTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<LoadOpConversion, StoreOpConversion>(converter);
+  patterns.add<LoadOpConversion, StoreOpConversion, AtomicAddOpConversion>(
+      converter);
 }

@@ -112,6 +112,15 @@ struct ConvertTileGPUToLLVMPass
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
 
+    if (module
+            .walk([](tile::AtomicAddOp op) {
+              return failed(checkAtomicAddLowering(op))
+                         ? WalkResult::interrupt()
+                         : WalkResult::advance();
+            })
+            .wasInterrupted())
+      return signalPassFailure();
+
     int64_t scratchBytes = 0;
     module.walk([&](Operation *op) {
       scratchBytes = std::max(scratchBytes, getSharedScratchBytes(op));

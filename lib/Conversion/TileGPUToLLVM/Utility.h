@@ -75,6 +75,12 @@ LLVM::InlineAsmOp emitInlinePtx(OpBuilder &b, Location loc, Type result,
                                 ValueRange operands, StringRef text,
                                 StringRef constraints);
 
+/// Reports a tile.atomic_add the lowering cannot take: one whose old values
+/// are used while its layout holds elements in several places (only the
+/// first holder gets them). Run before the conversion, whose patterns
+/// cannot report errors.
+LogicalResult checkAtomicAddLowering(tile::AtomicAddOp op);
+
 /// Loads one `element` at `ptr`; with a mask, only where it is true, giving
 /// `other` (or zero) elsewhere.
 Value loadElement(OpBuilder &b, Location loc, Type element, Value ptr,

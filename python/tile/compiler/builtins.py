@@ -144,6 +144,17 @@ def store(cg, pointer, value, mask=None, boundary_check=(), cache_modifier="",
     return semantic.store(cg.b, pointer, value, mask, boundary_check)
 
 
+@builtin("atomic_add")
+def atomic_add(cg, pointer, val, mask=None, sem=None, scope=None):
+    # The GPU adds with relaxed ordering at device scope: say so rather than
+    # silently weaken a stronger request.
+    if sem not in (None, "relaxed"):
+        raise TileTypeError(f"tl.atomic_add: sem={sem!r} is not supported (relaxed only)")
+    if scope not in (None, "gpu"):
+        raise TileTypeError(f"tl.atomic_add: scope={scope!r} is not supported (gpu only)")
+    return semantic.atomic_add(cg.b, pointer, val, mask)
+
+
 @builtin("make_block_ptr")
 def make_block_ptr(cg, base, shape, strides, offsets, block_shape, order):
     return semantic.make_block_ptr(cg.b, base, shape, strides, offsets, block_shape, order)

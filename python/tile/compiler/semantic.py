@@ -602,21 +602,44 @@ def store(b, ptr, value, mask=None, boundary_check=None):
         raise TileTypeError(f"tl.store expects a pointer, got {describe(ptr)}")
     if boundary_check:
         raise TileTypeError("tl.store: boundary_check needs a block pointer")
-    _check_operand(value, "tl.store")
+    ptr, operands = _written_operands(b, ptr, value, mask, "tl.store")
+    b.line(f"tile.store {operands} : {ptr.type.mlir}")
+    return None
+
+
+def _written_operands(b, ptr, value, mask, opname):
+    """Pointers, value and mask of a store or an atomic, broadcast to one
+    shape: the pointers and the operands' text ('%p, %v mask %m')."""
+    _check_operand(value, opname)
     shape = ptr.shape
     if mask is not None:
-        mask = to_bool(b, mask, "the mask of tl.store")
-        shape = broadcast_shapes(shape, mask.shape, opname="tl.store")
+        mask = to_bool(b, mask, f"the mask of {opname}")
+        shape = broadcast_shapes(shape, mask.shape, opname=opname)
     if is_value(value):
-        shape = broadcast_shapes(shape, value.shape, opname="tl.store")
+        shape = broadcast_shapes(shape, value.shape, opname=opname)
     ptr = broadcast_to(b, ptr, shape)
     value = to_value(b, value, ptr.dtype.element_ty, shape)
-    text = f"tile.store {ptr.ssa}, {value.ssa}"
+    text = f"{ptr.ssa}, {value.ssa}"
     if mask is not None:
-        mask = broadcast_to(b, mask, shape)
-        text += f" mask {mask.ssa}"
-    b.line(f"{text} : {ptr.type.mlir}")
-    return None
+        text += f" mask {broadcast_to(b, mask, shape).ssa}"
+    return ptr, text
+
+
+_ATOMIC_ADD_TYPES = ("fp32", "fp64", "int32", "int64")
+
+
+def atomic_add(b, ptr, value, mask=None):
+    if _is_block_ptr(ptr):
+        raise TileTypeError("tl.atomic_add takes a tensor of pointers, not a block pointer")
+    if not _is_pointer(ptr):
+        raise TileTypeError(f"tl.atomic_add expects a pointer, got {describe(ptr)}")
+    elem = ptr.dtype.element_ty
+    if elem.name not in _ATOMIC_ADD_TYPES:
+        raise TileTypeError(
+            f"tl.atomic_add adds {', '.join(_ATOMIC_ADD_TYPES)} elements, not {elem.name}")
+    ptr, operands = _written_operands(b, ptr, value, mask, "tl.atomic_add")
+    result_type = core.block_type(elem, ptr.shape) if ptr.shape else elem
+    return b.op(f"tile.atomic_add {operands} : {ptr.type.mlir}", result_type)
 
 
 def _scalar_int(b, x, scalar, what):

@@ -256,8 +256,8 @@ def _declare(names, namespace):
 
 LANGUAGE_BUILTINS = [
     "program_id", "num_programs", "arange", "zeros", "zeros_like", "full",
-    "load", "store", "make_block_ptr", "advance", "dot", "exp", "exp2", "log",
-    "log2", "sqrt", "rsqrt", "abs", "sin", "cos", "floor", "ceil", "sigmoid",
+    "load", "store", "atomic_add", "make_block_ptr", "advance", "dot", "exp",
+    "exp2", "log", "log2", "sqrt", "rsqrt", "abs", "sin", "cos", "floor", "ceil", "sigmoid",
     "max", "min", "sum", "maximum", "minimum", "where", "trans", "permute",
     "expand_dims", "broadcast_to", "cdiv", "multiple_of", "max_contiguous",
     "static_assert", "static_print", "static_range", "range", "cast", "fma",

@@ -475,3 +475,19 @@ func.func @divisibility_not_power_of_two(%n: i32 {tile.divisibility = 12 : i32})
 func.func @divisibility_of_float(%x: f32 {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
   return
 }
+
+// -----
+
+func.func @atomic_add_f16(%p: tensor<8x!tile.ptr<f16>>, %v: tensor<8xf16>) {
+  // expected-error @below {{adds f32, f64, i32 or i64 elements, not 'f16'}}
+  %old = tile.atomic_add %p, %v : tensor<8x!tile.ptr<f16>>
+  return
+}
+
+// -----
+
+func.func @atomic_add_value_type(%p: tensor<8x!tile.ptr<f32>>, %v: tensor<8xf64>) {
+  // expected-error @below {{the value has the pointees' type}}
+  %old = "tile.atomic_add"(%p, %v) : (tensor<8x!tile.ptr<f32>>, tensor<8xf64>) -> tensor<8xf32>
+  return
+}

@@ -60,6 +60,15 @@ func.func @pointers(%base: !tile.ptr<f16>, %n: i32, %k: i64) {
   return
 }
 
+// CHECK-LABEL: func.func @atomic_adds
+func.func @atomic_adds(%p: tensor<64x!tile.ptr<f32>>, %v: tensor<64xf32>, %mask: tensor<64xi1>, %q: !tile.ptr<i64>, %n: i64) -> (tensor<64xf32>, i64) {
+  // CHECK: tile.atomic_add %{{.*}}, %{{.*}} mask %{{.*}} : tensor<64x!tile.ptr<f32>>
+  %old = tile.atomic_add %p, %v mask %mask : tensor<64x!tile.ptr<f32>>
+  // CHECK: tile.atomic_add %{{.*}}, %{{.*}} : !tile.ptr<i64>
+  %before = tile.atomic_add %q, %n : !tile.ptr<i64>
+  return %old, %before : tensor<64xf32>, i64
+}
+
 // CHECK-LABEL: func.func @block_pointers
 func.func @block_pointers(%base: !tile.ptr<f16>, %rows: i64, %cols: i64,
                           %stride: i64, %row0: i32) {

@@ -8,6 +8,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -252,6 +253,15 @@ LogicalResult LoadOp::verify() {
                             "it needs a mask";
   if (getOther() && getOther().getType() != getType())
     return emitOpError() << "'other' must have the result's type " << getType();
+  return success();
+}
+
+LogicalResult AtomicAddOp::verify() {
+  Type element = getElementTypeOrSelf(getType());
+  if (!element.isF32() && !element.isF64() && !element.isInteger(32) &&
+      !element.isInteger(64))
+    return emitOpError() << "adds f32, f64, i32 or i64 elements, not "
+                         << element;
   return success();
 }
 
