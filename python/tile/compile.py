@@ -3,6 +3,7 @@
     python3 -m tile.compile FILE.py:KERNEL --signature "*fp16,*fp16,i32" \\
         --constexpr BLOCK=128 --num-warps 4 -o OUT.mlir
     python3 -m tile.compile --manifest --out-dir DIR [--only NAME ...]
+        [--set NAME=VALUE ...]
 
 Writes the ``tile`` dialect module to OUT.mlir and its metadata to OUT.json
 (see docs/language.md).  Errors are reported as ``file:line: error: ...``
@@ -21,11 +22,11 @@ from .compiler.errors import CompilationError, UsageError
 from .language import core
 
 
-def parse_constexpr(text):
+def parse_constexpr(text, flag="--constexpr"):
     """NAME=VALUE: VALUE is an int, float, true/false, None, a dtype name, or a
     string."""
     if "=" not in text:
-        raise UsageError(f"--constexpr expects NAME=VALUE, got '{text}'")
+        raise UsageError(f"{flag} expects NAME=VALUE, got '{text}'")
     name, value = text.split("=", 1)
     name, value = name.strip(), value.strip()
     lowered = value.lower()
@@ -106,6 +107,26 @@ def compile_one(args):
     write_outputs(text, metadata, out)
 
 
+def apply_overrides(variant, overrides):
+    """The variant's constexprs, num_warps and num_stages with --set values
+    in place (for block-size sweeps); a name the variant lacks is an
+    error."""
+    constexprs = dict(variant.constexprs)
+    launch = {"num_warps": variant.num_warps, "num_stages": variant.num_stages}
+    for name, value in overrides.items():
+        if name in launch:
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise UsageError(f"--set {name}: expected a positive integer, got {value!r}")
+            launch[name] = value
+        elif name in constexprs:
+            constexprs[name] = value
+        else:
+            raise UsageError(
+                f"--set {name}: variant {variant.name} has no such constexpr "
+                f"(it has {', '.join(sorted(constexprs))}, num_warps, num_stages)")
+    return constexprs, launch["num_warps"], launch["num_stages"]
+
+
 def compile_manifest(args):
     from .kernels import manifest
     names = set(args.only or [])
@@ -118,14 +139,16 @@ def compile_manifest(args):
         return
     if not args.out_dir:
         raise UsageError("--manifest needs --out-dir DIR")
+    overrides = dict(parse_constexpr(text, "--set") for text in args.set)
     for variant in manifest.VARIANTS:
         if names and variant.name not in names:
             continue
+        constexprs, num_warps, num_stages = apply_overrides(variant, overrides)
         fn = getattr(importlib.import_module(variant.module), variant.kernel)
-        text, metadata = compile_kernel(fn, variant.signature, variant.constexprs,
-                                        variant.num_warps, name=variant.name,
+        text, metadata = compile_kernel(fn, variant.signature, constexprs,
+                                        num_warps, name=variant.name,
                                         entry=variant.name,
-                                        num_stages=variant.num_stages)
+                                        num_stages=num_stages)
         write_outputs(text, metadata, os.path.join(args.out_dir, variant.name + ".mlir"))
 
 
@@ -151,6 +174,9 @@ def main(argv=None):
     parser.add_argument("--out-dir", help="with --manifest: where to write NAME.mlir/.json")
     parser.add_argument("--only", action="append", metavar="NAME",
                         help="with --manifest: compile only this variant")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                        help="with --manifest: override a constexpr, num_warps or "
+                             "num_stages of the variants compiled")
     parser.add_argument("--list", action="store_true",
                         help="with --manifest: print the variant names")
     args = parser.parse_args(argv)

@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
-# Compares the attention kernels compiled with different num_stages (the
-# kernel folders kernels-s<S> beside kernels/, made with
-# `build_gpu_bundle.py DIR --num-stages S`): correctness against the float64
-# reference at ragged lengths, then TFLOP/s, fp16, B*N fixed as in
-# run_gpu_attention.sh. Prints one table last.
-# Run from the bundle: [MODE=fwd|bwd] ./stage_sweep.sh [S ...] (default:
+# Compares kernel folders beside kernels/: kernels-s<S>, compiled with
+# another num_stages (`build_gpu_bundle.py DIR --num-stages S`), or
+# kernels-<TAG>, with other block sizes (scripts/make_variant_folder.sh):
+# correctness against the float64 reference at ragged lengths, then
+# TFLOP/s, fp16, B*N fixed as in run_gpu_attention.sh. Prints one table last.
+# Run from the bundle: [MODE=fwd|bwd] ./stage_sweep.sh [S|TAG ...] (default:
 # the forward; every kernels-s*). "default" is kernels/, as the manifest says.
 cd "$(dirname "$0")"
 RUN=./bin/tile-run
 MODE=${MODE:-fwd}
 stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=(default $(ls -d kernels-s* 2>/dev/null | sed 's/kernels-s//'))
-folder() { [ "$1" = default ] && echo kernels || echo "kernels-s$1"; }
+folder() {
+  if [ "$1" = default ]; then echo kernels
+  elif [ -d "kernels-$1" ]; then echo "kernels-$1"
+  else echo "kernels-s$1"; fi
+}
 failures=0
 for s in "${stages[@]}"; do
   for d in 64 128; do for t in f16 bf16; do for causal in "" --causal; do

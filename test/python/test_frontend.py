@@ -360,3 +360,29 @@ def test_manifest_covers_the_required_variants():
     for name in ("softmax_v2", "softmax_v3", "softmax_v4", "flash_attn_puzzle"):
         assert name in names
     assert len([n for n in names if n.startswith("softmax_v1_")]) >= 3
+
+
+def test_manifest_overrides(tmp_path):
+    # --set changes the named constexprs and launch numbers of the variants
+    # compiled (block-size sweeps), and nothing else.
+    result = run_cli("--manifest", "--out-dir", str(tmp_path), "--only",
+                     "attn_bwd_fp16_d128_causal", "--set", "BLOCK_M1=32",
+                     "--set", "num_warps=4")
+    assert result.returncode == 0, result.stderr
+    metadata = json.loads((tmp_path / "attn_bwd_fp16_d128_causal.json").read_text())
+    from tile.kernels import manifest
+    expected = dict(manifest.BY_NAME["attn_bwd_fp16_d128_causal"].constexprs, BLOCK_M1=32)
+    assert metadata["constexprs"] == expected
+    assert metadata["num_warps"] == 4
+
+
+@pytest.mark.parametrize("setting, message", [
+    ("BLOCK_Q=32", "--set BLOCK_Q: variant attn_bwd_fp16_d64_causal has no such constexpr"),
+    ("num_warps=0", "--set num_warps: expected a positive integer, got 0"),
+    ("BLOCK_M1", "--set expects NAME=VALUE"),
+])
+def test_manifest_override_errors(tmp_path, setting, message):
+    result = run_cli("--manifest", "--out-dir", str(tmp_path), "--only",
+                     "attn_bwd_fp16_d64_causal", "--set", setting)
+    assert result.returncode == 1
+    assert message in result.stderr, result.stderr
