@@ -7,7 +7,7 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
   func.func @atomic_old_values_of_copies(%p: !tile.ptr<f32>) attributes {tile.kernel} {
     %ps = tile.splat %p : tensor<16x!tile.ptr<f32>, #b>
     %ones = arith.constant dense<1.0> : tensor<16xf32, #b>
-    // expected-error @below {{tile.atomic_add whose result is used, on a layout that holds elements in several threads, is not supported on the GPU yet}}
+    // expected-error @below {{tile.atomic_add whose result is used, on a layout that holds elements more than once, is not supported on the GPU yet}}
     %old = tile.atomic_add %ps, %ones : tensor<16x!tile.ptr<f32>, #b>
     tile.store %ps, %old : tensor<16x!tile.ptr<f32>, #b>
     return

@@ -377,7 +377,7 @@ LogicalResult tilegpu::checkAtomicAddLowering(tile::AtomicAddOp op) {
   if (!layout.isInjective())
     return op.emitError()
            << "tile.atomic_add whose result is used, on a layout that holds "
-              "elements in several threads, is not supported on the GPU yet";
+              "elements more than once, is not supported on the GPU yet";
   return success();
 }
 

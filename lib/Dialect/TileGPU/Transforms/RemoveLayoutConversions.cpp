@@ -294,8 +294,8 @@ public:
 
   /// A row loaded from global memory (LSE, say) is read again in a slice
   /// layout, each thread loading the elements it holds, rather than moved
-  /// through shared memory: the copy is read where the original is, so no
-  /// write can come between, and its operands must be rebuildable there.
+  /// through shared memory; its operands must be rebuildable in that layout
+  /// (rebuild() places the copy where no write can come between).
   bool isRereadableRow(tile::LoadOp load, Attribute layout, unsigned depth) {
     auto type = dyn_cast<RankedTensorType>(load.getType());
     if (!type || type.getRank() != 1 || !isa<SliceEncodingAttr>(layout))
