@@ -235,25 +235,36 @@ void commitWrites(const std::vector<PendingWrite> &writes,
   }
 }
 
-LogicalResult storeOp(Executor &ex, Operation *op) {
-  auto store = cast<tl::StoreOp>(op);
-  const RValue &pointers = ex.get(store.getPtr());
-  const RValue &value = ex.get(store.getValue());
-  const RValue *mask = store.getMask() ? &ex.get(store.getMask()) : nullptr;
-  rt::DType dtype = elemInfo(store.getPtr().getType()).dtype;
-  std::vector<PendingWrite> writes;
-  writes.reserve(pointers.size());
+/// The element each pointer of a store or an atomic add (`ptr`, optional
+/// `mask`) reaches where the mask holds, all resolved before anything is
+/// written; fails, naming the `access`, at the first bad address.
+LogicalResult resolveWrites(Executor &ex, Operation *op, Value ptr, Value mask,
+                            const char *access,
+                            std::vector<PendingWrite> *writes) {
+  const RValue &pointers = ex.get(ptr);
+  const RValue *maskValue = mask ? &ex.get(mask) : nullptr;
+  rt::DType dtype = elemInfo(ptr.getType()).dtype;
+  writes->reserve(pointers.size());
   for (size_t i = 0, e = pointers.size(); i < e; ++i) {
-    if (mask && mask->ints()[i] == 0)
+    if (maskValue && maskValue->ints()[i] == 0)
       continue;
     int64_t index;
     Buffer *buffer = ex.resolve(op, pointers.ints()[i], dtype, i,
-                                pointers.shape, "write", &index);
+                                pointers.shape, access, &index);
     if (!buffer)
       return failure();
-    writes.push_back({buffer, index, i});
+    writes->push_back({buffer, index, i});
   }
-  commitWrites(writes, value);
+  return success();
+}
+
+LogicalResult storeOp(Executor &ex, Operation *op) {
+  auto store = cast<tl::StoreOp>(op);
+  std::vector<PendingWrite> writes;
+  if (failed(resolveWrites(ex, op, store.getPtr(), store.getMask(), "write",
+                           &writes)))
+    return failure();
+  commitWrites(writes, ex.get(store.getValue()));
   return success();
 }
 
@@ -262,24 +273,13 @@ LogicalResult storeOp(Executor &ex, Operation *op) {
 /// resolved first, so a failing op changes nothing.
 LogicalResult atomicAddOp(Executor &ex, Operation *op) {
   auto atomic = cast<tl::AtomicAddOp>(op);
-  const RValue &pointers = ex.get(atomic.getPtr());
-  const RValue &value = ex.get(atomic.getValue());
-  const RValue *mask = atomic.getMask() ? &ex.get(atomic.getMask()) : nullptr;
-  rt::DType dtype = elemInfo(atomic.getPtr().getType()).dtype;
   std::vector<PendingWrite> adds;
-  adds.reserve(pointers.size());
-  for (size_t i = 0, e = pointers.size(); i < e; ++i) {
-    if (mask && mask->ints()[i] == 0)
-      continue;
-    int64_t index;
-    Buffer *buffer = ex.resolve(op, pointers.ints()[i], dtype, i,
-                                pointers.shape, "update", &index);
-    if (!buffer)
-      return failure();
-    adds.push_back({buffer, index, i});
-  }
+  if (failed(resolveWrites(ex, op, atomic.getPtr(), atomic.getMask(), "update",
+                           &adds)))
+    return failure();
+  const RValue &value = ex.get(atomic.getValue());
   RValue old =
-      value.isFloat() ? makeFloats(pointers.shape) : makeInts(pointers.shape);
+      value.isFloat() ? makeFloats(value.shape) : makeInts(value.shape);
   for (const PendingWrite &add : adds) {
     if (value.isFloat()) {
       double before = readFloat(*add.buffer, add.index);

@@ -14,7 +14,6 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Transforms/DialectConversion.h"
 
-#include <map>
 #include <set>
 
 using namespace mlir;
@@ -75,23 +74,34 @@ static void storeVector(OpBuilder &b, Location loc, ArrayRef<Value> values,
                               width * getAlignment(element));
 }
 
+void tilegpu::forEachElementOnce(OpBuilder &b, Location loc,
+                                 const LinearLayout &layout, HwIndex hw,
+                                 ArrayRef<Value> masks, size_t count,
+                                 int64_t width,
+                                 function_ref<void(size_t, Value)> emit) {
+  Value canonical = isCanonicalHolder(b, loc, layout, hw);
+  std::set<LinearLayout::Coord> seen;
+  for (size_t i = 0; i < count; i += width) {
+    if (!seen.insert(registerOffset(layout, i)).second)
+      continue; // an earlier register holds the same element
+    emit(i, masks.empty() || !masks[i]
+                ? canonical
+                : LLVM::AndOp::create(b, loc, masks[i], canonical));
+  }
+}
+
 void tilegpu::storeTile(OpBuilder &b, Location loc, const LinearLayout &layout,
                         HwIndex hw, ArrayRef<Value> values,
                         ArrayRef<Value> addresses, ArrayRef<Value> masks,
                         int64_t width) {
-  Value canonical = isCanonicalHolder(b, loc, layout, hw);
-  std::set<LinearLayout::Coord> stored;
-  for (size_t i = 0; i < values.size(); i += width) {
-    if (!stored.insert(registerOffset(layout, i)).second)
-      continue; // an earlier register holds the same element
-    Value mask = masks.empty() || !masks[i]
-                     ? canonical
-                     : LLVM::AndOp::create(b, loc, masks[i], canonical);
-    if (width == 1)
-      storeElement(b, loc, values[i], addresses[i], mask);
-    else
-      storeVector(b, loc, values.slice(i, width), addresses[i], mask);
-  }
+  forEachElementOnce(b, loc, layout, hw, masks, values.size(), width,
+                     [&](size_t i, Value mask) {
+                       if (width == 1)
+                         storeElement(b, loc, values[i], addresses[i], mask);
+                       else
+                         storeVector(b, loc, values.slice(i, width),
+                                     addresses[i], mask);
+                     });
 }
 
 int64_t tilegpu::getContiguousRegisterRun(const LinearLayout &layout,
@@ -254,17 +264,6 @@ struct StoreOpConversion : public ConvertOpToLLVMPattern<tile::StoreOp> {
   }
 };
 
-/// For each of `count` registers, the first register holding its element.
-static SmallVector<size_t> getFirstHolders(const LinearLayout &layout,
-                                           size_t count) {
-  std::map<LinearLayout::Coord, size_t> first;
-  SmallVector<size_t> holder;
-  for (size_t i = 0; i < count; ++i)
-    holder.push_back(
-        first.insert({registerOffset(layout, i), i}).first->second);
-  return holder;
-}
-
 /// One atomic add of `value` at `ptr` (global) where `pred` (i1) holds, in
 /// inline PTX (relaxed, device scope: what atom and red do by default).
 /// With `wantOld`, gives the element as it was (zero where `pred` is
@@ -300,8 +299,9 @@ Value emitAtomicAdd(OpBuilder &b, Location loc, Value ptr, Value value,
 }
 
 /// Each element is added once: by its canonical holder, from the first
-/// register that holds it (as storeTile writes). The old values reach only
-/// that register, so a result that is used needs a layout without copies.
+/// register that holds it (forEachElementOnce, as storeTile writes). The old
+/// values reach only that register, so a result that is used needs a layout
+/// without copies.
 struct AtomicAddOpConversion
     : public ConvertOpToLLVMPattern<tile::AtomicAddOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
@@ -336,23 +336,18 @@ struct AtomicAddOpConversion
     LinearLayout layout = getLinearLayout(tensor);
     auto [ptrs, values, masks] = unpackWritten(
         rewriter, loc, adaptor.getPtr(), adaptor.getValue(), adaptor.getMask());
-    SmallVector<size_t> holder = getFirstHolders(layout, values.size());
-    bool copies = !layout.isInjective();
-    if (wantOld && copies)
+    if (wantOld && !layout.isInjective())
       return failure(); // checkAtomicAddLowering reports it
-    Value canonical = isCanonicalHolder(rewriter, loc, layout, hw);
+    // Without copies every register is its element's only holder, so the
+    // old values come back one per register, in order.
     SmallVector<Value> old;
-    for (size_t i = 0; i < values.size(); ++i) {
-      if (holder[i] != i)
-        continue; // wantOld implies no copies
-      Value pred = masks.empty() ? canonical
-                                 : LLVM::AndOp::create(rewriter, loc, masks[i],
-                                                       canonical);
-      Value before =
-          emitAtomicAdd(rewriter, loc, ptrs[i], values[i], pred, wantOld);
-      if (wantOld)
-        old.push_back(before);
-    }
+    forEachElementOnce(rewriter, loc, layout, hw, masks, values.size(),
+                       /*width=*/1, [&](size_t i, Value pred) {
+                         Value before = emitAtomicAdd(rewriter, loc, ptrs[i],
+                                                      values[i], pred, wantOld);
+                         if (wantOld)
+                           old.push_back(before);
+                       });
     if (!wantOld) {
       rewriter.eraseOp(op);
       return success();

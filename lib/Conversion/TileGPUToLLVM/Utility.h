@@ -116,6 +116,15 @@ void storeTile(OpBuilder &b, Location loc, const LinearLayout &layout,
                HwIndex hw, ArrayRef<Value> values, ArrayRef<Value> addresses,
                ArrayRef<Value> masks, int64_t width = 1);
 
+/// Calls `emit(r, pred)` once per element of a laid-out tile of `count`
+/// registers, for the first register r that holds it (stepping by
+/// `width`), with `pred` true in the element's canonical holder where
+/// masks[r] is (a null entry, or no masks, means always): what writes each
+/// element once (stores, atomic adds) is built on it.
+void forEachElementOnce(OpBuilder &b, Location loc, const LinearLayout &layout,
+                        HwIndex hw, ArrayRef<Value> masks, size_t count,
+                        int64_t width, function_ref<void(size_t, Value)> emit);
+
 /// The offset in elements of element `coord` (i32 values) of a rank-2
 /// buffer: the swizzle of SharedEncodingAttr::getOffset, in instructions.
 Value emitSharedOffset(OpBuilder &b, Location loc, MemDescType type,

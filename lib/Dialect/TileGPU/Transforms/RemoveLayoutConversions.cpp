@@ -320,20 +320,18 @@ public:
     return true;
   }
 
-  /// Whether `op` (or an op nested in it) has an effect other than reads.
+  /// Whether `op` (or an op nested in it) may have an effect other than
+  /// reads.
   static bool mayWrite(Operation *op) {
-    if (isMemoryEffectFree(op))
-      return false;
-    if (auto effects = dyn_cast<MemoryEffectOpInterface>(op))
-      if (!effects.onlyHasEffect<MemoryEffects::Read>())
-        return true;
-    if (!op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
-      return !isa<MemoryEffectOpInterface>(op);
-    for (Region &region : op->getRegions())
-      for (Operation &nested : region.getOps())
-        if (mayWrite(&nested))
-          return true;
-    return false;
+    return op
+        ->walk([](Operation *nested) {
+          // libMLIR instantiates hasEffect for one effect type at a time.
+          bool writes = mightHaveEffect<MemoryEffects::Write>(nested) ||
+                        hasEffect<MemoryEffects::Allocate>(nested) ||
+                        hasEffect<MemoryEffects::Free>(nested);
+          return writes ? WalkResult::interrupt() : WalkResult::advance();
+        })
+        .wasInterrupted();
   }
 
   static bool isConvertibleRow(Value value) {
