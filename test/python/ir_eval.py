@@ -204,6 +204,8 @@ class Interpreter:
         if name == "tile.store":
             self.store(t, operands, env)
             return []
+        if name == "tile.atomic_add":
+            return [self.atomic_add(t, operands)]
         if name == "tile.make_block_ptr":
             groups = re.findall(r"\[([^\]]*)\]", t.split(" order ")[0])
             vals = [[int(env[v]) for v in re.findall(VAL, g)] for g in groups]
@@ -315,6 +317,21 @@ class Interpreter:
         offsets = np.broadcast_to(ptr.offsets, mask.shape)[mask]
         self.check_in_bounds(ptr.buf, offsets)
         self.memory[ptr.buf][offsets] = np.broadcast_to(value, mask.shape)[mask]
+
+    def atomic_add(self, t, operands):
+        """Adds in element order (programs run one at a time); gives the old
+        values, zero where masked off."""
+        ptr, value = operands[0], operands[1]
+        mask = operands[2] if " mask " in t else np.ones(ptr.offsets.shape, bool)
+        offsets = np.broadcast_to(ptr.offsets, mask.shape)
+        self.check_in_bounds(ptr.buf, offsets[mask])
+        memory = self.memory[ptr.buf]
+        value = np.broadcast_to(value, mask.shape)
+        old = np.zeros(mask.shape, memory.dtype)
+        for index in zip(*np.nonzero(mask)):
+            old[index] = memory[offsets[index]]
+            memory[offsets[index]] = memory[offsets[index]] + value[index]
+        return old
 
     def _block_mask(self, t, bp):
         checked = re.search(r"boundary_check \[([\d, ]*)\]", t)

@@ -213,8 +213,15 @@ class EmulatedKernels:
         def rows(name):   # LSE, DELTA: contiguous fp32 [Z * H, N_CTX]
             return tensor(name).view(z, h, n)
 
+        def accumulator():   # DQ_ACC: contiguous fp32 [Z * H, N_CTX, HEAD_DIM]
+            return tensor("DQ_ACC").view(z, h, n, d)
+
         if spec.kernel == "attn_bwd_preprocess":
             rows("DELTA").copy_((view("O").float() * view("DO").float()).sum(-1))
+            accumulator().zero_()
+            return
+        if spec.kernel == "attn_bwd_postprocess":
+            view("DQ").copy_(accumulator() * values["sm_scale"])
             return
         q, k, v = (view(x).float() for x in "QKV")
         scores = q @ k.transpose(-1, -2) * values["sm_scale"]
@@ -234,7 +241,7 @@ class EmulatedKernels:
         do = view("DO").float()
         ds = p * (do @ v.transpose(-1, -2) - rows("DELTA")[..., None])
         view("DV").copy_(p.transpose(-1, -2) @ do)
-        view("DQ").copy_(ds @ k * values["sm_scale"])
+        accumulator().add_(ds @ k)
         view("DK").copy_(ds.transpose(-1, -2) @ q * values["sm_scale"])
 
 
@@ -294,7 +301,7 @@ def test_autograd_wiring_against_emulated_kernels(emulated, layout, causal, dtyp
         error = ((got.double() - want.double()).norm() / want.double().norm()).item()
         assert error <= limit, f"{name}: relative error {error:.2e} > {limit:.2e}"
     assert [kernel for kernel, _ in emulated.launches] == [
-        "attn_fwd", "attn_bwd_preprocess", "attn_bwd"]
+        "attn_fwd", "attn_bwd_preprocess", "attn_bwd", "attn_bwd_postprocess"]
 
 
 def relative_error(got, want):

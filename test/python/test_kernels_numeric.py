@@ -135,6 +135,8 @@ def test_attention_forward_and_backward(t, d, causal, n, heads_inner, causal_off
         memory[name] = np.full(z * h * n * d, np.nan, mem_dtype)
     memory["LSE"] = np.full(z * h * n, np.nan, np.float32)
     memory["DELTA"] = np.full(z * h * n, np.nan, np.float32)
+    # The preprocess kernel must zero it: NaN would survive the adds.
+    memory["DQ_ACC"] = np.full(z * h * n * d, np.nan, np.float32)
     dims = [np.int32(x) for x in (sz, sh, sn, z, h, n)]
     offset = [np.int32(causal_offset)]
 
@@ -154,7 +156,7 @@ def test_attention_forward_and_backward(t, d, causal, n, heads_inner, causal_off
     np.testing.assert_allclose(lse[~empty], lse_ref[~empty], atol=1e-4, rtol=1e-4)
 
     pre, c = interpreter(f"attn_bwd_preprocess_{t}_d{d}")
-    pre.run([("ptr", "O"), ("ptr", "DO"), ("ptr", "DELTA")] + dims,
+    pre.run([("ptr", "O"), ("ptr", "DO"), ("ptr", "DELTA"), ("ptr", "DQ_ACC")] + dims,
             (-(-n // c["BLOCK_M"]), z * h), memory)
     delta_ref = (o * f64[3]).sum(-1)
     np.testing.assert_allclose(memory["DELTA"].reshape(z, h, n), delta_ref,
@@ -162,8 +164,11 @@ def test_attention_forward_and_backward(t, d, causal, n, heads_inner, causal_off
 
     bwd, c = interpreter(f"attn_bwd_{t}_d{d}_{suffix}")
     bwd.run([("ptr", "Q"), ("ptr", "K"), ("ptr", "V"), np.float32(sm_scale), ("ptr", "DO"),
-             ("ptr", "DQ"), ("ptr", "DK"), ("ptr", "DV"), ("ptr", "LSE"),
+             ("ptr", "DQ_ACC"), ("ptr", "DK"), ("ptr", "DV"), ("ptr", "LSE"),
              ("ptr", "DELTA")] + dims + offset, (-(-n // c["BLOCK_N1"]), z * h), memory)
+    post, c = interpreter(f"attn_bwd_postprocess_{t}_d{d}")
+    post.run([("ptr", "DQ"), ("ptr", "DQ_ACC"), np.float32(sm_scale)] + dims,
+             (-(-n // c["BLOCK_M"]), z * h), memory)
     qf, kf, vf, dof = f64
     dv_ref = np.swapaxes(p, -1, -2) @ dof
     dp = dof @ np.swapaxes(vf, -1, -2)

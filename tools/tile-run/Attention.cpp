@@ -1,9 +1,9 @@
 //===- Attention.cpp - tile-run attention ---------------------------------===//
 //
 // Runs the FlashAttention forward (attn_fwd) and, with --mode bwd, the
-// backward (attn_bwd_preprocess then attn_bwd) on random inputs of shape
-// [batch, heads, seq, head_dim], and checks O, LSE, Delta, dQ, dK and dV
-// against the float64 reference. --causal-offset K moves the causal
+// backward (attn_bwd_preprocess, attn_bwd, attn_bwd_postprocess) on random
+// inputs of shape [batch, heads, seq, head_dim], and checks O, LSE, Delta, dQ,
+// dK and dV against the float64 reference. --causal-offset K moves the causal
 // diagonal: query i sees key j iff j <= i + K.
 //
 //===----------------------------------------------------------------------===//
@@ -172,7 +172,8 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
 
   Session session;
   TILE_RETURN_IF_ERROR(session.open(options));
-  const rt::KernelInfo *forward, *preprocess = nullptr, *gradient = nullptr;
+  const rt::KernelInfo *forward, *preprocess = nullptr, *gradient = nullptr,
+                                 *postprocess = nullptr;
   TILE_RETURN_IF_ERROR(selectVariant(session.bundle(), "attn_fwd",
                                      problem.headDim, problem.causal, *dtype,
                                      &forward));
@@ -185,14 +186,20 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
                                        problem.headDim, std::nullopt, *dtype,
                                        &preprocess));
     TILE_RETURN_IF_ERROR(
-        checkSignature(*preprocess, {t, t, "*fp32", "i32", "i32", "i32", "i32",
-                                     "i32", "i32"}));
+        checkSignature(*preprocess, {t, t, "*fp32", "*fp32", "i32", "i32",
+                                     "i32", "i32", "i32", "i32"}));
     TILE_RETURN_IF_ERROR(selectVariant(session.bundle(), "attn_bwd",
                                        problem.headDim, problem.causal, *dtype,
                                        &gradient));
     TILE_RETURN_IF_ERROR(checkSignature(
-        *gradient, {t, t, t, "fp32", t, t, t, t, "*fp32", "*fp32", "i32", "i32",
-                    "i32", "i32", "i32", "i32", "i32"}));
+        *gradient, {t, t, t, "fp32", t, "*fp32", t, t, "*fp32", "*fp32", "i32",
+                    "i32", "i32", "i32", "i32", "i32", "i32"}));
+    TILE_RETURN_IF_ERROR(selectVariant(session.bundle(), "attn_bwd_postprocess",
+                                       problem.headDim, std::nullopt, *dtype,
+                                       &postprocess));
+    TILE_RETURN_IF_ERROR(
+        checkSignature(*postprocess, {t, "*fp32", "fp32", "i32", "i32", "i32",
+                                      "i32", "i32", "i32"}));
   }
 
   int64_t b = problem.batch, h = problem.heads, n = problem.seq,
@@ -270,67 +277,95 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
   TILE_RETURN_IF_ERROR(downloadTensor(oBuffer, &o));
   TILE_RETURN_IF_ERROR(session.download(lseBuffer, &lse));
 
-  rt::HostArray dO, delta, dq, dk, dv;
-  rt::ScopedBuffer dOBuffer, deltaBuffer, dqBuffer, dkBuffer, dvBuffer;
-  rt::Grid preprocessGrid, gradientGrid;
-  std::vector<rt::LaunchArg> preprocessArgs, gradientArgs;
+  rt::HostArray dO, delta, dqAccumulator, dq, dk, dv;
+  rt::ScopedBuffer dOBuffer, deltaBuffer, dqAccumulatorBuffer, dqBuffer,
+      dkBuffer, dvBuffer;
+  rt::Grid preprocessGrid, gradientGrid, postprocessGrid;
+  std::vector<rt::LaunchArg> preprocessArgs, gradientArgs, postprocessArgs;
   if (backward) {
     dO = randomArray(T, shape, base + 4, 1.0);
     delta = rt::HostArray(rt::DType::F32, {b * h, n});
+    // dQ / sm_scale accumulates here in fp32; the preprocess kernel zeros it
+    // (NaN shows if it does not).
+    dqAccumulator = rt::HostArray(rt::DType::F32, {b * h, n, d});
     dq = rt::HostArray(T, shape);
     dk = rt::HostArray(T, shape);
     dv = rt::HostArray(T, shape);
-    for (rt::HostArray *output : {&delta, &dq, &dk, &dv})
+    for (rt::HostArray *output : {&delta, &dqAccumulator, &dq, &dk, &dv})
       output->fill(NAN);
     TILE_RETURN_IF_ERROR(uploadTensor(dO, "DO", &dOBuffer));
     TILE_RETURN_IF_ERROR(session.upload(delta, "DELTA", &deltaBuffer));
+    TILE_RETURN_IF_ERROR(
+        session.upload(dqAccumulator, "DQ_ACC", &dqAccumulatorBuffer));
     TILE_RETURN_IF_ERROR(uploadTensor(dq, "DQ", &dqBuffer));
     TILE_RETURN_IF_ERROR(uploadTensor(dk, "DK", &dkBuffer));
     TILE_RETURN_IF_ERROR(uploadTensor(dv, "DV", &dvBuffer));
 
-    int64_t preprocessBlock, keyBlock;
+    int64_t preprocessBlock, keyBlock, postprocessBlock;
     TILE_RETURN_IF_ERROR(
         requireConstexpr(*preprocess, "BLOCK_M", &preprocessBlock));
     TILE_RETURN_IF_ERROR(requireConstexpr(*gradient, "BLOCK_N1", &keyBlock));
     TILE_RETURN_IF_ERROR(
+        requireConstexpr(*postprocess, "BLOCK_M", &postprocessBlock));
+    TILE_RETURN_IF_ERROR(
         makeGrid(ceilDiv(n, preprocessBlock), b * h, 1, &preprocessGrid));
     TILE_RETURN_IF_ERROR(
         makeGrid(ceilDiv(n, keyBlock), b * h, 1, &gradientGrid));
-    preprocessArgs = {rt::LaunchArg::pointer(oBuffer.get(), T),
-                      rt::LaunchArg::pointer(dOBuffer.get(), T),
-                      rt::LaunchArg::pointer(deltaBuffer.get(), rt::DType::F32),
-                      i32(strideZ),
-                      i32(strideH),
-                      i32(strideN),
-                      i32(b),
-                      i32(h),
-                      i32(n)};
-    gradientArgs = {rt::LaunchArg::pointer(qBuffer.get(), T),
-                    rt::LaunchArg::pointer(kBuffer.get(), T),
-                    rt::LaunchArg::pointer(vBuffer.get(), T),
-                    rt::LaunchArg::floating(problem.smScale),
-                    rt::LaunchArg::pointer(dOBuffer.get(), T),
-                    rt::LaunchArg::pointer(dqBuffer.get(), T),
-                    rt::LaunchArg::pointer(dkBuffer.get(), T),
-                    rt::LaunchArg::pointer(dvBuffer.get(), T),
-                    rt::LaunchArg::pointer(lseBuffer.get(), rt::DType::F32),
-                    rt::LaunchArg::pointer(deltaBuffer.get(), rt::DType::F32),
-                    i32(strideZ),
-                    i32(strideH),
-                    i32(strideN),
-                    i32(b),
-                    i32(h),
-                    i32(n),
-                    i32(problem.causalOffset)};
+    TILE_RETURN_IF_ERROR(
+        makeGrid(ceilDiv(n, postprocessBlock), b * h, 1, &postprocessGrid));
+    preprocessArgs = {
+        rt::LaunchArg::pointer(oBuffer.get(), T),
+        rt::LaunchArg::pointer(dOBuffer.get(), T),
+        rt::LaunchArg::pointer(deltaBuffer.get(), rt::DType::F32),
+        rt::LaunchArg::pointer(dqAccumulatorBuffer.get(), rt::DType::F32),
+        i32(strideZ),
+        i32(strideH),
+        i32(strideN),
+        i32(b),
+        i32(h),
+        i32(n)};
+    gradientArgs = {
+        rt::LaunchArg::pointer(qBuffer.get(), T),
+        rt::LaunchArg::pointer(kBuffer.get(), T),
+        rt::LaunchArg::pointer(vBuffer.get(), T),
+        rt::LaunchArg::floating(problem.smScale),
+        rt::LaunchArg::pointer(dOBuffer.get(), T),
+        rt::LaunchArg::pointer(dqAccumulatorBuffer.get(), rt::DType::F32),
+        rt::LaunchArg::pointer(dkBuffer.get(), T),
+        rt::LaunchArg::pointer(dvBuffer.get(), T),
+        rt::LaunchArg::pointer(lseBuffer.get(), rt::DType::F32),
+        rt::LaunchArg::pointer(deltaBuffer.get(), rt::DType::F32),
+        i32(strideZ),
+        i32(strideH),
+        i32(strideN),
+        i32(b),
+        i32(h),
+        i32(n),
+        i32(problem.causalOffset)};
+    postprocessArgs = {
+        rt::LaunchArg::pointer(dqBuffer.get(), T),
+        rt::LaunchArg::pointer(dqAccumulatorBuffer.get(), rt::DType::F32),
+        rt::LaunchArg::floating(problem.smScale),
+        i32(strideZ),
+        i32(strideH),
+        i32(strideN),
+        i32(b),
+        i32(h),
+        i32(n)};
     std::printf("kernel %s grid %s [%s]\n", preprocess->name.c_str(),
                 preprocessGrid.toString().c_str(),
                 preprocess->constexprSummary().c_str());
     std::printf("kernel %s grid %s [%s]\n", gradient->name.c_str(),
                 gradientGrid.toString().c_str(),
                 gradient->constexprSummary().c_str());
+    std::printf("kernel %s grid %s [%s]\n", postprocess->name.c_str(),
+                postprocessGrid.toString().c_str(),
+                postprocess->constexprSummary().c_str());
     TILE_RETURN_IF_ERROR(
         session.launch(*preprocess, preprocessGrid, preprocessArgs));
     TILE_RETURN_IF_ERROR(session.launch(*gradient, gradientGrid, gradientArgs));
+    TILE_RETURN_IF_ERROR(
+        session.launch(*postprocess, postprocessGrid, postprocessArgs));
     TILE_RETURN_IF_ERROR(session.download(deltaBuffer, &delta));
     TILE_RETURN_IF_ERROR(downloadTensor(dqBuffer, &dq));
     TILE_RETURN_IF_ERROR(downloadTensor(dkBuffer, &dk));
@@ -395,7 +430,10 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
           [&]() -> rt::Status {
             TILE_RETURN_IF_ERROR(
                 session.launch(*preprocess, preprocessGrid, preprocessArgs));
-            return session.launch(*gradient, gradientGrid, gradientArgs);
+            TILE_RETURN_IF_ERROR(
+                session.launch(*gradient, gradientGrid, gradientArgs));
+            return session.launch(*postprocess, postprocessGrid,
+                                  postprocessArgs);
           },
           &milliseconds));
       std::printf("bench bwd: %.3f ms  %.3f TFLOP/s\n", milliseconds,

@@ -20,18 +20,21 @@ KERNEL_DIR_VARIABLE = "TILE_KERNEL_DIR"
 FORWARD = "attn_fwd"
 PREPROCESS = "attn_bwd_preprocess"
 BACKWARD = "attn_bwd"
-ATTENTION_FAMILIES = (FORWARD, PREPROCESS, BACKWARD)
+POSTPROCESS = "attn_bwd_postprocess"
+ATTENTION_FAMILIES = (FORWARD, PREPROCESS, BACKWARD, POSTPROCESS)
 
 # The parameters each family must take, by name; their order and types come
 # from the manifest.
 EXPECTED_PARAMS = {
     FORWARD: ("Q", "K", "V", "O", "LSE", "sm_scale", "stride_z", "stride_h",
               "stride_n", "Z", "H", "N_CTX", "causal_offset"),
-    PREPROCESS: ("O", "DO", "DELTA", "stride_z", "stride_h", "stride_n", "Z",
-                 "H", "N_CTX"),
-    BACKWARD: ("Q", "K", "V", "sm_scale", "DO", "DQ", "DK", "DV", "LSE",
+    PREPROCESS: ("O", "DO", "DELTA", "DQ_ACC", "stride_z", "stride_h", "stride_n",
+                 "Z", "H", "N_CTX"),
+    BACKWARD: ("Q", "K", "V", "sm_scale", "DO", "DQ_ACC", "DK", "DV", "LSE",
                "DELTA", "stride_z", "stride_h", "stride_n", "Z", "H", "N_CTX",
                "causal_offset"),
+    POSTPROCESS: ("DQ", "DQ_ACC", "sm_scale", "stride_z", "stride_h", "stride_n",
+                  "Z", "H", "N_CTX"),
 }
 
 SCALAR_TYPES = ("i32", "i64", "fp32")

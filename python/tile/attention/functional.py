@@ -290,6 +290,7 @@ def _flash_attn_backward(dout, q, k, v, out, lse, causal, softmax_scale,
     kernels = kernel_bundle()
     preprocess = kernels.select(_bundle.PREPROCESS, element_type, head_dim)
     backward = kernels.select(_bundle.BACKWARD, element_type, head_dim, causal)
+    postprocess = kernels.select(_bundle.POSTPROCESS, element_type, head_dim)
 
     q, k, v, out = to_kernel_layout([q, k, v, out], backward)
     if not shares_kernel_layout([q, dout], backward):
@@ -299,8 +300,12 @@ def _flash_attn_backward(dout, q, k, v, out, lse, causal, softmax_scale,
     if q.numel() == 0:
         return dq, dk, dv
     _check_grid_rows(batch, heads)
-    _check_index_range(q, [preprocess, backward])
+    _check_index_range(q, [preprocess, backward, postprocess])
     delta = torch.empty_like(lse)
+    # dQ / softmax_scale accumulates here in fp32 (the preprocess kernel
+    # zeros it, attn_bwd adds to it, the postprocess kernel scales it into dq).
+    dq_accumulator = torch.empty((batch * heads, seqlen, head_dim), dtype=torch.float32,
+                                 device=q.device)
     stride_z, stride_h, stride_n = kernel_strides(q)
     shape_args = {"stride_z": stride_z, "stride_h": stride_h, "stride_n": stride_n,
                   "Z": batch, "H": heads, "N_CTX": seqlen}
@@ -308,21 +313,29 @@ def _flash_attn_backward(dout, q, k, v, out, lse, causal, softmax_scale,
     _launch(preprocess,
             (_cdiv(seqlen, preprocess.constexpr_int("BLOCK_M")), batch * heads, 1),
             {"O": _device_pointer(out, "out"), "DO": _device_pointer(dout, "dout"),
-             "DELTA": _device_pointer(delta, "delta"), **shape_args}, q.device)
+             "DELTA": _device_pointer(delta, "delta"),
+             "DQ_ACC": _device_pointer(dq_accumulator, "dq_accumulator"), **shape_args},
+            q.device)
     _launch(backward,
             (_cdiv(seqlen, backward.constexpr_int("BLOCK_N1")), batch * heads, 1),
             {"Q": _device_pointer(q, "q"), "K": _device_pointer(k, "k"),
              "V": _device_pointer(v, "v"), "sm_scale": scale,
-             "DO": _device_pointer(dout, "dout"), "DQ": _device_pointer(dq, "dq"),
+             "DO": _device_pointer(dout, "dout"),
+             "DQ_ACC": _device_pointer(dq_accumulator, "dq_accumulator"),
              "DK": _device_pointer(dk, "dk"), "DV": _device_pointer(dv, "dv"),
              "LSE": _device_pointer(lse, "lse"), "DELTA": _device_pointer(delta, "delta"),
              "causal_offset": offset, **shape_args}, q.device)
+    _launch(postprocess,
+            (_cdiv(seqlen, postprocess.constexpr_int("BLOCK_M")), batch * heads, 1),
+            {"DQ": _device_pointer(dq, "dq"),
+             "DQ_ACC": _device_pointer(dq_accumulator, "dq_accumulator"),
+             "sm_scale": scale, **shape_args}, q.device)
     return dq, dk, dv
 
 
 class FlashAttnFunction(torch.autograd.Function):
-    """Tile's forward kernel; its backward runs the preprocess and backward
-    kernels."""
+    """Tile's forward kernel; its backward runs the preprocess, backward and
+    postprocess kernels."""
 
     @staticmethod
     def forward(ctx, q, k, v, causal, scale, return_lse, causal_offset=0):

@@ -7,11 +7,14 @@ contiguous.  LSE and DELTA are contiguous fp32 [Z * H, N_CTX].
 - attn_fwd: grid (cdiv(N_CTX, BLOCK_M), Z * H).  Softmax in base 2 with
   sm_scale * log2(e) folded into the scores; LSE is written in natural log:
   LSE[i] = log(sum_j exp(sm_scale * q_i . k_j)) over the keys row i sees.
-- attn_bwd_preprocess: DELTA[i] = sum_d O[i, d] * dO[i, d], grid
-  (cdiv(N_CTX, BLOCK_M), Z * H).
+- attn_bwd_preprocess: DELTA[i] = sum_d O[i, d] * dO[i, d], and zeros in
+  DQ_ACC, grid (cdiv(N_CTX, BLOCK_M), Z * H).
 - attn_bwd: grid (cdiv(N_CTX, BLOCK_N1), Z * H); program p computes dK, dV
-  of key block p and dQ of query block p (BLOCK_M2 == BLOCK_N1).  Each
-  output element is written by one program: no atomics.
+  of key block p and adds, with atomic adds, its keys' part of dQ / sm_scale
+  to DQ_ACC, fp32 [Z * H, N_CTX, HEAD_DIM] (as FlashAttention-2 does:
+  S and dP are computed once).
+- attn_bwd_postprocess: dQ = DQ_ACC * sm_scale in dQ's type and strides
+  (dQ comes first: the runner picks variants by their first pointer), grid (cdiv(N_CTX, BLOCK_M), Z * H).
 
 Every N_CTX works: blocks that cross N_CTX are masked, in stages of their
 own so that full blocks run without masks.
@@ -169,7 +172,7 @@ def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n, Z, H, N_CT
 # --------------------------------------------------------------------------
 
 @tile.jit
-def attn_bwd_preprocess(O, DO, DELTA, stride_z, stride_h, stride_n, Z, H, N_CTX,
+def attn_bwd_preprocess(O, DO, DELTA, DQ_ACC, stride_z, stride_h, stride_n, Z, H, N_CTX,
                         HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr):
     start_m = tl.program_id(0)
     off_hz = tl.program_id(1)
@@ -182,21 +185,27 @@ def attn_bwd_preprocess(O, DO, DELTA, stride_z, stride_h, stride_n, Z, H, N_CTX,
     do = tl.load(DO + offset + offsets, mask=mask[:, None], other=0.0)
     delta = tl.sum(o.to(tl.float32) * do.to(tl.float32), axis=1)
     tl.store(DELTA + off_hz.to(tl.int64) * N_CTX + offs_m, delta, mask=mask)
+    # attn_bwd adds to DQ_ACC: start it at zero.
+    acc_rows = DQ_ACC + off_hz.to(tl.int64) * N_CTX * HEAD_DIM
+    tl.store(acc_rows + offs_m[:, None] * HEAD_DIM + offs_d[None, :],
+             tl.zeros([BLOCK_M, HEAD_DIM], tl.float32), mask=mask[:, None])
 
 
 @tile.jit
-def _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, stride_n, N_CTX, qk_scale,
+def _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, qk_scale,
                    causal_offset, start_n, lo, hi,
                    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                    HEAD_DIM: tl.constexpr, CAUSAL_MASK: tl.constexpr,
                    QUERY_MASK: tl.constexpr):
     """Adds to dK, dV of the key block at start_n the contributions of the
-    query blocks [lo, hi), BLOCK_M queries at a time; works on the
-    transposed scores (keys x queries).  CAUSAL_MASK hides keys j > i +
+    query blocks [lo, hi), BLOCK_M queries at a time, and to their rows of
+    DQ_ACC the key block's dS K; works on the transposed scores (keys x
+    queries).  CAUSAL_MASK hides keys j > i +
     causal_offset; QUERY_MASK hides queries at or past N_CTX (and bounds the
     loads).  A query that sees no key has LSE = -inf and P^T = exp2(+inf) =
     inf: only masked stages hold such queries, and where() zeroes them."""
     offs_n = start_n + tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, HEAD_DIM)
     # Block pointers advanced each step: the GPU lowering copies their
     # blocks ahead (tilegpu-pipeline).  Q is read transposed, a
     # (HEAD_DIM, N_CTX) view.
@@ -234,69 +243,25 @@ def _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, stride_n, N_CTX, qk_scale,
         # dS^T = P^T * (dP^T - delta), dP^T = V dO^T.
         dpT = tl.dot(v, tl.trans(do))
         dsT = pT * (dpT - delta[None, :])
-        dk = tl.dot(dsT.to(qT.dtype), tl.trans(qT), dk)
+        dsT = dsT.to(qT.dtype)
+        dk = tl.dot(dsT, tl.trans(qT), dk)
+        # dQ of these queries gets dS K (scaled by sm_scale afterwards).
+        dq_rows = DQ_ACC + offs_m[:, None] * HEAD_DIM + offs_d[None, :]
+        if QUERY_MASK:
+            tl.atomic_add(dq_rows, tl.dot(tl.trans(dsT), k), mask=query_ok[:, None])
+        else:
+            tl.atomic_add(dq_rows, tl.dot(tl.trans(dsT), k))
         qT_block = tl.advance(qT_block, (0, BLOCK_M))
         do_block = tl.advance(do_block, (BLOCK_M, 0))
     return dk, dv
 
 
 @tile.jit
-def _attn_bwd_dq(dq, q, do, lse2, delta, K, V, stride_n, N_CTX, qk_scale,
-                 causal_offset, start_m, lo, hi,
-                 BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                 HEAD_DIM: tl.constexpr, CAUSAL_MASK: tl.constexpr,
-                 KEY_MASK: tl.constexpr):
-    """Adds to dQ of the query block at start_m the contributions of the key
-    blocks [lo, hi), BLOCK_N keys at a time.  lse2 is the block's LSE in
-    base 2.  CAUSAL_MASK hides keys j > i + causal_offset; KEY_MASK hides
-    keys at or past N_CTX (and bounds the loads).  A query that sees no key
-    has lse2 = -inf and P = inf: only masked stages hold such queries, and
-    where() zeroes them."""
-    offs_m = start_m + tl.arange(0, BLOCK_M)
-    # K and V read transposed, (HEAD_DIM, N_CTX) views, through block
-    # pointers advanced each step (copied ahead on the GPU).
-    kT_block = tl.make_block_ptr(base=K, shape=(HEAD_DIM, N_CTX), strides=(1, stride_n),
-                                 offsets=(0, lo), block_shape=(HEAD_DIM, BLOCK_N),
-                                 order=(0, 1))
-    vT_block = tl.make_block_ptr(base=V, shape=(HEAD_DIM, N_CTX), strides=(1, stride_n),
-                                 offsets=(0, lo), block_shape=(HEAD_DIM, BLOCK_N),
-                                 order=(0, 1))
-    for start_n in range(lo, hi, BLOCK_N):
-        offs_n = start_n + tl.arange(0, BLOCK_N)
-        if KEY_MASK:
-            key_ok = offs_n < N_CTX
-            kT = tl.load(kT_block, boundary_check=(1,), padding_option="zero")
-            vT = tl.load(vT_block, boundary_check=(1,), padding_option="zero")
-        else:
-            kT = tl.load(kT_block)
-            vT = tl.load(vT_block)
-        p = tl.math.exp2(tl.dot(q, kT) * qk_scale - lse2[:, None])
-        if CAUSAL_MASK or KEY_MASK:
-            if CAUSAL_MASK and KEY_MASK:
-                visible = ((offs_m[:, None] + causal_offset >= offs_n[None, :])
-                           & key_ok[None, :])
-            elif CAUSAL_MASK:
-                visible = offs_m[:, None] + causal_offset >= offs_n[None, :]
-            else:
-                visible = key_ok[None, :]
-            p = tl.where(visible, p, 0.0)
-        dp = tl.dot(do, vT)
-        ds = p * (dp - delta[:, None])
-        dq = tl.dot(ds.to(kT.dtype), tl.trans(kT), dq)
-        kT_block = tl.advance(kT_block, (0, BLOCK_N))
-        vT_block = tl.advance(vT_block, (0, BLOCK_N))
-    return dq
-
-
-@tile.jit
-def attn_bwd(Q, K, V, sm_scale, DO, DQ, DK, DV, LSE, DELTA,
+def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
              stride_z, stride_h, stride_n, Z, H, N_CTX, causal_offset,
              HEAD_DIM: tl.constexpr, BLOCK_M1: tl.constexpr, BLOCK_N1: tl.constexpr,
-             BLOCK_M2: tl.constexpr, BLOCK_N2: tl.constexpr, CAUSAL: tl.constexpr):
-    tl.static_assert(BLOCK_M2 == BLOCK_N1,
-                     "BLOCK_M2 must equal BLOCK_N1: the dK/dV and dQ grids coincide")
+             CAUSAL: tl.constexpr):
     tl.static_assert(BLOCK_N1 % BLOCK_M1 == 0, "BLOCK_N1 must be a multiple of BLOCK_M1")
-    tl.static_assert(BLOCK_M2 % BLOCK_N2 == 0, "BLOCK_M2 must be a multiple of BLOCK_N2")
     pid = tl.program_id(0)
     off_hz = tl.program_id(1)
     offset = _head_offset(off_hz, H, stride_z, stride_h)
@@ -304,11 +269,11 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ, DK, DV, LSE, DELTA,
     K += offset
     V += offset
     DO += offset
-    DQ += offset
     DK += offset
     DV += offset
     LSE += off_hz.to(tl.int64) * N_CTX
     DELTA += off_hz.to(tl.int64) * N_CTX
+    DQ_ACC += off_hz.to(tl.int64) * N_CTX * HEAD_DIM
     qk_scale = sm_scale * LOG2E
     offs_d = tl.arange(0, HEAD_DIM)
     if CAUSAL:
@@ -334,7 +299,7 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ, DK, DV, LSE, DELTA,
         diag_start = tl.maximum(start_n - off, 0) // BLOCK_M1 * BLOCK_M1
         all_see = tl.maximum(start_n + BLOCK_N1 - 1 - off, 0)
         diag_end = tl.minimum((all_see + BLOCK_M1 - 1) // BLOCK_M1 * BLOCK_M1, N_CTX)
-        dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, stride_n, N_CTX,
+        dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX,
                                 qk_scale, off, start_n, diag_start, diag_end,
                                 BLOCK_M1, BLOCK_N1, HEAD_DIM, True, True)
         lo = diag_end
@@ -343,46 +308,28 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ, DK, DV, LSE, DELTA,
     # Full query blocks unmasked (each query sees every key of the block),
     # then the tail block (if any) masked.
     full_end = lo + tl.maximum(N_CTX - lo, 0) // BLOCK_M1 * BLOCK_M1
-    dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, stride_n, N_CTX,
+    dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX,
                             qk_scale, off, start_n, lo, full_end,
                             BLOCK_M1, BLOCK_N1, HEAD_DIM, False, False)
-    dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, stride_n, N_CTX,
+    dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX,
                             qk_scale, off, start_n, full_end, N_CTX,
                             BLOCK_M1, BLOCK_N1, HEAD_DIM, False, True)
     tl.store(DV + kv_offsets, dv.to(DV.dtype.element_ty), mask=key_ok[:, None])
     dk = dk * sm_scale
     tl.store(DK + kv_offsets, dk.to(DK.dtype.element_ty), mask=key_ok[:, None])
 
-    # -- dQ of the query block [start_m, start_m + BLOCK_M2) --------------
-    start_m = pid * BLOCK_M2
-    offs_m = start_m + tl.arange(0, BLOCK_M2)
-    query_ok = offs_m < N_CTX
-    q_offsets = offs_m[:, None] * stride_n + offs_d[None, :]
-    q = tl.load(Q + q_offsets, mask=query_ok[:, None], other=0.0)
-    do = tl.load(DO + q_offsets, mask=query_ok[:, None], other=0.0)
-    lse2 = tl.load(LSE + offs_m, mask=query_ok, other=0.0) * LOG2E
-    delta = tl.load(DELTA + offs_m, mask=query_ok, other=0.0)
-    dq = tl.zeros([BLOCK_M2, HEAD_DIM], tl.float32)
-    if CAUSAL:
-        # As in the forward: keys j <= start_m + off, in whole blocks below
-        # N_CTX, are visible to every query of the block; the rest, up to the
-        # last key the last query sees, take the causal mask and the key tail.
-        full_end = tl.maximum(start_m + off + 1, 0) // BLOCK_N2 * BLOCK_N2
-        full_end = tl.minimum(full_end, N_CTX // BLOCK_N2 * BLOCK_N2)
-        dq = _attn_bwd_dq(dq, q, do, lse2, delta, K, V, stride_n, N_CTX, qk_scale,
-                          off, start_m, 0, full_end,
-                          BLOCK_M2, BLOCK_N2, HEAD_DIM, False, False)
-        diag_end = tl.minimum(start_m + BLOCK_M2 + off, N_CTX)
-        dq = _attn_bwd_dq(dq, q, do, lse2, delta, K, V, stride_n, N_CTX, qk_scale,
-                          off, start_m, full_end, diag_end,
-                          BLOCK_M2, BLOCK_N2, HEAD_DIM, True, True)
-    else:
-        full_end = N_CTX // BLOCK_N2 * BLOCK_N2
-        dq = _attn_bwd_dq(dq, q, do, lse2, delta, K, V, stride_n, N_CTX, qk_scale,
-                          off, start_m, 0, full_end,
-                          BLOCK_M2, BLOCK_N2, HEAD_DIM, False, False)
-        dq = _attn_bwd_dq(dq, q, do, lse2, delta, K, V, stride_n, N_CTX, qk_scale,
-                          off, start_m, full_end, N_CTX,
-                          BLOCK_M2, BLOCK_N2, HEAD_DIM, False, True)
-    dq = dq * sm_scale
-    tl.store(DQ + q_offsets, dq.to(DQ.dtype.element_ty), mask=query_ok[:, None])
+
+@tile.jit
+def attn_bwd_postprocess(DQ, DQ_ACC, sm_scale, stride_z, stride_h, stride_n, Z, H, N_CTX,
+                         HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr):
+    start_m = tl.program_id(0)
+    off_hz = tl.program_id(1)
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_d = tl.arange(0, HEAD_DIM)
+    mask = offs_m < N_CTX
+    acc_rows = DQ_ACC + off_hz.to(tl.int64) * N_CTX * HEAD_DIM
+    dq = tl.load(acc_rows + offs_m[:, None] * HEAD_DIM + offs_d[None, :],
+                 mask=mask[:, None], other=0.0) * sm_scale
+    offsets = offs_m[:, None] * stride_n + offs_d[None, :]
+    DQ += _head_offset(off_hz, H, stride_z, stride_h)
+    tl.store(DQ + offsets, dq.to(DQ.dtype.element_ty), mask=mask[:, None])

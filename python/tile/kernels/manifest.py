@@ -4,7 +4,8 @@ and DIR/NAME.json for each) and the runner picks from.
 
 Names: softmax_v1_n<BLOCK_N>, softmax_v2, softmax_v3, softmax_v4,
 flash_attn_puzzle, attn_fwd_<dtype>_d<HEAD_DIM>_<causal|noncausal>,
-attn_bwd_preprocess_<dtype>_d<HEAD_DIM>, attn_bwd_<dtype>_d<HEAD_DIM>_<causal|noncausal>.
+attn_bwd_preprocess_<dtype>_d<HEAD_DIM>, attn_bwd_<dtype>_d<HEAD_DIM>_<causal|noncausal>,
+attn_bwd_postprocess_<dtype>_d<HEAD_DIM>.
 The function symbol of each module is the variant name.
 """
 
@@ -38,12 +39,17 @@ def _fwd_signature(t):
 
 
 def _preprocess_signature(t):
-    return f"*{t}:16,*{t}:16,*fp32:16,i32:16,i32:16,i32:16,i32,i32,i32"
+    return f"*{t}:16,*{t}:16,*fp32:16,*fp32:16,i32:16,i32:16,i32:16,i32,i32,i32"
 
 
+# The sixth pointer is DQ_ACC, fp32 [Z * H, N_CTX, HEAD_DIM].
 def _bwd_signature(t):
-    return (f"*{t}:16,*{t}:16,*{t}:16,fp32,*{t}:16,*{t}:16,*{t}:16,*{t}:16,"
+    return (f"*{t}:16,*{t}:16,*{t}:16,fp32,*{t}:16,*fp32:16,*{t}:16,*{t}:16,"
             "*fp32:16,*fp32:16,i32:16,i32:16,i32:16,i32,i32,i32,i32")
+
+
+def _postprocess_signature(t):
+    return f"*{t}:16,*fp32:16,fp32,i32:16,i32:16,i32:16,i32,i32,i32"
 
 
 def _variants():
@@ -65,11 +71,10 @@ def _variants():
             # Chosen on the H100 among the configurations ptxas compiles
             # without spills (docs/performance.md): 8 warps throughout; the
             # forward's key blocks are 128 wide at d64 and 64 at d128.  The
-            # backward's programs own 128 keys (and 128 queries for dQ), one
-            # 16-row mma slab per warp, so P^T and dS^T reach the next dot in
-            # registers; each step takes 64 queries (dK/dV) and 64 keys (dQ)
-            # at d64, and 16 queries at d128, where the two 128x128 fp32
-            # accumulators leave no registers for more.
+            # backward's programs own 128 keys, one 16-row mma slab per
+            # warp, so P^T and dS^T reach the next dot in registers; each
+            # step takes 64 queries at d64 and 16 at d128, where the two
+            # 128x128 fp32 accumulators leave no registers for more.
             warps = 8
             fwd_block_n = 128 if head_dim == 64 else 64
             bwd_step = 64 if head_dim == 64 else 16
@@ -90,7 +95,11 @@ def _variants():
                     f"attn_bwd_{t}_d{head_dim}_{suffix}", "attention", "attn_bwd",
                     _bwd_signature(t),
                     {"HEAD_DIM": head_dim, "BLOCK_M1": bwd_step, "BLOCK_N1": 128,
-                     "BLOCK_M2": 128, "BLOCK_N2": 64, "CAUSAL": causal}, warps))
+                     "CAUSAL": causal}, warps))
+            out.append(Variant(
+                f"attn_bwd_postprocess_{t}_d{head_dim}", "attention",
+                "attn_bwd_postprocess", _postprocess_signature(t),
+                {"HEAD_DIM": head_dim, "BLOCK_M": 64}, warps))
     return out
 
 

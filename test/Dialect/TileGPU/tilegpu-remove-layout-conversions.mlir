@@ -200,3 +200,32 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
     return %e : tensor<1x32xf32, #mma>
   }
 }
+
+// -----
+
+// dQ's atomic adds: the dot result is added from the mma layout (it holds
+// each element once), its pointers rebuilt there, rather than moved to the
+// blocked layout through shared memory.
+
+#b = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [8, 1], order = [1, 0]>
+#mma = #tilegpu.mma<version = 2, warpsPerCTA = [1, 8]>
+// CHECK-DAG: #[[MMA:.*]] = #tilegpu.mma<version = 2, warpsPerCTA = [1, 8]>
+// CHECK-LABEL: func.func @atomic_from_mma
+// CHECK: %[[DQ:.*]] = tile.dot
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: %[[P:.*]] = tile.addptr %{{.*}}, %{{.*}} : tensor<16x128x!tile.ptr<f32>, #[[MMA]]>
+// CHECK: tile.atomic_add %[[P]], %[[DQ]] : tensor<16x128x!tile.ptr<f32>, #[[MMA]]>
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
+  func.func @atomic_from_mma(%ds: tensor<16x128xf16, #tilegpu.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>>, %k: tensor<128x128xf16, #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>>, %acc: !tile.ptr<f32>) {
+    %zero = arith.constant dense<0.0> : tensor<16x128xf32, #mma>
+    %dq = tile.dot %ds, %k, %zero : tensor<16x128xf16, #tilegpu.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>>, tensor<128x128xf16, #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>> -> tensor<16x128xf32, #mma>
+    %c = tilegpu.convert_layout %dq : tensor<16x128xf32, #mma> -> tensor<16x128xf32, #b>
+    %offs = tile.arange 0 to 128 : tensor<128xi32, #tilegpu.slice<dim = 0, parent = #b>>
+    %row = tile.expand_dims %offs {axis = 0 : i32} : tensor<128xi32, #tilegpu.slice<dim = 0, parent = #b>> -> tensor<1x128xi32, #b>
+    %cols = tile.broadcast %row : tensor<1x128xi32, #b> -> tensor<16x128xi32, #b>
+    %base = tile.splat %acc : tensor<16x128x!tile.ptr<f32>, #b>
+    %p = tile.addptr %base, %cols : tensor<16x128x!tile.ptr<f32>, #b>, tensor<16x128xi32, #b>
+    %old = tile.atomic_add %p, %c : tensor<16x128x!tile.ptr<f32>, #b>
+    return
+  }
+}

@@ -400,6 +400,47 @@ public:
     return result;
   }
 
+  /// An atomic add of a converted tile adds from the tile's own layout
+  /// when that layout holds each element once (the adds are scalar either
+  /// way) and its pointers and mask can be rebuilt there: the conversion
+  /// through shared memory goes.
+  void sinkIntoAtomics(func::FuncOp func) {
+    SmallVector<tile::AtomicAddOp> atomics;
+    func.walk([&](tile::AtomicAddOp op) { atomics.push_back(op); });
+    for (tile::AtomicAddOp atomic : atomics) {
+      auto convert = atomic.getValue().getDefiningOp<ConvertLayoutOp>();
+      if (!convert)
+        continue;
+      Attribute layout = encodingOf(convert.getSrc());
+      auto tensor = dyn_cast<RankedTensorType>(convert.getSrc().getType());
+      auto linear = dyn_cast_or_null<LayoutEncodingAttrInterface>(layout);
+      if (!tensor || !linear ||
+          !linear.toLinearLayout(tensor.getShape()).isInjective())
+        continue;
+      auto rebuildable = [&](Value operand) {
+        return !operand || isRebuildable(operand, layout, 0, false);
+      };
+      if (!rebuildable(atomic.getPtr()) || !rebuildable(atomic.getMask()))
+        continue;
+      OpBuilder b(atomic);
+      rebuilt.clear();
+      atomic.getPtrMutable().set(rebuild(atomic.getPtr(), layout, b));
+      if (atomic.getMask())
+        atomic.getMaskMutable().assign(rebuild(atomic.getMask(), layout, b));
+      atomic.getValueMutable().set(convert.getSrc());
+      Type oldType = atomic.getType();
+      atomic.getResult().setType(withLayout(oldType, layout));
+      if (!atomic.getResult().use_empty()) {
+        b.setInsertionPointAfter(atomic);
+        auto back = ConvertLayoutOp::create(b, atomic.getLoc(), oldType,
+                                            atomic.getResult());
+        atomic.getResult().replaceAllUsesExcept(back, back);
+      }
+      if (convert->use_empty())
+        convert.erase();
+    }
+  }
+
   /// Replaces each conversion of a cheap value by the value rebuilt.
   void run(func::FuncOp func) {
     SmallVector<ConvertLayoutOp> converts;
@@ -447,6 +488,7 @@ struct RemoveLayoutConversionsPass
       forward.rewrite(func);
       foldConversions(func);
       Rematerializer(ctx).run(func);
+      Rematerializer(ctx).sinkIntoAtomics(func);
       foldConversions(func);
       hoistLoopInvariantConversions(func);
     }
