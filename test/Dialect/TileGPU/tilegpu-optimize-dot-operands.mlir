@@ -210,3 +210,37 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
     return %dv, %dp : tensor<128x128xf32, #mma>, tensor<128x32xf32, #mma>
   }
 }
+
+// -----
+
+// The attention backward's dQ = dS K: dSᵀ, a dot's result, reaches the dot
+// transposed. Its buffer is filled straight from the mma layout (two
+// neighbouring columns per register pair, so the columns are the contiguous
+// dimension) and read through a transposed view; the conversion to a
+// blocked layout that remove-layout-conversions left for the trans, a
+// second trip through shared memory, goes.
+#b2 = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [8, 1], order = [1, 0]>
+#b3 = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 8], order = [0, 1]>
+#mma = #tilegpu.mma<version = 2, warpsPerCTA = [8, 1]>
+#mma1 = #tilegpu.mma<version = 2, warpsPerCTA = [4, 2]>
+#a1 = #tilegpu.dot_operand<opIdx = 0, parent = #mma1, kWidth = 2>
+#b1 = #tilegpu.dot_operand<opIdx = 1, parent = #mma1, kWidth = 2>
+// CHECK-DAG: #[[SHARED:.*]] = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+// CHECK-DAG: #[[SHARED_T:.*]] = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1]>
+// CHECK-LABEL: func.func @transposed_result
+// CHECK-SAME: %[[DST:[^:]*]]: tensor<128x64xf16, #mma>
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: %[[BUF:.*]] = tilegpu.local_alloc %[[DST]] : tensor<128x64xf16, #mma> -> !tilegpu.memdesc<128x64xf16, #[[SHARED]]>
+// CHECK: %[[VIEW:.*]] = tilegpu.memdesc_trans %[[BUF]] : !tilegpu.memdesc<128x64xf16, #[[SHARED]]> -> !tilegpu.memdesc<64x128xf16, #[[SHARED_T]]>
+// CHECK: tilegpu.local_load %[[VIEW]] [0, 0] : !tilegpu.memdesc<64x128xf16, #[[SHARED_T]]> -> tensor<64x16xf16
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK-NOT: tile.trans
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
+  func.func @transposed_result(%dst: tensor<128x64xf16, #mma>, %k: tensor<128x64xf16, #b1>, %zero: tensor<64x64xf32, #mma1>) -> tensor<64x64xf32, #mma1> {
+    %c = tilegpu.convert_layout %dst : tensor<128x64xf16, #mma> -> tensor<128x64xf16, #b2>
+    %t = tile.trans %c {order = array<i32: 1, 0>} : tensor<128x64xf16, #b2> -> tensor<64x128xf16, #b3>
+    %ds = tilegpu.convert_layout %t : tensor<64x128xf16, #b3> -> tensor<64x128xf16, #a1>
+    %dq = tile.dot %ds, %k, %zero : tensor<64x128xf16, #a1>, tensor<128x64xf16, #b1> -> tensor<64x64xf32, #mma1>
+    return %dq : tensor<64x64xf32, #mma1>
+  }
+}

@@ -42,19 +42,35 @@ BlockedEncodingAttr getBlocked(Value value) {
       cast<RankedTensorType>(value.getType()).getEncoding());
 }
 
+/// The order of the dimensions `value`'s registers run along, fastest first,
+/// for the layouts a tile can be stored to shared memory from: blocked, and
+/// mma (two neighbouring columns per register pair). Empty otherwise.
+SmallVector<unsigned> getRegisterOrder(Value value) {
+  Attribute layout = cast<RankedTensorType>(value.getType()).getEncoding();
+  if (auto blocked = dyn_cast<BlockedEncodingAttr>(layout))
+    return llvm::to_vector(blocked.getOrder());
+  if (isa<MmaEncodingAttr>(layout))
+    return {1, 0};
+  return {};
+}
+
 /// The tile a transposed operand was made from: `value` is tile.trans of it,
-/// through conversions between blocked layouts only. Null otherwise.
+/// through conversions between blocked layouts, the first of which may
+/// start from an mma layout (a dot's result transposed into another dot,
+/// as dS is in the backward of attention). Null otherwise.
 Value getTransposeSource(Value value) {
   auto trans = value.getDefiningOp<tile::TransOp>();
   if (!trans || trans.getOrder() != ArrayRef<int32_t>{1, 0})
     return {};
   Value src = trans.getSrc();
   while (auto convert = src.getDefiningOp<ConvertLayoutOp>()) {
-    if (!getBlocked(convert.getSrc()))
+    if (getRegisterOrder(convert.getSrc()).empty())
       break;
     src = convert.getSrc();
+    if (!getBlocked(src))
+      break;
   }
-  return getBlocked(src) ? src : Value();
+  return getRegisterOrder(src).empty() ? Value() : src;
 }
 
 /// A new buffer holding `tile`, swizzled for ldmatrix. It keeps contiguous
@@ -63,8 +79,8 @@ Value getTransposeSource(Value value) {
 Value allocateOperandBuffer(OpBuilder &b, Location loc, Value tile) {
   auto type = cast<RankedTensorType>(tile.getType());
   MLIRContext *ctx = b.getContext();
-  auto shared = SharedEncodingAttr::getForMatrixOperand(
-      ctx, type.getShape(), 2, getBlocked(tile).getOrder());
+  auto shared = SharedEncodingAttr::getForMatrixOperand(ctx, type.getShape(), 2,
+                                                        getRegisterOrder(tile));
   auto bufferType =
       MemDescType::get(ctx, type.getShape(), type.getElementType(), shared);
   return LocalAllocOp::create(b, loc, bufferType, tile);
