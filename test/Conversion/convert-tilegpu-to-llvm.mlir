@@ -203,3 +203,25 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// An add tilegpu-coalesce vectorised goes out as one `red.v4` per four
+// registers (sm_90), the mask taken from the first of them: 256 elements,
+// eight registers a thread, two adds.
+#v = #tilegpu.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]>
+// CHECK-LABEL: llvm.func @vector_atomic_adds
+// CHECK-COUNT-2: llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .pred p;\0Asetp.ne.b32 p, $0, 0;\0A@p red.global.add.v4.f32 [$1], {$2, $3, $4, $5};\0A}", "r,l,f,f,f,f"
+// CHECK-NOT: red.global
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
+  func.func @vector_atomic_adds(%f: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
+    %r = tile.arange 0 to 256 : tensor<256xi32, #v>
+    %p0 = tile.splat %f : tensor<256x!tile.ptr<f32>, #v>
+    %p = tile.addptr %p0, %r : tensor<256x!tile.ptr<f32>, #v>, tensor<256xi32, #v>
+    %ns = tile.splat %n : tensor<256xi32, #v>
+    %m = arith.cmpi slt, %r, %ns : tensor<256xi32, #v>
+    %ones = arith.constant dense<1.0> : tensor<256xf32, #v>
+    tile.atomic_add %p, %ones mask %m {tilegpu.vector_width = 4 : i32} : tensor<256x!tile.ptr<f32>, #v>
+    return
+  }
+}

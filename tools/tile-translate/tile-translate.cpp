@@ -177,8 +177,9 @@ int main(int argc, char **argv) {
     return fail(error);
   TargetOptions options;
   options.AllowFPOpFusion = fpFusion ? FPOpFusion::Fast : FPOpFusion::Strict;
+  // PTX 8.1: the vector `red` of f32 that atomic adds lower to (sm_90).
   std::unique_ptr<TargetMachine> machine(nvptx->createTargetMachine(
-      triple, target, "+ptx80", options, std::nullopt));
+      triple, target, "+ptx81", options, std::nullopt));
 
   LLVMContext llvmContext;
   auto llvmModule = translate(*module, llvmContext, *machine);

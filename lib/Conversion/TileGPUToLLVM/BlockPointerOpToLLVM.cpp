@@ -223,7 +223,7 @@ struct AsyncCopyBlockOpConversion
     unsigned inner =
         cast<BlockedEncodingAttr>(type.getEncoding()).getOrder()[0];
     int64_t width = 16 / getSharedElementBytes(type.getElementType());
-    if (getContiguousRegisterRun(layout, inner) < width ||
+    if (layout.getRegisterRun(inner) < width ||
         buffer.getEncoding().getOrder()[0] != inner ||
         buffer.getEncoding().getVec() < width)
       return op.emitError()

@@ -104,19 +104,6 @@ void tilegpu::storeTile(OpBuilder &b, Location loc, const LinearLayout &layout,
                      });
 }
 
-int64_t tilegpu::getContiguousRegisterRun(const LinearLayout &layout,
-                                          unsigned dim) {
-  int64_t run = 1;
-  for (const LinearLayout::Coord &basis : layout.getBases(HwDim::Register)) {
-    LinearLayout::Coord expected(layout.getRank(), 0);
-    expected[dim] = run;
-    if (basis != expected)
-      break;
-    run *= 2;
-  }
-  return run;
-}
-
 int64_t tilegpu::getVectorWidth(Operation *op, const LinearLayout &layout) {
   auto attr = op->getAttrOfType<IntegerAttr>("tilegpu.vector_width");
   if (!attr)
@@ -130,7 +117,7 @@ int64_t tilegpu::getVectorWidth(Operation *op, const LinearLayout &layout) {
   if (unit == bases[0].end())
     return 1;
   unsigned dim = unit - bases[0].begin();
-  return width <= getContiguousRegisterRun(layout, dim) ? width : 1;
+  return width <= layout.getRegisterRun(dim) ? width : 1;
 }
 
 /// A 16-byte zero array in global memory: where a vector load's mask is
@@ -264,6 +251,27 @@ struct StoreOpConversion : public ConvertOpToLLVMPattern<tile::StoreOp> {
   }
 };
 
+/// One `red` adding `values`, consecutive f32 elements from `ptr` (global,
+/// aligned to the whole vector), where `pred` (i1) holds: `.v2` and `.v4`
+/// (sm_90, PTX 8.1) take one memory request for two or four elements.
+void emitVectorReduction(OpBuilder &b, Location loc, Value ptr,
+                         ArrayRef<Value> values, Value pred) {
+  std::string operands;
+  std::string constraints = "r,l";
+  for (size_t i = 0; i < values.size(); ++i) {
+    operands += (i ? ", $" : "$") + std::to_string(i + 2);
+    constraints += ",f";
+  }
+  SmallVector<Value> inputs{
+      LLVM::ZExtOp::create(b, loc, b.getI32Type(), pred).getResult(), ptr};
+  llvm::append_range(inputs, values);
+  emitInlinePtx(b, loc, Type(), inputs,
+                "{\n.reg .pred p;\nsetp.ne.b32 p, $0, 0;\n@p red.global.add.v" +
+                    std::to_string(values.size()) + ".f32 [$1], {" + operands +
+                    "};\n}",
+                constraints);
+}
+
 /// One atomic add of `value` at `ptr` (global) where `pred` (i1) holds, in
 /// inline PTX (relaxed, device scope: what atom and red do by default).
 /// With `wantOld`, gives the element as it was (zero where `pred` is
@@ -338,6 +346,19 @@ struct AtomicAddOpConversion
         rewriter, loc, adaptor.getPtr(), adaptor.getValue(), adaptor.getMask());
     if (wantOld && !layout.isInjective())
       return failure(); // checkAtomicAddLowering reports it
+    // Added values nobody reads back go in vectors where tilegpu-coalesce
+    // proved the addresses contiguous and aligned.
+    int64_t width = getVectorWidth(op, layout);
+    if (!wantOld && width > 1 && tensor.getElementType().isF32()) {
+      forEachElementOnce(rewriter, loc, layout, hw, masks, values.size(), width,
+                         [&](size_t i, Value pred) {
+                           emitVectorReduction(rewriter, loc, ptrs[i],
+                                               ArrayRef(values).slice(i, width),
+                                               pred);
+                         });
+      rewriter.eraseOp(op);
+      return success();
+    }
     // Without copies every register is its element's only holder, so the
     // old values come back one per register, in order.
     SmallVector<Value> old;

@@ -80,7 +80,7 @@ int64_t getStoreWidth(const LinearLayout &layout, MemDescType buffer) {
   int64_t bytes =
       std::max<int64_t>(1, buffer.getElementType().getIntOrFloatBitWidth() / 8);
   int64_t limit = std::min<int64_t>(buffer.getEncoding().getVec(), 16 / bytes);
-  return std::min(limit, getContiguousRegisterRun(layout, inner));
+  return std::min(limit, layout.getRegisterRun(inner));
 }
 
 struct LocalAllocOpConversion : public ConvertOpToLLVMPattern<LocalAllocOp> {

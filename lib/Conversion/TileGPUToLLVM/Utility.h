@@ -89,10 +89,6 @@ Value loadElement(OpBuilder &b, Location loc, Type element, Value ptr,
 void storeElement(OpBuilder &b, Location loc, Value value, Value ptr,
                   Value mask);
 
-/// How many leading registers of `layout` hold consecutive elements along
-/// `dim` (register bases 1, 2, 4, ... there): a power of two, at least 1.
-int64_t getContiguousRegisterRun(const LinearLayout &layout, unsigned dim);
-
 /// The vector width tilegpu-coalesce proved for `op` (its
 /// tilegpu.vector_width, 1 when none), checked against the layout:
 /// registers r .. r + w - 1 must be consecutive elements, which they are

@@ -229,3 +229,39 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// An atomic add tilegpu-coalesce vectorised (four f32 along the rows) keeps
+// what the mma layout allows when it moves there: two neighbouring columns
+// per register pair. One vectorised down the columns keeps nothing: mma
+// registers do not run along them.
+
+#v = #tilegpu.blocked<sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [8, 1], order = [1, 0]>
+#vt = #tilegpu.blocked<sizePerThread = [4, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 8], order = [0, 1]>
+#mma = #tilegpu.mma<version = 2, warpsPerCTA = [1, 8]>
+// CHECK-DAG: #[[MMA:.*]] = #tilegpu.mma<version = 2, warpsPerCTA = [1, 8]>
+// CHECK-LABEL: func.func @atomic_vector_width
+// CHECK: tile.atomic_add %{{.*}}, %{{.*}} {tilegpu.vector_width = 2 : i32} : tensor<16x128x!tile.ptr<f32>, #[[MMA]]>
+// CHECK: tile.atomic_add %{{.*}}, %{{.*}} : tensor<16x128x!tile.ptr<f32>, #[[MMA]]>
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
+  func.func @atomic_vector_width(%ds: tensor<16x128xf16, #tilegpu.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>>, %k: tensor<128x128xf16, #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>>, %acc: !tile.ptr<f32>) {
+    %zero = arith.constant dense<0.0> : tensor<16x128xf32, #mma>
+    %dq = tile.dot %ds, %k, %zero : tensor<16x128xf16, #tilegpu.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>>, tensor<128x128xf16, #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>> -> tensor<16x128xf32, #mma>
+    %c = tilegpu.convert_layout %dq : tensor<16x128xf32, #mma> -> tensor<16x128xf32, #v>
+    %offs = tile.arange 0 to 128 : tensor<128xi32, #tilegpu.slice<dim = 0, parent = #v>>
+    %row = tile.expand_dims %offs {axis = 0 : i32} : tensor<128xi32, #tilegpu.slice<dim = 0, parent = #v>> -> tensor<1x128xi32, #v>
+    %cols = tile.broadcast %row : tensor<1x128xi32, #v> -> tensor<16x128xi32, #v>
+    %base = tile.splat %acc : tensor<16x128x!tile.ptr<f32>, #v>
+    %p = tile.addptr %base, %cols : tensor<16x128x!tile.ptr<f32>, #v>, tensor<16x128xi32, #v>
+    %old = tile.atomic_add %p, %c {tilegpu.vector_width = 4 : i32} : tensor<16x128x!tile.ptr<f32>, #v>
+    %ct = tilegpu.convert_layout %dq : tensor<16x128xf32, #mma> -> tensor<16x128xf32, #vt>
+    %offst = tile.arange 0 to 16 : tensor<16xi32, #tilegpu.slice<dim = 1, parent = #vt>>
+    %col = tile.expand_dims %offst {axis = 1 : i32} : tensor<16xi32, #tilegpu.slice<dim = 1, parent = #vt>> -> tensor<16x1xi32, #vt>
+    %rows = tile.broadcast %col : tensor<16x1xi32, #vt> -> tensor<16x128xi32, #vt>
+    %baset = tile.splat %acc : tensor<16x128x!tile.ptr<f32>, #vt>
+    %pt = tile.addptr %baset, %rows : tensor<16x128x!tile.ptr<f32>, #vt>, tensor<16x128xi32, #vt>
+    %oldt = tile.atomic_add %pt, %ct {tilegpu.vector_width = 4 : i32} : tensor<16x128x!tile.ptr<f32>, #vt>
+    return
+  }
+}

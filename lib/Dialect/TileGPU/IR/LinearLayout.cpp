@@ -150,6 +150,18 @@ bool LinearLayout::isInjective() const {
   return echelon.rank() == inputs;
 }
 
+int64_t LinearLayout::getRegisterRun(unsigned dim) const {
+  int64_t run = 1;
+  for (const Coord &basis : bases[idx(HwDim::Register)]) {
+    Coord expected(getRank(), 0);
+    expected[dim] = run;
+    if (basis != expected)
+      break;
+    run *= 2;
+  }
+  return run;
+}
+
 int64_t LinearLayout::getReplicationMask(HwDim dim) const {
   int64_t mask = 0;
   for (auto [bit, basis] : llvm::enumerate(bases[idx(dim)]))

@@ -11,6 +11,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Matchers.h"
 
+#include "llvm/ADT/TypeSwitch.h"
+
 namespace mlir::tilegpu {
 #define GEN_PASS_DEF_TILEGPUCOALESCE
 #include "tile/Dialect/TileGPU/Transforms/Passes.h.inc"
@@ -72,12 +74,21 @@ struct CoalescePass : public tilegpu::impl::TileGPUCoalesceBase<CoalescePass> {
                             "convert-tile-to-tilegpu (no tilegpu.num_warps)";
       return signalPassFailure();
     }
+    auto target =
+        module->getAttrOfType<StringAttr>(TileGPUDialect::getTargetAttrName());
+    bool vectorReductions = target && target.getValue() == "sm_90a";
     for (auto func : module.getOps<func::FuncOp>()) {
       tile::AxisInfoAnalysis axis(func);
       SmallVector<Operation *> accesses;
       SmallVector<tile::MakeBlockPtrOp> blockPtrs;
       func.walk([&](Operation *op) {
         if (isa<tile::LoadOp, tile::StoreOp>(op))
+          accesses.push_back(op);
+        // Sm_90 adds f32 vectors in one `red`; an add whose old values are
+        // read stays one element at a time.
+        if (auto atomic = dyn_cast<tile::AtomicAddOp>(op);
+            atomic && vectorReductions && atomic.getResult().use_empty() &&
+            getElementTypeOrSelf(atomic.getValue().getType()).isF32())
           accesses.push_back(op);
         if (auto make = dyn_cast<tile::MakeBlockPtrOp>(op))
           blockPtrs.push_back(make);
@@ -210,8 +221,9 @@ struct CoalescePass : public tilegpu::impl::TileGPUCoalesceBase<CoalescePass> {
     int64_t width =
         std::min({info.contiguity[dim], info.divisibility[dim] / bytes,
                   kMaxVectorBytes / bytes, shape[dim]});
-    Value mask = isa<tile::LoadOp>(op) ? cast<tile::LoadOp>(op).getMask()
-                                       : cast<tile::StoreOp>(op).getMask();
+    Value mask = TypeSwitch<Operation *, Value>(op)
+                     .Case<tile::LoadOp, tile::StoreOp, tile::AtomicAddOp>(
+                         [](auto access) { return access.getMask(); });
     if (mask)
       width = std::min(width, axis.get(mask).constancy[dim]);
     width = floorPowerOf2(std::max<int64_t>(width, 1));
@@ -230,6 +242,11 @@ struct CoalescePass : public tilegpu::impl::TileGPUCoalesceBase<CoalescePass> {
           operand.get()));
     }
     op->setAttr("tilegpu.vector_width", b.getI32IntegerAttr(width));
+    if (auto atomic = dyn_cast<tile::AtomicAddOp>(op)) {
+      auto oldType = cast<RankedTensorType>(atomic.getType());
+      atomic.getResult().setType(RankedTensorType::get(
+          oldType.getShape(), oldType.getElementType(), layout));
+    }
     if (auto load = dyn_cast<tile::LoadOp>(op)) {
       auto oldType = cast<RankedTensorType>(load.getType());
       load.getResult().setType(RankedTensorType::get(

@@ -400,6 +400,27 @@ public:
     return result;
   }
 
+  /// Narrows the tilegpu.vector_width tilegpu-coalesce proved for `access`
+  /// (consecutive registers along one dimension of its current layout) to
+  /// the run that layout `to` holds along the same dimension, or drops it.
+  static void keepVectorWidth(Operation *access, const LinearLayout &to) {
+    auto width = access->getAttrOfType<IntegerAttr>("tilegpu.vector_width");
+    if (!width)
+      return;
+    auto type = cast<RankedTensorType>(access->getOperand(0).getType());
+    LinearLayout from = cast<LayoutEncodingAttrInterface>(type.getEncoding())
+                            .toLinearLayout(type.getShape());
+    int64_t kept = 1;
+    for (unsigned d = 0; d < from.getRank(); ++d)
+      if (from.getRegisterRun(d) >= width.getInt())
+        kept = std::min(width.getInt(), to.getRegisterRun(d));
+    if (kept > 1)
+      access->setAttr("tilegpu.vector_width",
+                      IntegerAttr::get(width.getType(), kept));
+    else
+      access->removeAttr("tilegpu.vector_width");
+  }
+
   /// An atomic add of a converted tile adds from the tile's own layout
   /// when that layout holds each element once (the adds are scalar either
   /// way) and its pointers and mask can be rebuilt there: the conversion
@@ -422,6 +443,7 @@ public:
       };
       if (!rebuildable(atomic.getPtr()) || !rebuildable(atomic.getMask()))
         continue;
+      keepVectorWidth(atomic, linear.toLinearLayout(tensor.getShape()));
       OpBuilder b(atomic);
       rebuilt.clear();
       atomic.getPtrMutable().set(rebuild(atomic.getPtr(), layout, b));
