@@ -68,16 +68,17 @@ def _variants():
                        PUZZLE_SIGNATURE, {"D": 64, "BR": 32, "BC": 64}, 8))
     for t in ("fp16", "bf16"):
         for head_dim in (64, 128):
-            # Chosen on the H100 among the configurations ptxas compiles
-            # without spills (docs/performance.md): 8 warps throughout; the
-            # forward's key blocks are 128 wide at d64 and 64 at d128.  The
-            # backward's programs own 128 keys, one 16-row mma slab per
-            # warp, so P^T and dS^T reach the next dot in registers; each
-            # step takes 64 queries at d64 and 16 at d128, where the two
-            # 128x128 fp32 accumulators leave no registers for more.
+            # Chosen on the H100 (docs/performance.md): 8 warps throughout;
+            # the forward's key blocks are 128 wide at d64 and 64 at d128,
+            # without spills.  The backward's programs own 128 keys, one
+            # 16-row mma slab per warp, so P^T and dS^T reach the next dot
+            # in registers; each step takes 64 queries at d64 and 32 at
+            # d128.  Beside the two 128x128 fp32 accumulators of d128 the
+            # 32-query step spills 12-36 bytes, and still beats the
+            # spill-free 16-query step by 8-15%.
             warps = 8
             fwd_block_n = 128 if head_dim == 64 else 64
-            bwd_step = 64 if head_dim == 64 else 16
+            bwd_step = 64 if head_dim == 64 else 32
             for causal in (True, False):
                 suffix = "causal" if causal else "noncausal"
                 out.append(Variant(
