@@ -84,8 +84,8 @@ struct CoalescePass : public tilegpu::impl::TileGPUCoalesceBase<CoalescePass> {
       func.walk([&](Operation *op) {
         if (isa<tile::LoadOp, tile::StoreOp>(op))
           accesses.push_back(op);
-        // Sm_90 adds f32 vectors in one `red`; an add whose old values are
-        // read stays one element at a time.
+        // On sm_90a one `red` adds a vector of f32; an add whose old values
+        // are read stays one element at a time.
         if (auto atomic = dyn_cast<tile::AtomicAddOp>(op);
             atomic && vectorReductions && atomic.getResult().use_empty() &&
             getElementTypeOrSelf(atomic.getValue().getType()).isF32())
