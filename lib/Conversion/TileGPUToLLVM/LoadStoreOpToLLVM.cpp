@@ -251,58 +251,66 @@ struct StoreOpConversion : public ConvertOpToLLVMPattern<tile::StoreOp> {
   }
 };
 
-/// One `red` adding `values`, consecutive f32 elements from `ptr` (global,
-/// aligned to the whole vector), where `pred` (i1) holds: `.v2` and `.v4`
-/// (sm_90, PTX 8.1) take one memory request for two or four elements.
-void emitVectorReduction(OpBuilder &b, Location loc, Value ptr,
-                         ArrayRef<Value> values, Value pred) {
-  std::string operands;
-  std::string constraints = "r,l";
+/// The PTX type and register class of an atomic add of `element`.
+std::pair<StringRef, StringRef> getPtxAtomicType(Type element) {
+  if (element.isF32())
+    return {"f32", "f"};
+  if (element.isF64())
+    return {"f64", "d"};
+  return element.getIntOrFloatBitWidth() == 32 ? std::pair{"u32", "r"}
+                                               : std::pair{"u64", "l"};
+}
+
+/// `body` under `p`, set from operand `$predOperand` (an i32, non-zero for
+/// true), in a scope of its own.
+std::string predicated(unsigned predOperand, const std::string &body) {
+  return "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(predOperand) +
+         ", 0;\n" + body + "\n}";
+}
+
+/// One `red` adding `values`, consecutive elements from `ptr` (global), where
+/// `pred` (i1) holds (relaxed, device scope: the defaults). One element of
+/// any atomic type, or two or four f32 aligned to the whole vector: `.v2`
+/// and `.v4` (sm_90, PTX 8.1) take one memory request for them.
+void emitReduction(OpBuilder &b, Location loc, Value ptr,
+                   ArrayRef<Value> values, Value pred) {
+  auto [type, reg] = getPtxAtomicType(values.front().getType());
+  assert((values.size() == 1 || type == "f32") &&
+         "only f32 is added in vectors");
+  std::string operands, constraints = "r,l";
   for (size_t i = 0; i < values.size(); ++i) {
     operands += (i ? ", $" : "$") + std::to_string(i + 2);
-    constraints += ",f";
+    constraints += ("," + reg).str();
+  }
+  std::string instruction = "@p red.global.add.";
+  if (values.size() > 1) {
+    instruction += "v" + std::to_string(values.size()) + ".";
+    operands = "{" + operands + "}";
   }
   SmallVector<Value> inputs{
       LLVM::ZExtOp::create(b, loc, b.getI32Type(), pred).getResult(), ptr};
   llvm::append_range(inputs, values);
-  emitInlinePtx(b, loc, Type(), inputs,
-                "{\n.reg .pred p;\nsetp.ne.b32 p, $0, 0;\n@p red.global.add.v" +
-                    std::to_string(values.size()) + ".f32 [$1], {" + operands +
-                    "};\n}",
-                constraints);
+  emitInlinePtx(
+      b, loc, Type(), inputs,
+      predicated(0, instruction + type.str() + " [$1], " + operands + ";"),
+      constraints);
 }
 
-/// One atomic add of `value` at `ptr` (global) where `pred` (i1) holds, in
-/// inline PTX (relaxed, device scope: what atom and red do by default).
-/// With `wantOld`, gives the element as it was (zero where `pred` is
-/// false); without, emits a `red`, which returns nothing.
-Value emitAtomicAdd(OpBuilder &b, Location loc, Value ptr, Value value,
-                    Value pred, bool wantOld) {
+/// One `atom` adding `value` at `ptr` (global) where `pred` (i1) holds;
+/// gives the element as it was (zero where `pred` is false).
+Value emitFetchAdd(OpBuilder &b, Location loc, Value ptr, Value value,
+                   Value pred) {
   Type element = value.getType();
-  unsigned bits = element.getIntOrFloatBitWidth();
-  StringRef type = element.isF32()   ? "f32"
-                   : element.isF64() ? "f64"
-                   : bits == 32      ? "u32"
-                                     : "u64";
-  StringRef reg = element.isF32()   ? "f"
-                  : element.isF64() ? "d"
-                  : bits == 32      ? "r"
-                                    : "l";
+  auto [type, reg] = getPtxAtomicType(element);
   Value predicate =
       LLVM::ZExtOp::create(b, loc, b.getI32Type(), pred).getResult();
-  std::string setp = "{\n.reg .pred p;\nsetp.ne.b32 p, $";
-  if (!wantOld) {
-    emitInlinePtx(b, loc, Type(), ValueRange{predicate, ptr, value},
-                  setp + "0, 0;\n@p red.global.add." + type.str() +
-                      " [$1], $2;\n}",
-                  ("r,l," + reg).str());
-    return Value();
-  }
-  return emitInlinePtx(b, loc, element, ValueRange{predicate, ptr, value},
-                       setp + "1, 0;\nmov.b" + std::to_string(bits) +
-                           " $0, 0;\n@p atom.global.add." + type.str() +
-                           " $0, [$2], $3;\n}",
-                       ("=" + reg + ",r,l," + reg).str())
+  return emitInlinePtx(
+             b, loc, element, ValueRange{predicate, ptr, value},
+             predicated(1, "mov.b" +
+                               std::to_string(element.getIntOrFloatBitWidth()) +
+                               " $0, 0;\n@p atom.global.add." + type.str() +
+                               " $0, [$2], $3;"),
+             ("=" + reg + ",r,l," + reg).str())
       .getRes();
 }
 
@@ -336,8 +344,7 @@ struct AtomicAddOpConversion
           adaptor.getMask()
               ? LLVM::AndOp::create(rewriter, loc, adaptor.getMask(), first)
               : first;
-      emitAtomicAdd(rewriter, loc, adaptor.getPtr(), adaptor.getValue(), pred,
-                    /*wantOld=*/false);
+      emitReduction(rewriter, loc, adaptor.getPtr(), adaptor.getValue(), pred);
       rewriter.eraseOp(op);
       return success();
     }
@@ -347,27 +354,20 @@ struct AtomicAddOpConversion
     if (wantOld && !layout.isInjective())
       return failure(); // checkAtomicAddLowering reports it
     // Added values nobody reads back go in vectors where tilegpu-coalesce
-    // proved the addresses contiguous and aligned.
-    int64_t width = getVectorWidth(op, layout);
-    if (!wantOld && width > 1 && tensor.getElementType().isF32()) {
-      forEachElementOnce(rewriter, loc, layout, hw, masks, values.size(), width,
-                         [&](size_t i, Value pred) {
-                           emitVectorReduction(rewriter, loc, ptrs[i],
-                                               ArrayRef(values).slice(i, width),
-                                               pred);
-                         });
-      rewriter.eraseOp(op);
-      return success();
-    }
-    // Without copies every register is its element's only holder, so the
-    // old values come back one per register, in order.
+    // proved the addresses contiguous and aligned. Without copies every
+    // register is its element's only holder, so old values come back one
+    // per register, in order.
+    int64_t width = wantOld ? 1 : getVectorWidth(op, layout);
     SmallVector<Value> old;
-    forEachElementOnce(rewriter, loc, layout, hw, masks, values.size(),
-                       /*width=*/1, [&](size_t i, Value pred) {
-                         Value before = emitAtomicAdd(rewriter, loc, ptrs[i],
-                                                      values[i], pred, wantOld);
+    forEachElementOnce(rewriter, loc, layout, hw, masks, values.size(), width,
+                       [&](size_t i, Value pred) {
                          if (wantOld)
-                           old.push_back(before);
+                           old.push_back(emitFetchAdd(rewriter, loc, ptrs[i],
+                                                      values[i], pred));
+                         else
+                           emitReduction(rewriter, loc, ptrs[i],
+                                         ArrayRef(values).slice(i, width),
+                                         pred);
                        });
     if (!wantOld) {
       rewriter.eraseOp(op);
