@@ -1,8 +1,8 @@
 // RUN: tile-opt %s -split-input-file -convert-tilegpu-to-llvm | FileCheck %s
 // RUN: tile-opt %s -split-input-file -convert-tilegpu-to-llvm -cse | FileCheck %s --check-prefix=ADDR
 
-// Shared-memory buffers follow the scratch area, each at its own 128-byte
-// aligned offset, and the module records their total as
+// Shared-memory buffers (and the scratch of conversions and reductions) each
+// get a 128-byte aligned offset, and the module records their total as
 // tilegpu.shared_bytes. local_alloc stores the tile between two barriers.
 // local_load into a 16-bit operand layout uses ldmatrix, four 8x8 matrices
 // at a time: plain (row) when the buffer is contiguous along the operand's
@@ -267,6 +267,50 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
     }
     tile.store_block %obp, %a : !tile.block_ptr<tensor<32x8xf16, #l>>
     tile.store_block %obp, %b : !tile.block_ptr<tensor<32x8xf16, #l>>
+    return
+  }
+}
+
+// -----
+
+// A layout conversion's scratch is placed like a buffer that lives for the
+// conversion alone. In the loop, %buf is live, so the conversion's 512
+// bytes go after it; after the loop %buf is dead and the epilogue's
+// conversion reuses its memory at 0.
+#b = #tilegpu.blocked<sizePerThread = [1, 2], threadsPerWarp = [16, 2], warpsPerCTA = [1, 1], order = [1, 0]>
+#s = #tilegpu.shared<vec = 8, perPhase = 8, maxPhase = 1, order = [1, 0]>
+#l = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]>
+// CHECK: tilegpu.shared_bytes = 1024 : i64
+// CHECK-LABEL: llvm.func @scratch_reuse
+// CHECK: llvm.mlir.addressof @tile_shared_scratch : !llvm.ptr<3>
+// CHECK-NEXT: llvm.getelementptr %{{.*}}[0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK: llvm.mlir.addressof @tile_shared_scratch : !llvm.ptr<3>
+// CHECK-NEXT: llvm.getelementptr %{{.*}}[512] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK: nvvm.barrier0
+// CHECK: llvm.mlir.addressof @tile_shared_scratch : !llvm.ptr<3>
+// CHECK-NEXT: llvm.getelementptr %{{.*}}[0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK: nvvm.barrier0
+// CHECK-NOT: llvm.mlir.addressof @tile_shared_scratch
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
+  func.func @scratch_reuse(%xp: !tile.ptr<f16>, %op: !tile.ptr<f16>, %n: i32) attributes {tile.kernel} {
+    %z = arith.constant 0 : i32
+    %one = arith.constant 1 : i64
+    %c8 = arith.constant 8 : i64
+    %c32 = arith.constant 32 : i64
+    %xbp = tile.make_block_ptr %xp, [%c32, %c8], [%c8, %one], [%z, %z] order [1, 0] : !tile.block_ptr<tensor<32x8xf16, #b>>
+    %x = tile.load_block %xbp : !tile.block_ptr<tensor<32x8xf16, #b>>
+    %obp = tile.make_block_ptr %op, [%c32, %c8], [%c8, %one], [%z, %z] order [1, 0] : !tile.block_ptr<tensor<32x8xf16, #b>>
+    %buf = tilegpu.local_alloc %x : tensor<32x8xf16, #b> -> !tilegpu.memdesc<32x8xf16, #s>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      %c = tilegpu.local_load %buf [0, 0] : !tilegpu.memdesc<32x8xf16, #s> -> tensor<32x8xf16, #l>
+      %cb = tilegpu.convert_layout %c : tensor<32x8xf16, #l> -> tensor<32x8xf16, #b>
+      tile.store_block %obp, %cb : !tile.block_ptr<tensor<32x8xf16, #b>>
+    }
+    %xl = tilegpu.convert_layout %x : tensor<32x8xf16, #b> -> tensor<32x8xf16, #l>
+    %olbp = tile.make_block_ptr %op, [%c32, %c8], [%c8, %one], [%z, %z] order [1, 0] : !tile.block_ptr<tensor<32x8xf16, #l>>
+    tile.store_block %olbp, %xl : !tile.block_ptr<tensor<32x8xf16, #l>>
     return
   }
 }

@@ -48,7 +48,10 @@ struct ConvertLayoutOpConversion
     Type element = getLoweredElementType(*getTypeConverter(), dstType);
     Type stored = element.isInteger(1) ? rewriter.getI8Type() : element;
     auto sharedPtr = LLVM::LLVMPointerType::get(getContext(), 3);
-    Value base = getScratchBase(rewriter, loc, scratch);
+    FailureOr<Value> placed = getSharedBase(rewriter, loc, scratch, op);
+    if (failed(placed))
+      return failure();
+    Value base = *placed;
     HwIndex hw = getHwIndex(rewriter, loc);
     auto address = [&](ArrayRef<Value> coord) {
       Value flat = createI32(rewriter, loc, 0);

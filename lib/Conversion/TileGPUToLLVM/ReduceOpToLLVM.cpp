@@ -177,7 +177,10 @@ struct ReduceOpConversion : public ConvertOpToLLVMPattern<tile::ReduceOp> {
       Type element = partials.front().getType();
       Type stored = element.isInteger(1) ? rewriter.getI8Type() : element;
       auto sharedPtr = LLVM::LLVMPointerType::get(getContext(), 3);
-      Value base = getScratchBase(rewriter, loc, scratch);
+      FailureOr<Value> placed = getSharedBase(rewriter, loc, scratch, op);
+      if (failed(placed))
+        return failure();
+      Value base = *placed;
       auto slotAddress = [&](int64_t group, Value slot) {
         Value flat = createI32(rewriter, loc, 0);
         SmallVector<Value> outCoord =

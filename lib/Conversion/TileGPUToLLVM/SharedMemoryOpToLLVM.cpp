@@ -91,15 +91,11 @@ struct LocalAllocOpConversion : public ConvertOpToLLVMPattern<LocalAllocOp> {
   LogicalResult
   matchAndRewrite(LocalAllocOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto offset = op->getAttrOfType<IntegerAttr>(kAllocationOffsetAttr);
-    if (!offset || scratch.symbol.empty())
-      return op.emitError() << "shared memory was not allocated for this "
-                               "buffer (convert-tilegpu-to-llvm places them)";
     Location loc = op.getLoc();
-    Value base = LLVM::GEPOp::create(
-        rewriter, loc, LLVM::LLVMPointerType::get(getContext(), 3),
-        rewriter.getI8Type(), getScratchBase(rewriter, loc, scratch),
-        ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(offset.getInt())});
+    FailureOr<Value> placed = getSharedBase(rewriter, loc, scratch, op);
+    if (failed(placed))
+      return failure();
+    Value base = *placed;
     // A buffer for asynchronous copies: they and async_wait synchronise.
     if (!op.getSrc()) {
       rewriter.replaceOp(op, base);

@@ -146,10 +146,19 @@ Value tilegpu::isCanonicalHolder(OpBuilder &b, Location loc,
   return result;
 }
 
-Value tilegpu::getScratchBase(OpBuilder &b, Location loc,
-                              const SharedScratch &scratch) {
+FailureOr<Value> tilegpu::getSharedBase(OpBuilder &b, Location loc,
+                                        const SharedScratch &scratch,
+                                        Operation *op) {
+  auto offset = op->getAttrOfType<IntegerAttr>(kAllocationOffsetAttr);
+  if (!offset || scratch.symbol.empty())
+    return op->emitError() << "shared memory was not allocated for this op "
+                              "(convert-tilegpu-to-llvm places it)";
   auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 3);
-  return LLVM::AddressOfOp::create(b, loc, ptrType, scratch.symbol);
+  Value symbol = LLVM::AddressOfOp::create(b, loc, ptrType, scratch.symbol);
+  return LLVM::GEPOp::create(
+             b, loc, ptrType, b.getI8Type(), symbol,
+             ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(offset.getInt())})
+      .getResult();
 }
 
 void tilegpu::createBarrier(OpBuilder &b, Location loc) {

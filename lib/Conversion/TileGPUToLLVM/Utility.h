@@ -55,8 +55,10 @@ FailureOr<SmallVector<int64_t>> mapRegistersInPlace(
 Value isCanonicalHolder(OpBuilder &b, Location loc, const LinearLayout &layout,
                         HwIndex hw);
 
-/// The address of the module's shared scratch memory.
-Value getScratchBase(OpBuilder &b, Location loc, const SharedScratch &scratch);
+/// The address of the shared memory convert-tilegpu-to-llvm placed for `op`
+/// (its kAllocationOffsetAttr); fails with an error on `op` when it has none.
+FailureOr<Value> getSharedBase(OpBuilder &b, Location loc,
+                               const SharedScratch &scratch, Operation *op);
 
 /// A barrier across the CTA.
 void createBarrier(OpBuilder &b, Location loc);

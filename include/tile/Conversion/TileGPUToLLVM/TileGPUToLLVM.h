@@ -25,8 +25,9 @@ public:
   explicit TileGPUToLLVMTypeConverter(MLIRContext *ctx);
 };
 
-/// The byte offset of a local_alloc's buffer in the kernel's dynamic shared
-/// memory, set by convert-tilegpu-to-llvm before lowering.
+/// The byte offset in the kernel's dynamic shared memory of a local_alloc's
+/// buffer, or of the scratch a layout conversion or reduction exchanges
+/// values through; set by convert-tilegpu-to-llvm before lowering.
 constexpr llvm::StringLiteral kAllocationOffsetAttr =
     "tilegpu.allocation_offset";
 
