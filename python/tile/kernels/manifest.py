@@ -68,24 +68,27 @@ def _variants():
                        PUZZLE_SIGNATURE, {"D": 64, "BR": 32, "BC": 64}, 8))
     for t in ("fp16", "bf16"):
         for head_dim in (64, 128):
-            # Chosen on the H100 (docs/performance.md): 8 warps throughout;
-            # the forward's key blocks are 128 wide at d64 and 64 at d128,
-            # without spills.  The backward's programs own 128 keys, one
-            # 16-row mma slab per warp, so P^T and dS^T reach the next dot
-            # in registers; each step takes 64 queries at d64 and 32 at
-            # d128.  Beside the two 128x128 fp32 accumulators of d128 the
-            # 32-query step spills 12-36 bytes, and still beats the
+            # Chosen on the H100 (docs/performance.md).  The forward gives
+            # each warp 32 query rows, so every K and V fragment read from
+            # shared memory feeds two mma: 4 warps of 128 rows at d64
+            # (spill-free but for 16 bytes when causal), 8 warps of 256 rows
+            # at d128, which spill 184-276 bytes and are still 2-16% faster
+            # than the spill-free 16-row warps.  The backward's programs own
+            # 128 keys, one 16-row mma slab per warp, so P^T and dS^T reach
+            # the next dot in registers; each step takes 64 queries at d64
+            # and 32 at d128.  Beside the two 128x128 fp32 accumulators of
+            # d128 the 32-query step spills 12-36 bytes, and still beats the
             # spill-free 16-query step by 8-15%.
             warps = 8
-            fwd_block_n = 128 if head_dim == 64 else 64
+            fwd_warps, fwd_block_m = (4, 128) if head_dim == 64 else (8, 256)
             bwd_step = 64 if head_dim == 64 else 32
             for causal in (True, False):
                 suffix = "causal" if causal else "noncausal"
                 out.append(Variant(
                     f"attn_fwd_{t}_d{head_dim}_{suffix}", "attention", "attn_fwd",
                     _fwd_signature(t),
-                    {"HEAD_DIM": head_dim, "BLOCK_M": 128, "BLOCK_N": fwd_block_n,
-                     "CAUSAL": causal}, warps))
+                    {"HEAD_DIM": head_dim, "BLOCK_M": fwd_block_m, "BLOCK_N": 64,
+                     "CAUSAL": causal}, fwd_warps))
             out.append(Variant(
                 f"attn_bwd_preprocess_{t}_d{head_dim}", "attention", "attn_bwd_preprocess",
                 _preprocess_signature(t), {"HEAD_DIM": head_dim, "BLOCK_M": 64},
