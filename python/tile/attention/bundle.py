@@ -54,15 +54,10 @@ class ParamSpec:
         self.name = name
         self.type = type
         self.divisibility = divisibility
-
-    @property
-    def is_pointer(self):
-        return self.type.startswith("*")
-
-    @property
-    def element_type(self):
-        """The pointee type of a pointer parameter ('fp16' for '*fp16')."""
-        return self.type[1:] if self.is_pointer else None
+        # Read on every launch: computed once.
+        self.is_pointer = type.startswith("*")
+        # The pointee type of a pointer parameter ('fp16' for '*fp16').
+        self.element_type = type[1:] if self.is_pointer else None
 
     def __repr__(self):
         suffix = f":{self.divisibility}" if self.divisibility > 1 else ""
@@ -83,18 +78,12 @@ class KernelSpec:
         self.shared_bytes = shared_bytes
         self.image_path = image_path
         self.manifest_path = manifest_path
+        # The element type of the kernel's first pointer ('fp16', ...).
+        self.element_type = next((p.element_type for p in params if p.is_pointer), None)
 
     @property
     def threads(self):
         return 32 * self.num_warps
-
-    @property
-    def element_type(self):
-        """The element type of the kernel's first pointer ('fp16', ...)."""
-        for param in self.params:
-            if param.is_pointer:
-                return param.element_type
-        return None
 
     def constexpr_int(self, name):
         """A positive integer constexpr (a block size), or BundleError."""
@@ -212,6 +201,7 @@ class KernelBundle:
         if not self.directory.is_dir():
             raise BundleError(f"kernel folder {self.directory} does not exist")
         self.kernels = {}
+        self._selected = {}   # select()'s answers, by its arguments
         self.without_gpu_code = []
         for path in sorted(self.directory.glob("attn_*.json")):
             spec = parse_manifest(path)
@@ -244,6 +234,13 @@ class KernelBundle:
         """The kernel of `kernel`'s family for this element type, head dim and
         (for families that have one) causality; ValueError naming what the
         folder has when there is none."""
+        key = (kernel, element_type, head_dim, causal)
+        spec = self._selected.get(key)
+        if spec is None:
+            spec = self._selected[key] = self._find(*key)
+        return spec
+
+    def _find(self, kernel, element_type, head_dim, causal):
         available = []
         for spec in self.family(kernel):
             dims_match = spec.constexprs.get("HEAD_DIM") == head_dim

@@ -40,8 +40,7 @@ class PackedArguments:
 
     def __init__(self, slots):
         self.slots = slots   # ctypes scalars; kept alive with the array
-        self.array = (ctypes.c_void_p * len(slots))(
-            *[ctypes.cast(ctypes.pointer(s), ctypes.c_void_p) for s in slots])
+        self.array = (ctypes.c_void_p * len(slots))(*map(ctypes.addressof, slots))
 
     def raw_bytes(self):
         """Each argument's bytes, for tests and debugging."""

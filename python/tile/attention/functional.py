@@ -18,6 +18,7 @@ causal_offset.  A row that sees no key gets out 0 and lse -inf, and adds
 nothing to the gradients.
 """
 
+import functools
 import math
 import numbers
 import os
@@ -153,6 +154,7 @@ def kernel_strides(tensor):
     return stride(0), stride(2), stride(1)
 
 
+@functools.lru_cache(maxsize=None)
 def _requirements(spec):
     """The alignment (bytes) of pointers and the multiple of strides a
     kernel was compiled for, from its manifest."""
@@ -162,17 +164,17 @@ def _requirements(spec):
     return alignment, multiple
 
 
-def _fits(tensor, spec):
+def _fits(tensor, spec, strides=None):
     alignment, multiple = _requirements(spec)
     return (tensor.data_ptr() % alignment == 0 and (tensor.shape[-1] == 1 or tensor.stride(-1) == 1)
-            and all(s % multiple == 0 for s in kernel_strides(tensor)))
+            and all(s % multiple == 0 for s in strides or kernel_strides(tensor)))
 
 
 def shares_kernel_layout(tensors, spec):
     """True when the tensors can go to the kernel as they are: one set of
     strides, dense, aligned and divisible as the kernel was compiled for."""
     strides = kernel_strides(tensors[0])
-    return all(kernel_strides(t) == strides and _is_dense(t) and _fits(t, spec)
+    return all(kernel_strides(t) == strides and _is_dense(t) and _fits(t, spec, strides)
                for t in tensors)
 
 
@@ -211,9 +213,9 @@ def _device_pointer(tensor, label):
 
 
 def _launch(spec, grid, values, device):
-    with torch.cuda.device(device):
-        stream = torch.cuda.current_stream(device).cuda_stream
-        get_driver().launch(spec, grid, values, device.index, stream)
+    # The driver makes the device's primary context current itself.
+    stream = torch.cuda.current_stream(device).cuda_stream
+    get_driver().launch(spec, grid, values, device.index, stream)
 
 
 def _check_grid_rows(batch, heads):
