@@ -111,6 +111,27 @@ TEST_F(LayoutAttrTest, MmaFragmentsMatchThePtxTables) {
     checkMmaLayouts(context, c);
 }
 
+// A dot's result can be the next dot's A operand without leaving its
+// registers only when each warp owns whole rows of it (one warp column).
+TEST_F(LayoutAttrTest, ResultBecomesOperandInPlaceOnlyWithWholeRows) {
+  for (auto [wm, wn, inPlace] :
+       {std::tuple{8u, 1u, true}, {4u, 2u, false}, {2u, 4u, false}}) {
+    auto mma = MmaEncodingAttr::get(&context, 2, {wm, wn});
+    auto a = DotOperandEncodingAttr::get(&context, 0, mma, 2);
+    EXPECT_EQ(keepsElementsInPlace(mma.toLinearLayout({128, 64}),
+                                   a.toLinearLayout({128, 64})),
+              inPlace)
+        << "warps " << wm << " x " << wn;
+  }
+  // Nor between two different grids.
+  auto rows = MmaEncodingAttr::get(&context, 2, {8, 1});
+  auto grid = MmaEncodingAttr::get(&context, 2, {4, 2});
+  EXPECT_FALSE(
+      keepsElementsInPlace(rows.toLinearLayout({128, 64}),
+                           DotOperandEncodingAttr::get(&context, 0, grid, 2)
+                               .toLinearLayout({128, 64})));
+}
+
 // The m16n8k8 TF32 operand fragments: A a0..a3 = (g, t), (g + 8, t),
 // (g, t + 4), (g + 8, t + 4); B b0, b1 = (t, g), (t + 4, g).
 TEST_F(LayoutAttrTest, Tf32FragmentsMatchThePtxTables) {
@@ -118,12 +139,10 @@ TEST_F(LayoutAttrTest, Tf32FragmentsMatchThePtxTables) {
                     MmaCase{4, 1, 64, 64, 64}}) {
     auto mma =
         MmaEncodingAttr::get(&context, 2, {unsigned(c.wm), unsigned(c.wn)});
-    LinearLayout la =
-        DotOperandEncodingAttr::get(&context, 0, mma, 1).toLinearLayout(
-            {c.m, c.k});
-    LinearLayout lb =
-        DotOperandEncodingAttr::get(&context, 1, mma, 1).toLinearLayout(
-            {c.k, c.n});
+    LinearLayout la = DotOperandEncodingAttr::get(&context, 0, mma, 1)
+                          .toLinearLayout({c.m, c.k});
+    LinearLayout lb = DotOperandEncodingAttr::get(&context, 1, mma, 1)
+                          .toLinearLayout({c.k, c.n});
     int64_t repsN = c.n / (8 * c.wn), repsK = c.k / 8;
     for (int64_t w = 0; w < c.wm * c.wn; ++w)
       for (int64_t l = 0; l < 32; ++l) {

@@ -41,11 +41,6 @@ HwIndex tilegpu::getHwIndex(OpBuilder &b, Location loc) {
   return {lane, warp};
 }
 
-LinearLayout::Coord tilegpu::registerOffset(const LinearLayout &layout,
-                                            int64_t reg) {
-  return layout.apply(reg, 0, 0);
-}
-
 SmallVector<Value> tilegpu::emitBasisSum(OpBuilder &b, Location loc,
                                          ArrayRef<LinearLayout::Coord> bases,
                                          Value index, int64_t rank) {
@@ -91,41 +86,6 @@ tilegpu::emitCoordinates(OpBuilder &b, Location loc, const LinearLayout &layout,
     coords.push_back(coord);
   }
   return coords;
-}
-
-FailureOr<SmallVector<int64_t>> tilegpu::mapRegistersInPlace(
-    const LinearLayout &src, const LinearLayout &dst,
-    function_ref<LinearLayout::Coord(ArrayRef<int64_t>)> toSource,
-    ArrayRef<int64_t> shift) {
-  // Each lane and warp must hold, in the source, the source coordinates of
-  // what it holds in the result.
-  for (HwDim dim : {HwDim::Lane, HwDim::Warp}) {
-    if (src.getNumBits(dim) != dst.getNumBits(dim))
-      return failure();
-    for (auto [s, d] : llvm::zip(src.getBases(dim), dst.getBases(dim)))
-      if (toSource(d) != s)
-        return failure();
-  }
-  llvm::DenseMap<int64_t, int64_t> srcRegisterAt;
-  auto flat = [&](ArrayRef<int64_t> coord) {
-    int64_t f = 0;
-    for (auto [c, size] : llvm::zip(coord, src.getShape()))
-      f = f * size + c;
-    return f;
-  };
-  for (int64_t r = 0, e = src.getSize(HwDim::Register); r < e; ++r)
-    srcRegisterAt.try_emplace(flat(registerOffset(src, r)), r);
-  SmallVector<int64_t> mapping;
-  for (int64_t r = 0, e = dst.getSize(HwDim::Register); r < e; ++r) {
-    LinearLayout::Coord coord = toSource(registerOffset(dst, r));
-    for (auto [c, s] : llvm::zip(coord, shift))
-      c += s;
-    auto it = srcRegisterAt.find(flat(coord));
-    if (it == srcRegisterAt.end())
-      return failure();
-    mapping.push_back(it->second);
-  }
-  return mapping;
 }
 
 Value tilegpu::isCanonicalHolder(OpBuilder &b, Location loc,

@@ -36,20 +36,6 @@ SmallVector<SmallVector<Value>> emitCoordinates(OpBuilder &b, Location loc,
                                                 const LinearLayout &layout,
                                                 HwIndex hw);
 
-/// The part of a register's coordinates that does not depend on the thread.
-LinearLayout::Coord registerOffset(const LinearLayout &layout, int64_t reg);
-
-/// For an op whose result keeps every element in the thread that holds its
-/// source (expand_dims, broadcast, trans), the source register of each
-/// result register; `toSource` maps a result coordinate to the source's.
-/// `shift` then moves a register's source coordinates (the window of an
-/// extract_slice); it must not change which thread holds them. Fails when
-/// the layouts do not keep elements in place.
-FailureOr<SmallVector<int64_t>> mapRegistersInPlace(
-    const LinearLayout &src, const LinearLayout &dst,
-    function_ref<LinearLayout::Coord(ArrayRef<int64_t>)> toSource,
-    ArrayRef<int64_t> shift = {});
-
 /// A true i1 unless this thread holds a copy of data another thread (with
 /// lower lane or warp bits) also holds: stores write each element once.
 Value isCanonicalHolder(OpBuilder &b, Location loc, const LinearLayout &layout,

@@ -1,8 +1,10 @@
 // RUN: tile-opt %s -split-input-file -tilegpu-accelerate-matmul -verify-diagnostics | FileCheck %s
 
 // A dot moves to the tensor-core layouts: operands to dot_operand layouts of
-// an mma layout with warps along the rows, the accumulator to that mma
-// layout, and the result back to the layout its users expect.
+// an mma layout, the accumulator to that mma layout, and the result back to
+// the layout its users expect. The mma layout's warp grid gives each warp
+// the squarest tile, unless the dot is chained to another through an A
+// operand that can stay in registers.
 
 #b = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
 // CHECK-DAG: #[[MMA:.*]] = #tilegpu.mma<version = 2, warpsPerCTA = [4, 1]>
@@ -30,6 +32,59 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
   func.func @wide(%a: tensor<32x64xbf16, #b>, %w: tensor<64x128xbf16, #b>, %acc: tensor<32x128xf32, #b>) -> tensor<32x128xf32, #b> {
     %s = tile.dot %a, %w, %acc : tensor<32x64xbf16, #b>, tensor<64x128xbf16, #b> -> tensor<32x128xf32, #b>
     return %s : tensor<32x128xf32, #b>
+  }
+}
+
+// -----
+
+// A lone dot gets the squarest warp tiles: 128x128 on 8 warps as 4 x 2,
+// each warp 32x64.
+#b = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [8, 1], order = [1, 0]>
+// CHECK: #tilegpu.mma<version = 2, warpsPerCTA = [4, 2]>
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
+  func.func @square(%a: tensor<128x64xf16, #b>, %w: tensor<64x128xf16, #b>, %acc: tensor<128x128xf32, #b>) -> tensor<128x128xf32, #b> {
+    %s = tile.dot %a, %w, %acc : tensor<128x64xf16, #b>, tensor<64x128xf16, #b> -> tensor<128x128xf32, #b>
+    return %s : tensor<128x128xf32, #b>
+  }
+}
+
+// -----
+
+// Attention's forward: S's exponentials become the A operand of P·V. With
+// 32 rows a warp the chain keeps all warps along the rows, so that P stays
+// in registers, although P·V alone would get a 4 x 2 grid.
+#b = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [8, 1], order = [1, 0]>
+// CHECK-DAG: #[[ROWS:.*]] = #tilegpu.mma<version = 2, warpsPerCTA = [8, 1]>
+// CHECK-LABEL: func.func @forward_chain
+// CHECK: tile.dot {{.*}} -> tensor<256x64xf32, #[[ROWS]]>
+// CHECK: tile.dot {{.*}} -> tensor<256x128xf32, #[[ROWS]]>
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
+  func.func @forward_chain(%q: tensor<256x128xf16, #b>, %kT: tensor<128x64xf16, #b>, %v: tensor<64x128xf16, #b>, %zs: tensor<256x64xf32, #b>, %acc: tensor<256x128xf32, #b>) -> tensor<256x128xf32, #b> {
+    %s = tile.dot %q, %kT, %zs : tensor<256x128xf16, #b>, tensor<128x64xf16, #b> -> tensor<256x64xf32, #b>
+    %e = tile.exp2 %s : tensor<256x64xf32, #b>
+    %p = arith.truncf %e : tensor<256x64xf32, #b> to tensor<256x64xf16, #b>
+    %o = tile.dot %p, %v, %acc : tensor<256x64xf16, #b>, tensor<64x128xf16, #b> -> tensor<256x128xf32, #b>
+    return %o : tensor<256x128xf32, #b>
+  }
+}
+
+// -----
+
+// Attention's backward on 128 keys: all warps along the rows would leave
+// each 16 of them, so the chain P^T -> dV gets balanced grids (4 x 2, as
+// FlashAttention-2's) and hands P^T over through shared memory.
+#b = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [8, 1], order = [1, 0]>
+// CHECK-DAG: #[[GRID:.*]] = #tilegpu.mma<version = 2, warpsPerCTA = [4, 2]>
+// CHECK-LABEL: func.func @backward_chain
+// CHECK: tile.dot {{.*}} -> tensor<128x64xf32, #[[GRID]]>
+// CHECK: tile.dot {{.*}} -> tensor<128x128xf32, #[[GRID]]>
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
+  func.func @backward_chain(%k: tensor<128x128xf16, #b>, %qT: tensor<128x64xf16, #b>, %do: tensor<64x128xf16, #b>, %zs: tensor<128x64xf32, #b>, %dv: tensor<128x128xf32, #b>) -> tensor<128x128xf32, #b> {
+    %sT = tile.dot %k, %qT, %zs : tensor<128x128xf16, #b>, tensor<128x64xf16, #b> -> tensor<128x64xf32, #b>
+    %e = tile.exp2 %sT : tensor<128x64xf32, #b>
+    %pT = arith.truncf %e : tensor<128x64xf32, #b> to tensor<128x64xf16, #b>
+    %r = tile.dot %pT, %do, %dv : tensor<128x64xf16, #b>, tensor<64x128xf16, #b> -> tensor<128x128xf32, #b>
+    return %r : tensor<128x128xf32, #b>
   }
 }
 

@@ -244,3 +244,45 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
     return %dq : tensor<64x64xf32, #mma1>
   }
 }
+
+// -----
+
+// The attention backward on FlashAttention-2's warp grids: dSᵀ, a dot's
+// result on 4 x 2 warps, is the A operand of dK = dSᵀ Q, whose warps each
+// need 32 whole rows, and, transposed, of dQ = dS K. Neither can take it
+// from registers, so it is stored once from the mma layout and both dots
+// read the one buffer, dQ through a transposed view.
+#b2 = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [8, 1], order = [1, 0]>
+#b3 = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 8], order = [0, 1]>
+#mma = #tilegpu.mma<version = 2, warpsPerCTA = [4, 2]>
+#mma1 = #tilegpu.mma<version = 2, warpsPerCTA = [2, 4]>
+#a = #tilegpu.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
+#bop = #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>
+#a1 = #tilegpu.dot_operand<opIdx = 0, parent = #mma1, kWidth = 2>
+#b1 = #tilegpu.dot_operand<opIdx = 1, parent = #mma1, kWidth = 2>
+// CHECK-DAG: #[[SHARED:.*]] = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+// CHECK-DAG: #[[SHARED_T:.*]] = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1]>
+// CHECK-DAG: #[[GRID:.*]] = #tilegpu.mma<version = 2, warpsPerCTA = [4, 2]>
+// CHECK-DAG: #[[GRID_T:.*]] = #tilegpu.mma<version = 2, warpsPerCTA = [2, 4]>
+// CHECK-DAG: #[[A:.*]] = #tilegpu.dot_operand<opIdx = 0, parent = #[[GRID]], kWidth = 2>
+// CHECK-DAG: #[[A_T:.*]] = #tilegpu.dot_operand<opIdx = 0, parent = #[[GRID_T]], kWidth = 2>
+// CHECK-LABEL: func.func @exchanged_result
+// CHECK-SAME: %[[DST:[^:]*]]: tensor<128x64xf16, #[[GRID]]>
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: %[[BUF:.*]] = tilegpu.local_alloc %[[DST]] : tensor<128x64xf16, #[[GRID]]> -> !tilegpu.memdesc<128x64xf16, #[[SHARED]]>
+// CHECK: tilegpu.local_load %[[BUF]] [0, 0] : !tilegpu.memdesc<128x64xf16, #[[SHARED]]> -> tensor<128x16xf16, #[[A]]>
+// CHECK: %[[VIEW:.*]] = tilegpu.memdesc_trans %[[BUF]] : !tilegpu.memdesc<128x64xf16, #[[SHARED]]> -> !tilegpu.memdesc<64x128xf16, #[[SHARED_T]]>
+// CHECK: tilegpu.local_load %[[VIEW]] [0, 0] : !tilegpu.memdesc<64x128xf16, #[[SHARED_T]]> -> tensor<64x16xf16, #[[A_T]]>
+// CHECK-NOT: tilegpu.local_alloc
+// CHECK-NOT: tilegpu.convert_layout
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
+  func.func @exchanged_result(%dst: tensor<128x64xf16, #mma>, %q: tensor<64x128xf16, #bop>, %k: tensor<128x64xf16, #b1>, %dk: tensor<128x128xf32, #mma>, %zero: tensor<64x64xf32, #mma1>) -> (tensor<128x128xf32, #mma>, tensor<64x64xf32, #mma1>) {
+    %ds_a = tilegpu.convert_layout %dst : tensor<128x64xf16, #mma> -> tensor<128x64xf16, #a>
+    %dk2 = tile.dot %ds_a, %q, %dk : tensor<128x64xf16, #a>, tensor<64x128xf16, #bop> -> tensor<128x128xf32, #mma>
+    %c = tilegpu.convert_layout %dst : tensor<128x64xf16, #mma> -> tensor<128x64xf16, #b2>
+    %t = tile.trans %c {order = array<i32: 1, 0>} : tensor<128x64xf16, #b2> -> tensor<64x128xf16, #b3>
+    %ds = tilegpu.convert_layout %t : tensor<64x128xf16, #b3> -> tensor<64x128xf16, #a1>
+    %dq = tile.dot %ds, %k, %zero : tensor<64x128xf16, #a1>, tensor<128x64xf16, #b1> -> tensor<64x64xf32, #mma1>
+    return %dk2, %dq : tensor<128x128xf32, #mma>, tensor<64x64xf32, #mma1>
+  }
+}

@@ -2,6 +2,7 @@
 
 #include "tile/Dialect/TileGPU/IR/LinearLayout.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/MathExtras.h"
@@ -266,4 +267,50 @@ LinearLayout mlir::tilegpu::makeBlockedLayout(ArrayRef<int64_t> shape,
       layout.addBasis(HwDim::Register, unit(dim, v));
   }
   return layout;
+}
+
+LinearLayout::Coord mlir::tilegpu::registerOffset(const LinearLayout &layout,
+                                                  int64_t reg) {
+  return layout.apply(reg, 0, 0);
+}
+
+llvm::FailureOr<llvm::SmallVector<int64_t>> mlir::tilegpu::mapRegistersInPlace(
+    const LinearLayout &src, const LinearLayout &dst,
+    llvm::function_ref<LinearLayout::Coord(ArrayRef<int64_t>)> toSource,
+    ArrayRef<int64_t> shift) {
+  // Each lane and warp must hold, in the source, the source coordinates of
+  // what it holds in the result.
+  for (HwDim dim : {HwDim::Lane, HwDim::Warp}) {
+    if (src.getNumBits(dim) != dst.getNumBits(dim))
+      return llvm::failure();
+    for (auto [s, d] : llvm::zip(src.getBases(dim), dst.getBases(dim)))
+      if (toSource(d) != s)
+        return llvm::failure();
+  }
+  llvm::DenseMap<int64_t, int64_t> srcRegisterAt;
+  auto flat = [&](ArrayRef<int64_t> coord) {
+    int64_t f = 0;
+    for (auto [c, size] : llvm::zip(coord, src.getShape()))
+      f = f * size + c;
+    return f;
+  };
+  for (int64_t r = 0, e = src.getSize(HwDim::Register); r < e; ++r)
+    srcRegisterAt.try_emplace(flat(registerOffset(src, r)), r);
+  llvm::SmallVector<int64_t> mapping;
+  for (int64_t r = 0, e = dst.getSize(HwDim::Register); r < e; ++r) {
+    LinearLayout::Coord coord = toSource(registerOffset(dst, r));
+    for (auto [c, s] : llvm::zip(coord, shift))
+      c += s;
+    auto it = srcRegisterAt.find(flat(coord));
+    if (it == srcRegisterAt.end())
+      return llvm::failure();
+    mapping.push_back(it->second);
+  }
+  return mapping;
+}
+
+bool mlir::tilegpu::keepsElementsInPlace(const LinearLayout &src,
+                                         const LinearLayout &dst) {
+  return llvm::succeeded(mapRegistersInPlace(
+      src, dst, [](ArrayRef<int64_t> c) { return LinearLayout::Coord(c); }));
 }

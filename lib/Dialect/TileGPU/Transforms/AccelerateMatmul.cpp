@@ -6,6 +6,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/EquivalenceClasses.h"
 
 namespace mlir::tilegpu {
 #define GEN_PASS_DEF_TILEGPUACCELERATEMATMUL
@@ -17,16 +18,88 @@ using namespace mlir::tilegpu;
 
 namespace {
 
-/// Warps over the result's rows first, as many as there are 16-row tiles,
-/// then over its columns in 8-column tiles.
-SmallVector<unsigned> chooseWarps(unsigned numWarps, int64_t m, int64_t n) {
+/// The warp grid with the squarest warp tile: warps along the rows share
+/// the B operand and warps along the columns the A operand, so of the grids
+/// that give every warp at least one 16 x 8 tile this one reads the least
+/// shared memory per mma. Warps left over hold copies along the rows.
+SmallVector<unsigned> chooseBalancedWarps(unsigned numWarps, int64_t m,
+                                          int64_t n) {
   unsigned wm = 1, wn = 1;
-  while (wm * wn < numWarps && 16 * wm * 2 <= m)
-    wm *= 2;
-  while (wm * wn < numWarps && 8 * wn * 2 <= n)
-    wn *= 2;
-  wm *= numWarps / (wm * wn); // any left over hold copies along the rows
+  while (wm * wn < numWarps) {
+    bool rowsLeft = 16 * wm * 2 <= m, columnsLeft = 8 * wn * 2 <= n;
+    if (rowsLeft && (!columnsLeft || m / wm >= n / wn))
+      wm *= 2;
+    else if (columnsLeft)
+      wn *= 2;
+    else
+      break;
+  }
+  wm *= numWarps / (wm * wn);
   return {wm, wn};
+}
+
+/// Adds to `dots` those whose A operand `value` becomes through ops that
+/// keep each element where it is (elementwise ops and layout conversions):
+/// such a dot can take the operand from the producer's registers.
+void collectChainedDots(Value value, SmallVectorImpl<tile::DotOp> &dots,
+                        SmallPtrSetImpl<Operation *> &visited) {
+  auto shape = cast<RankedTensorType>(value.getType()).getShape();
+  for (OpOperand &use : value.getUses()) {
+    Operation *user = use.getOwner();
+    if (!visited.insert(user).second)
+      continue;
+    if (auto dot = dyn_cast<tile::DotOp>(user)) {
+      if (use.getOperandNumber() == 0)
+        dots.push_back(dot);
+      continue;
+    }
+    if (user->getNumResults() != 1 ||
+        !(user->hasTrait<OpTrait::Elementwise>() || isa<ConvertLayoutOp>(user)))
+      continue;
+    auto type = dyn_cast<RankedTensorType>(user->getResult(0).getType());
+    if (type && type.getShape() == shape)
+      collectChainedDots(user->getResult(0), dots, visited);
+  }
+}
+
+/// The warp grid of every dot in `module`. Dots chained through their A
+/// operands (S and then P·V in attention) can hand the operand over in
+/// registers only if every warp owns whole rows; such a chain keeps all
+/// warps along the rows while that leaves each warp at least 32 rows, so
+/// that each B fragment a warp reads feeds two mma. Shorter rows would
+/// read every B operand once per 16 rows: there the chain gets balanced
+/// grids and hands its operands over through shared memory instead.
+DenseMap<Operation *, SmallVector<unsigned>>
+chooseWarpGrids(ModuleOp module, unsigned numWarps) {
+  llvm::EquivalenceClasses<Operation *> chains;
+  module.walk([&](tile::DotOp dot) {
+    chains.insert(dot);
+    SmallVector<tile::DotOp> consumers;
+    SmallPtrSet<Operation *, 16> visited;
+    collectChainedDots(dot.getResult(), consumers, visited);
+    for (tile::DotOp consumer : consumers)
+      chains.unionSets(dot, consumer);
+  });
+  DenseMap<Operation *, SmallVector<unsigned>> grids;
+  for (auto it = chains.begin(); it != chains.end(); ++it) {
+    if (!(*it)->isLeader())
+      continue;
+    auto members =
+        llvm::make_range(chains.member_begin(**it), chains.member_end());
+    bool chained = std::next(members.begin()) != members.end();
+    bool rowsPerWarp = llvm::all_of(members, [&](Operation *dot) {
+      return cast<tile::DotOp>(dot).getType().getDimSize(0) >=
+             32 * int64_t(numWarps);
+    });
+    for (Operation *dot : members) {
+      auto type = cast<tile::DotOp>(dot).getType();
+      grids[dot] = chained && rowsPerWarp
+                       ? SmallVector<unsigned>{numWarps, 1}
+                       : chooseBalancedWarps(numWarps, type.getDimSize(0),
+                                             type.getDimSize(1));
+    }
+  }
+  return grids;
 }
 
 struct AccelerateMatmulPass
@@ -40,17 +113,16 @@ struct AccelerateMatmulPass
                             "convert-tile-to-tilegpu (no tilegpu.num_warps)";
       return signalPassFailure();
     }
-    WalkResult result = module.walk([&](tile::DotOp dot) {
-      return failed(accelerate(dot, numWarps.getInt()))
-                 ? WalkResult::interrupt()
-                 : WalkResult::advance();
-    });
-    if (result.wasInterrupted())
-      signalPassFailure();
+    auto grids = chooseWarpGrids(module, numWarps.getInt());
+    SmallVector<tile::DotOp> dots;
+    module.walk([&](tile::DotOp dot) { dots.push_back(dot); });
+    for (tile::DotOp dot : dots)
+      if (failed(accelerate(dot, grids.lookup(dot))))
+        return signalPassFailure();
   }
 
-  LogicalResult accelerate(tile::DotOp dot, unsigned numWarps) {
-    auto aType = dot.getA().getType(), bType = dot.getB().getType();
+  LogicalResult accelerate(tile::DotOp dot, ArrayRef<unsigned> warps) {
+    auto aType = dot.getA().getType();
     auto cType = dot.getType();
     if (isa<MmaEncodingAttr>(cType.getEncoding()))
       return success(); // already on the tensor cores
@@ -68,7 +140,7 @@ struct AccelerateMatmulPass
                                 "this dot is "
                              << m << "x" << n << "x" << k;
     MLIRContext *ctx = dot.getContext();
-    auto mma = MmaEncodingAttr::get(ctx, 2, chooseWarps(numWarps, m, n));
+    auto mma = MmaEncodingAttr::get(ctx, 2, warps);
     auto aLayout = DotOperandEncodingAttr::get(ctx, 0, mma, kWidth);
     auto bLayout = DotOperandEncodingAttr::get(ctx, 1, mma, kWidth);
     OpBuilder b(dot);

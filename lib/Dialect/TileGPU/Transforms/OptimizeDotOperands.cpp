@@ -1,7 +1,8 @@
 //===- OptimizeDotOperands.cpp - Operands through swizzled shared memory --===//
 //
-// A 16-bit dot operand converted from a blocked layout is stored once into
-// a swizzled shared-memory buffer and read back with ldmatrix, and every
+// A 16-bit dot operand converted from a blocked layout, or from a dot's
+// result that other warps hold, is stored once into a swizzled
+// shared-memory buffer and read back with ldmatrix, and every
 // such dot is split along k into 16-deep steps that each read only their
 // slice of the operands just before their mma instructions. A warp then
 // holds one k-slice of K or V at a time rather than the whole tile. A
@@ -86,14 +87,24 @@ Value allocateOperandBuffer(OpBuilder &b, Location loc, Value tile) {
   return LocalAllocOp::create(b, loc, bufferType, tile);
 }
 
-/// Replaces a conversion from a blocked layout to a 16-bit dot operand by a
-/// store into shared memory and a read in the operand layout. A transposed
-/// tile is stored as it was loaded and read through a transposed view,
-/// rather than moved between threads to transpose it in registers.
+/// Whether `convert` moves a dot's result between warps: a result handed to
+/// a dot whose warps own other rows or columns than its producer's did.
+bool isMmaExchange(ConvertLayoutOp convert) {
+  auto srcType = cast<RankedTensorType>(convert.getSrc().getType());
+  return isa<MmaEncodingAttr>(srcType.getEncoding()) &&
+         !keepsElementsInPlace(getLinearLayout(srcType),
+                               getLinearLayout(convert.getType()));
+}
+
+/// Replaces a conversion to a 16-bit dot operand, from a blocked layout or
+/// from another dot's result held by other warps, by a store into shared
+/// memory and a read in the operand layout. A transposed tile is stored as
+/// it was loaded and read through a transposed view, rather than moved
+/// between threads to transpose it in registers.
 void stageThroughSharedMemory(ConvertLayoutOp convert) {
   auto srcType = convert.getSrc().getType();
-  if (!getBlocked(convert.getSrc()) || srcType.getRank() != 2 ||
-      !isSixteenBitOperand(convert.getType()))
+  if (srcType.getRank() != 2 || !isSixteenBitOperand(convert.getType()) ||
+      !(getBlocked(convert.getSrc()) || isMmaExchange(convert)))
     return;
   OpBuilder b(convert);
   Location loc = convert.getLoc();

@@ -18,7 +18,9 @@
 #define TILE_DIALECT_TILEGPU_IR_LINEARLAYOUT_H
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/LogicalResult.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
@@ -118,6 +120,25 @@ LinearLayout makeBlockedLayout(llvm::ArrayRef<int64_t> shape,
                                llvm::ArrayRef<unsigned> threadsPerWarp,
                                llvm::ArrayRef<unsigned> warpsPerCTA,
                                llvm::ArrayRef<unsigned> order);
+
+/// The part of a register's coordinates that does not depend on the thread.
+LinearLayout::Coord registerOffset(const LinearLayout &layout, int64_t reg);
+
+/// For a tile whose result layout `dst` keeps every element in the thread
+/// that holds it in `src` (a layout conversion that only renumbers
+/// registers, expand_dims, broadcast, trans), the source register of each
+/// result register; `toSource` maps a result coordinate to the source's.
+/// `shift` then moves a register's source coordinates (the window of an
+/// extract_slice); it must not change which thread holds them. Fails when
+/// the layouts do not keep elements in place.
+llvm::FailureOr<llvm::SmallVector<int64_t>> mapRegistersInPlace(
+    const LinearLayout &src, const LinearLayout &dst,
+    llvm::function_ref<LinearLayout::Coord(llvm::ArrayRef<int64_t>)> toSource,
+    llvm::ArrayRef<int64_t> shift = {});
+
+/// Whether converting a tile from `src` to `dst` keeps every element in its
+/// thread.
+bool keepsElementsInPlace(const LinearLayout &src, const LinearLayout &dst);
 
 } // namespace mlir::tilegpu
 
