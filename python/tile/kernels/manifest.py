@@ -74,14 +74,15 @@ def _variants():
             # (spill-free but for 16 bytes when causal), 8 warps of 256 rows
             # at d128, which spill 184-276 bytes and are still 2-16% faster
             # than the spill-free 16-row warps.  The backward's programs own
-            # 128 keys, one 16-row mma slab per warp, so P^T and dS^T reach
-            # the next dot in registers; each step takes 64 queries at d64
-            # and 32 at d128.  Beside the two 128x128 fp32 accumulators of
-            # d128 the 32-query step spills 12-36 bytes, and still beats the
-            # spill-free 16-query step by 8-15%.
+            # 128 keys and take 128 queries a step at d64, 64 at d128; their
+            # dots run on 4 x 2 or 2 x 4 warp grids (tilegpu-accelerate-matmul),
+            # which read a third less shared memory an mma than 16-key slabs
+            # and pass P^T and dS^T between warps through shared memory, as
+            # FlashAttention-2 does.  They spill 136-524 bytes and are still
+            # 1-12% faster than the spill-free slabs.
             warps = 8
             fwd_warps, fwd_block_m = (4, 128) if head_dim == 64 else (8, 256)
-            bwd_step = 64 if head_dim == 64 else 32
+            bwd_step = 128 if head_dim == 64 else 64
             for causal in (True, False):
                 suffix = "causal" if causal else "noncausal"
                 out.append(Variant(
