@@ -2,7 +2,8 @@
 # Reads the hardware counters of one Tile attention kernel and of the
 # FlashAttention-2 kernel PyTorch's SDPA runs for the same shape (fp16,
 # [B, H, N, D], B*N fixed as in stage_sweep.sh), side by side: tensor-pipe
-# and shared-memory throughput, warp stall reasons, instruction mix.
+# and shared-memory throughput, warp stall reasons (cycles a warp spends
+# stalled on each, per issued instruction), instruction mix.
 # Needs ncu (Nsight Compute); clocks are left alone (--clock-control none).
 # Run from the bundle:
 #   ./profile_attention.sh fwd|bwd D N [--causal] [FOLDER] [OUT_DIR]
@@ -20,7 +21,8 @@ sections=(--section SpeedOfLight --section ComputeWorkloadAnalysis
           --section MemoryWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables
           --section WarpStateStats --section InstructionStats
           --section LaunchStats --section Occupancy --section SchedulerStats
-          --section SourceCounters)
+          --section SourceCounters
+          --metrics 'regex:smsp__average_warps_issue_stalled_[a-z_]+_per_issue_active\.ratio')
 mask=$([ -n "$causal" ] && echo causal || echo noncausal)
 ncu --clock-control none "${sections[@]}" -k "regex:^attn_${mode}_fp16_d${d}_$mask" -c 1 \
   ./bin/tile-run attention --mode "$mode" --backend cuda --bundle "$folder" --bench \
