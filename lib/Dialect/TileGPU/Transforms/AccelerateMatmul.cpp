@@ -87,13 +87,13 @@ chooseWarpGrids(ModuleOp module, unsigned numWarps) {
     auto members =
         llvm::make_range(chains.member_begin(**it), chains.member_end());
     bool chained = std::next(members.begin()) != members.end();
-    bool rowsPerWarp = llvm::all_of(members, [&](Operation *dot) {
+    bool enoughRowsPerWarp = llvm::all_of(members, [&](Operation *dot) {
       return cast<tile::DotOp>(dot).getType().getDimSize(0) >=
              32 * int64_t(numWarps);
     });
     for (Operation *dot : members) {
       auto type = cast<tile::DotOp>(dot).getType();
-      grids[dot] = chained && rowsPerWarp
+      grids[dot] = chained && enoughRowsPerWarp
                        ? SmallVector<unsigned>{numWarps, 1}
                        : chooseBalancedWarps(numWarps, type.getDimSize(0),
                                              type.getDimSize(1));
