@@ -270,9 +270,7 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
       i32(h),
       i32(n),
       i32(problem.causalOffset)};
-  std::printf("kernel %s grid %s [%s]\n", forward->name.c_str(),
-              forwardGrid.toString().c_str(),
-              forward->constexprSummary().c_str());
+  printLaunchPlan(*forward, forwardGrid);
   TILE_RETURN_IF_ERROR(session.launch(*forward, forwardGrid, forwardArgs));
   TILE_RETURN_IF_ERROR(downloadTensor(oBuffer, &o));
   TILE_RETURN_IF_ERROR(session.download(lseBuffer, &lse));
@@ -352,15 +350,9 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
         i32(b),
         i32(h),
         i32(n)};
-    std::printf("kernel %s grid %s [%s]\n", preprocess->name.c_str(),
-                preprocessGrid.toString().c_str(),
-                preprocess->constexprSummary().c_str());
-    std::printf("kernel %s grid %s [%s]\n", gradient->name.c_str(),
-                gradientGrid.toString().c_str(),
-                gradient->constexprSummary().c_str());
-    std::printf("kernel %s grid %s [%s]\n", postprocess->name.c_str(),
-                postprocessGrid.toString().c_str(),
-                postprocess->constexprSummary().c_str());
+    printLaunchPlan(*preprocess, preprocessGrid);
+    printLaunchPlan(*gradient, gradientGrid);
+    printLaunchPlan(*postprocess, postprocessGrid);
     TILE_RETURN_IF_ERROR(
         session.launch(*preprocess, preprocessGrid, preprocessArgs));
     TILE_RETURN_IF_ERROR(session.launch(*gradient, gradientGrid, gradientArgs));

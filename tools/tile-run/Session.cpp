@@ -198,3 +198,9 @@ rt::Status tile::run::makeGrid(int64_t x, int64_t y, int64_t z,
   grid->z = static_cast<uint32_t>(z);
   return rt::Status::success();
 }
+
+void tile::run::printLaunchPlan(const rt::KernelInfo &info,
+                                const rt::Grid &grid) {
+  std::printf("kernel %s grid %s [%s]\n", info.name.c_str(),
+              grid.toString().c_str(), info.constexprSummary().c_str());
+}

@@ -75,6 +75,9 @@ bool reportChecks(
     const std::vector<std::pair<std::string, rt::Comparison>> &results,
     const std::vector<rt::Tolerance> &tolerances);
 
+/// Says on stdout which kernel runs over which grid, with its constexprs.
+void printLaunchPlan(const rt::KernelInfo &info, const rt::Grid &grid);
+
 /// A grid dimension must fit the hardware's limits (and the interpreter's).
 rt::Status makeGrid(int64_t x, int64_t y, int64_t z, rt::Grid *grid);
 

@@ -112,8 +112,7 @@ rt::Status tile::run::runSoftmax(const std::vector<std::string> &args,
   std::printf("softmax v%lld: rows=%lld cols=%lld row stride=%lld seed=%lld\n",
               (long long)version, (long long)rows, (long long)cols,
               (long long)stride, (long long)seed);
-  std::printf("kernel %s grid %s [%s]\n", kernel->name.c_str(),
-              grid.toString().c_str(), kernel->constexprSummary().c_str());
+  printLaunchPlan(*kernel, grid);
 
   // Inputs ~ N(0, 2^2): exponents that span several orders of magnitude.
   rt::HostArray x = randomArray(rt::DType::F32, {rows, stride},
@@ -222,8 +221,7 @@ rt::Status tile::run::runFlashPuzzle(const std::vector<std::string> &args,
   TILE_RETURN_IF_ERROR(makeGrid(ceilDiv(n, blockRows), 1, 1, &grid));
   std::printf("flash-puzzle: n=%lld D=%lld sm_scale=%g seed=%lld\n",
               (long long)n, (long long)d, problem.smScale, (long long)seed);
-  std::printf("kernel %s grid %s [%s]\n", kernel->name.c_str(),
-              grid.toString().c_str(), kernel->constexprSummary().c_str());
+  printLaunchPlan(*kernel, grid);
 
   uint64_t base = static_cast<uint64_t>(seed) * 8;
   rt::HostArray q = randomArray(rt::DType::F32, {n, d}, base + 1, 0.5);
