@@ -301,7 +301,9 @@ def test_cli_writes_module_and_metadata(tmp_path, verify):
             ("LSE", "*fp32"), ("sm_scale", "fp32"), ("stride_z", "i32"),
             ("stride_h", "i32"), ("stride_n", "i32"), ("Z", "i32"), ("H", "i32"),
             ("N_CTX", "i32"), ("causal_offset", "i32")]],
-        "constexprs": {"HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64, "CAUSAL": True},
+        # HEAD_GROUP was not given: its default is recorded.
+        "constexprs": {"HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64, "CAUSAL": True,
+                       "HEAD_GROUP": 8},
         "num_warps": 4, "num_stages": 3, "target": "tile"}
     text = out.read_text()
     assert "func.func @attn_fwd(" in text
