@@ -252,24 +252,25 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
   rt::DType T = *dtype;
   int64_t strideZ = h * n * d, strideH = sequenceMajor ? d : n * d,
           strideN = sequenceMajor ? h * d : d;
+  // Every attention kernel's arguments end with the strides in elements
+  // and Z, H, N_CTX; the forward and the gradient then take causal_offset.
+  auto withShape = [&](std::vector<rt::LaunchArg> args) {
+    for (int64_t value : {strideZ, strideH, strideN, b, h, n})
+      args.push_back(i32(value));
+    return args;
+  };
   int64_t blockM;
   TILE_RETURN_IF_ERROR(requireConstexpr(*forward, "BLOCK_M", &blockM));
   rt::Grid forwardGrid;
   TILE_RETURN_IF_ERROR(makeGrid(ceilDiv(n, blockM), b * h, 1, &forwardGrid));
-  std::vector<rt::LaunchArg> forwardArgs = {
-      rt::LaunchArg::pointer(qBuffer.get(), T),
-      rt::LaunchArg::pointer(kBuffer.get(), T),
-      rt::LaunchArg::pointer(vBuffer.get(), T),
-      rt::LaunchArg::pointer(oBuffer.get(), T),
-      rt::LaunchArg::pointer(lseBuffer.get(), rt::DType::F32),
-      rt::LaunchArg::floating(problem.smScale),
-      i32(strideZ),
-      i32(strideH),
-      i32(strideN),
-      i32(b),
-      i32(h),
-      i32(n),
-      i32(problem.causalOffset)};
+  std::vector<rt::LaunchArg> forwardArgs =
+      withShape({rt::LaunchArg::pointer(qBuffer.get(), T),
+                 rt::LaunchArg::pointer(kBuffer.get(), T),
+                 rt::LaunchArg::pointer(vBuffer.get(), T),
+                 rt::LaunchArg::pointer(oBuffer.get(), T),
+                 rt::LaunchArg::pointer(lseBuffer.get(), rt::DType::F32),
+                 rt::LaunchArg::floating(problem.smScale)});
+  forwardArgs.push_back(i32(problem.causalOffset));
   printLaunchPlan(*forward, forwardGrid);
   TILE_RETURN_IF_ERROR(session.launch(*forward, forwardGrid, forwardArgs));
   TILE_RETURN_IF_ERROR(downloadTensor(oBuffer, &o));
@@ -311,45 +312,27 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
         makeGrid(ceilDiv(n, keyBlock), b * h, 1, &gradientGrid));
     TILE_RETURN_IF_ERROR(
         makeGrid(ceilDiv(n, postprocessBlock), b * h, 1, &postprocessGrid));
-    preprocessArgs = {
-        rt::LaunchArg::pointer(oBuffer.get(), T),
-        rt::LaunchArg::pointer(dOBuffer.get(), T),
-        rt::LaunchArg::pointer(deltaBuffer.get(), rt::DType::F32),
-        rt::LaunchArg::pointer(dqAccumulatorBuffer.get(), rt::DType::F32),
-        i32(strideZ),
-        i32(strideH),
-        i32(strideN),
-        i32(b),
-        i32(h),
-        i32(n)};
-    gradientArgs = {
-        rt::LaunchArg::pointer(qBuffer.get(), T),
-        rt::LaunchArg::pointer(kBuffer.get(), T),
-        rt::LaunchArg::pointer(vBuffer.get(), T),
-        rt::LaunchArg::floating(problem.smScale),
-        rt::LaunchArg::pointer(dOBuffer.get(), T),
-        rt::LaunchArg::pointer(dqAccumulatorBuffer.get(), rt::DType::F32),
-        rt::LaunchArg::pointer(dkBuffer.get(), T),
-        rt::LaunchArg::pointer(dvBuffer.get(), T),
-        rt::LaunchArg::pointer(lseBuffer.get(), rt::DType::F32),
-        rt::LaunchArg::pointer(deltaBuffer.get(), rt::DType::F32),
-        i32(strideZ),
-        i32(strideH),
-        i32(strideN),
-        i32(b),
-        i32(h),
-        i32(n),
-        i32(problem.causalOffset)};
-    postprocessArgs = {
-        rt::LaunchArg::pointer(dqBuffer.get(), T),
-        rt::LaunchArg::pointer(dqAccumulatorBuffer.get(), rt::DType::F32),
-        rt::LaunchArg::floating(problem.smScale),
-        i32(strideZ),
-        i32(strideH),
-        i32(strideN),
-        i32(b),
-        i32(h),
-        i32(n)};
+    preprocessArgs = withShape(
+        {rt::LaunchArg::pointer(oBuffer.get(), T),
+         rt::LaunchArg::pointer(dOBuffer.get(), T),
+         rt::LaunchArg::pointer(deltaBuffer.get(), rt::DType::F32),
+         rt::LaunchArg::pointer(dqAccumulatorBuffer.get(), rt::DType::F32)});
+    gradientArgs = withShape(
+        {rt::LaunchArg::pointer(qBuffer.get(), T),
+         rt::LaunchArg::pointer(kBuffer.get(), T),
+         rt::LaunchArg::pointer(vBuffer.get(), T),
+         rt::LaunchArg::floating(problem.smScale),
+         rt::LaunchArg::pointer(dOBuffer.get(), T),
+         rt::LaunchArg::pointer(dqAccumulatorBuffer.get(), rt::DType::F32),
+         rt::LaunchArg::pointer(dkBuffer.get(), T),
+         rt::LaunchArg::pointer(dvBuffer.get(), T),
+         rt::LaunchArg::pointer(lseBuffer.get(), rt::DType::F32),
+         rt::LaunchArg::pointer(deltaBuffer.get(), rt::DType::F32)});
+    gradientArgs.push_back(i32(problem.causalOffset));
+    postprocessArgs = withShape(
+        {rt::LaunchArg::pointer(dqBuffer.get(), T),
+         rt::LaunchArg::pointer(dqAccumulatorBuffer.get(), rt::DType::F32),
+         rt::LaunchArg::floating(problem.smScale)});
     printLaunchPlan(*preprocess, preprocessGrid);
     printLaunchPlan(*gradient, gradientGrid);
     printLaunchPlan(*postprocess, postprocessGrid);
