@@ -3,7 +3,8 @@
 // A !tilegpu.memdesc lowers to the address of its buffer. local_alloc
 // stores a tile at the buffer the pass placed it at (attribute
 // tilegpu.allocation_offset, bytes into the kernel's dynamic shared memory)
-// between two barriers; memdesc_trans is the same memory, memdesc_index an
+// between two barriers, the first left out where the placement finds it
+// redundant; memdesc_trans is the same memory, memdesc_index an
 // offset into a stack. async_wait waits for cp.async groups, then at a
 // barrier. local_load reads
 // a window of a buffer: a 16-bit tensor-core operand with ldmatrix, one
@@ -111,9 +112,11 @@ struct LocalAllocOpConversion : public ConvertOpToLLVMPattern<LocalAllocOp> {
     for (auto &coord : emitCoordinates(rewriter, loc, layout, hw))
       addresses.push_back(
           emitSharedAddress(rewriter, loc, base, op.getType(), element, coord));
-    // Earlier readers of this buffer (the last iteration of a loop) must be
-    // done before it is overwritten, and every writer before it is read.
-    createBarrier(rewriter, loc);
+    // Earlier readers of this memory (the last iteration of a loop, a
+    // buffer placed here before) must be done before it is overwritten,
+    // unless a barrier already orders them; every writer before it is read.
+    if (!op->hasAttr(kNoLeadingBarrierAttr))
+      createBarrier(rewriter, loc);
     storeTile(rewriter, loc, layout, hw, values, addresses, {},
               getStoreWidth(layout, op.getType()));
     createBarrier(rewriter, loc);

@@ -35,87 +35,6 @@ namespace {
 
 constexpr llvm::StringLiteral kScratchSymbol = "tile_shared_scratch";
 
-/// Places in shared memory each local_alloc's buffer, and the scratch of each
-/// layout conversion and reduction that exchanges values between threads,
-/// 128-byte aligned so that swizzles stay bank-exact. Places whose lifetimes
-/// do not overlap share memory: a buffer lives from its local_alloc to the
-/// op of the alloc's block that holds its last read (through transposed
-/// views too), loops included; scratch lives for its op alone, so an
-/// epilogue's conversion reuses the operand buffers of the loop before it.
-/// Reuse is safe because every writer waits at a barrier first: a
-/// local_alloc with a source, a conversion or reduction (which writes its
-/// scratch between two barriers), and every asynchronous copy, issued after
-/// an async_wait's barrier; and no copy is in flight when its loop ends
-/// (tilegpu-pipeline predicates off those past the end). Returns the total.
-int64_t allocateSharedMemory(ModuleOp module) {
-  // Each op is numbered on entry and again after everything nested in it.
-  DenseMap<Operation *, int64_t> position, end;
-  int64_t next = 0;
-  std::function<void(Operation *)> number = [&](Operation *op) {
-    position[op] = next++;
-    for (Region &region : op->getRegions())
-      for (Operation &nested : region.getOps())
-        number(&nested);
-    end[op] = next++;
-  };
-  number(module);
-  struct Place {
-    Operation *op;
-    Operation *function;
-    int64_t first, last, bytes, offset = 0;
-  };
-  SmallVector<Place> places;
-  module.walk([&](Operation *op) {
-    auto alloc = dyn_cast<LocalAllocOp>(op);
-    if (!alloc) {
-      if (int64_t bytes = getSharedScratchBytes(op))
-        places.push_back({op, op->getParentOfType<func::FuncOp>(), position[op],
-                          end[op], bytes});
-      return;
-    }
-    int64_t last = position[alloc];
-    // Uses through views (transposed, or one buffer of a stack) keep the
-    // buffer alive too.
-    SmallVector<Value> views{alloc.getResult()};
-    while (!views.empty())
-      for (Operation *user : views.pop_back_val().getUsers()) {
-        if (isa<MemDescTransOp, MemDescIndexOp>(user))
-          views.push_back(user->getResult(0));
-        Operation *holder = alloc->getBlock()->findAncestorOpInBlock(*user);
-        last = std::max(last, holder ? end[holder] : end[user]);
-      }
-    places.push_back({alloc, alloc->getParentOfType<func::FuncOp>(),
-                      position[alloc], last, getSharedBytes(alloc.getType())});
-  });
-  int64_t total = 0;
-  for (size_t i = 0; i < places.size(); ++i) {
-    Place &place = places[i];
-    // The lowest 128-byte aligned place clear of every live one placed.
-    int64_t offset = 0;
-    bool moved = true;
-    while (moved) {
-      moved = false;
-      for (size_t j = 0; j < i; ++j) {
-        const Place &other = places[j];
-        bool liveTogether = other.function == place.function &&
-                            other.first <= place.last &&
-                            place.first <= other.last;
-        if (liveTogether && offset < other.offset + other.bytes &&
-            other.offset < offset + place.bytes) {
-          offset = llvm::alignTo(other.offset + other.bytes, 128);
-          moved = true;
-        }
-      }
-    }
-    place.offset = offset;
-    total = std::max(total, offset + place.bytes);
-    place.op->setAttr(
-        kAllocationOffsetAttr,
-        IntegerAttr::get(IntegerType::get(module.getContext(), 64), offset));
-  }
-  return total;
-}
-
 struct ConvertTileGPUToLLVMPass
     : public tile::impl::ConvertTileGPUToLLVMBase<ConvertTileGPUToLLVMPass> {
   void runOnOperation() override {
@@ -132,6 +51,7 @@ struct ConvertTileGPUToLLVMPass
       return signalPassFailure();
 
     int64_t sharedBytes = allocateSharedMemory(module);
+    markRedundantLeadingBarriers(module);
     // Scratch memory is dynamic shared memory: its size, recorded on the
     // module as tilegpu.shared_bytes, is given at launch, so it may exceed
     // the 48 KiB a static array is limited to.

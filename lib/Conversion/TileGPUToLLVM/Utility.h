@@ -46,6 +46,29 @@ Value isCanonicalHolder(OpBuilder &b, Location loc, const LinearLayout &layout,
 FailureOr<Value> getSharedBase(OpBuilder &b, Location loc,
                                const SharedScratch &scratch, Operation *op);
 
+/// Places in shared memory each local_alloc's buffer, and the scratch of
+/// each layout conversion and reduction that exchanges values between
+/// threads, 128-byte aligned so that swizzles stay bank-exact; sets their
+/// kAllocationOffsetAttr and returns the total. Places whose lifetimes do
+/// not overlap share memory: a buffer lives from its local_alloc to the op
+/// of the alloc's block that holds its last read (through views too),
+/// loops included; scratch lives for its op alone, so an
+/// epilogue's conversion reuses the operand buffers of the loop before it.
+/// Reuse is safe because every writer is behind a barrier issued after the
+/// memory's last read: a local_alloc with a source (see
+/// markRedundantLeadingBarriers), a conversion or reduction (which writes
+/// its scratch between two barriers), and every asynchronous copy, issued
+/// after an async_wait's barrier; and no copy is in flight when its loop
+/// ends (tilegpu-pipeline predicates off those past the end).
+int64_t allocateSharedMemory(ModuleOp module);
+
+/// Marks with kNoLeadingBarrierAttr each storing local_alloc that every
+/// path reaches through a barrier (an async_wait, or the barrier ending
+/// another store) issued after the last access to its placed memory, loop
+/// back edges included; the others wait at a barrier before storing. Run
+/// after allocateSharedMemory.
+void markRedundantLeadingBarriers(ModuleOp module);
+
 /// A barrier across the CTA.
 void createBarrier(OpBuilder &b, Location loc);
 

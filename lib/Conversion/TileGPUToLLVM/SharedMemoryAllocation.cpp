@@ -1,0 +1,211 @@
+//===- SharedMemoryAllocation.cpp - Placing buffers, pruning barriers -----===//
+//
+// Before lowering, convert-tilegpu-to-llvm places every shared-memory
+// buffer (and the scratch of conversions and reductions) at a byte offset,
+// then finds the local_allocs whose leading barrier cannot matter: those
+// that every path reaches through a barrier issued after the last access to
+// the memory they overwrite.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Utility.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+using namespace mlir;
+using namespace mlir::tilegpu;
+
+int64_t tilegpu::allocateSharedMemory(ModuleOp module) {
+  // Each op is numbered on entry and again after everything nested in it.
+  DenseMap<Operation *, int64_t> position, end;
+  int64_t next = 0;
+  std::function<void(Operation *)> number = [&](Operation *op) {
+    position[op] = next++;
+    for (Region &region : op->getRegions())
+      for (Operation &nested : region.getOps())
+        number(&nested);
+    end[op] = next++;
+  };
+  number(module);
+  struct Place {
+    Operation *op;
+    Operation *function;
+    int64_t first, last, bytes, offset = 0;
+  };
+  SmallVector<Place> places;
+  module.walk([&](Operation *op) {
+    auto alloc = dyn_cast<LocalAllocOp>(op);
+    if (!alloc) {
+      if (int64_t bytes = getSharedScratchBytes(op))
+        places.push_back({op, op->getParentOfType<func::FuncOp>(), position[op],
+                          end[op], bytes});
+      return;
+    }
+    int64_t last = position[alloc];
+    // Uses through views (transposed, or one buffer of a stack) keep the
+    // buffer alive too.
+    SmallVector<Value> views{alloc.getResult()};
+    while (!views.empty())
+      for (Operation *user : views.pop_back_val().getUsers()) {
+        if (isa<MemDescTransOp, MemDescIndexOp>(user))
+          views.push_back(user->getResult(0));
+        Operation *holder = alloc->getBlock()->findAncestorOpInBlock(*user);
+        last = std::max(last, holder ? end[holder] : end[user]);
+      }
+    places.push_back({alloc, alloc->getParentOfType<func::FuncOp>(),
+                      position[alloc], last, getSharedBytes(alloc.getType())});
+  });
+  int64_t total = 0;
+  for (size_t i = 0; i < places.size(); ++i) {
+    Place &place = places[i];
+    // The lowest 128-byte aligned place clear of every live one placed.
+    int64_t offset = 0;
+    bool moved = true;
+    while (moved) {
+      moved = false;
+      for (size_t j = 0; j < i; ++j) {
+        const Place &other = places[j];
+        bool liveTogether = other.function == place.function &&
+                            other.first <= place.last &&
+                            place.first <= other.last;
+        if (liveTogether && offset < other.offset + other.bytes &&
+            other.offset < offset + place.bytes) {
+          offset = llvm::alignTo(other.offset + other.bytes, 128);
+          moved = true;
+        }
+      }
+    }
+    place.offset = offset;
+    total = std::max(total, offset + place.bytes);
+    place.op->setAttr(
+        kAllocationOffsetAttr,
+        IntegerAttr::get(IntegerType::get(module.getContext(), 64), offset));
+  }
+  return total;
+}
+
+namespace {
+
+/// Bytes [begin, end) of the kernel's shared memory.
+struct Interval {
+  int64_t begin = 0, end = 0;
+  bool overlaps(const Interval &other) const {
+    return begin < other.end && other.begin < end;
+  }
+};
+
+/// The buffer `memdesc` views (through transposes and stack indices), or
+/// null when it cannot be told.
+LocalAllocOp getViewedBuffer(Value memdesc) {
+  while (Operation *def = memdesc.getDefiningOp()) {
+    if (auto alloc = dyn_cast<LocalAllocOp>(def))
+      return alloc;
+    if (!isa<MemDescTransOp, MemDescIndexOp>(def))
+      return {};
+    memdesc = def->getOperand(0);
+  }
+  return {};
+}
+
+/// The shared memory placed for `op`, `bytes` long.
+Interval getPlacedInterval(Operation *op, int64_t bytes) {
+  int64_t begin =
+      op->getAttrOfType<IntegerAttr>(kAllocationOffsetAttr).getInt();
+  return {begin, begin + bytes};
+}
+
+/// Whether `memdesc` may view memory in `buffer`.
+bool mayView(Value memdesc, const Interval &buffer) {
+  LocalAllocOp alloc = getViewedBuffer(memdesc);
+  return !alloc || getPlacedInterval(alloc, getSharedBytes(alloc.getType()))
+                       .overlaps(buffer);
+}
+
+/// Whether `op` itself (not what it nests) reads or writes `buffer`.
+bool touches(Operation *op, const Interval &buffer) {
+  if (auto load = dyn_cast<LocalLoadOp>(op))
+    return mayView(load.getSrc(), buffer);
+  if (auto copy = dyn_cast<AsyncCopyBlockOp>(op))
+    return mayView(copy.getDst(), buffer);
+  if (auto alloc = dyn_cast<LocalAllocOp>(op))
+    return alloc.getSrc() && mayView(alloc.getResult(), buffer);
+  if (int64_t bytes = getSharedScratchBytes(op))
+    return getPlacedInterval(op, bytes).overlaps(buffer);
+  return false;
+}
+
+enum class Found { Nothing, Barrier, Access };
+
+/// What a walk back through `op`, towards the kernel's start, meets first:
+/// a barrier issued after every earlier access, an access to `buffer`, or
+/// neither. Barriers nested in `op` are not counted on: a loop may not run.
+Found inspect(Operation *op, const Interval &buffer) {
+  // A storing local_alloc ends with a barrier; async_wait is one.
+  if (auto alloc = dyn_cast<LocalAllocOp>(op); alloc && alloc.getSrc())
+    return Found::Barrier;
+  if (isa<AsyncWaitOp>(op))
+    return Found::Barrier;
+  WalkResult walk = op->walk([&](Operation *nested) {
+    return touches(nested, buffer) ? WalkResult::interrupt()
+                                   : WalkResult::advance();
+  });
+  return walk.wasInterrupted() ? Found::Access : Found::Nothing;
+}
+
+/// Whether every path from the kernel's start to `op` meets a barrier after
+/// its last access to `buffer`, loop back edges included.
+bool isBehindBarrier(Operation *op, const Interval &buffer) {
+  Block *block = op->getBlock();
+  for (Operation &prior :
+       llvm::reverse(llvm::make_range(block->begin(), op->getIterator()))) {
+    if (Found found = inspect(&prior, buffer); found != Found::Nothing)
+      return found == Found::Barrier;
+  }
+  Operation *parent = block->getParentOp();
+  if (isa<FunctionOpInterface>(parent))
+    return true;
+  if (isa<scf::ForOp>(parent)) {
+    // The previous iteration, from the end of the body back to `op`; what
+    // came before `op` was walked above.
+    for (Operation &prior :
+         llvm::reverse(llvm::make_range(op->getIterator(), block->end()))) {
+      if (Found found = inspect(&prior, buffer); found != Found::Nothing)
+        return found == Found::Barrier;
+    }
+    return isBehindBarrier(parent, buffer);
+  }
+  if (isa<scf::IfOp>(parent))
+    return isBehindBarrier(parent, buffer);
+  return false;
+}
+
+} // namespace
+
+void tilegpu::markRedundantLeadingBarriers(ModuleOp module) {
+  module.walk([&](FunctionOpInterface function) {
+    SmallVector<Interval> copied;
+    function.walk([&](AsyncCopyBlockOp copy) {
+      if (LocalAllocOp alloc = getViewedBuffer(copy.getDst()))
+        copied.push_back(
+            getPlacedInterval(alloc, getSharedBytes(alloc.getType())));
+      else
+        copied.push_back({0, std::numeric_limits<int64_t>::max()});
+    });
+    function.walk([&](LocalAllocOp alloc) {
+      if (!alloc.getSrc())
+        return;
+      Interval buffer =
+          getPlacedInterval(alloc, getSharedBytes(alloc.getType()));
+      // A copy may still be in flight after a barrier (async_wait with
+      // pending groups): memory copies go to keeps its barriers.
+      if (llvm::any_of(copied,
+                       [&](const Interval &c) { return c.overlaps(buffer); }))
+        return;
+      if (isBehindBarrier(alloc, buffer))
+        alloc->setAttr(kNoLeadingBarrierAttr,
+                       UnitAttr::get(module.getContext()));
+    });
+  });
+}
