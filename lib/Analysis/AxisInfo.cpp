@@ -69,6 +69,28 @@ AxisInfoAnalysis::AxisInfoAnalysis(Operation *function) {
   function->walk([&](Operation *op) { visit(op); });
 }
 
+/// p when `op` is x & (p - 1) or x >> log2(p), p a power of two (a
+/// constant mask or shift amount); none otherwise.
+static std::optional<int64_t> getPowerOf2Operand(Operation *op) {
+  if (!isa<arith::AndIOp, arith::ShRSIOp, arith::ShRUIOp>(op) ||
+      getElementTypeOrSelf(op->getResult(0).getType()).isInteger(1))
+    return std::nullopt;
+  APInt operand;
+  if (!matchPattern(op->getOperand(1), m_ConstantInt(&operand)))
+    return std::nullopt;
+  if (isa<arith::AndIOp>(op)) {
+    // A mask of the low k bits, k < 31 (x & -1 is x, left to canonicalize).
+    uint64_t mask = operand.getZExtValue();
+    if (!llvm::isPowerOf2_64(mask + 1) || mask >= (uint64_t(1) << 30))
+      return std::nullopt;
+    return static_cast<int64_t>(mask + 1);
+  }
+  uint64_t shift = operand.getZExtValue();
+  if (shift >= 30)
+    return std::nullopt;
+  return int64_t(1) << shift;
+}
+
 void AxisInfoAnalysis::visit(Operation *op) {
   if (op->getNumResults() != 1)
     return;
@@ -164,6 +186,39 @@ void AxisInfoAnalysis::visit(Operation *op) {
     AxisInfo lhs = get(op->getOperand(0)), rhs = get(op->getOperand(1));
     for (int64_t d = 0; d < rank; ++d)
       info.constancy[d] = std::min(lhs.constancy[d], rhs.constancy[d]);
+  } else if (auto power = getPowerOf2Operand(op)) {
+    // x & (p - 1) and x >> log2(p), in two's complement (so for negative x
+    // too): an aligned run of x of g | p consecutive values, its start a
+    // multiple of g, neither carries into bit log2(p) nor wraps below it.
+    AxisInfo x = get(op->getOperand(0));
+    bool mask = isa<arith::AndIOp>(op);
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t aligned = std::gcd(x.divisibility[d], *power);
+      int64_t run = std::min(x.contiguity[d], aligned);
+      info.constancy[d] = mask ? x.constancy[d] : std::max(x.constancy[d], run);
+      if (mask) {
+        info.contiguity[d] = run;
+        info.divisibility[d] = run < x.contiguity[d] ? run : aligned;
+      } else {
+        info.divisibility[d] =
+            x.divisibility[d] >= *power ? x.divisibility[d] / *power : 1;
+      }
+    }
+  } else if (isa<arith::SelectOp, WhereOp>(op)) {
+    // Over runs where the condition is constant, one side's runs.
+    Value condition = op->getOperand(0);
+    AxisInfo cond = get(condition);
+    AxisInfo lhs = get(op->getOperand(1)), rhs = get(op->getOperand(2));
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t chosen = isa<RankedTensorType>(condition.getType())
+                           ? cond.constancy[d]
+                           : (shape.empty() ? 1 : shape[d]);
+      info.contiguity[d] =
+          std::min({chosen, lhs.contiguity[d], rhs.contiguity[d]});
+      info.divisibility[d] = std::min(lhs.divisibility[d], rhs.divisibility[d]);
+      info.constancy[d] =
+          std::min({chosen, lhs.constancy[d], rhs.constancy[d]});
+    }
   }
   infos[result] = info;
 }

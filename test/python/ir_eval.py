@@ -11,7 +11,20 @@ import struct
 
 import numpy as np
 
-LOC = re.compile(r"\s+loc\((?:[^()]|\([^()]*\))*\)\s*$")
+def strip_location(line):
+    """`line` without a trailing loc(...), however deeply its call sites
+    nest (a helper called from a helper)."""
+    line = line.rstrip()
+    if not line.endswith(")"):
+        return line
+    depth = 0
+    for i in range(len(line) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(line[i], 0)
+        if depth == 0:
+            return line[:i - 3].rstrip() if line[i - 4:i] == " loc" else line
+    return line
+
+
 VAL = r"%[\w#]+"
 
 
@@ -70,7 +83,7 @@ class Op:
 
 
 def parse_module(text):
-    lines = [LOC.sub("", line).strip() for line in text.splitlines()]
+    lines = [strip_location(line).strip() for line in text.splitlines()]
     lines = [l for l in lines if l and not l.startswith("//")]
     start = next(i for i, l in enumerate(lines) if l.startswith("func.func"))
     header = lines[start]
@@ -254,6 +267,7 @@ class Interpreter:
             "arith.addi": lambda a, b: a + b, "arith.subi": lambda a, b: a - b,
             "arith.muli": lambda a, b: a * b, "arith.andi": lambda a, b: a & b,
             "arith.ori": lambda a, b: a | b, "arith.xori": lambda a, b: a ^ b,
+            "arith.shli": lambda a, b: a << b, "arith.shrsi": lambda a, b: a >> b,
             "arith.maxsi": np.maximum, "arith.minsi": np.minimum,
             "arith.divsi": lambda a, b: np.trunc(a / b).astype(a.dtype),
             "arith.remsi": lambda a, b: a - np.trunc(a / b).astype(a.dtype) * b,

@@ -11,8 +11,9 @@ contiguous.  LSE and DELTA are contiguous fp32 [Z * H, N_CTX].
   DQ_ACC, grid (cdiv(N_CTX, BLOCK_M), Z * H).
 - attn_bwd: grid (cdiv(N_CTX, BLOCK_N1), Z * H); program p computes dK, dV
   of key block p and adds, with atomic adds, its keys' part of dQ / sm_scale
-  to DQ_ACC, fp32 [Z * H, N_CTX, HEAD_DIM] (as FlashAttention-2 does:
-  S and dP are computed once).
+  to DQ_ACC, fp32, N_CTX * HEAD_DIM elements a head in the order
+  _dq_acc_offsets gives (as FlashAttention-2 does: S and dP are computed
+  once, and dQ accumulates in an order of its own).
 - attn_bwd_postprocess: dQ = DQ_ACC * sm_scale in dQ's type and strides
   (dQ comes first: the runner picks variants by their first pointer), grid (cdiv(N_CTX, BLOCK_M), Z * H).
 
@@ -66,6 +67,29 @@ def _longest_first(heads_per_group):
     heads = tl.minimum(tl.num_programs(1) - first_head, heads_per_group)
     r = pid - first_head * num_blocks
     return r // heads, first_head + r % heads
+
+
+@tile.jit
+def _dq_acc_offsets(start_m, N_CTX, BLOCK_M: tl.constexpr, HEAD_DIM: tl.constexpr,
+                    MAYBE_TAIL: tl.constexpr):
+    """Where DQ_ACC keeps dQ of the query block at start_m (a multiple of
+    eight) of a head: rows in groups of eight, each group's 8 x 8 tiles in
+    turn, each tile row by row.  An mma accumulator gives a warp 8 rows x 8
+    columns an instruction, so each of the backward's atomic adds covers 256
+    contiguous bytes instead of 32 bytes of eight rows each.  The last
+    group, when N_CTX is not a multiple of eight, stays row-major (DQ_ACC
+    needs no padding); only a block with MAYBE_TAIL can hold it."""
+    tl.static_assert(BLOCK_M % 8 == 0, "dQ's blocks must be whole groups of eight rows")
+    rows = tl.arange(0, BLOCK_M)
+    cols = tl.arange(0, HEAD_DIM)
+    # start_m is a multiple of eight: its groups begin at rows = 0.
+    row_start = (rows >> 3) * (8 * HEAD_DIM) + (rows & 7) * 8
+    col_offset = (cols >> 3) * 64 + (cols & 7)
+    grouped = start_m * HEAD_DIM + row_start[:, None] + col_offset[None, :]
+    if MAYBE_TAIL:
+        m = start_m + rows[:, None]
+        return tl.where(m < (N_CTX >> 3) * 8, grouped, m * HEAD_DIM + cols[None, :])
+    return grouped
 
 
 # --------------------------------------------------------------------------
@@ -216,8 +240,8 @@ def attn_bwd_preprocess(O, DO, DELTA, DQ_ACC, stride_z, stride_h, stride_n, Z, H
     delta = tl.sum(o.to(tl.float32) * do.to(tl.float32), axis=1)
     tl.store(DELTA + off_hz.to(tl.int64) * N_CTX + offs_m, delta, mask=mask)
     # attn_bwd adds to DQ_ACC: start it at zero.
-    acc_rows = DQ_ACC + off_hz.to(tl.int64) * N_CTX * HEAD_DIM
-    tl.store(acc_rows + offs_m[:, None] * HEAD_DIM + offs_d[None, :],
+    acc = DQ_ACC + off_hz.to(tl.int64) * N_CTX * HEAD_DIM
+    tl.store(acc + _dq_acc_offsets(start_m * BLOCK_M, N_CTX, BLOCK_M, HEAD_DIM, True),
              tl.zeros([BLOCK_M, HEAD_DIM], tl.float32), mask=mask[:, None])
 
 
@@ -276,7 +300,8 @@ def _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, qk_
         dsT = dsT.to(qT.dtype)
         dk = tl.dot(dsT, tl.trans(qT), dk)
         # dQ of these queries gets dS K (scaled by sm_scale afterwards).
-        dq_rows = DQ_ACC + offs_m[:, None] * HEAD_DIM + offs_d[None, :]
+        # start_m is lo (0, or a query block's start) plus whole blocks.
+        dq_rows = DQ_ACC + _dq_acc_offsets(start_m, N_CTX, BLOCK_M, HEAD_DIM, QUERY_MASK)
         if QUERY_MASK:
             tl.atomic_add(dq_rows, tl.dot(tl.trans(dsT), k), mask=query_ok[:, None])
         else:
@@ -365,8 +390,8 @@ def attn_bwd_postprocess(DQ, DQ_ACC, sm_scale, stride_z, stride_h, stride_n, Z, 
     offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_d = tl.arange(0, HEAD_DIM)
     mask = offs_m < N_CTX
-    acc_rows = DQ_ACC + off_hz.to(tl.int64) * N_CTX * HEAD_DIM
-    dq = tl.load(acc_rows + offs_m[:, None] * HEAD_DIM + offs_d[None, :],
+    acc = DQ_ACC + off_hz.to(tl.int64) * N_CTX * HEAD_DIM
+    dq = tl.load(acc + _dq_acc_offsets(start_m * BLOCK_M, N_CTX, BLOCK_M, HEAD_DIM, True),
                  mask=mask[:, None], other=0.0) * sm_scale
     offsets = offs_m[:, None] * stride_n + offs_d[None, :]
     DQ += _head_offset(off_hz, H, stride_z, stride_h)

@@ -175,3 +175,58 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_80"} {
     return
   }
 }
+
+// -----
+
+// Offsets permuted in blocks of eight, (i >> 3) * 64 + (i & 7) + 8 * j:
+// runs of eight stay contiguous and 32-byte aligned, so the loads move
+// four f32 at once. Shifts and low-bit masks are exact in two's
+// complement, negative offsets too. i & 6 (not a low-bit mask) and i >> 3
+// alone (constant runs, not contiguous) keep one element per access. A
+// select whose condition is constant over runs of eight keeps its sides'
+// runs (arith.select and tile.where alike).
+#b = #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+// CHECK-DAG: #[[V:.*]] = #tilegpu.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+// CHECK-LABEL: func.func @blocked_offsets
+// CHECK: tile.load %{{.*}} {tilegpu.vector_width = 4 : i32} : tensor<512x!tile.ptr<f32>, #[[V]]>
+// CHECK: tile.load %{{.*}} : tensor<512x!tile.ptr<f32>, #blocked>
+// CHECK: tile.load %{{.*}} : tensor<512x!tile.ptr<f32>, #blocked>
+// CHECK: tile.load %{{.*}} {tilegpu.vector_width = 4 : i32} : tensor<512x!tile.ptr<f32>, #[[V]]>
+// CHECK: tile.load %{{.*}} {tilegpu.vector_width = 4 : i32} : tensor<512x!tile.ptr<f32>, #[[V]]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @blocked_offsets(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %o: !tile.ptr<f32> {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+    %r = tile.arange 0 to 512 : tensor<512xi32, #b>
+    %c3 = arith.constant dense<3> : tensor<512xi32, #b>
+    %c6 = arith.constant dense<6> : tensor<512xi32, #b>
+    %c7 = arith.constant dense<7> : tensor<512xi32, #b>
+    %c64 = arith.constant dense<64> : tensor<512xi32, #b>
+    %hi = arith.shrsi %r, %c3 : tensor<512xi32, #b>
+    %lo = arith.andi %r, %c7 : tensor<512xi32, #b>
+    %block = arith.muli %hi, %c64 : tensor<512xi32, #b>
+    %perm = arith.addi %block, %lo : tensor<512xi32, #b>
+    %xs = tile.splat %x : tensor<512x!tile.ptr<f32>, #b>
+    %p = tile.addptr %xs, %perm : tensor<512x!tile.ptr<f32>, #b>, tensor<512xi32, #b>
+    %v = tile.load %p : tensor<512x!tile.ptr<f32>, #b>
+    %gaps = arith.andi %r, %c6 : tensor<512xi32, #b>
+    %pg = tile.addptr %xs, %gaps : tensor<512x!tile.ptr<f32>, #b>, tensor<512xi32, #b>
+    %g = tile.load %pg : tensor<512x!tile.ptr<f32>, #b>
+    %ph = tile.addptr %xs, %hi : tensor<512x!tile.ptr<f32>, #b>, tensor<512xi32, #b>
+    %h = tile.load %ph : tensor<512x!tile.ptr<f32>, #b>
+    %c256 = arith.constant dense<256> : tensor<512xi32, #b>
+    %low = arith.cmpi slt, %r, %c256 : tensor<512xi32, #b>
+    %either = arith.select %low, %perm, %r : tensor<512xi1, #b>, tensor<512xi32, #b>
+    %ps = tile.addptr %xs, %either : tensor<512x!tile.ptr<f32>, #b>, tensor<512xi32, #b>
+    %s = tile.load %ps : tensor<512x!tile.ptr<f32>, #b>
+    %where = tile.where %low, %perm, %r : tensor<512xi32, #b>
+    %pw = tile.addptr %xs, %where : tensor<512x!tile.ptr<f32>, #b>, tensor<512xi32, #b>
+    %w = tile.load %pw : tensor<512x!tile.ptr<f32>, #b>
+    %os = tile.splat %o : tensor<512x!tile.ptr<f32>, #b>
+    %po = tile.addptr %os, %r : tensor<512x!tile.ptr<f32>, #b>, tensor<512xi32, #b>
+    %vg = arith.addf %v, %g : tensor<512xf32, #b>
+    %hs = arith.addf %h, %s : tensor<512xf32, #b>
+    %hsw = arith.addf %hs, %w : tensor<512xf32, #b>
+    %sum = arith.addf %vg, %hsw : tensor<512xf32, #b>
+    tile.store %po, %sum : tensor<512x!tile.ptr<f32>, #b>
+    return
+  }
+}
