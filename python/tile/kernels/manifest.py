@@ -42,7 +42,8 @@ def _preprocess_signature(t):
     return f"*{t}:16,*{t}:16,*fp32:16,*fp32:16,i32:16,i32:16,i32:16,i32,i32,i32"
 
 
-# The sixth pointer is DQ_ACC, fp32 [Z * H, N_CTX, HEAD_DIM].
+# The sixth pointer is DQ_ACC, fp32, Z * H * N_CTX * HEAD_DIM elements in the
+# order of attention._dq_acc_offsets (only the three backward kernels read it).
 def _bwd_signature(t):
     return (f"*{t}:16,*{t}:16,*{t}:16,fp32,*{t}:16,*fp32:16,*{t}:16,*{t}:16,"
             "*fp32:16,*fp32:16,i32:16,i32:16,i32:16,i32,i32,i32,i32")
