@@ -199,7 +199,7 @@ void tilegpu::markRedundantLeadingBarriers(ModuleOp module) {
       Interval buffer =
           getPlacedInterval(alloc, getSharedBytes(alloc.getType()));
       // A copy may still be in flight after a barrier (async_wait with
-      // pending groups): memory copies go to keeps its barriers.
+      // pending groups): memory that copies write keeps its barriers.
       if (llvm::any_of(copied,
                        [&](const Interval &c) { return c.overlaps(buffer); }))
         return;

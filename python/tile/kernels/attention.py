@@ -79,7 +79,8 @@ def _dq_acc_offsets(start_m, N_CTX, BLOCK_M: tl.constexpr, HEAD_DIM: tl.constexp
     contiguous bytes instead of 32 bytes of eight rows each.  The last
     group, when N_CTX is not a multiple of eight, stays row-major (DQ_ACC
     needs no padding); only a block with MAYBE_TAIL can hold it."""
-    tl.static_assert(BLOCK_M % 8 == 0, "dQ's blocks must be whole groups of eight rows")
+    tl.static_assert(BLOCK_M % 8 == 0 and HEAD_DIM % 8 == 0,
+                     "dQ's blocks must be whole 8 x 8 tiles")
     rows = tl.arange(0, BLOCK_M)
     cols = tl.arange(0, HEAD_DIM)
     # start_m is a multiple of eight: its groups begin at rows = 0.
