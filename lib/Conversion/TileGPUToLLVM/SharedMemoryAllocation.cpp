@@ -116,11 +116,15 @@ Interval getPlacedInterval(Operation *op, int64_t bytes) {
   return {begin, begin + bytes};
 }
 
+/// The shared memory placed for `alloc`'s buffer.
+Interval getPlacedInterval(LocalAllocOp alloc) {
+  return getPlacedInterval(alloc, getSharedBytes(alloc.getType()));
+}
+
 /// Whether `memdesc` may view memory in `buffer`.
 bool mayView(Value memdesc, const Interval &buffer) {
   LocalAllocOp alloc = getViewedBuffer(memdesc);
-  return !alloc || getPlacedInterval(alloc, getSharedBytes(alloc.getType()))
-                       .overlaps(buffer);
+  return !alloc || getPlacedInterval(alloc).overlaps(buffer);
 }
 
 /// Whether `op` itself (not what it nests) reads or writes `buffer`.
@@ -154,26 +158,31 @@ Found inspect(Operation *op, const Interval &buffer) {
   return walk.wasInterrupted() ? Found::Access : Found::Nothing;
 }
 
+/// What a walk back over `ops`, the last first, meets first.
+Found walkBack(iterator_range<Block::iterator> ops, const Interval &buffer) {
+  for (Operation &prior : llvm::reverse(ops))
+    if (Found found = inspect(&prior, buffer); found != Found::Nothing)
+      return found;
+  return Found::Nothing;
+}
+
 /// Whether every path from the kernel's start to `op` meets a barrier after
 /// its last access to `buffer`, loop back edges included.
 bool isBehindBarrier(Operation *op, const Interval &buffer) {
   Block *block = op->getBlock();
-  for (Operation &prior :
-       llvm::reverse(llvm::make_range(block->begin(), op->getIterator()))) {
-    if (Found found = inspect(&prior, buffer); found != Found::Nothing)
-      return found == Found::Barrier;
-  }
+  Found found =
+      walkBack(llvm::make_range(block->begin(), op->getIterator()), buffer);
+  if (found != Found::Nothing)
+    return found == Found::Barrier;
   Operation *parent = block->getParentOp();
   if (isa<FunctionOpInterface>(parent))
     return true;
   if (isa<scf::ForOp>(parent)) {
     // The previous iteration, from the end of the body back to `op`; what
     // came before `op` was walked above.
-    for (Operation &prior :
-         llvm::reverse(llvm::make_range(op->getIterator(), block->end()))) {
-      if (Found found = inspect(&prior, buffer); found != Found::Nothing)
-        return found == Found::Barrier;
-    }
+    found = walkBack(llvm::make_range(op->getIterator(), block->end()), buffer);
+    if (found != Found::Nothing)
+      return found == Found::Barrier;
     return isBehindBarrier(parent, buffer);
   }
   if (isa<scf::IfOp>(parent))
@@ -185,23 +194,17 @@ bool isBehindBarrier(Operation *op, const Interval &buffer) {
 
 void tilegpu::markRedundantLeadingBarriers(ModuleOp module) {
   module.walk([&](FunctionOpInterface function) {
-    SmallVector<Interval> copied;
-    function.walk([&](AsyncCopyBlockOp copy) {
-      if (LocalAllocOp alloc = getViewedBuffer(copy.getDst()))
-        copied.push_back(
-            getPlacedInterval(alloc, getSharedBytes(alloc.getType())));
-      else
-        copied.push_back({0, std::numeric_limits<int64_t>::max()});
-    });
+    SmallVector<AsyncCopyBlockOp> copies;
+    function.walk([&](AsyncCopyBlockOp copy) { copies.push_back(copy); });
     function.walk([&](LocalAllocOp alloc) {
       if (!alloc.getSrc())
         return;
-      Interval buffer =
-          getPlacedInterval(alloc, getSharedBytes(alloc.getType()));
+      Interval buffer = getPlacedInterval(alloc);
       // A copy may still be in flight after a barrier (async_wait with
       // pending groups): memory that copies write keeps its barriers.
-      if (llvm::any_of(copied,
-                       [&](const Interval &c) { return c.overlaps(buffer); }))
+      if (llvm::any_of(copies, [&](AsyncCopyBlockOp copy) {
+            return mayView(copy.getDst(), buffer);
+          }))
         return;
       if (isBehindBarrier(alloc, buffer))
         alloc->setAttr(kNoLeadingBarrierAttr,
