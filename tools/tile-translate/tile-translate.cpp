@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tile/Dialect/TileGPU/IR/TileGPU.h"
+#include "tile/Target/LLVMIR/Transforms.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -66,6 +67,12 @@ cl::opt<bool> fpFusion(
     cl::desc("fuse floating-point multiplies and adds into fma (default on, "
              "as nvcc and Triton do)"),
     cl::init(true));
+cl::opt<bool> distributeConstants(
+    "distribute-disjoint-constants",
+    cl::desc("move constants out of disjoint ors through shifts, masks, "
+             "multiplies and adds, so registers share their per-thread "
+             "index (default on)"),
+    cl::init(true));
 cl::opt<std::string>
     ptxasPath("ptxas",
               cl::desc("ptxas to use (default: PATH, then /usr/local/cuda)"),
@@ -97,6 +104,11 @@ FailureOr<std::unique_ptr<Module>> translate(mlir::ModuleOp module,
   builder.registerFunctionAnalyses(fam);
   builder.registerLoopAnalyses(lam);
   builder.crossRegisterProxies(lam, fam, cgam, mam);
+  if (distributeConstants)
+    builder.registerPeepholeEPCallback(
+        [](FunctionPassManager &passes, OptimizationLevel) {
+          passes.addPass(tile::DistributeDisjointConstantsPass());
+        });
   builder.buildPerModuleDefaultPipeline(OptimizationLevel::O3)
       .run(*llvmModule, mam);
   return llvmModule;
