@@ -372,9 +372,21 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
     # Full query blocks unmasked (each query sees every key of the block),
     # then the tail block (if any) masked.
     full_end = lo + tl.maximum(N_CTX - lo, 0) // BLOCK_M1 * BLOCK_M1
-    dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX,
-                            qk_scale, off, start_n, lo, full_end,
-                            BLOCK_M1, BLOCK_N1, HEAD_DIM, False, False)
+    if CAUSAL:
+        dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX,
+                                qk_scale, off, start_n, lo, full_end,
+                                BLOCK_M1, BLOCK_N1, HEAD_DIM, False, False)
+    else:
+        # Each key block starts at its own diagonal and wraps around, so
+        # that the programs of a head running at once add to different
+        # rows of dQ, not all to the same ones.
+        first = tl.minimum(start_n, full_end)
+        dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX,
+                                qk_scale, off, start_n, first, full_end,
+                                BLOCK_M1, BLOCK_N1, HEAD_DIM, False, False)
+        dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX,
+                                qk_scale, off, start_n, 0, first,
+                                BLOCK_M1, BLOCK_N1, HEAD_DIM, False, False)
     dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX,
                             qk_scale, off, start_n, full_end, N_CTX,
                             BLOCK_M1, BLOCK_N1, HEAD_DIM, False, True)
