@@ -72,22 +72,25 @@ def _variants():
             # Chosen on the H100 (docs/performance.md).  The forward gives
             # each warp 32 query rows, so every K and V fragment read from
             # shared memory feeds two mma: 4 warps of 128 rows at d64
-            # (spill-free but for 16 bytes when causal), 8 warps of 256 rows
-            # at d128, which spill 184-276 bytes and are still 2-16% faster
-            # than the spill-free 16-row warps.  The backward's programs own
+            # (spill-free but for 20 bytes when causal) and for causal d128,
+            # 8 warps of 256 rows for non-causal d128, which spill 172 bytes
+            # and are still 2-16% faster than the spill-free 16-row warps.
+            # Causal d128 takes 128 rows: less work lost on the diagonal,
+            # 3-14% faster up to N = 4096, 1-2% slower at 16384.  The backward's programs own
             # 128 keys and take 128 queries a step at d64, 64 at d128; their
             # dots run on 4 x 2 or 2 x 4 warp grids (tilegpu-accelerate-matmul),
             # which read a third less shared memory an mma than 16-key slabs
             # and pass P^T and dS^T between warps through shared memory, as
-            # FlashAttention-2 does.  They spill 136-524 bytes and are still
+            # FlashAttention-2 does.  They spill 164-328 bytes and are still
             # 1-12% faster than the spill-free slabs.  Causal programs run
             # longest first, dealt out 8 heads at a time in the forward and
             # in groups of at least 128 programs in the backward.
             warps = 8
-            fwd_warps, fwd_block_m = (4, 128) if head_dim == 64 else (8, 256)
             bwd_step = 128 if head_dim == 64 else 64
             for causal in (True, False):
                 suffix = "causal" if causal else "noncausal"
+                wide = head_dim == 128 and not causal
+                fwd_warps, fwd_block_m = (8, 256) if wide else (4, 128)
                 out.append(Variant(
                     f"attn_fwd_{t}_d{head_dim}_{suffix}", "attention", "attn_fwd",
                     _fwd_signature(t),
