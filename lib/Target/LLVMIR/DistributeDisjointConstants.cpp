@@ -36,7 +36,8 @@ Value *distribute(BinaryOperator &binOp) {
       std::swap(lhs, rhs);
     if (!matchDisjointOr(lhs, x, c))
       return nullptr;
-    // (X | C) + Y = (X + Y) + C, with the constants of Y gathered too.
+    // (X | C) + Y = (X + Y) + C; a constant of Y comes out on a later run,
+    // and reassociation then adds the two.
     return b.CreateAdd(b.CreateAdd(x, rhs), ConstantInt::get(type, *c));
   }
   if (!matchDisjointOr(lhs, x, c) || !match(rhs, m_APInt(k)))
