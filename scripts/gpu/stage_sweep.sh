@@ -6,10 +6,10 @@
 # TFLOP/s, fp16, B*N fixed as in run_gpu_attention.sh. Prints one table last.
 # Run from the bundle: [MODE=fwd|bwd] ./stage_sweep.sh [S|TAG ...] (default:
 # the forward; every kernels-s*). "default" is kernels/, as the manifest says.
-# SEQS: the checked lengths; MASKS: '"" --causal' (both, the default) or
-# "--causal" ("full" also names the unmasked kernels); TOKENS: B*N of the
-# timed shapes (default 65536 at d64, 32768 at d128; the benchmark harness
-# uses 16384); TIMED: the timed lengths (default "4096 16384").
+# SEQS: the checked lengths; MASKS: "full --causal" (both, the default),
+# "full" or "--causal"; TOKENS: B*N of the timed shapes (default 65536 at
+# d64, 32768 at d128; the benchmark harness uses 16384); TIMED: the timed
+# lengths (default "4096 16384").
 cd "$(dirname "$0")"
 RUN=./bin/tile-run
 MODE=${MODE:-fwd}
@@ -20,14 +20,15 @@ folder() {
   elif [ -d "kernels-$1" ]; then echo "kernels-$1"
   else echo "kernels-s$1"; fi
 }
+masks=${MASKS:-full --causal}
+flag() { [ "$1" = full ] || echo "$1"; }  # full: no --causal
 failures=0
 for s in "${stages[@]}"; do
-  for d in 64 128; do for t in f16 bf16; do for causal in ${MASKS:-"" --causal}; do
-    [ "$causal" = full ] && causal=""
+  for d in 64 128; do for t in f16 bf16; do for mask in $masks; do
     for n in ${SEQS:-1 100 257 1000}; do
       if ! out=$($RUN attention --mode $MODE --backend cuda --bundle "$(folder $s)" --check \
-                 --batch 2 --heads 3 --seq $n --head-dim $d --dtype $t $causal 2>&1); then
-        failures=$((failures + 1)); echo "FAIL stages=$s d=$d $t n=$n $causal"; echo "$out" | tail -3
+                 --batch 2 --heads 3 --seq $n --head-dim $d --dtype $t $(flag $mask) 2>&1); then
+        failures=$((failures + 1)); echo "FAIL stages=$s d=$d $t n=$n $mask"; echo "$out" | tail -3
       fi
     done
   done; done; done
@@ -37,12 +38,11 @@ printf "%-8s %-4s %-6s %-7s %s\n" stages D N mask "$MODE TFLOP/s"
 for s in "${stages[@]}"; do
   for d in 64 128; do
     h=$((d == 64 ? 32 : 16)); bn=${TOKENS:-$((d == 64 ? 65536 : 32768))}
-    for n in ${TIMED:-4096 16384}; do for causal in ${MASKS:-"" --causal}; do
-      [ "$causal" = full ] && causal=""
+    for n in ${TIMED:-4096 16384}; do for mask in $masks; do
       tflops=$($RUN attention --mode $MODE --backend cuda --bundle "$(folder $s)" --bench \
                --warmup 3 --reps 20 --head-dim $d --heads $h --batch $((bn / n)) --seq $n \
-               $causal 2>&1 | awk -v m=$MODE '$1 == "bench" && $2 == m ":" {print $5}')
-      printf "%-8s %-4s %-6s %-7s %s\n" "$s" $d $n "${causal:-full}" "$tflops"
+               $(flag $mask) 2>&1 | awk -v m=$MODE '$1 == "bench" && $2 == m ":" {print $5}')
+      printf "%-8s %-4s %-6s %-7s %s\n" "$s" $d $n "$mask" "$tflops"
     done; done
   done
 done

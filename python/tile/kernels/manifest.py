@@ -71,20 +71,20 @@ def _variants():
         for head_dim in (64, 128):
             # Chosen on the H100 (docs/performance.md).  The forward gives
             # each warp 32 query rows, so every K and V fragment read from
-            # shared memory feeds two mma: 4 warps of 128 rows at d64
-            # (spill-free but for 20 bytes when causal) and for causal d128,
-            # 8 warps of 256 rows for non-causal d128, which spill 172 bytes
-            # and are still 2-16% faster than the spill-free 16-row warps.
-            # Causal d128 takes 128 rows: less work lost on the diagonal,
-            # 3-14% faster up to N = 4096, 1-2% slower at 16384.  The backward's programs own
-            # 128 keys and take 128 queries a step at d64, 64 at d128; their
-            # dots run on 4 x 2 or 2 x 4 warp grids (tilegpu-accelerate-matmul),
-            # which read a third less shared memory an mma than 16-key slabs
-            # and pass P^T and dS^T between warps through shared memory, as
-            # FlashAttention-2 does.  They spill 164-328 bytes and are still
-            # 1-12% faster than the spill-free slabs.  Causal programs run
-            # longest first, dealt out 8 heads at a time in the forward and
-            # in groups of at least 128 programs in the backward.
+            # shared memory feeds two mma: 8 warps of 256 rows for
+            # non-causal d128, which spill 172 bytes and are still 2-16%
+            # faster than the spill-free 16-row warps; 4 warps of 128 rows
+            # otherwise.  Causal d128 loses less work on the diagonal with
+            # 128 rows: 3-14% faster up to N = 4096, 1-2% slower at 16384.
+            # The backward's programs own 128 keys and take 128 queries a
+            # step at d64, 64 at d128; their dots run on 4 x 2 or 2 x 4 warp
+            # grids (tilegpu-accelerate-matmul), which read a third less
+            # shared memory an mma than 16-key slabs and pass P^T and dS^T
+            # between warps through shared memory, as FlashAttention-2
+            # does.  They spill 164-328 bytes and are still 1-12% faster
+            # than the spill-free slabs.  Causal programs run longest first,
+            # dealt out 8 heads at a time in the forward and in groups of at
+            # least 128 programs in the backward.
             warps = 8
             bwd_step = 128 if head_dim == 64 else 64
             for causal in (True, False):

@@ -1,5 +1,4 @@
-//===- Transforms.h - LLVM IR passes that tile-translate adds ----*- C++
-//-*-===//
+//===- Transforms.h - LLVM IR passes of tile-translate ----------*- C++ -*-===//
 
 #ifndef TILE_TARGET_LLVMIR_TRANSFORMS_H
 #define TILE_TARGET_LLVMIR_TRANSFORMS_H
