@@ -6,6 +6,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
 
 #include <numeric>
@@ -66,7 +67,20 @@ AxisInfoAnalysis::AxisInfoAnalysis(Operation *function) {
       infos[arg] = info;
     }
   }
-  function->walk([&](Operation *op) { visit(op); });
+  // Before its body: a loop's induction variable is known there.
+  function->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (auto forOp = dyn_cast<scf::ForOp>(op))
+      visitInductionVariable(forOp);
+    visit(op);
+  });
+}
+
+/// lb, lb + step, ...: multiples of what divides both.
+void AxisInfoAnalysis::visitInductionVariable(scf::ForOp forOp) {
+  AxisInfo info = AxisInfo::unknown(1);
+  info.divisibility[0] = std::min(get(forOp.getLowerBound()).divisibility[0],
+                                  get(forOp.getStep()).divisibility[0]);
+  infos[forOp.getInductionVar()] = info;
 }
 
 /// p when `op` is x & (p - 1) or x >> log2(p), p a power of two (a
@@ -149,6 +163,21 @@ void AxisInfoAnalysis::visit(Operation *op) {
       info.divisibility[d] =
           std::min(lhs.divisibility[d],
                    std::min(kMaxDivisibility, rhs.divisibility[d] * scale));
+      info.constancy[d] = std::min(lhs.constancy[d], rhs.constancy[d]);
+    }
+  } else if (isa<arith::SubIOp>(op)) {
+    AxisInfo lhs = get(op->getOperand(0)), rhs = get(op->getOperand(1));
+    for (int64_t d = 0; d < rank; ++d) {
+      info.contiguity[d] = std::min(lhs.contiguity[d], rhs.constancy[d]);
+      info.divisibility[d] = std::min(lhs.divisibility[d], rhs.divisibility[d]);
+      info.constancy[d] = std::min(lhs.constancy[d], rhs.constancy[d]);
+    }
+  } else if (isa<arith::MinSIOp, arith::MaxSIOp, arith::MinUIOp,
+                 arith::MaxUIOp>(op)) {
+    // Each element is one of the two.
+    AxisInfo lhs = get(op->getOperand(0)), rhs = get(op->getOperand(1));
+    for (int64_t d = 0; d < rank; ++d) {
+      info.divisibility[d] = std::min(lhs.divisibility[d], rhs.divisibility[d]);
       info.constancy[d] = std::min(lhs.constancy[d], rhs.constancy[d]);
     }
   } else if (isa<arith::MulIOp>(op)) {

@@ -179,6 +179,29 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
 
 // -----
 
+// A row proven for four elements at a time that ended in a layout holding
+// runs of two (the columns of an mma accumulator, as the attention
+// backward reads LSE): 8-byte loads, two a thread.
+#mma = #tilegpu.mma<version = 2, warpsPerCTA = [1, 1]>
+#cols = #tilegpu.slice<dim = 0, parent = #mma>
+// CHECK-LABEL: llvm.func @row_runs
+// CHECK-COUNT-2: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xf32>
+// CHECK-NOT: llvm.load
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
+  func.func @row_runs(%x: !tile.ptr<f32>, %o: !tile.ptr<f32>) attributes {tile.kernel} {
+    %r = tile.arange 0 to 16 : tensor<16xi32, #cols>
+    %xs = tile.splat %x : tensor<16x!tile.ptr<f32>, #cols>
+    %p = tile.addptr %xs, %r : tensor<16x!tile.ptr<f32>, #cols>, tensor<16xi32, #cols>
+    %a = tile.load %p {tilegpu.vector_width = 4 : i32} : tensor<16x!tile.ptr<f32>, #cols>
+    %os = tile.splat %o : tensor<16x!tile.ptr<f32>, #cols>
+    %po = tile.addptr %os, %r : tensor<16x!tile.ptr<f32>, #cols>, tensor<16xi32, #cols>
+    tile.store %po, %a : tensor<16x!tile.ptr<f32>, #cols>
+    return
+  }
+}
+
+// -----
+
 // Atomic adds: one per element, by its canonical holder, as a predicated
 // `red` when the old values are not used and an `atom` when they are (zero
 // where the mask is off). 64 elements over 32 lanes of one warp: two

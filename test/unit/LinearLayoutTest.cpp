@@ -178,6 +178,30 @@ TEST(LinearLayout, VectorisedRegistersAreContiguous) {
     }
 }
 
+TEST(LinearLayout, RegisterRunsAreAligned) {
+  // Four registers along the columns, then rows: runs of 4 columns.
+  LinearLayout layout = make({{64, 64}, {1, 4}, {4, 8}, {4, 1}, {1, 0}});
+  EXPECT_EQ(layout.getRegisterRun(1), 4);
+  EXPECT_EQ(layout.getRegisterRun(0), 1);
+  // A lane basis with a low column bit (a swizzle) moves the start of a
+  // run off a multiple of 4: registers 0-3 of lane 1 hold columns 3, 2, 1,
+  // 0 in that order, not a vector.  Only runs of 1 start aligned.
+  LinearLayout swizzled({16, 4});
+  swizzled.addBasis(HwDim::Register, {0, 1});
+  swizzled.addBasis(HwDim::Register, {0, 2});
+  swizzled.addBasis(HwDim::Lane, {1, 3});
+  for (int64_t row = 2; row < 16; row *= 2)
+    swizzled.addBasis(HwDim::Lane, {row, 0});
+  EXPECT_EQ(swizzled.apply(0, 1, 0), (Coord{1, 3}));
+  EXPECT_EQ(swizzled.getRegisterRun(1), 1);
+  // With the low bit clear (column 2), runs of 2 stay whole.
+  LinearLayout halfSwizzled({16, 4});
+  halfSwizzled.addBasis(HwDim::Register, {0, 1});
+  halfSwizzled.addBasis(HwDim::Register, {0, 2});
+  halfSwizzled.addBasis(HwDim::Lane, {1, 2});
+  EXPECT_EQ(halfSwizzled.getRegisterRun(1), 2);
+}
+
 TEST(LinearLayout, SliceDropsADimension) {
   // The slice along dim 1 of a row-major blocked layout: the rows a 64x64
   // tile's reduction over columns leaves, each held by the lanes of its row.

@@ -9,7 +9,9 @@
 //   constancy[d]   runs of this length along d are equal.
 // The coalescing pass reads it to choose vector widths for memory accesses.
 // Kernel arguments contribute `tile.divisibility` (a power of two), which
-// the frontend's signature sets (`*fp16:16`, `i32:16`) and runtimes check.
+// the frontend's signature sets (`*fp16:16`, `i32:16`) and runtimes check;
+// a loop's induction variable is a multiple of what divides its lower bound
+// and its step.  Loop-carried values are unknown.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +22,10 @@
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
+
+namespace mlir::scf {
+class ForOp;
+} // namespace mlir::scf
 
 namespace mlir::tile {
 
@@ -46,6 +52,7 @@ public:
 
 private:
   void visit(Operation *op);
+  void visitInductionVariable(scf::ForOp forOp);
   llvm::DenseMap<Value, AxisInfo> infos;
 };
 

@@ -117,7 +117,12 @@ int64_t tilegpu::getVectorWidth(Operation *op, const LinearLayout &layout) {
   if (unit == bases[0].end())
     return 1;
   unsigned dim = unit - bases[0].begin();
-  return width <= layout.getRegisterRun(dim) ? width : 1;
+  int64_t run = layout.getRegisterRun(dim);
+  // A row's width is a proof about its elements, whatever the layout: the
+  // layout's aligned run of it is a vector too.
+  if (layout.getRank() == 1)
+    return std::min(width, run);
+  return width <= run ? width : 1;
 }
 
 /// A 16-byte zero array in global memory: where a vector load's mask is

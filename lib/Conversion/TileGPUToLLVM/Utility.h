@@ -104,7 +104,8 @@ void storeElement(OpBuilder &b, Location loc, Value value, Value ptr,
 /// tilegpu.vector_width, 1 when none), checked against the layout:
 /// registers r .. r + w - 1 must be consecutive elements, which they are
 /// when the first log2(w) register bases are 1, 2, 4, ... along one
-/// dimension.
+/// dimension.  A row's width is narrowed to that run; a tile's is kept
+/// only whole.
 int64_t getVectorWidth(Operation *op, const LinearLayout &layout);
 
 /// Loads `width` consecutive elements at `ptr` (global memory) as one

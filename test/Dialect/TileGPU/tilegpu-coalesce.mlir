@@ -230,3 +230,50 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// A loop's induction variable is a multiple of what divides its lower bound
+// and its step: rows read at iv + arange are aligned when both are.  The
+// lower bound here is a min and a difference of multiples of 128, the
+// upper bound anything.  From 2, two f32 at a time are aligned.
+#b = #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+// CHECK-LABEL: func.func @loop_rows
+// CHECK: scf.for
+// CHECK: tile.load %{{.*}} {tilegpu.vector_width = 4 : i32}
+// CHECK: scf.for
+// CHECK: tile.load %{{.*}} {tilegpu.vector_width = 2 : i32}
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @loop_rows(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32, %o: !tile.ptr<f32> {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+    %pid = tile.program_id x
+    %c2 = arith.constant 2 : i32
+    %c128 = arith.constant 128 : i32
+    %c256 = arith.constant 256 : i32
+    %start = arith.muli %pid, %c256 : i32
+    %clamped = arith.minsi %start, %c256 : i32
+    %lb = arith.subi %clamped, %c128 : i32
+    %r = tile.arange 0 to 128 : tensor<128xi32, #b>
+    %xs = tile.splat %x : tensor<128x!tile.ptr<f32>, #b>
+    %zero = arith.constant dense<0.0> : tensor<128xf32, #b>
+    %sum = scf.for %iv = %lb to %n step %c128 iter_args(%acc = %zero) -> (tensor<128xf32, #b>) : i32 {
+      %s = tile.splat %iv : tensor<128xi32, #b>
+      %offs = arith.addi %s, %r : tensor<128xi32, #b>
+      %p = tile.addptr %xs, %offs : tensor<128x!tile.ptr<f32>, #b>, tensor<128xi32, #b>
+      %v = tile.load %p : tensor<128x!tile.ptr<f32>, #b>
+      %next = arith.addf %acc, %v : tensor<128xf32, #b>
+      scf.yield %next : tensor<128xf32, #b>
+    }
+    %sum2 = scf.for %iv = %c2 to %n step %c128 iter_args(%acc = %sum) -> (tensor<128xf32, #b>) : i32 {
+      %s = tile.splat %iv : tensor<128xi32, #b>
+      %offs = arith.addi %s, %r : tensor<128xi32, #b>
+      %p = tile.addptr %xs, %offs : tensor<128x!tile.ptr<f32>, #b>, tensor<128xi32, #b>
+      %v = tile.load %p : tensor<128x!tile.ptr<f32>, #b>
+      %next = arith.addf %acc, %v : tensor<128xf32, #b>
+      scf.yield %next : tensor<128xf32, #b>
+    }
+    %os = tile.splat %o : tensor<128x!tile.ptr<f32>, #b>
+    %po = tile.addptr %os, %r : tensor<128x!tile.ptr<f32>, #b>, tensor<128xi32, #b>
+    tile.store %po, %sum2 : tensor<128x!tile.ptr<f32>, #b>
+    return
+  }
+}

@@ -140,9 +140,10 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
 // The LSE row of the backward, loaded from memory and wanted in the columns
 // of the mma layout: it is read again in that layout (each thread loads the
 // values it holds), where the conversion was, and nothing goes through
-// shared memory.
+// shared memory.  The vector width tilegpu-coalesce proved for the row
+// stays with it; the lowering narrows it to the columns' runs.
 
-#row = #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]>
+#row = #tilegpu.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]>
 #mma = #tilegpu.mma<version = 2, warpsPerCTA = [8, 1]>
 #cols = #tilegpu.slice<dim = 0, parent = #mma>
 // CHECK-DAG: #[[MMA:.*]] = #tilegpu.mma<version = 2, warpsPerCTA = [8, 1]>
@@ -151,7 +152,7 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
 // CHECK: tile.dot
 // CHECK: %[[I:.*]] = tile.arange 0 to 32 : tensor<32xi32, #[[COLS]]>
 // CHECK: %[[P:.*]] = tile.addptr %{{.*}}, %[[I]] : tensor<32x!tile.ptr<f32>, #[[COLS]]>
-// CHECK: %[[L:.*]] = tile.load %[[P]] : tensor<32x!tile.ptr<f32>, #[[COLS]]>
+// CHECK: %[[L:.*]] = tile.load %[[P]] {tilegpu.vector_width = 4 : i32} : tensor<32x!tile.ptr<f32>, #[[COLS]]>
 // CHECK: tile.expand_dims %[[L]] {axis = 0 : i32} : tensor<32xf32, #[[COLS]]> -> tensor<1x32xf32, #[[MMA]]>
 // CHECK-NOT: tilegpu.convert_layout
 // CHECK: return
@@ -161,7 +162,7 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
     %i = tile.arange 0 to 32 : tensor<32xi32, #row>
     %b = tile.splat %base : tensor<32x!tile.ptr<f32>, #row>
     %p = tile.addptr %b, %i : tensor<32x!tile.ptr<f32>, #row>, tensor<32xi32, #row>
-    %lse = tile.load %p : tensor<32x!tile.ptr<f32>, #row>
+    %lse = tile.load %p {tilegpu.vector_width = 4 : i32} : tensor<32x!tile.ptr<f32>, #row>
     %s = tile.dot %k, %qt, %zero : tensor<128x64xf16, #tilegpu.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>>, tensor<64x32xf16, #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>> -> tensor<128x32xf32, #mma>
     %c = tilegpu.convert_layout %lse : tensor<32xf32, #row> -> tensor<32xf32, #cols>
     %e = tile.expand_dims %c {axis = 0 : i32} : tensor<32xf32, #cols> -> tensor<1x32xf32, #mma>

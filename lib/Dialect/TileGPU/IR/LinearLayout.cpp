@@ -153,13 +153,22 @@ bool LinearLayout::isInjective() const {
 
 int64_t LinearLayout::getRegisterRun(unsigned dim) const {
   int64_t run = 1;
+  unsigned runBits = 0;
   for (const Coord &basis : bases[idx(HwDim::Register)]) {
     Coord expected(getRank(), 0);
     expected[dim] = run;
     if (basis != expected)
       break;
     run *= 2;
+    ++runBits;
   }
+  // A run starts where the other bits put it: at a multiple of its length
+  // only if none of their bases has a low bit along `dim` (a swizzle may).
+  for (unsigned d = 0; d < kNumHwDims; ++d)
+    for (auto [bit, basis] : llvm::enumerate(bases[d]))
+      if (d != idx(HwDim::Register) || bit >= runBits)
+        while (basis[dim] % run != 0)
+          run /= 2;
   return run;
 }
 

@@ -374,7 +374,11 @@ public:
       if (early)
         std::swap(outer, rebuilt);
       Operation *clone = b.clone(*load, mapping);
-      clone->removeAttr("tilegpu.vector_width");
+      auto tensor = cast<RankedTensorType>(value.getType());
+      narrowVectorWidth(
+          clone, linearLayoutOf(load->getOperand(0)),
+          cast<LayoutEncodingAttrInterface>(layout).toLinearLayout(
+              tensor.getShape()));
       clone->getResult(0).setType(withLayout(value.getType(), layout));
       result = clone->getResult(0);
     } else {
@@ -400,16 +404,25 @@ public:
     return result;
   }
 
+  static LinearLayout linearLayoutOf(Value value) {
+    auto type = cast<RankedTensorType>(value.getType());
+    return cast<LayoutEncodingAttrInterface>(type.getEncoding())
+        .toLinearLayout(type.getShape());
+  }
+
   /// Narrows the tilegpu.vector_width tilegpu-coalesce proved for `access`
-  /// (consecutive registers along one dimension of its current layout) to
-  /// the run that layout `to` holds along the same dimension, or drops it.
-  static void keepVectorWidth(Operation *access, const LinearLayout &to) {
+  /// (consecutive registers along one dimension of layout `from`) to the
+  /// run that layout `to` holds along the same dimension, or drops it.  The
+  /// runs of a linear layout start at multiples of their length, so the
+  /// alignment proved for the wider vector holds for the narrower one.  A
+  /// row's width is kept whole: its dimension is not in doubt, and the
+  /// lowering narrows it to the layout the row ends in, which may be
+  /// reached through layouts without runs.
+  static void narrowVectorWidth(Operation *access, const LinearLayout &from,
+                                const LinearLayout &to) {
     auto width = access->getAttrOfType<IntegerAttr>("tilegpu.vector_width");
-    if (!width)
+    if (!width || from.getRank() == 1)
       return;
-    auto type = cast<RankedTensorType>(access->getOperand(0).getType());
-    LinearLayout from = cast<LayoutEncodingAttrInterface>(type.getEncoding())
-                            .toLinearLayout(type.getShape());
     int64_t kept = 1;
     for (unsigned d = 0; d < from.getRank(); ++d)
       if (from.getRegisterRun(d) >= width.getInt())
@@ -443,7 +456,8 @@ public:
       };
       if (!rebuildable(atomic.getPtr()) || !rebuildable(atomic.getMask()))
         continue;
-      keepVectorWidth(atomic, linear.toLinearLayout(tensor.getShape()));
+      narrowVectorWidth(atomic, linearLayoutOf(atomic.getPtr()),
+                        linear.toLinearLayout(tensor.getShape()));
       OpBuilder b(atomic);
       rebuilt.clear();
       atomic.getPtrMutable().set(rebuild(atomic.getPtr(), layout, b));

@@ -71,8 +71,8 @@ public:
   /// True when no two indices hold one coordinate (no replication).
   bool isInjective() const;
   /// How many leading registers hold consecutive elements along tensor
-  /// dimension `dim` (register bases 1, 2, 4, ... there): a power of two,
-  /// at least 1.
+  /// dimension `dim` (register bases 1, 2, 4, ... there), each run starting
+  /// at a multiple of its length: a power of two, at least 1.
   int64_t getRegisterRun(unsigned dim) const;
   /// For `dim`, the mask of its index bits whose basis is zero: those bits
   /// address copies of the same data (broadcast lanes or warps).
