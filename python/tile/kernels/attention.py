@@ -362,10 +362,13 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
         # [start_n, start_n + BLOCK_N1)).
         diag_start = tl.maximum(start_n - off, 0) // BLOCK_M1 * BLOCK_M1
         all_see = tl.maximum(start_n + BLOCK_N1 - 1 - off, 0)
-        diag_end = tl.minimum((all_see + BLOCK_M1 - 1) // BLOCK_M1 * BLOCK_M1, N_CTX)
+        diag_end = (all_see + BLOCK_M1 - 1) // BLOCK_M1 * BLOCK_M1
         dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX,
-                                qk_scale, off, start_n, diag_start, diag_end,
+                                qk_scale, off, start_n, diag_start, tl.minimum(diag_end, N_CTX),
                                 BLOCK_M1, BLOCK_N1, HEAD_DIM, True, True)
+        # Past N_CTX the stages below are empty.  Unclamped, lo is a
+        # multiple of BLOCK_M1, and so are the query blocks the main loop
+        # steps over: their LSE and DELTA loads are vectors.
         lo = diag_end
     else:
         lo = 0
