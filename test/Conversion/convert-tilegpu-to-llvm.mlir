@@ -106,15 +106,19 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // -----
 
 // A layout conversion that moves data goes through shared memory between
-// barriers; one that keeps elements in place only renumbers registers.
+// barriers, runs of consecutive registers as vectors (here four f32 read
+// at once; pointers one at a time); one that keeps elements in place only
+// renumbers registers.
 #a = #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
 #c = #tilegpu.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
 // CHECK: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 4096 : i64, tilegpu.target = "sm_90a"}
 // CHECK-LABEL: llvm.func @convert
 // CHECK: nvvm.barrier0
-// CHECK-COUNT-4: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
+// CHECK-COUNT-4: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
 // CHECK: nvvm.barrier0
-// CHECK-COUNT-4: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+// CHECK-NOT: -> f32
+// CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<3> -> !llvm.ptr<1>
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
   func.func @convert(%p: !tile.ptr<f32>) attributes {tile.kernel} {
     %ps = tile.splat %p : tensor<512x!tile.ptr<f32>, #a>
@@ -124,6 +128,36 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
     %y = tilegpu.convert_layout %x : tensor<512xf32, #a> -> tensor<512xf32, #c>
     %ptrs2 = tilegpu.convert_layout %ptrs : tensor<512x!tile.ptr<f32>, #a> -> tensor<512x!tile.ptr<f32>, #c>
     tile.store %ptrs2, %y : tensor<512x!tile.ptr<f32>, #c>
+    return
+  }
+}
+
+// -----
+
+// An mma accumulator to a layout of 16-byte rows, as an epilogue stores
+// it: pairs written, eight f16 read at once. Rows of 64 f16 are 32 banks
+// long, so the eight rows a store reaches would meet in the same banks:
+// the scratch pads each row by 16 bytes (a stride of 72 elements).
+#mma = #tilegpu.mma<version = 2, warpsPerCTA = [1, 1]>
+#rows = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]>
+// CHECK: module attributes {tilegpu.num_warps = 1 : i32, tilegpu.shared_bytes = 2304 : i64, tilegpu.target = "sm_90a"}
+// CHECK-LABEL: llvm.func @padded_rows
+// CHECK: nvvm.barrier0
+// CHECK: llvm.mlir.constant(72 : i32)
+// CHECK-COUNT-16: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<2xf16>, !llvm.ptr<3>
+// CHECK: nvvm.barrier0
+// CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<8xf16>
+// CHECK-NOT: llvm.load
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
+  func.func @padded_rows(%p: !tile.ptr<f16>) attributes {tile.kernel} {
+    %x = arith.constant dense<1.0> : tensor<16x64xf16, #mma>
+    %y = tilegpu.convert_layout %x : tensor<16x64xf16, #mma> -> tensor<16x64xf16, #rows>
+    %r = tile.arange 0 to 64 : tensor<64xi32, #tilegpu.slice<dim = 0, parent = #rows>>
+    %c = tile.expand_dims %r {axis = 0 : i32} : tensor<64xi32, #tilegpu.slice<dim = 0, parent = #rows>> -> tensor<1x64xi32, #rows>
+    %cb = tile.broadcast %c : tensor<1x64xi32, #rows> -> tensor<16x64xi32, #rows>
+    %ps = tile.splat %p : tensor<16x64x!tile.ptr<f16>, #rows>
+    %ptrs = tile.addptr %ps, %cb : tensor<16x64x!tile.ptr<f16>, #rows>, tensor<16x64xi32, #rows>
+    tile.store %ptrs, %y : tensor<16x64x!tile.ptr<f16>, #rows>
     return
   }
 }

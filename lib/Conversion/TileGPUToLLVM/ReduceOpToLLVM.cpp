@@ -269,14 +269,18 @@ int64_t tilegpu::getSharedScratchBytes(Operation *op) {
   }
   if (auto convert = dyn_cast<ConvertLayoutOp>(op)) {
     auto type = convert.getType();
+    LinearLayout src =
+        getLinearLayout(cast<RankedTensorType>(convert.getSrc().getType()));
+    LinearLayout dst = getLinearLayout(type);
     auto inPlace = mapRegistersInPlace(
-        getLinearLayout(cast<RankedTensorType>(convert.getSrc().getType())),
-        getLinearLayout(type),
-        [](ArrayRef<int64_t> c) { return LinearLayout::Coord(c); });
+        src, dst, [](ArrayRef<int64_t> c) { return LinearLayout::Coord(c); });
     if (succeeded(inPlace))
       return 0;
-    return product(type.getShape()) *
-           getSharedElementBytes(type.getElementType());
+    Type element = type.getElementType();
+    return getConvertScratchLayout(src, dst, getSharedElementBytes(element),
+                                   isa<IntegerType, FloatType>(element) &&
+                                       !element.isInteger(1))
+        .bytes;
   }
   return 0;
 }

@@ -141,6 +141,23 @@ Value emitSharedOffset(OpBuilder &b, Location loc, MemDescType type,
 Value emitSharedAddress(OpBuilder &b, Location loc, Value base,
                         MemDescType type, Type element, ArrayRef<Value> coord);
 
+/// Where a layout conversion through shared memory puts its elements:
+/// row-major, each row of the innermost dimension `rowStride` elements
+/// apart (padded so that the warps' stores and loads meet few bank
+/// conflicts), written `storeWidth` and read `loadWidth` consecutive
+/// elements at a time.
+struct ConvertScratchLayout {
+  int64_t storeWidth = 1, loadWidth = 1, rowStride = 1;
+  /// The scratch's size.
+  int64_t bytes = 0;
+};
+/// The scratch layout of a conversion from `src` to `dst` of elements of
+/// `elementBytes`; `vectors` false keeps accesses to one element.
+ConvertScratchLayout getConvertScratchLayout(const LinearLayout &src,
+                                             const LinearLayout &dst,
+                                             int64_t elementBytes,
+                                             bool vectors);
+
 } // namespace mlir::tilegpu
 
 #endif // TILE_LIB_CONVERSION_TILEGPUTOLLVM_UTILITY_H
