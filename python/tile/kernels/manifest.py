@@ -81,7 +81,7 @@ def _variants():
             # grids (tilegpu-accelerate-matmul), which read a third less
             # shared memory an mma than 16-key slabs and pass P^T and dS^T
             # between warps through shared memory, as FlashAttention-2
-            # does.  They spill 164-328 bytes and are still 1-12% faster
+            # does.  They spill 172-304 bytes and are still 1-12% faster
             # than the spill-free slabs.  Causal programs run longest first,
             # dealt out 8 heads at a time in the forward and in groups of at
             # least 128 programs in the backward.
