@@ -61,12 +61,13 @@ int64_t countWavefronts(const LinearLayout &layout, int64_t width,
 
 ConvertScratchLayout tilegpu::getConvertScratchLayout(const LinearLayout &src,
                                                       const LinearLayout &dst,
-                                                      int64_t elementBytes,
-                                                      bool vectors) {
+                                                      Type elementType) {
   ConvertScratchLayout scratch;
+  int64_t elementBytes = getSharedElementBytes(elementType);
+  scratch.elementBytes = elementBytes;
   auto shape = src.getShape();
   int64_t inner = shape.size() - 1, rowLength = shape.back();
-  if (vectors) {
+  if (isa<IntegerType, FloatType>(elementType) && !elementType.isInteger(1)) {
     int64_t most = std::max<int64_t>(1, 16 / elementBytes);
     scratch.storeWidth = std::min(most, src.getRegisterRun(inner));
     scratch.loadWidth = std::min(most, dst.getRegisterRun(inner));
@@ -125,9 +126,8 @@ struct ConvertLayoutOpConversion
 
     Type element = getLoweredElementType(*getTypeConverter(), dstType);
     Type stored = element.isInteger(1) ? rewriter.getI8Type() : element;
-    ConvertScratchLayout layout = getConvertScratchLayout(
-        src, dst, getSharedElementBytes(dstType.getElementType()),
-        isa<IntegerType, FloatType>(element) && !element.isInteger(1));
+    ConvertScratchLayout layout =
+        getConvertScratchLayout(src, dst, dstType.getElementType());
     auto sharedPtr = LLVM::LLVMPointerType::get(getContext(), 3);
     FailureOr<Value> placed = getSharedBase(rewriter, loc, scratch, op);
     if (failed(placed))
@@ -151,9 +151,7 @@ struct ConvertLayoutOpConversion
     auto vectorType = [&](int64_t width) -> Type {
       return width == 1 ? stored : VectorType::get({width}, stored);
     };
-    auto alignment = [&](int64_t width) {
-      return width * getSharedElementBytes(dstType.getElementType());
-    };
+    auto alignment = [&](int64_t width) { return width * layout.elementBytes; };
     createBarrier(rewriter, loc);
     std::set<LinearLayout::Coord> written;
     auto srcCoords = emitCoordinates(rewriter, loc, src, hw);

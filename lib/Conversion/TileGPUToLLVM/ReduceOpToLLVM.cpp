@@ -276,11 +276,7 @@ int64_t tilegpu::getSharedScratchBytes(Operation *op) {
         src, dst, [](ArrayRef<int64_t> c) { return LinearLayout::Coord(c); });
     if (succeeded(inPlace))
       return 0;
-    Type element = type.getElementType();
-    return getConvertScratchLayout(src, dst, getSharedElementBytes(element),
-                                   isa<IntegerType, FloatType>(element) &&
-                                       !element.isInteger(1))
-        .bytes;
+    return getConvertScratchLayout(src, dst, type.getElementType()).bytes;
   }
   return 0;
 }

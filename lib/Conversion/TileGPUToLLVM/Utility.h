@@ -148,15 +148,16 @@ Value emitSharedAddress(OpBuilder &b, Location loc, Value base,
 /// elements at a time.
 struct ConvertScratchLayout {
   int64_t storeWidth = 1, loadWidth = 1, rowStride = 1;
+  int64_t elementBytes = 1;
   /// The scratch's size.
   int64_t bytes = 0;
 };
-/// The scratch layout of a conversion from `src` to `dst` of elements of
-/// `elementBytes`; `vectors` false keeps accesses to one element.
+/// The scratch layout of a conversion from `src` to `dst` of tile elements
+/// `elementType` (integers and floats as vectors; pointers and i1 one at a
+/// time).
 ConvertScratchLayout getConvertScratchLayout(const LinearLayout &src,
                                              const LinearLayout &dst,
-                                             int64_t elementBytes,
-                                             bool vectors);
+                                             Type elementType);
 
 } // namespace mlir::tilegpu
 

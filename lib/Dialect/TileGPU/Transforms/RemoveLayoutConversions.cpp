@@ -373,12 +373,9 @@ public:
         mapping.map(operand, rebuild(operand, layout, b));
       if (early)
         std::swap(outer, rebuilt);
+      // The copy keeps the row's proven tilegpu.vector_width: the lowering
+      // narrows it to the runs of the layout the row ends in.
       Operation *clone = b.clone(*load, mapping);
-      auto tensor = cast<RankedTensorType>(value.getType());
-      narrowVectorWidth(
-          clone, linearLayoutOf(load->getOperand(0)),
-          cast<LayoutEncodingAttrInterface>(layout).toLinearLayout(
-              tensor.getShape()));
       clone->getResult(0).setType(withLayout(value.getType(), layout));
       result = clone->getResult(0);
     } else {
@@ -416,8 +413,7 @@ public:
   /// runs of a linear layout start at multiples of their length, so the
   /// alignment proved for the wider vector holds for the narrower one.  A
   /// row's width is kept whole: its dimension is not in doubt, and the
-  /// lowering narrows it to the layout the row ends in, which may be
-  /// reached through layouts without runs.
+  /// lowering narrows it (getVectorWidth).
   static void narrowVectorWidth(Operation *access, const LinearLayout &from,
                                 const LinearLayout &to) {
     auto width = access->getAttrOfType<IntegerAttr>("tilegpu.vector_width");
