@@ -76,17 +76,23 @@ def _variants():
             # faster than the spill-free 16-row warps; 4 warps of 128 rows
             # otherwise.  Causal d128 loses less work on the diagonal with
             # 128 rows: 3-14% faster up to N = 4096, 1-2% slower at 16384.
-            # The backward's programs own 128 keys and take 128 queries a
-            # step at d64, 64 at d128; their dots run on 4 x 2 or 2 x 4 warp
+            # The backward's programs own 128 keys.  At d128 they run on 8
+            # warps, 64 queries a step; the dots run on 4 x 2 or 2 x 4 warp
             # grids (tilegpu-accelerate-matmul), which read a third less
             # shared memory an mma than 16-key slabs and pass P^T and dS^T
             # between warps through shared memory, as FlashAttention-2
-            # does.  They spill 172-304 bytes and are still 1-12% faster
-            # than the spill-free slabs.  Causal programs run longest first,
-            # dealt out 8 heads at a time in the forward and in groups of at
-            # least 128 programs in the backward.
+            # does.  They spill 172-236 bytes and are still 1-12% faster
+            # than the spill-free slabs.  At d64 they run on 4 warps, 32
+            # queries a step, and two programs share an SM: their phases
+            # (exponentials, shared-memory exchanges, atomic adds) overlap
+            # where the 8 warps of one program are all in the same phase.
+            # They spill about 100 bytes and are 5-10% faster at N >= 4096
+            # than 8 warps of 128 queries, and than 4 spill-free warps of
+            # 64 keys.  Causal programs run longest first, dealt out 8 heads
+            # at a time in the forward and in groups of at least 128
+            # programs in the backward.
             warps = 8
-            bwd_step = 128 if head_dim == 64 else 64
+            bwd_warps, bwd_step = (4, 32) if head_dim == 64 else (8, 64)
             for causal in (True, False):
                 suffix = "causal" if causal else "noncausal"
                 wide = head_dim == 128 and not causal
@@ -106,7 +112,7 @@ def _variants():
                     f"attn_bwd_{t}_d{head_dim}_{suffix}", "attention", "attn_bwd",
                     _bwd_signature(t),
                     {"HEAD_DIM": head_dim, "BLOCK_M1": bwd_step, "BLOCK_N1": 128,
-                     "CAUSAL": causal, "GROUP_PROGRAMS": 128}, warps))
+                     "CAUSAL": causal, "GROUP_PROGRAMS": 128}, bwd_warps))
             out.append(Variant(
                 f"attn_bwd_postprocess_{t}_d{head_dim}", "attention",
                 "attn_bwd_postprocess", _postprocess_signature(t),
