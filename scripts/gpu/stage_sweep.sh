@@ -9,7 +9,7 @@
 # SEQS: the checked lengths; MASKS: "full --causal" (both, the default),
 # "full" or "--causal"; TOKENS: B*N of the timed shapes (default 65536 at
 # d64, 32768 at d128; the benchmark harness uses 16384); TIMED: the timed
-# lengths (default "4096 16384").
+# lengths (default "4096 16384"); DIMS: the head dims (default "64 128").
 cd "$(dirname "$0")"
 RUN=./bin/tile-run
 MODE=${MODE:-fwd}
@@ -24,7 +24,7 @@ masks=${MASKS:-full --causal}
 flag() { [ "$1" = full ] || echo "$1"; }  # full: no --causal
 failures=0
 for s in "${stages[@]}"; do
-  for d in 64 128; do for t in f16 bf16; do for mask in $masks; do
+  for d in ${DIMS:-64 128}; do for t in f16 bf16; do for mask in $masks; do
     for n in ${SEQS:-1 100 257 1000}; do
       if ! out=$($RUN attention --mode $MODE --backend cuda --bundle "$(folder $s)" --check \
                  --batch 2 --heads 3 --seq $n --head-dim $d --dtype $t $(flag $mask) 2>&1); then
@@ -36,7 +36,7 @@ done
 echo "correctness: $failures failures"
 printf "%-8s %-4s %-6s %-7s %s\n" stages D N mask "$MODE TFLOP/s"
 for s in "${stages[@]}"; do
-  for d in 64 128; do
+  for d in ${DIMS:-64 128}; do
     h=$((d == 64 ? 32 : 16)); bn=${TOKENS:-$((d == 64 ? 65536 : 32768))}
     for n in ${TIMED:-4096 16384}; do for mask in $masks; do
       tflops=$($RUN attention --mode $MODE --backend cuda --bundle "$(folder $s)" --bench \
