@@ -86,9 +86,9 @@ def _variants():
             # queries a step, and two programs share an SM: their phases
             # (exponentials, shared-memory exchanges, atomic adds) overlap
             # where the 8 warps of one program are all in the same phase.
-            # They spill about 100 bytes and are 5-10% faster at N >= 4096
-            # than 8 warps of 128 queries, and than 4 spill-free warps of
-            # 64 keys.  Causal programs run longest first, dealt out 8 heads
+            # They spill about 100 bytes and at N >= 4096 are 4-15% faster
+            # than 8 warps of 128 queries, 6-10% faster than 4 spill-free
+            # warps of 64 keys.  Causal programs run longest first, dealt out 8 heads
             # at a time in the forward and in groups of at least 128
             # programs in the backward.
             warps = 8
