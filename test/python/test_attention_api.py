@@ -197,7 +197,7 @@ class EmulatedKernels:
         return functional.DevicePointer(tensor.data_ptr(), functional._ELEMENT_TYPES[
             tensor.dtype], label)
 
-    def launch(self, spec, grid, values, device):
+    def launch(self, spec, grid, values, device, stream):
         pack_arguments(spec, values)   # the real checks: types, alignment, strides
         self.launches.append((spec.kernel, grid))
         z, h, n, d = values["Z"], values["H"], values["N_CTX"], spec.constexprs["HEAD_DIM"]
@@ -252,6 +252,7 @@ def emulated(monkeypatch):
     monkeypatch.setattr(functional, "_check_device", lambda tensor, name: None)
     monkeypatch.setattr(functional, "_device_pointer", kernels.pointer)
     monkeypatch.setattr(functional, "_launch", kernels.launch)
+    monkeypatch.setattr(functional, "_stream", lambda device: 0)
     return kernels
 
 

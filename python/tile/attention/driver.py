@@ -47,51 +47,79 @@ class PackedArguments:
         return [bytes(memoryview(s).cast("B")) for s in self.slots]
 
 
+_MISSING = object()
+
+
 def pack_arguments(spec, values):
     """Checks `values` (parameter name -> DevicePointer, int or float)
     against the kernel's parameters and packs them: pointers as u64, i32,
     i64, fp32.  Raises ValueError naming the parameter when a value is
     missing, extra, of the wrong kind, out of range, or breaks the
-    divisibility the kernel was compiled for."""
+    divisibility the kernel was compiled for.  Runs on every launch: the
+    messages are built only for an error."""
+    params = spec.params
+    if len(values) != len(params):
+        _refuse_names(spec, values)
+    slots = []
+    for param in params:
+        value = values.get(param.name, _MISSING)
+        if value is _MISSING:
+            _refuse_names(spec, values)
+        if param.is_pointer:
+            if (type(value) is not DevicePointer
+                    or value.element_type != param.element_type
+                    or value.address % param.divisibility):
+                _check_pointer(spec, param, value)
+            slots.append(ctypes.c_uint64(value.address))
+        elif param.type in _INT_RANGES:
+            low, high = _INT_RANGES[param.type]
+            if (type(value) is not int or not low <= value <= high
+                    or value % param.divisibility):
+                _check_integer(spec, param, value)
+            slots.append(ctypes.c_int32(int(value)) if param.type == "i32"
+                         else ctypes.c_int64(int(value)))
+        elif param.type == "fp32":
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ValueError(f"{spec.name}: parameter {param.name} is fp32, not {value!r}")
+            slots.append(ctypes.c_float(value))
+        else:
+            raise ValueError(f"{spec.name}: parameter {param.name} has a type the "
+                             f"runtime cannot pass: {param.type}")
+    return PackedArguments(slots)
+
+
+def _refuse_names(spec, values):
     names = [p.name for p in spec.params]
     missing = [n for n in names if n not in values]
     extra = [n for n in values if n not in names]
-    if missing or extra:
-        raise ValueError(f"{spec.name} takes {names}; missing {missing}, unexpected {extra}")
-    slots = []
-    for param in spec.params:
-        value = values[param.name]
-        where = f"{spec.name}: parameter {param.name}"
-        if param.is_pointer:
-            if not isinstance(value, DevicePointer):
-                raise ValueError(f"{where} is a pointer ({param.type}), not {value!r}")
-            if value.element_type != param.element_type:
-                raise ValueError(f"{where} points to {param.element_type}, but "
-                                 f"{value.label or 'the tensor'} holds {value.element_type}")
-            if value.address % param.divisibility:
-                raise ValueError(
-                    f"{where} was compiled for {param.divisibility}-byte aligned "
-                    f"addresses, but {value.label or 'the tensor'} starts at "
-                    f"{value.address:#x}")
-            slots.append(ctypes.c_uint64(value.address))
-        elif param.type in _INT_RANGES:
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise ValueError(f"{where} is {param.type}, not {value!r}")
-            low, high = _INT_RANGES[param.type]
-            if not low <= value <= high:
-                raise ValueError(f"{where} = {value} does not fit in {param.type}")
-            if value % param.divisibility:
-                raise ValueError(f"{where} was compiled for multiples of "
-                                 f"{param.divisibility}, but it is {value}")
-            slots.append(ctypes.c_int32(value) if param.type == "i32"
-                         else ctypes.c_int64(value))
-        elif param.type == "fp32":
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise ValueError(f"{where} is fp32, not {value!r}")
-            slots.append(ctypes.c_float(value))
-        else:
-            raise ValueError(f"{where} has a type the runtime cannot pass: {param.type}")
-    return PackedArguments(slots)
+    raise ValueError(f"{spec.name} takes {names}; missing {missing}, unexpected {extra}")
+
+
+def _check_pointer(spec, param, value):
+    """The full check of a pointer argument the fast test did not pass."""
+    where = f"{spec.name}: parameter {param.name}"
+    if not isinstance(value, DevicePointer):
+        raise ValueError(f"{where} is a pointer ({param.type}), not {value!r}")
+    if value.element_type != param.element_type:
+        raise ValueError(f"{where} points to {param.element_type}, but "
+                         f"{value.label or 'the tensor'} holds {value.element_type}")
+    if value.address % param.divisibility:
+        raise ValueError(f"{where} was compiled for {param.divisibility}-byte aligned "
+                         f"addresses, but {value.label or 'the tensor'} starts at "
+                         f"{value.address:#x}")
+
+
+def _check_integer(spec, param, value):
+    """The full check of an integer argument the fast test did not pass."""
+    where = f"{spec.name}: parameter {param.name}"
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{where} is {param.type}, not {value!r}")
+    low, high = _INT_RANGES[param.type]
+    if not low <= value <= high:
+        raise ValueError(f"{where} = {value} does not fit in {param.type}")
+    if value % param.divisibility:
+        raise ValueError(f"{where} was compiled for multiples of "
+                         f"{param.divisibility}, but it is {value}")
 
 
 def check_grid(grid, name):

@@ -135,6 +135,8 @@ def _kernel_causal_offset(causal, causal_offset, seqlen):
 def _is_dense(tensor):
     """True when the tensor's elements fill its extent exactly (a permuted
     contiguous tensor), so that an output with its strides can be made."""
+    if tensor.is_contiguous():
+        return True
     expected = 1
     for size, stride in sorted(zip(tensor.shape, tensor.stride()), key=lambda p: p[1]):
         if size == 1:
@@ -212,9 +214,14 @@ def _device_pointer(tensor, label):
     return DevicePointer(tensor.data_ptr(), _ELEMENT_TYPES[tensor.dtype], label)
 
 
-def _launch(spec, grid, values, device):
+def _stream(device):
+    """The raw handle of PyTorch's current stream on `device`, which the
+    kernels of one call share (looked up once a call: it costs microseconds)."""
+    return torch.cuda.current_stream(device).cuda_stream
+
+
+def _launch(spec, grid, values, device, stream):
     # The driver makes the device's primary context current itself.
-    stream = torch.cuda.current_stream(device).cuda_stream
     get_driver().launch(spec, grid, values, device.index, stream)
 
 
@@ -250,7 +257,7 @@ def _forward(q, k, v, causal, scale, causal_offset=0):
               "Z": batch, "H": heads, "N_CTX": seqlen,
               "causal_offset": _kernel_causal_offset(causal, causal_offset, seqlen)}
     grid = (_cdiv(seqlen, spec.constexpr_int("BLOCK_M")), batch * heads, 1)
-    _launch(spec, grid, values, q.device)
+    _launch(spec, grid, values, q.device, _stream(q.device))
     return out, lse, q, k, v
 
 
@@ -312,12 +319,13 @@ def _flash_attn_backward(dout, q, k, v, out, lse, causal, softmax_scale,
     shape_args = {"stride_z": stride_z, "stride_h": stride_h, "stride_n": stride_n,
                   "Z": batch, "H": heads, "N_CTX": seqlen}
     offset = _kernel_causal_offset(causal, causal_offset, seqlen)
+    stream = _stream(q.device)
     _launch(preprocess,
             (_cdiv(seqlen, preprocess.constexpr_int("BLOCK_M")), batch * heads, 1),
             {"O": _device_pointer(out, "out"), "DO": _device_pointer(dout, "dout"),
              "DELTA": _device_pointer(delta, "delta"),
              "DQ_ACC": _device_pointer(dq_accumulator, "dq_accumulator"), **shape_args},
-            q.device)
+            q.device, stream)
     _launch(backward,
             (_cdiv(seqlen, backward.constexpr_int("BLOCK_N1")), batch * heads, 1),
             {"Q": _device_pointer(q, "q"), "K": _device_pointer(k, "k"),
@@ -326,12 +334,12 @@ def _flash_attn_backward(dout, q, k, v, out, lse, causal, softmax_scale,
              "DQ_ACC": _device_pointer(dq_accumulator, "dq_accumulator"),
              "DK": _device_pointer(dk, "dk"), "DV": _device_pointer(dv, "dv"),
              "LSE": _device_pointer(lse, "lse"), "DELTA": _device_pointer(delta, "delta"),
-             "causal_offset": offset, **shape_args}, q.device)
+             "causal_offset": offset, **shape_args}, q.device, stream)
     _launch(postprocess,
             (_cdiv(seqlen, postprocess.constexpr_int("BLOCK_M")), batch * heads, 1),
             {"DQ": _device_pointer(dq, "dq"),
              "DQ_ACC": _device_pointer(dq_accumulator, "dq_accumulator"),
-             "sm_scale": scale, **shape_args}, q.device)
+             "sm_scale": scale, **shape_args}, q.device, stream)
     return dq, dk, dv
 
 
