@@ -39,8 +39,8 @@ def parse(sass):
 
 
 def loops(instructions):
-    """(start, end) address ranges closed by backward branches, outermost
-    ranges of nested ones kept as they are."""
+    """(start, end) address ranges closed by backward branches of at least
+    MIN_LOOP_INSTRUCTIONS instructions; nested loops are listed each."""
     if len(instructions) < 2:
         return []
     size = instructions[1][0] - instructions[0][0]

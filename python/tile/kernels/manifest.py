@@ -88,9 +88,9 @@ def _variants():
             # where the 8 warps of one program are all in the same phase.
             # They spill about 100 bytes and at N >= 4096 are 4-15% faster
             # than 8 warps of 128 queries, 6-10% faster than 4 spill-free
-            # warps of 64 keys.  Causal programs run longest first, dealt out 8 heads
-            # at a time in the forward and in groups of at least 128
-            # programs in the backward.
+            # warps of 64 keys.  Causal programs run longest first, dealt
+            # out 8 heads at a time in the forward and in groups of at least
+            # 128 programs in the backward.
             warps = 8
             bwd_warps, bwd_step = (4, 32) if head_dim == 64 else (8, 64)
             for causal in (True, False):
