@@ -23,6 +23,8 @@ struct TileToLLVMPipelineOptions {
   std::string target = "sm_90a";
   /// Buffers per block load copied ahead by tilegpu-pipeline (1: none).
   unsigned numStages = 2;
+  /// convert-tilegpu-to-llvm's thread-index-per-op.
+  bool threadIndexPerOp = false;
 };
 
 /// Adds the passes that take a module of tile kernels to LLVM + NVVM,
@@ -31,7 +33,8 @@ void buildTileToLLVMPipeline(OpPassManager &pm,
                              const TileToLLVMPipelineOptions &options);
 
 /// Registers that pipeline as
-/// `tile-to-llvm{num-warps=N target=sm_XX num-stages=S}`.
+/// `tile-to-llvm{num-warps=N target=sm_XX num-stages=S
+///               thread-index-per-op=B}`.
 void registerTileToLLVMPipeline();
 
 } // namespace mlir::tile

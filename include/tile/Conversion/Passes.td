@@ -44,6 +44,13 @@ def ConvertTileGPUToLLVM : Pass<"convert-tilegpu-to-llvm", "::mlir::ModuleOp"> {
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::NVVM::NVVMDialect"];
+  let options = [
+    Option<"threadIndexPerOp", "thread-index-per-op", "bool",
+           /*default=*/"false",
+           "each op reads the thread index itself, through a read the "
+           "optimizers keep, so that no index arithmetic stays live across "
+           "a loop">
+  ];
 }
 
 #endif // TILE_CONVERSION_PASSES_TD

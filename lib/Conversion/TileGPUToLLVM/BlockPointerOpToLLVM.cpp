@@ -134,7 +134,7 @@ struct LoadBlockOpConversion
     BlockPtrFields fields(rewriter, loc, adaptor.getPtr(), type.getRank());
     BlockAccess access = computeBlockAccess(
         rewriter, loc, fields, getLinearLayout(type), op.getBoundaryCheck(),
-        element, getHwIndex(rewriter, loc));
+        element, getHwIndex(rewriter, loc, getTypeConverter()));
     Value padding;
     if (op.getPadding() == tile::Padding::nan)
       padding = LLVM::ConstantOp::create(
@@ -178,7 +178,7 @@ struct StoreBlockOpConversion
     auto type = cast<RankedTensorType>(op.getValue().getType());
     Type element = getLoweredElementType(*getTypeConverter(), type);
     LinearLayout layout = getLinearLayout(type);
-    HwIndex hw = getHwIndex(rewriter, loc);
+    HwIndex hw = getHwIndex(rewriter, loc, getTypeConverter());
     BlockPtrFields fields(rewriter, loc, adaptor.getPtr(), type.getRank());
     BlockAccess access = computeBlockAccess(rewriter, loc, fields, layout,
                                             op.getBoundaryCheck(), element, hw);
@@ -231,7 +231,7 @@ struct AsyncCopyBlockOpConversion
                 "hold runs of "
              << width << " elements along dimension " << inner
              << ", the buffer's contiguous dimension, within a swizzle vector";
-    HwIndex hw = getHwIndex(rewriter, loc);
+    HwIndex hw = getHwIndex(rewriter, loc, getTypeConverter());
     BlockPtrFields fields(rewriter, loc, adaptor.getPtr(), type.getRank());
     BlockAccess access = computeBlockAccess(rewriter, loc, fields, layout,
                                             op.getBoundaryCheck(), element, hw);

@@ -133,7 +133,7 @@ struct ConvertLayoutOpConversion
     if (failed(placed))
       return failure();
     Value base = *placed;
-    HwIndex hw = getHwIndex(rewriter, loc);
+    HwIndex hw = getHwIndex(rewriter, loc, getTypeConverter());
     auto shape = dstType.getShape();
     auto address = [&](ArrayRef<Value> coord) {
       Value flat = createI32(rewriter, loc, 0);

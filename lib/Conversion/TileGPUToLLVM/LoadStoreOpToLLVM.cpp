@@ -249,7 +249,8 @@ struct StoreOpConversion : public ConvertOpToLLVMPattern<tile::StoreOp> {
     LinearLayout layout = getLinearLayout(tensor);
     auto [ptrs, values, masks] = unpackWritten(
         rewriter, loc, adaptor.getPtr(), adaptor.getValue(), adaptor.getMask());
-    storeTile(rewriter, loc, layout, getHwIndex(rewriter, loc), values, ptrs,
+    storeTile(rewriter, loc, layout,
+              getHwIndex(rewriter, loc, getTypeConverter()), values, ptrs,
               masks, getVectorWidth(op, layout));
     rewriter.eraseOp(op);
     return success();
@@ -332,7 +333,7 @@ struct AtomicAddOpConversion
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     bool wantOld = !op.getResult().use_empty();
-    HwIndex hw = getHwIndex(rewriter, loc);
+    HwIndex hw = getHwIndex(rewriter, loc, getTypeConverter());
     auto tensor = dyn_cast<RankedTensorType>(op.getType());
     if (!tensor) {
       // Every thread runs a scalar op: thread 0 adds.

@@ -24,7 +24,8 @@ struct ArangeOpConversion : public ConvertOpToLLVMPattern<tile::ArangeOp> {
     Value start = createI32(rewriter, loc, op.getStartAttr().getInt());
     SmallVector<Value> regs;
     for (auto &coord :
-         emitCoordinates(rewriter, loc, layout, getHwIndex(rewriter, loc)))
+         emitCoordinates(rewriter, loc, layout,
+                         getHwIndex(rewriter, loc, getTypeConverter())))
       regs.push_back(LLVM::AddOp::create(rewriter, loc, coord[0], start));
     rewriter.replaceOp(
         op, packRegisters(rewriter, loc,

@@ -157,7 +157,7 @@ struct ReduceOpConversion : public ConvertOpToLLVMPattern<tile::ReduceOp> {
     //    writes its partial for every result element, then every thread
     //    combines all warps' partials of the elements it holds.
     if (!warpBits->empty()) {
-      HwIndex hw = getHwIndex(rewriter, loc);
+      HwIndex hw = getHwIndex(rewriter, loc, getTypeConverter());
       auto coords = emitCoordinates(rewriter, loc, layout, hw);
       SmallVector<int64_t> outShape(srcType.getShape());
       outShape.erase(outShape.begin() + axis);

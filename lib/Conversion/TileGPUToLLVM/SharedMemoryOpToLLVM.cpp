@@ -105,7 +105,7 @@ struct LocalAllocOpConversion : public ConvertOpToLLVMPattern<LocalAllocOp> {
     auto srcType = op.getSrc().getType();
     Type element = getLoweredElementType(*getTypeConverter(), srcType);
     LinearLayout layout = getLinearLayout(srcType);
-    HwIndex hw = getHwIndex(rewriter, loc);
+    HwIndex hw = getHwIndex(rewriter, loc, getTypeConverter());
     SmallVector<Value> values =
         unpackRegisters(rewriter, loc, adaptor.getSrc());
     SmallVector<Value> addresses;
@@ -273,7 +273,7 @@ struct LocalLoadOpConversion : public ConvertOpToLLVMPattern<LocalLoadOp> {
     Location loc = op.getLoc();
     auto resultType = op.getType();
     Type element = getLoweredElementType(*getTypeConverter(), resultType);
-    HwIndex hw = getHwIndex(rewriter, loc);
+    HwIndex hw = getHwIndex(rewriter, loc, getTypeConverter());
     Type structType = getTypeConverter()->convertType(resultType);
     auto matrices =
         loadMatrices(rewriter, loc, op, adaptor.getSrc(), element, hw);

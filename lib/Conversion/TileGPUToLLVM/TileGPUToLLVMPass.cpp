@@ -37,6 +37,8 @@ constexpr llvm::StringLiteral kScratchSymbol = "tile_shared_scratch";
 
 struct ConvertTileGPUToLLVMPass
     : public tile::impl::ConvertTileGPUToLLVMBase<ConvertTileGPUToLLVMPass> {
+  using ConvertTileGPUToLLVMBase::ConvertTileGPUToLLVMBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
@@ -68,7 +70,7 @@ struct ConvertTileGPUToLLVMPass
     module->setAttr("tilegpu.shared_bytes",
                     IntegerAttr::get(IntegerType::get(ctx, 64), sharedBytes));
 
-    TileGPUToLLVMTypeConverter converter(ctx);
+    TileGPUToLLVMTypeConverter converter(ctx, threadIndexPerOp);
     RewritePatternSet patterns(ctx);
     populateFuncOpToLLVMPatterns(converter, patterns);
     populateProgramIdOpToLLVMPatterns(converter, patterns);
@@ -120,7 +122,9 @@ void tile::buildTileToLLVMPipeline(OpPassManager &pm,
   pm.addPass(tilegpu::createTileGPUPipeline(pipelineOptions));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  pm.addPass(createConvertTileGPUToLLVM());
+  ConvertTileGPUToLLVMOptions lowering;
+  lowering.threadIndexPerOp = options.threadIndexPerOp;
+  pm.addPass(createConvertTileGPUToLLVM(lowering));
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
@@ -141,6 +145,11 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       *this, "num-stages",
       llvm::cl::desc("buffers per block load copied ahead in loops (1: none)"),
       llvm::cl::init(2)};
+  Option<bool> threadIndexPerOp{
+      *this, "thread-index-per-op",
+      llvm::cl::desc("each op reads the thread index itself, so that no "
+                     "index arithmetic stays live across a loop"),
+      llvm::cl::init(false)};
 };
 } // namespace
 
@@ -148,7 +157,8 @@ void tile::registerTileToLLVMPipeline() {
   PassPipelineRegistration<PipelineOptions>(
       "tile-to-llvm", "inline, lay out and lower tile kernels to LLVM + NVVM",
       [](OpPassManager &pm, const PipelineOptions &options) {
-        buildTileToLLVMPipeline(
-            pm, {options.numWarps, options.target, options.numStages});
+        buildTileToLLVMPipeline(pm,
+                                {options.numWarps, options.target,
+                                 options.numStages, options.threadIndexPerOp});
       });
 }

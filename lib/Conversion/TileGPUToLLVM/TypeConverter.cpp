@@ -7,8 +7,9 @@
 using namespace mlir;
 using namespace mlir::tilegpu;
 
-TileGPUToLLVMTypeConverter::TileGPUToLLVMTypeConverter(MLIRContext *ctx)
-    : LLVMTypeConverter(ctx) {
+TileGPUToLLVMTypeConverter::TileGPUToLLVMTypeConverter(MLIRContext *ctx,
+                                                       bool threadIndexPerOp)
+    : LLVMTypeConverter(ctx), threadIndexPerOp(threadIndexPerOp) {
   addConversion([ctx](tile::PtrType) -> Type {
     return LLVM::LLVMPointerType::get(ctx, /*addressSpace=*/1);
   });

@@ -34,8 +34,15 @@ Value tilegpu::packRegisters(OpBuilder &b, Location loc, Type type,
   return packed;
 }
 
-HwIndex tilegpu::getHwIndex(OpBuilder &b, Location loc) {
-  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+HwIndex tilegpu::getHwIndex(OpBuilder &b, Location loc,
+                            const TypeConverter *converter) {
+  Value tid =
+      static_cast<const TileGPUToLLVMTypeConverter *>(converter)
+              ->hasThreadIndexPerOp()
+          ? emitInlinePtx(b, loc, b.getI32Type(), ValueRange{},
+                          "mov.u32 $0, %tid.x;", "=r")
+                .getResult(0)
+          : NVVM::ThreadIdXOp::create(b, loc, b.getI32Type()).getResult();
   Value lane = LLVM::AndOp::create(b, loc, tid, createI32(b, loc, 31));
   Value warp = LLVM::LShrOp::create(b, loc, tid, createI32(b, loc, 5));
   return {lane, warp};

@@ -22,7 +22,12 @@ Value packRegisters(OpBuilder &b, Location loc, Type type, ValueRange regs);
 struct HwIndex {
   Value lane, warp;
 };
-HwIndex getHwIndex(OpBuilder &b, Location loc);
+/// The lane and warp of %tid.x. With the converter's thread-index-per-op,
+/// %tid.x is read through inline PTX with side effects, which neither MLIR
+/// nor LLVM merges or hoists: the index arithmetic of an op after a loop is
+/// then redone there rather than kept live through the loop (ptxas reissues
+/// the S2R), at the price of redoing that of an op in a loop every step.
+HwIndex getHwIndex(OpBuilder &b, Location loc, const TypeConverter *converter);
 
 /// Coordinates contributed by the set bits of `index` (i32) through `bases`
 /// (one coordinate vector per bit, XOR-combined).

@@ -22,7 +22,15 @@ namespace mlir::tilegpu {
 /// struct {base, shape..., strides..., offsets...}.
 class TileGPUToLLVMTypeConverter : public LLVMTypeConverter {
 public:
-  explicit TileGPUToLLVMTypeConverter(MLIRContext *ctx);
+  explicit TileGPUToLLVMTypeConverter(MLIRContext *ctx,
+                                      bool threadIndexPerOp = false);
+
+  /// Whether each lowered op reads %tid.x itself (convert-tilegpu-to-llvm's
+  /// thread-index-per-op) rather than share one read with the others.
+  bool hasThreadIndexPerOp() const { return threadIndexPerOp; }
+
+private:
+  bool threadIndexPerOp;
 };
 
 /// The byte offset in the kernel's dynamic shared memory of a local_alloc's
