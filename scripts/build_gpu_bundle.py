@@ -2,12 +2,12 @@
 """Compiles the kernels of a bundle directory for the GPU.
 
 For every <name>.json + <name>.mlir in the directory, runs
-`tile-opt -tile-to-llvm` (with the kernel's num_warps and num_stages) and
-`tile-translate` to write <name>.ptx and, where ptxas is found, <name>.cubin,
-and records them
-in the metadata under "gpu". A kernel the GPU lowering reports as "not
-supported on the GPU yet" (an f32 tile.dot, say) keeps no "gpu" entry and is
-listed, not failed: the runner says so when asked to launch it on the GPU.
+`tile-opt -tile-to-llvm` (with the kernel's num_warps, num_stages and
+thread_index_per_op) and `tile-translate` to write <name>.ptx and, where
+ptxas is found, <name>.cubin, and records them in the metadata under "gpu".
+A kernel the GPU lowering reports as "not supported on the GPU yet" (an f32
+tile.dot, say) keeps no "gpu" entry and is listed, not failed: the runner
+says so when asked to launch it on the GPU.
 Any other failure stops the build.
 """
 
@@ -51,9 +51,10 @@ def compile_kernel(directory, name, meta, tools, target, ptxas, num_stages=None)
     if num_stages is not None:
         meta["num_stages"] = num_stages
     stages = meta.get("num_stages", 2)
+    per_op = "true" if meta.get("thread_index_per_op", False) else "false"
     run([tools["tile-opt"], stem + ".mlir",
          f"-tile-to-llvm=num-warps={meta['num_warps']} target={target} "
-         f"num-stages={stages}",
+         f"num-stages={stages} thread-index-per-op={per_op}",
          "-o", llvm])
     run([tools["tile-translate"], llvm, "--emit=ptx", f"--target={target}",
          "-o", stem + ".ptx"])

@@ -100,7 +100,8 @@ def compile_one(args):
     name = os.path.splitext(os.path.basename(out))[0]
     text, metadata = compile_kernel(fn, args.signature, constexprs, args.num_warps,
                                     name=name, entry=args.entry,
-                                    num_stages=args.num_stages)
+                                    num_stages=args.num_stages,
+                                    thread_index_per_op=args.thread_index_per_op)
     if args.output == "-":
         sys.stdout.write(text)
         return
@@ -108,13 +109,18 @@ def compile_one(args):
 
 
 def apply_overrides(variant, overrides):
-    """The variant's constexprs, num_warps and num_stages with --set values
-    in place (for block-size sweeps); a name the variant lacks is an
-    error."""
+    """The variant's constexprs and lowering options (num_warps, num_stages,
+    thread_index_per_op) with --set values in place (for sweeps); a name
+    the variant lacks is an error."""
     constexprs = dict(variant.constexprs)
-    launch = {"num_warps": variant.num_warps, "num_stages": variant.num_stages}
+    launch = {"num_warps": variant.num_warps, "num_stages": variant.num_stages,
+              "thread_index_per_op": variant.thread_index_per_op}
     for name, value in overrides.items():
-        if name in launch:
+        if name == "thread_index_per_op":
+            if not isinstance(value, bool):
+                raise UsageError(f"--set {name}: expected True or False, got {value!r}")
+            launch[name] = value
+        elif name in launch:
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise UsageError(f"--set {name}: expected a positive integer, got {value!r}")
             launch[name] = value
@@ -123,8 +129,9 @@ def apply_overrides(variant, overrides):
         else:
             raise UsageError(
                 f"--set {name}: variant {variant.name} has no such constexpr "
-                f"(it has {', '.join(sorted(constexprs))}, num_warps, num_stages)")
-    return constexprs, launch["num_warps"], launch["num_stages"]
+                f"(it has {', '.join(sorted(constexprs))}, num_warps, num_stages, "
+                "thread_index_per_op)")
+    return constexprs, launch
 
 
 def compile_manifest(args):
@@ -143,12 +150,11 @@ def compile_manifest(args):
     for variant in manifest.VARIANTS:
         if names and variant.name not in names:
             continue
-        constexprs, num_warps, num_stages = apply_overrides(variant, overrides)
+        constexprs, launch = apply_overrides(variant, overrides)
         fn = getattr(importlib.import_module(variant.module), variant.kernel)
         text, metadata = compile_kernel(fn, variant.signature, constexprs,
-                                        num_warps, name=variant.name,
-                                        entry=variant.name,
-                                        num_stages=num_stages)
+                                        name=variant.name, entry=variant.name,
+                                        **launch)
         write_outputs(text, metadata, os.path.join(args.out_dir, variant.name + ".mlir"))
 
 
@@ -165,6 +171,11 @@ def main(argv=None):
     parser.add_argument("--num-stages", type=int, default=2,
                         help="buffers per block load the GPU lowering copies ahead "
                              "in loops (1: none; default 2)")
+    parser.add_argument("--thread-index-per-op", action="store_true",
+                        help="each op the GPU lowering emits reads the thread "
+                             "index itself, so that no index arithmetic stays "
+                             "live across a loop (fewer spills, more work in "
+                             "loops)")
     parser.add_argument("--entry", help="symbol of the kernel function "
                         "(default: the Python function's name)")
     parser.add_argument("-o", "--output", help="OUT.mlir ('-' for stdout); "
@@ -175,8 +186,9 @@ def main(argv=None):
     parser.add_argument("--only", action="append", metavar="NAME",
                         help="with --manifest: compile only this variant")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
-                        help="with --manifest: override a constexpr, num_warps or "
-                             "num_stages of the variants compiled")
+                        help="with --manifest: override a constexpr, num_warps, "
+                             "num_stages or thread_index_per_op of the variants "
+                             "compiled")
     parser.add_argument("--list", action="store_true",
                         help="with --manifest: print the variant names")
     args = parser.parse_args(argv)

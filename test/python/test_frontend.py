@@ -290,7 +290,8 @@ def test_cli_writes_module_and_metadata(tmp_path, verify):
                      "*fp16,*fp16,*fp16,*fp16,*fp32,fp32,i32,i32,i32,i32,i32,i32,i32",
                      "--constexpr", "HEAD_DIM=64", "--constexpr", "BLOCK_M=128",
                      "--constexpr", "BLOCK_N=64", "--constexpr", "CAUSAL=true",
-                     "--num-warps", "4", "--num-stages", "3", "-o", str(out))
+                     "--num-warps", "4", "--num-stages", "3", "--thread-index-per-op",
+                     "-o", str(out))
     assert result.returncode == 0, result.stderr
     metadata = json.loads((tmp_path / "attn_fwd_test.json").read_text())
     assert metadata == {
@@ -304,7 +305,7 @@ def test_cli_writes_module_and_metadata(tmp_path, verify):
         # HEAD_GROUP was not given: its default is recorded.
         "constexprs": {"HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64, "CAUSAL": True,
                        "HEAD_GROUP": 8},
-        "num_warps": 4, "num_stages": 3, "target": "tile"}
+        "num_warps": 4, "num_stages": 3, "thread_index_per_op": True, "target": "tile"}
     text = out.read_text()
     assert "func.func @attn_fwd(" in text
     assert 'loc("python/tile/kernels/attention.py":' in text
@@ -342,6 +343,7 @@ def test_cli_manifest_writes_every_variant(tmp_path, verify):
         assert metadata["name"] == metadata["entry"] == variant.name
         assert metadata["kernel"] == variant.kernel
         assert metadata["num_warps"] == variant.num_warps
+        assert metadata["thread_index_per_op"] == variant.thread_index_per_op
         assert metadata["constexprs"] == variant.constexprs
         declared = [
             p["type"] + (f":{p['divisibility']}" if "divisibility" in p else "")
@@ -369,18 +371,20 @@ def test_manifest_overrides(tmp_path):
     # compiled (block-size sweeps), and nothing else.
     result = run_cli("--manifest", "--out-dir", str(tmp_path), "--only",
                      "attn_bwd_fp16_d128_causal", "--set", "BLOCK_M1=32",
-                     "--set", "num_warps=4")
+                     "--set", "num_warps=4", "--set", "thread_index_per_op=false")
     assert result.returncode == 0, result.stderr
     metadata = json.loads((tmp_path / "attn_bwd_fp16_d128_causal.json").read_text())
     from tile.kernels import manifest
     expected = dict(manifest.BY_NAME["attn_bwd_fp16_d128_causal"].constexprs, BLOCK_M1=32)
     assert metadata["constexprs"] == expected
     assert metadata["num_warps"] == 4
+    assert metadata["thread_index_per_op"] is False
 
 
 @pytest.mark.parametrize("setting, message", [
     ("BLOCK_Q=32", "--set BLOCK_Q: variant attn_bwd_fp16_d64_causal has no such constexpr"),
     ("num_warps=0", "--set num_warps: expected a positive integer, got 0"),
+    ("thread_index_per_op=1", "--set thread_index_per_op: expected True or False, got 1"),
     ("BLOCK_M1", "--set expects NAME=VALUE"),
 ])
 def test_manifest_override_errors(tmp_path, setting, message):

@@ -313,6 +313,16 @@ def _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, qk_
 
 
 @tile.jit
+def _key_block(base, start_n, stride_n, N_CTX, HEAD_DIM: tl.constexpr,
+               BLOCK_N: tl.constexpr):
+    """The (BLOCK_N, HEAD_DIM) block of rows [start_n, start_n + BLOCK_N)
+    of a head's (N_CTX, HEAD_DIM) matrix at base."""
+    return tl.make_block_ptr(base=base, shape=(N_CTX, HEAD_DIM), strides=(stride_n, 1),
+                             offsets=(start_n, 0), block_shape=(BLOCK_N, HEAD_DIM),
+                             order=(1, 0))
+
+
+@tile.jit
 def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
              stride_z, stride_h, stride_n, Z, H, N_CTX, causal_offset,
              HEAD_DIM: tl.constexpr, BLOCK_M1: tl.constexpr, BLOCK_N1: tl.constexpr,
@@ -339,7 +349,6 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
     DELTA += off_hz.to(tl.int64) * N_CTX
     DQ_ACC += off_hz.to(tl.int64) * N_CTX * HEAD_DIM
     qk_scale = sm_scale * LOG2E
-    offs_d = tl.arange(0, HEAD_DIM)
     if CAUSAL:
         off = tl.minimum(tl.maximum(causal_offset, -N_CTX), N_CTX)
     else:
@@ -347,11 +356,13 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
 
     # -- dK and dV of the key block [start_n, start_n + BLOCK_N1) ---------
     start_n = pid * BLOCK_N1
-    offs_n = start_n + tl.arange(0, BLOCK_N1)
-    key_ok = offs_n < N_CTX
-    kv_offsets = offs_n[:, None] * stride_n + offs_d[None, :]
-    k = tl.load(K + kv_offsets, mask=key_ok[:, None], other=0.0)
-    v = tl.load(V + kv_offsets, mask=key_ok[:, None], other=0.0)
+    # Block pointers, not one offsets tensor for all four: each access
+    # computes its addresses where it runs, and none stay live through the
+    # loops to the dK and dV stores.
+    k = tl.load(_key_block(K, start_n, stride_n, N_CTX, HEAD_DIM, BLOCK_N1),
+                boundary_check=(0,), padding_option="zero")
+    v = tl.load(_key_block(V, start_n, stride_n, N_CTX, HEAD_DIM, BLOCK_N1),
+                boundary_check=(0,), padding_option="zero")
     dk = tl.zeros([BLOCK_N1, HEAD_DIM], tl.float32)
     dv = tl.zeros([BLOCK_N1, HEAD_DIM], tl.float32)
     if CAUSAL:
@@ -393,9 +404,11 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
     dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX,
                             qk_scale, off, start_n, full_end, N_CTX,
                             BLOCK_M1, BLOCK_N1, HEAD_DIM, False, True)
-    tl.store(DV + kv_offsets, dv.to(DV.dtype.element_ty), mask=key_ok[:, None])
+    tl.store(_key_block(DV, start_n, stride_n, N_CTX, HEAD_DIM, BLOCK_N1),
+             dv.to(DV.dtype.element_ty), boundary_check=(0,))
     dk = dk * sm_scale
-    tl.store(DK + kv_offsets, dk.to(DK.dtype.element_ty), mask=key_ok[:, None])
+    tl.store(_key_block(DK, start_n, stride_n, N_CTX, HEAD_DIM, BLOCK_N1),
+             dk.to(DK.dtype.element_ty), boundary_check=(0,))
 
 
 @tile.jit
