@@ -82,19 +82,21 @@ def _variants():
             # grids (tilegpu-accelerate-matmul), which read a third less
             # shared memory an mma than 16-key slabs and pass P^T and dS^T
             # between warps through shared memory, as FlashAttention-2
-            # does.  They spill 172-236 bytes and are still 1-12% faster
-            # than the spill-free slabs.  At d64 they run on 4 warps, 32
+            # does.  Spilling 172-236 bytes, they were 1-12% faster than the
+            # spill-free slabs.  At d64 they run on 4 warps, 32
             # queries a step, and two programs share an SM: their phases
             # (exponentials, shared-memory exchanges, atomic adds) overlap
             # where the 8 warps of one program are all in the same phase.
-            # They spill about 100 bytes and at N >= 4096 are 4-15% faster
+            # Spilling about 100 bytes, they were 4-15% faster at N >= 4096
             # than 8 warps of 128 queries, 6-10% faster than 4 spill-free
             # warps of 64 keys.  Causal programs run longest first, dealt
             # out 8 heads at a time in the forward and in groups of at least
             # 128 programs in the backward.  Each op reads the thread index
             # itself (thread_index_per_op), so that no index arithmetic stays
-            # live through the loops: 4-48% fewer spills and up to 4% faster,
-            # but for the non-causal d128 forward, 4-5% slower that way.
+            # live through the loops: the other kernels' spills fell from
+            # 20-244 to 0-28 bytes, and they ran from 4% slower (causal d64
+            # backward) to 5% faster; the non-causal d128 forward ran 4-5%
+            # slower so and keeps one shared read.
             warps = 8
             bwd_warps, bwd_step = (4, 32) if head_dim == 64 else (8, 64)
             for causal in (True, False):
