@@ -214,11 +214,14 @@ def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n, Z, H, N_CT
     lse = (m_i + tl.math.log2(l_i)) * LN2
     lse_ptrs = LSE + off_hz.to(tl.int64) * N_CTX + offs_m
     tl.store(lse_ptrs, lse, mask=offs_m < N_CTX)
+    # One division a row, then multiplies: a division an element costs
+    # IEEE division's slow-path check and call each.
     if CAUSAL:
         # A row that saw no key has acc = 0 and l_i = 0: divide by 1, out 0.
-        o = acc / tl.where(l_i > 0, l_i, 1.0)[:, None]
+        inv_l = 1.0 / tl.where(l_i > 0, l_i, 1.0)
     else:
-        o = acc / l_i[:, None]
+        inv_l = 1.0 / l_i
+    o = acc * inv_l[:, None]
     tl.store(O_block_ptr, o.to(O.dtype.element_ty), boundary_check=(0,))
 
 

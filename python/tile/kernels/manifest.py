@@ -70,33 +70,32 @@ def _variants():
                        PUZZLE_SIGNATURE, {"D": 64, "BR": 32, "BC": 64}, 8))
     for t in ("fp16", "bf16"):
         for head_dim in (64, 128):
-            # Chosen on the H100 (docs/performance.md).  The forward gives
-            # each warp 32 query rows, so every K and V fragment read from
-            # shared memory feeds two mma: 8 warps of 256 rows for
-            # non-causal d128, which spill 172 bytes and are still 2-16%
-            # faster than the spill-free 16-row warps; 4 warps of 128 rows
-            # otherwise.  Causal d128 loses less work on the diagonal with
-            # 128 rows: 3-14% faster up to N = 4096, 1-2% slower at 16384.
-            # The backward's programs own 128 keys.  At d128 they run on 8
-            # warps, 64 queries a step; the dots run on 4 x 2 or 2 x 4 warp
-            # grids (tilegpu-accelerate-matmul), which read a third less
-            # shared memory an mma than 16-key slabs and pass P^T and dS^T
-            # between warps through shared memory, as FlashAttention-2
-            # does.  Spilling 172-236 bytes, they were 1-12% faster than the
-            # spill-free slabs.  At d64 they run on 4 warps, 32
-            # queries a step, and two programs share an SM: their phases
-            # (exponentials, shared-memory exchanges, atomic adds) overlap
-            # where the 8 warps of one program are all in the same phase.
-            # Spilling about 100 bytes, they were 4-15% faster at N >= 4096
-            # than 8 warps of 128 queries, 6-10% faster than 4 spill-free
-            # warps of 64 keys.  Causal programs run longest first, dealt
-            # out 8 heads at a time in the forward and in groups of at least
-            # 128 programs in the backward.  Each op reads the thread index
-            # itself (thread_index_per_op), so that no index arithmetic stays
-            # live through the loops: the other kernels' spills fell from
-            # 20-244 to 0-28 bytes, and they ran from 4% slower (causal d64
-            # backward) to 5% faster; the non-causal d128 forward ran 4-5%
-            # slower so and keeps one shared read.
+            # Chosen on the H100 (docs/performance.md); the spills quoted
+            # with a choice are those of its day.  The forward gives each
+            # warp 32 query rows, so every K and V fragment read from shared
+            # memory feeds two mma: 8 warps of 256 rows for non-causal d128,
+            # 2-16% faster than the spill-free 16-row warps; 4 warps of 128
+            # rows otherwise.  Causal d128 loses less work on the diagonal
+            # with 128 rows: 3-14% faster up to N = 4096, 1-2% slower at
+            # 16384.  The backward's programs own 128 keys.  At d128 they
+            # run on 8 warps, 64 queries a step; the dots run on 4 x 2 or
+            # 2 x 4 warp grids (tilegpu-accelerate-matmul), which read a
+            # third less shared memory an mma than 16-key slabs and pass
+            # P^T and dS^T between warps through shared memory, as
+            # FlashAttention-2 does.  Spilling 172-236 bytes, they were
+            # 1-12% faster than the spill-free slabs.  At d64 they run on 4
+            # warps, 32 queries a step, and two programs share an SM: their
+            # phases (exponentials, shared-memory exchanges, atomic adds)
+            # overlap where the 8 warps of one program are all in the same
+            # phase.  Spilling about 100 bytes, they were 4-15% faster at
+            # N >= 4096 than 8 warps of 128 queries, 6-10% faster than 4
+            # spill-free warps of 64 keys.  Causal programs run longest
+            # first, dealt out 8 heads at a time in the forward and in
+            # groups of at least 128 programs in the backward.  Each op
+            # reads the thread index itself (thread_index_per_op), so that
+            # no index arithmetic stays live through the loops; with the
+            # forward's epilogue dividing once a row, the spills are now 0
+            # (d64 forward), 12-20 (d128 forward) and 8-28 bytes (backward).
             warps = 8
             bwd_warps, bwd_step = (4, 32) if head_dim == 64 else (8, 64)
             for causal in (True, False):
@@ -108,7 +107,7 @@ def _variants():
                     _fwd_signature(t),
                     {"HEAD_DIM": head_dim, "BLOCK_M": fwd_block_m, "BLOCK_N": 64,
                      "CAUSAL": causal, "HEAD_GROUP": 8}, fwd_warps,
-                    thread_index_per_op=not wide))
+                    thread_index_per_op=True))
             out.append(Variant(
                 f"attn_bwd_preprocess_{t}_d{head_dim}", "attention", "attn_bwd_preprocess",
                 _preprocess_signature(t), {"HEAD_DIM": head_dim, "BLOCK_M": 64},
