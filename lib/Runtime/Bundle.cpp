@@ -111,6 +111,11 @@ Status tile::rt::parseKernelInfo(const std::string &text,
       return Status::error("'num_warps' is not a positive integer");
     info->numWarps = static_cast<int>(warps->getInteger());
   }
+  if (const JsonValue *maxNCtx = root.get("max_n_ctx")) {
+    if (!maxNCtx->isInteger() || maxNCtx->getInteger() <= 0)
+      return Status::error("'max_n_ctx' is not a positive integer");
+    info->maxNCtx = maxNCtx->getInteger();
+  }
   const JsonValue *params = root.get("params");
   if (!params || !params->isArray())
     return Status::error("metadata lacks the array 'params'");
@@ -190,6 +195,24 @@ Bundle::family(const std::string &kernel) const {
     if (info.kernel == kernel)
       result.push_back(&info);
   return result;
+}
+
+const KernelInfo *
+tile::rt::pickForSequenceLength(const std::vector<const KernelInfo *> &variants,
+                                int64_t seqLen) {
+  const KernelInfo *covering = nullptr, *general = nullptr, *longest = nullptr;
+  for (const KernelInfo *info : variants) {
+    if (!info->maxNCtx) {
+      general = general ? general : info;
+      continue;
+    }
+    if (*info->maxNCtx >= seqLen &&
+        (!covering || *info->maxNCtx < *covering->maxNCtx))
+      covering = info;
+    if (!longest || *info->maxNCtx > *longest->maxNCtx)
+      longest = info;
+  }
+  return covering ? covering : general ? general : longest;
 }
 
 std::string tile::rt::executableDirectory() {

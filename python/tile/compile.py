@@ -155,6 +155,8 @@ def compile_manifest(args):
         text, metadata = compile_kernel(fn, variant.signature, constexprs,
                                         name=variant.name, entry=variant.name,
                                         **launch)
+        if variant.max_n_ctx is not None:
+            metadata["max_n_ctx"] = variant.max_n_ctx
         write_outputs(text, metadata, os.path.join(args.out_dir, variant.name + ".mlir"))
 
 

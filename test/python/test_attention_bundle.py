@@ -20,7 +20,8 @@ FWD_PARAMS = [("Q", "*fp16", 16), ("K", "*fp16", 16), ("V", "*fp16", 16),
 
 
 def write_kernel(directory, name, params=FWD_PARAMS, kernel="attn_fwd",
-                 constexprs=None, gpu=True, files=("cubin", "ptx"), shared_bytes=81920):
+                 constexprs=None, gpu=True, files=("cubin", "ptx"), shared_bytes=81920,
+                 max_n_ctx=None):
     """A manifest in the format tile.compile and build_gpu_bundle.py write,
     with placeholder GPU code beside it."""
     meta = {"name": name, "kernel": kernel, "entry": name,
@@ -29,6 +30,8 @@ def write_kernel(directory, name, params=FWD_PARAMS, kernel="attn_fwd",
             "constexprs": constexprs if constexprs is not None else
             {"HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64, "CAUSAL": False},
             "num_warps": 4, "target": "tile"}
+    if max_n_ctx is not None:
+        meta["max_n_ctx"] = max_n_ctx
     if gpu:
         meta["gpu"] = {"target": "sm_90a", "shared_bytes": shared_bytes}
         for extension in files:
@@ -105,6 +108,39 @@ def test_select_by_dtype_head_dim_and_causality(tmp_path):
         kernels.select("attn_fwd", "bf16", 64, True)
 
 
+def test_select_by_sequence_length(tmp_path):
+    constexprs = {"HEAD_DIM": 128, "BLOCK_M": 128, "BLOCK_N": 64, "CAUSAL": False}
+    write_kernel(tmp_path, "attn_fwd_fp16_d128_noncausal", constexprs=constexprs)
+    write_kernel(tmp_path, "attn_fwd_fp16_d128_noncausal_n1024", constexprs=constexprs,
+                 max_n_ctx=1024)
+    write_kernel(tmp_path, "attn_fwd_fp16_d128_noncausal_n256", constexprs=constexprs,
+                 max_n_ctx=256)
+    kernels = KernelBundle(tmp_path)
+
+    def chosen(seq_len):
+        return kernels.select("attn_fwd", "fp16", 128, False, seq_len=seq_len).name
+    assert chosen(1) == chosen(256) == "attn_fwd_fp16_d128_noncausal_n256"
+    assert chosen(257) == chosen(1024) == "attn_fwd_fp16_d128_noncausal_n1024"
+    assert chosen(1025) == chosen(None) == "attn_fwd_fp16_d128_noncausal"
+
+
+def test_select_without_an_unbounded_variant_takes_the_longest(tmp_path):
+    # max_n_ctx is a preference, not a limit: every variant is correct at
+    # any length.
+    write_kernel(tmp_path, "attn_fwd_fp16_d64_noncausal_n512", max_n_ctx=512)
+    write_kernel(tmp_path, "attn_fwd_fp16_d64_noncausal_n2048", max_n_ctx=2048)
+    kernels = KernelBundle(tmp_path)
+    assert kernels.select("attn_fwd", "fp16", 64, False, seq_len=4096).name == \
+        "attn_fwd_fp16_d64_noncausal_n2048"
+
+
+@pytest.mark.parametrize("value", [0, -1, 1.5, "1024", True])
+def test_invalid_max_n_ctx_is_reported(tmp_path, value):
+    path = write_kernel(tmp_path, "attn_fwd_fp16_d64_noncausal", max_n_ctx=value)
+    with pytest.raises(BundleError, match="'max_n_ctx' must be a positive integer"):
+        parse_manifest(path)
+
+
 def test_missing_block_size_is_reported(tmp_path):
     spec = parse_manifest(write_kernel(tmp_path, "attn_fwd_k",
                                        constexprs={"HEAD_DIM": 64, "CAUSAL": False}))
@@ -159,8 +195,10 @@ def test_built_kernels_are_the_manifest_variants():
         assert spec.num_warps == variant.num_warps
         element_type = "bf16" if "bf16" in variant.name else "fp16"
         causal = variant.constexprs.get("CAUSAL")
+        assert spec.max_n_ctx == variant.max_n_ctx
         assert kernels.select(variant.kernel, element_type,
-                              variant.constexprs["HEAD_DIM"], causal) is spec
+                              variant.constexprs["HEAD_DIM"], causal,
+                              seq_len=variant.max_n_ctx) is spec
 
 
 # --------------------------------------------------------------------------

@@ -217,6 +217,44 @@ TEST(KernelInfo, RejectsBadMetadata) {
   EXPECT_NE(status.message().find("*fp17"), std::string::npos);
 }
 
+TEST(KernelInfo, MaxNCtxIsAPositiveInteger) {
+  auto withMaxNCtx = [](const std::string &value) {
+    return R"({"name": "a", "kernel": "attn_fwd", "params": [], "max_n_ctx": )" +
+           value + "}";
+  };
+  KernelInfo info;
+  ASSERT_TRUE(parseKernelInfo(withMaxNCtx("1024"), "x.json", &info).ok());
+  EXPECT_EQ(info.maxNCtx, 1024);
+  ASSERT_TRUE(parseKernelInfo(kMetadata, "x.json", &info).ok());
+  EXPECT_FALSE(info.maxNCtx.has_value());
+  for (const char *bad : {"0", "-3", "1.5", "\"512\"", "true"}) {
+    Status status = parseKernelInfo(withMaxNCtx(bad), "x.json", &info);
+    ASSERT_FALSE(status.ok()) << bad;
+    EXPECT_NE(status.message().find("max_n_ctx"), std::string::npos);
+  }
+}
+
+TEST(KernelInfo, PickForSequenceLength) {
+  auto variant = [](const char *name, std::optional<int64_t> maxNCtx) {
+    KernelInfo info;
+    info.name = name;
+    info.maxNCtx = maxNCtx;
+    return info;
+  };
+  KernelInfo general = variant("general", std::nullopt);
+  KernelInfo upTo1024 = variant("n1024", 1024), upTo256 = variant("n256", 256);
+  std::vector<const KernelInfo *> all = {&upTo1024, &general, &upTo256};
+  EXPECT_EQ(pickForSequenceLength(all, 1), &upTo256);
+  EXPECT_EQ(pickForSequenceLength(all, 256), &upTo256);
+  EXPECT_EQ(pickForSequenceLength(all, 257), &upTo1024);
+  EXPECT_EQ(pickForSequenceLength(all, 1024), &upTo1024);
+  EXPECT_EQ(pickForSequenceLength(all, 1025), &general);
+  // A bound is a preference, not a limit: without a general variant the
+  // longest bound runs longer sequences.
+  EXPECT_EQ(pickForSequenceLength({&upTo256, &upTo1024}, 4096), &upTo1024);
+  EXPECT_EQ(pickForSequenceLength({}, 16), nullptr);
+}
+
 TEST(ParamType, TritonSpellings) {
   for (const char *type : {"*fp16", "*bf16", "*fp32", "*i32", "i32", "i64",
                            "fp32", "*fp8e5", "*fp8e4nv", "i1"}) {

@@ -38,6 +38,10 @@ std::vector<OptionSpec> attentionOptions() {
        "K of --causal (default 0; any i32; an error without --causal). "
        "Rows with i + K < 0 see no key: out 0, LSE -inf, zero gradients"},
       {"dtype", true, "f16 (default) or bf16"},
+      {"kernel", true,
+       "run this variant (`tile-run list`) for its family instead of the "
+       "one chosen by head dim, causality, dtype and sequence length "
+       "(repeatable: one a family)"},
       {"sm-scale", true, "softmax scale (default 1/sqrt(D))"},
       {"layout", true,
        "memory order of Q, K, V, O and their gradients: bhnd "
@@ -49,32 +53,53 @@ std::vector<OptionSpec> attentionOptions() {
   return specs;
 }
 
+/// Describes a variant as selection sees it: "D=128 non-causal fp16".
+std::string describeVariant(const rt::KernelInfo &info, bool hasCausality) {
+  std::optional<int64_t> dim = info.constexprInt("HEAD_DIM");
+  std::optional<int64_t> isCausal = info.constexprInt("CAUSAL");
+  std::string type = info.params.empty() ? "?" : info.params[0].typeString();
+  return "D=" + (dim ? std::to_string(*dim) : std::string("?")) +
+         (hasCausality ? (isCausal && *isCausal ? " causal" : " non-causal")
+                       : "") +
+         " " + (type.size() > 1 ? type.substr(1) : type);
+}
+
 /// The variant of `family` for this head dim, causality (when the family
-/// has one) and element type; an error that lists what the bundle has.
+/// has one), element type and sequence length (pickForSequenceLength), or
+/// the one of `pinned` (--kernel) in the family, which must match; an error
+/// that lists what the bundle has.
 rt::Status selectVariant(const rt::Bundle &bundle, const std::string &family,
                          int64_t headDim, std::optional<bool> causal,
-                         rt::DType dtype, const rt::KernelInfo **chosen) {
-  std::string pointerType = std::string("*") + rt::dtypeName(dtype);
-  std::string available;
-  for (const rt::KernelInfo *info : bundle.family(family)) {
-    std::optional<int64_t> dim = info->constexprInt("HEAD_DIM");
-    std::optional<int64_t> isCausal = info->constexprInt("CAUSAL");
-    std::string type =
-        info->params.empty() ? "?" : info->params[0].typeString();
-    available +=
-        std::string(available.empty() ? "" : ", ") +
-        "D=" + (dim ? std::to_string(*dim) : "?") +
-        (causal ? (isCausal && *isCausal ? " causal" : " non-causal") : "") +
-        " " + type.substr(1);
-    if (dim == headDim && type == pointerType &&
-        (!causal || (isCausal && (*isCausal != 0) == *causal))) {
-      *chosen = info;
-      return rt::Status::success();
-    }
-  }
+                         rt::DType dtype, int64_t seqLen,
+                         const std::vector<std::string> &pinned,
+                         const rt::KernelInfo **chosen) {
   std::string wanted = "D=" + std::to_string(headDim) +
                        (causal ? (*causal ? " causal" : " non-causal") : "") +
                        " " + rt::dtypeName(dtype);
+  std::string available;
+  std::vector<const rt::KernelInfo *> matching;
+  for (const rt::KernelInfo *info : bundle.family(family)) {
+    std::string description = describeVariant(*info, causal.has_value());
+    available += (available.empty() ? "" : ", ") + description;
+    std::optional<int64_t> isCausal = info->constexprInt("CAUSAL");
+    bool matches = info->constexprInt("HEAD_DIM") == headDim &&
+                   !info->params.empty() &&
+                   info->params[0].typeString() ==
+                       std::string("*") + rt::dtypeName(dtype) &&
+                   (!causal || (isCausal && (*isCausal != 0) == *causal));
+    if (std::find(pinned.begin(), pinned.end(), info->name) != pinned.end()) {
+      if (!matches)
+        return rt::Status::error("--kernel " + info->name + " is " +
+                                 description + ", but the problem is " +
+                                 wanted);
+      *chosen = info;
+      return rt::Status::success();
+    }
+    if (matches)
+      matching.push_back(info);
+  }
+  if ((*chosen = rt::pickForSequenceLength(matching, seqLen)))
+    return rt::Status::success();
   return rt::Status::error("the bundle '" + bundle.directory() + "' has no " +
                            family + " variant for " + wanted + " (it has: " +
                            (available.empty() ? "none" : available) + ")");
@@ -174,9 +199,23 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
   TILE_RETURN_IF_ERROR(session.open(options));
   const rt::KernelInfo *forward, *preprocess = nullptr, *gradient = nullptr,
                                  *postprocess = nullptr;
+  // --kernel names must each be a variant of an attention family.
+  std::vector<std::string> pinned = options.getAll("kernel");
+  for (const std::string &name : pinned) {
+    const rt::KernelInfo *info = session.bundle().findVariant(name);
+    if (!info ||
+        (info->kernel != "attn_fwd" && info->kernel != "attn_bwd_preprocess" &&
+         info->kernel != "attn_bwd" && info->kernel != "attn_bwd_postprocess"))
+      return rt::Status::error("--kernel " + name +
+                               ": the bundle has no attention variant of "
+                               "that name (`tile-run list` shows them)");
+    if (!backward && info->kernel != "attn_fwd")
+      return rt::Status::error("--kernel " + name + " is an " + info->kernel +
+                               " kernel, which only --mode bwd runs");
+  }
   TILE_RETURN_IF_ERROR(selectVariant(session.bundle(), "attn_fwd",
                                      problem.headDim, problem.causal, *dtype,
-                                     &forward));
+                                     problem.seq, pinned, &forward));
   std::string t = std::string("*") + rt::dtypeName(*dtype);
   TILE_RETURN_IF_ERROR(
       checkSignature(*forward, {t, t, t, t, "*fp32", "fp32", "i32", "i32",
@@ -184,19 +223,19 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
   if (backward) {
     TILE_RETURN_IF_ERROR(selectVariant(session.bundle(), "attn_bwd_preprocess",
                                        problem.headDim, std::nullopt, *dtype,
-                                       &preprocess));
+                                       problem.seq, pinned, &preprocess));
     TILE_RETURN_IF_ERROR(
         checkSignature(*preprocess, {t, t, "*fp32", "*fp32", "i32", "i32",
                                      "i32", "i32", "i32", "i32"}));
     TILE_RETURN_IF_ERROR(selectVariant(session.bundle(), "attn_bwd",
                                        problem.headDim, problem.causal, *dtype,
-                                       &gradient));
+                                       problem.seq, pinned, &gradient));
     TILE_RETURN_IF_ERROR(checkSignature(
         *gradient, {t, t, t, "fp32", t, "*fp32", t, t, "*fp32", "*fp32", "i32",
                     "i32", "i32", "i32", "i32", "i32", "i32"}));
     TILE_RETURN_IF_ERROR(selectVariant(session.bundle(), "attn_bwd_postprocess",
                                        problem.headDim, std::nullopt, *dtype,
-                                       &postprocess));
+                                       problem.seq, pinned, &postprocess));
     TILE_RETURN_IF_ERROR(
         checkSignature(*postprocess, {t, "*fp32", "fp32", "i32", "i32", "i32",
                                       "i32", "i32", "i32"}));

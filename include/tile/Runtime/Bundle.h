@@ -45,6 +45,9 @@ struct KernelInfo {
   std::string source;
   std::string target;
   int numWarps = 4;
+  /// "max_n_ctx": the longest sequence this variant is the faster choice
+  /// for (it is correct at any length); none for a general variant.
+  std::optional<int64_t> maxNCtx;
   std::vector<ParamInfo> params;
   std::vector<std::pair<std::string, JsonValue>> constexprs;
   std::string metadataPath; ///< The .json file this came from.
@@ -90,6 +93,14 @@ private:
   std::vector<KernelInfo> all;
   std::vector<std::string> skipped;
 };
+
+/// Among `variants` (computing the same thing: one family, element type,
+/// head dim and causality), the one for sequences of `seqLen` tokens: the
+/// smallest maxNCtx that covers it, else one without a bound, else the one
+/// with the largest bound. Null when `variants` is empty.
+const KernelInfo *
+pickForSequenceLength(const std::vector<const KernelInfo *> &variants,
+                      int64_t seqLen);
 
 /// The directory holding the running executable (from /proc/self/exe).
 std::string executableDirectory();

@@ -68,7 +68,7 @@ class KernelSpec:
     """What the manifest of one compiled kernel says, and where its code is."""
 
     def __init__(self, name, kernel, entry, params, constexprs, num_warps,
-                 shared_bytes, image_path, manifest_path):
+                 shared_bytes, image_path, manifest_path, max_n_ctx=None):
         self.name = name
         self.kernel = kernel
         self.entry = entry
@@ -78,6 +78,9 @@ class KernelSpec:
         self.shared_bytes = shared_bytes
         self.image_path = image_path
         self.manifest_path = manifest_path
+        # The longest sequence this variant is the faster choice for (None:
+        # any); it is correct at every length.
+        self.max_n_ctx = max_n_ctx
         # The element type of the kernel's first pointer ('fp16', ...).
         self.element_type = next((p.element_type for p in params if p.is_pointer), None)
 
@@ -128,6 +131,9 @@ def parse_manifest(path):
     _require(meta["num_warps"] > 0, path, "'num_warps' must be positive")
     constexprs = meta.get("constexprs", {})
     _require(isinstance(constexprs, dict), path, "'constexprs' must be an object")
+    max_n_ctx = meta.get("max_n_ctx")
+    _require(max_n_ctx is None or (type(max_n_ctx) is int and max_n_ctx > 0), path,
+             "'max_n_ctx' must be a positive integer")
     params = []
     for index, param in enumerate(meta["params"]):
         _require(isinstance(param, dict) and isinstance(param.get("name"), str)
@@ -159,7 +165,7 @@ def parse_manifest(path):
                       entry=meta.get("entry", meta["name"]), params=params,
                       constexprs=constexprs, num_warps=meta["num_warps"],
                       shared_bytes=shared_bytes, image_path=image_path,
-                      manifest_path=path)
+                      manifest_path=path, max_n_ctx=max_n_ctx)
 
 
 def candidate_dirs():
@@ -201,7 +207,7 @@ class KernelBundle:
         if not self.directory.is_dir():
             raise BundleError(f"kernel folder {self.directory} does not exist")
         self.kernels = {}
-        self._selected = {}   # select()'s answers, by its arguments
+        self._selected = {}   # the ranked matches, by select()'s arguments
         self.without_gpu_code = []
         for path in sorted(self.directory.glob("attn_*.json")):
             spec = parse_manifest(path)
@@ -230,27 +236,36 @@ class KernelBundle:
         return sorted({s.constexprs.get("HEAD_DIM") for s in self.family(FORWARD)
                        if s.element_type == element_type})
 
-    def select(self, kernel, element_type, head_dim, causal=None):
-        """The kernel of `kernel`'s family for this element type, head dim and
-        (for families that have one) causality; ValueError naming what the
-        folder has when there is none."""
+    def select(self, kernel, element_type, head_dim, causal=None, seq_len=None):
+        """The kernel of `kernel`'s family for this element type, head dim,
+        causality (for families that have one) and sequence length: among
+        the variants that match, the smallest max_n_ctx covering `seq_len`,
+        else the variant without one (also for seq_len None).  ValueError
+        naming what the folder has when none matches."""
         key = (kernel, element_type, head_dim, causal)
-        spec = self._selected.get(key)
-        if spec is None:
-            spec = self._selected[key] = self._find(*key)
-        return spec
+        ranked = self._selected.get(key)
+        if ranked is None:
+            ranked = self._selected[key] = self._matching(*key)
+        for spec in ranked:
+            if spec.max_n_ctx is None or (seq_len is not None and seq_len <= spec.max_n_ctx):
+                return spec
+        return ranked[-1]   # every variant has a bound below seq_len
 
-    def _find(self, kernel, element_type, head_dim, causal):
-        available = []
+    def _matching(self, kernel, element_type, head_dim, causal):
+        """The matching variants, bounded ones by max_n_ctx, then unbounded."""
+        matching, available = [], []
         for spec in self.family(kernel):
             dims_match = spec.constexprs.get("HEAD_DIM") == head_dim
             causal_match = causal is None or bool(spec.constexprs.get("CAUSAL")) == causal
             if spec.element_type == element_type and dims_match and causal_match:
-                return spec
+                matching.append(spec)
             available.append(f"{spec.element_type} d{spec.constexprs.get('HEAD_DIM')}"
                              + ("" if causal is None else
                                 (" causal" if spec.constexprs.get("CAUSAL") else
                                  " non-causal")))
+        if matching:
+            return sorted(matching, key=lambda s: (s.max_n_ctx is None, s.max_n_ctx or 0,
+                                                   s.name))
         wanted = f"{element_type} head_dim={head_dim}" + (
             "" if causal is None else (" causal" if causal else " non-causal"))
         raise ValueError(

@@ -240,7 +240,8 @@ def _forward(q, k, v, causal, scale, causal_offset=0):
     """Returns (out, lse, q, k, v) with q, k, v as the kernel read them."""
     head_dim = q.shape[-1]
     element_type = _ELEMENT_TYPES[q.dtype]
-    spec = kernel_bundle().select(_bundle.FORWARD, element_type, head_dim, causal)
+    spec = kernel_bundle().select(_bundle.FORWARD, element_type, head_dim, causal,
+                                  seq_len=q.shape[1])
     q, k, v = to_kernel_layout([q, k, v], spec)
     batch, seqlen, heads, _ = q.shape
     out = _empty_like_layout(q)

@@ -3,16 +3,21 @@
 and DIR/NAME.json for each) and the runner picks from.
 
 Names: softmax_v1_n<BLOCK_N>, softmax_v2, softmax_v3, softmax_v4,
-flash_attn_puzzle, attn_fwd_<dtype>_d<HEAD_DIM>_<causal|noncausal>,
+flash_attn_puzzle, attn_fwd_<dtype>_d<HEAD_DIM>_<causal|noncausal>[_n<MAX_N_CTX>],
 attn_bwd_preprocess_<dtype>_d<HEAD_DIM>, attn_bwd_<dtype>_d<HEAD_DIM>_<causal|noncausal>,
 attn_bwd_postprocess_<dtype>_d<HEAD_DIM>.
 The function symbol of each module is the variant name.
+
+A variant with max_n_ctx is the faster choice for sequences of at most that
+many tokens (it is correct at any length): the runtimes pick, among the
+variants that compute the same thing, the smallest max_n_ctx that covers the
+sequence, else the variant without one.
 """
 
 
 class Variant:
     def __init__(self, name, module, kernel, signature, constexprs, num_warps,
-                 num_stages=2, thread_index_per_op=False):
+                 num_stages=2, thread_index_per_op=False, max_n_ctx=None):
         self.name = name
         self.module = "tile.kernels." + module
         self.kernel = kernel
@@ -21,6 +26,7 @@ class Variant:
         self.num_warps = num_warps
         self.num_stages = num_stages
         self.thread_index_per_op = thread_index_per_op
+        self.max_n_ctx = max_n_ctx
 
     def __repr__(self):
         return f"Variant({self.name})"
@@ -110,6 +116,17 @@ def _variants():
                     {"HEAD_DIM": head_dim, "BLOCK_M": fwd_block_m, "BLOCK_N": 64,
                      "CAUSAL": causal, "HEAD_GROUP": 8}, fwd_warps,
                     thread_index_per_op=True))
+            if head_dim == 128:
+                # Up to 1024 tokens the non-causal forward runs 128-row
+                # blocks on 4 warps, two programs an SM whose prologues and
+                # epilogues overlap: +10% at N = 512, +4% at 1024, level at
+                # 2048, 1-4% slower beyond.
+                out.append(Variant(
+                    f"attn_fwd_{t}_d{head_dim}_noncausal_n1024", "attention", "attn_fwd",
+                    _fwd_signature(t),
+                    {"HEAD_DIM": head_dim, "BLOCK_M": 128, "BLOCK_N": 64,
+                     "CAUSAL": False, "HEAD_GROUP": 8}, 4,
+                    thread_index_per_op=True, max_n_ctx=1024))
             out.append(Variant(
                 f"attn_bwd_preprocess_{t}_d{head_dim}", "attention", "attn_bwd_preprocess",
                 _preprocess_signature(t), {"HEAD_DIM": head_dim, "BLOCK_M": 64},
