@@ -36,6 +36,17 @@ for dtype in f16 bf16; do
     done
   done
 done
+# Up to N=1024 the non-causal d128 forward is its _n1024 variant (chosen by
+# length): the general one at ragged lengths, named and past 1024.
+for dtype in f16 bf16; do
+  t=$([ $dtype = f16 ] && echo fp16 || echo bf16)
+  for n in 17 257; do
+    check "fwd $dtype d128 N=$n attn_fwd_${t}_d128_noncausal" --mode fwd --dtype $dtype \
+      --head-dim 128 --batch 2 --heads 4 --seq $n --kernel attn_fwd_${t}_d128_noncausal
+  done
+  check "fwd $dtype d128 N=1500" --mode fwd --dtype $dtype --head-dim 128 --batch 1 \
+    --heads 2 --seq 1500
+done
 for dtype in f16 bf16; do
   for d in 64 128; do
     for causal in "" --causal; do
