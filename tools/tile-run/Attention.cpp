@@ -201,6 +201,7 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
                                  *postprocess = nullptr;
   // --kernel names must each be a variant of an attention family.
   std::vector<std::string> pinned = options.getAll("kernel");
+  std::vector<std::string> pinnedFamilies;
   for (const std::string &name : pinned) {
     const rt::KernelInfo *info = session.bundle().findVariant(name);
     if (!info ||
@@ -212,6 +213,11 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
     if (!backward && info->kernel != "attn_fwd")
       return rt::Status::error("--kernel " + name + " is an " + info->kernel +
                                " kernel, which only --mode bwd runs");
+    if (std::find(pinnedFamilies.begin(), pinnedFamilies.end(), info->kernel) !=
+        pinnedFamilies.end())
+      return rt::Status::error("--kernel names two " + info->kernel +
+                               " variants; give one a family");
+    pinnedFamilies.push_back(info->kernel);
   }
   TILE_RETURN_IF_ERROR(selectVariant(session.bundle(), "attn_fwd",
                                      problem.headDim, problem.causal, *dtype,
