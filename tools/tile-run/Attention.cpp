@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <optional>
 
 using namespace tile;
@@ -64,38 +65,43 @@ std::string describeVariant(const rt::KernelInfo &info, bool hasCausality) {
          " " + (type.size() > 1 ? type.substr(1) : type);
 }
 
+/// --kernel's variants, by family.
+using PinnedVariants = std::map<std::string, const rt::KernelInfo *>;
+
 /// The variant of `family` for this head dim, causality (when the family
 /// has one), element type and sequence length (pickForSequenceLength), or
-/// the one of `pinned` (--kernel) in the family, which must match; an error
-/// that lists what the bundle has.
+/// the family's variant in `pinned`, which must match; an error that lists
+/// what the bundle has.
 rt::Status selectVariant(const rt::Bundle &bundle, const std::string &family,
                          int64_t headDim, std::optional<bool> causal,
                          rt::DType dtype, int64_t seqLen,
-                         const std::vector<std::string> &pinned,
+                         const PinnedVariants &pinned,
                          const rt::KernelInfo **chosen) {
   std::string wanted = "D=" + std::to_string(headDim) +
                        (causal ? (*causal ? " causal" : " non-causal") : "") +
                        " " + rt::dtypeName(dtype);
+  auto matches = [&](const rt::KernelInfo &info) {
+    std::optional<int64_t> isCausal = info.constexprInt("CAUSAL");
+    return info.constexprInt("HEAD_DIM") == headDim && !info.params.empty() &&
+           info.params[0].typeString() ==
+               std::string("*") + rt::dtypeName(dtype) &&
+           (!causal || (isCausal && (*isCausal != 0) == *causal));
+  };
+  if (auto it = pinned.find(family); it != pinned.end()) {
+    if (!matches(*it->second))
+      return rt::Status::error(
+          "--kernel " + it->second->name + " is " +
+          describeVariant(*it->second, causal.has_value()) +
+          ", but the problem is " + wanted);
+    *chosen = it->second;
+    return rt::Status::success();
+  }
   std::string available;
   std::vector<const rt::KernelInfo *> matching;
   for (const rt::KernelInfo *info : bundle.family(family)) {
-    std::string description = describeVariant(*info, causal.has_value());
-    available += (available.empty() ? "" : ", ") + description;
-    std::optional<int64_t> isCausal = info->constexprInt("CAUSAL");
-    bool matches = info->constexprInt("HEAD_DIM") == headDim &&
-                   !info->params.empty() &&
-                   info->params[0].typeString() ==
-                       std::string("*") + rt::dtypeName(dtype) &&
-                   (!causal || (isCausal && (*isCausal != 0) == *causal));
-    if (std::find(pinned.begin(), pinned.end(), info->name) != pinned.end()) {
-      if (!matches)
-        return rt::Status::error("--kernel " + info->name + " is " +
-                                 description + ", but the problem is " +
-                                 wanted);
-      *chosen = info;
-      return rt::Status::success();
-    }
-    if (matches)
+    available += (available.empty() ? "" : ", ") +
+                 describeVariant(*info, causal.has_value());
+    if (matches(*info))
       matching.push_back(info);
   }
   if ((*chosen = rt::pickForSequenceLength(matching, seqLen)))
@@ -200,9 +206,8 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
   const rt::KernelInfo *forward, *preprocess = nullptr, *gradient = nullptr,
                                  *postprocess = nullptr;
   // --kernel names must each be a variant of an attention family.
-  std::vector<std::string> pinned = options.getAll("kernel");
-  std::vector<std::string> pinnedFamilies;
-  for (const std::string &name : pinned) {
+  PinnedVariants pinned;
+  for (const std::string &name : options.getAll("kernel")) {
     const rt::KernelInfo *info = session.bundle().findVariant(name);
     if (!info ||
         (info->kernel != "attn_fwd" && info->kernel != "attn_bwd_preprocess" &&
@@ -213,11 +218,9 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
     if (!backward && info->kernel != "attn_fwd")
       return rt::Status::error("--kernel " + name + " is an " + info->kernel +
                                " kernel, which only --mode bwd runs");
-    if (std::find(pinnedFamilies.begin(), pinnedFamilies.end(), info->kernel) !=
-        pinnedFamilies.end())
+    if (!pinned.emplace(info->kernel, info).second)
       return rt::Status::error("--kernel names two " + info->kernel +
                                " variants; give one a family");
-    pinnedFamilies.push_back(info->kernel);
   }
   TILE_RETURN_IF_ERROR(selectVariant(session.bundle(), "attn_fwd",
                                      problem.headDim, problem.causal, *dtype,
