@@ -184,7 +184,7 @@ def strided(tensor, values, head_dim):
 
 
 class EmulatedKernels:
-    """Stands in for _launch: packs the arguments as the driver would, then
+    """Stands in for _launch_all: packs the arguments as the driver would, then
     computes what each kernel's docstring promises, in float32, reading and
     writing the tensors only through the pointers and strides it is given."""
 
@@ -197,7 +197,11 @@ class EmulatedKernels:
         return functional.DevicePointer(tensor.data_ptr(), functional._ELEMENT_TYPES[
             tensor.dtype], label)
 
-    def launch(self, spec, grid, values, device, stream):
+    def launch_all(self, device, launches):
+        for spec, grid, values in launches:
+            self.launch(spec, grid, values)
+
+    def launch(self, spec, grid, values):
         pack_arguments(spec, values)   # the real checks: types, alignment, strides
         self.launches.append((spec.kernel, grid))
         z, h, n, d = values["Z"], values["H"], values["N_CTX"], spec.constexprs["HEAD_DIM"]
@@ -251,8 +255,7 @@ def emulated(monkeypatch):
     monkeypatch.setenv("TILE_KERNEL_DIR", KERNEL_DIR)
     monkeypatch.setattr(functional, "_check_device", lambda tensor, name: None)
     monkeypatch.setattr(functional, "_device_pointer", kernels.pointer)
-    monkeypatch.setattr(functional, "_launch", kernels.launch)
-    monkeypatch.setattr(functional, "_stream", lambda device: 0)
+    monkeypatch.setattr(functional, "_launch_all", kernels.launch_all)
     return kernels
 
 
@@ -349,6 +352,18 @@ def test_no_grad_runs_the_forward_only(emulated):
         out = flash_attn_func(q, k, v)
     assert not out.requires_grad
     assert [kernel for kernel, _ in emulated.launches] == ["attn_fwd"]
+
+
+@needs_kernels
+def test_inputs_without_grad_give_what_the_autograd_path_gives(emulated):
+    q, k, v = qkv()
+    out, lse = flash_attn_func(q, k, v, causal=True, return_lse=True)
+    assert not out.requires_grad and not lse.requires_grad
+    tracked = [t.clone().requires_grad_() for t in (q, k, v)]
+    want_out, want_lse = flash_attn_func(*tracked, causal=True, return_lse=True)
+    assert want_out.requires_grad
+    assert torch.equal(out, want_out.detach()) and torch.equal(lse, want_lse)
+    assert torch.equal(flash_attn_func(q, k, v, causal=True), out)
 
 
 @needs_kernels

@@ -1,16 +1,18 @@
 """tile.attention without a GPU: finding and parsing the kernel manifests,
 and packing launch arguments (standard library only, no PyTorch)."""
 
+import ctypes
 import json
 import os
 import struct
+import threading
 
 import pytest
 
 from tile.attention import bundle
 from tile.attention.bundle import BundleError, KernelBundle, parse_manifest
-from tile.attention.driver import (CudaDriver, DevicePointer, check_grid,
-                                   pack_arguments)
+from tile.attention.driver import (CudaDriver, DevicePointer, check_arguments,
+                                   check_grid, pack_arguments)
 
 FWD_PARAMS = [("Q", "*fp16", 16), ("K", "*fp16", 16), ("V", "*fp16", 16),
               ("O", "*fp16", 16), ("LSE", "*fp32", 16), ("sm_scale", "fp32", 1),
@@ -234,6 +236,18 @@ def test_pack_arguments_bytes_follow_the_manifest(forward_spec):
     expected += [struct.pack("<i", n) for n in (51200, 64, 512, 2, 8, 100, -1)]
     assert packed.raw_bytes() == expected
     assert len(packed.array) == 13
+    # cuLaunchKernel reads argument i through array[i].
+    assert [ctypes.string_at(address, len(want))
+            for address, want in zip(packed.array, expected)] == expected
+
+
+def test_a_refilled_buffer_holds_the_new_arguments(forward_spec):
+    packed = pack_arguments(forward_spec, forward_values())
+    addresses = list(packed.array)
+    again = packed.fill(check_arguments(forward_spec, forward_values(N_CTX=7, sm_scale=2)))
+    assert again is packed and list(packed.array) == addresses
+    assert packed.raw_bytes()[0] == struct.pack("<f", 2.0)
+    assert packed.raw_bytes()[11] == struct.pack("<i", 7)
 
 
 @pytest.mark.parametrize("overrides, message", [
@@ -244,6 +258,7 @@ def test_pack_arguments_bytes_follow_the_manifest(forward_spec):
     ({"Q": 0x7F0000000000}, "is a pointer"),
     ({"Z": True}, "is i32"),
     ({"sm_scale": "0.1"}, "is fp32"),
+    ({"sm_scale": 1e39}, "is fp32, not 1e\\+39"),
     ({"extra": 1}, r"unexpected \['extra'\]"),
 ])
 def test_pack_arguments_refuses_what_breaks_the_contract(forward_spec, overrides, message):
@@ -256,6 +271,46 @@ def test_pack_arguments_reports_missing_params(forward_spec):
     del values["N_CTX"]
     with pytest.raises(ValueError, match=r"missing \['N_CTX'\]"):
         pack_arguments(forward_spec, values)
+
+
+class RecordingDriver(CudaDriver):
+    """CudaDriver's launch logic over stand-ins for the driver calls."""
+
+    def __init__(self):   # no libcuda: nothing of CudaDriver.__init__ runs
+        self.calls = []
+        self._thread_local = threading.local()
+
+    def _make_current(self, device_index):
+        self.calls.append(("make_current", device_index))
+
+    def _function(self, spec, device_index):
+        return spec.name
+
+    def _check(self, result, what):
+        assert result == 0
+
+    def cuLaunchKernel(self, function, gx, gy, gz, bx, by, bz, shared, stream, params,
+                       extra):
+        self.calls.append((function, (gx, gy, gz), stream, ctypes.string_at(params[11], 4)))
+        return 0
+
+
+def test_launch_all_checks_every_launch_before_the_first(forward_spec):
+    driver = RecordingDriver()
+    good, bad = forward_values(N_CTX=5), forward_values(stride_n=8)
+    with pytest.raises(ValueError, match="multiples of 16, but it is 8"):
+        driver.launch_all([(forward_spec, (1, 1, 1), good), (forward_spec, (1, 1, 1), bad)],
+                          0, 7)
+    with pytest.raises(ValueError, match="dimension y = 65536"):
+        driver.launch_all([(forward_spec, (1, 1, 1), good),
+                           (forward_spec, (1, 65536, 1), good)], 0, 7)
+    assert driver.calls == []
+    driver.launch_all([(forward_spec, (2, 3, 1), good),
+                       (forward_spec, (4, 3, 1), forward_values(N_CTX=9))], 0, 7)
+    name = forward_spec.name
+    assert driver.calls == [("make_current", 0),
+                            (name, (2, 3, 1), 7, struct.pack("<i", 5)),
+                            (name, (4, 3, 1), 7, struct.pack("<i", 9))]
 
 
 @pytest.mark.parametrize("grid, message", [((0, 1, 1), "dimension x = 0"),

@@ -6,6 +6,8 @@ the raw stream handle.  Mirrors lib/Runtime/CudaBackend.cpp.
 """
 
 import ctypes
+import math
+import struct
 import threading
 
 # CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: a kernel may use more than
@@ -34,33 +36,80 @@ class DevicePointer:
         return f"DevicePointer({self.address:#x}, {self.element_type})"
 
 
+# One 8-byte slot an argument (cuLaunchKernel reads each through its own
+# pointer, so each only needs its type's alignment): pointers as u64, then
+# i32, i64 and fp32, native byte order, packed by one struct call.
+_SLOT_FORMATS = {"i32": "i4x", "i64": "q", "fp32": "f4x"}
+_SLOT_BYTES = {"i32": 4, "i64": 8, "fp32": 4}
+_FP32_MAX = 3.4028234663852886e38
+
+
+class ArgumentLayout:
+    """Where each of a kernel's arguments goes in the buffer the launch
+    passes: computed once a kernel."""
+
+    def __init__(self, spec):
+        formats, self.sizes = [], []
+        for param in spec.params:
+            if param.is_pointer:
+                formats.append("Q")
+                self.sizes.append(8)
+            elif param.type in _SLOT_FORMATS:
+                formats.append(_SLOT_FORMATS[param.type])
+                self.sizes.append(_SLOT_BYTES[param.type])
+            else:
+                raise ValueError(f"{spec.name}: parameter {param.name} has a type the "
+                                 f"runtime cannot pass: {param.type}")
+        self.struct = struct.Struct("=" + "".join(formats))
+
+
+_layouts = {}   # KernelSpec -> ArgumentLayout
+
+
+def argument_layout(spec):
+    layout = _layouts.get(spec)
+    if layout is None:
+        layout = _layouts[spec] = ArgumentLayout(spec)
+    return layout
+
+
 class PackedArguments:
     """The kernel parameters as cuLaunchKernel takes them: an array of
-    pointers, one to each argument's bytes, in the manifest's order."""
+    pointers, one to each argument's slot of one buffer, in the manifest's
+    order.  `fill` repacks the same buffer (the driver copies the values
+    when the launch is made, so a buffer may serve the next launch)."""
 
-    def __init__(self, slots):
-        self.slots = slots   # ctypes scalars; kept alive with the array
-        self.array = (ctypes.c_void_p * len(slots))(*map(ctypes.addressof, slots))
+    def __init__(self, layout):
+        self.layout = layout
+        self.buffer = ctypes.create_string_buffer(max(layout.struct.size, 1))
+        base = ctypes.addressof(self.buffer)
+        count = len(layout.sizes)
+        self.array = (ctypes.c_void_p * count)(*(base + 8 * i for i in range(count)))
+
+    def fill(self, ordered_values):
+        self.layout.struct.pack_into(self.buffer, 0, *ordered_values)
+        return self
 
     def raw_bytes(self):
         """Each argument's bytes, for tests and debugging."""
-        return [bytes(memoryview(s).cast("B")) for s in self.slots]
+        raw = self.buffer.raw
+        return [raw[8 * i:8 * i + size] for i, size in enumerate(self.layout.sizes)]
 
 
 _MISSING = object()
 
 
-def pack_arguments(spec, values):
+def check_arguments(spec, values):
     """Checks `values` (parameter name -> DevicePointer, int or float)
-    against the kernel's parameters and packs them: pointers as u64, i32,
-    i64, fp32.  Raises ValueError naming the parameter when a value is
-    missing, extra, of the wrong kind, out of range, or breaks the
-    divisibility the kernel was compiled for.  Runs on every launch: the
-    messages are built only for an error."""
+    against the kernel's parameters; returns what goes in each slot, in the
+    manifest's order (a pointer's address, the number).  Raises ValueError
+    naming the parameter when a value is missing, extra, of the wrong kind,
+    out of range, or breaks the divisibility the kernel was compiled for.
+    Runs on every launch: the messages are built only for an error."""
     params = spec.params
     if len(values) != len(params):
         _refuse_names(spec, values)
-    slots = []
+    ordered = []
     for param in params:
         value = values.get(param.name, _MISSING)
         if value is _MISSING:
@@ -70,22 +119,30 @@ def pack_arguments(spec, values):
                     or value.element_type != param.element_type
                     or value.address % param.divisibility):
                 _check_pointer(spec, param, value)
-            slots.append(ctypes.c_uint64(value.address))
+            ordered.append(value.address)
         elif param.type in _INT_RANGES:
             low, high = _INT_RANGES[param.type]
             if (type(value) is not int or not low <= value <= high
                     or value % param.divisibility):
                 _check_integer(spec, param, value)
-            slots.append(ctypes.c_int32(int(value)) if param.type == "i32"
-                         else ctypes.c_int64(int(value)))
+                value = int(value)   # an int subclass that passed
+            ordered.append(value)
         elif param.type == "fp32":
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise ValueError(f"{spec.name}: parameter {param.name} is fp32, not {value!r}")
-            slots.append(ctypes.c_float(value))
+            if (isinstance(value, bool) or not isinstance(value, (int, float))
+                    or abs(value) > _FP32_MAX and math.isfinite(value)):
+                raise ValueError(f"{spec.name}: parameter {param.name} is fp32, not "
+                                 f"{value!r}")
+            ordered.append(value)
         else:
             raise ValueError(f"{spec.name}: parameter {param.name} has a type the "
                              f"runtime cannot pass: {param.type}")
-    return PackedArguments(slots)
+    return ordered
+
+
+def pack_arguments(spec, values):
+    """check_arguments, packed into a buffer of their own."""
+    ordered = check_arguments(spec, values)
+    return PackedArguments(argument_layout(spec)).fill(ordered)
 
 
 def _refuse_names(spec, values):
@@ -169,6 +226,8 @@ class CudaDriver:
         self._lock = threading.Lock()
         self._contexts = {}    # device index -> primary context
         self._functions = {}   # (device index, manifest path) -> CUfunction
+        # Each thread's argument buffers: .by_spec, KernelSpec -> PackedArguments.
+        self._thread_local = threading.local()
         self._check(self.cuInit(0), "cuInit")
 
     def _check(self, result, what):
@@ -219,17 +278,37 @@ class CudaDriver:
                         f"allowing {spec.name} {spec.shared_bytes} bytes of shared memory")
         return function.value
 
+    def _arguments_buffer(self, spec):
+        """This thread's buffer for `spec`'s arguments, made on first use."""
+        by_spec = getattr(self._thread_local, "by_spec", None)
+        if by_spec is None:
+            by_spec = self._thread_local.by_spec = {}
+        packed = by_spec.get(spec)
+        if packed is None:
+            packed = by_spec[spec] = PackedArguments(argument_layout(spec))
+        return packed
+
     def launch(self, spec, grid, values, device_index, stream):
         """Launches `spec` over `grid` (x, y, z) with `values` by parameter
         name on the raw stream handle `stream` of device `device_index`."""
-        check_grid(grid, spec.name)
-        packed = pack_arguments(spec, values)
+        self.launch_all([(spec, grid, values)], device_index, stream)
+
+    def launch_all(self, launches, device_index, stream):
+        """Launches each (spec, grid, values) in order on `stream`, after
+        checking the grids and arguments of all of them: a bad argument
+        launches nothing."""
+        checked = []
+        for spec, grid, values in launches:
+            check_grid(grid, spec.name)
+            checked.append((spec, grid, check_arguments(spec, values)))
         self._make_current(device_index)
-        function = self._function(spec, device_index)
-        self._check(self.cuLaunchKernel(function, grid[0], grid[1], grid[2],
-                                        spec.threads, 1, 1, spec.shared_bytes,
-                                        stream, packed.array, None),
-                    f"launching {spec.name} over grid {tuple(grid)}")
+        for spec, grid, ordered in checked:
+            function = self._function(spec, device_index)
+            packed = self._arguments_buffer(spec).fill(ordered)
+            self._check(self.cuLaunchKernel(function, grid[0], grid[1], grid[2],
+                                            spec.threads, 1, 1, spec.shared_bytes,
+                                            stream, packed.array, None),
+                        f"launching {spec.name} over grid {tuple(grid)}")
 
 
 _driver = None

@@ -194,14 +194,19 @@ def _empty_like_layout(tensor, dtype=None):
                                device=tensor.device)
 
 
-def _check_index_range(tensor, specs):
+@functools.lru_cache(maxsize=None)
+def _largest_block(specs):
+    return max(v for s in specs for k, v in s.constexprs.items()
+               if k.startswith("BLOCK") and isinstance(v, int) and not isinstance(v, bool))
+
+
+def _check_index_range(tensor, specs, strides=None):
     """The kernels index within a head in i32: the padded sequence times
     stride_n must stay below 2^31, and every stride must fit in i32."""
     batch, seqlen, heads, head_dim = tensor.shape
-    block = max(v for s in specs for k, v in s.constexprs.items()
-                if k.startswith("BLOCK") and isinstance(v, int) and not isinstance(v, bool))
+    block = _largest_block(tuple(specs))
     padded = _cdiv(seqlen, block) * block
-    stride_z, stride_h, stride_n = kernel_strides(tensor)
+    stride_z, stride_h, stride_n = strides or kernel_strides(tensor)
     extent = padded * stride_n + head_dim
     if max(stride_z, stride_h, extent, batch * heads) > _INT32_MAX:
         raise ValueError(
@@ -214,15 +219,24 @@ def _device_pointer(tensor, label):
     return DevicePointer(tensor.data_ptr(), _ELEMENT_TYPES[tensor.dtype], label)
 
 
+_current_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+
+
 def _stream(device):
     """The raw handle of PyTorch's current stream on `device`, which the
-    kernels of one call share (looked up once a call: it costs microseconds)."""
+    kernels of one call share.  torch.cuda.current_stream builds a Stream
+    object (several microseconds); the raw lookup Triton's launcher uses
+    does not, where this PyTorch has it."""
+    if _current_raw_stream is not None:
+        return _current_raw_stream(device.index)
     return torch.cuda.current_stream(device).cuda_stream
 
 
-def _launch(spec, grid, values, device, stream):
-    # The driver makes the device's primary context current itself.
-    get_driver().launch(spec, grid, values, device.index, stream)
+def _launch_all(device, launches):
+    """Launches (spec, grid, values) in order on PyTorch's current stream of
+    `device`, the arguments of all of them checked before the first.  The
+    driver makes the device's primary context current itself."""
+    get_driver().launch_all(launches, device.index, _stream(device))
 
 
 def _check_grid_rows(batch, heads):
@@ -249,8 +263,9 @@ def _forward(q, k, v, causal, scale, causal_offset=0):
     if q.numel() == 0:
         return out, lse, q, k, v
     _check_grid_rows(batch, heads)
-    _check_index_range(q, [spec])
-    stride_z, stride_h, stride_n = kernel_strides(q)
+    strides = kernel_strides(q)
+    _check_index_range(q, [spec], strides)
+    stride_z, stride_h, stride_n = strides
     values = {"Q": _device_pointer(q, "q"), "K": _device_pointer(k, "k"),
               "V": _device_pointer(v, "v"), "O": _device_pointer(out, "out"),
               "LSE": _device_pointer(lse, "lse"), "sm_scale": scale,
@@ -258,7 +273,7 @@ def _forward(q, k, v, causal, scale, causal_offset=0):
               "Z": batch, "H": heads, "N_CTX": seqlen,
               "causal_offset": _kernel_causal_offset(causal, causal_offset, seqlen)}
     grid = (_cdiv(seqlen, spec.constexpr_int("BLOCK_M")), batch * heads, 1)
-    _launch(spec, grid, values, q.device, _stream(q.device))
+    _launch_all(q.device, [(spec, grid, values)])
     return out, lse, q, k, v
 
 
@@ -296,6 +311,14 @@ def _flash_attn_backward(dout, q, k, v, out, lse, causal, softmax_scale,
         raise ValueError(f"lse is on {lse.device} but q is on {q.device}")
     scale = _softmax_scale(softmax_scale, head_dim)
     _check_device(q, "q")
+    return _backward(dout, q, k, v, out, lse, causal, scale, causal_offset)
+
+
+def _backward(dout, q, k, v, out, lse, causal, scale, causal_offset):
+    """_flash_attn_backward's work, on arguments already checked (by it, or
+    by the forward whose saved tensors these are: autograd hands in a dout
+    of out's shape, dtype and device)."""
+    batch, seqlen, heads, head_dim = q.shape
     element_type = _ELEMENT_TYPES[q.dtype]
     kernels = kernel_bundle()
     preprocess = kernels.select(_bundle.PREPROCESS, element_type, head_dim)
@@ -310,37 +333,35 @@ def _flash_attn_backward(dout, q, k, v, out, lse, causal, softmax_scale,
     if q.numel() == 0:
         return dq, dk, dv
     _check_grid_rows(batch, heads)
-    _check_index_range(q, [preprocess, backward, postprocess])
+    strides = kernel_strides(q)
+    _check_index_range(q, [preprocess, backward, postprocess], strides)
     delta = torch.empty_like(lse)
     # dQ / softmax_scale accumulates here in fp32 (the preprocess kernel
     # zeros it, attn_bwd adds to it, the postprocess kernel scales it into dq).
     dq_accumulator = torch.empty((batch * heads, seqlen, head_dim), dtype=torch.float32,
                                  device=q.device)
-    stride_z, stride_h, stride_n = kernel_strides(q)
+    stride_z, stride_h, stride_n = strides
     shape_args = {"stride_z": stride_z, "stride_h": stride_h, "stride_n": stride_n,
                   "Z": batch, "H": heads, "N_CTX": seqlen}
     offset = _kernel_causal_offset(causal, causal_offset, seqlen)
-    stream = _stream(q.device)
-    _launch(preprocess,
-            (_cdiv(seqlen, preprocess.constexpr_int("BLOCK_M")), batch * heads, 1),
-            {"O": _device_pointer(out, "out"), "DO": _device_pointer(dout, "dout"),
-             "DELTA": _device_pointer(delta, "delta"),
-             "DQ_ACC": _device_pointer(dq_accumulator, "dq_accumulator"), **shape_args},
-            q.device, stream)
-    _launch(backward,
-            (_cdiv(seqlen, backward.constexpr_int("BLOCK_N1")), batch * heads, 1),
-            {"Q": _device_pointer(q, "q"), "K": _device_pointer(k, "k"),
-             "V": _device_pointer(v, "v"), "sm_scale": scale,
-             "DO": _device_pointer(dout, "dout"),
-             "DQ_ACC": _device_pointer(dq_accumulator, "dq_accumulator"),
-             "DK": _device_pointer(dk, "dk"), "DV": _device_pointer(dv, "dv"),
-             "LSE": _device_pointer(lse, "lse"), "DELTA": _device_pointer(delta, "delta"),
-             "causal_offset": offset, **shape_args}, q.device, stream)
-    _launch(postprocess,
-            (_cdiv(seqlen, postprocess.constexpr_int("BLOCK_M")), batch * heads, 1),
-            {"DQ": _device_pointer(dq, "dq"),
-             "DQ_ACC": _device_pointer(dq_accumulator, "dq_accumulator"),
-             "sm_scale": scale, **shape_args}, q.device, stream)
+    rows = batch * heads
+    _launch_all(q.device, [
+        (preprocess, (_cdiv(seqlen, preprocess.constexpr_int("BLOCK_M")), rows, 1),
+         {"O": _device_pointer(out, "out"), "DO": _device_pointer(dout, "dout"),
+          "DELTA": _device_pointer(delta, "delta"),
+          "DQ_ACC": _device_pointer(dq_accumulator, "dq_accumulator"), **shape_args}),
+        (backward, (_cdiv(seqlen, backward.constexpr_int("BLOCK_N1")), rows, 1),
+         {"Q": _device_pointer(q, "q"), "K": _device_pointer(k, "k"),
+          "V": _device_pointer(v, "v"), "sm_scale": scale,
+          "DO": _device_pointer(dout, "dout"),
+          "DQ_ACC": _device_pointer(dq_accumulator, "dq_accumulator"),
+          "DK": _device_pointer(dk, "dk"), "DV": _device_pointer(dv, "dv"),
+          "LSE": _device_pointer(lse, "lse"), "DELTA": _device_pointer(delta, "delta"),
+          "causal_offset": offset, **shape_args}),
+        (postprocess, (_cdiv(seqlen, postprocess.constexpr_int("BLOCK_M")), rows, 1),
+         {"DQ": _device_pointer(dq, "dq"),
+          "DQ_ACC": _device_pointer(dq_accumulator, "dq_accumulator"),
+          "sm_scale": scale, **shape_args})])
     return dq, dk, dv
 
 
@@ -363,8 +384,8 @@ class FlashAttnFunction(torch.autograd.Function):
     @staticmethod
     def backward(ctx, dout, *unused_dlse):
         q, k, v, out, lse = ctx.saved_tensors
-        dq, dk, dv = _flash_attn_backward(dout, q, k, v, out, lse, ctx.causal, ctx.scale,
-                                          ctx.causal_offset)
+        dq, dk, dv = _backward(dout, q, k, v, out, lse, ctx.causal, ctx.scale,
+                               ctx.causal_offset)
         return dq, dk, dv, None, None, None, None
 
 
@@ -389,4 +410,10 @@ def flash_attn_func(q, k, v, causal=False, softmax_scale=None, return_lse=False,
     causal_offset = _check_causal_offset(causal_offset)
     scale = _softmax_scale(softmax_scale, q.shape[-1])
     _check_device(q, "q")
+    if not (torch.is_grad_enabled()
+            and (q.requires_grad or k.requires_grad or v.requires_grad)):
+        # Nothing to differentiate: the kernel alone, without autograd's
+        # bookkeeping (about 10 us of host time a call).
+        out, lse, _, _, _ = _forward(q, k, v, causal, scale, causal_offset)
+        return (out, lse) if return_lse else out
     return FlashAttnFunction.apply(q, k, v, causal, scale, return_lse, causal_offset)
