@@ -16,7 +16,10 @@ backward.  An implementation that errors or runs out of memory is recorded
 as n/a and the run goes on.
 
 Also the classic case (B=32, N=512, H=16, D=64, causal, fp16): time and
-peak device memory of a forward + backward for each implementation.
+peak device memory of a forward + backward for each implementation, and
+the time of the same calls captured in a CUDA graph and replayed, where
+the host's launch path costs nothing (at this size it can cost more than
+the kernels: docs/performance.md).
 
 Writes attention_bench.json, attention_bench.csv and PNG plots (TFLOP/s
 against N, one line per implementation, one plot per dtype, head dim,
@@ -204,13 +207,49 @@ def tile_error(shape, dtype, causal, seed):
     return error
 
 
+def graph_replay_ms(attend, shape, dtype, causal, target_ms):
+    """(forward, backward) milliseconds of `attend` captured in CUDA graphs:
+    the median replay of a captured forward, and that of a captured
+    forward + backward less it."""
+    (q, k, v, dout), = make_sets(1, shape, dtype, seed=101)
+
+    def forward():
+        return attend(q, k, v, causal)
+
+    def forward_backward():
+        torch.autograd.grad(attend(q, k, v, causal), (q, k, v), dout)
+
+    times = []
+    for step in (forward, forward_backward):
+        side = torch.cuda.Stream()     # warm-up off the capturing stream
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for _ in range(3):
+                step()
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            step()
+        replay = graph.replay
+        times.append(median_ms(lambda i: replay(), 1, target_ms))
+    return times[0], times[1] - times[0]
+
+
 def classic_case(impls, sets_count, target_ms):
-    """B=32, N=512, H=16, D=64, causal, fp16: time and peak memory."""
+    """B=32, N=512, H=16, D=64, causal, fp16: time and peak memory, eager
+    and replayed from CUDA graphs."""
     shape, dtype, causal = (32, 512, 16, 64), torch.float16, True
     rows = []
     for name in impls:
         record = bench_one(name, shape, dtype, causal, sets_count, target_ms, seed=99)
         attend = implementation(name)
+        try:
+            record["graph_fwd_ms"], record["graph_bwd_ms"] = graph_replay_ms(
+                attend, shape, dtype, causal, target_ms)
+        except Exception as error:  # noqa: BLE001
+            record["graph_fwd_ms"] = record["graph_bwd_ms"] = None
+            record["graph_status"] = short_reason(error)
+        free_memory()
         try:
             (q, k, v, dout), = make_sets(1, shape, dtype, seed=100)
             torch.cuda.synchronize()
@@ -228,8 +267,9 @@ def classic_case(impls, sets_count, target_ms):
         free_memory()
         rows.append(record)
         print(f"classic {name:15s} fwd {fmt(record['fwd_ms'], 3)} ms  bwd "
-              f"{fmt(record['bwd_ms'], 3)} ms  peak {fmt(record['peak_mib'], 0)} MiB",
-              flush=True)
+              f"{fmt(record['bwd_ms'], 3)} ms  peak {fmt(record['peak_mib'], 0)} MiB  "
+              f"graph fwd {fmt(record['graph_fwd_ms'], 3)} ms  bwd "
+              f"{fmt(record['graph_bwd_ms'], 3)} ms", flush=True)
     return rows
 
 
@@ -243,7 +283,8 @@ def fmt(value, digits=1):
 
 def write_csv(path, records):
     fields = ["impl", "dtype", "head_dim", "heads", "batch", "seqlen", "causal",
-              "fwd_ms", "fwd_tflops", "bwd_ms", "bwd_tflops", "fwd_status", "bwd_status"]
+              "fwd_ms", "fwd_tflops", "bwd_ms", "bwd_tflops", "fwd_status", "bwd_status",
+              "graph_fwd_ms", "graph_bwd_ms", "peak_mib"]
     with open(path, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
         writer.writeheader()
@@ -322,11 +363,14 @@ def print_table(records, classic):
         print(f"{dtype:5s} {head_dim:3d} {'causal' if causal else 'full':6s} {seqlen:5d} | "
               f"{cells[0]} | {cells[1]}")
     if classic:
-        print("\n== classic case: B=32 N=512 H=16 D=64 causal fp16 (fwd+bwd peak memory)")
-        print(f"{'impl':15s} {'fwd ms':>8s} {'bwd ms':>8s} {'peak MiB':>9s} {'extra MiB':>9s}")
+        print("\n== classic case: B=32 N=512 H=16 D=64 causal fp16 (fwd+bwd peak memory; "
+              "graph: replayed from a CUDA graph)")
+        print(f"{'impl':15s} {'fwd ms':>8s} {'bwd ms':>8s} {'peak MiB':>9s} {'extra MiB':>9s} "
+              f"{'graph fwd':>9s} {'graph bwd':>9s}")
         for r in classic:
             print(f"{r['impl']:15s} {fmt(r['fwd_ms'], 3):>8s} {fmt(r['bwd_ms'], 3):>8s} "
-                  f"{fmt(r.get('peak_mib'), 0):>9s} {fmt(r.get('extra_peak_mib'), 0):>9s}")
+                  f"{fmt(r.get('peak_mib'), 0):>9s} {fmt(r.get('extra_peak_mib'), 0):>9s} "
+                  f"{fmt(r.get('graph_fwd_ms'), 3):>9s} {fmt(r.get('graph_bwd_ms'), 3):>9s}")
 
 
 def parse_list(text, kind, allowed=None):
