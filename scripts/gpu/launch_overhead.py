@@ -1,15 +1,22 @@
-"""The host cost of one flash_attn_func call, against the GPU time it buys.
+"""The host cost of flash_attn_func calls, against the GPU time they buy.
 
 On the classic shape (B=32, N=512, H=16, D=64, causal, fp16) the kernels
 take a few hundred microseconds, so the Python runtime's launch path can
-decide the time a caller sees. Prints, for Tile's forward and forward +
-backward and for SDPA's flash backend: the CPU time a call takes to return
-(the GPU queue absorbing the kernels), the time per call between two
-events around calls made back to back (the GPU's, unless the host is
-slower), and the time per replay of the same calls captured once in a
-CUDA graph (no host work between kernels); then where the backward's
-Python path spends its time, under cProfile.
-Run from the bundle: python3 launch_overhead.py
+decide the time a caller sees.
+
+    python3 launch_overhead.py [PYTHON_DIR] [--line-only]
+
+PYTHON_DIR holds the `tile` package to time (default: the bundle's
+`python`; an older one can be unpacked beside it with
+`git archive REV python/tile | tar -x`). Prints one line: for Tile's
+forward (inputs requiring grad, and not), its forward + backward through
+autograd, and SDPA's flash backend timed in the same process (the host's
+speed drifts between processes: compare ratios), the CPU microseconds a
+call takes to return with calls made back to back / the GPU microseconds
+between events around them. To compare two copies, run them alternately
+with --line-only, one process each. Without it, then: the same calls
+captured once in a CUDA graph and replayed (no host work between kernels),
+and where the backward's Python path spends its time, under cProfile.
 """
 
 import cProfile
@@ -17,35 +24,33 @@ import pstats
 import sys
 import time
 
-import torch
-import torch.nn.functional as F
-from torch.nn.attention import SDPBackend, sdpa_kernel
+ARGS = [a for a in sys.argv[1:] if a != "--line-only"]
+sys.path.insert(0, ARGS[0] if ARGS else "python")
 
-sys.path.insert(0, "python")
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
+
 from tile.attention import flash_attn_func  # noqa: E402
 from tile.attention.functional import _flash_attn_backward, _forward  # noqa: E402
 
 SHAPE = (32, 512, 16, 64)
-CALLS = 200
 
 
-def per_call_us(call, calls=CALLS):
+def back_to_back(call, calls=400):
     """(host, events) microseconds a call, after a warm-up."""
-    for _ in range(20):
+    for _ in range(30):
         call()
-    torch.cuda.synchronize()
-    start = time.perf_counter()
-    for _ in range(calls):
-        call()
-    returned = time.perf_counter()
     torch.cuda.synchronize()
     begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start = time.perf_counter()
     begin.record()
     for _ in range(calls):
         call()
     end.record()
+    host = time.perf_counter() - start
     end.synchronize()
-    return 1e6 * (returned - start) / calls, 1e3 * begin.elapsed_time(end) / calls
+    return 1e6 * host / calls, 1e3 * begin.elapsed_time(end) / calls
 
 
 def graph_replay_us(call):
@@ -60,19 +65,21 @@ def graph_replay_us(call):
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         call()
-    return per_call_us(graph.replay)[1]
+    return back_to_back(graph.replay)[1]
 
 
 def main():
     q, k, v = (torch.randn(SHAPE, device="cuda", dtype=torch.float16, requires_grad=True)
                for _ in range(3))
+    plain = [t.detach() for t in (q, k, v)]
     dout = torch.randn(SHAPE, device="cuda", dtype=torch.float16)
 
-    def tile_forward():
-        return flash_attn_func(q, k, v, causal=True)
-
-    def tile_forward_backward():
-        torch.autograd.grad(flash_attn_func(q, k, v, causal=True), (q, k, v), dout)
+    def tile_call(backward, inputs=(q, k, v)):
+        def call():
+            out = flash_attn_func(*inputs, causal=True)
+            if backward:
+                torch.autograd.grad(out, (q, k, v), dout)
+        return call
 
     def sdpa_call(backward):
         def call():
@@ -83,24 +90,32 @@ def main():
                 torch.autograd.grad(out, (q, k, v), dout.transpose(1, 2))
         return call
 
-    print(f"{'call':22s} {'host us':>9s} {'events us':>10s} {'graph replay us':>16s}")
-    for name, call in (("tile fwd", tile_forward),
-                       ("tile fwd+bwd", tile_forward_backward),
-                       ("sdpa-flash fwd", sdpa_call(False)),
-                       ("sdpa-flash fwd+bwd", sdpa_call(True))):
-        host, events = per_call_us(call)
-        print(f"{name:22s} {host:9.1f} {events:10.1f} {graph_replay_us(call):16.1f}",
-              flush=True)
+    calls = [("tile fwd", tile_call(False)), ("tile fwd no-grad", tile_call(False, plain)),
+             ("tile fwd+bwd", tile_call(True)), ("sdpa-flash fwd", sdpa_call(False)),
+             ("sdpa-flash fwd+bwd", sdpa_call(True))]
+    cells = []
+    for label, call in calls:
+        host, events = back_to_back(call, 200 if label.endswith("bwd") else 400)
+        cells.append(f"{label} {host:6.1f} /{events:6.1f}")
+    print(f"{ARGS[0] if ARGS else 'python'}  host/events us:  " + "  ".join(cells),
+          flush=True)
+    if "--line-only" in sys.argv:
+        return
+
+    print(f"\n{'replayed from a CUDA graph':26s} {'us':>8s}")
+    for label, call in calls:
+        if "no-grad" not in label:
+            print(f"{label:26s} {graph_replay_us(call):8.1f}", flush=True)
 
     with torch.no_grad():
         out, lse, *_ = _forward(q, k, v, True, SHAPE[-1] ** -0.5)
     profile = cProfile.Profile()
     profile.enable()
-    for _ in range(CALLS):
+    for _ in range(200):
         _flash_attn_backward(dout, q, k, v, out, lse, True, None)
     profile.disable()
     torch.cuda.synchronize()
-    print(f"\n_flash_attn_backward, {CALLS} calls under cProfile:")
+    print("\n_flash_attn_backward, 200 calls under cProfile:")
     pstats.Stats(profile).sort_stats("tottime").print_stats(25)
 
 
