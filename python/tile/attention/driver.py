@@ -288,15 +288,11 @@ class CudaDriver:
             packed = by_spec[spec] = PackedArguments(argument_layout(spec))
         return packed
 
-    def launch(self, spec, grid, values, device_index, stream):
-        """Launches `spec` over `grid` (x, y, z) with `values` by parameter
-        name on the raw stream handle `stream` of device `device_index`."""
-        self.launch_all([(spec, grid, values)], device_index, stream)
-
     def launch_all(self, launches, device_index, stream):
-        """Launches each (spec, grid, values) in order on `stream`, after
-        checking the grids and arguments of all of them: a bad argument
-        launches nothing."""
+        """Launches each (spec, grid (x, y, z), values by parameter name) in
+        order on the raw stream handle `stream` of device `device_index`,
+        after checking the grids and arguments of all of them: a bad
+        argument launches nothing."""
         checked = []
         for spec, grid, values in launches:
             check_grid(grid, spec.name)
