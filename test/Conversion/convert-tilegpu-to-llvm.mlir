@@ -105,6 +105,41 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 
 // -----
 
+// A 1-D tile of booleans, zero-extended, reduced to one scalar over all
+// warps: max is "any" (bar.red.or), min "every" (bar.red.and), with no
+// shuffles and no shared memory. A max of other integers still goes
+// through shared memory.
+#w = #tilegpu.blocked<sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+// CHECK: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 16 : i64, tilegpu.target = "sm_90a"}
+// CHECK-LABEL: llvm.func @any_every
+// CHECK: %[[OWN:.*]] = llvm.intr.smax(%{{.*}}, %{{.*}}) : (i32, i32) -> i32
+// CHECK-NOT: nvvm.shfl.sync
+// CHECK-NOT: llvm.store
+// CHECK: %[[ANY:.*]] = nvvm.barrier #nvvm.reduction<or> %[[OWN]] -> i32
+// CHECK: %[[MINE:.*]] = llvm.intr.smin(%{{.*}}, %{{.*}}) : (i32, i32) -> i32
+// CHECK-NEXT: %[[EVERY:.*]] = nvvm.barrier #nvvm.reduction<and> %[[MINE]] -> i32
+// CHECK: llvm.add %[[ANY]], %[[EVERY]] : i32
+// CHECK: nvvm.shfl.sync bfly
+// CHECK: nvvm.barrier0
+// CHECK: llvm.store %{{.*}}, %{{.*}} : i32, !llvm.ptr<3>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @any_every(%p: !tile.ptr<i32>, %n: i32) attributes {tile.kernel} {
+    %r = tile.arange 0 to 256 : tensor<256xi32, #w>
+    %ns = tile.splat %n : tensor<256xi32, #w>
+    %below = arith.cmpi slt, %r, %ns : tensor<256xi32, #w>
+    %b = arith.extui %below : tensor<256xi1, #w> to tensor<256xi32, #w>
+    %any = tile.reduce max %b axis 0 : tensor<256xi32, #w> -> i32
+    %every = tile.reduce min %b axis 0 : tensor<256xi32, #w> -> i32
+    %both = arith.addi %any, %every : i32
+    %top = tile.reduce max %r axis 0 : tensor<256xi32, #w> -> i32
+    %sum = arith.addi %both, %top : i32
+    tile.store %p, %sum : !tile.ptr<i32>
+    return
+  }
+}
+
+// -----
+
 // A layout conversion that moves data goes through shared memory between
 // barriers, runs of consecutive registers as vectors (here four f32 read
 // at once; pointers one at a time); one that keeps elements in place only

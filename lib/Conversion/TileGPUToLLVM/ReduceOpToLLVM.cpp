@@ -5,13 +5,17 @@
 // layout's map: registers of one thread that differ only along the axis;
 // then lanes whose bases point along the axis, by butterfly shuffles; then
 // warps whose bases point along the axis, through shared memory. Every
-// thread ends with the full result for the coordinates it holds.
+// thread ends with the full result for the coordinates it holds. A 1-D
+// tile of booleans (0 or 1) reduced with max or min to one scalar, "does any
+// or every element hold", takes one bar.red.or or bar.red.and instead.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Utility.h"
 
 #include "tile/Dialect/Tile/IR/Tile.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
 
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -101,6 +105,27 @@ FailureOr<SmallVector<unsigned>> axisBits(const LinearLayout &layout, HwDim dim,
   return bits;
 }
 
+/// Whether `op` reduces a 1-D tile spread over several warps to one scalar
+/// with max or min, and every element is 0 or 1: a boolean zero-extended
+/// (tl.max and tl.min of a boolean tile cast it so), through any layout
+/// conversions. max is then "any", min "every", and the whole CTA computes
+/// it in one bar.red; warps holding copies of the same elements change
+/// neither.
+bool isCtaWideBooleanReduce(tile::ReduceOp op) {
+  auto srcType = op.getSrc().getType();
+  if (srcType.getRank() != 1 || op.getKind() == tile::ReduceKind::sum ||
+      !srcType.getElementType().isInteger() || !getLayout(srcType))
+    return false;
+  auto warpBits = axisBits(getLinearLayout(srcType), HwDim::Warp, 0);
+  if (failed(warpBits) || warpBits->empty())
+    return false;
+  Value value = op.getSrc();
+  while (auto convert = value.getDefiningOp<ConvertLayoutOp>())
+    value = convert.getSrc();
+  auto extend = value.getDefiningOp<arith::ExtUIOp>();
+  return extend && getElementTypeOrSelf(extend.getIn().getType()).isInteger(1);
+}
+
 int64_t product(ArrayRef<int64_t> shape) {
   int64_t n = 1;
   for (int64_t d : shape)
@@ -144,6 +169,34 @@ struct ReduceOpConversion : public ConvertOpToLLVMPattern<tile::ReduceOp> {
         Value &partial = partials[it - keys.begin()];
         partial = combine(rewriter, loc, kind, partial, value);
       }
+    }
+
+    // A CTA-wide any / every: one barrier that reduces a predicate.
+    if (isCtaWideBooleanReduce(op)) {
+      Type i32 = rewriter.getI32Type();
+      Type element = partials.front().getType();
+      // 0 or 1 in any integer width.
+      auto resize = [&](Value value, Type type) -> Value {
+        unsigned from = value.getType().getIntOrFloatBitWidth();
+        unsigned to = type.getIntOrFloatBitWidth();
+        if (from < to)
+          return LLVM::ZExtOp::create(rewriter, loc, type, value);
+        if (from > to)
+          return LLVM::TruncOp::create(rewriter, loc, type, value);
+        return value;
+      };
+      Value predicate = resize(partials.front(), i32);
+      auto reduction = kind == tile::ReduceKind::max
+                           ? NVVM::BarrierReduction::OR
+                           : NVVM::BarrierReduction::AND;
+      Value result =
+          NVVM::BarrierOp::create(
+              rewriter, loc, TypeRange{i32}, Value(), Value(),
+              NVVM::BarrierReductionAttr::get(getContext(), reduction),
+              predicate)
+              .getRes();
+      rewriter.replaceOp(op, resize(result, element));
+      return success();
     }
 
     // 2. Across the lanes along the axis.
@@ -257,7 +310,7 @@ struct ReduceOpConversion : public ConvertOpToLLVMPattern<tile::ReduceOp> {
 int64_t tilegpu::getSharedScratchBytes(Operation *op) {
   if (auto reduce = dyn_cast<tile::ReduceOp>(op)) {
     auto srcType = reduce.getSrc().getType();
-    if (!getLayout(srcType))
+    if (!getLayout(srcType) || isCtaWideBooleanReduce(reduce))
       return 0;
     auto warpBits =
         axisBits(getLinearLayout(srcType), HwDim::Warp, reduce.getAxis());
