@@ -37,6 +37,9 @@ import tile.language as tl
 
 LOG2E = tl.constexpr(1.4426950408889634)   # log2(e)
 LN2 = tl.constexpr(0.6931471805599453)     # ln(2)
+# The forward's p = 2^(score - m_i) stays below 2^RESCALE_HEADROOM: 256 is
+# far inside fp16, bf16 and the fp32 sums.
+RESCALE_HEADROOM = tl.constexpr(8.0)
 
 
 @tile.jit
@@ -98,14 +101,26 @@ def _dq_acc_offsets(start_m, N_CTX, BLOCK_M: tl.constexpr, HEAD_DIM: tl.constexp
 # --------------------------------------------------------------------------
 
 @tile.jit
+def _finite_max(m, CAUSAL_MASK: tl.constexpr):
+    """The row max the exponentials subtract.  With the causal mask a row
+    that has seen no key yet has m = -inf: subtract 0 instead, so that p and
+    alpha are 0 rather than exp2(-inf + inf).  (Without it, the first block
+    a row sees always holds a visible key.)"""
+    if CAUSAL_MASK:
+        return tl.where(m == -float("inf"), 0.0, m)
+    return m
+
+
+@tile.jit
 def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi,
                     offs_m, qk_scale, N_CTX, causal_offset,
                     BLOCK_N: tl.constexpr, CAUSAL_MASK: tl.constexpr,
                     KEY_MASK: tl.constexpr):
     """Online softmax over the key blocks [lo, hi), BLOCK_N keys at a time.
 
-    m_i is the running row max of the scaled scores (base 2), l_i the row sum
-    of 2^(score - m_i), acc the unnormalised output.  CAUSAL_MASK hides keys
+    m_i is what the exponentials subtract: the running row max of the scaled
+    scores (base 2), or less than it by at most RESCALE_HEADROOM; l_i is the
+    row sum of 2^(score - m_i), acc the unnormalised output.  CAUSAL_MASK hides keys
     j > i + causal_offset; KEY_MASK hides keys at or past N_CTX (and bounds
     the loads)."""
     K_block_ptr = tl.advance(K_block_ptr, (0, lo))
@@ -131,20 +146,21 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi,
         # The scale goes into the max (qk_scale > 0 keeps the order) and into
         # one fma per score: qk * qk_scale - m_ij.
         m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
-        if CAUSAL_MASK:
-            # A row that has seen no key yet has m_ij = -inf: subtract 0
-            # instead, so that p = alpha = 0 rather than exp2(-inf + inf).
-            # (Without the causal mask, the first block a row sees always
-            # holds a visible key.)
-            m_sub = tl.where(m_ij == -float("inf"), 0.0, m_ij)
-        else:
-            m_sub = m_ij
-        p = tl.math.exp2(qk * qk_scale - m_sub[:, None])
-        alpha = tl.math.exp2(m_i - m_sub)
-        l_i = l_i * alpha + tl.sum(p, 1)
-        acc = acc * alpha[:, None]
+        # Lazy rescaling: m_i, what the exponentials subtract, follows the
+        # row max only where it grew by more than RESCALE_HEADROOM, so p
+        # stays below 2^RESCALE_HEADROOM.  After the first blocks no row's
+        # max grows that much, and the block skips the rescale of acc (a
+        # multiply an element) behind one CTA-wide vote (bar.red.or).
+        grow = m_ij > m_i + RESCALE_HEADROOM
+        if tl.max(grow):
+            m_new = tl.where(grow, m_ij, m_i)
+            alpha = tl.math.exp2(m_i - _finite_max(m_new, CAUSAL_MASK))
+            l_i = l_i * alpha
+            acc = acc * alpha[:, None]
+            m_i = m_new
+        p = tl.math.exp2(qk * qk_scale - _finite_max(m_i, CAUSAL_MASK)[:, None])
+        l_i = l_i + tl.sum(p, 1)
         acc = tl.dot(p.to(v.dtype), v, acc)
-        m_i = m_ij
         K_block_ptr = tl.advance(K_block_ptr, (0, BLOCK_N))
         V_block_ptr = tl.advance(V_block_ptr, (BLOCK_N, 0))
     return acc, l_i, m_i
