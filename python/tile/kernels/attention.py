@@ -279,7 +279,6 @@ def _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, qk_
     loads).  A query that sees no key has LSE = -inf and P^T = exp2(+inf) =
     inf: only masked stages hold such queries, and where() zeroes them."""
     offs_n = start_n + tl.arange(0, BLOCK_N)
-    offs_d = tl.arange(0, HEAD_DIM)
     # Block pointers advanced each step: the GPU lowering copies their
     # blocks ahead (tilegpu-pipeline).  Q is read transposed, a
     # (HEAD_DIM, N_CTX) view.

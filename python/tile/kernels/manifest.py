@@ -100,8 +100,9 @@ def _variants():
             # groups of at least 128 programs in the backward.  Each op
             # reads the thread index itself (thread_index_per_op), so that
             # no index arithmetic stays live through the loops; with the
-            # forward's epilogue dividing once a row, the spills are now 0
-            # (d64 forward), 12-20 (d128 forward) and 8-28 bytes (backward).
+            # forward's epilogue dividing once a row and its lazy rescaling,
+            # the spills are now 0 (d64 forward), 16-28 (d128 forward) and
+            # 8-28 bytes (backward).
             warps = 8
             bwd_warps, bwd_step = (4, 32) if head_dim == 64 else (8, 64)
             # Q and dO three steps ahead: +1-3% at d128, -1 to +1% at d64.
@@ -120,8 +121,9 @@ def _variants():
                 # Up to 1024 tokens the non-causal forward runs 128-row
                 # blocks on 4 warps, two programs an SM whose prologues and
                 # epilogues overlap: +10% at N = 512, +4% at 1024, level at
-                # 2048, 1-4% slower beyond.  It spills 36 bytes; the spill-free
-                # 128 x 32 tile was 2-4% slower up to 1024.
+                # 2048, 1-4% slower beyond.  It spilled 36 bytes then (none
+                # since the lazy rescaling); the spill-free 128 x 32 tile was
+                # 2-4% slower up to 1024.
                 out.append(Variant(
                     f"attn_fwd_{t}_d{head_dim}_noncausal_n1024", "attention", "attn_fwd",
                     _fwd_signature(t),
