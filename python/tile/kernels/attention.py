@@ -120,9 +120,9 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi,
 
     m_i is what the exponentials subtract: the running row max of the scaled
     scores (base 2), or less than it by at most RESCALE_HEADROOM; l_i is the
-    row sum of 2^(score - m_i), acc the unnormalised output.  CAUSAL_MASK hides keys
-    j > i + causal_offset; KEY_MASK hides keys at or past N_CTX (and bounds
-    the loads)."""
+    row sum of 2^(score - m_i), acc the unnormalised output.  CAUSAL_MASK
+    hides keys j > i + causal_offset; KEY_MASK hides keys at or past N_CTX
+    (and bounds the loads)."""
     K_block_ptr = tl.advance(K_block_ptr, (0, lo))
     V_block_ptr = tl.advance(V_block_ptr, (lo, 0))
     for start_n in range(lo, hi, BLOCK_N):
@@ -144,7 +144,7 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi,
                 visible = offs_n[None, :] < N_CTX
             qk = tl.where(visible, qk, -float("inf"))
         # The scale goes into the max (qk_scale > 0 keeps the order) and into
-        # one fma per score: qk * qk_scale - m_ij.
+        # one fma per score: qk * qk_scale - m_i.
         m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
         # Lazy rescaling: m_i, what the exponentials subtract, follows the
         # row max only where it grew by more than RESCALE_HEADROOM, so p
@@ -158,7 +158,8 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi,
             l_i = l_i * alpha
             acc = acc * alpha[:, None]
             m_i = m_new
-        p = tl.math.exp2(qk * qk_scale - _finite_max(m_i, CAUSAL_MASK)[:, None])
+        m_sub = _finite_max(m_i, CAUSAL_MASK)
+        p = tl.math.exp2(qk * qk_scale - m_sub[:, None])
         l_i = l_i + tl.sum(p, 1)
         acc = tl.dot(p.to(v.dtype), v, acc)
         K_block_ptr = tl.advance(K_block_ptr, (0, BLOCK_N))
