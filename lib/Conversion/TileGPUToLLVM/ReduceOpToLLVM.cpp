@@ -126,13 +126,6 @@ bool isCtaWideBooleanReduce(tile::ReduceOp op) {
   return extend && getElementTypeOrSelf(extend.getIn().getType()).isInteger(1);
 }
 
-int64_t product(ArrayRef<int64_t> shape) {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
-}
-
 struct ReduceOpConversion : public ConvertOpToLLVMPattern<tile::ReduceOp> {
   ReduceOpConversion(const LLVMTypeConverter &converter,
                      const SharedScratch &scratch)
@@ -316,7 +309,7 @@ int64_t tilegpu::getSharedScratchBytes(Operation *op) {
         axisBits(getLinearLayout(srcType), HwDim::Warp, reduce.getAxis());
     if (failed(warpBits) || warpBits->empty())
       return 0;
-    return product(srcType.getShape()) / srcType.getDimSize(reduce.getAxis()) *
+    return srcType.getNumElements() / srcType.getDimSize(reduce.getAxis()) *
            (int64_t(1) << warpBits->size()) *
            getSharedElementBytes(srcType.getElementType());
   }
