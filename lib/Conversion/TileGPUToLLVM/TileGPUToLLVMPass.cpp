@@ -42,6 +42,8 @@ struct ConvertTileGPUToLLVMPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
+    if (failed(verifyLaidOut(module, getArgument())))
+      return signalPassFailure();
 
     if (module
             .walk([](tile::AtomicAddOp op) {

@@ -86,6 +86,37 @@ std::optional<unsigned> tilegpu::getNumWarps(Operation *op) {
   return attr.getInt();
 }
 
+LogicalResult tilegpu::verifyLaidOut(ModuleOp module, StringRef passName) {
+  if (!module->hasAttr(TileGPUDialect::getNumWarpsAttrName()))
+    return module.emitError()
+           << passName << " needs the layouts of convert-tile-to-tilegpu (no "
+           << TileGPUDialect::getNumWarpsAttrName() << ")";
+  auto unlaid = [](Type type) {
+    return isa<RankedTensorType>(type) && !getLayout(type);
+  };
+  WalkResult result = module.walk([&](Operation *op) {
+    for (Region &region : op->getRegions())
+      for (BlockArgument arg : region.getArguments())
+        if (unlaid(arg.getType())) {
+          op->emitError() << passName << " needs every tensor laid out by "
+                          << "convert-tile-to-tilegpu; region argument #"
+                          << arg.getArgNumber()
+                          << " has none: " << arg.getType();
+          return WalkResult::interrupt();
+        }
+    for (OpResult value : op->getResults())
+      if (unlaid(value.getType())) {
+        op->emitError() << passName << " needs every tensor laid out by "
+                        << "convert-tile-to-tilegpu; result #"
+                        << value.getResultNumber()
+                        << " has none: " << value.getType();
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 //===----------------------------------------------------------------------===//
 // BlockedEncodingAttr
 //===----------------------------------------------------------------------===//

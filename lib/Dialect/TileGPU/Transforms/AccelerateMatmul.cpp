@@ -106,13 +106,10 @@ struct AccelerateMatmulPass
     : public tilegpu::impl::TileGPUAccelerateMatmulBase<AccelerateMatmulPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (failed(verifyLaidOut(module, getArgument())))
+      return signalPassFailure();
     auto numWarps = module->getAttrOfType<IntegerAttr>(
         TileGPUDialect::getNumWarpsAttrName());
-    if (!numWarps) {
-      module.emitError() << "tilegpu-accelerate-matmul needs the layouts of "
-                            "convert-tile-to-tilegpu (no tilegpu.num_warps)";
-      return signalPassFailure();
-    }
     auto grids = chooseWarpGrids(module, numWarps.getInt());
     SmallVector<tile::DotOp> dots;
     module.walk([&](tile::DotOp dot) { dots.push_back(dot); });

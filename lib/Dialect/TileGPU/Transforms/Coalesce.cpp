@@ -67,13 +67,10 @@ BlockedEncodingAttr vectorLayout(MLIRContext *ctx, ArrayRef<int64_t> shape,
 struct CoalescePass : public tilegpu::impl::TileGPUCoalesceBase<CoalescePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (failed(verifyLaidOut(module, getArgument())))
+      return signalPassFailure();
     auto numWarps = module->getAttrOfType<IntegerAttr>(
         TileGPUDialect::getNumWarpsAttrName());
-    if (!numWarps) {
-      module.emitError() << "tilegpu-coalesce needs the layouts of "
-                            "convert-tile-to-tilegpu (no tilegpu.num_warps)";
-      return signalPassFailure();
-    }
     auto target =
         module->getAttrOfType<StringAttr>(TileGPUDialect::getTargetAttrName());
     bool vectorReductions = target && target.getValue() == "sm_90a";

@@ -205,6 +205,8 @@ struct OptimizeDotOperandsPass
     : public tilegpu::impl::TileGPUOptimizeDotOperandsBase<
           OptimizeDotOperandsPass> {
   void runOnOperation() override {
+    if (failed(verifyLaidOut(getOperation(), getArgument())))
+      return signalPassFailure();
     SmallVector<ConvertLayoutOp> converts;
     getOperation().walk([&](ConvertLayoutOp op) { converts.push_back(op); });
     for (ConvertLayoutOp convert : converts)

@@ -229,6 +229,8 @@ struct TileGPUPipelinePass
                                  << static_cast<int>(numStages);
       return signalPassFailure();
     }
+    if (failed(verifyLaidOut(getOperation(), getArgument())))
+      return signalPassFailure();
     if (numStages == 1)
       return;
     SmallVector<scf::ForOp> loops;

@@ -513,6 +513,8 @@ struct RemoveLayoutConversionsPass
     : public tilegpu::impl::TileGPURemoveLayoutConversionsBase<
           RemoveLayoutConversionsPass> {
   void runOnOperation() override {
+    if (failed(verifyLaidOut(getOperation(), getArgument())))
+      return signalPassFailure();
     MLIRContext *ctx = &getContext();
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       ForwardPropagation forward(ctx);

@@ -7,6 +7,7 @@
 #include "tile/Dialect/TileGPU/IR/LinearLayout.h"
 
 #include "mlir/IR/Attributes.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
@@ -37,6 +38,12 @@ LinearLayout getLinearLayout(RankedTensorType type);
 
 /// The number of warps of the module around `op` (tilegpu.num_warps).
 std::optional<unsigned> getNumWarps(Operation *op);
+
+/// Succeeds when `module` is as convert-tile-to-tilegpu leaves it: it carries
+/// tilegpu.num_warps and every tensor its ops compute has a layout. Otherwise
+/// emits an error that names `passName`, the pass that needs them, and the
+/// first value without one.
+LogicalResult verifyLaidOut(ModuleOp module, StringRef passName);
 
 } // namespace mlir::tilegpu
 
