@@ -4,6 +4,7 @@
 // RUN: not tile-translate %s --emit=ptx 2>&1 | FileCheck %s --check-prefix=NOTLOWERED
 // RUN: tile-opt %s -tile-to-llvm="num-warps=4" -o %t.llvm.mlir
 // RUN: not tile-translate %t.llvm.mlir --target=sm_70 2>&1 | FileCheck %s --check-prefix=BADTARGET
+// RUN: not tile-translate %t.llvm.mlir --emit=cubin --ptxas=%t.no-ptxas -o %t.cubin 2>&1 | FileCheck %s --check-prefix=NOPTXAS
 
 // A row softmax in tile IR becomes a PTX kernel: butterfly shuffles and a
 // shared-memory step for the row maximum and sum, ex2.approx for exp.
@@ -19,6 +20,7 @@
 // SM80: .target sm_80
 // NOTLOWERED: tile-translate: error: 'func.func' is not LLVM dialect: lower the module with `tile-opt -tile-to-llvm` first
 // BADTARGET: tile-translate: error: --target must be sm_80 or sm_90a, not 'sm_70'
+// NOPTXAS: tile-translate: error: ptxas ({{.*}}.no-ptxas) failed: {{.+}}
 
 func.func @row_softmax(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
   %row = tile.program_id x

@@ -221,7 +221,7 @@ int main(int argc, char **argv) {
         *ptxas, {*ptxas, "-arch=" + target, "-o", outputFilename, ptxFile},
         std::nullopt, {}, 0, 0, &message);
     if (rc != 0)
-      return fail("ptxas failed" +
+      return fail("ptxas (" + *ptxas + ") failed" +
                   (message.empty() ? Twine() : Twine(": ") + message));
     return 0;
   }
