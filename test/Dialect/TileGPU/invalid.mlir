@@ -42,7 +42,7 @@ func.func @convert_without_layout(%x: tensor<64xf32>) {
 #l1 = #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
 #l2 = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 func.func @convert_rank(%x: tensor<64xf32, #l1>) {
-  // expected-error @below {{'tilegpu.convert_layout' op the layout of 'tensor<64xf32, #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>>' is for another rank}}
+  // expected-error @below {{a rank-2 layout on a tensor of rank 1}}
   %0 = tilegpu.convert_layout %x : tensor<64xf32, #l1> -> tensor<64xf32, #l2>
   return
 }
@@ -363,4 +363,32 @@ func.func @copy_into_stack(%p: !tile.block_ptr<tensor<64x64xf16, #b>>, %stack: !
   // expected-error @below {{needs a single buffer (rank 2), not the stack}}
   tilegpu.async_copy_block %p, %stack : !tile.block_ptr<tensor<64x64xf16, #b>>, !tilegpu.memdesc<2x64x64xf16, #s>
   return
+}
+
+// -----
+
+// A layout is checked against its module's warp count.
+module attributes {tilegpu.num_warps = 4 : i32} {
+  func.func @warps() {
+    // expected-error @below {{'arith.constant' op has a layout over 8 warps in a module of 4 (tilegpu.num_warps)}}
+    %0 = arith.constant dense<0.0> : tensor<256xf32, #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]>>
+    return
+  }
+}
+
+// -----
+
+// expected-error @below {{tilegpu.num_warps must be a power of two from 1 to 32, not 3}}
+module attributes {tilegpu.num_warps = 3 : i32} {
+}
+
+// -----
+
+// expected-error @below {{tilegpu.num_warps is an integer attribute of a module}}
+func.func private @not_a_module() attributes {tilegpu.num_warps = 4 : i32}
+
+// -----
+
+// expected-error @below {{tilegpu.target must be "sm_80" or "sm_90a", not "sm_70"}}
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_70"} {
 }

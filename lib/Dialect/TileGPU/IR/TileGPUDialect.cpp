@@ -86,6 +86,61 @@ std::optional<unsigned> tilegpu::getNumWarps(Operation *op) {
   return attr.getInt();
 }
 
+LogicalResult
+TileGPUDialect::verifyOperationAttribute(Operation *op,
+                                         NamedAttribute attribute) {
+  StringRef name = attribute.getName().getValue();
+  if (name == getTargetAttrName()) {
+    auto target = dyn_cast<StringAttr>(attribute.getValue());
+    if (!target ||
+        (target.getValue() != "sm_80" && target.getValue() != "sm_90a"))
+      return op->emitError() << name << " must be \"sm_80\" or \"sm_90a\", not "
+                             << attribute.getValue();
+    return success();
+  }
+  if (name != getNumWarpsAttrName())
+    return success(); // the attributes passes set are checked where read
+  auto value = dyn_cast<IntegerAttr>(attribute.getValue());
+  if (!isa<ModuleOp>(op) || !value)
+    return op->emitError() << name << " is an integer attribute of a module";
+  int64_t warps = value.getInt();
+  if (warps < 1 || warps > 32 || !llvm::isPowerOf2_64(warps))
+    return op->emitError() << name
+                           << " must be a power of two from 1 to 32, not "
+                           << warps;
+  // A layout over another number of warps would leave some of the CTA's
+  // warps idle, or address warps the kernel does not launch.
+  auto mismatch = [&](Type type) {
+    LayoutEncodingAttrInterface layout = getLayout(type);
+    return layout && layout.getNumWarps() != warps;
+  };
+  WalkResult result = op->walk([&](Operation *inner) {
+    SmallVector<Type> types(inner->getResultTypes());
+    for (Region &region : inner->getRegions())
+      llvm::append_range(types, region.getArgumentTypes());
+    for (Type type : types)
+      if (mismatch(type)) {
+        inner->emitOpError()
+            << "has a layout over " << getLayout(type).getNumWarps()
+            << " warps in a module of " << warps << " (" << name
+            << "): " << type;
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
+/// A layout describes tensors of its own rank.
+static LogicalResult
+verifyLayoutRank(LayoutEncodingAttrInterface layout, ArrayRef<int64_t> shape,
+                 function_ref<InFlightDiagnostic()> emitError) {
+  if (layout.getRank() == shape.size())
+    return success();
+  return emitError() << "a rank-" << layout.getRank()
+                     << " layout on a tensor of rank " << shape.size();
+}
+
 LogicalResult tilegpu::verifyLaidOut(ModuleOp module, StringRef passName) {
   if (!module->hasAttr(TileGPUDialect::getNumWarpsAttrName()))
     return module.emitError()
@@ -446,9 +501,6 @@ LogicalResult ConvertLayoutOp::verify() {
     if (!layout)
       return emitOpError() << "converts between layouts, but " << type
                            << " has none";
-    if (layout.getRank() != cast<RankedTensorType>(type).getRank())
-      return emitOpError() << "the layout of " << type
-                           << " is for another rank";
   }
   return success();
 }
@@ -612,4 +664,28 @@ LogicalResult ExtractSliceOp::verify() {
   if (!getLayout(src) || !getLayout(result))
     return emitOpError() << "needs a source and a result with layouts";
   return verifyWindow(*this, src.getShape(), result.getShape(), getOffsets());
+}
+
+LogicalResult BlockedEncodingAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type elementType,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  return verifyLayoutRank(*this, shape, emitError);
+}
+
+LogicalResult SliceEncodingAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type elementType,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  return verifyLayoutRank(*this, shape, emitError);
+}
+
+LogicalResult MmaEncodingAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type elementType,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  return verifyLayoutRank(*this, shape, emitError);
+}
+
+LogicalResult DotOperandEncodingAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type elementType,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  return verifyLayoutRank(*this, shape, emitError);
 }

@@ -6,6 +6,7 @@
 include "tile/Dialect/TileGPU/IR/TileGPUDialect.td"
 include "tile/Dialect/Tile/IR/TileInterfaces.td"
 include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/TensorEncoding.td"
 
 def TileGPU_LayoutEncodingAttrInterface
     : AttrInterface<"LayoutEncodingAttrInterface"> {
@@ -33,6 +34,7 @@ class TileGPU_Attr<string name, string attrMnemonic, list<Trait> traits = []>
 
 def TileGPU_BlockedEncodingAttr : TileGPU_Attr<"BlockedEncoding", "blocked", [
     DeclareAttrInterfaceMethods<TileGPU_LayoutEncodingAttrInterface>,
+    DeclareAttrInterfaceMethods<VerifiableTensorEncoding>,
     Tile_TensorEncodingAttrInterface]> {
   let summary = "each thread holds a block of contiguous elements";
   let description = [{
@@ -64,6 +66,7 @@ def TileGPU_BlockedEncodingAttr : TileGPU_Attr<"BlockedEncoding", "blocked", [
 
 def TileGPU_SliceEncodingAttr : TileGPU_Attr<"SliceEncoding", "slice", [
     DeclareAttrInterfaceMethods<TileGPU_LayoutEncodingAttrInterface>,
+    DeclareAttrInterfaceMethods<VerifiableTensorEncoding>,
     Tile_TensorEncodingAttrInterface]> {
   let summary = "a parent layout with one dimension removed";
   let description = [{
@@ -85,6 +88,7 @@ def TileGPU_SliceEncodingAttr : TileGPU_Attr<"SliceEncoding", "slice", [
 
 def TileGPU_MmaEncodingAttr : TileGPU_Attr<"MmaEncoding", "mma", [
     DeclareAttrInterfaceMethods<TileGPU_LayoutEncodingAttrInterface>,
+    DeclareAttrInterfaceMethods<VerifiableTensorEncoding>,
     Tile_TensorEncodingAttrInterface]> {
   let summary = "the accumulator layout of a tensor-core instruction";
   let description = [{
@@ -110,6 +114,7 @@ def TileGPU_MmaEncodingAttr : TileGPU_Attr<"MmaEncoding", "mma", [
 def TileGPU_DotOperandEncodingAttr : TileGPU_Attr<"DotOperandEncoding",
     "dot_operand", [
     DeclareAttrInterfaceMethods<TileGPU_LayoutEncodingAttrInterface>,
+    DeclareAttrInterfaceMethods<VerifiableTensorEncoding>,
     Tile_TensorEncodingAttrInterface]> {
   let summary = "the layout of an operand of a tensor-core instruction";
   let description = [{

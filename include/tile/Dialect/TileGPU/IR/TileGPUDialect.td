@@ -20,10 +20,12 @@ def TileGPU_Dialect : Dialect {
     is answered by a `LinearLayout`. Lowerings ask only that question.
 
     The module carries the launch configuration: `tilegpu.num_warps` and
-    `tilegpu.target` (for example `"sm_90a"`).
+    `tilegpu.target` (`"sm_80"` or `"sm_90a"`). Every layout in a module
+    spreads over its `tilegpu.num_warps` warps.
   }];
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
   let dependentDialects = ["::mlir::tile::TileDialect"];
   let extraClassDeclaration = [{
     static constexpr ::llvm::StringLiteral getNumWarpsAttrName() {
