@@ -14,6 +14,12 @@ using namespace mlir::tilegpu;
 #include "tile/Dialect/TileGPU/IR/TileGPUAttrInterfaces.cpp.inc"
 #include "tile/Dialect/TileGPU/IR/TileGPUDialect.cpp.inc"
 
+/// A layout describes tensors of its own rank (each layout's
+/// verifyEncoding).
+static LogicalResult
+verifyLayoutRank(LayoutEncodingAttrInterface layout, ArrayRef<int64_t> shape,
+                 function_ref<InFlightDiagnostic()> emitError);
+
 #define GET_ATTRDEF_CLASSES
 #include "tile/Dialect/TileGPU/IR/TileGPUAttrs.cpp.inc"
 
@@ -131,7 +137,6 @@ TileGPUDialect::verifyOperationAttribute(Operation *op,
   return failure(result.wasInterrupted());
 }
 
-/// A layout describes tensors of its own rank.
 static LogicalResult
 verifyLayoutRank(LayoutEncodingAttrInterface layout, ArrayRef<int64_t> shape,
                  function_ref<InFlightDiagnostic()> emitError) {
@@ -146,28 +151,26 @@ LogicalResult tilegpu::verifyLaidOut(ModuleOp module, StringRef passName) {
     return module.emitError()
            << passName << " needs the layouts of convert-tile-to-tilegpu (no "
            << TileGPUDialect::getNumWarpsAttrName() << ")";
-  auto unlaid = [](Type type) {
-    return isa<RankedTensorType>(type) && !getLayout(type);
+  auto unlaid = [](Value value) {
+    return isa<RankedTensorType>(value.getType()) &&
+           !getLayout(value.getType());
   };
   WalkResult result = module.walk([&](Operation *op) {
+    SmallVector<Value> values(op->getResults());
     for (Region &region : op->getRegions())
-      for (BlockArgument arg : region.getArguments())
-        if (unlaid(arg.getType())) {
-          op->emitError() << passName << " needs every tensor laid out by "
-                          << "convert-tile-to-tilegpu; region argument #"
-                          << arg.getArgNumber()
-                          << " has none: " << arg.getType();
-          return WalkResult::interrupt();
-        }
-    for (OpResult value : op->getResults())
-      if (unlaid(value.getType())) {
-        op->emitError() << passName << " needs every tensor laid out by "
-                        << "convert-tile-to-tilegpu; result #"
-                        << value.getResultNumber()
-                        << " has none: " << value.getType();
-        return WalkResult::interrupt();
-      }
-    return WalkResult::advance();
+      llvm::append_range(values, region.getArguments());
+    auto it = llvm::find_if(values, unlaid);
+    if (it == values.end())
+      return WalkResult::advance();
+    InFlightDiagnostic error = op->emitError()
+                               << passName << " needs every tensor laid out by "
+                               << "convert-tile-to-tilegpu; ";
+    if (auto arg = dyn_cast<BlockArgument>(*it))
+      error << "region argument #" << arg.getArgNumber();
+    else
+      error << "result #" << cast<OpResult>(*it).getResultNumber();
+    error << " has none: " << it->getType();
+    return WalkResult::interrupt();
   });
   return failure(result.wasInterrupted());
 }
@@ -664,28 +667,4 @@ LogicalResult ExtractSliceOp::verify() {
   if (!getLayout(src) || !getLayout(result))
     return emitOpError() << "needs a source and a result with layouts";
   return verifyWindow(*this, src.getShape(), result.getShape(), getOffsets());
-}
-
-LogicalResult BlockedEncodingAttr::verifyEncoding(
-    ArrayRef<int64_t> shape, Type elementType,
-    function_ref<InFlightDiagnostic()> emitError) const {
-  return verifyLayoutRank(*this, shape, emitError);
-}
-
-LogicalResult SliceEncodingAttr::verifyEncoding(
-    ArrayRef<int64_t> shape, Type elementType,
-    function_ref<InFlightDiagnostic()> emitError) const {
-  return verifyLayoutRank(*this, shape, emitError);
-}
-
-LogicalResult MmaEncodingAttr::verifyEncoding(
-    ArrayRef<int64_t> shape, Type elementType,
-    function_ref<InFlightDiagnostic()> emitError) const {
-  return verifyLayoutRank(*this, shape, emitError);
-}
-
-LogicalResult DotOperandEncodingAttr::verifyEncoding(
-    ArrayRef<int64_t> shape, Type elementType,
-    function_ref<InFlightDiagnostic()> emitError) const {
-  return verifyLayoutRank(*this, shape, emitError);
 }

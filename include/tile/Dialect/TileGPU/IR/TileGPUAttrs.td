@@ -32,10 +32,23 @@ class TileGPU_Attr<string name, string attrMnemonic, list<Trait> traits = []>
   let mnemonic = attrMnemonic;
 }
 
-def TileGPU_BlockedEncodingAttr : TileGPU_Attr<"BlockedEncoding", "blocked", [
-    DeclareAttrInterfaceMethods<TileGPU_LayoutEncodingAttrInterface>,
-    DeclareAttrInterfaceMethods<VerifiableTensorEncoding>,
-    Tile_TensorEncodingAttrInterface]> {
+// A distributed layout: the tile ops accept it, and a tensor type verifies
+// that the layout is of its rank.
+class TileGPU_LayoutAttr<string name, string attrMnemonic>
+    : TileGPU_Attr<name, attrMnemonic, [
+        DeclareAttrInterfaceMethods<TileGPU_LayoutEncodingAttrInterface>,
+        DeclareAttrInterfaceMethods<VerifiableTensorEncoding>,
+        Tile_TensorEncodingAttrInterface]> {
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::verifyEncoding(
+        ::llvm::ArrayRef<int64_t> shape, ::mlir::Type,
+        ::llvm::function_ref<::mlir::InFlightDiagnostic()> emitError) const {
+      return verifyLayoutRank(*this, shape, emitError);
+    }
+  }];
+}
+
+def TileGPU_BlockedEncodingAttr : TileGPU_LayoutAttr<"BlockedEncoding", "blocked"> {
   let summary = "each thread holds a block of contiguous elements";
   let description = [{
     Each thread holds `sizePerThread[d]` consecutive elements along dimension
@@ -64,10 +77,7 @@ def TileGPU_BlockedEncodingAttr : TileGPU_Attr<"BlockedEncoding", "blocked", [
   let genVerifyDecl = 1;
 }
 
-def TileGPU_SliceEncodingAttr : TileGPU_Attr<"SliceEncoding", "slice", [
-    DeclareAttrInterfaceMethods<TileGPU_LayoutEncodingAttrInterface>,
-    DeclareAttrInterfaceMethods<VerifiableTensorEncoding>,
-    Tile_TensorEncodingAttrInterface]> {
+def TileGPU_SliceEncodingAttr : TileGPU_LayoutAttr<"SliceEncoding", "slice"> {
   let summary = "a parent layout with one dimension removed";
   let description = [{
     The layout of a tensor that lacks dimension `dim` of a tensor in the
@@ -86,10 +96,7 @@ def TileGPU_SliceEncodingAttr : TileGPU_Attr<"SliceEncoding", "slice", [
   let genVerifyDecl = 1;
 }
 
-def TileGPU_MmaEncodingAttr : TileGPU_Attr<"MmaEncoding", "mma", [
-    DeclareAttrInterfaceMethods<TileGPU_LayoutEncodingAttrInterface>,
-    DeclareAttrInterfaceMethods<VerifiableTensorEncoding>,
-    Tile_TensorEncodingAttrInterface]> {
+def TileGPU_MmaEncodingAttr : TileGPU_LayoutAttr<"MmaEncoding", "mma"> {
   let summary = "the accumulator layout of a tensor-core instruction";
   let description = [{
     The layout of the result (and accumulator) of tensor-core matrix
@@ -111,11 +118,8 @@ def TileGPU_MmaEncodingAttr : TileGPU_Attr<"MmaEncoding", "mma", [
   let genVerifyDecl = 1;
 }
 
-def TileGPU_DotOperandEncodingAttr : TileGPU_Attr<"DotOperandEncoding",
-    "dot_operand", [
-    DeclareAttrInterfaceMethods<TileGPU_LayoutEncodingAttrInterface>,
-    DeclareAttrInterfaceMethods<VerifiableTensorEncoding>,
-    Tile_TensorEncodingAttrInterface]> {
+def TileGPU_DotOperandEncodingAttr
+    : TileGPU_LayoutAttr<"DotOperandEncoding", "dot_operand"> {
   let summary = "the layout of an operand of a tensor-core instruction";
   let description = [{
     Operand `opIdx` (0 for A, M x K; 1 for B, K x N) of a matrix product
