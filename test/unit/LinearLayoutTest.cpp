@@ -108,8 +108,9 @@ void checkExhaustively(const LinearLayout &layout, Reference reference) {
       probe[d] = rest % layout.getShape()[d];
       rest /= layout.getShape()[d];
     }
-    if (!holders.count(probe))
+    if (!holders.count(probe)) {
       EXPECT_FALSE(layout.locate(probe).has_value());
+    }
   }
   Coord outside(layout.getShape());
   EXPECT_FALSE(layout.locate(outside).has_value());
