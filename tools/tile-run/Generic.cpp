@@ -307,10 +307,14 @@ rt::Status tile::run::runList(const std::vector<std::string> &args,
     std::fprintf(stderr, "tile-run: warning: skipping %s\n", warning.c_str());
   std::printf("%zu kernel variants in %s\n", bundle.kernels().size(),
               bundle.directory().c_str());
-  for (const rt::KernelInfo &info : bundle.kernels())
-    std::printf("%s  [%s]  %s  %s\n", info.name.c_str(), info.kernel.c_str(),
+  for (const rt::KernelInfo &info : bundle.kernels()) {
+    // A bounded variant is the runtimes' choice only up to its bound.
+    std::string bound =
+        info.maxNCtx ? "  N<=" + std::to_string(*info.maxNCtx) : "";
+    std::printf("%s  [%s]  %s  %s%s\n", info.name.c_str(), info.kernel.c_str(),
                 info.signatureSummary().c_str(),
-                info.constexprSummary().c_str());
+                info.constexprSummary().c_str(), bound.c_str());
+  }
   *passed = true;
   return rt::Status::success();
 }
