@@ -36,8 +36,8 @@ for dtype in f16 bf16; do
     done
   done
 done
-# Up to N=1024 the non-causal d128 forward is its _n1024 variant (chosen by
-# length): the general one at ragged lengths, named and past 1024.
+# The non-causal d128 forward named with --kernel at ragged lengths, and
+# past 1024 (a bundle may add variants chosen by length below that).
 for dtype in f16 bf16; do
   t=$([ $dtype = f16 ] && echo fp16 || echo bf16)
   for n in 17 257; do

@@ -79,57 +79,41 @@ def _variants():
             # Chosen on the H100 (docs/performance.md); the spills quoted
             # with a choice are those of its day.  The forward gives each
             # warp 32 query rows, so every K and V fragment read from shared
-            # memory feeds two mma: 8 warps of 256 rows for non-causal d128,
-            # 2-16% faster than the spill-free 16-row warps; 4 warps of 128
-            # rows otherwise.  Causal d128 loses less work on the diagonal
-            # with 128 rows: 3-14% faster up to N = 4096, 1-2% slower at
-            # 16384.  The backward's programs own 128 keys.  At d128 they
-            # run on 8 warps, 64 queries a step; the dots run on 4 x 2 or
-            # 2 x 4 warp grids (tilegpu-accelerate-matmul), which read a
-            # third less shared memory an mma than 16-key slabs and pass
-            # P^T and dS^T between warps through shared memory, as
-            # FlashAttention-2 does.  Spilling 172-236 bytes, they were
-            # 1-12% faster than the spill-free slabs.  At d64 they run on 4
-            # warps, 32 queries a step, and two programs share an SM: their
-            # phases (exponentials, shared-memory exchanges, atomic adds)
-            # overlap where the 8 warps of one program are all in the same
-            # phase.  Spilling about 100 bytes, they were 4-15% faster at
-            # N >= 4096 than 8 warps of 128 queries, 6-10% faster than 4
-            # spill-free warps of 64 keys.  Causal programs run longest
-            # first, dealt out 8 heads at a time in the forward and in
-            # groups of at least 128 programs in the backward.  Each op
-            # reads the thread index itself (thread_index_per_op), so that
-            # no index arithmetic stays live through the loops; with the
-            # forward's epilogue dividing once a row and its lazy rescaling,
-            # the spills are now 0 (d64 forward), 16-28 (d128 forward) and
-            # 8-28 bytes (backward).
+            # memory feeds two mma: 128-row programs on 4 warps, two to an
+            # SM (256 rows on 8 warps spilled 28 bytes at non-causal d128
+            # and were 0-5% slower).  Causal d128 steps over 32 keys at a
+            # time: 64-key steps spilled 16 bytes and were 0-5% faster up
+            # to N = 4096, level at 16384.  No forward spills.
+            # The backward's programs own 128 keys.  At d128 they run on 8
+            # warps, 64 queries a step; the dots run on 4 x 2 or 2 x 4 warp
+            # grids (tilegpu-accelerate-matmul), which read a third less
+            # shared memory an mma than 16-key slabs and pass P^T and dS^T
+            # between warps through shared memory, as FlashAttention-2
+            # does.  At d64 they run on 4 warps, 32 queries a step, and two
+            # programs share an SM: their phases (exponentials,
+            # shared-memory exchanges, atomic adds) overlap where the 8
+            # warps of one program are all in the same phase.  Both spill
+            # 8-28 bytes; the spill-free tiles measured on 2026-11-25 were
+            # 4-7% slower at d64 (0.96-0.98 of FA2 non-causal) and 15-28%
+            # at d128.  Causal
+            # programs run longest first, dealt out 8 heads at a time in the
+            # forward and in groups of at least 128 programs in the
+            # backward.  Each op reads the thread index itself
+            # (thread_index_per_op), so that no index arithmetic stays live
+            # through the loops.
             warps = 8
             bwd_warps, bwd_step = (4, 32) if head_dim == 64 else (8, 64)
             # Q and dO three steps ahead: +1-3% at d128, -1 to +1% at d64.
             bwd_stages = 3 if head_dim == 128 else 2
             for causal in (True, False):
                 suffix = "causal" if causal else "noncausal"
-                wide = head_dim == 128 and not causal
-                fwd_warps, fwd_block_m = (8, 256) if wide else (4, 128)
+                fwd_block_n = 32 if head_dim == 128 and causal else 64
                 out.append(Variant(
                     f"attn_fwd_{t}_d{head_dim}_{suffix}", "attention", "attn_fwd",
                     _fwd_signature(t),
-                    {"HEAD_DIM": head_dim, "BLOCK_M": fwd_block_m, "BLOCK_N": 64,
-                     "CAUSAL": causal, "HEAD_GROUP": 8}, fwd_warps,
+                    {"HEAD_DIM": head_dim, "BLOCK_M": 128, "BLOCK_N": fwd_block_n,
+                     "CAUSAL": causal, "HEAD_GROUP": 8}, 4,
                     thread_index_per_op=True))
-            if head_dim == 128:
-                # Up to 1024 tokens the non-causal forward runs 128-row
-                # blocks on 4 warps, two programs an SM whose prologues and
-                # epilogues overlap: +10% at N = 512, +4% at 1024, level at
-                # 2048, 1-4% slower beyond.  It spilled 36 bytes then (none
-                # since the lazy rescaling); the spill-free 128 x 32 tile was
-                # 2-4% slower up to 1024.
-                out.append(Variant(
-                    f"attn_fwd_{t}_d{head_dim}_noncausal_n1024", "attention", "attn_fwd",
-                    _fwd_signature(t),
-                    {"HEAD_DIM": head_dim, "BLOCK_M": 128, "BLOCK_N": 64,
-                     "CAUSAL": False, "HEAD_GROUP": 8}, 4,
-                    thread_index_per_op=True, max_n_ctx=1024))
             out.append(Variant(
                 f"attn_bwd_preprocess_{t}_d{head_dim}", "attention", "attn_bwd_preprocess",
                 _preprocess_signature(t), {"HEAD_DIM": head_dim, "BLOCK_M": 64},
