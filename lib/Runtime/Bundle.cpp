@@ -116,6 +116,13 @@ Status tile::rt::parseKernelInfo(const std::string &text,
       return Status::error("'max_n_ctx' is not a positive integer");
     info->maxNCtx = maxNCtx->getInteger();
   }
+  if (const JsonValue *tuning = root.get("tuning")) {
+    const JsonValue *variant = tuning->get("variant");
+    if (!tuning->isObject() || !variant || !variant->isString() ||
+        variant->getString().empty())
+      return Status::error("'tuning' needs the string 'variant' it tunes");
+    info->candidateOf = variant->getString();
+  }
   const JsonValue *params = root.get("params");
   if (!params || !params->isArray())
     return Status::error("metadata lacks the array 'params'");
@@ -192,7 +199,7 @@ std::vector<const KernelInfo *>
 Bundle::family(const std::string &kernel) const {
   std::vector<const KernelInfo *> result;
   for (const KernelInfo &info : all)
-    if (info.kernel == kernel)
+    if (info.kernel == kernel && info.candidateOf.empty())
       result.push_back(&info);
   return result;
 }

@@ -23,7 +23,7 @@ FWD_PARAMS = [("Q", "*fp16", 16), ("K", "*fp16", 16), ("V", "*fp16", 16),
 
 def write_kernel(directory, name, params=FWD_PARAMS, kernel="attn_fwd",
                  constexprs=None, gpu=True, files=("cubin", "ptx"), shared_bytes=81920,
-                 max_n_ctx=None):
+                 max_n_ctx=None, tuning=None):
     """A manifest in the format tile.compile and build_gpu_bundle.py write,
     with placeholder GPU code beside it."""
     meta = {"name": name, "kernel": kernel, "entry": name,
@@ -34,6 +34,8 @@ def write_kernel(directory, name, params=FWD_PARAMS, kernel="attn_fwd",
             "num_warps": 4, "target": "tile"}
     if max_n_ctx is not None:
         meta["max_n_ctx"] = max_n_ctx
+    if tuning is not None:
+        meta["tuning"] = tuning
     if gpu:
         meta["gpu"] = {"target": "sm_90a", "shared_bytes": shared_bytes}
         for extension in files:
@@ -124,6 +126,21 @@ def test_select_by_sequence_length(tmp_path):
     assert chosen(1) == chosen(256) == "attn_fwd_fp16_d128_noncausal_n256"
     assert chosen(257) == chosen(1024) == "attn_fwd_fp16_d128_noncausal_n1024"
     assert chosen(1025) == chosen(None) == "attn_fwd_fp16_d128_noncausal"
+
+
+def test_tuning_candidates_are_never_selected(tmp_path):
+    # benchmarks/autotune.py puts candidates beside the shipped variants;
+    # only tile-run --kernel runs them.
+    write_kernel(tmp_path, "attn_fwd_fp16_d64_noncausal")
+    write_kernel(tmp_path, "attn_fwd_fp16_d64_noncausal__m64n64w4", max_n_ctx=4096,
+                 tuning={"variant": "attn_fwd_fp16_d64_noncausal", "tag": "m64n64w4"})
+    kernels = KernelBundle(tmp_path)
+    assert list(kernels.kernels) == ["attn_fwd_fp16_d64_noncausal"]
+    assert kernels.select("attn_fwd", "fp16", 64, False, seq_len=128).name == \
+        "attn_fwd_fp16_d64_noncausal"
+    with pytest.raises(BundleError, match="'tuning' needs the string 'variant'"):
+        parse_manifest(write_kernel(tmp_path, "attn_fwd_fp16_d64_causal",
+                                    tuning={"tag": "x"}))
 
 
 def test_select_without_an_unbounded_variant_takes_the_longest(tmp_path):

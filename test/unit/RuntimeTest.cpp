@@ -234,6 +234,26 @@ TEST(KernelInfo, MaxNCtxIsAPositiveInteger) {
   }
 }
 
+TEST(KernelInfo, TuningNamesTheVariantACandidateTunes) {
+  auto withTuning = [](const std::string &value) {
+    return R"({"name": "a__m64", "kernel": "attn_fwd", "params": [], "tuning": )" +
+           value + "}";
+  };
+  KernelInfo info;
+  ASSERT_TRUE(parseKernelInfo(withTuning(R"({"variant": "a", "tag": "m64"})"),
+                              "x.json", &info)
+                  .ok());
+  EXPECT_EQ(info.candidateOf, "a");
+  ASSERT_TRUE(parseKernelInfo(kMetadata, "x.json", &info).ok());
+  EXPECT_TRUE(info.candidateOf.empty());
+  for (const char *bad :
+       {"\"a\"", "{}", R"({"variant": 3})", R"({"variant": ""})"}) {
+    Status status = parseKernelInfo(withTuning(bad), "x.json", &info);
+    ASSERT_FALSE(status.ok()) << bad;
+    EXPECT_NE(status.message().find("'tuning'"), std::string::npos);
+  }
+}
+
 TEST(KernelInfo, PickForSequenceLength) {
   auto variant = [](const char *name, std::optional<int64_t> maxNCtx) {
     KernelInfo info;

@@ -311,6 +311,8 @@ rt::Status tile::run::runList(const std::vector<std::string> &args,
     // A bounded variant is the runtimes' choice only up to its bound.
     std::string bound =
         info.maxNCtx ? "  N<=" + std::to_string(*info.maxNCtx) : "";
+    if (!info.candidateOf.empty())
+      bound += "  (tuning candidate of " + info.candidateOf + ")";
     std::printf("%s  [%s]  %s  %s%s\n", info.name.c_str(), info.kernel.c_str(),
                 info.signatureSummary().c_str(),
                 info.constexprSummary().c_str(), bound.c_str());

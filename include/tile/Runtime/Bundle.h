@@ -48,6 +48,10 @@ struct KernelInfo {
   /// "max_n_ctx": the longest sequence this variant is the faster choice
   /// for (it is correct at any length); none for a general variant.
   std::optional<int64_t> maxNCtx;
+  /// "tuning": {"variant": ...}: a block-size candidate of that shipped
+  /// variant (benchmarks/autotune.py), which runs only when named with
+  /// --kernel; empty for a variant the runtimes may choose.
+  std::string candidateOf;
   std::vector<ParamInfo> params;
   std::vector<std::pair<std::string, JsonValue>> constexprs;
   std::string metadataPath; ///< The .json file this came from.
@@ -85,7 +89,8 @@ public:
   const std::vector<std::string> &warnings() const { return skipped; }
 
   const KernelInfo *findVariant(const std::string &name) const;
-  /// The variants of one kernel family, in name order.
+  /// The variants of one kernel family that the runtimes choose among, in
+  /// name order: tuning candidates run only when named (findVariant).
   std::vector<const KernelInfo *> family(const std::string &kernel) const;
 
 private:

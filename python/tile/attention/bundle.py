@@ -68,7 +68,8 @@ class KernelSpec:
     """What the manifest of one compiled kernel says, and where its code is."""
 
     def __init__(self, name, kernel, entry, params, constexprs, num_warps,
-                 shared_bytes, image_path, manifest_path, max_n_ctx=None):
+                 shared_bytes, image_path, manifest_path, max_n_ctx=None,
+                 candidate_of=None):
         self.name = name
         self.kernel = kernel
         self.entry = entry
@@ -81,6 +82,9 @@ class KernelSpec:
         # The longest sequence this variant is the faster choice for (None:
         # any); it is correct at every length.
         self.max_n_ctx = max_n_ctx
+        # The shipped variant this one is a block-size candidate of
+        # (benchmarks/autotune.py), or None.
+        self.candidate_of = candidate_of
         # The element type of the kernel's first pointer ('fp16', ...).
         self.element_type = next((p.element_type for p in params if p.is_pointer), None)
 
@@ -134,6 +138,10 @@ def parse_manifest(path):
     max_n_ctx = meta.get("max_n_ctx")
     _require(max_n_ctx is None or (type(max_n_ctx) is int and max_n_ctx > 0), path,
              "'max_n_ctx' must be a positive integer")
+    tuning = meta.get("tuning")
+    _require(tuning is None or (isinstance(tuning, dict) and isinstance(tuning.get("variant"), str)
+                                and tuning["variant"]), path,
+             "'tuning' needs the string 'variant' it tunes")
     params = []
     for index, param in enumerate(meta["params"]):
         _require(isinstance(param, dict) and isinstance(param.get("name"), str)
@@ -165,7 +173,8 @@ def parse_manifest(path):
                       entry=meta.get("entry", meta["name"]), params=params,
                       constexprs=constexprs, num_warps=meta["num_warps"],
                       shared_bytes=shared_bytes, image_path=image_path,
-                      manifest_path=path, max_n_ctx=max_n_ctx)
+                      manifest_path=path, max_n_ctx=max_n_ctx,
+                      candidate_of=tuning["variant"] if tuning else None)
 
 
 def candidate_dirs():
@@ -214,8 +223,8 @@ class KernelBundle:
             if spec is None:
                 self.without_gpu_code.append(path.stem)
                 continue
-            if spec.kernel not in ATTENTION_FAMILIES:
-                continue
+            if spec.kernel not in ATTENTION_FAMILIES or spec.candidate_of:
+                continue   # tuning candidates run only through tile-run --kernel
             missing = set(EXPECTED_PARAMS[spec.kernel]) - {p.name for p in spec.params}
             extra = {p.name for p in spec.params} - set(EXPECTED_PARAMS[spec.kernel])
             if missing or extra:
