@@ -3,7 +3,7 @@
     python3 -m tile.compile FILE.py:KERNEL --signature "*fp16,*fp16,i32" \\
         --constexpr BLOCK=128 --num-warps 4 -o OUT.mlir
     python3 -m tile.compile --manifest --out-dir DIR [--only NAME ...]
-        [--set NAME=VALUE ...]
+        [--set NAME=VALUE ...] [--tuning autotune.json]
 
 Writes the ``tile`` dialect module to OUT.mlir and its metadata to OUT.json
 (see docs/language.md).  Errors are reported as ``file:line: error: ...``
@@ -135,7 +135,7 @@ def apply_overrides(variant, overrides):
 
 
 def compile_manifest(args):
-    from .kernels import manifest
+    from .kernels import manifest, tuning
     names = set(args.only or [])
     unknown = names - {v.name for v in manifest.VARIANTS}
     if unknown:
@@ -147,16 +147,23 @@ def compile_manifest(args):
     if not args.out_dir:
         raise UsageError("--manifest needs --out-dir DIR")
     overrides = dict(parse_constexpr(text, "--set") for text in args.set)
+    try:
+        choices = tuning.load_choices(args.tuning) if args.tuning else {}
+    except tuning.TuningError as error:
+        raise UsageError(f"--tuning: {error}") from None
     for variant in manifest.VARIANTS:
         if names and variant.name not in names:
             continue
-        constexprs, launch = apply_overrides(variant, overrides)
+        tuned = tuning.overrides_for(variant, choices)
+        constexprs, launch = apply_overrides(variant, {**tuned, **overrides})
         fn = getattr(importlib.import_module(variant.module), variant.kernel)
         text, metadata = compile_kernel(fn, variant.signature, constexprs,
                                         name=variant.name, entry=variant.name,
                                         **launch)
         if variant.max_n_ctx is not None:
             metadata["max_n_ctx"] = variant.max_n_ctx
+        if tuned:
+            metadata["tuned"] = {"file": os.path.basename(args.tuning), "overrides": tuned}
         write_outputs(text, metadata, os.path.join(args.out_dir, variant.name + ".mlir"))
 
 
@@ -193,7 +200,15 @@ def main(argv=None):
                              "compiled")
     parser.add_argument("--list", action="store_true",
                         help="with --manifest: print the variant names")
+    parser.add_argument("--tuning", metavar="FILE",
+                        help="with --manifest: the block sizes an autotuning "
+                             "sweep chose (benchmarks/autotune.py's autotune.json)")
     args = parser.parse_args(argv)
+    manifest_only = [flag for flag, given in (
+        ("--out-dir", args.out_dir), ("--only", args.only), ("--set", args.set),
+        ("--list", args.list), ("--tuning", args.tuning)) if given]
+    if manifest_only and not args.manifest:
+        parser.error(f"{', '.join(manifest_only)}: only with --manifest")
     try:
         if args.manifest:
             compile_manifest(args)

@@ -392,3 +392,13 @@ def test_manifest_override_errors(tmp_path, setting, message):
                      "attn_bwd_fp16_d64_causal", "--set", setting)
     assert result.returncode == 1
     assert message in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("flags", [["--set", "BLOCK=64"], ["--only", "softmax_v2"],
+                                   ["--tuning", "autotune.json"], ["--list"],
+                                   ["--out-dir", "kernels"]])
+def test_manifest_flags_are_refused_without_manifest(flags):
+    # Ignoring them would compile something other than what was asked.
+    result = run_cli("examples/vector_add.py:vector_add", "--signature", "*fp32", *flags)
+    assert result.returncode == 2
+    assert f"{flags[0]}: only with --manifest" in result.stderr, result.stderr
