@@ -1,0 +1,476 @@
+"""Autotuning sweep of the attention kernels' block sizes, recorded for the build.
+
+    # 1. here, with MLIR (after ./dev.sh build): the candidates of
+    #    python/tile/kernels/tuning.py beside a copy of the shipped kernels
+    python3 benchmarks/autotune.py build --out build/tuning
+    # 2. on the GPU machine (carry build/tuning, tile-run and this file), or
+    #    anywhere with --backend interp: check each candidate against the
+    #    float64 reference, time it, choose, write OUT/autotune.json and .csv
+    python3 benchmarks/autotune.py run --bundle build/tuning --out OUT
+    # 3. here: compile the manifest with the choices
+    python3 -m tile.compile --manifest --tuning OUT/autotune.json --out-dir DIR
+    #    (or configure with -DTILE_KERNEL_TUNING=OUT/autotune.json)
+
+A candidate is the shipped variant with other block sizes, warps or stages,
+compiled as <variant>__<tag> (m128n64w4: BLOCK_M(1) 128, BLOCK_N(1) 64, 4
+warps).  Its metadata says which variant it tunes, so that tile-run and
+tile.attention never pick it by themselves; `run` names it with
+`tile-run attention --kernel`.  A candidate counts only if it passes every
+check (fresh random inputs at each length, causal offsets too); the choice
+is the fastest by the geometric mean of TFLOP/s over --lengths, the shipped
+tile included (with --spill-free, among those ptxas reports no spills for).
+Speed is measured, never assumed: `run` on the interpreter checks the same
+path, and its times say nothing about the GPU.
+"""
+
+import argparse
+import csv
+import json
+import math
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+# What `build` compiled, for `run`: in a subfolder, where the runtimes do
+# not look for kernel metadata.
+BUILD_REPORT = os.path.join("autotune", "candidates.json")
+HEADS = {64: 32, 128: 16}          # as the benchmark harness: B * N fixed
+BENCH_LINE = re.compile(r"^bench (fwd|bwd): ([0-9.]+) ms\s+([0-9.]+) TFLOP/s", re.M)
+
+
+class AutotuneError(Exception):
+    """A problem that stops the sweep, said in one line."""
+
+
+# --------------------------------------------------------------------------
+# build: compile the candidates (needs the tile package and the built tools)
+# --------------------------------------------------------------------------
+
+def find_ptxas():
+    return shutil.which("ptxas") or (
+        "/usr/local/cuda/bin/ptxas"
+        if os.access("/usr/local/cuda/bin/ptxas", os.X_OK) else None)
+
+
+def ptxas_usage(ptxas, ptx_path):
+    """{"registers", "spill_stores", "spill_loads"} of a PTX file, or None."""
+    if not ptxas or not os.path.isfile(ptx_path):
+        return None
+    result = subprocess.run([ptxas, "-arch=sm_90a", "-v", ptx_path, "-o", os.devnull],
+                            capture_output=True, text=True)
+    report = result.stderr + result.stdout
+
+    def number(pattern):
+        match = re.search(pattern, report)
+        return int(match.group(1)) if match else None
+    usage = {"registers": number(r"Used (\d+) registers"),
+             "spill_stores": number(r"(\d+) bytes spill stores"),
+             "spill_loads": number(r"(\d+) bytes spill loads")}
+    return usage if result.returncode == 0 and usage["registers"] is not None else None
+
+
+def compile_candidates(variants, work_dir):
+    """Writes <variant>__<tag>.mlir/.json for every candidate of `variants`
+    into work_dir; returns {variant name: [candidate record]}."""
+    import importlib
+    from tile.compile import apply_overrides, write_outputs
+    from tile.compiler import compile_kernel
+    from tile.compiler.errors import CompilationError, UsageError
+    from tile.kernels import tuning
+
+    out = {}
+    for variant in variants:
+        fn = getattr(importlib.import_module(variant.module), variant.kernel)
+        records = out[variant.name] = []
+        for tag, overrides in tuning.candidates(variant):
+            name = f"{variant.name}__{tag}"
+            record = {"name": name, "tag": tag, "overrides": overrides}
+            records.append(record)
+            try:
+                constexprs, launch = apply_overrides(variant, overrides)
+                text, metadata = compile_kernel(fn, variant.signature, constexprs,
+                                                name=name, entry=name, **launch)
+            except (CompilationError, UsageError) as error:
+                record["skipped"] = str(error).splitlines()[0]
+                continue
+            metadata["tuning"] = {"variant": variant.name, "problem": tuning.problem(variant),
+                                  "tag": tag, "overrides": overrides}
+            write_outputs(text, metadata, os.path.join(work_dir, name + ".mlir"))
+    return out
+
+
+def build(args):
+    sys.path.insert(0, os.path.join(REPO, "python"))   # the tile package
+    from tile.kernels import tuning
+
+    if not os.path.isdir(args.kernels):
+        raise AutotuneError(f"no kernel folder {args.kernels}: run ./dev.sh build first")
+    variants = tuning.tunable_variants(args.dtype)
+    problems = {tuning.problem(v) for v in variants}
+    wanted = set(args.problem or problems)
+    if wanted - problems:
+        raise AutotuneError(f"--problem {', '.join(sorted(wanted - problems))}: no such "
+                            f"problem (there are {', '.join(sorted(problems))})")
+    variants = [v for v in variants if tuning.problem(v) in wanted]
+    for variant in variants:
+        if not os.path.isfile(os.path.join(args.kernels, variant.name + ".json")):
+            raise AutotuneError(f"{args.kernels} lacks the shipped {variant.name}: "
+                                "rebuild it (./dev.sh build)")
+
+    if os.path.exists(args.out):
+        shutil.rmtree(args.out)
+    shutil.copytree(args.kernels, args.out,
+                    ignore=shutil.ignore_patterns("*.stamp", "*.llvm.mlir"))
+    with tempfile.TemporaryDirectory() as work:
+        started = time.time()
+        candidates = compile_candidates(variants, work)
+        count = sum(1 for records in candidates.values() for r in records
+                    if "skipped" not in r)
+        print(f"autotune: {count} candidates of {len(variants)} variants compiled to tile IR; "
+              "lowering them for the GPU", flush=True)
+        subprocess.run([sys.executable, os.path.join(REPO, "scripts", "build_gpu_bundle.py"),
+                        work, "--tools", args.tools], check=True)
+        for entry in os.listdir(work):
+            shutil.move(os.path.join(work, entry), os.path.join(args.out, entry))
+    ptxas = find_ptxas()
+
+    def usage(name):
+        return ptxas_usage(ptxas, os.path.join(args.out, name + ".ptx"))
+    report = {"dtype": args.dtype, "problems": {}}
+    for variant in variants:
+        records = candidates[variant.name]
+        for record in records:
+            if "skipped" not in record:
+                record["ptxas"] = usage(record["name"])
+        tuned_names = {name for record in records for name in record["overrides"]}
+        report["problems"][tuning.problem(variant)] = {
+            "variant": variant.name, "kernel": variant.kernel,
+            "head_dim": variant.constexprs["HEAD_DIM"], "causal": variant.constexprs["CAUSAL"],
+            "shipped": {"name": variant.name,
+                        "overrides": tuning.shipped_overrides(variant, tuned_names),
+                        "ptxas": usage(variant.name)},
+            "candidates": records}
+    os.makedirs(os.path.dirname(os.path.join(args.out, BUILD_REPORT)), exist_ok=True)
+    with open(os.path.join(args.out, BUILD_REPORT), "w") as f:
+        json.dump(report, f, indent=1)
+    for key, problem in sorted(report["problems"].items()):
+        for record in [problem["shipped"]] + problem["candidates"]:
+            usage = record.get("ptxas")
+            state = (record["skipped"] if "skipped" in record else
+                     f"{usage['registers']} registers, {usage['spill_stores']} bytes spilled"
+                     if usage else "no ptxas report")
+            print(f"  {key:24s} {record['name']:44s} {state}")
+    print(f"autotune: {args.out} ({time.time() - started:.0f} s); carry it with tile-run and "
+          "run `benchmarks/autotune.py run --bundle` there")
+
+
+# --------------------------------------------------------------------------
+# run: check, time and choose (needs only tile-run; PyTorch for --reference)
+# --------------------------------------------------------------------------
+
+def default_tile_run():
+    for path in (os.path.join(REPO, "bin", "tile-run"),            # a GPU bundle
+                 os.path.join(REPO, "build", "bin", "tile-run")):  # the repository
+        if os.access(path, os.X_OK):
+            return path
+    return None
+
+
+def tile_run(args, arguments):
+    command = [args.tile_run, "attention", "--bundle", args.bundle,
+               "--backend", args.backend, *arguments]
+    result = subprocess.run(command, capture_output=True, text=True)
+    return result.returncode, result.stdout + result.stderr, " ".join(command)
+
+
+def problem_arguments(problem, dtype):
+    mode = "fwd" if problem["kernel"] == "attn_fwd" else "bwd"
+    return ["--mode", mode, "--head-dim", str(problem["head_dim"]),
+            "--dtype", "f16" if dtype == "fp16" else "bf16",
+            *(["--causal"] if problem["causal"] else [])]
+
+
+def check(args, problem, name, dtype, seeds):
+    """None if `name` passes every check, else what failed."""
+    cases = [(n, None) for n in args.check_lengths]
+    if problem["causal"]:
+        last = args.check_lengths[-1]
+        cases += [(last, -(last // 7)), (last, 37)]
+    for n, offset in cases:
+        code, output, command = tile_run(args, [
+            *problem_arguments(problem, dtype), "--kernel", name, "--check",
+            "--batch", "2", "--heads", "3", "--seq", str(n), "--seed", str(seeds.randrange(2**31)),
+            *(["--causal-offset", str(offset)] if offset is not None else [])])
+        if code != 0:
+            tail = " | ".join(output.strip().splitlines()[-2:])
+            return f"N={n}{'' if offset is None else f' offset {offset}'}: {tail} ({command})"
+    return None
+
+
+def timed_shape(args, problem, seqlen):
+    """(batch, heads) of the timed shape of N = seqlen."""
+    return max(1, args.tokens // seqlen), args.heads or HEADS.get(problem["head_dim"], 16)
+
+
+def attention_flops(problem, batch, heads, seqlen):
+    """4 B H N^2 D, halved when causal, 2.5 times for the backward."""
+    flops = 4.0 * batch * heads * seqlen * seqlen * problem["head_dim"]
+    return flops * (0.5 if problem["causal"] else 1.0) * (
+        2.5 if problem["kernel"] == "attn_bwd" else 1.0)
+
+
+def bench(args, problem, name, dtype, seqlen):
+    """TFLOP/s of `name`'s own kernel (the forward, or the backward), from
+    tile-run's median time."""
+    batch, heads = timed_shape(args, problem, seqlen)
+    code, output, command = tile_run(args, [
+        *problem_arguments(problem, dtype), "--kernel", name, "--bench",
+        "--warmup", str(args.warmup), "--reps", str(args.reps),
+        "--batch", str(batch), "--heads", str(heads), "--seq", str(seqlen)])
+    mode = "fwd" if problem["kernel"] == "attn_fwd" else "bwd"
+    times = {m: float(ms) for m, ms, _ in BENCH_LINE.findall(output)}
+    if code != 0 or not times.get(mode):
+        raise AutotuneError(f"timing {name} failed: {output.strip()[-300:]} ({command})")
+    return attention_flops(problem, batch, heads, seqlen) / times[mode] / 1e9
+
+
+def reference_tflops(problem, dtype, seqlen, args):
+    """FlashAttention-2 (PyTorch SDPA's flash backend) on the same shape, or
+    None where PyTorch or the backend is not there."""
+    try:
+        import torch
+        import torch.nn.functional as F
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+    except ImportError:
+        return None
+    if not torch.cuda.is_available():
+        return None
+    d, causal = problem["head_dim"], problem["causal"]
+    batch, heads = timed_shape(args, problem, seqlen)
+    torch_dtype = torch.float16 if dtype == "fp16" else torch.bfloat16
+    q, k, v = (torch.randn(batch, heads, seqlen, d, device="cuda", dtype=torch_dtype,
+                           requires_grad=True) for _ in range(3))
+    try:
+        with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
+            def forward():
+                return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+            if problem["kernel"] == "attn_fwd":
+                run = forward
+            else:
+                out = forward()
+                grad = torch.randn_like(out)
+
+                def run():
+                    torch.autograd.grad(out, (q, k, v), grad, retain_graph=True)
+            for _ in range(args.warmup):
+                run()
+            times = []
+            for _ in range(args.reps):
+                start = torch.cuda.Event(enable_timing=True)
+                stop = torch.cuda.Event(enable_timing=True)
+                start.record()
+                run()
+                stop.record()
+                stop.synchronize()
+                times.append(start.elapsed_time(stop))
+    except RuntimeError:
+        return None
+    return attention_flops(problem, batch, heads, seqlen) / sorted(times)[len(times) // 2] / 1e9
+
+
+def geometric_mean(values):
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else 0.0
+
+
+def spill_free(record):
+    usage = record.get("ptxas")
+    return bool(usage) and usage["spill_stores"] == 0 and usage["spill_loads"] == 0
+
+
+def tune_problem(args, key, problem, dtype, seeds):
+    """Checks and times the shipped tile and every candidate of one problem."""
+    rows = []
+    for record in [problem["shipped"]] + problem["candidates"]:
+        row = {"problem": key, "name": record["name"], "tag": record.get("tag", "shipped"),
+               "overrides": record["overrides"], "ptxas": record.get("ptxas"),
+               "shipped": record is problem["shipped"]}
+        rows.append(row)
+        if "skipped" in record:
+            row["status"] = f"not compiled: {record['skipped']}"
+            continue
+        failure = check(args, problem, record["name"], dtype, seeds)
+        if failure:
+            row["status"] = f"FAILED {failure}"
+            print(f"autotune: {key}: {record['name']} is wrong and never chosen: {failure}",
+                  flush=True)
+            continue
+        row["status"] = "ok"
+        row["tflops"] = {str(n): bench(args, problem, record["name"], dtype, n)
+                         for n in args.lengths}
+        row["score"] = geometric_mean(list(row["tflops"].values()))
+        print(f"autotune: {key}: {row['tag']:14s} " + "  ".join(
+            f"N={n} {t:.4g}" for n, t in row["tflops"].items()) +
+            f"  (geomean {row['score']:.4g} TFLOP/s)", flush=True)
+    eligible = [r for r in rows if r["status"] == "ok" and (not args.spill_free or spill_free(r))]
+    choice = max(eligible, key=lambda r: r["score"], default=None)
+    reference = None
+    if args.reference:
+        reference = {str(n): reference_tflops(problem, dtype, n, args) for n in args.lengths}
+    return rows, choice, reference
+
+
+def write_results(out_dir, summary):
+    with open(os.path.join(out_dir, "autotune.json"), "w") as f:
+        json.dump(summary, f, indent=1)
+    with open(os.path.join(out_dir, "autotune.csv"), "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["problem", "candidate", "tag", "status", "registers", "spill_stores",
+                         "seqlen", "tflops", "chosen"])
+        for row in summary["results"]:
+            usage = row.get("ptxas") or {}
+            chosen = summary["choices"].get(row["problem"], {}).get("name") == row["name"]
+            for n, t in (row.get("tflops") or {"": ""}).items():
+                writer.writerow([row["problem"], row["name"], row["tag"], row["status"],
+                                 usage.get("registers", ""), usage.get("spill_stores", ""),
+                                 n, t if t == "" else f"{t:.4g}", int(chosen)])
+
+
+def print_table(summary):
+    print("\n== autotune: geometric mean TFLOP/s over N = "
+          + ", ".join(map(str, summary["lengths"])) + f" ({summary['device']})")
+    print(f"{'problem':24s} {'shipped':>8s} {'chosen':>8s}  {'tag':14s} {'spills':>6s}"
+          + ("   FA2" if summary.get("reference") else ""))
+    for key, choice in sorted(summary["choices"].items()):
+        shipped = next((r for r in summary["results"]
+                        if r["problem"] == key and r["shipped"]), {})
+        usage = choice.get("ptxas") or {}
+        line = (f"{key:24s} {shipped.get('score', 0):8.4g} {choice['score']:8.4g}  "
+                f"{choice['tag']:14s} {usage.get('spill_stores', '?'):>6}")
+        reference = (summary.get("reference") or {}).get(key)
+        if reference and all(reference.values()):
+            line += f" {geometric_mean(list(reference.values())):5.4g}"
+        print(line)
+    for key in summary["unchosen"]:
+        print(f"{key:24s} no candidate passed" + (" spill-free" if summary["spill_free"] else ""))
+
+
+def device_name(backend):
+    if backend == "interp":
+        return "the interpreter (CPU)"
+    try:
+        result = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
+                                capture_output=True, text=True, timeout=30)
+        return result.stdout.strip().splitlines()[0] if result.returncode == 0 else "unknown"
+    except (OSError, IndexError, subprocess.TimeoutExpired):
+        return "unknown"
+
+
+def run(args):
+    args.tile_run = args.tile_run or default_tile_run()
+    if not args.tile_run or not os.access(args.tile_run, os.X_OK):
+        raise AutotuneError("no tile-run: give --tile-run PATH")
+    report_path = os.path.join(args.bundle, BUILD_REPORT)
+    try:
+        with open(report_path) as f:
+            report = json.load(f)
+    except (OSError, ValueError) as error:
+        raise AutotuneError(f"cannot read {report_path} ({error}): make the folder with "
+                            "`benchmarks/autotune.py build`") from None
+    problems = report["problems"]
+    wanted = args.problem or sorted(problems)
+    unknown = set(wanted) - set(problems)
+    if unknown:
+        raise AutotuneError(f"--problem {', '.join(sorted(unknown))}: the folder has "
+                            f"{', '.join(sorted(problems))}")
+    os.makedirs(args.out, exist_ok=True)
+    seeds = random.Random(args.seed if args.seed is not None else random.SystemRandom().random())
+    summary = {"command": " ".join(sys.argv), "device": device_name(args.backend),
+               "backend": args.backend, "dtype": report["dtype"],
+               "tokens": args.tokens, "lengths": args.lengths,
+               "check_lengths": args.check_lengths, "spill_free": args.spill_free,
+               "results": [], "choices": {}, "unchosen": [], "reference": {}}
+    started = time.time()
+    for key in wanted:
+        rows, choice, reference = tune_problem(args, key, problems[key], report["dtype"], seeds)
+        summary["results"] += rows
+        if choice:
+            summary["choices"][key] = {k: choice[k] for k in
+                                       ("name", "tag", "overrides", "score", "ptxas", "tflops")}
+        else:
+            summary["unchosen"].append(key)
+        if reference:
+            summary["reference"][key] = reference
+        summary["seconds"] = time.time() - started
+        write_results(args.out, summary)   # after each problem: a cut-off run keeps its part
+    print_table(summary)
+    if summary["unchosen"]:
+        return 1
+    return 0
+
+
+def int_list(text):
+    try:
+        values = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected integers separated by commas, not '{text}'")
+    if not values or min(values) < 1:
+        raise argparse.ArgumentTypeError(f"expected positive integers, not '{text}'")
+    return values
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="step", required=True)
+    b = sub.add_parser("build", help="compile the candidates beside a copy of the kernels")
+    b.add_argument("--kernels", default=os.path.join(REPO, "build", "kernels"),
+                   help="the shipped kernels (default: build/kernels)")
+    b.add_argument("--tools", default=os.path.join(REPO, "build", "bin"),
+                   help="the folder with tile-opt and tile-translate (default: build/bin)")
+    b.add_argument("--out", required=True, help="the folder to write (replaced)")
+    b.add_argument("--dtype", default="fp16", choices=("fp16", "bf16"),
+                   help="the element type tuned (the choice applies to both)")
+    b.add_argument("--problem", action="append",
+                   help="tune only this problem, e.g. attn_fwd_d128_causal (repeatable)")
+    r = sub.add_parser("run", help="check and time every candidate, and choose")
+    r.add_argument("--bundle", required=True, help="the folder `build` wrote")
+    r.add_argument("--out", default="autotune-out", help="where autotune.json/.csv go")
+    r.add_argument("--tile-run", help="the tile-run binary (default: bin/ or build/bin/)")
+    r.add_argument("--backend", default="cuda", choices=("cuda", "interp"))
+    r.add_argument("--problem", action="append", help="only this problem (repeatable)")
+    r.add_argument("--lengths", type=int_list, default=[1024, 4096, 16384],
+                   help="the timed sequence lengths")
+    r.add_argument("--tokens", type=int, default=16384, help="batch * N of the timed shapes")
+    r.add_argument("--heads", type=int, help="heads of the timed shapes "
+                   "(default 32 at D=64, 16 at D=128)")
+    r.add_argument("--check-lengths", type=int_list, default=[100, 257, 1000],
+                   help="the lengths each candidate is checked at")
+    r.add_argument("--warmup", type=int, default=3)
+    r.add_argument("--reps", type=int, default=20)
+    r.add_argument("--seed", type=int, help="seed of the checks' seeds (default: fresh)")
+    r.add_argument("--spill-free", action="store_true",
+                   help="choose among the tiles ptxas reports no spills for")
+    r.add_argument("--reference", action="store_true",
+                   help="also time FlashAttention-2 (PyTorch SDPA, flash) on each shape")
+    args = parser.parse_args(argv)
+    try:
+        if args.step == "build":
+            build(args)
+            return 0
+        return run(args)
+    except AutotuneError as error:
+        print(f"autotune: error: {error}", file=sys.stderr)
+        return 2
+    except subprocess.CalledProcessError as error:
+        print(f"autotune: error: {' '.join(error.cmd)} failed", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
