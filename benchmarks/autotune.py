@@ -242,47 +242,22 @@ def bench(args, problem, name, dtype, seqlen):
 
 
 def reference_tflops(problem, dtype, seqlen, args):
-    """FlashAttention-2 (PyTorch SDPA's flash backend) on the same shape, or
-    None where PyTorch or the backend is not there."""
+    """FlashAttention-2 (PyTorch SDPA's flash backend) on the same shape,
+    measured as the benchmark harness measures it; None where PyTorch, a GPU
+    or the backend is not there."""
     try:
         import torch
-        import torch.nn.functional as F
-        from torch.nn.attention import SDPBackend, sdpa_kernel
+        import attention_bench   # beside this file; imports PyTorch
     except ImportError:
         return None
     if not torch.cuda.is_available():
         return None
-    d, causal = problem["head_dim"], problem["causal"]
     batch, heads = timed_shape(args, problem, seqlen)
-    torch_dtype = torch.float16 if dtype == "fp16" else torch.bfloat16
-    q, k, v = (torch.randn(batch, heads, seqlen, d, device="cuda", dtype=torch_dtype,
-                           requires_grad=True) for _ in range(3))
-    try:
-        with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
-            def forward():
-                return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
-            if problem["kernel"] == "attn_fwd":
-                run = forward
-            else:
-                out = forward()
-                grad = torch.randn_like(out)
-
-                def run():
-                    torch.autograd.grad(out, (q, k, v), grad, retain_graph=True)
-            for _ in range(args.warmup):
-                run()
-            times = []
-            for _ in range(args.reps):
-                start = torch.cuda.Event(enable_timing=True)
-                stop = torch.cuda.Event(enable_timing=True)
-                start.record()
-                run()
-                stop.record()
-                stop.synchronize()
-                times.append(start.elapsed_time(stop))
-    except RuntimeError:
-        return None
-    return attention_flops(problem, batch, heads, seqlen) / sorted(times)[len(times) // 2] / 1e9
+    record = attention_bench.bench_one(
+        attention_bench.REFERENCE, (batch, seqlen, heads, problem["head_dim"]),
+        attention_bench.DTYPES[dtype], problem["causal"], sets_count=2, target_ms=50,
+        seed=seqlen)
+    return record["fwd_tflops" if problem["kernel"] == "attn_fwd" else "bwd_tflops"]
 
 
 def geometric_mean(values):
