@@ -54,9 +54,13 @@ class AutotuneError(Exception):
 # --------------------------------------------------------------------------
 
 def find_ptxas():
-    return shutil.which("ptxas") or (
-        "/usr/local/cuda/bin/ptxas"
-        if os.access("/usr/local/cuda/bin/ptxas", os.X_OK) else None)
+    """The ptxas the GPU build uses (scripts/build_gpu_bundle.py)."""
+    import importlib.util
+    path = os.path.join(REPO, "scripts", "build_gpu_bundle.py")
+    spec = importlib.util.spec_from_file_location("build_gpu_bundle", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.find_ptxas()
 
 
 def ptxas_usage(ptxas, ptx_path):
@@ -107,6 +111,7 @@ def compile_candidates(variants, work_dir):
 
 
 def build(args):
+    started = time.time()
     sys.path.insert(0, os.path.join(REPO, "python"))   # the tile package
     from tile.kernels import tuning
 
@@ -129,7 +134,6 @@ def build(args):
     shutil.copytree(args.kernels, args.out,
                     ignore=shutil.ignore_patterns("*.stamp", "*.llvm.mlir"))
     with tempfile.TemporaryDirectory() as work:
-        started = time.time()
         candidates = compile_candidates(variants, work)
         count = sum(1 for records in candidates.values() for r in records
                     if "skipped" not in r)
