@@ -42,7 +42,7 @@ REPO = os.path.dirname(HERE)
 # not look for kernel metadata.
 BUILD_REPORT = os.path.join("autotune", "candidates.json")
 HEADS = {64: 32, 128: 16}          # as the benchmark harness: B * N fixed
-BENCH_LINE = re.compile(r"^bench (fwd|bwd): ([0-9.]+) ms\s+([0-9.]+) TFLOP/s", re.M)
+BENCH_LINE = re.compile(r"^bench (fwd|bwd): ([0-9.]+) ms", re.M)   # tile-run --bench
 
 
 class AutotuneError(Exception):
@@ -166,10 +166,10 @@ def build(args):
         json.dump(report, f, indent=1)
     for key, problem in sorted(report["problems"].items()):
         for record in [problem["shipped"]] + problem["candidates"]:
-            usage = record.get("ptxas")
+            stats = record.get("ptxas")
             state = (record["skipped"] if "skipped" in record else
-                     f"{usage['registers']} registers, {usage['spill_stores']} bytes spilled"
-                     if usage else "no ptxas report")
+                     f"{stats['registers']} registers, {stats['spill_stores']} bytes spilled"
+                     if stats else "no ptxas report")
             print(f"  {key:24s} {record['name']:44s} {state}")
     print(f"autotune: {args.out} ({time.time() - started:.0f} s); carry it with tile-run and "
           "run `benchmarks/autotune.py run --bundle` there")
@@ -194,9 +194,13 @@ def tile_run(args, arguments):
     return result.returncode, result.stdout + result.stderr, " ".join(command)
 
 
+def mode(problem):
+    """tile-run's --mode for the problem's kernel."""
+    return "fwd" if problem["kernel"] == "attn_fwd" else "bwd"
+
+
 def problem_arguments(problem, dtype):
-    mode = "fwd" if problem["kernel"] == "attn_fwd" else "bwd"
-    return ["--mode", mode, "--head-dim", str(problem["head_dim"]),
+    return ["--mode", mode(problem), "--head-dim", str(problem["head_dim"]),
             "--dtype", "f16" if dtype == "fp16" else "bf16",
             *(["--causal"] if problem["causal"] else [])]
 
@@ -224,7 +228,9 @@ def timed_shape(args, problem, seqlen):
 
 
 def attention_flops(problem, batch, heads, seqlen):
-    """4 B H N^2 D, halved when causal, 2.5 times for the backward."""
+    """4 B H N^2 D, halved when causal, 2.5 times for the backward (the
+    harness's count; attention_bench.py imports PyTorch, which `run` does
+    not need)."""
     flops = 4.0 * batch * heads * seqlen * seqlen * problem["head_dim"]
     return flops * (0.5 if problem["causal"] else 1.0) * (
         2.5 if problem["kernel"] == "attn_bwd" else 1.0)
@@ -238,11 +244,10 @@ def bench(args, problem, name, dtype, seqlen):
         *problem_arguments(problem, dtype), "--kernel", name, "--bench",
         "--warmup", str(args.warmup), "--reps", str(args.reps),
         "--batch", str(batch), "--heads", str(heads), "--seq", str(seqlen)])
-    mode = "fwd" if problem["kernel"] == "attn_fwd" else "bwd"
-    times = {m: float(ms) for m, ms, _ in BENCH_LINE.findall(output)}
-    if code != 0 or not times.get(mode):
+    times = {m: float(ms) for m, ms in BENCH_LINE.findall(output)}
+    if code != 0 or not times.get(mode(problem)):
         raise AutotuneError(f"timing {name} failed: {output.strip()[-300:]} ({command})")
-    return attention_flops(problem, batch, heads, seqlen) / times[mode] / 1e9
+    return attention_flops(problem, batch, heads, seqlen) / times[mode(problem)] / 1e9
 
 
 def reference_tflops(problem, dtype, seqlen, args):
@@ -261,7 +266,7 @@ def reference_tflops(problem, dtype, seqlen, args):
         attention_bench.REFERENCE, (batch, seqlen, heads, problem["head_dim"]),
         attention_bench.DTYPES[dtype], problem["causal"], sets_count=2, target_ms=50,
         seed=seqlen)
-    return record["fwd_tflops" if problem["kernel"] == "attn_fwd" else "bwd_tflops"]
+    return record[f"{mode(problem)}_tflops"]
 
 
 def geometric_mean(values):

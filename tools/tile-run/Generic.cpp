@@ -308,14 +308,14 @@ rt::Status tile::run::runList(const std::vector<std::string> &args,
   std::printf("%zu kernel variants in %s\n", bundle.kernels().size(),
               bundle.directory().c_str());
   for (const rt::KernelInfo &info : bundle.kernels()) {
-    // A bounded variant is the runtimes' choice only up to its bound.
-    std::string bound =
+    // When the runtimes choose the variant: up to its bound, or only by name.
+    std::string choice =
         info.maxNCtx ? "  N<=" + std::to_string(*info.maxNCtx) : "";
     if (!info.candidateOf.empty())
-      bound += "  (tuning candidate of " + info.candidateOf + ")";
+      choice += "  (tuning candidate of " + info.candidateOf + ")";
     std::printf("%s  [%s]  %s  %s%s\n", info.name.c_str(), info.kernel.c_str(),
                 info.signatureSummary().c_str(),
-                info.constexprSummary().c_str(), bound.c_str());
+                info.constexprSummary().c_str(), choice.c_str());
   }
   *passed = true;
   return rt::Status::success();

@@ -139,8 +139,8 @@ def parse_manifest(path):
     _require(max_n_ctx is None or (type(max_n_ctx) is int and max_n_ctx > 0), path,
              "'max_n_ctx' must be a positive integer")
     tuning = meta.get("tuning")
-    _require(tuning is None or (isinstance(tuning, dict) and isinstance(tuning.get("variant"), str)
-                                and tuning["variant"]), path,
+    candidate_of = tuning.get("variant") if isinstance(tuning, dict) else None
+    _require(tuning is None or (isinstance(candidate_of, str) and candidate_of), path,
              "'tuning' needs the string 'variant' it tunes")
     params = []
     for index, param in enumerate(meta["params"]):
@@ -174,7 +174,7 @@ def parse_manifest(path):
                       constexprs=constexprs, num_warps=meta["num_warps"],
                       shared_bytes=shared_bytes, image_path=image_path,
                       manifest_path=path, max_n_ctx=max_n_ctx,
-                      candidate_of=tuning["variant"] if tuning else None)
+                      candidate_of=candidate_of)
 
 
 def candidate_dirs():
