@@ -19,6 +19,10 @@ tile.attention never pick it by themselves; `run` names it with
 check (fresh random inputs at each length, causal offsets too); the choice
 is the fastest by the geometric mean of TFLOP/s over --lengths, the shipped
 tile included (with --spill-free, among those ptxas reports no spills for).
+Tiles are checked and timed on [B, N, H, D] tensors by default (--layout),
+the layout tile.attention.flash_attn_func and FlashAttention-2 take.
+With --reference, FA2 and Tile's shipped kernel are also timed as the
+benchmark harness times them, for a Tile / FA2 ratio measured one way.
 Speed is measured, never assumed: `run` on the interpreter checks the same
 path, and its times say nothing about the GPU.
 """
@@ -189,7 +193,7 @@ def default_tile_run():
 
 def tile_run(args, arguments):
     command = [args.tile_run, "attention", "--bundle", args.bundle,
-               "--backend", args.backend, *arguments]
+               "--backend", args.backend, "--layout", args.layout, *arguments]
     result = subprocess.run(command, capture_output=True, text=True)
     return result.returncode, result.stdout + result.stderr, " ".join(command)
 
@@ -250,10 +254,15 @@ def bench(args, problem, name, dtype, seqlen):
     return attention_flops(problem, batch, heads, seqlen) / times[mode(problem)] / 1e9
 
 
-def reference_tflops(problem, dtype, seqlen, args):
-    """FlashAttention-2 (PyTorch SDPA's flash backend) on the same shape,
-    measured as the benchmark harness measures it; None where PyTorch, a GPU
-    or the backend is not there."""
+def harness_tflops(problem, dtype, seqlen, args):
+    """{impl: TFLOP/s} of FlashAttention-2 (PyTorch SDPA's flash backend) and
+    of Tile's shipped kernel (tile.attention, on the folder's copy of the
+    shipped kernels) on the same shape, both measured as the benchmark
+    harness measures them: N(0, 1) inputs, two sets rotated, each call timed
+    from Python.  tile-run's --bench times one input set over and over,
+    which leaves part of it in L2, so its numbers run up to 8% above these
+    for the d128 forward: compare Tile with FA2 here, not across the two.
+    None where PyTorch, a GPU or the backend is not there."""
     try:
         import torch
         import attention_bench   # beside this file; imports PyTorch
@@ -261,12 +270,16 @@ def reference_tflops(problem, dtype, seqlen, args):
         return None
     if not torch.cuda.is_available():
         return None
+    os.environ["TILE_KERNEL_DIR"] = os.path.abspath(args.bundle)   # candidates never picked
     batch, heads = timed_shape(args, problem, seqlen)
-    record = attention_bench.bench_one(
-        attention_bench.REFERENCE, (batch, seqlen, heads, problem["head_dim"]),
-        attention_bench.DTYPES[dtype], problem["causal"], sets_count=2, target_ms=50,
-        seed=seqlen)
-    return record[f"{mode(problem)}_tflops"]
+    out = {}
+    for impl in ("tile", attention_bench.REFERENCE):
+        record = attention_bench.bench_one(
+            impl, (batch, seqlen, heads, problem["head_dim"]),
+            attention_bench.DTYPES[dtype], problem["causal"], sets_count=2, target_ms=50,
+            seed=seqlen)
+        out[impl] = record[f"{mode(problem)}_tflops"]
+    return out
 
 
 def geometric_mean(values):
@@ -306,7 +319,10 @@ def tune_problem(args, key, problem, dtype, seeds):
     choice = max(eligible, key=lambda r: r["score"], default=None)
     reference = None
     if args.reference:
-        reference = {str(n): reference_tflops(problem, dtype, n, args) for n in args.lengths}
+        by_length = {str(n): harness_tflops(problem, dtype, n, args) for n in args.lengths}
+        if all(by_length.values()):
+            reference = {impl: {n: t[impl] for n, t in by_length.items()}
+                         for impl in next(iter(by_length.values()))}
     return rows, choice, reference
 
 
@@ -328,9 +344,10 @@ def write_results(out_dir, summary):
 
 def print_table(summary):
     print("\n== autotune: geometric mean TFLOP/s over N = "
-          + ", ".join(map(str, summary["lengths"])) + f" ({summary['device']})")
+          + ", ".join(map(str, summary["lengths"]))
+          + f", layout {summary['layout']} ({summary['device']})")
     print(f"{'problem':24s} {'shipped':>8s} {'chosen':>8s}  {'tag':14s} {'spills':>6s}"
-          + ("   FA2" if summary.get("reference") else ""))
+          + ("  | harness: tile    FA2 tile/FA2" if summary.get("reference") else ""))
     for key, choice in sorted(summary["choices"].items()):
         shipped = next((r for r in summary["results"]
                         if r["problem"] == key and r["shipped"]), {})
@@ -338,8 +355,10 @@ def print_table(summary):
         line = (f"{key:24s} {shipped.get('score', 0):8.4g} {choice['score']:8.4g}  "
                 f"{choice['tag']:14s} {usage.get('spill_stores', '?'):>6}")
         reference = (summary.get("reference") or {}).get(key)
-        if reference and all(reference.values()):
-            line += f" {geometric_mean(list(reference.values())):5.4g}"
+        if reference and all(t for times in reference.values() for t in times.values()):
+            tile, fa2 = (geometric_mean(list(reference[impl].values()))
+                         for impl in ("tile", "sdpa-flash"))
+            line += f"  |        {tile:6.4g} {fa2:6.4g} {tile / fa2:8.3f}"
         print(line)
     for key in summary["unchosen"]:
         print(f"{key:24s} no candidate passed" + (" spill-free" if summary["spill_free"] else ""))
@@ -377,7 +396,7 @@ def run(args):
     seeds = random.Random(args.seed if args.seed is not None else random.SystemRandom().random())
     summary = {"command": " ".join(sys.argv), "device": device_name(args.backend),
                "backend": args.backend, "dtype": report["dtype"],
-               "tokens": args.tokens, "lengths": args.lengths,
+               "layout": args.layout, "tokens": args.tokens, "lengths": args.lengths,
                "check_lengths": args.check_lengths, "spill_free": args.spill_free,
                "results": [], "choices": {}, "unchosen": [], "reference": {}}
     started = time.time()
@@ -433,6 +452,10 @@ def main(argv=None):
     r.add_argument("--tokens", type=int, default=16384, help="batch * N of the timed shapes")
     r.add_argument("--heads", type=int, help="heads of the timed shapes "
                    "(default 32 at D=64, 16 at D=128)")
+    r.add_argument("--layout", default="bnhd", choices=("bnhd", "bhnd"),
+                   help="memory order of Q, K, V, O and their gradients: "
+                   "[B, N, H, D] (default: what flash_attn_func and FA2 take) "
+                   "or [B, H, N, D]")
     r.add_argument("--check-lengths", type=int_list, default=[100, 257, 1000],
                    help="the lengths each candidate is checked at")
     r.add_argument("--warmup", type=int, default=3)
@@ -441,7 +464,8 @@ def main(argv=None):
     r.add_argument("--spill-free", action="store_true",
                    help="choose among the tiles ptxas reports no spills for")
     r.add_argument("--reference", action="store_true",
-                   help="also time FlashAttention-2 (PyTorch SDPA, flash) on each shape")
+                   help="also time FlashAttention-2 (PyTorch SDPA, flash) and the shipped "
+                   "tile through the benchmark harness on each shape")
     args = parser.parse_args(argv)
     try:
         if args.step == "build":

@@ -76,6 +76,8 @@ def test_run_checks_times_and_chooses_and_the_build_takes_the_choice(candidates,
         summary = json.load(f)
     rows = {r["name"]: r for r in summary["results"]}
     assert rows[broken]["status"].startswith("FAILED")
+    # Checked (and timed) on the layout flash_attn_func takes, by default.
+    assert summary["layout"] == "bnhd" and "--layout bnhd" in rows[broken]["status"]
     passing = [n for n, r in rows.items() if r["status"] == "ok"]
     assert VARIANT in passing and len(passing) == len(rows) - 1
     choice = summary["choices"][PROBLEM]
@@ -111,10 +113,13 @@ def test_spill_free_chooses_only_tiles_without_spills(candidates, tmp_path):
                       "--tile-run", os.path.join(BUILD, "bin", "tile-run"),
                       "--out", str(tmp_path), "--lengths", "64", "--tokens", "64",
                       "--heads", "1", "--check-lengths", "17", "--warmup", "0",
-                      "--reps", "1", "--spill-free")
+                      "--reps", "1", "--spill-free", "--layout", "bhnd")
     assert result.returncode == 0, result.stderr
+    assert "layout bhnd" in result.stdout
     with open(tmp_path / "autotune.json") as f:
-        choice = json.load(f)["choices"][PROBLEM]
+        summary = json.load(f)
+    assert summary["layout"] == "bhnd"
+    choice = summary["choices"][PROBLEM]
     assert choice["ptxas"]["spill_stores"] == 0 and choice["ptxas"]["spill_loads"] == 0
 
 
