@@ -161,6 +161,7 @@ def build(args):
         report["problems"][tuning.problem(variant)] = {
             "variant": variant.name, "kernel": variant.kernel,
             "head_dim": variant.constexprs["HEAD_DIM"], "causal": variant.constexprs["CAUSAL"],
+            "max_n_ctx": variant.max_n_ctx,
             "shipped": {"name": variant.name,
                         "overrides": tuning.shipped_overrides(variant, tuned_names),
                         "ptxas": usage(variant.name)},
@@ -291,8 +292,18 @@ def spill_free(record):
     return bool(usage) and usage["spill_stores"] == 0 and usage["spill_loads"] == 0
 
 
+def timed_lengths(args, problem):
+    """--lengths, but for a variant bounded by max_n_ctx those it is picked
+    for (its bound, if none is)."""
+    bound = problem.get("max_n_ctx")
+    if not bound:
+        return args.lengths
+    return [n for n in args.lengths if n <= bound] or [bound]
+
+
 def tune_problem(args, key, problem, dtype, seeds):
     """Checks and times the shipped tile and every candidate of one problem."""
+    lengths = timed_lengths(args, problem)
     rows = []
     for record in [problem["shipped"]] + problem["candidates"]:
         row = {"problem": key, "name": record["name"], "tag": record.get("tag", "shipped"),
@@ -310,7 +321,7 @@ def tune_problem(args, key, problem, dtype, seeds):
             continue
         row["status"] = "ok"
         row["tflops"] = {str(n): bench(args, problem, record["name"], dtype, n)
-                         for n in args.lengths}
+                         for n in lengths}
         row["score"] = geometric_mean(list(row["tflops"].values()))
         print(f"autotune: {key}: {row['tag']:14s} " + "  ".join(
             f"N={n} {t:.4g}" for n, t in row["tflops"].items()) +
@@ -319,7 +330,7 @@ def tune_problem(args, key, problem, dtype, seeds):
     choice = max(eligible, key=lambda r: r["score"], default=None)
     reference = None
     if args.reference:
-        by_length = {str(n): harness_tflops(problem, dtype, n, args) for n in args.lengths}
+        by_length = {str(n): harness_tflops(problem, dtype, n, args) for n in lengths}
         if all(by_length.values()):
             reference = {impl: {n: t[impl] for n, t in by_length.items()}
                          for impl in next(iter(by_length.values()))}
@@ -345,7 +356,8 @@ def write_results(out_dir, summary):
 def print_table(summary):
     print("\n== autotune: geometric mean TFLOP/s over N = "
           + ", ".join(map(str, summary["lengths"]))
-          + f", layout {summary['layout']} ({summary['device']})")
+          + f", layout {summary['layout']} ({summary['device']}); a problem "
+          "ending _n<B>, a variant picked up to N = B: the lengths up to B")
     print(f"{'problem':24s} {'shipped':>8s} {'chosen':>8s}  {'tag':14s} {'spills':>6s}"
           + ("  | harness: tile    FA2 tile/FA2" if summary.get("reference") else ""))
     for key, choice in sorted(summary["choices"].items()):

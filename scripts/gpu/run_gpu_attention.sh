@@ -36,16 +36,23 @@ for dtype in f16 bf16; do
     done
   done
 done
-# The non-causal d128 forward named with --kernel at ragged lengths, and
-# past 1024 (a bundle may add variants chosen by length below that).
+# The general d128 forwards named with --kernel at ragged lengths (below
+# 2048 the causal one's 128-row variant runs), and both past 1024 and 2048.
 for dtype in f16 bf16; do
   t=$([ $dtype = f16 ] && echo fp16 || echo bf16)
-  for n in 17 257; do
+  for n in 17 257 1000; do
     check "fwd $dtype d128 N=$n attn_fwd_${t}_d128_noncausal" --mode fwd --dtype $dtype \
       --head-dim 128 --batch 2 --heads 4 --seq $n --kernel attn_fwd_${t}_d128_noncausal
+    check "fwd $dtype d128 causal N=$n attn_fwd_${t}_d128_causal" --mode fwd --dtype $dtype \
+      --head-dim 128 --causal --batch 2 --heads 4 --seq $n --kernel attn_fwd_${t}_d128_causal
   done
+  check "bwd $dtype d128 causal N=300 K=-37 attn_fwd_${t}_d128_causal" --mode bwd \
+    --dtype $dtype --head-dim 128 --causal --causal-offset -37 --batch 2 --heads 4 --seq 300 \
+    --kernel attn_fwd_${t}_d128_causal
   check "fwd $dtype d128 N=1500" --mode fwd --dtype $dtype --head-dim 128 --batch 1 \
     --heads 2 --seq 1500
+  check "fwd $dtype d128 causal N=2500" --mode fwd --dtype $dtype --head-dim 128 --causal \
+    --batch 1 --heads 2 --seq 2500
 done
 for dtype in f16 bf16; do
   for d in 64 128; do

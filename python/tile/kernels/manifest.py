@@ -81,9 +81,11 @@ def _variants():
             # warp 32 query rows, so every K and V fragment read from shared
             # memory feeds two mma: 128-row programs on 4 warps, two to an
             # SM (256 rows on 8 warps spilled 28 bytes at non-causal d128
-            # and were 0-5% slower).  Causal d128 steps over 32 keys at a
-            # time: 64-key steps spilled 16 bytes and were 0-5% faster up
-            # to N = 4096, level at 16384.  No forward spills.
+            # and were 0-5% slower).  Causal d128 runs 256-row programs on
+            # 8 warps, 64 keys a step, 3-12% faster than 128-row ones from
+            # N = 4096 on, and those (32-key steps: 64-key ones spill 16
+            # bytes) up to N = 2048, 7-19% faster at 512-1024.  No forward
+            # spills.
             # The backward's programs own 128 keys.  At d128 they run on 8
             # warps, 64 queries a step; the dots run on 4 x 2 or 2 x 4 warp
             # grids (tilegpu-accelerate-matmul), which read a third less
@@ -107,13 +109,18 @@ def _variants():
             bwd_stages = 3 if head_dim == 128 else 2
             for causal in (True, False):
                 suffix = "causal" if causal else "noncausal"
-                fwd_block_n = 32 if head_dim == 128 and causal else 64
-                out.append(Variant(
-                    f"attn_fwd_{t}_d{head_dim}_{suffix}", "attention", "attn_fwd",
-                    _fwd_signature(t),
-                    {"HEAD_DIM": head_dim, "BLOCK_M": 128, "BLOCK_N": fwd_block_n,
-                     "CAUSAL": causal, "HEAD_GROUP": 8}, 4,
-                    thread_index_per_op=True))
+                # (BLOCK_M, BLOCK_N, warps, max_n_ctx) of each variant.
+                tiles = [(128, 64, 4, None)]
+                if head_dim == 128 and causal:
+                    tiles = [(256, 64, 8, None), (128, 32, 4, 2048)]
+                for block_m, block_n, fwd_warps, max_n_ctx in tiles:
+                    bound = f"_n{max_n_ctx}" if max_n_ctx else ""
+                    out.append(Variant(
+                        f"attn_fwd_{t}_d{head_dim}_{suffix}{bound}", "attention", "attn_fwd",
+                        _fwd_signature(t),
+                        {"HEAD_DIM": head_dim, "BLOCK_M": block_m, "BLOCK_N": block_n,
+                         "CAUSAL": causal, "HEAD_GROUP": 8}, fwd_warps,
+                        thread_index_per_op=True, max_n_ctx=max_n_ctx))
             out.append(Variant(
                 f"attn_bwd_preprocess_{t}_d{head_dim}", "attention", "attn_bwd_preprocess",
                 _preprocess_signature(t), {"HEAD_DIM": head_dim, "BLOCK_M": 64},

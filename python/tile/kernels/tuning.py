@@ -53,9 +53,12 @@ TUNED_FAMILIES = ("attn_fwd", "attn_bwd")
 
 
 def problem(variant):
-    """'attn_fwd_d128_causal': what a tuning choice is made for."""
+    """'attn_fwd_d128_causal': what a tuning choice is made for; a variant
+    bounded by max_n_ctx is a problem of its own ('..._causal_n2048'),
+    timed at the lengths it is picked for."""
     causal = "causal" if variant.constexprs["CAUSAL"] else "noncausal"
-    return f"{variant.kernel}_d{variant.constexprs['HEAD_DIM']}_{causal}"
+    bound = f"_n{variant.max_n_ctx}" if variant.max_n_ctx else ""
+    return f"{variant.kernel}_d{variant.constexprs['HEAD_DIM']}_{causal}{bound}"
 
 
 def tag(overrides):
