@@ -47,6 +47,10 @@ std::vector<OptionSpec> attentionOptions() {
       {"layout", true,
        "memory order of Q, K, V, O and their gradients: bhnd "
        "(default, [B, H, N, D]) or bnhd ([B, N, H, D])"},
+      {"bench-sets", true,
+       "input sets --bench rotates, copies at their own addresses, so that "
+       "L2 does not keep one call's inputs for the next (default 2, as "
+       "benchmarks/attention_bench.py; 1 times one set over and over)"},
       {"help", false, "show this help"},
   };
   for (const OptionSpec &spec : commonOptions())
@@ -189,6 +193,8 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
     return rt::Status::error("--layout must be bhnd or bnhd, not '" + layout +
                              "'");
   bool sequenceMajor = layout == "bnhd";
+  int64_t benchSets;
+  TILE_RETURN_IF_ERROR(options.getInt("bench-sets", 2, 1, 8, &benchSets));
   std::string dtypeName = options.get("dtype", "f16");
   std::optional<rt::DType> dtype = rt::parseDType(dtypeName);
   if (!dtype || (*dtype != rt::DType::F16 && *dtype != rt::DType::BF16))
@@ -311,14 +317,26 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
   TILE_RETURN_IF_ERROR(requireConstexpr(*forward, "BLOCK_M", &blockM));
   rt::Grid forwardGrid;
   TILE_RETURN_IF_ERROR(makeGrid(ceilDiv(n, blockM), b * h, 1, &forwardGrid));
-  std::vector<rt::LaunchArg> forwardArgs =
-      withShape({rt::LaunchArg::pointer(qBuffer.get(), T),
-                 rt::LaunchArg::pointer(kBuffer.get(), T),
-                 rt::LaunchArg::pointer(vBuffer.get(), T),
-                 rt::LaunchArg::pointer(oBuffer.get(), T),
-                 rt::LaunchArg::pointer(lseBuffer.get(), rt::DType::F32),
-                 rt::LaunchArg::floating(problem.smScale)});
-  forwardArgs.push_back(i32(problem.causalOffset));
+  // What one forward and backward read; --bench rotates copies of them.
+  struct InputSet {
+    rt::DeviceBuffer q = 0, k = 0, v = 0, o = 0, lse = 0, dO = 0;
+  };
+  auto forwardArgsFor = [&](const InputSet &in) {
+    std::vector<rt::LaunchArg> args = withShape(
+        {rt::LaunchArg::pointer(in.q, T), rt::LaunchArg::pointer(in.k, T),
+         rt::LaunchArg::pointer(in.v, T), rt::LaunchArg::pointer(in.o, T),
+         rt::LaunchArg::pointer(in.lse, rt::DType::F32),
+         rt::LaunchArg::floating(problem.smScale)});
+    args.push_back(i32(problem.causalOffset));
+    return args;
+  };
+  InputSet inputs;
+  inputs.q = qBuffer.get();
+  inputs.k = kBuffer.get();
+  inputs.v = vBuffer.get();
+  inputs.o = oBuffer.get();
+  inputs.lse = lseBuffer.get(); // dO: the backward's, set below
+  std::vector<rt::LaunchArg> forwardArgs = forwardArgsFor(inputs);
   printLaunchPlan(*forward, forwardGrid);
   TILE_RETURN_IF_ERROR(session.launch(*forward, forwardGrid, forwardArgs));
   TILE_RETURN_IF_ERROR(downloadTensor(oBuffer, &o));
@@ -329,6 +347,26 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
       dkBuffer, dvBuffer;
   rt::Grid preprocessGrid, gradientGrid, postprocessGrid;
   std::vector<rt::LaunchArg> preprocessArgs, gradientArgs, postprocessArgs;
+  auto preprocessArgsFor = [&](const InputSet &in) {
+    return withShape(
+        {rt::LaunchArg::pointer(in.o, T), rt::LaunchArg::pointer(in.dO, T),
+         rt::LaunchArg::pointer(deltaBuffer.get(), rt::DType::F32),
+         rt::LaunchArg::pointer(dqAccumulatorBuffer.get(), rt::DType::F32)});
+  };
+  auto gradientArgsFor = [&](const InputSet &in) {
+    std::vector<rt::LaunchArg> args = withShape(
+        {rt::LaunchArg::pointer(in.q, T), rt::LaunchArg::pointer(in.k, T),
+         rt::LaunchArg::pointer(in.v, T),
+         rt::LaunchArg::floating(problem.smScale),
+         rt::LaunchArg::pointer(in.dO, T),
+         rt::LaunchArg::pointer(dqAccumulatorBuffer.get(), rt::DType::F32),
+         rt::LaunchArg::pointer(dkBuffer.get(), T),
+         rt::LaunchArg::pointer(dvBuffer.get(), T),
+         rt::LaunchArg::pointer(in.lse, rt::DType::F32),
+         rt::LaunchArg::pointer(deltaBuffer.get(), rt::DType::F32)});
+    args.push_back(i32(problem.causalOffset));
+    return args;
+  };
   if (backward) {
     dO = randomArray(T, shape, base + 4, 1.0);
     delta = rt::HostArray(rt::DType::F32, {b * h, n});
@@ -360,23 +398,9 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
         makeGrid(ceilDiv(n, keyBlock), b * h, 1, &gradientGrid));
     TILE_RETURN_IF_ERROR(
         makeGrid(ceilDiv(n, postprocessBlock), b * h, 1, &postprocessGrid));
-    preprocessArgs = withShape(
-        {rt::LaunchArg::pointer(oBuffer.get(), T),
-         rt::LaunchArg::pointer(dOBuffer.get(), T),
-         rt::LaunchArg::pointer(deltaBuffer.get(), rt::DType::F32),
-         rt::LaunchArg::pointer(dqAccumulatorBuffer.get(), rt::DType::F32)});
-    gradientArgs = withShape(
-        {rt::LaunchArg::pointer(qBuffer.get(), T),
-         rt::LaunchArg::pointer(kBuffer.get(), T),
-         rt::LaunchArg::pointer(vBuffer.get(), T),
-         rt::LaunchArg::floating(problem.smScale),
-         rt::LaunchArg::pointer(dOBuffer.get(), T),
-         rt::LaunchArg::pointer(dqAccumulatorBuffer.get(), rt::DType::F32),
-         rt::LaunchArg::pointer(dkBuffer.get(), T),
-         rt::LaunchArg::pointer(dvBuffer.get(), T),
-         rt::LaunchArg::pointer(lseBuffer.get(), rt::DType::F32),
-         rt::LaunchArg::pointer(deltaBuffer.get(), rt::DType::F32)});
-    gradientArgs.push_back(i32(problem.causalOffset));
+    inputs.dO = dOBuffer.get();
+    preprocessArgs = preprocessArgsFor(inputs);
+    gradientArgs = gradientArgsFor(inputs);
     postprocessArgs = withShape(
         {rt::LaunchArg::pointer(dqBuffer.get(), T),
          rt::LaunchArg::pointer(dqAccumulatorBuffer.get(), rt::DType::F32),
@@ -442,25 +466,111 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
         pairs += double(problem.visibleKeys(row));
     }
     double flops = 4.0 * b * h * pairs * d;
+    // Set 0 is the one checked above; each other a copy of its inputs (and
+    // of the forward's outputs, the backward's inputs) at its own
+    // addresses. The outputs and the backward's intermediates are shared.
+    std::vector<rt::ScopedBuffer> copies;
+    std::vector<InputSet> sets = {inputs};
+    auto copy = [&](const rt::HostArray &array, bool tensor, const char *label,
+                    rt::DeviceBuffer *handle) -> rt::Status {
+      rt::ScopedBuffer buffer;
+      TILE_RETURN_IF_ERROR(tensor ? uploadTensor(array, label, &buffer)
+                                  : session.upload(array, label, &buffer));
+      *handle = buffer.get();
+      copies.push_back(std::move(buffer));
+      return rt::Status::success();
+    };
+    for (int64_t set = 1; set < benchSets; ++set) {
+      InputSet in = inputs;
+      TILE_RETURN_IF_ERROR(copy(q, true, "Q", &in.q));
+      TILE_RETURN_IF_ERROR(copy(k, true, "K", &in.k));
+      TILE_RETURN_IF_ERROR(copy(v, true, "V", &in.v));
+      if (backward) {
+        TILE_RETURN_IF_ERROR(copy(o, true, "O", &in.o));
+        TILE_RETURN_IF_ERROR(copy(lse, false, "LSE", &in.lse));
+        TILE_RETURN_IF_ERROR(copy(dO, true, "DO", &in.dO));
+      }
+      sets.push_back(in);
+    }
+    std::printf("timing with %zu input set%s rotated\n", sets.size(),
+                sets.size() == 1 ? "" : "s");
+    size_t call = 0;
+    std::vector<std::vector<rt::LaunchArg>> forwardArgsBySet;
+    for (const InputSet &in : sets)
+      forwardArgsBySet.push_back(forwardArgsFor(in));
     double milliseconds;
     TILE_RETURN_IF_ERROR(session.benchmark(
-        [&] { return session.launch(*forward, forwardGrid, forwardArgs); },
+        [&] {
+          return session.launch(*forward, forwardGrid,
+                                forwardArgsBySet[call++ % sets.size()]);
+        },
         &milliseconds));
     std::printf("bench fwd: %.3f ms  %.3f TFLOP/s\n", milliseconds,
                 flops / (milliseconds * 1e9));
     if (backward) {
+      std::vector<std::vector<rt::LaunchArg>> preprocessArgsBySet,
+          gradientArgsBySet;
+      for (const InputSet &in : sets) {
+        preprocessArgsBySet.push_back(preprocessArgsFor(in));
+        gradientArgsBySet.push_back(gradientArgsFor(in));
+      }
+      call = 0;
       TILE_RETURN_IF_ERROR(session.benchmark(
           [&]() -> rt::Status {
-            TILE_RETURN_IF_ERROR(
-                session.launch(*preprocess, preprocessGrid, preprocessArgs));
-            TILE_RETURN_IF_ERROR(
-                session.launch(*gradient, gradientGrid, gradientArgs));
+            size_t set = call++ % sets.size();
+            TILE_RETURN_IF_ERROR(session.launch(*preprocess, preprocessGrid,
+                                                preprocessArgsBySet[set]));
+            TILE_RETURN_IF_ERROR(session.launch(*gradient, gradientGrid,
+                                                gradientArgsBySet[set]));
             return session.launch(*postprocess, postprocessGrid,
                                   postprocessArgs);
           },
           &milliseconds));
       std::printf("bench bwd: %.3f ms  %.3f TFLOP/s\n", milliseconds,
                   2.5 * flops / (milliseconds * 1e9));
+    }
+    // With --check, every copy must compute what the checked set did: the
+    // forward's outputs and dK, dV (dQ's atomic adds may round apart).
+    if (options.has("check")) {
+      auto same = [&](const rt::ScopedBuffer &buffer, bool tensor,
+                      const rt::HostArray &checked, const char *name,
+                      size_t set) -> rt::Status {
+        rt::HostArray again = checked;
+        TILE_RETURN_IF_ERROR(tensor ? downloadTensor(buffer, &again)
+                                    : session.download(buffer, &again));
+        if (again.toDoubles() != checked.toDoubles())
+          return rt::Status::error(
+              "--bench: input set " + std::to_string(set) + " gave another " +
+              name + " than the checked set: its copy of the inputs is wrong");
+        return rt::Status::success();
+      };
+      // The buffer behind a set's handle: one of the copies, else shared.
+      auto owner =
+          [&](rt::DeviceBuffer handle,
+              const rt::ScopedBuffer &shared) -> const rt::ScopedBuffer & {
+        for (const rt::ScopedBuffer &buffer : copies)
+          if (buffer.get() == handle)
+            return buffer;
+        return shared;
+      };
+      for (size_t set = 1; set < sets.size(); ++set) {
+        TILE_RETURN_IF_ERROR(
+            session.launch(*forward, forwardGrid, forwardArgsFor(sets[set])));
+        TILE_RETURN_IF_ERROR(
+            same(owner(sets[set].o, oBuffer), true, o, "O", set));
+        TILE_RETURN_IF_ERROR(
+            same(owner(sets[set].lse, lseBuffer), false, lse, "LSE", set));
+        if (backward) {
+          TILE_RETURN_IF_ERROR(session.launch(*preprocess, preprocessGrid,
+                                              preprocessArgsFor(sets[set])));
+          TILE_RETURN_IF_ERROR(session.launch(*gradient, gradientGrid,
+                                              gradientArgsFor(sets[set])));
+          TILE_RETURN_IF_ERROR(same(dkBuffer, true, dk, "dK", set));
+          TILE_RETURN_IF_ERROR(same(dvBuffer, true, dv, "dV", set));
+        }
+      }
+      std::printf("--bench: %zu input sets, each as the checked one\n",
+                  sets.size());
     }
   }
   return rt::Status::success();
