@@ -11,7 +11,11 @@ Times the forward and the backward of
 on (batch, seqlen, heads, head_dim) inputs (H=32 at D=64, H=16 at D=128,
 batch * seqlen = 16384), causal and not, fp16 and bf16.  CUDA events around
 each call, warm-up first, median of many, input sets rotated so that the L2
-cache does not flatter anyone.  FLOPs: 4*B*H*N^2*D, x0.5 causal, x2.5 for the
+cache does not flatter anyone; each shape's implementations run in two
+passes, the second in reverse order, and each time is the mean of its two
+medians: whichever runs right after another runs on a GPU that one has
+heated, and in a fixed order Tile / FA2 moved by up to 8% between the
+two orders (H100, docs/performance.md).  FLOPs: 4*B*H*N^2*D, x0.5 causal, x2.5 for the
 backward.  An implementation that errors or runs out of memory is recorded
 as n/a and the run goes on.
 
@@ -188,6 +192,35 @@ def bench_one(name, shape, dtype, causal, sets_count, target_ms, seed):
     sets = outputs = None   # free the inputs and graphs before the next shape
     free_memory()
     return record
+
+
+def bench_passes(names, passes, shape, dtype, causal, sets_count, target_ms, seed):
+    """[(name, record)] of each implementation on one shape, measured in
+    `passes` passes of alternating order; a record's times are the mean of
+    its passes' medians (each pass's are kept in "passes"), and a direction
+    that failed in any pass is n/a with that pass's reason."""
+    runs = {name: [] for name in names}
+    for index in range(passes):
+        for name in (names if index % 2 == 0 else list(reversed(names))):
+            runs[name].append(bench_one(name, shape, dtype, causal, sets_count, target_ms,
+                                        seed))
+    out = []
+    for name in names:
+        record = dict(runs[name][0])
+        record["passes"] = [{k: r[k] for k in ("fwd_ms", "bwd_ms")} for r in runs[name]]
+        flops = attention_flops(shape[0], shape[2], shape[1], shape[3], causal)
+        for direction, scale in (("fwd", 1.0), ("bwd", 2.5)):
+            failed = [r[f"{direction}_status"] for r in runs[name]
+                      if r[f"{direction}_status"] != "ok"]
+            if failed:
+                record.update({f"{direction}_status": failed[0], f"{direction}_ms": None,
+                               f"{direction}_tflops": None})
+                continue
+            ms = statistics.mean(r[f"{direction}_ms"] for r in runs[name])
+            record.update({f"{direction}_ms": ms,
+                           f"{direction}_tflops": scale * flops / ms / 1e9})
+        out.append((name, record))
+    return out
 
 
 def tile_error(shape, dtype, causal, seed):
@@ -398,6 +431,12 @@ def main():
     parser.add_argument("--target-ms", type=float, default=100.0,
                         help="timed milliseconds per measurement (at least 5 calls)")
     parser.add_argument("--sets", type=int, default=2, help="input sets rotated")
+    parser.add_argument("--passes", type=int, default=2,
+                        help="times each shape's implementations run, in alternating "
+                        "order (the first pass as listed, the next reversed): one that "
+                        "runs right after another runs on a GPU that one has heated, "
+                        "so a fixed order favours the first; each time recorded is "
+                        "the mean of its passes' medians")
     parser.add_argument("--no-classic", action="store_true", help="skip B=32 N=512 H=16")
     parser.add_argument("--max-seconds", type=float, default=None,
                         help="start no new shape after this long (the rest is "
@@ -405,6 +444,8 @@ def main():
     parser.add_argument("--out", default=os.environ.get("OUT", "bench-out"),
                         help="folder for the JSON, CSV and plots")
     args = parser.parse_args()
+    if args.passes < 1 or args.sets < 1:
+        parser.error("--passes and --sets must be at least 1")
     if not torch.cuda.is_available():
         sys.exit("attention_bench: no CUDA device")
     if args.quick:
@@ -436,9 +477,9 @@ def main():
                             errors[key] = tile_error(shape, DTYPES[dtype_name], causal, 1)
                         except Exception as error:  # noqa: BLE001
                             errors[key] = short_reason(error)
-                    for name in args.impl:
-                        record = bench_one(name, shape, DTYPES[dtype_name], causal,
-                                           args.sets, args.target_ms, seed=seqlen)
+                    for name, record in bench_passes(args.impl, args.passes, shape,
+                                                     DTYPES[dtype_name], causal, args.sets,
+                                                     args.target_ms, seed=seqlen):
                         records.append(record)
                         print(f"{key:28s} {name:15s} fwd {fmt(record['fwd_tflops']):>6s} "
                               f"bwd {fmt(record['bwd_tflops']):>6s} TFLOP/s"
@@ -449,7 +490,7 @@ def main():
         print(f"attention_bench: --max-seconds reached, {len(skipped)} shapes skipped: "
               + ", ".join(skipped))
 
-    summary = {"device": device, "torch": torch.__version__,
+    summary = {"device": device, "torch": torch.__version__, "passes": args.passes,
                "cudnn": torch.backends.cudnn.version(), "command": " ".join(sys.argv),
                "seconds": time.time() - started, "flops": "4*B*H*N^2*D, x0.5 causal, "
                "x2.5 backward", "tile_error_vs_sdpa": errors, "records": records,

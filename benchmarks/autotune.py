@@ -260,7 +260,7 @@ def harness_tflops(problem, dtype, seqlen, args):
     of Tile's shipped kernel (tile.attention, on the folder's copy of the
     shipped kernels) on the same shape, both measured as the benchmark
     harness measures them: N(0, 1) inputs, two sets rotated, each call timed
-    from Python.  tile-run's --bench gives the d128 forward up to 9% more
+    from Python, the two in both orders.  tile-run's --bench gives the d128 forward up to 9% more
     than this (docs/performance.md, "Two ways of timing the same kernel"):
     compare Tile with FA2 here, not across the two.  None where PyTorch, a
     GPU or the backend is not there."""
@@ -273,14 +273,11 @@ def harness_tflops(problem, dtype, seqlen, args):
         return None
     os.environ["TILE_KERNEL_DIR"] = os.path.abspath(args.bundle)   # candidates never picked
     batch, heads = timed_shape(args, problem, seqlen)
-    out = {}
-    for impl in ("tile", attention_bench.REFERENCE):
-        record = attention_bench.bench_one(
-            impl, (batch, seqlen, heads, problem["head_dim"]),
-            attention_bench.DTYPES[dtype], problem["causal"], sets_count=2, target_ms=50,
-            seed=seqlen)
-        out[impl] = record[f"{mode(problem)}_tflops"]
-    return out
+    records = attention_bench.bench_passes(
+        ["tile", attention_bench.REFERENCE], 2, (batch, seqlen, heads, problem["head_dim"]),
+        attention_bench.DTYPES[dtype], problem["causal"], sets_count=2, target_ms=50,
+        seed=seqlen)
+    return {impl: record[f"{mode(problem)}_tflops"] for impl, record in records}
 
 
 def geometric_mean(values):
