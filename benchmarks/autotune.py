@@ -260,10 +260,10 @@ def harness_tflops(problem, dtype, seqlen, args):
     of Tile's shipped kernel (tile.attention, on the folder's copy of the
     shipped kernels) on the same shape, both measured as the benchmark
     harness measures them: N(0, 1) inputs, two sets rotated, each call timed
-    from Python, the two in both orders.  tile-run's --bench gives the d128 forward up to 9% more
-    than this (docs/performance.md, "Two ways of timing the same kernel"):
-    compare Tile with FA2 here, not across the two.  None where PyTorch, a
-    GPU or the backend is not there."""
+    from Python, the two in both orders.  tile-run's --bench gives the d128
+    forward up to 9% more than this (docs/performance.md, "Two ways of
+    timing the same kernel"): compare Tile with FA2 here, not across the
+    two.  None where PyTorch, a GPU or the backend is not there."""
     try:
         import torch
         import attention_bench   # beside this file; imports PyTorch
