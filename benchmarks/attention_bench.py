@@ -194,6 +194,23 @@ def bench_one(name, shape, dtype, causal, sets_count, target_ms, seed):
     return record
 
 
+def warm_gpu(seconds):
+    """Keeps the GPU busy with fp16 matrix products for `seconds`: the first
+    timed shape of a run measured 27-36% slow in its first pass without it
+    (docs/performance.md)."""
+    if seconds <= 0:
+        return
+    a = torch.randn(8192, 8192, device="cuda", dtype=torch.float16)
+    torch.cuda.synchronize()
+    started = time.time()
+    while time.time() - started < seconds:
+        for _ in range(10):
+            a @ a
+        torch.cuda.synchronize()
+    del a
+    free_memory()
+
+
 def bench_passes(names, passes, shape, dtype, causal, sets_count, target_ms, seed):
     """[(name, record)] of each implementation on one shape, measured in
     `passes` passes of alternating order; a record's times are the mean of
@@ -431,6 +448,9 @@ def main():
     parser.add_argument("--target-ms", type=float, default=100.0,
                         help="timed milliseconds per measurement (at least 5 calls)")
     parser.add_argument("--sets", type=int, default=2, help="input sets rotated")
+    parser.add_argument("--warm-seconds", type=float, default=1.0,
+                        help="matrix products run before the first shape, so that it "
+                        "does not meet a GPU still raising its clocks (0: none)")
     parser.add_argument("--passes", type=int, default=2,
                         help="times each shape's implementations run, in alternating "
                         "order (the first pass as listed, the next reversed): one that "
@@ -461,7 +481,9 @@ def main():
           f"{torch.backends.cudnn.version()}", flush=True)
 
     started = time.time()
+    warm_gpu(args.warm_seconds)
     classic = [] if args.no_classic else classic_case(args.impl, args.sets, args.target_ms)
+    warm_gpu(args.warm_seconds)   # the classic case's small kernels leave it half idle
     records, errors, skipped = [], {}, []
     for dtype_name in args.dtype:
         for head_dim in args.head_dim:
