@@ -15,8 +15,8 @@ cache does not flatter anyone; each shape's implementations run in two
 passes, the second in reverse order, and each time is the mean of its two
 medians: whichever runs right after another runs on a GPU that one has
 heated, and in a fixed order Tile / FA2 moved by up to 8% between the
-two orders (H100, docs/performance.md).  FLOPs: 4*B*H*N^2*D, x0.5 causal, x2.5 for the
-backward.  An implementation that errors or runs out of memory is recorded
+two orders (H100, docs/performance.md).  FLOPs: 4*B*H*N^2*D, x0.5
+causal, x2.5 for the backward.  An implementation that errors or runs out of memory is recorded
 as n/a and the run goes on.
 
 Also the classic case (B=32, N=512, H=16, D=64, causal, fp16): time and
@@ -221,11 +221,11 @@ def bench_passes(names, passes, shape, dtype, causal, sets_count, target_ms, see
         for name in (names if index % 2 == 0 else list(reversed(names))):
             runs[name].append(bench_one(name, shape, dtype, causal, sets_count, target_ms,
                                         seed))
+    flops = attention_flops(shape[0], shape[2], shape[1], shape[3], causal)
     out = []
     for name in names:
         record = dict(runs[name][0])
         record["passes"] = [{k: r[k] for k in ("fwd_ms", "bwd_ms")} for r in runs[name]]
-        flops = attention_flops(shape[0], shape[2], shape[1], shape[3], causal)
         for direction, scale in (("fwd", 1.0), ("bwd", 2.5)):
             failed = [r[f"{direction}_status"] for r in runs[name]
                       if r[f"{direction}_status"] != "ok"]
@@ -483,7 +483,8 @@ def main():
     started = time.time()
     warm_gpu(args.warm_seconds)
     classic = [] if args.no_classic else classic_case(args.impl, args.sets, args.target_ms)
-    warm_gpu(args.warm_seconds)   # the classic case's small kernels leave it half idle
+    if classic:
+        warm_gpu(args.warm_seconds)   # the classic case's small kernels leave it half idle
     records, errors, skipped = [], {}, []
     for dtype_name in args.dtype:
         for head_dim in args.head_dim:

@@ -469,26 +469,26 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
     // Set 0 is the one checked above; each other a copy of its inputs (and
     // of the forward's outputs, the backward's inputs) at its own
     // addresses. The outputs and the backward's intermediates are shared.
-    std::vector<rt::ScopedBuffer> copies;
-    std::vector<InputSet> sets = {inputs};
-    auto copy = [&](const rt::HostArray &array, bool tensor, const char *label,
-                    rt::DeviceBuffer *handle) -> rt::Status {
-      rt::ScopedBuffer buffer;
-      TILE_RETURN_IF_ERROR(tensor ? uploadTensor(array, label, &buffer)
-                                  : session.upload(array, label, &buffer));
-      *handle = buffer.get();
-      copies.push_back(std::move(buffer));
-      return rt::Status::success();
+    struct Copies {
+      rt::ScopedBuffer q, k, v, o, lse, dO;
     };
-    for (int64_t set = 1; set < benchSets; ++set) {
+    std::vector<Copies> copies(benchSets - 1); // copies[i]: set i + 1
+    std::vector<InputSet> sets = {inputs};
+    for (Copies &copy : copies) {
       InputSet in = inputs;
-      TILE_RETURN_IF_ERROR(copy(q, true, "Q", &in.q));
-      TILE_RETURN_IF_ERROR(copy(k, true, "K", &in.k));
-      TILE_RETURN_IF_ERROR(copy(v, true, "V", &in.v));
+      TILE_RETURN_IF_ERROR(uploadTensor(q, "Q", &copy.q));
+      TILE_RETURN_IF_ERROR(uploadTensor(k, "K", &copy.k));
+      TILE_RETURN_IF_ERROR(uploadTensor(v, "V", &copy.v));
+      in.q = copy.q.get();
+      in.k = copy.k.get();
+      in.v = copy.v.get();
       if (backward) {
-        TILE_RETURN_IF_ERROR(copy(o, true, "O", &in.o));
-        TILE_RETURN_IF_ERROR(copy(lse, false, "LSE", &in.lse));
-        TILE_RETURN_IF_ERROR(copy(dO, true, "DO", &in.dO));
+        TILE_RETURN_IF_ERROR(uploadTensor(o, "O", &copy.o));
+        TILE_RETURN_IF_ERROR(session.upload(lse, "LSE", &copy.lse));
+        TILE_RETURN_IF_ERROR(uploadTensor(dO, "DO", &copy.dO));
+        in.o = copy.o.get();
+        in.lse = copy.lse.get();
+        in.dO = copy.dO.get();
       }
       sets.push_back(in);
     }
@@ -544,22 +544,16 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
               name + " than the checked set: its copy of the inputs is wrong");
         return rt::Status::success();
       };
-      // The buffer behind a set's handle: one of the copies, else shared.
-      auto owner =
-          [&](rt::DeviceBuffer handle,
-              const rt::ScopedBuffer &shared) -> const rt::ScopedBuffer & {
-        for (const rt::ScopedBuffer &buffer : copies)
-          if (buffer.get() == handle)
-            return buffer;
-        return shared;
-      };
       for (size_t set = 1; set < sets.size(); ++set) {
+        // The forward alone writes the shared O and LSE; the backward's
+        // sets write their own copies of them.
+        const Copies &copy = copies[set - 1];
         TILE_RETURN_IF_ERROR(
             session.launch(*forward, forwardGrid, forwardArgsFor(sets[set])));
         TILE_RETURN_IF_ERROR(
-            same(owner(sets[set].o, oBuffer), true, o, "O", set));
+            same(backward ? copy.o : oBuffer, true, o, "O", set));
         TILE_RETURN_IF_ERROR(
-            same(owner(sets[set].lse, lseBuffer), false, lse, "LSE", set));
+            same(backward ? copy.lse : lseBuffer, false, lse, "LSE", set));
         if (backward) {
           TILE_RETURN_IF_ERROR(session.launch(*preprocess, preprocessGrid,
                                               preprocessArgsFor(sets[set])));
