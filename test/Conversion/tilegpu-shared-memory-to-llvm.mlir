@@ -395,3 +395,41 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// A copy whose thread holds vectors along its rows as well as across them
+// (8 lanes over a 128-element row, 4 rows a warp). The swizzle is linear
+// over GF(2): a vector's buffer offset is the thread's own XOR the
+// register's, and the register's bits that no thread's offset has are an
+// immediate. The vector 64 elements along the row moves the swizzled
+// vector index by 8, past the phase's three bits: offset + 64. The rows 4
+// down move the phase (XOR 32) and the row (+512), and with both +576.
+#b = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]>
+#s = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+// ADDR-LABEL: llvm.func @async_copy_repeats
+// ADDR: %[[OWN:.*]] = llvm.getelementptr %[[BUF:.*]][%[[OFF:.*]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f16
+// ADDR: cp.async.cg.shared.global
+// ADDR: llvm.getelementptr %[[OWN]][64] : (!llvm.ptr<3>) -> !llvm.ptr<3>, f16
+// ADDR: cp.async.cg.shared.global
+// ADDR: %[[MOVED:.*]] = llvm.xor %[[OFF]], %{{.*}} : i32
+// ADDR: %[[ROWS:.*]] = llvm.getelementptr %[[BUF]][%[[MOVED]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f16
+// ADDR: llvm.getelementptr %[[ROWS]][512] : (!llvm.ptr<3>) -> !llvm.ptr<3>, f16
+// ADDR: cp.async.cg.shared.global
+// ADDR: llvm.getelementptr %[[ROWS]][576] : (!llvm.ptr<3>) -> !llvm.ptr<3>, f16
+// ADDR: cp.async.cg.shared.global
+// ADDR-NOT: cp.async.cg.shared.global
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
+  func.func @async_copy_repeats(%xp: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %stride: i64 {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+    %z = arith.constant 0 : i32
+    %one = arith.constant 1 : i64
+    %c8 = arith.constant 8 : i64
+    %c128 = arith.constant 128 : i64
+    %bp = tile.make_block_ptr %xp, [%c8, %c128], [%stride, %one], [%z, %z] order [1, 0] : !tile.block_ptr<tensor<8x128xf16, #b>>
+    %buf = tilegpu.local_alloc : !tilegpu.memdesc<8x128xf16, #s>
+    tilegpu.async_copy_block %bp, %buf : !tile.block_ptr<tensor<8x128xf16, #b>>, !tilegpu.memdesc<8x128xf16, #s>
+    tilegpu.async_commit_group
+    tilegpu.async_wait {pending = 0 : i32}
+    return
+  }
+}

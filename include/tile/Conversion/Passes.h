@@ -25,6 +25,8 @@ struct TileToLLVMPipelineOptions {
   unsigned numStages = 2;
   /// convert-tilegpu-to-llvm's thread-index-per-op.
   bool threadIndexPerOp = false;
+  /// tilegpu-coalesce's max-row-span (0: no limit).
+  unsigned maxRowSpan = 0;
 };
 
 /// Adds the passes that take a module of tile kernels to LLVM + NVVM,
@@ -34,7 +36,7 @@ void buildTileToLLVMPipeline(OpPassManager &pm,
 
 /// Registers that pipeline as
 /// `tile-to-llvm{num-warps=N target=sm_XX num-stages=S
-///               thread-index-per-op=B}`.
+///               thread-index-per-op=B max-row-span=BYTES}`.
 void registerTileToLLVMPipeline();
 
 } // namespace mlir::tile

@@ -203,6 +203,81 @@ void emitAsyncCopy(OpBuilder &b, Location loc, Value dst, Value src, Value pred,
                 "r,r,l,r");
 }
 
+/// The buffer addresses of a laid-out tile's registers. A swizzle of
+/// power-of-two shapes is linear over GF(2), offset(thread ^ register) =
+/// offset(thread) ^ offset(register): the bits of a register's offset that
+/// no thread's can have become an immediate, so that the registers that
+/// differ only in them share one address register (tilegpu-coalesce's
+/// max-row-span makes such layouts).
+class SharedAddresses {
+public:
+  SharedAddresses(OpBuilder &b, Location loc, Value base, MemDescType buffer,
+                  Type element, const LinearLayout &layout,
+                  ArrayRef<SmallVector<Value>> coords)
+      : b(b), loc(loc), base(base), buffer(buffer), element(element),
+        layout(layout), coords(coords) {
+    if (!llvm::all_of(buffer.getShape(), llvm::isPowerOf2_64))
+      return;
+    // A thread that repeats only across rows keeps whole addresses, as
+    // before: LLVM folds the rows' offsets itself, and the shipped kernels
+    // keep the code they were tuned with. Along a row LLVM cannot see
+    // through the swizzle's XOR.
+    unsigned inner = buffer.getEncoding().getOrder()[0];
+    int64_t vec = buffer.getEncoding().getVec();
+    if (llvm::none_of(layout.getBases(HwDim::Register),
+                      [&](const LinearLayout::Coord &basis) {
+                        return basis[inner] >= vec;
+                      }))
+      return;
+    LinearLayout::Coord threadBits(layout.getRank(), 0);
+    for (HwDim dim : {HwDim::Lane, HwDim::Warp})
+      for (const LinearLayout::Coord &basis : layout.getBases(dim))
+        for (auto [bits, v] : llvm::zip(threadBits, basis))
+          bits |= v;
+    for (auto [d, bits] : llvm::enumerate(threadBits))
+      for (int64_t bit = 1; bit <= bits; bit <<= 1)
+        if (bits & bit) {
+          LinearLayout::Coord unit(layout.getRank(), 0);
+          unit[d] = bit;
+          reachable |= offsetOf(unit);
+        }
+    // Register 0 is the thread's own coordinate.
+    threadOffset = emitSharedOffset(b, loc, buffer, coords[0]);
+  }
+
+  /// The address of register `r`'s element.
+  Value get(size_t r) {
+    if (!threadOffset)
+      return emitSharedAddress(b, loc, base, buffer, element, coords[r]);
+    int64_t fixed = offsetOf(registerOffset(layout, r));
+    Value offset = threadOffset;
+    if (int64_t mixed = fixed & reachable)
+      offset = LLVM::XOrOp::create(b, loc, offset, createI32(b, loc, mixed));
+    auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 3);
+    Value address =
+        LLVM::GEPOp::create(b, loc, ptrType, element, base, ValueRange{offset});
+    if (int64_t immediate = fixed & ~reachable)
+      address = LLVM::GEPOp::create(b, loc, ptrType, element, address,
+                                    ArrayRef<LLVM::GEPArg>{int32_t(immediate)});
+    return address;
+  }
+
+private:
+  int64_t offsetOf(const LinearLayout::Coord &coord) const {
+    return buffer.getEncoding().getOffset(buffer.getShape(), coord);
+  }
+
+  OpBuilder &b;
+  Location loc;
+  Value base;
+  MemDescType buffer;
+  Type element;
+  const LinearLayout &layout;
+  ArrayRef<SmallVector<Value>> coords;
+  int64_t reachable = 0;
+  Value threadOffset;
+};
+
 /// Each vector of 16 bytes of the block's layout is one cp.async, from its
 /// global address to its place in the (swizzled) buffer. A vector outside a
 /// checked dimension reads nothing and writes zeros; the contiguous
@@ -244,12 +319,13 @@ struct AsyncCopyBlockOpConversion
       pred = LLVM::AndOp::create(rewriter, loc, pred, adaptor.getPred());
     Value full = createI32(rewriter, loc, 16),
           none = createI32(rewriter, loc, 0);
+    SharedAddresses addresses(rewriter, loc, adaptor.getDst(), buffer, element,
+                              layout, coords);
     std::set<LinearLayout::Coord> copied;
     for (size_t i = 0; i < coords.size(); i += width) {
       if (!copied.insert(registerOffset(layout, i)).second)
         continue;
-      Value dst = emitSharedAddress(rewriter, loc, adaptor.getDst(), buffer,
-                                    element, coords[i]);
+      Value dst = addresses.get(i);
       Value dstWord =
           LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI32Type(), dst);
       Value srcBytes = access.inBounds[i]

@@ -115,7 +115,9 @@ void tile::buildTileToLLVMPipeline(OpPassManager &pm,
   layoutOptions.numWarps = options.numWarps;
   layoutOptions.target = options.target;
   pm.addPass(createConvertTileToTileGPU(layoutOptions));
-  pm.addPass(tilegpu::createTileGPUCoalesce());
+  tilegpu::TileGPUCoalesceOptions coalesceOptions;
+  coalesceOptions.maxRowSpan = options.maxRowSpan;
+  pm.addPass(tilegpu::createTileGPUCoalesce(coalesceOptions));
   pm.addPass(tilegpu::createTileGPUAccelerateMatmul());
   pm.addPass(tilegpu::createTileGPURemoveLayoutConversions());
   pm.addPass(tilegpu::createTileGPUOptimizeDotOperands());
@@ -152,6 +154,11 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("each op reads the thread index itself, so that no "
                      "index arithmetic stays live across a loop"),
       llvm::cl::init(false)};
+  Option<unsigned> maxRowSpan{
+      *this, "max-row-span",
+      llvm::cl::desc("the most bytes of a block's row under one warp's lanes "
+                     "(0: no limit)"),
+      llvm::cl::init(0)};
 };
 } // namespace
 
@@ -159,8 +166,8 @@ void tile::registerTileToLLVMPipeline() {
   PassPipelineRegistration<PipelineOptions>(
       "tile-to-llvm", "inline, lay out and lower tile kernels to LLVM + NVVM",
       [](OpPassManager &pm, const PipelineOptions &options) {
-        buildTileToLLVMPipeline(pm,
-                                {options.numWarps, options.target,
-                                 options.numStages, options.threadIndexPerOp});
+        buildTileToLLVMPipeline(
+            pm, {options.numWarps, options.target, options.numStages,
+                 options.threadIndexPerOp, options.maxRowSpan});
       });
 }

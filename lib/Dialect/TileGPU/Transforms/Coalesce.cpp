@@ -33,10 +33,11 @@ int64_t floorPowerOf2(int64_t v) {
 }
 
 /// A blocked layout with `width` contiguous elements per thread along `dim`,
-/// lanes along `dim` first, the other dimensions slowest-last.
+/// lanes along `dim` first (at most `maxLanesAlongDim` of them), the other
+/// dimensions slowest-last.
 BlockedEncodingAttr vectorLayout(MLIRContext *ctx, ArrayRef<int64_t> shape,
-                                 unsigned dim, int64_t width,
-                                 unsigned numWarps) {
+                                 unsigned dim, int64_t width, unsigned numWarps,
+                                 int64_t maxLanesAlongDim = 32) {
   unsigned rank = shape.size();
   SmallVector<unsigned> spt(rank, 1), tpw(rank, 1), wpc(rank, 1), order{dim};
   for (int d = rank - 1; d >= 0; --d)
@@ -46,12 +47,17 @@ BlockedEncodingAttr vectorLayout(MLIRContext *ctx, ArrayRef<int64_t> shape,
   SmallVector<int64_t> left(shape);
   left[dim] /= width;
   unsigned lanes = TileGPUDialect::getThreadsPerWarp();
-  for (unsigned d : order)
-    while (lanes > 1 && left[d] > 1) {
+  auto spreadLanes = [&](unsigned d, int64_t maxLanes) {
+    while (lanes > 1 && left[d] > 1 && tpw[d] < maxLanes) {
       tpw[d] *= 2;
       left[d] /= 2;
       lanes /= 2;
     }
+  };
+  for (unsigned d : order)
+    spreadLanes(d, d == dim ? maxLanesAlongDim : 32);
+  // A block too small for the cap takes the lanes left along `dim` after all.
+  spreadLanes(dim, 32);
   tpw[order.back()] *= lanes;
   unsigned warps = numWarps;
   for (unsigned d : llvm::reverse(order))
@@ -65,6 +71,8 @@ BlockedEncodingAttr vectorLayout(MLIRContext *ctx, ArrayRef<int64_t> shape,
 }
 
 struct CoalescePass : public tilegpu::impl::TileGPUCoalesceBase<CoalescePass> {
+  using TileGPUCoalesceBase::TileGPUCoalesceBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (failed(verifyLaidOut(module, getArgument())))
@@ -176,7 +184,11 @@ struct CoalescePass : public tilegpu::impl::TileGPUCoalesceBase<CoalescePass> {
       return;
 
     MLIRContext *ctx = make.getContext();
-    auto layout = vectorLayout(ctx, blockType.getShape(), dim, width, numWarps);
+    int64_t maxLanes = maxRowSpan
+                           ? std::max<int64_t>(1, maxRowSpan / (width * bytes))
+                           : TileGPUDialect::getThreadsPerWarp();
+    auto layout =
+        vectorLayout(ctx, blockType.getShape(), dim, width, numWarps, maxLanes);
     auto vectorType = RankedTensorType::get(blockType.getShape(),
                                             blockType.getElementType(), layout);
     for (Value v : chain)

@@ -83,7 +83,18 @@ def TileGPUCoalesce : Pass<"tilegpu-coalesce", "::mlir::ModuleOp"> {
     `w`-element access per group. Operands and result are converted to and
     from the new layout. Kernel arguments state their alignment with
     `tile.divisibility` (bytes for pointers, a divisor for integers).
+
+    A block pointer's layout puts at most `max-row-span` bytes of a row
+    under one warp's lanes (0: the whole row), so that each thread repeats
+    along the row, an immediate offset apart, rather than across rows, a
+    runtime stride apart: in a loop, each repeat across rows costs the
+    thread a 64-bit address register. 128 bytes still reads whole lines.
   }];
+  let options = [
+    Option<"maxRowSpan", "max-row-span", "unsigned", /*default=*/"0",
+           "the most bytes of a block's row under one warp's lanes (0: no "
+           "limit)">,
+  ];
   let dependentDialects = ["::mlir::tilegpu::TileGPUDialect"];
 }
 
