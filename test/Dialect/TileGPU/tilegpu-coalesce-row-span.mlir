@@ -1,12 +1,14 @@
 // RUN: tile-opt %s -split-input-file -tilegpu-coalesce | FileCheck %s
 // RUN: tile-opt %s -split-input-file -tilegpu-coalesce=max-row-span=128 | FileCheck %s --check-prefix=SPAN
 // RUN: tile-opt %s -split-input-file -tilegpu-coalesce=max-row-span=16 | FileCheck %s --check-prefix=ONE
+// RUN: tile-opt %s -split-input-file -tilegpu-coalesce=max-row-span=200 | FileCheck %s --check-prefix=SPAN
 
 // A 64 x 128 f16 block: rows of 256 bytes, 16 vectors of 8. By default a
 // warp's lanes take whole rows (16 lanes along a row, each thread four rows
 // 16 apart). With max-row-span=128 they take half rows (8 lanes, 128 bytes),
 // and each thread holds two vectors of a row, 64 elements apart, and two
-// rows 32 apart. A span below one vector still leaves a lane one.
+// rows 32 apart. A span that is no power of two rounds down (200 bytes:
+// 128); one below a vector still leaves a lane one.
 #b = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [8, 1], order = [1, 0]>
 // CHECK: #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]>
 // SPAN: #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]>

@@ -48,7 +48,7 @@ BlockedEncodingAttr vectorLayout(MLIRContext *ctx, ArrayRef<int64_t> shape,
   left[dim] /= width;
   unsigned lanes = TileGPUDialect::getThreadsPerWarp();
   auto spreadLanes = [&](unsigned d, int64_t maxLanes) {
-    while (lanes > 1 && left[d] > 1 && tpw[d] < maxLanes) {
+    while (lanes > 1 && left[d] > 1 && tpw[d] * 2 <= maxLanes) {
       tpw[d] *= 2;
       left[d] /= 2;
       lanes /= 2;
