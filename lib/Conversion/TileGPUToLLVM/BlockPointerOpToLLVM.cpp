@@ -234,13 +234,7 @@ public:
       for (const LinearLayout::Coord &basis : layout.getBases(dim))
         for (auto [bits, v] : llvm::zip(threadBits, basis))
           bits |= v;
-    for (auto [d, bits] : llvm::enumerate(threadBits))
-      for (int64_t bit = 1; bit <= bits; bit <<= 1)
-        if (bits & bit) {
-          LinearLayout::Coord unit(layout.getRank(), 0);
-          unit[d] = bit;
-          reachable |= offsetOf(unit);
-        }
+    reachable = getReachableOffsetBits(buffer, threadBits);
     // Register 0 is the thread's own coordinate.
     threadOffset = emitSharedOffset(b, loc, buffer, coords[0]);
   }
@@ -249,7 +243,8 @@ public:
   Value get(size_t r) {
     if (!threadOffset)
       return emitSharedAddress(b, loc, base, buffer, element, coords[r]);
-    int64_t fixed = offsetOf(registerOffset(layout, r));
+    int64_t fixed = buffer.getEncoding().getOffset(buffer.getShape(),
+                                                   registerOffset(layout, r));
     Value offset = threadOffset;
     if (int64_t mixed = fixed & reachable)
       offset = LLVM::XOrOp::create(b, loc, offset, createI32(b, loc, mixed));
@@ -263,10 +258,6 @@ public:
   }
 
 private:
-  int64_t offsetOf(const LinearLayout::Coord &coord) const {
-    return buffer.getEncoding().getOffset(buffer.getShape(), coord);
-  }
-
   OpBuilder &b;
   Location loc;
   Value base;

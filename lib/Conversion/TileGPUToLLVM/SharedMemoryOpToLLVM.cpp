@@ -236,14 +236,7 @@ FailureOr<SmallVector<Value>> loadMatrices(OpBuilder &b, Location loc,
         c = LLVM::OrOp::create(b, loc, c, rowInMatrix);
       lanePart.push_back(c);
     }
-    int64_t reachable = 0;
-    for (unsigned d = 0; d < 2; ++d)
-      for (int64_t bit = 1; bit <= reach[d]; bit <<= 1)
-        if (reach[d] & bit) {
-          LinearLayout::Coord unit(2, 0);
-          unit[d] = bit;
-          reachable |= offsetOf(unit);
-        }
+    int64_t reachable = getReachableOffsetBits(type, reach);
     int64_t fixed = offsetOf(origins[first]);
     Value offset = emitSharedOffset(b, loc, type, lanePart);
     if (int64_t mixed = fixed & reachable)

@@ -184,6 +184,19 @@ Value tilegpu::emitSharedOffset(OpBuilder &b, Location loc, MemDescType type,
           LLVM::AndOp::create(b, loc, col, constant(shared.getVec() - 1))));
 }
 
+int64_t tilegpu::getReachableOffsetBits(MemDescType type,
+                                        ArrayRef<int64_t> coordBits) {
+  int64_t reachable = 0;
+  for (auto [d, bits] : llvm::enumerate(coordBits))
+    for (int64_t bit = 1; bit <= bits; bit <<= 1)
+      if (bits & bit) {
+        SmallVector<int64_t> unit(coordBits.size(), 0);
+        unit[d] = bit;
+        reachable |= type.getEncoding().getOffset(type.getShape(), unit);
+      }
+  return reachable;
+}
+
 Value tilegpu::emitSharedAddress(OpBuilder &b, Location loc, Value base,
                                  MemDescType type, Type element,
                                  ArrayRef<Value> coord) {

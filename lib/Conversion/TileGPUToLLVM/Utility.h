@@ -142,6 +142,10 @@ void forEachElementOnce(OpBuilder &b, Location loc, const LinearLayout &layout,
 /// buffer: the swizzle of SharedEncodingAttr::getOffset, in instructions.
 Value emitSharedOffset(OpBuilder &b, Location loc, MemDescType type,
                        ArrayRef<Value> coord);
+/// The bits of a buffer's element offsets that coordinates made of the bits
+/// `coordBits[d]` along each dimension d can set: a swizzle of power-of-two
+/// shapes is linear over GF(2), so those of the single bits' offsets.
+int64_t getReachableOffsetBits(MemDescType type, ArrayRef<int64_t> coordBits);
 /// The address of element `coord` (i32 values) of a buffer at `base`.
 Value emitSharedAddress(OpBuilder &b, Location loc, Value base,
                         MemDescType type, Type element, ArrayRef<Value> coord);

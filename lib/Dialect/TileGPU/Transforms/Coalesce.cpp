@@ -37,7 +37,7 @@ int64_t floorPowerOf2(int64_t v) {
 /// dimensions slowest-last.
 BlockedEncodingAttr vectorLayout(MLIRContext *ctx, ArrayRef<int64_t> shape,
                                  unsigned dim, int64_t width, unsigned numWarps,
-                                 int64_t maxLanesAlongDim = 32) {
+                                 int64_t maxLanesAlongDim) {
   unsigned rank = shape.size();
   SmallVector<unsigned> spt(rank, 1), tpw(rank, 1), wpc(rank, 1), order{dim};
   for (int d = rank - 1; d >= 0; --d)
@@ -46,7 +46,8 @@ BlockedEncodingAttr vectorLayout(MLIRContext *ctx, ArrayRef<int64_t> shape,
   spt[dim] = width;
   SmallVector<int64_t> left(shape);
   left[dim] /= width;
-  unsigned lanes = TileGPUDialect::getThreadsPerWarp();
+  const unsigned warpSize = TileGPUDialect::getThreadsPerWarp();
+  unsigned lanes = warpSize;
   auto spreadLanes = [&](unsigned d, int64_t maxLanes) {
     while (lanes > 1 && left[d] > 1 && tpw[d] * 2 <= maxLanes) {
       tpw[d] *= 2;
@@ -55,9 +56,9 @@ BlockedEncodingAttr vectorLayout(MLIRContext *ctx, ArrayRef<int64_t> shape,
     }
   };
   for (unsigned d : order)
-    spreadLanes(d, d == dim ? maxLanesAlongDim : 32);
+    spreadLanes(d, d == dim ? maxLanesAlongDim : warpSize);
   // A block too small for the cap takes the lanes left along `dim` after all.
-  spreadLanes(dim, 32);
+  spreadLanes(dim, warpSize);
   tpw[order.back()] *= lanes;
   unsigned warps = numWarps;
   for (unsigned d : llvm::reverse(order))
@@ -239,7 +240,8 @@ struct CoalescePass : public tilegpu::impl::TileGPUCoalesceBase<CoalescePass> {
     if (width <= 1)
       return;
 
-    auto layout = vectorLayout(op->getContext(), shape, dim, width, numWarps);
+    auto layout = vectorLayout(op->getContext(), shape, dim, width, numWarps,
+                               TileGPUDialect::getThreadsPerWarp());
     OpBuilder b(op);
     for (OpOperand &operand : op->getOpOperands()) {
       auto type = dyn_cast<RankedTensorType>(operand.get().getType());
