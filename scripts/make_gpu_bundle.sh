@@ -50,7 +50,10 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:0] = [os.path.join(HERE, "..", "python"), HERE]
+# The bundle's root, as the checkout's is for the tests there: it holds
+# python/ and benchmarks/.
+REPO = os.path.dirname(HERE)
+sys.path[:0] = [os.path.join(REPO, "python"), HERE]
 
 
 def pytest_configure(config):
