@@ -2,9 +2,9 @@
 """Compiles the kernels of a bundle directory for the GPU.
 
 For every <name>.json + <name>.mlir in the directory, runs
-`tile-opt -tile-to-llvm` (with the kernel's num_warps, num_stages and
-thread_index_per_op; --num-stages and --max-row-span override them for
-sweeps) and `tile-translate` to write <name>.ptx and, where
+`tile-opt -tile-to-llvm` (with the kernel's num_warps, num_stages,
+thread_index_per_op and max_row_span; --num-stages and --max-row-span
+override them for sweeps) and `tile-translate` to write <name>.ptx and, where
 ptxas is found, <name>.cubin, and records them in the metadata under "gpu".
 A kernel the GPU lowering reports as "not supported on the GPU yet" (an f32
 tile.dot, say) keeps no "gpu" entry and is listed, not failed: the runner
@@ -52,12 +52,14 @@ def compile_kernel(directory, name, meta, tools, target, ptxas, num_stages=None,
     llvm = stem + ".llvm.mlir"
     if num_stages is not None:
         meta["num_stages"] = num_stages
+    if max_row_span is not None:
+        meta["max_row_span"] = max_row_span
     stages = meta.get("num_stages", 2)
     per_op = "true" if meta.get("thread_index_per_op", False) else "false"
-    span = f" max-row-span={max_row_span}" if max_row_span else ""
+    span = meta.get("max_row_span", 0)
     run([tools["tile-opt"], stem + ".mlir",
          f"-tile-to-llvm=num-warps={meta['num_warps']} target={target} "
-         f"num-stages={stages} thread-index-per-op={per_op}{span}",
+         f"num-stages={stages} thread-index-per-op={per_op} max-row-span={span}",
          "-o", llvm])
     run([tools["tile-translate"], llvm, "--emit=ptx", f"--target={target}",
          "-o", stem + ".ptx"])
@@ -66,8 +68,6 @@ def compile_kernel(directory, name, meta, tools, target, ptxas, num_stages=None,
     os.remove(llvm)
     gpu = {"target": target, "ptx": name + ".ptx",
            "shared_bytes": int(shared.group(1)) if shared else 0}
-    if max_row_span:
-        gpu["max_row_span"] = max_row_span
     if ptxas:
         run([ptxas, f"-arch={target}", "-o", stem + ".cubin", stem + ".ptx"])
         gpu["cubin"] = name + ".cubin"
@@ -84,7 +84,7 @@ def main():
     parser.add_argument("--num-stages", type=int,
                         help="override every kernel's num_stages (for sweeps)")
     parser.add_argument("--max-row-span", type=int,
-                        help="tilegpu-coalesce's max-row-span for every kernel "
+                        help="override every kernel's max_row_span "
                              "(for sweeps; bytes, 0: no limit)")
     args = parser.parse_args()
 

@@ -101,7 +101,8 @@ def compile_one(args):
     text, metadata = compile_kernel(fn, args.signature, constexprs, args.num_warps,
                                     name=name, entry=args.entry,
                                     num_stages=args.num_stages,
-                                    thread_index_per_op=args.thread_index_per_op)
+                                    thread_index_per_op=args.thread_index_per_op,
+                                    max_row_span=args.max_row_span)
     if args.output == "-":
         sys.stdout.write(text)
         return
@@ -110,15 +111,21 @@ def compile_one(args):
 
 def apply_overrides(variant, overrides):
     """The variant's constexprs and lowering options (num_warps, num_stages,
-    thread_index_per_op) with --set values in place (for sweeps); a name
-    the variant lacks is an error."""
+    thread_index_per_op, max_row_span) with --set values in place (for
+    sweeps); a name the variant lacks is an error."""
     constexprs = dict(variant.constexprs)
     launch = {"num_warps": variant.num_warps, "num_stages": variant.num_stages,
-              "thread_index_per_op": variant.thread_index_per_op}
+              "thread_index_per_op": variant.thread_index_per_op,
+              "max_row_span": variant.max_row_span}
     for name, value in overrides.items():
         if name == "thread_index_per_op":
             if not isinstance(value, bool):
                 raise UsageError(f"--set {name}: expected True or False, got {value!r}")
+            launch[name] = value
+        elif name == "max_row_span":
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise UsageError(f"--set {name}: expected a non-negative integer (bytes), "
+                                 f"got {value!r}")
             launch[name] = value
         elif name in launch:
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
@@ -130,7 +137,7 @@ def apply_overrides(variant, overrides):
             raise UsageError(
                 f"--set {name}: variant {variant.name} has no such constexpr "
                 f"(it has {', '.join(sorted(constexprs))}, num_warps, num_stages, "
-                "thread_index_per_op)")
+                "thread_index_per_op, max_row_span)")
     return constexprs, launch
 
 
@@ -185,6 +192,11 @@ def main(argv=None):
                              "index itself, so that no index arithmetic stays "
                              "live across a loop (fewer spills, more work in "
                              "loops)")
+    parser.add_argument("--max-row-span", type=int, default=0, metavar="BYTES",
+                        help="the bytes of a block's row one warp's lanes cover "
+                             "in a vectorised block load or copy, so that a "
+                             "thread's vectors repeat along the row at "
+                             "immediate offsets (0, the default: the whole row)")
     parser.add_argument("--entry", help="symbol of the kernel function "
                         "(default: the Python function's name)")
     parser.add_argument("-o", "--output", help="OUT.mlir ('-' for stdout); "
@@ -196,8 +208,8 @@ def main(argv=None):
                         help="with --manifest: compile only this variant")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                         help="with --manifest: override a constexpr, num_warps, "
-                             "num_stages or thread_index_per_op of the variants "
-                             "compiled")
+                             "num_stages, thread_index_per_op or max_row_span of "
+                             "the variants compiled")
     parser.add_argument("--list", action="store_true",
                         help="with --manifest: print the variant names")
     parser.add_argument("--tuning", metavar="FILE",

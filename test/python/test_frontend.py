@@ -305,7 +305,8 @@ def test_cli_writes_module_and_metadata(tmp_path, verify):
         # HEAD_GROUP was not given: its default is recorded.
         "constexprs": {"HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64, "CAUSAL": True,
                        "HEAD_GROUP": 8},
-        "num_warps": 4, "num_stages": 3, "thread_index_per_op": True, "target": "tile"}
+        "num_warps": 4, "num_stages": 3, "thread_index_per_op": True, "max_row_span": 0,
+        "target": "tile"}
     text = out.read_text()
     assert "func.func @attn_fwd(" in text
     assert 'loc("python/tile/kernels/attention.py":' in text
@@ -344,6 +345,7 @@ def test_cli_manifest_writes_every_variant(tmp_path, verify):
         assert metadata["kernel"] == variant.kernel
         assert metadata["num_warps"] == variant.num_warps
         assert metadata["thread_index_per_op"] == variant.thread_index_per_op
+        assert metadata["max_row_span"] == variant.max_row_span
         assert metadata["constexprs"] == variant.constexprs
         declared = [
             p["type"] + (f":{p['divisibility']}" if "divisibility" in p else "")
@@ -379,12 +381,34 @@ def test_manifest_overrides(tmp_path):
     assert metadata["constexprs"] == expected
     assert metadata["num_warps"] == 4
     assert metadata["thread_index_per_op"] is False
+    result = run_cli("--manifest", "--out-dir", str(tmp_path), "--only",
+                     "attn_bwd_fp16_d128_causal", "--set", "max_row_span=128")
+    assert result.returncode == 0, result.stderr
+    metadata = json.loads((tmp_path / "attn_bwd_fp16_d128_causal.json").read_text())
+    assert metadata["max_row_span"] == 128
+
+
+def test_cli_records_max_row_span(tmp_path):
+    out = tmp_path / "vector_add.mlir"
+    result = run_cli("examples/vector_add.py:vector_add", "--signature",
+                     "*fp32:16,*fp32:16,*fp32:16,i32:16", "--constexpr", "BLOCK=256",
+                     "--max-row-span", "64", "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    assert json.loads((tmp_path / "vector_add.json").read_text())["max_row_span"] == 64
+    assert "max_row_span 64" in out.read_text().splitlines()[1]
+    result = run_cli("examples/vector_add.py:vector_add", "--signature",
+                     "*fp32:16,*fp32:16,*fp32:16,i32:16", "--constexpr", "BLOCK=256",
+                     "--max-row-span", "-16", "-o", str(out))
+    assert result.returncode == 1
+    assert "max_row_span must be a non-negative integer (bytes; 0: no limit), got -16" \
+        in result.stderr
 
 
 @pytest.mark.parametrize("setting, message", [
     ("BLOCK_Q=32", "--set BLOCK_Q: variant attn_bwd_fp16_d64_causal has no such constexpr"),
     ("num_warps=0", "--set num_warps: expected a positive integer, got 0"),
     ("thread_index_per_op=1", "--set thread_index_per_op: expected True or False, got 1"),
+    ("max_row_span=-8", "--set max_row_span: expected a non-negative integer (bytes), got -8"),
     ("BLOCK_M1", "--set expects NAME=VALUE"),
 ])
 def test_manifest_override_errors(tmp_path, setting, message):

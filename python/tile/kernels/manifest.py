@@ -17,7 +17,8 @@ sequence, else the variant without one.
 
 class Variant:
     def __init__(self, name, module, kernel, signature, constexprs, num_warps,
-                 num_stages=2, thread_index_per_op=False, max_n_ctx=None):
+                 num_stages=2, thread_index_per_op=False, max_row_span=0,
+                 max_n_ctx=None):
         self.name = name
         self.module = "tile.kernels." + module
         self.kernel = kernel
@@ -26,6 +27,7 @@ class Variant:
         self.num_warps = num_warps
         self.num_stages = num_stages
         self.thread_index_per_op = thread_index_per_op
+        self.max_row_span = max_row_span
         self.max_n_ctx = max_n_ctx
 
     def __repr__(self):
