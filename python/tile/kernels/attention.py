@@ -271,14 +271,19 @@ def _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, qk_
                    causal_offset, start_n, lo, hi,
                    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                    HEAD_DIM: tl.constexpr, CAUSAL_MASK: tl.constexpr,
-                   QUERY_MASK: tl.constexpr):
+                   QUERY_MASK: tl.constexpr, DV_LAST: tl.constexpr):
     """Adds to dK, dV of the key block at start_n the contributions of the
     query blocks [lo, hi), BLOCK_M queries at a time, and to their rows of
     DQ_ACC the key block's dS K; works on the transposed scores (keys x
     queries).  CAUSAL_MASK hides keys j > i +
     causal_offset; QUERY_MASK hides queries at or past N_CTX (and bounds the
     loads).  A query that sees no key has LSE = -inf and P^T = exp2(+inf) =
-    inf: only masked stages hold such queries, and where() zeroes them."""
+    inf: only masked stages hold such queries, and where() zeroes them.
+
+    DV_LAST picks one of two orders of a step's products, which compute the
+    same values: P^T, dP^T, dS^T, dQ, dK, dV, or dP^T, P^T, dV, dS^T, dQ,
+    dK.  The order decides how ptxas allocates the registers: each head
+    dim has the one that does not spill (docs/performance.md)."""
     offs_n = start_n + tl.arange(0, BLOCK_N)
     # Block pointers advanced each step: the GPU lowering copies their
     # blocks ahead (tilegpu-pipeline).  Q is read transposed, a
@@ -302,6 +307,8 @@ def _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, qk_
             do = tl.load(do_block)
             lse = tl.load(LSE + offs_m)
             delta = tl.load(DELTA + offs_m)
+        if not DV_LAST:
+            dpT = tl.dot(v, tl.trans(do))
         # P^T = exp(sm_scale * K Q^T - LSE), in base 2.
         pT = tl.math.exp2(tl.dot(k, qT) * qk_scale - lse[None, :] * LOG2E)
         if CAUSAL_MASK or QUERY_MASK:
@@ -313,12 +320,13 @@ def _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, qk_
             else:
                 visible = query_ok[None, :]
             pT = tl.where(visible, pT, 0.0)
-        dv = tl.dot(pT.to(do.dtype), do, dv)
+        if DV_LAST:
+            dpT = tl.dot(v, tl.trans(do))
+        else:
+            dv = tl.dot(pT.to(do.dtype), do, dv)
         # dS^T = P^T * (dP^T - delta), dP^T = V dO^T.
-        dpT = tl.dot(v, tl.trans(do))
         dsT = pT * (dpT - delta[None, :])
         dsT = dsT.to(qT.dtype)
-        dk = tl.dot(dsT, tl.trans(qT), dk)
         # dQ of these queries gets dS K (scaled by sm_scale afterwards).
         # start_m is lo (0, or a query block's start) plus whole blocks.
         dq_rows = DQ_ACC + _dq_acc_offsets(start_m, N_CTX, BLOCK_M, HEAD_DIM, QUERY_MASK)
@@ -326,6 +334,9 @@ def _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, qk_
             tl.atomic_add(dq_rows, tl.dot(tl.trans(dsT), k), mask=query_ok[:, None])
         else:
             tl.atomic_add(dq_rows, tl.dot(tl.trans(dsT), k))
+        dk = tl.dot(dsT, tl.trans(qT), dk)
+        if DV_LAST:
+            dv = tl.dot(pT.to(do.dtype), do, dv)
         qT_block = tl.advance(qT_block, (0, BLOCK_M))
         do_block = tl.advance(do_block, (BLOCK_M, 0))
     return dk, dv
@@ -345,7 +356,8 @@ def _key_block(base, start_n, stride_n, N_CTX, HEAD_DIM: tl.constexpr,
 def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
              stride_z, stride_h, stride_n, Z, H, N_CTX, causal_offset,
              HEAD_DIM: tl.constexpr, BLOCK_M1: tl.constexpr, BLOCK_N1: tl.constexpr,
-             CAUSAL: tl.constexpr, GROUP_PROGRAMS: tl.constexpr = 128):
+             CAUSAL: tl.constexpr, GROUP_PROGRAMS: tl.constexpr = 128,
+             DV_LAST: tl.constexpr = False):
     tl.static_assert(BLOCK_N1 % BLOCK_M1 == 0, "BLOCK_N1 must be a multiple of BLOCK_M1")
     tl.static_assert(GROUP_PROGRAMS >= 1, "GROUP_PROGRAMS must be at least 1")
     if CAUSAL:
@@ -395,7 +407,7 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
         diag_end = (all_see + BLOCK_M1 - 1) // BLOCK_M1 * BLOCK_M1
         dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX,
                                 qk_scale, off, start_n, diag_start, tl.minimum(diag_end, N_CTX),
-                                BLOCK_M1, BLOCK_N1, HEAD_DIM, True, True)
+                                BLOCK_M1, BLOCK_N1, HEAD_DIM, True, True, DV_LAST)
         # Past N_CTX the stages below are empty.  Unclamped, lo is a
         # multiple of BLOCK_M1, and so are the query blocks the main loop
         # steps over: their LSE and DELTA loads are vectors.
@@ -408,7 +420,7 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
     if CAUSAL:
         dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX,
                                 qk_scale, off, start_n, lo, full_end,
-                                BLOCK_M1, BLOCK_N1, HEAD_DIM, False, False)
+                                BLOCK_M1, BLOCK_N1, HEAD_DIM, False, False, DV_LAST)
     else:
         # Each key block starts at its own diagonal and wraps around, so
         # that the programs of a head running at once add to different
@@ -416,13 +428,13 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
         first = tl.minimum(start_n, full_end)
         dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX,
                                 qk_scale, off, start_n, first, full_end,
-                                BLOCK_M1, BLOCK_N1, HEAD_DIM, False, False)
+                                BLOCK_M1, BLOCK_N1, HEAD_DIM, False, False, DV_LAST)
         dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX,
                                 qk_scale, off, start_n, 0, first,
-                                BLOCK_M1, BLOCK_N1, HEAD_DIM, False, False)
+                                BLOCK_M1, BLOCK_N1, HEAD_DIM, False, False, DV_LAST)
     dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX,
                             qk_scale, off, start_n, full_end, N_CTX,
-                            BLOCK_M1, BLOCK_N1, HEAD_DIM, False, True)
+                            BLOCK_M1, BLOCK_N1, HEAD_DIM, False, True, DV_LAST)
     tl.store(_key_block(DV, start_n, stride_n, N_CTX, HEAD_DIM, BLOCK_N1),
              dv.to(DV.dtype.element_ty), boundary_check=(0,))
     dk = dk * sm_scale

@@ -96,15 +96,17 @@ def _variants():
             # does.  At d64 they run on 4 warps, 32 queries a step, and two
             # programs share an SM: their phases (exponentials,
             # shared-memory exchanges, atomic adds) overlap where the 8
-            # warps of one program are all in the same phase.  Both spill
-            # 8-28 bytes; the spill-free tiles measured on 2026-11-25 were
-            # 4-7% slower at d64 (0.96-0.98 of FA2 non-causal) and 15-28%
-            # at d128.  Causal
-            # programs run longest first, dealt out 8 heads at a time in the
-            # forward and in groups of at least 128 programs in the
-            # backward.  Each op reads the thread index itself
-            # (thread_index_per_op), so that no index arithmetic stays live
-            # through the loops.
+            # warps of one program are all in the same phase.  Neither
+            # spills: each step adds dQ before dK, in the order of products
+            # (DV_LAST) that ptxas allocates without spilling for its head
+            # dim, and the d128 copies repeat along rows 128 bytes apart
+            # (max_row_span), their addresses immediates.  Against the order
+            # and copies before, which spilled 8-28 bytes: 5-13% faster at
+            # d64, 0.5-2.5% at d128.  Causal programs run longest first,
+            # dealt out 8 heads at a time in the forward and in groups of at
+            # least 128 programs in the backward.  Each op reads the thread
+            # index itself (thread_index_per_op), so that no index
+            # arithmetic stays live through the loops.
             warps = 8
             bwd_warps, bwd_step = (4, 32) if head_dim == 64 else (8, 64)
             # Q and dO three steps ahead: +1-3% at d128, -1 to +1% at d64.
@@ -133,8 +135,10 @@ def _variants():
                     f"attn_bwd_{t}_d{head_dim}_{suffix}", "attention", "attn_bwd",
                     _bwd_signature(t),
                     {"HEAD_DIM": head_dim, "BLOCK_M1": bwd_step, "BLOCK_N1": 128,
-                     "CAUSAL": causal, "GROUP_PROGRAMS": 128}, bwd_warps,
-                    num_stages=bwd_stages, thread_index_per_op=True))
+                     "CAUSAL": causal, "GROUP_PROGRAMS": 128,
+                     "DV_LAST": head_dim == 64}, bwd_warps,
+                    num_stages=bwd_stages, thread_index_per_op=True,
+                    max_row_span=128 if head_dim == 128 else 0))
             # 4096 elements a program (16 a thread): at d128, 32-row blocks
             # took 76 us instead of 96 with 64 rows (B * N = 16384, H = 16),
             # FA2's convert_dq 78.
