@@ -7,21 +7,18 @@
 #   scripts/make_variant_folder.sh TAG --only NAME [--only NAME ...] \
 #       --set NAME=VALUE [--set ...]        (BUNDLE: default build/gpu-bundle)
 #
-# MAX_ROW_SPAN=BYTES compiles them with tilegpu-coalesce's max-row-span.
-#
 # Then, in the bundle on the GPU machine: MODE=bwd ./stage_sweep.sh default TAG
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${TILE_BUILD_DIR:-$ROOT/build}
 BUNDLE=${BUNDLE:-$BUILD/gpu-bundle}
-[ $# -ge 3 ] || { sed -n '2,13p' "$0"; exit 2; }
+[ $# -ge 3 ] || { sed -n '2,11p' "$0"; exit 2; }
 TAG=$1; shift
 [ -d "$BUNDLE/kernels" ] || { echo "no $BUNDLE/kernels: run scripts/make_gpu_bundle.sh"; exit 1; }
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 PYTHONPATH="$ROOT/python" python3 -m tile.compile --manifest --out-dir "$WORK" "$@"
-python3 "$ROOT/scripts/build_gpu_bundle.py" "$WORK" --tools "$BUILD/bin" \
-  ${MAX_ROW_SPAN:+--max-row-span "$MAX_ROW_SPAN"}
+python3 "$ROOT/scripts/build_gpu_bundle.py" "$WORK" --tools "$BUILD/bin"
 PTXAS=$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)
 for ptx in "$WORK"/*.ptx; do
   if [ -x "$PTXAS" ]; then
