@@ -61,7 +61,7 @@ def compile_kernel(directory, name, meta, tools, target, ptxas, num_stages=None,
          f"-tile-to-llvm=num-warps={meta['num_warps']} target={target} "
          f"num-stages={stages} thread-index-per-op={per_op} max-row-span={span}",
          "-o", llvm])
-    run([tools["tile-translate"], llvm, "--emit=ptx", f"--target={target}",
+    run([tools["tile-translate"], llvm, "--emit=ptx",
          "-o", stem + ".ptx"])
     with open(llvm) as f:
         shared = re.search(r"tilegpu\.shared_bytes = (\d+)", f.read())

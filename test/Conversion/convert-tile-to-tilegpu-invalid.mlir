@@ -3,7 +3,7 @@
 // RUN: not tile-opt %s -convert-tile-to-tilegpu=target=sm_70 2>&1 | FileCheck %s --check-prefix=TARGET
 
 // WARPS: num-warps must be a power of two from 1 to 32, not 3
-// TARGET: target must be sm_80 or sm_90a, not 'sm_70'
+// TARGET: for the --target option: Cannot find option named 'sm_70'!
 
 func.func private @helper(%x: tensor<64xf32>) -> tensor<64xf32>
 

@@ -5,7 +5,7 @@
 // blocked layout and elementwise users share it.
 
 // CHECK-DAG: #[[B1:.*]] = #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
-// CHECK: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"}
+// CHECK: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>}
 // CHECK-LABEL: func.func @copy
 // CHECK: tile.arange 0 to 256 : tensor<256xi32, #[[B1]]>
 // CHECK: tile.splat %{{.*}} : tensor<256x!tile.ptr<f32>, #[[B1]]>
@@ -14,7 +14,7 @@
 // CHECK: tile.load %{{.*}} mask %{{.*}} other %{{.*}} : tensor<256x!tile.ptr<f32>, #[[B1]]>
 // CHECK-NOT: convert_layout
 // WARPS8: #[[W8:.*]] = #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]>
-// WARPS8: module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_80"}
+// WARPS8: module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_80>}
 // WARPS8: tile.arange 0 to 256 : tensor<256xi32, #[[W8]]>
 func.func @copy(%src: !tile.ptr<f32>, %dst: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
   %r = tile.arange 0 to 256 : tensor<256xi32>

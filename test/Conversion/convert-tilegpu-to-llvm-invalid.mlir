@@ -3,7 +3,7 @@
 // 16 elements over 32 lanes: two threads hold each one, and only one of
 // them would get the old value.
 #b = #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]>
-module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @atomic_old_values_of_copies(%p: !tile.ptr<f32>) attributes {tile.kernel} {
     %ps = tile.splat %p : tensor<16x!tile.ptr<f32>, #b>
     %ones = arith.constant dense<1.0> : tensor<16xf32, #b>
@@ -16,7 +16,7 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
 
 // -----
 
-module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @atomic_old_value_of_scalar(%p: !tile.ptr<f32>, %x: f32) attributes {tile.kernel} {
     // expected-error @below {{tile.atomic_add of a scalar whose result is used is not supported on the GPU yet}}
     %old = tile.atomic_add %p, %x : !tile.ptr<f32>

@@ -7,7 +7,7 @@
 // CHECK: nvvm.read.ptx.sreg.ctaid.x
 // CHECK: nvvm.read.ptx.sreg.nctaid.y
 // CHECK: llvm.return
-module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @grid(%p: !tile.ptr<i32>, %n: i32) attributes {tile.kernel} {
     %0 = tile.program_id x
     %1 = tile.num_programs y
@@ -36,7 +36,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // CHECK: llvm.fmul
 // CHECK: llvm.intr.masked.store
 // CHECK: llvm.intr.masked.store
-module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @copy(%src: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
     %r = tile.arange 0 to 256 : tensor<256xi32, #b>
     %ps = tile.splat %src : tensor<256x!tile.ptr<f32>, #b>
@@ -60,7 +60,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // CHECK: llvm.fmul %{{.*}}, %[[LOG2E]]
 // CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
 // CHECK: llvm.call_intrinsic "llvm.nvvm.lg2.approx.ftz.f"
-module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @exponentials(%p: !tile.ptr<f32>) attributes {tile.kernel} {
     %ps = tile.splat %p : tensor<32x!tile.ptr<f32>, #b>
     %x = tile.load %ps : tensor<32x!tile.ptr<f32>, #b>
@@ -77,7 +77,7 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
 // A row reduction: registers first, then butterfly shuffles over the lanes
 // along the row; with two warps along the row, through shared memory.
 #b = #tilegpu.blocked<sizePerThread = [1, 2], threadsPerWarp = [4, 8], warpsPerCTA = [2, 2], order = [1, 0]>
-// CHECK: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 64 : i64, tilegpu.target = "sm_90a"}
+// CHECK: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 64 : i64, tilegpu.target = #tilegpu.target<sm_90a>}
 // CHECK: llvm.mlir.global external @tile_shared_scratch() {addr_space = 3 : i32, alignment = 128 : i64} : !llvm.array<0 x i8>
 // CHECK-LABEL: llvm.func @row_max
 // CHECK: llvm.intr.maximum
@@ -88,7 +88,7 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
 // CHECK: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
 // CHECK: nvvm.barrier0
 // CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
-module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @row_max(%p: !tile.ptr<f32>, %q: !tile.ptr<f32>) attributes {tile.kernel} {
     %r = tile.arange 0 to 32 : tensor<32xi32, #tilegpu.slice<dim = 0, parent = #b>>
     %e = tile.expand_dims %r {axis = 0 : i32} : tensor<32xi32, #tilegpu.slice<dim = 0, parent = #b>> -> tensor<1x32xi32, #b>
@@ -110,7 +110,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // shuffles and no shared memory. A max of other integers still goes
 // through shared memory.
 #w = #tilegpu.blocked<sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
-// CHECK: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 16 : i64, tilegpu.target = "sm_90a"}
+// CHECK: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 16 : i64, tilegpu.target = #tilegpu.target<sm_90a>}
 // CHECK-LABEL: llvm.func @any_every
 // CHECK: %[[OWN:.*]] = llvm.intr.smax(%{{.*}}, %{{.*}}) : (i32, i32) -> i32
 // CHECK-NOT: nvvm.shfl.sync
@@ -122,7 +122,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // CHECK: nvvm.shfl.sync bfly
 // CHECK: nvvm.barrier0
 // CHECK: llvm.store %{{.*}}, %{{.*}} : i32, !llvm.ptr<3>
-module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @any_every(%p: !tile.ptr<i32>, %n: i32) attributes {tile.kernel} {
     %r = tile.arange 0 to 256 : tensor<256xi32, #w>
     %ns = tile.splat %n : tensor<256xi32, #w>
@@ -146,7 +146,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // renumbers registers.
 #a = #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
 #c = #tilegpu.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
-// CHECK: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 4096 : i64, tilegpu.target = "sm_90a"}
+// CHECK: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 4096 : i64, tilegpu.target = #tilegpu.target<sm_90a>}
 // CHECK-LABEL: llvm.func @convert
 // CHECK: nvvm.barrier0
 // CHECK-COUNT-4: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
@@ -154,7 +154,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
 // CHECK-NOT: -> f32
 // CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<3> -> !llvm.ptr<1>
-module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @convert(%p: !tile.ptr<f32>) attributes {tile.kernel} {
     %ps = tile.splat %p : tensor<512x!tile.ptr<f32>, #a>
     %r = tile.arange 0 to 512 : tensor<512xi32, #a>
@@ -175,7 +175,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // the scratch pads each row by 16 bytes (a stride of 72 elements).
 #mma = #tilegpu.mma<version = 2, warpsPerCTA = [1, 1]>
 #rows = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]>
-// CHECK: module attributes {tilegpu.num_warps = 1 : i32, tilegpu.shared_bytes = 2304 : i64, tilegpu.target = "sm_90a"}
+// CHECK: module attributes {tilegpu.num_warps = 1 : i32, tilegpu.shared_bytes = 2304 : i64, tilegpu.target = #tilegpu.target<sm_90a>}
 // CHECK-LABEL: llvm.func @padded_rows
 // CHECK: nvvm.barrier0
 // CHECK: llvm.mlir.constant(72 : i32)
@@ -183,7 +183,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // CHECK: nvvm.barrier0
 // CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<8xf16>
 // CHECK-NOT: llvm.load
-module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @padded_rows(%p: !tile.ptr<f16>) attributes {tile.kernel} {
     %x = arith.constant dense<1.0> : tensor<16x64xf16, #mma>
     %y = tilegpu.convert_layout %x : tensor<16x64xf16, #mma> -> tensor<16x64xf16, #rows>
@@ -209,7 +209,7 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
 // CHECK-NOT: llvm.icmp "sge"
 // CHECK: llvm.mlir.constant(0x7FC00000 : f32) : f32
 // CHECK: llvm.intr.masked.load
-module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @block(%base: !tile.ptr<f32>, %rows: i64, %cols: i64, %stride: i64, %o: i32) attributes {tile.kernel} {
     %c1 = arith.constant 1 : i64
     %c0 = arith.constant 0 : i32
@@ -233,7 +233,7 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
 // CHECK: %[[ADDR:.*]] = llvm.select %{{.*}}, %{{.*}}, %[[OFF]] : i1, !llvm.ptr<1>
 // CHECK: llvm.load %[[ADDR]] {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
 // CHECK: llvm.intr.masked.store %{{.*}}, %{{.*}}, %{{.*}} {alignment = 16 : i32} : vector<4xf32>, vector<4xi1> into !llvm.ptr<1>
-module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @vector_access(%x: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
     %r = tile.arange 0 to 128 : tensor<128xi32, #v>
     %ns = tile.splat %n : tensor<128xi32, #v>
@@ -256,7 +256,7 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
 // CHECK-LABEL: llvm.func @row_runs
 // CHECK-COUNT-2: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xf32>
 // CHECK-NOT: llvm.load
-module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @row_runs(%x: !tile.ptr<f32>, %o: !tile.ptr<f32>) attributes {tile.kernel} {
     %r = tile.arange 0 to 16 : tensor<16xi32, #cols>
     %xs = tile.splat %x : tensor<16x!tile.ptr<f32>, #cols>
@@ -280,7 +280,7 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
 // CHECK-COUNT-2: llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .pred p;\0Asetp.ne.b32 p, $0, 0;\0A@p red.global.add.f32 [$1], $2;\0A}", "r,l,f"
 // CHECK-COUNT-2: llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .pred p;\0Asetp.ne.b32 p, $1, 0;\0Amov.b32 $0, 0;\0A@p atom.global.add.u32 $0, [$2], $3;\0A}", "=r,r,l,r" {{.*}} -> i32
 // CHECK: llvm.intr.masked.store
-module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @atomic_adds(%f: !tile.ptr<f32>, %i: !tile.ptr<i32>) attributes {tile.kernel} {
     %r = tile.arange 0 to 64 : tensor<64xi32, #b>
     %pf = tile.splat %f : tensor<64x!tile.ptr<f32>, #b>
@@ -305,7 +305,7 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
 // CHECK-LABEL: llvm.func @vector_atomic_adds
 // CHECK-COUNT-2: llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .pred p;\0Asetp.ne.b32 p, $0, 0;\0A@p red.global.add.v4.f32 [$1], {$2, $3, $4, $5};\0A}", "r,l,f,f,f,f"
 // CHECK-NOT: red.global
-module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @vector_atomic_adds(%f: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
     %r = tile.arange 0 to 256 : tensor<256xi32, #v>
     %p0 = tile.splat %f : tensor<256x!tile.ptr<f32>, #v>

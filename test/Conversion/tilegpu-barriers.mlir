@@ -28,7 +28,7 @@
 // CHECK-NEXT: nvvm.barrier0
 // CHECK-NOT: nvvm.barrier0
 // CHECK: llvm.return
-module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @exchange(%xp: !tile.ptr<f16>, %op: !tile.ptr<f16>, %n: i32) attributes {tile.kernel} {
     %z = arith.constant 0 : i32
     %one = arith.constant 1 : i64
@@ -67,7 +67,7 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
 // CHECK-NEXT: nvvm.barrier0
 // CHECK-NOT: nvvm.barrier0
 // CHECK: llvm.return
-module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @back_edge(%xp: !tile.ptr<f16>, %op: !tile.ptr<f16>, %n: i32) attributes {tile.kernel} {
     %z = arith.constant 0 : i32
     %one = arith.constant 1 : i64
@@ -126,7 +126,7 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
 // CHECK: nvvm.barrier0
 // CHECK-NOT: nvvm.barrier0
 // CHECK: llvm.intr.masked.store {{.*}} into !llvm.ptr<3>
-module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @nested(%xp: !tile.ptr<f16>, %op: !tile.ptr<f16>, %n: i32, %go: i1) attributes {tile.kernel} {
     %z = arith.constant 0 : i32
     %one = arith.constant 1 : i64

@@ -24,7 +24,7 @@
 #aop = #tilegpu.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
 #bop = #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>
 // Three buffers of 4096 bytes, no other scratch.
-// CHECK: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 12288 : i64, tilegpu.target = "sm_90a"}
+// CHECK: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 12288 : i64, tilegpu.target = #tilegpu.target<sm_90a>}
 // CHECK: llvm.mlir.global external @tile_shared_scratch() {addr_space = 3 : i32, alignment = 128 : i64} : !llvm.array<0 x i8>
 // CHECK-LABEL: llvm.func @ldmatrix
 // A at offset 0: 16 elements per thread, 8 contiguous in registers and in
@@ -73,7 +73,7 @@
 // ADDR: "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4+1024];", "=r,=r,=r,=r,r" %[[K]]
 // ADDR: "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4+2048];", "=r,=r,=r,=r,r" %[[K]]
 // ADDR: "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4+3072];", "=r,=r,=r,=r,r" %[[K]]
-module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @ldmatrix(%ap: !tile.ptr<f16>, %kp: !tile.ptr<f16>, %o0: !tile.ptr<f32>, %o1: !tile.ptr<f32>) attributes {tile.kernel} {
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i64
@@ -110,7 +110,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 #mma = #tilegpu.mma<version = 2, warpsPerCTA = [1, 1]>
 #bop = #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>
 #aop = #tilegpu.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
-// CHECK: module attributes {tilegpu.num_warps = 1 : i32, tilegpu.shared_bytes = 512 : i64, tilegpu.target = "sm_90a"}
+// CHECK: module attributes {tilegpu.num_warps = 1 : i32, tilegpu.shared_bytes = 512 : i64, tilegpu.target = #tilegpu.target<sm_90a>}
 // CHECK-LABEL: llvm.func @narrow
 // CHECK-NOT: nvvm.barrier0
 // CHECK-COUNT-4: llvm.intr.masked.store %{{.*}} : vector<2xf16>, vector<2xi1> into !llvm.ptr<3>
@@ -124,7 +124,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // CHECK-NOT: ldmatrix
 // CHECK: nvvm.mma.sync
 // CHECK-NOT: nvvm.mma.sync
-module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @narrow(%ap: !tile.ptr<f16>, %kp: !tile.ptr<f16>, %op: !tile.ptr<f32>) attributes {tile.kernel} {
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i64
@@ -153,7 +153,7 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
 #b = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 #c = #tilegpu.blocked<sizePerThread = [2, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1]>
 #s = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1]>
-// CHECK: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 8192 : i64, tilegpu.target = "sm_90a"}
+// CHECK: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 8192 : i64, tilegpu.target = #tilegpu.target<sm_90a>}
 // CHECK-LABEL: llvm.func @elementwise
 // CHECK-NOT: nvvm.barrier0
 // CHECK-COUNT-32: llvm.intr.masked.store %{{.*}} into !llvm.ptr<3>
@@ -166,7 +166,7 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
 // CHECK-NOT: llvm.load %{{.*}} : !llvm.ptr<3>
 // CHECK-NOT: ldmatrix
 // CHECK: llvm.return
-module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @elementwise(%xp: !tile.ptr<f16>, %op: !tile.ptr<f16>) attributes {tile.kernel} {
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i64
@@ -190,7 +190,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 #mma = #tilegpu.mma<version = 2, warpsPerCTA = [4, 1]>
 #aop = #tilegpu.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
 #bop = #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>
-// CHECK: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 0 : i64, tilegpu.target = "sm_90a"}
+// CHECK: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 0 : i64, tilegpu.target = #tilegpu.target<sm_90a>}
 // CHECK-NOT: @tile_shared_scratch
 // CHECK-LABEL: llvm.func @slice
 // CHECK-NOT: nvvm.barrier0
@@ -205,7 +205,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // CHECK-NOT: ptr<3>
 // CHECK: nvvm.mma.sync
 // CHECK: llvm.return
-module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @slice(%ap: !tile.ptr<f16>, %bp: !tile.ptr<f16>, %op: !tile.ptr<f32>) attributes {tile.kernel} {
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i64
@@ -245,7 +245,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // CHECK: llvm.mlir.addressof @tile_shared_scratch : !llvm.ptr<3>
 // CHECK-NEXT: llvm.getelementptr %{{.*}}[0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
 // CHECK-NOT: llvm.mlir.addressof @tile_shared_scratch
-module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @reuse(%xp: !tile.ptr<f16>, %op: !tile.ptr<f16>, %n: i32) attributes {tile.kernel} {
     %z = arith.constant 0 : i32
     %one = arith.constant 1 : i64
@@ -295,7 +295,7 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
 // CHECK-NEXT: llvm.getelementptr %{{.*}}[0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
 // CHECK: nvvm.barrier0
 // CHECK-NOT: llvm.mlir.addressof @tile_shared_scratch
-module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @scratch_reuse(%xp: !tile.ptr<f16>, %op: !tile.ptr<f16>, %n: i32) attributes {tile.kernel} {
     %z = arith.constant 0 : i32
     %one = arith.constant 1 : i64
@@ -335,7 +335,7 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
 // CHECK: llvm.mlir.addressof @tile_shared_scratch : !llvm.ptr<3>
 // CHECK-NEXT: llvm.getelementptr %{{.*}}[512] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
 // CHECK-NOT: tilegpu.memdesc_trans
-module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @view_lifetime(%xp: !tile.ptr<f16>, %op: !tile.ptr<f16>, %otp: !tile.ptr<f16>) attributes {tile.kernel} {
     %z = arith.constant 0 : i32
     %one = arith.constant 1 : i64
@@ -381,7 +381,7 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
 // ADDR: %[[SIXTEEN:.*]] = llvm.mlir.constant(16 : i32) : i32
 // ADDR: %[[SIZE:.*]] = llvm.select %{{.*}}, %[[SIXTEEN]], %[[NONE]] : i1, i32
 // ADDR: llvm.inline_asm {{.*}}cp.async.cg.shared.global{{.*}} %{{.*}}, %{{.*}}, %{{.*}}, %[[SIZE]] :
-module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @async_copy(%xp: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %rows: i64, %slot: i32, %go: i1) attributes {tile.kernel} {
     %z = arith.constant 0 : i32
     %one = arith.constant 1 : i64
@@ -419,7 +419,7 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
 // ADDR: llvm.getelementptr %[[ROWS]][576] : (!llvm.ptr<3>) -> !llvm.ptr<3>, f16
 // ADDR: cp.async.cg.shared.global
 // ADDR-NOT: cp.async.cg.shared.global
-module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @async_copy_repeats(%xp: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %stride: i64 {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
     %z = arith.constant 0 : i32
     %one = arith.constant 1 : i64

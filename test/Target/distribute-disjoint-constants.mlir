@@ -1,5 +1,5 @@
 // RUN: tile-translate %s --emit=llvm | FileCheck %s
-// RUN: tile-translate %s --emit=llvm --distribute-disjoint-constants=false | FileCheck %s --check-prefix=OFF
+// RUN: tile-translate %s --emit=llvm --options="distribute-disjoint-constants=false" | FileCheck %s --check-prefix=OFF
 
 // A layout register's coordinate is a per-thread part or'ed with a
 // constant. tile-translate moves the constant out through the shifts,

@@ -1,9 +1,10 @@
 // RUN: tile-opt %s -tile-to-llvm="num-warps=4" | tile-translate --emit=ptx | FileCheck %s
 // RUN: tile-opt %s -tile-to-llvm="num-warps=4" | tile-translate --emit=llvm | FileCheck %s --check-prefix=LLVM
-// RUN: tile-opt %s -tile-to-llvm="num-warps=4" | tile-translate --emit=ptx --target=sm_80 | FileCheck %s --check-prefix=SM80
+// RUN: tile-opt %s -tile-to-llvm="num-warps=4 target=sm_80" | tile-translate --emit=ptx | FileCheck %s --check-prefix=SM80
 // RUN: not tile-translate %s --emit=ptx 2>&1 | FileCheck %s --check-prefix=NOTLOWERED
 // RUN: tile-opt %s -tile-to-llvm="num-warps=4" -o %t.llvm.mlir
-// RUN: not tile-translate %t.llvm.mlir --target=sm_70 2>&1 | FileCheck %s --check-prefix=BADTARGET
+// RUN: not tile-translate %t.llvm.mlir --options="target=sm_70" 2>&1 | FileCheck %s --check-prefix=BADTARGET
+// RUN: not tile-translate %t.llvm.mlir --options="num-wraps=4" 2>&1 | FileCheck %s --check-prefix=BADOPTION
 // RUN: not tile-translate %t.llvm.mlir --emit=cubin --ptxas=%t.no-ptxas -o %t.cubin 2>&1 | FileCheck %s --check-prefix=NOPTXAS
 
 // A row softmax in tile IR becomes a PTX kernel: butterfly shuffles and a
@@ -18,8 +19,10 @@
 // LLVM: target triple = "nvptx64-nvidia-cuda"
 // LLVM: define ptx_kernel void @row_softmax(ptr addrspace(1)
 // SM80: .target sm_80
-// NOTLOWERED: tile-translate: error: 'func.func' is not LLVM dialect: lower the module with `tile-opt -tile-to-llvm` first
-// BADTARGET: tile-translate: error: --target must be sm_80 or sm_90a, not 'sm_70'
+// NOTLOWERED: error: 'func.func' is not LLVM dialect: lower the module with `tile-opt -tile-to-llvm` first
+// BADTARGET: for the --target option: Cannot find option named 'sm_70'!
+// BADTARGET: tile-translate: error: --options: cannot parse 'target=sm_70'
+// BADOPTION: tile-translate: error: --options: {{.*}}no such option num-wraps
 // NOPTXAS: tile-translate: error: ptxas ({{.*}}.no-ptxas) failed: {{.+}}
 
 func.func @row_softmax(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {

@@ -9,6 +9,7 @@
 #include "tile/Dialect/Tile/IR/Tile.h"
 #include "tile/Dialect/TileGPU/IR/TileGPU.h"
 #include "tile/Dialect/TileGPU/Transforms/Passes.h"
+#include "tile/Pipeline/Pipeline.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"

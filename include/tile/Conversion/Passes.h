@@ -17,28 +17,6 @@ namespace mlir::tile {
 #define GEN_PASS_REGISTRATION
 #include "tile/Conversion/Passes.h.inc"
 
-/// Options of the pipeline from tile IR to LLVM + NVVM.
-struct TileToLLVMPipelineOptions {
-  unsigned numWarps = 4;
-  std::string target = "sm_90a";
-  /// Buffers per block load copied ahead by tilegpu-pipeline (1: none).
-  unsigned numStages = 2;
-  /// convert-tilegpu-to-llvm's thread-index-per-op.
-  bool threadIndexPerOp = false;
-  /// tilegpu-coalesce's max-row-span (0: no limit).
-  unsigned maxRowSpan = 0;
-};
-
-/// Adds the passes that take a module of tile kernels to LLVM + NVVM,
-/// ready for translation to LLVM IR.
-void buildTileToLLVMPipeline(OpPassManager &pm,
-                             const TileToLLVMPipelineOptions &options);
-
-/// Registers that pipeline as
-/// `tile-to-llvm{num-warps=N target=sm_XX num-stages=S
-///               thread-index-per-op=B max-row-span=BYTES}`.
-void registerTileToLLVMPipeline();
-
 } // namespace mlir::tile
 
 #endif // TILE_CONVERSION_PASSES_H

@@ -24,8 +24,12 @@ def ConvertTileToTileGPU : Pass<"convert-tile-to-tilegpu", "::mlir::ModuleOp"> {
   let options = [
     Option<"numWarps", "num-warps", "unsigned", /*default=*/"4",
            "warps per program instance (a power of two)">,
-    Option<"target", "target", "std::string", /*default=*/"\"sm_90a\"",
-           "the GPU architecture, sm_80 or sm_90a">,
+    Option<"target", "target", "::mlir::tilegpu::Arch",
+           /*default=*/"::mlir::tilegpu::Arch::SM90a",
+           "the GPU architecture (sm_80 or sm_90a)",
+           [{::llvm::cl::values(
+               clEnumValN(::mlir::tilegpu::Arch::SM80, "sm_80", "Ampere"),
+               clEnumValN(::mlir::tilegpu::Arch::SM90a, "sm_90a", "Hopper"))}]>,
   ];
   let dependentDialects = ["::mlir::tilegpu::TileGPUDialect"];
 }

@@ -4,24 +4,17 @@
 
 #include "tile/Conversion/Passes.h"
 #include "tile/Dialect/Tile/IR/Tile.h"
-#include "tile/Dialect/TileGPU/Transforms/Passes.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
-#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
-#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
-#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/DialectConversion.h"
-#include "mlir/Transforms/Passes.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_CONVERTTILEGPUTOLLVM
@@ -104,70 +97,3 @@ struct ConvertTileGPUToLLVMPass
 };
 
 } // namespace
-
-void tile::buildTileToLLVMPipeline(OpPassManager &pm,
-                                   const TileToLLVMPipelineOptions &options) {
-  pm.addPass(createInlinerPass());
-  pm.addPass(createSymbolDCEPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  ConvertTileToTileGPUOptions layoutOptions;
-  layoutOptions.numWarps = options.numWarps;
-  layoutOptions.target = options.target;
-  pm.addPass(createConvertTileToTileGPU(layoutOptions));
-  tilegpu::TileGPUCoalesceOptions coalesceOptions;
-  coalesceOptions.maxRowSpan = options.maxRowSpan;
-  pm.addPass(tilegpu::createTileGPUCoalesce(coalesceOptions));
-  pm.addPass(tilegpu::createTileGPUAccelerateMatmul());
-  pm.addPass(tilegpu::createTileGPURemoveLayoutConversions());
-  pm.addPass(tilegpu::createTileGPUOptimizeDotOperands());
-  tilegpu::TileGPUPipelineOptions pipelineOptions;
-  pipelineOptions.numStages = options.numStages;
-  pm.addPass(tilegpu::createTileGPUPipeline(pipelineOptions));
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  ConvertTileGPUToLLVMOptions lowering;
-  lowering.threadIndexPerOp = options.threadIndexPerOp;
-  pm.addPass(createConvertTileGPUToLLVM(lowering));
-  pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
-  pm.addPass(createConvertNVVMToLLVMPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-}
-
-namespace {
-struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
-  Option<unsigned> numWarps{*this, "num-warps",
-                            llvm::cl::desc("warps per program instance"),
-                            llvm::cl::init(4)};
-  Option<std::string> target{*this, "target", llvm::cl::desc("sm_80 or sm_90a"),
-                             llvm::cl::init("sm_90a")};
-  Option<unsigned> numStages{
-      *this, "num-stages",
-      llvm::cl::desc("buffers per block load copied ahead in loops (1: none)"),
-      llvm::cl::init(2)};
-  Option<bool> threadIndexPerOp{
-      *this, "thread-index-per-op",
-      llvm::cl::desc("each op reads the thread index itself, so that no "
-                     "index arithmetic stays live across a loop"),
-      llvm::cl::init(false)};
-  Option<unsigned> maxRowSpan{
-      *this, "max-row-span",
-      llvm::cl::desc("the most bytes of a block's row under one warp's lanes "
-                     "(0: no limit)"),
-      llvm::cl::init(0)};
-};
-} // namespace
-
-void tile::registerTileToLLVMPipeline() {
-  PassPipelineRegistration<PipelineOptions>(
-      "tile-to-llvm", "inline, lay out and lower tile kernels to LLVM + NVVM",
-      [](OpPassManager &pm, const PipelineOptions &options) {
-        buildTileToLLVMPipeline(
-            pm, {options.numWarps, options.target, options.numStages,
-                 options.threadIndexPerOp, options.maxRowSpan});
-      });
-}

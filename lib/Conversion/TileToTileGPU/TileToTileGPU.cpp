@@ -380,16 +380,11 @@ struct ConvertTileToTileGPUPass
                          << unsigned(numWarps);
       return signalPassFailure();
     }
-    if (target != "sm_80" && target != "sm_90a") {
-      module.emitError() << "target must be sm_80 or sm_90a, not '"
-                         << std::string(target) << "'";
-      return signalPassFailure();
-    }
     Builder b(&getContext());
     module->setAttr(TileGPUDialect::getNumWarpsAttrName(),
                     b.getI32IntegerAttr(numWarps));
     module->setAttr(TileGPUDialect::getTargetAttrName(),
-                    b.getStringAttr(target));
+                    TargetAttr::get(&getContext(), target));
     LayoutAssigner assigner(&getContext(), numWarps);
     for (auto func : module.getOps<func::FuncOp>())
       if (failed(assigner.run(func)))

@@ -389,6 +389,13 @@ func.func private @not_a_module() attributes {tilegpu.num_warps = 4 : i32}
 
 // -----
 
-// expected-error @below {{tilegpu.target must be "sm_80" or "sm_90a", not "sm_70"}}
-module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_70"} {
+// expected-error @below {{tilegpu.target is a #tilegpu.target attribute of a module, not "sm_90a"}}
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+}
+
+// -----
+
+// expected-error @below {{expected ::mlir::tilegpu::Arch to be one of: sm_80, sm_90a}}
+// expected-error @below {{failed to parse TileGPU_TargetAttr parameter 'arch'}}
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_70>} {
 }

@@ -13,7 +13,7 @@
 // CHECK: #[[COL:.*]] = #tilegpu.blocked<sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]>
 // CHECK: #[[SLICE:.*]] = #tilegpu.slice<dim = 1, parent = #[[ROW]]>
 
-module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   // CHECK-LABEL: func.func @row_max
   func.func @row_max(%x: tensor<64x64xf32, #row>) -> tensor<64x64xf32, #col> {
     // CHECK: tile.reduce max %{{.*}} axis 1 : tensor<64x64xf32, #[[ROW]]> -> tensor<64xf32, #[[SLICE]]>
@@ -46,7 +46,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // SHARED-DAG: #[[OPA:.*]] = #tilegpu.dot_operand<opIdx = 0, parent = #[[ACC]], kWidth = 2>
 // SHARED-DAG: #[[OPB:.*]] = #tilegpu.dot_operand<opIdx = 1, parent = #[[ACC]], kWidth = 2>
 
-module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   // SHARED-LABEL: func.func private @memdesc_argument
   // SHARED-SAME: (!tilegpu.memdesc<64x64xf16, #[[SWZ]]>, !tilegpu.memdesc<16x64xbf16, #[[SWZT]]>)
   func.func private @memdesc_argument(!tilegpu.memdesc<64x64xf16, #swz>, !tilegpu.memdesc<16x64xbf16, #swz_t>)

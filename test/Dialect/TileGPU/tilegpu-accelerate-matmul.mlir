@@ -16,7 +16,7 @@
 // CHECK: %[[ACC:.*]] = tilegpu.convert_layout %{{.*}} : tensor<128x64xf32, #blocked> -> tensor<128x64xf32, #[[MMA]]>
 // CHECK: %[[S:.*]] = tile.dot %[[QA]], %[[KB]], %[[ACC]] : tensor<128x64xf16, #[[A]]>, tensor<64x64xf16, #[[B]]> -> tensor<128x64xf32, #[[MMA]]>
 // CHECK: tilegpu.convert_layout %[[S]] : tensor<128x64xf32, #[[MMA]]> -> tensor<128x64xf32, #blocked>
-module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @attention_scores(%q: tensor<128x64xf16, #b>, %k: tensor<64x64xf16, #b>, %acc: tensor<128x64xf32, #b>) -> tensor<128x64xf32, #b> {
     %s = tile.dot %q, %k, %acc : tensor<128x64xf16, #b>, tensor<64x64xf16, #b> -> tensor<128x64xf32, #b>
     return %s : tensor<128x64xf32, #b>
@@ -28,7 +28,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // With fewer 16-row tiles than warps, the other warps spread over columns.
 #b = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [8, 1], order = [1, 0]>
 // CHECK: #tilegpu.mma<version = 2, warpsPerCTA = [2, 4]>
-module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @wide(%a: tensor<32x64xbf16, #b>, %w: tensor<64x128xbf16, #b>, %acc: tensor<32x128xf32, #b>) -> tensor<32x128xf32, #b> {
     %s = tile.dot %a, %w, %acc : tensor<32x64xbf16, #b>, tensor<64x128xbf16, #b> -> tensor<32x128xf32, #b>
     return %s : tensor<32x128xf32, #b>
@@ -41,7 +41,7 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
 // each warp 32x64.
 #b = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [8, 1], order = [1, 0]>
 // CHECK: #tilegpu.mma<version = 2, warpsPerCTA = [4, 2]>
-module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @square(%a: tensor<128x64xf16, #b>, %w: tensor<64x128xf16, #b>, %acc: tensor<128x128xf32, #b>) -> tensor<128x128xf32, #b> {
     %s = tile.dot %a, %w, %acc : tensor<128x64xf16, #b>, tensor<64x128xf16, #b> -> tensor<128x128xf32, #b>
     return %s : tensor<128x128xf32, #b>
@@ -58,7 +58,7 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
 // CHECK-LABEL: func.func @forward_chain
 // CHECK: tile.dot {{.*}} -> tensor<256x64xf32, #[[ROWS]]>
 // CHECK: tile.dot {{.*}} -> tensor<256x128xf32, #[[ROWS]]>
-module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @forward_chain(%q: tensor<256x128xf16, #b>, %kT: tensor<128x64xf16, #b>, %v: tensor<64x128xf16, #b>, %zs: tensor<256x64xf32, #b>, %acc: tensor<256x128xf32, #b>) -> tensor<256x128xf32, #b> {
     %s = tile.dot %q, %kT, %zs : tensor<256x128xf16, #b>, tensor<128x64xf16, #b> -> tensor<256x64xf32, #b>
     %e = tile.exp2 %s : tensor<256x64xf32, #b>
@@ -78,7 +78,7 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
 // CHECK-LABEL: func.func @backward_chain
 // CHECK: tile.dot {{.*}} -> tensor<128x64xf32, #[[GRID]]>
 // CHECK: tile.dot {{.*}} -> tensor<128x128xf32, #[[GRID]]>
-module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @backward_chain(%k: tensor<128x128xf16, #b>, %qT: tensor<128x64xf16, #b>, %do: tensor<64x128xf16, #b>, %zs: tensor<128x64xf32, #b>, %dv: tensor<128x128xf32, #b>) -> tensor<128x128xf32, #b> {
     %sT = tile.dot %k, %qT, %zs : tensor<128x128xf16, #b>, tensor<128x64xf16, #b> -> tensor<128x64xf32, #b>
     %e = tile.exp2 %sT : tensor<128x64xf32, #b>
@@ -91,7 +91,7 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
 // -----
 
 #b = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
-module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @int8(%a: tensor<32x32xi8, #b>, %acc: tensor<32x32xi32, #b>) -> tensor<32x32xi32, #b> {
     // expected-error @below {{tile.dot runs on the tensor cores with f16, bf16 or f32 operands; 'i8' operands are not supported on the GPU yet}}
     %s = tile.dot %a, %a, %acc : tensor<32x32xi8, #b>, tensor<32x32xi8, #b> -> tensor<32x32xi32, #b>

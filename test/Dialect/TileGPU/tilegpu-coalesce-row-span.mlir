@@ -13,7 +13,7 @@
 // CHECK: #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]>
 // SPAN: #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]>
 // ONE: #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [32, 1], warpsPerCTA = [2, 4], order = [1, 0]>
-module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @rows_of_256_bytes(%p: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %n: i64, %stride: i64 {tile.divisibility = 16 : i32}) -> tensor<64x128xf16, #b> {
     %c0 = arith.constant 0 : i32
     %one = arith.constant 1 : i64
@@ -31,7 +31,7 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
 #b = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
 // CHECK: #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
 // SPAN: #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
-module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @rows_of_64_bytes(%p: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %n: i64, %stride: i64 {tile.divisibility = 16 : i32}) -> tensor<64x32xf16, #b> {
     %c0 = arith.constant 0 : i32
     %one = arith.constant 1 : i64
@@ -49,7 +49,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 #b = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]>
 // CHECK: #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [2, 2], order = [1, 0]>
 // SPAN: #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [1, 4], order = [1, 0]>
-module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @two_rows(%p: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %n: i64, %stride: i64 {tile.divisibility = 16 : i32}) -> tensor<2x1024xf16, #b> {
     %c0 = arith.constant 0 : i32
     %one = arith.constant 1 : i64

@@ -12,7 +12,7 @@
 // CHECK: %[[X:.*]] = tile.load %[[P]] mask %[[M]] {tilegpu.vector_width = 4 : i32} : tensor<512x!tile.ptr<f32>, #[[V]]>
 // CHECK: tilegpu.convert_layout %[[X]] : tensor<512xf32, #[[V]]> -> tensor<512xf32, #blocked>
 // CHECK: tile.store %{{.*}}, %{{.*}} mask %{{.*}} {tilegpu.vector_width = 4 : i32} : tensor<512x!tile.ptr<f32>, #[[V]]>
-module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @aligned(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32 {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
     %pid = tile.program_id x
     %c512 = arith.constant 512 : i32
@@ -39,7 +39,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // CHECK: #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 // CHECK-LABEL: func.func @rows
 // CHECK: tile.load %{{.*}} {tilegpu.vector_width = 8 : i32}
-module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @rows(%x: !tile.ptr<f16> {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
     %rows = tile.arange 0 to 64 : tensor<64xi32, #tilegpu.slice<dim = 1, parent = #b>>
     %cols = tile.arange 0 to 64 : tensor<64xi32, #tilegpu.slice<dim = 0, parent = #b>>
@@ -66,7 +66,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // CHECK-LABEL: func.func @unaligned
 // CHECK-NOT: vector_width
 // CHECK-NOT: convert_layout
-module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @unaligned(%x: !tile.ptr<f32>, %y: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32) attributes {tile.kernel} {
     %r = tile.arange 0 to 128 : tensor<128xi32, #b>
     %xs = tile.splat %x : tensor<128x!tile.ptr<f32>, #b>
@@ -94,7 +94,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // CHECK: scf.for {{.*}} -> (!tile.block_ptr<tensor<64x64xf16, #[[VEC]]>>)
 // CHECK: tile.load_block %{{.*}} boundary_check [0] {tilegpu.vector_width = 8 : i32} : !tile.block_ptr<tensor<64x64xf16, #[[VEC]]>>
 // CHECK: tilegpu.convert_layout %{{.*}} : tensor<64x64xf16, #[[VEC]]> -> tensor<64x64xf16, #blocked>
-module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @block_vectors(%p: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %n: i64, %stride: i64 {tile.divisibility = 16 : i32}, %steps: i32, %out: tensor<64x64x!tile.ptr<f16>, #b>) {
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32
@@ -120,7 +120,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // CHECK-LABEL: func.func @block_unaligned
 // CHECK: tile.load_block %{{.*}} : !tile.block_ptr<tensor<64x64xf16, #blocked>>
 // CHECK-NOT: vector_width
-module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @block_unaligned(%p: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %n: i64, %stride: i64) -> tensor<64x64xf16, #b> {
     %c0 = arith.constant 0 : i32
     %one = arith.constant 1 : i64
@@ -142,7 +142,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // CHECK: tile.atomic_add %{{.*}}, %{{.*}} {tilegpu.vector_width = 4 : i32} : tensor<512x!tile.ptr<f32>, #[[V]]>
 // CHECK: %[[OLD:.*]] = tile.atomic_add %{{.*}}, %{{.*}} : tensor<512x!tile.ptr<f32>, #blocked>
 // CHECK: tile.atomic_add %{{.*}}, %{{.*}} : tensor<512x!tile.ptr<i32>, #blocked>
-module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @atomic_vectors(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<i32> {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
     %r = tile.arange 0 to 512 : tensor<512xi32, #b>
     %xs = tile.splat %x : tensor<512x!tile.ptr<f32>, #b>
@@ -165,7 +165,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // CHECK-LABEL: func.func @atomic_sm80
 // CHECK-NOT: vector_width
 // CHECK: tile.atomic_add %{{.*}}, %{{.*}} : tensor<512x!tile.ptr<f32>, #blocked>
-module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_80"} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_80>} {
   func.func @atomic_sm80(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
     %r = tile.arange 0 to 512 : tensor<512xi32, #b>
     %xs = tile.splat %x : tensor<512x!tile.ptr<f32>, #b>
@@ -193,7 +193,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_80"} {
 // CHECK: tile.load %{{.*}} : tensor<512x!tile.ptr<f32>, #blocked>
 // CHECK: tile.load %{{.*}} {tilegpu.vector_width = 4 : i32} : tensor<512x!tile.ptr<f32>, #[[V]]>
 // CHECK: tile.load %{{.*}} {tilegpu.vector_width = 4 : i32} : tensor<512x!tile.ptr<f32>, #[[V]]>
-module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @blocked_offsets(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %o: !tile.ptr<f32> {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
     %r = tile.arange 0 to 512 : tensor<512xi32, #b>
     %c3 = arith.constant dense<3> : tensor<512xi32, #b>
@@ -243,7 +243,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // CHECK: tile.load %{{.*}} {tilegpu.vector_width = 4 : i32}
 // CHECK: scf.for
 // CHECK: tile.load %{{.*}} {tilegpu.vector_width = 2 : i32}
-module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @loop_rows(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32, %o: !tile.ptr<f32> {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
     %pid = tile.program_id x
     %c2 = arith.constant 2 : i32

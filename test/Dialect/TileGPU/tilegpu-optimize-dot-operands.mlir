@@ -39,7 +39,7 @@
 // CHECK-NOT: tile.dot
 // CHECK-NOT: tilegpu.local_load
 // CHECK: return %[[D3]]
-module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @p_times_v(%s: tensor<128x64xf32, #mma>, %v: tensor<64x64xf16, #b>, %acc: tensor<128x64xf32, #mma>) -> tensor<128x64xf32, #mma> {
     %p = arith.truncf %s : tensor<128x64xf32, #mma> to tensor<128x64xf16, #mma>
     %pa = tilegpu.convert_layout %p : tensor<128x64xf16, #mma> -> tensor<128x64xf16, #a>
@@ -77,7 +77,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // CHECK: %[[D3:.*]] = tile.dot %[[A3]], %[[B3]], %[[D2]]
 // CHECK-NOT: tile.dot
 // CHECK: return %[[D3]]
-module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @argument_operand(%q: tensor<128x64xf16, #a>, %kt: tensor<64x64xf16, #bt>, %acc: tensor<128x64xf32, #mma>) -> tensor<128x64xf32, #mma> {
     %kb = tilegpu.convert_layout %kt : tensor<64x64xf16, #bt> -> tensor<64x64xf16, #bop>
     %s = tile.dot %q, %kb, %acc : tensor<128x64xf16, #a>, tensor<64x64xf16, #bop> -> tensor<128x64xf32, #mma>
@@ -110,7 +110,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // CHECK-NOT: tile.dot
 // CHECK-NOT: tilegpu.local_load
 // CHECK: return
-module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @both_staged(%q: tensor<128x32xf16, #b>, %k: tensor<32x64xf16, #b>, %acc: tensor<128x64xf32, #mma>) -> tensor<128x64xf32, #mma> {
     %qa = tilegpu.convert_layout %q : tensor<128x32xf16, #b> -> tensor<128x32xf16, #a>
     %kb = tilegpu.convert_layout %k : tensor<32x64xf16, #b> -> tensor<32x64xf16, #bop>
@@ -135,7 +135,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // CHECK-NOT: tilegpu.extract_slice
 // CHECK: tile.dot %{{.*}}, %[[K]], %{{.*}} : tensor<128x16xf16,
 // CHECK-NOT: tile.dot
-module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @one_step(%q: tensor<128x16xf16, #a>, %k: tensor<16x64xf16, #b>, %acc: tensor<128x64xf32, #mma>) -> tensor<128x64xf32, #mma> {
     %kb = tilegpu.convert_layout %k : tensor<16x64xf16, #b> -> tensor<16x64xf16, #bop>
     %s = tile.dot %q, %kb, %acc : tensor<128x16xf16, #a>, tensor<16x64xf16, #bop> -> tensor<128x64xf32, #mma>
@@ -160,7 +160,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // CHECK-NOT: tilegpu.local_load
 // CHECK-NOT: tilegpu.extract_slice
 // CHECK: return
-module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @tf32_unchanged(%q: tensor<128x64xf32, #b>, %k: tensor<64x64xf32, #b>, %acc: tensor<128x64xf32, #mma>) -> tensor<128x64xf32, #mma> {
     %qa = tilegpu.convert_layout %q : tensor<128x64xf32, #b> -> tensor<128x64xf32, #a>
     %kb = tilegpu.convert_layout %k : tensor<64x64xf32, #b> -> tensor<64x64xf32, #bop>
@@ -199,7 +199,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // CHECK-COUNT-7: tilegpu.local_load %[[VIEW]]
 // CHECK-NOT: tilegpu.local_load
 // CHECK-NOT: tilegpu.local_alloc
-module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @shared_transpose(%do: tensor<32x128xf16, #b>, %pt: tensor<128x32xf16, #a>, %v: tensor<128x128xf16, #a>, %acc: tensor<128x128xf32, #mma>, %zero: tensor<128x32xf32, #mma>) -> (tensor<128x128xf32, #mma>, tensor<128x32xf32, #mma>) {
     %dob = tilegpu.convert_layout %do : tensor<32x128xf16, #b> -> tensor<32x128xf16, #bop>
     %dv = tile.dot %pt, %dob, %acc : tensor<128x32xf16, #a>, tensor<32x128xf16, #bop> -> tensor<128x128xf32, #mma>
@@ -235,7 +235,7 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
 // CHECK: tilegpu.local_load %[[VIEW]] [0, 0] : !tilegpu.memdesc<64x128xf16, #[[SHARED_T]]> -> tensor<64x16xf16
 // CHECK-NOT: tilegpu.convert_layout
 // CHECK-NOT: tile.trans
-module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @transposed_result(%dst: tensor<128x64xf16, #mma>, %k: tensor<128x64xf16, #b1>, %zero: tensor<64x64xf32, #mma1>) -> tensor<64x64xf32, #mma1> {
     %c = tilegpu.convert_layout %dst : tensor<128x64xf16, #mma> -> tensor<128x64xf16, #b2>
     %t = tile.trans %c {order = array<i32: 1, 0>} : tensor<128x64xf16, #b2> -> tensor<64x128xf16, #b3>
@@ -275,7 +275,7 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
 // CHECK: tilegpu.local_load %[[VIEW]] [0, 0] : !tilegpu.memdesc<64x128xf16, #[[SHARED_T]]> -> tensor<64x16xf16, #[[A_T]]>
 // CHECK-NOT: tilegpu.local_alloc
 // CHECK-NOT: tilegpu.convert_layout
-module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @exchanged_result(%dst: tensor<128x64xf16, #mma>, %q: tensor<64x128xf16, #bop>, %k: tensor<128x64xf16, #b1>, %dk: tensor<128x128xf32, #mma>, %zero: tensor<64x64xf32, #mma1>) -> (tensor<128x128xf32, #mma>, tensor<64x64xf32, #mma1>) {
     %ds_a = tilegpu.convert_layout %dst : tensor<128x64xf16, #mma> -> tensor<128x64xf16, #a>
     %dk2 = tile.dot %ds_a, %q, %dk : tensor<128x64xf16, #a>, tensor<64x128xf16, #bop> -> tensor<128x128xf32, #mma>

@@ -14,7 +14,7 @@
 #sv = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
 #mma = #tilegpu.mma<version = 2, warpsPerCTA = [4, 1]>
 #opb = #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>
-module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   // CHECK-LABEL: func.func @attention_loop
   // OFF-LABEL: func.func @attention_loop
   // ZERO: error: num-stages must be at least 1, not 0
@@ -89,7 +89,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 
 #bv = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 #sv = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
-module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   // CHECK-LABEL: func.func @not_pipelined
   // CHECK-NOT: tilegpu.async
   // CHECK-COUNT-4: tile.load_block

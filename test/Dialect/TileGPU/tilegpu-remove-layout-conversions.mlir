@@ -31,7 +31,7 @@
 // CHECK: tilegpu.convert_layout %{{.*}} : tensor<128x64xf32, #[[MMA]]> -> tensor<128x64xf32, #blocked>
 // CHECK-NOT: tilegpu.convert_layout
 // CHECK: return
-module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @online_softmax(%q: tensor<128x64xf16, #b>, %k: tensor<64x64xf16, #b>, %v: tensor<64x64xf16, #b>, %n: i32) -> tensor<128x64xf32, #b> {
     %c0 = arith.constant 0 : i32
     %c64 = arith.constant 64 : i32
@@ -86,7 +86,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // CHECK: %[[H:.*]] = arith.truncf %[[D]] : tensor<32x32xf32, #[[MMA:.*]]> to tensor<32x32xf16, #[[MMA]]>
 // CHECK: %[[C:.*]] = tilegpu.convert_layout %[[H]] : tensor<32x32xf16, #[[MMA]]> -> tensor<32x32xf16, #blocked>
 // CHECK: tile.store %{{.*}}, %[[C]] : tensor<32x32x!tile.ptr<f16>, #blocked>
-module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @store_result(%a: tensor<32x32xf16, #a>, %w: tensor<32x32xf16, #bop>, %acc: tensor<32x32xf32, #mma>, %ptrs: tensor<32x32x!tile.ptr<f16>, #b>) {
     %d0 = tile.dot %a, %w, %acc : tensor<32x32xf16, #a>, tensor<32x32xf16, #bop> -> tensor<32x32xf32, #mma>
     %d = tilegpu.convert_layout %d0 : tensor<32x32xf32, #mma> -> tensor<32x32xf32, #b>
@@ -119,7 +119,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // CHECK: arith.subf %[[S]], %[[B]] : tensor<128x32xf32, #[[MMA]]>
 // CHECK-NOT: tilegpu.convert_layout
 // CHECK: return
-module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @row_broadcast(%k: tensor<128x64xf16, #a>, %qt: tensor<64x32xf16, #bop>, %lse: tensor<32xf32, #row>) -> tensor<128x32xf32, #mma> {
     %zero = arith.constant dense<0.0> : tensor<128x32xf32, #mma>
     %log2e = arith.constant dense<1.44269502> : tensor<1x32xf32, #b3>
@@ -156,7 +156,7 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
 // CHECK: tile.expand_dims %[[L]] {axis = 0 : i32} : tensor<32xf32, #[[COLS]]> -> tensor<1x32xf32, #[[MMA]]>
 // CHECK-NOT: tilegpu.convert_layout
 // CHECK: return
-module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @row_load(%k: tensor<128x64xf16, #tilegpu.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>>, %qt: tensor<64x32xf16, #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>>, %base: !tile.ptr<f32>) -> tensor<128x32xf32, #mma> {
     %zero = arith.constant dense<0.0> : tensor<128x32xf32, #mma>
     %i = tile.arange 0 to 32 : tensor<32xi32, #row>
@@ -189,7 +189,7 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
 // CHECK: tile.expand_dims %[[L]] {axis = 0 : i32} : tensor<32xf32, #[[COLS]]> -> tensor<1x32xf32, #[[MMA]]>
 // CHECK-NOT: tilegpu.convert_layout
 // CHECK: return
-module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @row_load_before_store(%base: !tile.ptr<f32>, %v: tensor<32xf32, #row>) -> tensor<1x32xf32, #mma> {
     %i = tile.arange 0 to 32 : tensor<32xi32, #row>
     %b = tile.splat %base : tensor<32x!tile.ptr<f32>, #row>
@@ -216,7 +216,7 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
 // CHECK-NOT: tilegpu.convert_layout
 // CHECK: %[[P:.*]] = tile.addptr %{{.*}}, %{{.*}} : tensor<16x128x!tile.ptr<f32>, #[[MMA]]>
 // CHECK: tile.atomic_add %[[P]], %[[DQ]] : tensor<16x128x!tile.ptr<f32>, #[[MMA]]>
-module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @atomic_from_mma(%ds: tensor<16x128xf16, #tilegpu.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>>, %k: tensor<128x128xf16, #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>>, %acc: !tile.ptr<f32>) {
     %zero = arith.constant dense<0.0> : tensor<16x128xf32, #mma>
     %dq = tile.dot %ds, %k, %zero : tensor<16x128xf16, #tilegpu.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>>, tensor<128x128xf16, #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>> -> tensor<16x128xf32, #mma>
@@ -245,7 +245,7 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
 // CHECK-LABEL: func.func @atomic_vector_width
 // CHECK: tile.atomic_add %{{.*}}, %{{.*}} {tilegpu.vector_width = 2 : i32} : tensor<16x128x!tile.ptr<f32>, #[[MMA]]>
 // CHECK: tile.atomic_add %{{.*}}, %{{.*}} : tensor<16x128x!tile.ptr<f32>, #[[MMA]]>
-module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @atomic_vector_width(%ds: tensor<16x128xf16, #tilegpu.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>>, %k: tensor<128x128xf16, #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>>, %acc: !tile.ptr<f32>) {
     %zero = arith.constant dense<0.0> : tensor<16x128xf32, #mma>
     %dq = tile.dot %ds, %k, %zero : tensor<16x128xf16, #tilegpu.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>>, tensor<128x128xf16, #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>> -> tensor<16x128xf32, #mma>

@@ -13,6 +13,7 @@ using namespace mlir::tilegpu;
 
 #include "tile/Dialect/TileGPU/IR/TileGPUAttrInterfaces.cpp.inc"
 #include "tile/Dialect/TileGPU/IR/TileGPUDialect.cpp.inc"
+#include "tile/Dialect/TileGPU/IR/TileGPUEnums.cpp.inc"
 
 /// A layout describes tensors of its own rank (each layout's
 /// verifyEncoding).
@@ -92,15 +93,33 @@ std::optional<unsigned> tilegpu::getNumWarps(Operation *op) {
   return attr.getInt();
 }
 
+TargetAttr tilegpu::getTarget(Operation *op) {
+  auto module = isa<ModuleOp>(op) ? cast<ModuleOp>(op)
+                                  : op->getParentOfType<ModuleOp>();
+  if (!module)
+    return {};
+  return module->getAttrOfType<TargetAttr>(TileGPUDialect::getTargetAttrName());
+}
+
+StringRef TargetAttr::getChip() const { return stringifyArch(getArch()); }
+
+// PTX 8.1 for every target: the instructions Tile emits for sm_80 are in it,
+// and one version keeps the two targets' PTX comparable.
+StringRef TargetAttr::getPtxFeatures() const { return "+ptx81"; }
+
+bool TargetAttr::hasVectorReductions() const {
+  return getArch() == Arch::SM90a;
+}
+
 LogicalResult
 TileGPUDialect::verifyOperationAttribute(Operation *op,
                                          NamedAttribute attribute) {
   StringRef name = attribute.getName().getValue();
   if (name == getTargetAttrName()) {
-    auto target = dyn_cast<StringAttr>(attribute.getValue());
-    if (!target ||
-        (target.getValue() != "sm_80" && target.getValue() != "sm_90a"))
-      return op->emitError() << name << " must be \"sm_80\" or \"sm_90a\", not "
+    if (!isa<ModuleOp>(op) || !isa<TargetAttr>(attribute.getValue()))
+      return op->emitError() << name
+                             << " is a #tilegpu.target attribute of a module, "
+                                "not "
                              << attribute.getValue();
     return success();
   }

@@ -80,9 +80,8 @@ struct CoalescePass : public tilegpu::impl::TileGPUCoalesceBase<CoalescePass> {
       return signalPassFailure();
     auto numWarps = module->getAttrOfType<IntegerAttr>(
         TileGPUDialect::getNumWarpsAttrName());
-    auto target =
-        module->getAttrOfType<StringAttr>(TileGPUDialect::getTargetAttrName());
-    bool vectorReductions = target && target.getValue() == "sm_90a";
+    TargetAttr target = getTarget(module);
+    bool vectorReductions = target && target.hasVectorReductions();
     for (auto func : module.getOps<func::FuncOp>()) {
       tile::AxisInfoAnalysis axis(func);
       SmallVector<Operation *> accesses;

@@ -15,6 +15,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "tile/Dialect/TileGPU/IR/TileGPUAttrInterfaces.h.inc"
+#include "tile/Dialect/TileGPU/IR/TileGPUEnums.h.inc"
 #include "tile/Dialect/TileGPU/IR/TileGPUDialect.h.inc"
 
 #define GET_ATTRDEF_CLASSES
@@ -39,6 +40,9 @@ LinearLayout getLinearLayout(RankedTensorType type);
 
 /// The number of warps of the module around `op` (tilegpu.num_warps).
 std::optional<unsigned> getNumWarps(Operation *op);
+
+/// The target of the module around `op` (tilegpu.target), or null.
+TargetAttr getTarget(Operation *op);
 
 /// Succeeds when `module` is as convert-tile-to-tilegpu leaves it: it carries
 /// tilegpu.num_warps and every tensor its ops compute has a layout. Otherwise

@@ -6,6 +6,7 @@
 include "tile/Dialect/TileGPU/IR/TileGPUDialect.td"
 include "tile/Dialect/Tile/IR/TileInterfaces.td"
 include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
 include "mlir/IR/TensorEncoding.td"
 
 def TileGPU_LayoutEncodingAttrInterface
@@ -182,6 +183,45 @@ def TileGPU_SharedEncodingAttr : TileGPU_Attr<"SharedEncoding", "shared"> {
     /// The map from offset (register bits) to coordinates.
     ::mlir::tilegpu::LinearLayout toLinearLayout(
         ::llvm::ArrayRef<int64_t> shape) const;
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// The target
+//===----------------------------------------------------------------------===//
+
+def TileGPU_Arch : I32EnumAttr<"Arch",
+    "a GPU architecture Tile generates code for", [
+      I32EnumAttrCase<"SM80", 80, "sm_80">,
+      I32EnumAttrCase<"SM90a", 90, "sm_90a">]> {
+  let cppNamespace = "::mlir::tilegpu";
+  let genSpecializedAttr = 0;
+}
+
+def TileGPU_TargetAttr : TileGPU_Attr<"Target", "target"> {
+  let summary = "the GPU architecture a module is compiled for";
+  let description = [{
+    Set on a module as `tilegpu.target` by `convert-tile-to-tilegpu`:
+
+    ```mlir
+    module attributes {tilegpu.num_warps = 4 : i32,
+                       tilegpu.target = #tilegpu.target<sm_90a>} { ... }
+    ```
+
+    `sm_80` (Ampere) and `sm_90a` (Hopper, with its architecture-specific
+    instructions). Passes and lowerings ask the target what it can do
+    (`hasVectorReductions()`, ...) instead of comparing names, and the
+    translation to PTX takes the chip and PTX features from it.
+  }];
+  let parameters = (ins EnumParameter<TileGPU_Arch>:$arch);
+  let assemblyFormat = "`<` $arch `>`";
+  let extraClassDeclaration = [{
+    /// The name LLVM's NVPTX backend and ptxas take: "sm_90a".
+    ::llvm::StringRef getChip() const;
+    /// The PTX features the generated code needs, as an LLVM feature string.
+    ::llvm::StringRef getPtxFeatures() const;
+    /// One `red.global.add` adds a vector of f32 (PTX 8.1, sm_90).
+    bool hasVectorReductions() const;
   }];
 }
 

@@ -20,7 +20,7 @@ def TileGPU_Dialect : Dialect {
     is answered by a `LinearLayout`. Lowerings ask only that question.
 
     The module carries the launch configuration: `tilegpu.num_warps` and
-    `tilegpu.target` (`"sm_80"` or `"sm_90a"`). Every layout in a module
+    `tilegpu.target` (a `#tilegpu.target`). Every layout in a module
     spreads over its `tilegpu.num_warps` warps.
   }];
   let useDefaultAttributePrinterParser = 1;
