@@ -2,10 +2,11 @@
 
 ``import tile`` gives ``tile.jit``; ``import tile.language as tl`` gives the
 language.  ``python3 -m tile.compile`` compiles a kernel to the ``tile``
-MLIR dialect.
+MLIR dialect.  ``tile.__version__`` is Tile's version (``tile/_version.py``).
 """
 
 from . import language  # noqa: F401
+from ._version import __version__  # noqa: F401
 from .jit import JITFunction, jit  # noqa: F401
 from .language import constexpr  # noqa: F401
 

@@ -191,6 +191,19 @@ def test_default_search_covers_bundle_and_build_folders(monkeypatch):
                     os.path.join(root, "build", "kernels")]
 
 
+def test_an_installed_package_searches_only_the_named_folders(monkeypatch):
+    # `pip install .` puts the package in site-packages, beside no kernels.
+    monkeypatch.setattr(bundle, "_ROOT", None)
+    monkeypatch.delenv("TILE_KERNEL_DIR", raising=False)
+    monkeypatch.delenv("TILE_BUILD_DIR", raising=False)
+    assert bundle.candidate_dirs() == []
+    with pytest.raises(BundleError, match="no compiled attention kernels") as error:
+        bundle.find_kernel_dir()
+    assert "installed" in str(error.value) and "$TILE_KERNEL_DIR" in str(error.value)
+    monkeypatch.setenv("TILE_BUILD_DIR", "/somewhere/build")
+    assert [str(d) for d in bundle.candidate_dirs()] == ["/somewhere/build/kernels"]
+
+
 def built_kernel_dir():
     build = os.environ.get("TILE_BUILD_DIR") or os.path.join(
         os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "build")

@@ -11,8 +11,12 @@ from pathlib import Path
 
 # Where a kernel folder may be, after $TILE_KERNEL_DIR: this file lies at
 # <root>/python/tile/attention/bundle.py both in a checkout (kernels under
-# <root>/build/kernels) and in a GPU bundle (kernels under <root>/kernels).
-_ROOT = Path(__file__).resolve().parents[3]
+# <root>/build/kernels; also under `pip install -e`) and in a GPU bundle
+# (kernels under <root>/kernels).  A package installed with `pip install .`
+# lies in site-packages, beside no kernels: it has no root (None) and finds
+# them through $TILE_KERNEL_DIR (or $TILE_BUILD_DIR/kernels).
+_PACKAGE = Path(__file__).resolve().parents[1]
+_ROOT = _PACKAGE.parents[1] if _PACKAGE.parent.name == "python" else None
 
 KERNEL_DIR_VARIABLE = "TILE_KERNEL_DIR"
 
@@ -182,11 +186,12 @@ def candidate_dirs():
     override = os.environ.get(KERNEL_DIR_VARIABLE)
     if override:
         return [Path(override)]   # an explicit choice is never second-guessed
-    dirs = [_ROOT / "kernels"]
+    dirs = [_ROOT / "kernels"] if _ROOT else []
     build = os.environ.get("TILE_BUILD_DIR")
     if build:
         dirs.append(Path(build) / "kernels")
-    dirs.append(_ROOT / "build" / "kernels")
+    if _ROOT:
+        dirs.append(_ROOT / "build" / "kernels")
     return dirs
 
 
@@ -200,12 +205,17 @@ def find_kernel_dir():
     for directory in dirs:
         if _has_attention_kernels(directory):
             return directory
-    searched = ", ".join(str(d) for d in dirs)
+    searched = ", ".join(str(d) for d in dirs) or "nowhere"
+    installed = "" if _ROOT else (
+        f" The tile package is installed ({_PACKAGE}), apart from any checkout or "
+        f"bundle: it finds kernels only through ${KERNEL_DIR_VARIABLE} (or "
+        f"$TILE_BUILD_DIR/kernels).")
     raise BundleError(
         f"no compiled attention kernels found (looked for {FORWARD}_*.json in: "
-        f"{searched}). Build them (./dev.sh build, or scripts/make_gpu_bundle.sh "
-        f"for a GPU bundle) or point ${KERNEL_DIR_VARIABLE} at a folder that "
-        f"holds them")
+        f"{searched}).{installed} Build them (./dev.sh build, or "
+        f"scripts/make_gpu_bundle.sh for a GPU bundle) or point "
+        f"${KERNEL_DIR_VARIABLE} at a folder that holds them (build/kernels, or "
+        f"a bundle's kernels/)")
 
 
 class KernelBundle:
