@@ -1,17 +1,17 @@
-"""Shared setup of the frontend tests: import python/tile from the source
-tree, find tile-opt, compile helpers."""
+"""Shared setup of the tests: find tile-opt, compile helpers.
+
+`tile` is imported from this checkout's python/ (pyproject.toml's
+[tool.pytest.ini_options] pythonpath), whichever copy the interpreter has
+installed; pytest puts this folder on the path for the helper modules."""
 
 import os
 import shutil
 import subprocess
-import sys
 
 import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PYTHON_DIR = os.path.join(REPO, "python")
-sys.path.insert(0, PYTHON_DIR)
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 
 def find_tile_opt():

@@ -11,6 +11,7 @@ import pytest
 from conftest import REPO
 
 pytest.importorskip("torch")
+# A script, not part of the package; the GPU bundle runs this file too.
 sys.path.insert(0, os.path.join(REPO, "benchmarks"))
 import attention_bench  # noqa: E402
 
