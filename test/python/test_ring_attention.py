@@ -7,12 +7,14 @@ import os
 import tempfile
 
 import pytest
-import torch
-import torch.distributed as dist
-import torch.multiprocessing as mp
 
-from tile.attention import Attention, AttentionType
-from tile.attention import ring
+torch = pytest.importorskip("torch", reason="PyTorch is needed for tile.attention's API")
+
+import torch.distributed as dist  # noqa: E402
+import torch.multiprocessing as mp  # noqa: E402
+
+from tile.attention import Attention, AttentionType  # noqa: E402
+from tile.attention import ring  # noqa: E402
 
 
 # --------------------------------------------------------------------------
