@@ -88,6 +88,7 @@ def compile_candidates(variants, work_dir):
     """Writes <variant>__<tag>.mlir/.json for every candidate of `variants`
     into work_dir; returns {variant name: [candidate record]}."""
     import importlib
+
     from tile.compile import apply_overrides, write_outputs
     from tile.compiler import compile_kernel
     from tile.compiler.errors import CompilationError, UsageError
@@ -266,7 +267,8 @@ def harness_tflops(problem, dtype, seqlen, args):
     two.  None where PyTorch, a GPU or the backend is not there."""
     try:
         import torch
-        import attention_bench   # beside this file; imports PyTorch
+
+        import attention_bench  # beside this file; imports PyTorch
     except ImportError:
         return None
     if not torch.cuda.is_available():
@@ -431,7 +433,8 @@ def int_list(text):
     try:
         values = [int(v) for v in text.split(",") if v.strip()]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected integers separated by commas, not '{text}'")
+        raise argparse.ArgumentTypeError(
+            f"expected integers separated by commas, not '{text}'") from None
     if not values or min(values) < 1:
         raise argparse.ArgumentTypeError(f"expected positive integers, not '{text}'")
     return values

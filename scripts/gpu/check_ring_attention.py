@@ -28,9 +28,7 @@ import torch.multiprocessing as mp
 # The API check's tolerances and error measure; importing it also puts
 # tile's Python sources on the path.
 from check_flash_attn_api import limit, relative_error
-
-from tile.attention import flash_attn_func
-from tile.attention import ring
+from tile.attention import flash_attn_func, ring
 
 FUNCTIONS = {ring.RING: ring.ring_attn_func, ring.STRIPED: ring.striped_attn_func,
              ring.STEP: ring.step_attn_func}
@@ -184,8 +182,8 @@ def main():
         for p in processes:
             p.join()
     if timings:
-        print(f"\n== time per step (ms, fp16, median of 5 of the slowest rank) on {args.gpus} GPUs, "
-              f"against flash_attn_func on one GPU, same total N")
+        print(f"\n== time per step (ms, fp16, median of 5 of the slowest rank) on {args.gpus} "
+              f"GPUs, against flash_attn_func on one GPU, same total N")
         print("N       D   mask    layout    fwd      bwd      1-GPU fwd 1-GPU bwd speed-up")
         single = {}
         for total_n, head_dim, causal, layout, fwd, bwd in timings:

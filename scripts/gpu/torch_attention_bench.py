@@ -7,8 +7,8 @@ Prints `BACKEND D N full|--causal FWD BWD` (TFLOP/s; - where unavailable).
 """
 
 import torch
-from torch.nn.attention import SDPBackend, sdpa_kernel
 import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
 
 BACKENDS = {"flash": SDPBackend.FLASH_ATTENTION,
             "cudnn": SDPBackend.CUDNN_ATTENTION,
@@ -56,6 +56,6 @@ for backend in BACKENDS:
                 try:
                     fwd, bwd = bench(backend, d, n, causal)
                     result = f"{fwd:.1f} {bwd:.1f}"
-                except RuntimeError as error:
+                except RuntimeError:
                     result = "- -"
                 print(f"{backend} {d} {n} {'--causal' if causal else 'full'} {result}")

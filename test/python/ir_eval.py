@@ -11,6 +11,7 @@ import struct
 
 import numpy as np
 
+
 def strip_location(line):
     """`line` without a trailing loc(...), however deeply its call sites
     nest (a helper called from a helper)."""

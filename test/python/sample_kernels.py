@@ -45,7 +45,7 @@ def carried(X, Y, n):
         acc += x
         total = total + tl.sum(x, axis=0)
         best = tl.maximum(best, tl.max(x, axis=0))
-        unused_after = x
+        unused_after = x  # noqa: F841 (assigned in the loop, never read: not carried)
     tl.store(Y + offs, acc * total + best)
 
 

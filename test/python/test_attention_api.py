@@ -9,9 +9,15 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="PyTorch is needed for tile.attention's API")
 
-from tile.attention import (Attention, AttentionType, BundleError,  # noqa: E402
-                            flash_attn_func, register_attention)
-from tile.attention import bundle, functional  # noqa: E402
+from tile.attention import (  # noqa: E402
+    Attention,
+    AttentionType,
+    BundleError,
+    bundle,
+    flash_attn_func,
+    functional,
+    register_attention,
+)
 from tile.attention.driver import pack_arguments  # noqa: E402
 
 BUILD = os.environ.get("TILE_BUILD_DIR") or os.path.join(

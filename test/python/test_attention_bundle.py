@@ -11,8 +11,13 @@ import pytest
 
 from tile.attention import bundle
 from tile.attention.bundle import BundleError, KernelBundle, parse_manifest
-from tile.attention.driver import (CudaDriver, DevicePointer, check_arguments,
-                                   check_grid, pack_arguments)
+from tile.attention.driver import (
+    CudaDriver,
+    DevicePointer,
+    check_arguments,
+    check_grid,
+    pack_arguments,
+)
 
 FWD_PARAMS = [("Q", "*fp16", 16), ("K", "*fp16", 16), ("V", "*fp16", 16),
               ("O", "*fp16", 16), ("LSE", "*fp32", 16), ("sm_scale", "fp32", 1),

@@ -8,16 +8,14 @@ import sys
 
 import pytest
 
-from conftest import PYTHON_DIR, REPO, strip_locs
-
+import error_kernels
+import sample_kernels
 import tile
 import tile.language as tl
+from conftest import PYTHON_DIR, REPO, strip_locs
 from tile.compiler import compile_kernel
 from tile.compiler.errors import CompilationError, UsageError
 from tile.compiler.semantic import computation_type
-
-import error_kernels
-import sample_kernels
 
 
 def compile_text(fn, signature, **constexprs):

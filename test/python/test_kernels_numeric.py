@@ -1,6 +1,7 @@
 """The shipped kernels, run by the numpy evaluator (ir_eval.py) on small
 inputs with ragged sizes, against float64 references."""
 
+import importlib
 import math
 
 import pytest
@@ -10,8 +11,6 @@ np = pytest.importorskip("numpy", reason="numpy is needed to run kernels in ir_e
 from ir_eval import Interpreter, round_bf16  # noqa: E402
 from tile.compiler import compile_kernel  # noqa: E402
 from tile.kernels import manifest  # noqa: E402
-
-import importlib  # noqa: E402
 
 
 def interpreter(name):

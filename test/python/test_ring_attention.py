@@ -13,9 +13,7 @@ torch = pytest.importorskip("torch", reason="PyTorch is needed for tile.attentio
 import torch.distributed as dist  # noqa: E402
 import torch.multiprocessing as mp  # noqa: E402
 
-from tile.attention import Attention, AttentionType  # noqa: E402
-from tile.attention import ring  # noqa: E402
-
+from tile.attention import Attention, AttentionType, ring  # noqa: E402
 
 # --------------------------------------------------------------------------
 # Reference block: the contract of functional._flash_attn_forward/_backward
@@ -95,7 +93,10 @@ def _check_all(rank, world_size):
             q, k, v = (x.requires_grad_() for x in (q, k, v))
             want = full_attention(q, k, v, causal, scale)
             want.backward(dout)
-            shard = lambda x: ring.shard_sequence(x.detach(), layout, rank, world_size)
+
+            def shard(x, layout=layout):
+                return ring.shard_sequence(x.detach(), layout, rank, world_size)
+
             q_l, k_l, v_l = (shard(x).clone().requires_grad_() for x in (q, k, v))
             out = function(q_l, k_l, v_l, causal=causal, softmax_scale=scale,
                            block_forward=reference_block_forward,
@@ -105,8 +106,8 @@ def _check_all(rank, world_size):
             for name, got, expected in [("out", out, want), ("dq", q_l.grad, q.grad),
                                         ("dk", k_l.grad, k.grad),
                                         ("dv", v_l.grad, v.grad)]:
-                torch.testing.assert_close(got.detach(), shard(expected), rtol=1e-9,
-                                           atol=1e-9, msg=lambda m: f"{what} {name}: {m}")
+                torch.testing.assert_close(got.detach(), shard(expected), rtol=1e-9, atol=1e-9,
+                                           msg=lambda m, case=f"{what} {name}": f"{case}: {m}")
             # Ranks leave the round together, so that no two rounds overlap.
             dist.barrier()
 
@@ -123,7 +124,10 @@ def _check_subgroup(rank, world_size):
                                      generator=generator) for _ in range(4))
         q, k, v = (x.requires_grad_() for x in (q, k, v))
         full_attention(q, k, v, True, scale).backward(dout)
-        shard = lambda x: ring.shard_sequence(x.detach(), "ring", group_rank, size)
+
+        def shard(x):
+            return ring.shard_sequence(x.detach(), "ring", group_rank, size)
+
         q_l, k_l, v_l = (shard(x).clone().requires_grad_() for x in (q, k, v))
         out = ring.ring_attn_func(q_l, k_l, v_l, causal=True, softmax_scale=scale,
                                   group=group, block_forward=reference_block_forward,
@@ -208,7 +212,10 @@ def test_reference_block_with_a_causal_offset(causal_offset):
 
 def test_shard_sequence_layouts():
     x = torch.arange(8).view(1, 8, 1, 1)
-    tokens = lambda layout, r: ring.shard_sequence(x, layout, r, 2).flatten().tolist()
+
+    def tokens(layout, r):
+        return ring.shard_sequence(x, layout, r, 2).flatten().tolist()
+
     assert tokens("ring", 1) == [4, 5, 6, 7]
     assert tokens("striped", 1) == [1, 3, 5, 7]
     assert tokens("step", 0) == [0, 1, 6, 7]

@@ -156,7 +156,7 @@ def kernel_strides(tensor):
     return stride(0), stride(2), stride(1)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _requirements(spec):
     """The alignment (bytes) of pointers and the multiple of strides a
     kernel was compiled for, from its manifest."""
@@ -194,7 +194,7 @@ def _empty_like_layout(tensor, dtype=None):
                                device=tensor.device)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _largest_block(specs):
     return max(v for s in specs for k, v in s.constexprs.items()
                if k.startswith("BLOCK") and isinstance(v, int) and not isinstance(v, bool))

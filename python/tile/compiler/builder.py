@@ -98,15 +98,15 @@ def _float_bits(value, scalar):
     """The bit pattern of ``value`` (an inf or NaN) in type ``scalar``."""
     name = scalar.name
     if name == "fp64":
-        return "0x%016X" % struct.unpack("<Q", struct.pack("<d", value))[0]
+        return f"0x{struct.unpack('<Q', struct.pack('<d', value))[0]:016X}"
     if name == "fp32":
-        return "0x%08X" % struct.unpack("<I", struct.pack("<f", value))[0]
+        return f"0x{struct.unpack('<I', struct.pack('<f', value))[0]:08X}"
     if name == "bf16":
-        return "0x%04X" % (struct.unpack("<I", struct.pack("<f", value))[0] >> 16)
+        return f"0x{struct.unpack('<I', struct.pack('<f', value))[0] >> 16:04X}"
     if name == "fp16":
-        return "0x%04X" % struct.unpack("<H", struct.pack("<e", value))[0]
+        return f"0x{struct.unpack('<H', struct.pack('<e', value))[0]:04X}"
     if name == "fp8e5":
-        return "0x%02X" % (struct.unpack("<H", struct.pack("<e", value))[0] >> 8)
+        return f"0x{struct.unpack('<H', struct.pack('<e', value))[0] >> 8:02X}"
     if name == "fp8e4nv":
         if math.isnan(value):
             return "0x7F"

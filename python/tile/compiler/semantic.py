@@ -659,7 +659,8 @@ def _int_list(x, what):
 
 def make_block_ptr(b, base, shape, strides, offsets, block_shape, order):
     if not _is_pointer(base) or base.is_block():
-        raise TileTypeError(f"tl.make_block_ptr: base must be a scalar pointer, got {describe(base)}")
+        raise TileTypeError(
+            f"tl.make_block_ptr: base must be a scalar pointer, got {describe(base)}")
     shape = _int_list(shape, "tl.make_block_ptr: shape")
     strides = _int_list(strides, "tl.make_block_ptr: strides")
     offsets = _int_list(offsets, "tl.make_block_ptr: offsets")

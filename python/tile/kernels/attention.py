@@ -15,7 +15,8 @@ contiguous.  LSE and DELTA are contiguous fp32 [Z * H, N_CTX].
   _dq_acc_offsets gives (as FlashAttention-2 does: S and dP are computed
   once, and dQ accumulates in an order of its own).
 - attn_bwd_postprocess: dQ = DQ_ACC * sm_scale in dQ's type and strides
-  (dQ comes first: the runner picks variants by their first pointer), grid (cdiv(N_CTX, BLOCK_M), Z * H).
+  (dQ comes first: the runner picks variants by their first pointer), grid
+  (cdiv(N_CTX, BLOCK_M), Z * H).
 
 Every N_CTX works: blocks that cross N_CTX are masked, in stages of their
 own so that full blocks run without masks.

@@ -6,9 +6,23 @@ supported and how it differs.
 
 from . import core as _core
 from .core import (  # noqa: F401
-    constexpr, dtype, pointer_type, block_type, block_ptr_type, PropagateNan,
-    int1, int8, int16, int32, int64, float8e5, float8e4nv, float16, bfloat16,
-    float32, float64,
+    PropagateNan,
+    bfloat16,
+    block_ptr_type,
+    block_type,
+    constexpr,
+    dtype,
+    float8e4nv,
+    float8e5,
+    float16,
+    float32,
+    float64,
+    int1,
+    int8,
+    int16,
+    int32,
+    int64,
+    pointer_type,
 )
 
 _core._declare(_core.LANGUAGE_BUILTINS, globals())
