@@ -4,6 +4,7 @@
 #   ./dev.sh run    install what is missing, build, and run the main job
 #   ./dev.sh test   install what is missing, build, and run every test
 #   ./dev.sh build  install what is missing and build
+#   ./dev.sh lint   lint the Python (ruff check; ./dev.sh test runs it too)
 #   ./dev.sh docs   refresh docs/reference/ from the TableGen definitions
 #
 # Each step does only what is needed: packages already installed are not
@@ -14,19 +15,23 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 BUILD=${TILE_BUILD_DIR:-$ROOT/build}
 LLVM=/usr/lib/llvm-22
 
-# Debian 12 packages the build and the tests need.
+# Debian 12 packages the build and the tests need.  python3-wheel lets
+# Debian's setuptools (66) build the editable install of tile offline.
 PACKAGES=(cmake ninja-build g++ ccache python3 python3-pytest python3-numpy
-          python3-venv llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
-          libgtest-dev)
+          python3-venv python3-wheel llvm-22-dev llvm-22-tools libmlir-22-dev
+          mlir-22-tools libgtest-dev)
 
 # Test-only Python packages live in a virtual environment in the build
 # folder, which also sees Debian's pytest and numpy: nothing is installed
 # system-wide with pip.  PyTorch is there for tile.attention's tests, which
 # need no GPU.  pip's default index serves PyTorch's CUDA build (about 5 GB
 # installed, the same API); TILE_TORCH_INDEX names another wheel index, such
-# as PyTorch's CPU-only one, where it can be reached.
+# as PyTorch's CPU-only one, where it can be reached.  ruff, the Python
+# linter, is pinned: a new release may bring new findings.  The venv also
+# holds tile itself, installed editable from this checkout.
 TEST_VENV=$BUILD/venv
 TORCH_REQUIREMENT=${TILE_TORCH_REQUIREMENT:-torch==2.15.0}
+RUFF_VERSION=0.17.6
 
 say() { echo "dev.sh: $*"; }
 
@@ -84,16 +89,46 @@ run_main_job() {
   "$run" softmax --variant 3 --rows 17 --cols 1000 --check
 }
 
-setup_test_python() {
-  if [ ! -x "$TEST_VENV/bin/python3" ]; then
-    say "creating $TEST_VENV for test-only Python packages"
-    /usr/bin/python3 -m venv --system-site-packages "$TEST_VENV"
-  fi
+make_test_venv() {
+  [ -x "$TEST_VENV/bin/python3" ] && return 0
+  say "creating $TEST_VENV for test-only Python packages"
+  /usr/bin/python3 -m venv --system-site-packages "$TEST_VENV"
+}
+
+pip_install() {
+  "$TEST_VENV/bin/python3" -m pip install -q --disable-pip-version-check "$@"
+}
+
+install_ruff() {
+  make_test_venv
+  "$TEST_VENV/bin/ruff" --version 2>/dev/null | grep -qx "ruff $RUFF_VERSION" &&
+    return 0
+  say "installing ruff==$RUFF_VERSION into $TEST_VENV for the lint"
+  pip_install "ruff==$RUFF_VERSION" && return 0
+  say "error: ruff could not be installed into $TEST_VENV"
+  exit 1
+}
+
+# tile, editable from this checkout: `python3 -m tile.compile`, the
+# benchmarks and the scripts import it from anywhere in the venv.  No
+# download: Debian's setuptools builds it (--no-build-isolation).  Installed
+# again only when the venv's tile is another checkout's or another version.
+install_tile() {
+  make_test_venv
+  "$TEST_VENV/bin/python3" -I -c '
+import importlib.metadata, sys, tile
+sys.exit(tile.__file__ != sys.argv[1] or
+         importlib.metadata.version("tile-mlir") != tile.__version__)' \
+    "$ROOT/python/tile/__init__.py" 2>/dev/null && return 0
+  say "installing tile (editable, from $ROOT) into $TEST_VENV"
+  pip_install --no-deps --no-build-isolation -e "$ROOT"
+}
+
+install_torch() {
   "$TEST_VENV/bin/python3" -c "import torch" 2>/dev/null && return 0
   say "installing $TORCH_REQUIREMENT into $TEST_VENV for the tests"
-  "$TEST_VENV/bin/python3" -m pip install -q --disable-pip-version-check \
-    ${TILE_TORCH_INDEX:+--index-url "$TILE_TORCH_INDEX"} "$TORCH_REQUIREMENT" &&
-    return 0
+  pip_install ${TILE_TORCH_INDEX:+--index-url "$TILE_TORCH_INDEX"} \
+    "$TORCH_REQUIREMENT" && return 0
   # A missing PyTorch must not turn tile.attention's tests into silent skips.
   if [ "${TILE_SKIP_TORCH_TESTS:-0}" = 1 ]; then
     say "warning: PyTorch could not be installed; TILE_SKIP_TORCH_TESTS=1:" \
@@ -106,11 +141,33 @@ setup_test_python() {
   exit 1
 }
 
+setup_test_python() {
+  make_test_venv
+  install_tile
+  install_ruff
+  install_torch
+}
+
+# ruff check over the tree (pyproject.toml says what and how); with an
+# argument, also writes the findings there as JUnit XML for the summary.
+lint() {
+  install_ruff
+  say "python lint (ruff $RUFF_VERSION)"
+  local ruff=("$TEST_VENV/bin/ruff" check --cache-dir "$BUILD/ruff-cache") status=0
+  (cd "$ROOT" && "${ruff[@]}" --quiet) || status=1
+  [ $status -eq 1 ] || echo "ruff check: clean"
+  if [ $# -gt 0 ]; then
+    (cd "$ROOT" && "${ruff[@]}" --exit-zero --output-format junit --output-file "$1")
+  fi
+  return $status
+}
+
 run_tests() {
   build
   setup_test_python
   local results="$BUILD/test-results" status=0
   rm -rf "$results" && mkdir -p "$results"
+  lint "$results/lint.xml" || status=1
   say "lit tests"
   "$LLVM/bin/lit" -sv --xunit-xml-output="$results/lit.xml" "$BUILD/test" ||
     status=1
@@ -141,6 +198,7 @@ case "${1:-}" in
   run) run_main_job ;;
   test) run_tests ;;
   build) build ;;
+  lint) lint ;;
   docs) refresh_docs ;;
   *) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac
