@@ -49,6 +49,7 @@ import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
 
+import tile  # noqa: E402
 from tile.attention import flash_attn_func  # noqa: E402
 
 DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16}
@@ -433,6 +434,7 @@ def parse_list(text, kind, allowed=None):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"tile {tile.__version__}")
     parser.add_argument("--quick", action="store_true",
                         help="fp16 only, N in {1024, 4096} (other options still narrow)")
     parser.add_argument("--dtype", default="fp16,bf16",
@@ -476,7 +478,7 @@ def main():
     causal_values = {"yes": [True], "no": [False], "both": [False, True]}[args.causal]
     os.makedirs(args.out, exist_ok=True)
     device = torch.cuda.get_device_name()
-    print(f"device: {device}  torch {torch.__version__}  cudnn "
+    print(f"device: {device}  tile {tile.__version__}  torch {torch.__version__}  cudnn "
           f"{torch.backends.cudnn.version()}", flush=True)
 
     started = time.time()
@@ -512,7 +514,8 @@ def main():
         print(f"attention_bench: --max-seconds reached, {len(skipped)} shapes skipped: "
               + ", ".join(skipped))
 
-    summary = {"device": device, "torch": torch.__version__, "passes": args.passes,
+    summary = {"device": device, "tile": tile.__version__, "torch": torch.__version__,
+               "passes": args.passes,
                "cudnn": torch.backends.cudnn.version(), "command": " ".join(sys.argv),
                "seconds": time.time() - started, "flops": "4*B*H*N^2*D, x0.5 causal, "
                "x2.5 backward", "tile_error_vs_sdpa": errors, "records": records,
