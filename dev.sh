@@ -198,7 +198,7 @@ case "${1:-}" in
   run) run_main_job ;;
   test) run_tests ;;
   build) build ;;
-  lint) lint ;;
+  lint) install_missing_packages; lint ;;
   docs) refresh_docs ;;
   *) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac
