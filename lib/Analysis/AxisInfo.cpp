@@ -62,7 +62,7 @@ AxisInfoAnalysis::AxisInfoAnalysis(Operation *function) {
     for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
       AxisInfo info = AxisInfo::unknown(1);
       if (auto attr =
-              func.getArgAttrOfType<IntegerAttr>(i, kDivisibilityAttrName))
+              func.getArgAttrOfType<IntegerAttr>(i, TileDialect::getDivisibilityAttrName()))
         info.divisibility[0] = attr.getInt();
       infos[arg] = info;
     }

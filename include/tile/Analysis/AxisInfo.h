@@ -39,9 +39,6 @@ struct AxisInfo {
   static AxisInfo constant(llvm::ArrayRef<int64_t> shape, int64_t value);
 };
 
-/// The name of the argument attribute giving a kernel argument's divisibility.
-constexpr llvm::StringLiteral kDivisibilityAttrName = "tile.divisibility";
-
 /// Axis information of every integer and pointer value in a function.
 class AxisInfoAnalysis {
 public:

@@ -105,7 +105,7 @@ void tilegpu::storeTile(OpBuilder &b, Location loc, const LinearLayout &layout,
 }
 
 int64_t tilegpu::getVectorWidth(Operation *op, const LinearLayout &layout) {
-  auto attr = op->getAttrOfType<IntegerAttr>("tilegpu.vector_width");
+  auto attr = op->getAttrOfType<IntegerAttr>(TileGPUDialect::getVectorWidthAttrName());
   if (!attr)
     return 1;
   int64_t width = attr.getInt();
@@ -394,12 +394,14 @@ LogicalResult tilegpu::checkAtomicAddLowering(tile::AtomicAddOp op) {
   auto tensor = dyn_cast<RankedTensorType>(op.getType());
   if (!tensor)
     return op.emitError() << "tile.atomic_add of a scalar whose result is "
-                             "used is not supported on the GPU yet";
+                             "used is "
+                          << kUnsupportedOnGPU;
   LinearLayout layout = getLinearLayout(tensor);
   if (!layout.isInjective())
     return op.emitError()
            << "tile.atomic_add whose result is used, on a layout that holds "
-              "elements more than once, is not supported on the GPU yet";
+              "elements more than once, is "
+           << kUnsupportedOnGPU;
   return success();
 }
 

@@ -62,7 +62,7 @@ struct ConvertTileGPUToLLVMPass
                              /*addrSpace=*/3);
       scratch.symbol = kScratchSymbol.str();
     }
-    module->setAttr("tilegpu.shared_bytes",
+    module->setAttr(TileGPUDialect::getSharedBytesAttrName(),
                     IntegerAttr::get(IntegerType::get(ctx, 64), sharedBytes));
 
     TileGPUToLLVMTypeConverter converter(ctx, threadIndexPerOp);

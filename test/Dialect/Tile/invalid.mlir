@@ -51,6 +51,39 @@ func.func @misspelt_kernel() attributes {tile.kernal} {
 
 // -----
 
+// expected-error @below {{'tile.constexprs' is a dictionary attribute of a kernel}}
+func.func @constexprs_of_a_helper() attributes {tile.constexprs = {BLOCK = 64 : i64}} {
+  return
+}
+
+// -----
+
+// expected-error @below {{'tile.constexprs' is a dictionary attribute of a kernel}}
+func.func @constexprs_not_a_dictionary() attributes {tile.constexprs = 64 : i64, tile.kernel} {
+  return
+}
+
+// -----
+
+// expected-error @below {{'tile.options' is a string attribute of a module}}
+func.func @options_on_a_function() attributes {tile.kernel, tile.options = "num-warps=4"} {
+  return
+}
+
+// -----
+
+// expected-error @below {{'tile.options' is a string attribute of a module}}
+module attributes {tile.options = 4 : i64} {
+}
+
+// -----
+
+// expected-error @below {{'tile.metadata' is a dictionary attribute of a module}}
+module attributes {tile.metadata = "attn_fwd"} {
+}
+
+// -----
+
 func.func @arange_empty() {
   // expected-error @below {{'tile.arange' op needs 0 <= start < end, got start 8 and end 8}}
   %0 = tile.arange 8 to 8 : tensor<1xi32>

@@ -110,15 +110,33 @@ LogicalResult BlockPtrType::verify(function_ref<InFlightDiagnostic()> emitError,
 
 LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attribute) {
-  if (attribute.getName() != getKernelAttrName())
-    return op->emitError() << "unknown tile dialect attribute '"
-                           << attribute.getName().getValue() << "'";
+  StringRef name = attribute.getName().getValue();
+  Attribute value = attribute.getValue();
+  if (name == getOptionsAttrName() || name == getMetadataAttrName()) {
+    bool ok = name == getOptionsAttrName() ? isa<StringAttr>(value)
+                                           : isa<DictionaryAttr>(value);
+    if (!isa<ModuleOp>(op) || !ok)
+      return op->emitError()
+             << "'" << name << "' is a "
+             << (name == getOptionsAttrName() ? "string" : "dictionary")
+             << " attribute of a module";
+    return success();
+  }
+  if (name == getConstexprsAttrName()) {
+    if (!isKernel(op) || !isa<DictionaryAttr>(value))
+      return op->emitError() << "'" << name
+                             << "' is a dictionary attribute of a kernel";
+    return success();
+  }
+  if (name != getKernelAttrName())
+    return op->emitError() << "unknown tile dialect attribute '" << name
+                           << "'";
   auto func = dyn_cast<func::FuncOp>(op);
   if (!func)
     return op->emitError() << "'" << getKernelAttrName()
                            << "' marks a func.func, not '" << op->getName()
                            << "'";
-  if (!isa<UnitAttr>(attribute.getValue()))
+  if (!isa<UnitAttr>(value))
     return op->emitError() << "'" << getKernelAttrName()
                            << "' is a unit attribute";
   if (func.getFunctionType().getNumResults() != 0)
@@ -137,7 +155,7 @@ LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op,
                                                     unsigned regionIndex,
                                                     unsigned argIndex,
                                                     NamedAttribute attribute) {
-  if (attribute.getName() != "tile.divisibility")
+  if (attribute.getName() != getDivisibilityAttrName())
     return op->emitError() << "unknown tile dialect argument attribute '"
                            << attribute.getName().getValue() << "'";
   auto value = dyn_cast<IntegerAttr>(attribute.getValue());

@@ -128,7 +128,7 @@ struct AccelerateMatmulPass
       return dot.emitError()
              << "tile.dot runs on the tensor cores with f16, bf16 or f32 "
                 "operands; "
-             << element << " operands are not supported on the GPU yet";
+             << element << " operands are " << kUnsupportedOnGPU;
     unsigned kWidth = element.isF32() ? 1 : 2;
     int64_t m = cType.getDimSize(0), n = cType.getDimSize(1),
             k = aType.getDimSize(1);

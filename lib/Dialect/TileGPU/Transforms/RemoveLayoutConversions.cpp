@@ -416,7 +416,7 @@ public:
   /// lowering narrows it (getVectorWidth).
   static void narrowVectorWidth(Operation *access, const LinearLayout &from,
                                 const LinearLayout &to) {
-    auto width = access->getAttrOfType<IntegerAttr>("tilegpu.vector_width");
+    auto width = access->getAttrOfType<IntegerAttr>(TileGPUDialect::getVectorWidthAttrName());
     if (!width || from.getRank() == 1)
       return;
     int64_t kept = 1;
@@ -424,10 +424,10 @@ public:
       if (from.getRegisterRun(d) >= width.getInt())
         kept = std::min(width.getInt(), to.getRegisterRun(d));
     if (kept > 1)
-      access->setAttr("tilegpu.vector_width",
+      access->setAttr(TileGPUDialect::getVectorWidthAttrName(),
                       IntegerAttr::get(width.getType(), kept));
     else
-      access->removeAttr("tilegpu.vector_width");
+      access->removeAttr(TileGPUDialect::getVectorWidthAttrName());
   }
 
   /// An atomic add of a converted tile adds from the tile's own layout

@@ -25,6 +25,20 @@ def Tile_Dialect : Dialect {
     tensors, control flow with `scf`. A kernel is a `func.func` carrying the
     unit attribute `tile.kernel`; other functions are helpers called from
     kernels (and inlined by `-inline`).
+
+    What a compiled kernel needs beyond its code is recorded as attributes,
+    which `tile-compile` writes into the kernel's metadata file:
+
+    - `tile.kernel` (unit, on a `func.func`): the function is a kernel.
+    - `tile.divisibility` (integer, on a kernel argument): the argument is a
+      multiple of this power of two (bytes for pointers).
+    - `tile.constexprs` (dictionary, on a kernel): the compile-time values
+      the kernel was specialized for.
+    - `tile.options` (string, on the module): the compile options, in the
+      `tile-to-llvm` pipeline's syntax (`"num-warps=8 num-stages=3"`).
+    - `tile.metadata` (dictionary, on the module): what the frontend records
+      for the runtimes (the kernel's family and source file, the sequence
+      lengths a variant is chosen for), copied into the metadata file.
   }];
   let useDefaultTypePrinterParser = 1;
   let hasConstantMaterializer = 1;
@@ -34,6 +48,22 @@ def Tile_Dialect : Dialect {
     /// The unit attribute that marks a `func.func` as a kernel entry point.
     static constexpr ::llvm::StringLiteral getKernelAttrName() {
       return ::llvm::StringLiteral("tile.kernel");
+    }
+    /// The power of two a kernel argument is a multiple of.
+    static constexpr ::llvm::StringLiteral getDivisibilityAttrName() {
+      return ::llvm::StringLiteral("tile.divisibility");
+    }
+    /// The constexpr values a kernel was specialized for.
+    static constexpr ::llvm::StringLiteral getConstexprsAttrName() {
+      return ::llvm::StringLiteral("tile.constexprs");
+    }
+    /// The module's compile options, in the tile-to-llvm pipeline's syntax.
+    static constexpr ::llvm::StringLiteral getOptionsAttrName() {
+      return ::llvm::StringLiteral("tile.options");
+    }
+    /// What the frontend records for the runtimes, copied into the metadata.
+    static constexpr ::llvm::StringLiteral getMetadataAttrName() {
+      return ::llvm::StringLiteral("tile.metadata");
     }
   }];
 }

@@ -29,6 +29,12 @@
 
 namespace mlir::tilegpu {
 
+/// Ends the error of a program the GPU lowering does not take yet, as
+/// opposed to one that is wrong: tile-compile then writes the kernel's
+/// metadata without GPU code, and it runs in the interpreter only.
+constexpr llvm::StringLiteral kUnsupportedOnGPU =
+    "not supported on the GPU yet";
+
 /// The layout of a tensor type, or null when it has none.
 LayoutEncodingAttrInterface getLayout(Type type);
 

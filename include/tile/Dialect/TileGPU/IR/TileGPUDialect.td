@@ -34,6 +34,16 @@ def TileGPU_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getTargetAttrName() {
       return ::llvm::StringLiteral("tilegpu.target");
     }
+    /// Elements a thread moves at once in a vectorized global access (an
+    /// integer on a load, store or atomic add; set by tilegpu-coalesce).
+    static constexpr ::llvm::StringLiteral getVectorWidthAttrName() {
+      return ::llvm::StringLiteral("tilegpu.vector_width");
+    }
+    /// Bytes of dynamic shared memory a program of the module uses (an
+    /// integer on the module; set by convert-tilegpu-to-llvm).
+    static constexpr ::llvm::StringLiteral getSharedBytesAttrName() {
+      return ::llvm::StringLiteral("tilegpu.shared_bytes");
+    }
     static constexpr int getThreadsPerWarp() { return 32; }
   }];
 }
