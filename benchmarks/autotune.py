@@ -58,13 +58,9 @@ class AutotuneError(Exception):
 # --------------------------------------------------------------------------
 
 def find_ptxas():
-    """The ptxas the GPU build uses (scripts/build_gpu_bundle.py)."""
-    import importlib.util
-    path = os.path.join(REPO, "scripts", "build_gpu_bundle.py")
-    spec = importlib.util.spec_from_file_location("build_gpu_bundle", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.find_ptxas()
+    """The ptxas tile-compile would use: PATH, then /usr/local/cuda."""
+    fallback = "/usr/local/cuda/bin/ptxas"
+    return shutil.which("ptxas") or (fallback if os.access(fallback, os.X_OK) else None)
 
 
 def ptxas_usage(ptxas, ptx_path):
@@ -85,16 +81,16 @@ def ptxas_usage(ptxas, ptx_path):
 
 
 def compile_candidates(variants, work_dir):
-    """Writes <variant>__<tag>.mlir/.json for every candidate of `variants`
-    into work_dir; returns {variant name: [candidate record]}."""
+    """Writes <variant>__<tag>.mlir for every candidate of `variants` into
+    work_dir; returns ({variant name: [candidate record]}, [module paths])."""
     import importlib
 
-    from tile.compile import apply_overrides, write_outputs
-    from tile.compiler import compile_kernel
+    from tile.compile import apply_overrides
+    from tile.compiler import compile_kernel, driver
     from tile.compiler.errors import CompilationError, UsageError
     from tile.kernels import tuning
 
-    out = {}
+    out, modules = {}, []
     for variant in variants:
         fn = getattr(importlib.import_module(variant.module), variant.kernel)
         records = out[variant.name] = []
@@ -102,17 +98,19 @@ def compile_candidates(variants, work_dir):
             name = f"{variant.name}__{tag}"
             record = {"name": name, "tag": tag, "overrides": overrides}
             records.append(record)
+            metadata = {"tuning": {"variant": variant.name, "problem": tuning.problem(variant),
+                                   "tag": tag, "overrides": overrides}}
             try:
-                constexprs, launch = apply_overrides(variant, overrides)
-                text, metadata = compile_kernel(fn, variant.signature, constexprs,
-                                                name=name, entry=name, **launch)
+                constexprs, options = apply_overrides(variant, overrides)
+                text = compile_kernel(fn, variant.signature, constexprs, options=options,
+                                      entry=name, metadata=metadata)
             except (CompilationError, UsageError) as error:
                 record["skipped"] = str(error).splitlines()[0]
                 continue
-            metadata["tuning"] = {"variant": variant.name, "problem": tuning.problem(variant),
-                                  "tag": tag, "overrides": overrides}
-            write_outputs(text, metadata, os.path.join(work_dir, name + ".mlir"))
-    return out
+            path = os.path.join(work_dir, name + ".mlir")
+            driver.write_module(text, path)
+            modules.append(path)
+    return out, modules
 
 
 def build(args):
@@ -139,13 +137,16 @@ def build(args):
     shutil.copytree(args.kernels, args.out,
                     ignore=shutil.ignore_patterns("*.stamp", "*.llvm.mlir"))
     with tempfile.TemporaryDirectory() as work:
-        candidates = compile_candidates(variants, work)
-        count = sum(1 for records in candidates.values() for r in records
-                    if "skipped" not in r)
-        print(f"autotune: {count} candidates of {len(variants)} variants compiled to tile IR; "
-              "lowering them for the GPU", flush=True)
-        subprocess.run([sys.executable, os.path.join(REPO, "scripts", "build_gpu_bundle.py"),
-                        work, "--tools", args.tools], check=True)
+        candidates, modules = compile_candidates(variants, work)
+        print(f"autotune: {len(modules)} candidates of {len(variants)} variants compiled to "
+              "tile IR; lowering them for the GPU", flush=True)
+        from tile.compiler import driver
+        from tile.compiler.errors import BackendError
+        os.environ.setdefault(driver.TOOL_VARIABLE, os.path.join(args.tools, driver.TOOL))
+        try:
+            driver.run_tile_compile(modules)
+        except BackendError as error:
+            raise AutotuneError(f"tile-compile failed:\n{error}") from None
         for entry in os.listdir(work):
             shutil.move(os.path.join(work, entry), os.path.join(args.out, entry))
     ptxas = find_ptxas()
@@ -447,7 +448,7 @@ def main(argv=None):
     b.add_argument("--kernels", default=os.path.join(REPO, "build", "kernels"),
                    help="the shipped kernels (default: build/kernels)")
     b.add_argument("--tools", default=os.path.join(REPO, "build", "bin"),
-                   help="the folder with tile-opt and tile-translate (default: build/bin)")
+                   help="the folder with tile-compile (default: build/bin)")
     b.add_argument("--out", required=True, help="the folder to write (replaced)")
     b.add_argument("--dtype", default="fp16", choices=("fp16", "bf16"),
                    help="the element type tuned (the choice applies to both)")

@@ -13,28 +13,28 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${TILE_BUILD_DIR:-$ROOT/build}
 OUT=${1:-$BUILD/gpu-bundle}
 
-ninja -C "$BUILD" tile-run tile-gpu-kernels
+ninja -C "$BUILD" tile-run tile-compile tile-kernels
 rm -rf "$OUT" && mkdir -p "$OUT/bin" "$OUT/kernels" "$OUT/user-kernels"
 cp "$BUILD/bin/tile-run" "$OUT/bin/"
 cp "$BUILD"/kernels/*.json "$BUILD"/kernels/*.ptx "$BUILD"/kernels/*.cubin \
   "$OUT/kernels/" 2>/dev/null || true
 
-# A user's kernel, compiled like any other, for the generic mode.
-PYTHONPATH="$ROOT/python" python3 -m tile.compile \
-  "$ROOT/examples/vector_add.py:vector_add" \
+# Users' kernels, compiled like any other (tile IR, metadata, PTX, cubin):
+# a vector add for the generic mode, and kernels that add with
+# tl.atomic_add, for check_atomic_add.sh.
+compile() {
+  TILE_COMPILE="$BUILD/bin/tile-compile" PYTHONPATH="$ROOT/python" \
+    python3 -m tile.compile "$@"
+}
+compile "$ROOT/examples/vector_add.py:vector_add" \
   --signature "*fp32:16,*fp32:16,*fp32:16,i32:16" --constexpr BLOCK=256 --num-warps 4 \
   -o "$OUT/user-kernels/vector_add.mlir"
-# Kernels that add with tl.atomic_add, for check_atomic_add.sh.
-PYTHONPATH="$ROOT/python" python3 -m tile.compile \
-  "$ROOT/examples/atomic_add.py:tile_sum" \
+compile "$ROOT/examples/atomic_add.py:tile_sum" \
   --signature "*fp32:16,*fp32:16" --constexpr BLOCK_M=64 --constexpr D=128 --num-warps 8 \
   -o "$OUT/user-kernels/tile_sum.mlir"
-PYTHONPATH="$ROOT/python" python3 -m tile.compile \
-  "$ROOT/examples/atomic_add.py:take_tickets" \
+compile "$ROOT/examples/atomic_add.py:take_tickets" \
   --signature "*i32:16,*i32:16" --constexpr BLOCK=256 --num-warps 4 \
   -o "$OUT/user-kernels/take_tickets.mlir"
-python3 "$ROOT/scripts/build_gpu_bundle.py" "$OUT/user-kernels" \
-  --tools "$BUILD/bin"
 
 cp "$ROOT"/scripts/gpu/*.sh "$ROOT"/scripts/gpu/*.py "$OUT/"
 

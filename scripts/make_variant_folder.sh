@@ -17,8 +17,8 @@ TAG=$1; shift
 [ -d "$BUNDLE/kernels" ] || { echo "no $BUNDLE/kernels: run scripts/make_gpu_bundle.sh"; exit 1; }
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-PYTHONPATH="$ROOT/python" python3 -m tile.compile --manifest --out-dir "$WORK" "$@"
-python3 "$ROOT/scripts/build_gpu_bundle.py" "$WORK" --tools "$BUILD/bin"
+TILE_COMPILE="$BUILD/bin/tile-compile" PYTHONPATH="$ROOT/python" \
+  python3 -m tile.compile --manifest --out-dir "$WORK" "$@"
 PTXAS=$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)
 for ptx in "$WORK"/*.ptx; do
   if [ -x "$PTXAS" ]; then

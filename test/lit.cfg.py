@@ -16,7 +16,7 @@ config.test_exec_root = os.path.join(config.tile_obj_root, "test")
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
-    ["tile-opt", "tile-run", "tile-translate", "tile-layout"],
+    ["tile-compile", "tile-opt", "tile-run", "tile-translate", "tile-layout"],
     [config.tile_tools_dir])
 
 config.substitutions.append(("%tile_src_root", config.tile_src_root))

@@ -10,6 +10,14 @@
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -33,6 +41,13 @@ LogicalResult tile::parseCompileOptions(StringRef text,
   if (error.empty())
     error = "cannot parse '" + text.str() + "' (the message above says why)";
   return failure();
+}
+
+void tile::registerTileDialects(DialectRegistry &registry) {
+  registry.insert<TileDialect, tilegpu::TileGPUDialect, arith::ArithDialect,
+                  cf::ControlFlowDialect, func::FuncDialect, math::MathDialect,
+                  scf::SCFDialect, LLVM::LLVMDialect, NVVM::NVVMDialect>();
+  func::registerInlinerExtension(registry);
 }
 
 void tile::buildTileToLLVMPipeline(OpPassManager &pm,

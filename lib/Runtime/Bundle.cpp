@@ -94,6 +94,15 @@ Status tile::rt::parseKernelInfo(const std::string &text,
     return Status::error("metadata is not a JSON object");
   *info = KernelInfo();
   info->metadataPath = path;
+  const JsonValue *schema = root.get("schema_version");
+  if (!schema || !schema->isInteger() ||
+      schema->getInteger() != kMetadataSchemaVersion)
+    return Status::error(
+        "metadata of schema_version " +
+        (schema ? schema->toString() : std::string("(none)")) +
+        ", but this runtime reads version " +
+        std::to_string(kMetadataSchemaVersion) +
+        ": compile the kernel again with this Tile's tile-compile");
   TILE_RETURN_IF_ERROR(requireString(root, "name", &info->name));
   TILE_RETURN_IF_ERROR(requireString(root, "kernel", &info->kernel));
   if (const JsonValue *entry = root.get("entry"); entry && entry->isString())
@@ -103,9 +112,6 @@ Status tile::rt::parseKernelInfo(const std::string &text,
   if (const JsonValue *source = root.get("source");
       source && source->isString())
     info->source = source->getString();
-  if (const JsonValue *target = root.get("target");
-      target && target->isString())
-    info->target = target->getString();
   if (const JsonValue *warps = root.get("num_warps")) {
     if (!warps->isInteger() || warps->getInteger() <= 0)
       return Status::error("'num_warps' is not a positive integer");

@@ -171,12 +171,18 @@ Status CudaBackend::loadKernel(const KernelInfo &info, KernelHandle *kernel) {
     image = contents.str();
     break;
   }
-  if (image.empty())
-    return Status::error(
-        "kernel '" + info.name + "' has no GPU code (no " +
-        info.companionPath(".cubin") +
-        " or .ptx): kernels with tile.dot wait "
-        "for the tensor-core lowering; others are compiled by the build");
+  if (image.empty()) {
+    const JsonValue *gpu = info.metadata.get("gpu");
+    const JsonValue *unsupported = gpu ? gpu->get("unsupported") : nullptr;
+    if (unsupported && unsupported->isString())
+      return Status::error("kernel '" + info.name +
+                           "' has no GPU code, the interpreter only: " +
+                           unsupported->getString());
+    return Status::error("kernel '" + info.name + "' has no GPU code (no " +
+                         info.companionPath(".cubin") +
+                         " or .ptx): compile it with tile-compile (its "
+                         "--emit=metadata writes none)");
+  }
   image.push_back('\0'); // PTX is loaded as a C string
   CUmodule module;
   TILE_RETURN_IF_ERROR(check(driver.cuModuleLoadData(&module, image.data()),

@@ -1,25 +1,31 @@
-"""Ahead-of-time compiler: ``python3 -m tile.compile``.
+"""The compiler's command line: ``python3 -m tile.compile``.
 
     python3 -m tile.compile FILE.py:KERNEL --signature "*fp16,*fp16,i32" \\
         --constexpr BLOCK=128 --num-warps 4 -o OUT.mlir
     python3 -m tile.compile --manifest --out-dir DIR [--only NAME ...]
         [--set NAME=VALUE ...] [--tuning autotune.json]
 
-Writes the ``tile`` dialect module to OUT.mlir and its metadata to OUT.json
-(see docs/language.md).  Errors are reported as ``file:line: error: ...``
-and give exit status 1.
+Writes each kernel's ``tile`` module (OUT.mlir), then runs tile-compile once
+over them all for its metadata (OUT.json), PTX and cubin: ``--emit`` says how
+far to go (docs/language.md).  Errors are reported as ``file:line: error:
+...`` and give exit status 1.
 """
 
 import argparse
 import importlib
 import importlib.util
-import json
 import os
 import sys
 
-from .compiler import REPO_ROOT, compile_kernel
-from .compiler.errors import CompilationError, UsageError
+from ._version import __version__
+from .compiler import REPO_ROOT, compile_kernel, driver
+from .compiler import options as compile_options
+from .compiler.errors import BackendError, CompilationError, UsageError
+from .compiler.options import CompileOptions
 from .language import core
+
+# --emit: 'ir' stops after the frontend; the others are tile-compile's.
+EMITS = ("ir", *driver.EMITS)
 
 
 def parse_constexpr(text, flag="--constexpr"):
@@ -57,10 +63,12 @@ def load_module(path):
         module_name = rel[:-3].replace(os.sep, ".")
         if module_name.startswith("tile."):
             return importlib.import_module(module_name)
-    module_name = "tile_user_" + os.path.splitext(os.path.basename(path))[0].replace("-", "_")
+    stem = os.path.splitext(os.path.basename(path))[0].replace("-", "_")
+    module_name = "tile_user_" + stem
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
+    # The kernel's own folder, for the modules it imports beside it.
     sys.path.insert(0, os.path.dirname(path))
     try:
         spec.loader.exec_module(module)
@@ -74,21 +82,17 @@ def load_module(path):
     return module
 
 
-def write_outputs(text, metadata, mlir_path):
-    directory = os.path.dirname(os.path.abspath(mlir_path))
-    os.makedirs(directory, exist_ok=True)
-    json_path = os.path.splitext(mlir_path)[0] + ".json"
-    with open(mlir_path, "w") as f:
-        f.write(text)
-    with open(json_path, "w") as f:
-        json.dump(metadata, f, indent=2)
-        f.write("\n")
+def options_from_flags(args):
+    """The CompileOptions the option flags give (the rest at defaults)."""
+    given = {name: getattr(args, name) for name in compile_options.names()
+             if getattr(args, name) is not None}
+    return CompileOptions(**given)
 
 
 def compile_one(args):
-    if ":" not in args.target:
+    if ":" not in args.kernel:
         raise UsageError("the kernel is named as FILE.py:KERNEL")
-    path, kernel = args.target.rsplit(":", 1)
+    path, kernel = args.kernel.rsplit(":", 1)
     module = load_module(path)
     fn = getattr(module, kernel, None)
     if fn is None:
@@ -96,49 +100,38 @@ def compile_one(args):
     if args.signature is None:
         raise UsageError("--signature is required")
     constexprs = dict(parse_constexpr(c) for c in args.constexpr)
-    out = args.output or (kernel + ".mlir")
-    name = os.path.splitext(os.path.basename(out))[0]
-    text, metadata = compile_kernel(fn, args.signature, constexprs, args.num_warps,
-                                    name=name, entry=args.entry,
-                                    num_stages=args.num_stages,
-                                    thread_index_per_op=args.thread_index_per_op,
-                                    max_row_span=args.max_row_span)
+    options = options_from_flags(args)
     if args.output == "-":
-        sys.stdout.write(text)
+        if args.emit != "ir":
+            raise UsageError("-o - prints the tile IR: it goes with --emit ir")
+        sys.stdout.write(compile_kernel(fn, args.signature, constexprs, options=options,
+                                        entry=args.entry))
         return
-    write_outputs(text, metadata, out)
+    out = args.output or (kernel + ".mlir")
+    driver.compile_to_files(fn, args.signature, out, constexprs, options=options,
+                            entry=args.entry, emit=args.emit)
 
 
 def apply_overrides(variant, overrides):
-    """The variant's constexprs and lowering options (num_warps, num_stages,
-    thread_index_per_op, max_row_span) with --set values in place (for
-    sweeps); a name the variant lacks is an error."""
+    """The variant's constexprs and CompileOptions with --set values in place
+    (for sweeps); a name that is neither is an error."""
     constexprs = dict(variant.constexprs)
-    launch = {"num_warps": variant.num_warps, "num_stages": variant.num_stages,
-              "thread_index_per_op": variant.thread_index_per_op,
-              "max_row_span": variant.max_row_span}
+    changes = {}
     for name, value in overrides.items():
-        if name == "thread_index_per_op":
-            if not isinstance(value, bool):
-                raise UsageError(f"--set {name}: expected True or False, got {value!r}")
-            launch[name] = value
-        elif name == "max_row_span":
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise UsageError(f"--set {name}: expected a non-negative integer (bytes), "
-                                 f"got {value!r}")
-            launch[name] = value
-        elif name in launch:
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise UsageError(f"--set {name}: expected a positive integer, got {value!r}")
-            launch[name] = value
+        if name in compile_options.names():
+            changes[name] = value
         elif name in constexprs:
             constexprs[name] = value
         else:
             raise UsageError(
-                f"--set {name}: variant {variant.name} has no such constexpr "
-                f"(it has {', '.join(sorted(constexprs))}, num_warps, num_stages, "
-                "thread_index_per_op, max_row_span)")
-    return constexprs, launch
+                f"--set {name}: variant {variant.name} has no such constexpr or option "
+                f"(it has {', '.join(sorted(constexprs))}; "
+                f"{', '.join(compile_options.names())})")
+    try:
+        options = variant.options.replace(**changes)
+    except UsageError as error:
+        raise UsageError(f"--set: {error.args[0]}") from None
+    return constexprs, options
 
 
 def compile_manifest(args):
@@ -158,77 +151,98 @@ def compile_manifest(args):
         choices = tuning.load_choices(args.tuning) if args.tuning else {}
     except tuning.TuningError as error:
         raise UsageError(f"--tuning: {error}") from None
+    modules = []
     for variant in manifest.VARIANTS:
         if names and variant.name not in names:
             continue
         tuned = tuning.overrides_for(variant, choices)
-        constexprs, launch = apply_overrides(variant, {**tuned, **overrides})
-        fn = getattr(importlib.import_module(variant.module), variant.kernel)
-        text, metadata = compile_kernel(fn, variant.signature, constexprs,
-                                        name=variant.name, entry=variant.name,
-                                        **launch)
-        if variant.max_n_ctx is not None:
-            metadata["max_n_ctx"] = variant.max_n_ctx
+        constexprs, options = apply_overrides(variant, {**tuned, **overrides})
+        metadata = variant.metadata()
         if tuned:
             metadata["tuned"] = {"file": os.path.basename(args.tuning), "overrides": tuned}
-        write_outputs(text, metadata, os.path.join(args.out_dir, variant.name + ".mlir"))
+        fn = getattr(importlib.import_module(variant.module), variant.kernel)
+        text = compile_kernel(fn, variant.signature, constexprs, options=options,
+                              entry=variant.name, metadata=metadata)
+        path = os.path.join(args.out_dir, variant.name + ".mlir")
+        driver.write_module(text, path)
+        modules.append(path)
+    if args.emit != "ir":
+        driver.run_tile_compile(modules, emit=args.emit)
+
+
+def add_option_flags(parser):
+    """One flag an option of CompileOptions: --num-warps, --target, ..."""
+    group = parser.add_argument_group(
+        "compile options (include/tile/Pipeline/Options.h; default: the option's own)")
+    for name in compile_options.names():
+        flag = "--" + name.replace("_", "-")
+        default = getattr(CompileOptions, name)
+        flags = [flag, "-w"] if name == "num_warps" else [flag]
+        help = f"{compile_options.help_text(name)} (default {default})"
+        if isinstance(default, bool):
+            group.add_argument(*flags, dest=name, action=argparse.BooleanOptionalAction,
+                               default=None, help=help)
+        elif isinstance(default, int):
+            group.add_argument(*flags, dest=name, type=int, default=None, help=help)
+        else:
+            group.add_argument(*flags, dest=name, choices=compile_options.TARGETS,
+                               default=None, help=help)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="python3 -m tile.compile",
-        description="Compile a @tile.jit kernel to the tile MLIR dialect.")
-    parser.add_argument("target", nargs="?", help="FILE.py:KERNEL")
+        description="Compile @tile.jit kernels: tile IR, then tile-compile's metadata, "
+                    "PTX and cubin.")
+    parser.add_argument("--version", action="version", version=f"tile {__version__}")
+    parser.add_argument("kernel", nargs="?", metavar="FILE.py:KERNEL",
+                        help="the @tile.jit function to compile")
     parser.add_argument("--signature", "-s",
                         help='types of the run-time parameters, e.g. "*fp16,*fp32,i32"')
     parser.add_argument("--constexpr", "-c", action="append", default=[],
                         metavar="NAME=VALUE", help="value of a tl.constexpr parameter")
-    parser.add_argument("--num-warps", "-w", type=int, default=4)
-    parser.add_argument("--num-stages", type=int, default=2,
-                        help="buffers per block load the GPU lowering copies ahead "
-                             "in loops (1: none; default 2)")
-    parser.add_argument("--thread-index-per-op", action="store_true",
-                        help="each op the GPU lowering emits reads the thread "
-                             "index itself, so that no index arithmetic stays "
-                             "live across a loop (fewer spills, more work in "
-                             "loops)")
-    parser.add_argument("--max-row-span", type=int, default=0, metavar="BYTES",
-                        help="the bytes of a block's row one warp's lanes cover "
-                             "in a vectorised block load or copy, so that a "
-                             "thread's vectors repeat along the row at "
-                             "immediate offsets (0, the default: the whole row)")
     parser.add_argument("--entry", help="symbol of the kernel function "
                         "(default: the Python function's name)")
-    parser.add_argument("-o", "--output", help="OUT.mlir ('-' for stdout); "
-                        "the metadata goes to OUT.json")
-    parser.add_argument("--manifest", action="store_true",
-                        help="compile every shipped variant of tile/kernels/manifest.py")
-    parser.add_argument("--out-dir", help="with --manifest: where to write NAME.mlir/.json")
-    parser.add_argument("--only", action="append", metavar="NAME",
-                        help="with --manifest: compile only this variant")
-    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
-                        help="with --manifest: override a constexpr, num_warps, "
-                             "num_stages, thread_index_per_op or max_row_span of "
-                             "the variants compiled")
-    parser.add_argument("--list", action="store_true",
-                        help="with --manifest: print the variant names")
-    parser.add_argument("--tuning", metavar="FILE",
-                        help="with --manifest: the block sizes an autotuning "
-                             "sweep chose (benchmarks/autotune.py's autotune.json)")
+    parser.add_argument("-o", "--output", help="OUT.mlir ('-' prints the tile IR); the "
+                        "metadata goes to OUT.json, the GPU code to OUT.ptx and OUT.cubin")
+    parser.add_argument("--emit", choices=EMITS, default="auto",
+                        help="how far to go: ir (the tile module alone), metadata (and "
+                             "the metadata file: enough for the interpreter), ptx, cubin, "
+                             "auto (the default: a cubin where ptxas is found, else PTX)")
+    add_option_flags(parser)
+    manifest = parser.add_argument_group("the shipped kernels")
+    manifest.add_argument("--manifest", action="store_true",
+                          help="compile every shipped variant of tile/kernels/manifest.py")
+    manifest.add_argument("--out-dir", help="with --manifest: where the kernels go")
+    manifest.add_argument("--only", action="append", metavar="NAME",
+                          help="with --manifest: compile only this variant")
+    manifest.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                          help="with --manifest: override a constexpr or a compile option "
+                               "(num_warps, num_stages, ...) of the variants compiled")
+    manifest.add_argument("--list", action="store_true",
+                          help="with --manifest: print the variant names")
+    manifest.add_argument("--tuning", metavar="FILE",
+                          help="with --manifest: the block sizes an autotuning sweep chose "
+                               "(benchmarks/autotune.py's autotune.json)")
     args = parser.parse_args(argv)
     manifest_only = [flag for flag, given in (
         ("--out-dir", args.out_dir), ("--only", args.only), ("--set", args.set),
         ("--list", args.list), ("--tuning", args.tuning)) if given]
     if manifest_only and not args.manifest:
         parser.error(f"{', '.join(manifest_only)}: only with --manifest")
+    option_flags = [name for name in compile_options.names()
+                    if getattr(args, name) is not None]
+    if args.manifest and option_flags:
+        parser.error(f"--{option_flags[0].replace('_', '-')}: a variant's options come "
+                     "from the manifest; --set NAME=VALUE overrides them")
     try:
         if args.manifest:
             compile_manifest(args)
-        elif args.target:
+        elif args.kernel:
             compile_one(args)
         else:
             parser.error("give FILE.py:KERNEL or --manifest")
-    except (CompilationError, UsageError) as e:
+    except (CompilationError, UsageError, BackendError) as e:
         print(str(e), file=sys.stderr)
         return 1
     return 0

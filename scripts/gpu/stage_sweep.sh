@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Compares kernel folders beside kernels/: kernels-s<S>, compiled with
-# another num_stages (`build_gpu_bundle.py DIR --num-stages S`), or
-# kernels-<TAG>, with other block sizes (scripts/make_variant_folder.sh):
+# another num_stages (`scripts/make_variant_folder.sh sS --set num_stages=S`),
+# or kernels-<TAG>, with other block sizes or options (the same script):
 # correctness against the float64 reference at ragged lengths, then
 # TFLOP/s, fp16, B*N fixed as in run_gpu_attention.sh. Prints one table last.
 # Run from the bundle: [MODE=fwd|bwd] ./stage_sweep.sh [S|TAG ...] (default:

@@ -14,15 +14,20 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 PYTHON_DIR = os.path.join(REPO, "python")
 
 
-def find_tile_opt():
-    candidates = [os.environ.get("TILE_OPT"),
+def find_tool(name, variable):
+    """$variable, else the build folder's `name`, else the one on PATH."""
+    candidates = [os.environ.get(variable),
                   os.path.join(os.environ.get("TILE_BUILD_DIR", os.path.join(REPO, "build")),
-                               "bin", "tile-opt"),
-                  shutil.which("tile-opt")]
+                               "bin", name),
+                  shutil.which(name)]
     for path in candidates:
         if path and os.path.isfile(path) and os.access(path, os.X_OK):
             return path
     return None
+
+
+def find_tile_opt():
+    return find_tool("tile-opt", "TILE_OPT")
 
 
 @pytest.fixture(scope="session")
@@ -30,6 +35,17 @@ def tile_opt():
     path = find_tile_opt()
     if path is None:
         pytest.skip("tile-opt not found: build it (build/bin/tile-opt) or set TILE_OPT")
+    return path
+
+
+@pytest.fixture(scope="session")
+def tile_compile():
+    """The tile-compile the CLI tests run (python3 -m tile.compile needs it
+    for everything past the tile IR)."""
+    path = find_tool("tile-compile", "TILE_COMPILE")
+    if path is None:
+        pytest.skip("tile-compile not found: build it (build/bin/tile-compile) or set "
+                    "TILE_COMPILE")
     return path
 
 

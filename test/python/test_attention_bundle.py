@@ -29,14 +29,15 @@ FWD_PARAMS = [("Q", "*fp16", 16), ("K", "*fp16", 16), ("V", "*fp16", 16),
 def write_kernel(directory, name, params=FWD_PARAMS, kernel="attn_fwd",
                  constexprs=None, gpu=True, files=("cubin", "ptx"), shared_bytes=81920,
                  max_n_ctx=None, tuning=None):
-    """A manifest in the format tile.compile and build_gpu_bundle.py write,
-    with placeholder GPU code beside it."""
-    meta = {"name": name, "kernel": kernel, "entry": name,
+    """A manifest in the format tile-compile writes, with placeholder GPU
+    code beside it."""
+    meta = {"schema_version": bundle.SCHEMA_VERSION, "name": name, "kernel": kernel,
+            "entry": name,
             "params": [{"name": n, "type": t, **({"divisibility": d} if d > 1 else {})}
                        for n, t, d in params],
             "constexprs": constexprs if constexprs is not None else
             {"HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64, "CAUSAL": False},
-            "num_warps": 4, "target": "tile"}
+            "num_warps": 4}
     if max_n_ctx is not None:
         meta["max_n_ctx"] = max_n_ctx
     if tuning is not None:
@@ -80,10 +81,15 @@ def test_kernel_without_gpu_code_is_skipped(tmp_path, gpu, files):
 @pytest.mark.parametrize("text, message", [
     ("{not json", "unreadable manifest"),
     ("[1, 2]", "must be a JSON object"),
-    ('{"name": "k", "kernel": "attn_fwd", "params": []}', "'num_warps' is missing"),
-    ('{"name": "k", "kernel": "attn_fwd", "num_warps": 4, '
+    ('{"name": "k", "kernel": "attn_fwd", "params": []}',
+     "metadata of schema_version \\(none\\), but this runtime reads version 1"),
+    ('{"schema_version": 2, "name": "k", "kernel": "attn_fwd", "params": []}',
+     "metadata of schema_version 2, but this runtime reads version 1: compile the kernel"),
+    ('{"schema_version": 1, "name": "k", "kernel": "attn_fwd", "params": []}',
+     "'num_warps' is missing"),
+    ('{"schema_version": 1, "name": "k", "kernel": "attn_fwd", "num_warps": 4, '
      '"params": [{"name": "X", "type": "f64"}]}', "unsupported type 'f64'"),
-    ('{"name": "k", "kernel": "attn_fwd", "num_warps": 4, '
+    ('{"schema_version": 1, "name": "k", "kernel": "attn_fwd", "num_warps": 4, '
      '"params": [{"name": "X", "type": "i32", "divisibility": 0}]}', "divisibility"),
 ])
 def test_invalid_manifest_names_file_and_problem(tmp_path, text, message):
@@ -226,10 +232,10 @@ def test_built_kernels_are_the_manifest_variants():
     assert variants
     for variant in variants:
         if variant.name in kernels.without_gpu_code:
-            continue   # no ptxas/tile-translate output: parsed, but not launchable
+            continue   # no GPU code (tile-compile --emit=metadata): not launchable
         spec = kernels.kernels[variant.name]
         assert spec.constexprs == variant.constexprs
-        assert spec.num_warps == variant.num_warps
+        assert spec.num_warps == variant.options.num_warps
         element_type = "bf16" if "bf16" in variant.name else "fp16"
         causal = variant.constexprs.get("CAUSAL")
         assert spec.max_n_ctx == variant.max_n_ctx

@@ -26,7 +26,7 @@ def autotune(*arguments):
 
 @pytest.fixture(scope="module")
 def candidates(tmp_path_factory):
-    for tool in ("tile-opt", "tile-translate", "tile-run"):
+    for tool in ("tile-compile", "tile-run"):
         if not os.access(os.path.join(BUILD, "bin", tool), os.X_OK):
             pytest.skip(f"{tool} is not built")
     folder = tmp_path_factory.mktemp("tuning")

@@ -15,12 +15,12 @@ import tile.language as tl
 from conftest import PYTHON_DIR, REPO, strip_locs
 from tile.compiler import compile_kernel
 from tile.compiler.errors import CompilationError, UsageError
+from tile.compiler.options import CompileOptions
 from tile.compiler.semantic import computation_type
 
 
 def compile_text(fn, signature, **constexprs):
-    text, _ = compile_kernel(fn, signature, constexprs)
-    return text
+    return compile_kernel(fn, signature, constexprs)
 
 
 # -- type promotion ---------------------------------------------------------
@@ -276,25 +276,34 @@ def test_calling_a_kernel_from_python_fails_clearly():
 
 # -- the command line -------------------------------------------------------
 
-def run_cli(*args, cwd=REPO):
-    env = dict(os.environ, PYTHONPATH=PYTHON_DIR, PYTHONDONTWRITEBYTECODE="1")
-    return subprocess.run([sys.executable, "-m", "tile.compile", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True)
+@pytest.fixture
+def run_cli(tile_compile):
+    """Runs python3 -m tile.compile with this checkout's tile and the built
+    tile-compile."""
+    def run(*args, cwd=REPO):
+        env = dict(os.environ, PYTHONPATH=PYTHON_DIR, PYTHONDONTWRITEBYTECODE="1",
+                   TILE_COMPILE=tile_compile)
+        return subprocess.run([sys.executable, "-m", "tile.compile", *args], cwd=cwd,
+                              env=env, capture_output=True, text=True)
+    return run
 
 
-def test_cli_writes_module_and_metadata(tmp_path, verify):
+FWD_SIGNATURE = "*fp16,*fp16,*fp16,*fp16,*fp32,fp32,i32,i32,i32,i32,i32,i32,i32"
+
+
+def test_cli_writes_module_metadata_and_ptx(tmp_path, verify, run_cli):
     out = tmp_path / "attn_fwd_test.mlir"
     result = run_cli("python/tile/kernels/attention.py:attn_fwd", "--signature",
-                     "*fp16,*fp16,*fp16,*fp16,*fp32,fp32,i32,i32,i32,i32,i32,i32,i32",
-                     "--constexpr", "HEAD_DIM=64", "--constexpr", "BLOCK_M=128",
+                     FWD_SIGNATURE, "--constexpr", "HEAD_DIM=64", "--constexpr", "BLOCK_M=128",
                      "--constexpr", "BLOCK_N=64", "--constexpr", "CAUSAL=true",
                      "--num-warps", "4", "--num-stages", "3", "--thread-index-per-op",
-                     "-o", str(out))
+                     "--emit", "ptx", "-o", str(out))
     assert result.returncode == 0, result.stderr
     metadata = json.loads((tmp_path / "attn_fwd_test.json").read_text())
+    gpu = metadata.pop("gpu")
     assert metadata == {
-        "name": "attn_fwd_test", "kernel": "attn_fwd", "entry": "attn_fwd",
-        "source": "python/tile/kernels/attention.py",
+        "schema_version": 1, "name": "attn_fwd_test", "kernel": "attn_fwd",
+        "entry": "attn_fwd", "source": "python/tile/kernels/attention.py",
         "params": [{"name": n, "type": t} for n, t in [
             ("Q", "*fp16"), ("K", "*fp16"), ("V", "*fp16"), ("O", "*fp16"),
             ("LSE", "*fp32"), ("sm_scale", "fp32"), ("stride_z", "i32"),
@@ -303,15 +312,39 @@ def test_cli_writes_module_and_metadata(tmp_path, verify):
         # HEAD_GROUP was not given: its default is recorded.
         "constexprs": {"HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64, "CAUSAL": True,
                        "HEAD_GROUP": 8},
-        "num_warps": 4, "num_stages": 3, "thread_index_per_op": True, "max_row_span": 0,
-        "target": "tile"}
+        "num_warps": 4,
+        "options": CompileOptions(num_warps=4, num_stages=3,
+                                  thread_index_per_op=True).pipeline_string()}
+    assert gpu["ptx"] == "attn_fwd_test.ptx" and gpu["target"] == "sm_90a"
+    assert gpu["shared_bytes"] > 0 and "cubin" not in gpu
+    assert ".entry attn_fwd(" in (tmp_path / "attn_fwd_test.ptx").read_text()
     text = out.read_text()
     assert "func.func @attn_fwd(" in text
-    assert 'loc("python/tile/kernels/attention.py":' in text
+    assert 'loc("Q"("python/tile/kernels/attention.py":' in text
+    assert 'tile.options = "distribute-disjoint-constants=true' in text
     verify(text)
 
 
-def test_cli_reports_errors_without_traceback(tmp_path):
+def test_cli_emit_ir_writes_the_module_alone(tmp_path, run_cli):
+    out = tmp_path / "vector_add.mlir"
+    result = run_cli("examples/vector_add.py:vector_add", "--signature",
+                     "*fp32:16,*fp32:16,*fp32:16,i32:16", "--constexpr", "BLOCK=256",
+                     "--emit", "ir", "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["vector_add.mlir"]
+    printed = run_cli("examples/vector_add.py:vector_add", "--signature",
+                      "*fp32:16,*fp32:16,*fp32:16,i32:16", "--constexpr", "BLOCK=256",
+                      "--emit", "ir", "-o", "-")
+    assert printed.returncode == 0, printed.stderr
+    assert printed.stdout == out.read_text()
+    refused = run_cli("examples/vector_add.py:vector_add", "--signature",
+                      "*fp32:16,*fp32:16,*fp32:16,i32:16", "--constexpr", "BLOCK=256",
+                      "-o", "-")
+    assert refused.returncode == 1
+    assert "-o - prints the tile IR: it goes with --emit ir" in refused.stderr
+
+
+def test_cli_reports_errors_without_traceback(tmp_path, run_cli):
     result = run_cli("test/python/error_kernels.py:undefined_name", "--signature", "*fp32",
                      "-o", str(tmp_path / "x.mlir"))
     assert result.returncode == 1
@@ -322,7 +355,7 @@ def test_cli_reports_errors_without_traceback(tmp_path):
     assert not (tmp_path / "x.mlir").exists()
 
 
-def test_cli_usage_error(tmp_path):
+def test_cli_usage_error(tmp_path, run_cli):
     result = run_cli("python/tile/kernels/softmax.py:softmax_v1", "--signature", "*fp32",
                      "-o", str(tmp_path / "x.mlir"))
     assert result.returncode == 1
@@ -330,21 +363,28 @@ def test_cli_usage_error(tmp_path):
     assert "Traceback" not in result.stderr
 
 
-def test_cli_manifest_writes_every_variant(tmp_path, verify):
+def test_cli_version(run_cli):
+    result = run_cli("--version")
+    assert result.returncode == 0
+    assert result.stdout.strip() == f"tile {tile.__version__}"
+
+
+def test_cli_manifest_writes_every_variant(tmp_path, verify, run_cli):
     from tile.kernels import manifest
-    result = run_cli("--manifest", "--out-dir", str(tmp_path))
+    result = run_cli("--manifest", "--out-dir", str(tmp_path), "--emit", "metadata")
     assert result.returncode == 0, result.stderr
     names = {v.name for v in manifest.VARIANTS}
     assert {p.stem for p in tmp_path.glob("*.mlir")} == names
     assert {p.stem for p in tmp_path.glob("*.json")} == names
+    assert not list(tmp_path.glob("*.ptx")), "--emit metadata lowers nothing"
     for variant in manifest.VARIANTS:
         metadata = json.loads((tmp_path / f"{variant.name}.json").read_text())
         assert metadata["name"] == metadata["entry"] == variant.name
         assert metadata["kernel"] == variant.kernel
-        assert metadata["num_warps"] == variant.num_warps
-        assert metadata["thread_index_per_op"] == variant.thread_index_per_op
-        assert metadata["max_row_span"] == variant.max_row_span
+        assert metadata["num_warps"] == variant.options.num_warps
+        assert metadata["options"] == variant.options.pipeline_string()
         assert metadata["constexprs"] == variant.constexprs
+        assert metadata.get("max_n_ctx") == variant.max_n_ctx
         declared = [
             p["type"] + (f":{p['divisibility']}" if "divisibility" in p else "")
             for p in metadata["params"]]
@@ -366,53 +406,61 @@ def test_manifest_covers_the_required_variants():
     assert len([n for n in names if n.startswith("softmax_v1_")]) >= 3
 
 
-def test_manifest_overrides(tmp_path):
-    # --set changes the named constexprs and launch numbers of the variants
+def test_manifest_overrides(tmp_path, run_cli):
+    # --set changes the named constexprs and options of the variants
     # compiled (block-size sweeps), and nothing else.
+    from tile.kernels import manifest
+    shipped = manifest.BY_NAME["attn_bwd_fp16_d128_causal"]
     result = run_cli("--manifest", "--out-dir", str(tmp_path), "--only",
                      "attn_bwd_fp16_d128_causal", "--set", "BLOCK_M1=32",
-                     "--set", "num_warps=4", "--set", "thread_index_per_op=false")
+                     "--set", "num_warps=4", "--set", "thread_index_per_op=false",
+                     "--emit", "metadata")
     assert result.returncode == 0, result.stderr
     metadata = json.loads((tmp_path / "attn_bwd_fp16_d128_causal.json").read_text())
-    from tile.kernels import manifest
-    expected = dict(manifest.BY_NAME["attn_bwd_fp16_d128_causal"].constexprs, BLOCK_M1=32)
-    assert metadata["constexprs"] == expected
+    assert metadata["constexprs"] == dict(shipped.constexprs, BLOCK_M1=32)
     assert metadata["num_warps"] == 4
-    assert metadata["thread_index_per_op"] is False
+    assert metadata["options"] == shipped.options.replace(
+        num_warps=4, thread_index_per_op=False).pipeline_string()
     # The d128 backward copies along 128-byte runs of its rows; --set
     # lifts that, for sweeps.
-    assert manifest.BY_NAME["attn_bwd_fp16_d128_causal"].max_row_span == 128
+    assert shipped.options.max_row_span == 128
     result = run_cli("--manifest", "--out-dir", str(tmp_path), "--only",
-                     "attn_bwd_fp16_d128_causal", "--set", "max_row_span=0")
+                     "attn_bwd_fp16_d128_causal", "--set", "max_row_span=0",
+                     "--emit", "metadata")
     assert result.returncode == 0, result.stderr
     metadata = json.loads((tmp_path / "attn_bwd_fp16_d128_causal.json").read_text())
-    assert metadata["max_row_span"] == 0
+    assert "max-row-span=0" in metadata["options"]
 
 
-def test_cli_records_max_row_span(tmp_path):
+def test_cli_records_options(tmp_path, run_cli):
     out = tmp_path / "vector_add.mlir"
     result = run_cli("examples/vector_add.py:vector_add", "--signature",
                      "*fp32:16,*fp32:16,*fp32:16,i32:16", "--constexpr", "BLOCK=256",
-                     "--max-row-span", "64", "-o", str(out))
+                     "--max-row-span", "64", "--target", "sm_80", "--no-fp-fusion",
+                     "--emit", "metadata", "-o", str(out))
     assert result.returncode == 0, result.stderr
-    assert json.loads((tmp_path / "vector_add.json").read_text())["max_row_span"] == 64
-    assert "max_row_span 64" in out.read_text().splitlines()[1]
+    options = CompileOptions(max_row_span=64, target="sm_80", fp_fusion=False)
+    assert json.loads((tmp_path / "vector_add.json").read_text())["options"] == \
+        options.pipeline_string()
+    assert f'tile.options = "{options.pipeline_string()}"' in out.read_text()
     result = run_cli("examples/vector_add.py:vector_add", "--signature",
                      "*fp32:16,*fp32:16,*fp32:16,i32:16", "--constexpr", "BLOCK=256",
                      "--max-row-span", "-16", "-o", str(out))
     assert result.returncode == 1
-    assert "max_row_span must be a non-negative integer (bytes; 0: no limit), got -16" \
+    assert "max_row_span must be a non-negative number of bytes (0: no limit), got -16" \
         in result.stderr
 
 
 @pytest.mark.parametrize("setting, message", [
-    ("BLOCK_Q=32", "--set BLOCK_Q: variant attn_bwd_fp16_d64_causal has no such constexpr"),
-    ("num_warps=0", "--set num_warps: expected a positive integer, got 0"),
-    ("thread_index_per_op=1", "--set thread_index_per_op: expected True or False, got 1"),
-    ("max_row_span=-8", "--set max_row_span: expected a non-negative integer (bytes), got -8"),
+    ("BLOCK_Q=32", "--set BLOCK_Q: variant attn_bwd_fp16_d64_causal has no such constexpr "
+                   "or option"),
+    ("num_warps=0", "--set: num_warps must be a power of two from 1 to 32, got 0"),
+    ("thread_index_per_op=1", "--set: thread_index_per_op must be True or False, got 1"),
+    ("max_row_span=-8", "--set: max_row_span must be a non-negative number of bytes"),
+    ("target=sm_70", "--set: target must be one of sm_80, sm_90a, got 'sm_70'"),
     ("BLOCK_M1", "--set expects NAME=VALUE"),
 ])
-def test_manifest_override_errors(tmp_path, setting, message):
+def test_manifest_override_errors(tmp_path, setting, message, run_cli):
     result = run_cli("--manifest", "--out-dir", str(tmp_path), "--only",
                      "attn_bwd_fp16_d64_causal", "--set", setting)
     assert result.returncode == 1
@@ -422,8 +470,16 @@ def test_manifest_override_errors(tmp_path, setting, message):
 @pytest.mark.parametrize("flags", [["--set", "BLOCK=64"], ["--only", "softmax_v2"],
                                    ["--tuning", "autotune.json"], ["--list"],
                                    ["--out-dir", "kernels"]])
-def test_manifest_flags_are_refused_without_manifest(flags):
+def test_manifest_flags_are_refused_without_manifest(flags, run_cli):
     # Ignoring them would compile something other than what was asked.
     result = run_cli("examples/vector_add.py:vector_add", "--signature", "*fp32", *flags)
     assert result.returncode == 2
     assert f"{flags[0]}: only with --manifest" in result.stderr, result.stderr
+
+
+def test_option_flags_are_refused_with_manifest(tmp_path, run_cli):
+    # A variant's options are the manifest's; --set is the one way to change
+    # them, so that a sweep says what it changed.
+    result = run_cli("--manifest", "--out-dir", str(tmp_path), "--num-stages", "3")
+    assert result.returncode == 2
+    assert "--num-stages: a variant's options come from the manifest" in result.stderr

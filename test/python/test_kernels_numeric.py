@@ -16,8 +16,8 @@ from tile.kernels import manifest  # noqa: E402
 def interpreter(name):
     variant = manifest.BY_NAME[name]
     fn = getattr(importlib.import_module(variant.module), variant.kernel)
-    text, _ = compile_kernel(fn, variant.signature, variant.constexprs, variant.num_warps,
-                             name=name, entry=name)
+    text = compile_kernel(fn, variant.signature, variant.constexprs,
+                          options=variant.options, entry=name)
     return Interpreter(text), variant.constexprs
 
 

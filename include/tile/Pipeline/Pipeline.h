@@ -14,6 +14,10 @@
 
 namespace mlir::tile {
 
+/// Registers the dialects a Tile compilation meets, from tile IR to LLVM +
+/// NVVM, and the interfaces the pipeline needs (inlining).
+void registerTileDialects(DialectRegistry &registry);
+
 /// Adds the passes from tile IR to LLVM + NVVM: inline and simplify, lay out
 /// (convert-tile-to-tilegpu), the tilegpu optimizations, lower.
 void buildTileToLLVMPipeline(OpPassManager &pm, const CompileOptions &options);

@@ -22,6 +22,10 @@
 
 namespace tile::rt {
 
+/// The layout of a kernel's metadata file (docs/reference/kernel-metadata.md)
+/// that tile-compile writes and the runtimes read: a reader refuses another.
+constexpr int64_t kMetadataSchemaVersion = 1;
+
 /// One run-time parameter: `*fp16` is a pointer to fp16, `i32` a scalar.
 struct ParamInfo {
   std::string name;
@@ -43,7 +47,6 @@ struct KernelInfo {
   std::string kernel; ///< The family, e.g. attn_fwd.
   std::string entry;  ///< The function to launch.
   std::string source;
-  std::string target;
   int numWarps = 4;
   /// "max_n_ctx": the longest sequence this variant is the faster choice
   /// for (it is correct at any length); none for a general variant.

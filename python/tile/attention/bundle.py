@@ -1,6 +1,6 @@
-"""Finding and reading the compiled kernels: the manifests (<name>.json)
-that `python3 -m tile.compile --manifest` and scripts/build_gpu_bundle.py
-write beside each kernel's cubin and PTX.
+"""Finding and reading the compiled kernels: the metadata files
+(<name>.json, "manifests" here) that tile-compile writes beside each
+kernel's cubin and PTX (docs/reference/kernel-metadata.md).
 
 Standard library only: nothing here needs PyTorch or a GPU.
 """
@@ -42,6 +42,10 @@ EXPECTED_PARAMS = {
 }
 
 SCALAR_TYPES = ("i32", "i64", "fp32")
+
+# The metadata layout this reader takes: tile::rt::kMetadataSchemaVersion
+# (include/tile/Runtime/Bundle.h), which tile-compile writes.
+SCHEMA_VERSION = 1
 
 
 class BundleError(RuntimeError):
@@ -132,6 +136,10 @@ def parse_manifest(path):
     except (OSError, ValueError) as error:
         raise BundleError(f"{path}: unreadable manifest: {error}") from None
     _require(isinstance(meta, dict), path, "a manifest must be a JSON object")
+    _require(meta.get("schema_version") == SCHEMA_VERSION, path,
+             f"metadata of schema_version {meta.get('schema_version', '(none)')}, but this "
+             f"runtime reads version {SCHEMA_VERSION}: compile the kernel again with this "
+             "Tile's tile-compile")
     for key, kind in (("name", str), ("kernel", str), ("params", list),
                       ("num_warps", int)):
         _require(isinstance(meta.get(key), kind), path,

@@ -136,3 +136,44 @@ def format_literal(value, scalar):
             text = f"{mantissa}.0e{exponent}"
         return text
     raise TileTypeError(f"no constant of type {scalar}")
+
+
+def quote(text):
+    """``text`` as an MLIR string literal."""
+    out = []
+    for byte in text.encode("utf-8"):
+        char = chr(byte)
+        if char in '"\\':
+            out.append("\\" + char)
+        elif 0x20 <= byte < 0x7F:
+            out.append(char)
+        else:
+            out.append(f"\\{byte:02X}")
+    return '"' + "".join(out) + '"'
+
+
+def format_attribute(value):
+    """A Python constant as an MLIR attribute, for what a module records
+    (``tile.constexprs``, ``tile.metadata``): tile-compile writes it back as
+    JSON.  None is ``unit`` (JSON null), a dtype its name, anything else its
+    repr as a string."""
+    if value is None:
+        return "unit"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        if not -(1 << 63) <= value < (1 << 63):
+            raise TileTypeError(f"{value} does not fit in 64 bits")
+        return f"{value} : i64"
+    if isinstance(value, float):
+        return f"{format_literal(value, core.float64)} : f64"
+    if isinstance(value, str):
+        return quote(value)
+    if isinstance(value, core.dtype):
+        return quote(value.name)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(format_attribute(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{quote(str(k))} = {format_attribute(v)}"
+                               for k, v in value.items()) + "}"
+    return quote(repr(value))

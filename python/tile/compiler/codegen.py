@@ -22,7 +22,7 @@ import re
 from ..jit import JITFunction
 from ..language import core
 from . import semantic
-from .builder import Builder, Value
+from .builder import Builder, Value, format_attribute, quote
 from .errors import CompilationError, TileTypeError
 
 MISSING = object()
@@ -235,13 +235,18 @@ class CodeGenerator:
             arg_node = next(a for a in fdef.args.args if a.arg == param.name)
             divisor = divisibilities[runtime.index(param)]
             attrs = f" {{tile.divisibility = {divisor} : i32}}" if divisor else ""
-            args.append(f"{ssa}: {ty.mlir}{attrs} loc({self.loc_of(arg_node)})")
+            # A name location: tile-compile names the parameter after it.
+            loc = f"{quote(param.name)}({self.loc_of(arg_node)})"
+            args.append(f"{ssa}: {ty.mlir}{attrs} loc({loc})")
         self.b.loc = f"loc({self.loc_of(fdef)})"
         self.visit_block(fdef.body)
         end_node = fdef.body[-1] if fdef.body else fdef
         self.b.loc = f"loc({self.loc_of(end_node)})"
         self.b.line("return")
-        lines = [f"  func.func @{entry}({', '.join(args)}) attributes {{tile.kernel}} {{"]
+        specialized = format_attribute({p.name: constexprs[p.name] for p in fn.params
+                                        if p.is_constexpr})
+        lines = [f"  func.func @{entry}({', '.join(args)}) attributes "
+                 f"{{tile.constexprs = {specialized}, tile.kernel}} {{"]
         lines += self.b.lines
         lines.append(f"  }} loc({self.loc_of(fdef)})")
         self.frames.pop()

@@ -31,3 +31,11 @@ class UsageError(Exception):
 
     def __str__(self):
         return f"error: {self.args[0]}"
+
+
+class BackendError(Exception):
+    """tile-compile failed: its own messages (located in the tile IR, or
+    naming ptxas's complaint) say why."""
+
+    def __str__(self):
+        return self.args[0]

@@ -1,6 +1,7 @@
 """The kernel variants Tile ships: the one list the build compiles
 (``python3 -m tile.compile --manifest --out-dir DIR`` writes DIR/NAME.mlir
-and DIR/NAME.json for each) and the runner picks from.
+for each, and tile-compile NAME.json, NAME.ptx and NAME.cubin) and the
+runtimes pick from.
 
 Names: softmax_v1_n<BLOCK_N>, softmax_v2, softmax_v3, softmax_v4,
 flash_attn_puzzle, attn_fwd_<dtype>_d<HEAD_DIM>_<causal|noncausal>[_n<MAX_N_CTX>],
@@ -14,21 +15,28 @@ variants that compute the same thing, the smallest max_n_ctx that covers the
 sequence, else the variant without one.
 """
 
+from ..compiler.options import CompileOptions
+
 
 class Variant:
+    """One shipped kernel: the function it specializes (``module``,
+    ``kernel``), its signature and constexprs, its compile options
+    (``options``: num_warps, num_stages, ...) and what the runtimes choose
+    it by beyond its constexprs (``max_n_ctx``)."""
+
     def __init__(self, name, module, kernel, signature, constexprs, num_warps,
-                 num_stages=2, thread_index_per_op=False, max_row_span=0,
-                 max_n_ctx=None):
+                 max_n_ctx=None, **options):
         self.name = name
         self.module = "tile.kernels." + module
         self.kernel = kernel
         self.signature = signature
         self.constexprs = constexprs
-        self.num_warps = num_warps
-        self.num_stages = num_stages
-        self.thread_index_per_op = thread_index_per_op
-        self.max_row_span = max_row_span
+        self.options = CompileOptions(num_warps=num_warps, **options)
         self.max_n_ctx = max_n_ctx
+
+    def metadata(self):
+        """What the variant's kernel records for the runtimes."""
+        return {} if self.max_n_ctx is None else {"max_n_ctx": self.max_n_ctx}
 
     def __repr__(self):
         return f"Variant({self.name})"

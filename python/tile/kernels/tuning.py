@@ -69,9 +69,8 @@ def tag(overrides):
 
 def shipped_overrides(variant, names):
     """The variant's own values of the override names `names`."""
-    launch = {"num_warps": variant.num_warps, "num_stages": variant.num_stages}
-    return {name: launch[name] if name in launch else variant.constexprs[name]
-            for name in names}
+    return {name: getattr(variant.options, name) if name in ("num_warps", "num_stages")
+            else variant.constexprs[name] for name in names}
 
 
 def candidates(variant):

@@ -1,0 +1,275 @@
+//===- Compiler.cpp - Compiling one kernel, source to bundle --------------===//
+
+#include "tile/Pipeline/Compiler.h"
+
+#include "tile/Pipeline/Pipeline.h"
+#include "tile/Runtime/Bundle.h"
+#include "tile/Runtime/DType.h"
+#include "tile/Target/NVPTX.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+/// The metadata keys the compiler writes, in the order the file lists them;
+/// tile.metadata may set only "kernel" and "source" among them.
+constexpr llvm::StringLiteral kCompilerKeys[] = {
+    "schema_version", "name",      "kernel",  "entry", "source",
+    "params",         "constexprs", "num_warps", "options", "gpu"};
+constexpr llvm::StringLiteral kFrontendKeys[] = {"kernel", "source"};
+
+/// An attribute as JSON: strings, numbers, booleans, arrays, dictionaries;
+/// a unit attribute is null (Python's None).
+FailureOr<llvm::json::Value> toJson(Attribute attr) {
+  if (auto b = dyn_cast<BoolAttr>(attr))
+    return llvm::json::Value(b.getValue());
+  if (auto i = dyn_cast<IntegerAttr>(attr))
+    return llvm::json::Value(i.getValue().getSExtValue());
+  if (auto f = dyn_cast<FloatAttr>(attr))
+    return llvm::json::Value(f.getValueAsDouble());
+  if (auto s = dyn_cast<StringAttr>(attr))
+    return llvm::json::Value(s.getValue().str());
+  if (isa<UnitAttr>(attr))
+    return llvm::json::Value(nullptr);
+  if (auto array = dyn_cast<ArrayAttr>(attr)) {
+    llvm::json::Array out;
+    for (Attribute element : array) {
+      FailureOr<llvm::json::Value> value = toJson(element);
+      if (failed(value))
+        return failure();
+      out.push_back(std::move(*value));
+    }
+    return llvm::json::Value(std::move(out));
+  }
+  if (auto dictionary = dyn_cast<DictionaryAttr>(attr)) {
+    llvm::json::Object out;
+    for (NamedAttribute entry : dictionary) {
+      FailureOr<llvm::json::Value> value = toJson(entry.getValue());
+      if (failed(value))
+        return failure();
+      out[entry.getName().getValue()] = std::move(*value);
+    }
+    return llvm::json::Value(std::move(out));
+  }
+  return failure();
+}
+
+/// "*fp16", "i32", "fp32": a kernel parameter's type as signatures and the
+/// runtimes spell it (tile/Runtime/DType.h).
+std::optional<std::string> signatureType(Type type) {
+  std::string prefix;
+  if (auto pointer = dyn_cast<PtrType>(type)) {
+    prefix = "*";
+    type = pointer.getPointeeType();
+  }
+  std::string spelled;
+  llvm::raw_string_ostream os(spelled);
+  type.print(os);
+  std::optional<::tile::rt::DType> dtype = ::tile::rt::parseDType(spelled);
+  if (!dtype)
+    return std::nullopt;
+  return prefix + ::tile::rt::dtypeName(*dtype);
+}
+
+/// The kernel's parameters: name (the argument's name location, as the
+/// frontend writes it; else argN), type and divisibility.
+FailureOr<llvm::json::Array> describeParams(func::FuncOp kernel) {
+  llvm::json::Array params;
+  for (BlockArgument arg : kernel.getArguments()) {
+    unsigned index = arg.getArgNumber();
+    std::optional<std::string> type = signatureType(arg.getType());
+    if (!type)
+      return kernel.emitError() << "kernel argument " << index << " has type "
+                                << arg.getType()
+                                << ", which no runtime can pass";
+    std::string name = "arg" + std::to_string(index);
+    if (auto named = dyn_cast<NameLoc>(arg.getLoc()))
+      name = named.getName().str();
+    llvm::json::Object param{{"name", name}, {"type", *type}};
+    if (auto divisibility = kernel.getArgAttrOfType<IntegerAttr>(
+            index, TileDialect::getDivisibilityAttrName()))
+      param["divisibility"] = divisibility.getInt();
+    params.push_back(std::move(param));
+  }
+  return params;
+}
+
+/// The source file of the kernel's location, or "".
+std::string sourceFile(Location loc) {
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return file.getFilename().str();
+  if (auto named = dyn_cast<NameLoc>(loc))
+    return sourceFile(named.getChildLoc());
+  return "";
+}
+
+/// The metadata a kernel has before any lowering.
+FailureOr<llvm::json::Object> describeKernel(ModuleOp module,
+                                             func::FuncOp kernel,
+                                             const CompileRequest &request,
+                                             const CompileOptions &options) {
+  FailureOr<llvm::json::Array> params = describeParams(kernel);
+  if (failed(params))
+    return failure();
+  llvm::json::Object constexprs;
+  if (auto values = kernel->getAttrOfType<DictionaryAttr>(
+          TileDialect::getConstexprsAttrName())) {
+    FailureOr<llvm::json::Value> json = toJson(values);
+    if (failed(json))
+      return kernel.emitError()
+             << TileDialect::getConstexprsAttrName()
+             << " holds an attribute that has no JSON form: " << values;
+    constexprs = std::move(*json->getAsObject());
+  }
+  llvm::json::Object metadata{
+      {"schema_version", ::tile::rt::kMetadataSchemaVersion},
+      {"name", request.name},
+      {"entry", kernel.getSymName().str()},
+      {"kernel", kernel.getSymName().str()},
+      {"source", sourceFile(kernel.getLoc())},
+      {"params", std::move(*params)},
+      {"constexprs", std::move(constexprs)},
+      {"num_warps", int64_t(options.numWarps)},
+      {"options", options.str()},
+  };
+  auto recorded = module->getAttrOfType<DictionaryAttr>(
+      TileDialect::getMetadataAttrName());
+  if (!recorded)
+    return metadata;
+  for (NamedAttribute entry : recorded) {
+    StringRef key = entry.getName().getValue();
+    if (llvm::is_contained(kCompilerKeys, key) &&
+        !llvm::is_contained(kFrontendKeys, key))
+      return module.emitError()
+             << TileDialect::getMetadataAttrName() << " sets '" << key
+             << "', which the compiler writes itself";
+    FailureOr<llvm::json::Value> value = toJson(entry.getValue());
+    if (failed(value))
+      return module.emitError() << TileDialect::getMetadataAttrName() << "."
+                                << key << " has no JSON form: "
+                                << entry.getValue();
+    metadata[key] = std::move(*value);
+  }
+  return metadata;
+}
+
+/// The options of `module`: the defaults, then its tile.options, then the
+/// request's overrides.
+LogicalResult readOptions(ModuleOp module, const CompileRequest &request,
+                          CompileOptions &options) {
+  std::string error;
+  if (auto recorded = module->getAttrOfType<StringAttr>(
+          TileDialect::getOptionsAttrName()))
+    if (failed(parseCompileOptions(recorded.getValue(), options, error)))
+      return module.emitError()
+             << TileDialect::getOptionsAttrName() << ": " << error;
+  if (failed(parseCompileOptions(request.optionOverrides, options, error)))
+    return module.emitError() << "option overrides: " << error;
+  return success();
+}
+
+} // namespace
+
+std::string mlir::tile::formatMetadata(const llvm::json::Object &metadata) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::json::OStream json(os, /*IndentSize=*/2);
+  json.object([&] {
+    for (StringRef key : kCompilerKeys)
+      if (const llvm::json::Value *value = metadata.get(key))
+        json.attribute(key, *value);
+    SmallVector<StringRef> others;
+    for (const auto &entry : metadata)
+      if (!llvm::is_contained(kCompilerKeys, StringRef(entry.first)))
+        others.push_back(entry.first);
+    llvm::sort(others);
+    for (StringRef key : others)
+      json.attribute(key, *metadata.get(key));
+  });
+  os << "\n";
+  return text;
+}
+
+LogicalResult mlir::tile::compileKernel(ModuleOp module,
+                                  const CompileRequest &request,
+                                  CompiledKernel &result) {
+  SmallVector<func::FuncOp> kernels;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (isKernel(func))
+      kernels.push_back(func);
+  if (kernels.size() != 1)
+    return module.emitError()
+           << "a kernel module holds one func.func marked "
+           << TileDialect::getKernelAttrName() << ", not " << kernels.size();
+
+  CompileOptions options;
+  if (failed(readOptions(module, request, options)))
+    return failure();
+  FailureOr<llvm::json::Object> metadata =
+      describeKernel(module, kernels.front(), request, options);
+  if (failed(metadata))
+    return failure();
+  result.metadata = std::move(*metadata);
+  if (request.stage == CompileStage::Metadata)
+    return success();
+
+  // Lowering. An error that says the GPU lowering does not take the kernel
+  // yet becomes the result's reason; other errors go on to the caller.
+  std::string unsupported;
+  LogicalResult lowered = success();
+  {
+    ScopedDiagnosticHandler handler(
+        module.getContext(), [&](Diagnostic &diagnostic) {
+          std::string message = diagnostic.str();
+          if (diagnostic.getSeverity() != DiagnosticSeverity::Error ||
+              !StringRef(message).contains(tilegpu::kUnsupportedOnGPU))
+            return failure(); // not ours: the next handler reports it
+          if (unsupported.empty())
+            unsupported = message;
+          return success();
+        });
+    PassManager pm(module.getContext());
+    buildTileToLLVMPipeline(pm, options);
+    lowered = pm.run(module);
+  }
+  tilegpu::TargetAttr target = getTarget(module, options);
+  llvm::json::Object gpu{{"target", target.getChip().str()}};
+  if (failed(lowered)) {
+    if (unsupported.empty())
+      return failure();
+    result.unsupportedOnGPU = unsupported;
+    gpu["unsupported"] = unsupported;
+    result.metadata["gpu"] = std::move(gpu);
+    return success();
+  }
+
+  auto machine = createTargetMachine(target, options);
+  if (!machine)
+    return module.emitError() << llvm::toString(machine.takeError());
+  llvm::LLVMContext llvmContext;
+  auto llvmModule = translateToLLVMIR(module, llvmContext, **machine, options);
+  if (!llvmModule)
+    return module.emitError() << llvm::toString(llvmModule.takeError());
+  result.ptx = emitPTX(**llvmModule, **machine);
+  int64_t sharedBytes = 0;
+  if (auto bytes = module->getAttrOfType<IntegerAttr>(
+          tilegpu::TileGPUDialect::getSharedBytesAttrName()))
+    sharedBytes = bytes.getInt();
+  gpu["ptx"] = request.name + ".ptx";
+  gpu["shared_bytes"] = sharedBytes;
+  if (request.stage == CompileStage::Cubin) {
+    auto cubin = assembleCubin(result.ptx, target, request.ptxas);
+    if (!cubin)
+      return module.emitError() << request.name << ": "
+                                << llvm::toString(cubin.takeError());
+    result.cubin = std::move(*cubin);
+    gpu["cubin"] = request.name + ".cubin";
+  }
+  result.metadata["gpu"] = std::move(gpu);
+  return success();
+}
