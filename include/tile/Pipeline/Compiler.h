@@ -5,7 +5,7 @@
 // cubin, in one process. The metadata is written from the module itself:
 // its parameters and constexprs, its options, the shared memory the lowering
 // allotted, and what the frontend recorded for the runtimes (tile.metadata).
-// docs/reference/kernel-metadata.md describes the file.
+// docs/kernel-metadata.md describes the file.
 //
 //===----------------------------------------------------------------------===//
 

@@ -22,7 +22,7 @@
 
 namespace tile::rt {
 
-/// The layout of a kernel's metadata file (docs/reference/kernel-metadata.md)
+/// The layout of a kernel's metadata file (docs/kernel-metadata.md)
 /// that tile-compile writes and the runtimes read: a reader refuses another.
 constexpr int64_t kMetadataSchemaVersion = 1;
 

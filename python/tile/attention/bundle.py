@@ -1,6 +1,6 @@
 """Finding and reading the compiled kernels: the metadata files
 (<name>.json, "manifests" here) that tile-compile writes beside each
-kernel's cubin and PTX (docs/reference/kernel-metadata.md).
+kernel's cubin and PTX (docs/kernel-metadata.md).
 
 Standard library only: nothing here needs PyTorch or a GPU.
 """
