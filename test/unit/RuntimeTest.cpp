@@ -174,12 +174,12 @@ TEST(Npy, MissingFile) {
 //===----------------------------------------------------------------------===//
 
 const char *kMetadata = R"({
-  "name": "attn_fwd_fp16_d64_causal", "kernel": "attn_fwd",
+  "schema_version": 1, "name": "attn_fwd_fp16_d64_causal", "kernel": "attn_fwd",
   "entry": "attn_fwd_fp16_d64_causal", "source": "attention.py",
   "params": [{"name": "Q", "type": "*fp16"}, {"name": "sm_scale", "type": "fp32"},
              {"name": "N_CTX", "type": "i32"}],
   "constexprs": {"HEAD_DIM": 64, "BLOCK_M": 128, "CAUSAL": true},
-  "num_warps": 4, "target": "tile",
+  "num_warps": 4,
   "gpu": {"target": "sm_90a", "ptx": "attn.ptx", "shared_bytes": 16}})";
 
 TEST(KernelInfo, ParsesMetadata) {
@@ -209,17 +209,35 @@ TEST(KernelInfo, ParsesMetadata) {
 TEST(KernelInfo, RejectsBadMetadata) {
   KernelInfo info;
   EXPECT_FALSE(parseKernelInfo("[]", "x.json", &info).ok());
-  EXPECT_FALSE(parseKernelInfo(R"({"name": "a"})", "x.json", &info).ok());
+  EXPECT_FALSE(
+      parseKernelInfo(R"({"schema_version": 1, "name": "a"})", "x.json", &info)
+          .ok());
   Status status = parseKernelInfo(
-      R"({"name": "a", "kernel": "k", "params": [{"name": "X", "type": "*fp17"}]})",
+      R"({"schema_version": 1, "name": "a", "kernel": "k", "params": [{"name": "X", "type": "*fp17"}]})",
       "x.json", &info);
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("*fp17"), std::string::npos);
 }
 
+TEST(KernelInfo, RefusesAnotherSchemaVersion) {
+  KernelInfo info;
+  for (const char *version : {"", R"("schema_version": 0,)",
+                              R"("schema_version": 2,)",
+                              R"("schema_version": "1",)"}) {
+    Status status = parseKernelInfo(
+        std::string("{") + version +
+            R"( "name": "a", "kernel": "k", "params": []})",
+        "x.json", &info);
+    ASSERT_FALSE(status.ok()) << version;
+    EXPECT_NE(status.message().find("this runtime reads version 1"),
+              std::string::npos)
+        << status.message();
+  }
+}
+
 TEST(KernelInfo, MaxNCtxIsAPositiveInteger) {
   auto withMaxNCtx = [](const std::string &value) {
-    return R"({"name": "a", "kernel": "attn_fwd", "params": [], "max_n_ctx": )" +
+    return R"({"schema_version": 1, "name": "a", "kernel": "attn_fwd", "params": [], "max_n_ctx": )" +
            value + "}";
   };
   KernelInfo info;
@@ -236,7 +254,7 @@ TEST(KernelInfo, MaxNCtxIsAPositiveInteger) {
 
 TEST(KernelInfo, TuningNamesTheVariantACandidateTunes) {
   auto withTuning = [](const std::string &value) {
-    return R"({"name": "a__m64", "kernel": "attn_fwd", "params": [], "tuning": )" +
+    return R"({"schema_version": 1, "name": "a__m64", "kernel": "attn_fwd", "params": [], "tuning": )" +
            value + "}";
   };
   KernelInfo info;
