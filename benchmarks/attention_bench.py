@@ -3,6 +3,8 @@
 
 Times the forward and the backward of
   tile            tile.attention.flash_attn_func (the compiled kernels, in-process)
+  fa4             FlashAttention-4 (flash_attn.cute; its SM90 path on Hopper), where
+                  installed (../shared/anchors/fa4/README.md says how on the GPU machine)
   sdpa-cudnn      torch scaled_dot_product_attention, cuDNN backend
   sdpa-flash      ... flash backend (FlashAttention-2)
   sdpa-efficient  ... memory-efficient backend
@@ -16,8 +18,8 @@ passes, the second in reverse order, and each time is the mean of its two
 medians: whichever runs right after another runs on a GPU that one has
 heated, and in a fixed order Tile / FA2 moved by up to 8% between the
 two orders (H100, docs/performance.md).  FLOPs: 4*B*H*N^2*D, x0.5
-causal, x2.5 for the backward.  An implementation that errors or runs out of memory is recorded
-as n/a and the run goes on.
+causal, x2.5 for the backward.  An implementation that errors, runs out of
+memory or is not installed is recorded as n/a and the run goes on.
 
 Also the classic case (B=32, N=512, H=16, D=64, causal, fp16): time and
 peak device memory of a forward + backward for each implementation, and
@@ -27,7 +29,8 @@ the kernels: docs/performance.md).
 
 Writes attention_bench.json, attention_bench.csv and PNG plots (TFLOP/s
 against N, one line per implementation, one plot per dtype, head dim,
-causality and direction) to --out; prints one table last, with Tile / FA2.
+causality and direction) to --out; prints one table last, with Tile / FA2
+and Tile / the faster of cuDNN and FA4 (the target: above 1 everywhere).
 
     python3 benchmarks/attention_bench.py [--quick] [--dtype fp16] [--head-dim 64]
         [--n 1024,4096] [--causal yes|no|both] [--impl tile,sdpa-flash] [--out DIR]
@@ -61,8 +64,9 @@ SDPA_BACKENDS = {"sdpa-cudnn": SDPBackend.CUDNN_ATTENTION,
                  "sdpa-flash": SDPBackend.FLASH_ATTENTION,
                  "sdpa-efficient": SDPBackend.EFFICIENT_ATTENTION,
                  "sdpa-math": SDPBackend.MATH}
-IMPLEMENTATIONS = ("tile", *SDPA_BACKENDS, "naive")
+IMPLEMENTATIONS = ("tile", "fa4", *SDPA_BACKENDS, "naive")
 REFERENCE = "sdpa-flash"            # FlashAttention-2, the ratio's denominator
+FASTEST_PEERS = ("sdpa-cudnn", "fa4")   # the faster of them: the target
 # Implementations whose score matrix dwarfs the L2 cache: one input set,
 # so that two autograd graphs of N^2 scores need not fit at once.
 MATERIALISING = ("sdpa-math", "naive")
@@ -85,6 +89,13 @@ def sdpa_attention(backend):
     return run
 
 
+def fa4_attention(q, k, v, causal):
+    """FlashAttention-4's flash_attn_func; it returns (out, lse)."""
+    from flash_attn.cute import flash_attn_func as fa4_func
+    result = fa4_func(q, k, v, causal=causal)
+    return result[0] if isinstance(result, tuple) else result
+
+
 def naive_attention(q, k, v, causal):
     """What attention costs without fusion: the (B, H, N, N) scores and
     probabilities live in device memory."""
@@ -103,6 +114,8 @@ def implementation(name):
         return tile_attention
     if name == "naive":
         return naive_attention
+    if name == "fa4":
+        return fa4_attention
     return sdpa_attention(SDPA_BACKENDS[name])
 
 
@@ -393,23 +406,27 @@ def print_table(records, classic):
         r = by_key.get((name, *config))
         return None if r is None else r[f"{direction}_tflops"]
 
-    def ratio(config, direction):
-        tile, fa2 = tflops("tile", config, direction), tflops(REFERENCE, config, direction)
-        return None if tile is None or not fa2 else tile / fa2
+    def ratio(config, direction, peers):
+        tile = tflops("tile", config, direction)
+        best = max((t for t in (tflops(p, config, direction) for p in peers) if t),
+                   default=None)
+        return None if tile is None or not best else tile / best
 
-    short = {"tile": "tile", "sdpa-cudnn": "cudnn", "sdpa-flash": "fa2",
+    short = {"tile": "tile", "fa4": "fa4", "sdpa-cudnn": "cudnn", "sdpa-flash": "fa2",
              "sdpa-efficient": "eff", "sdpa-math": "math", "naive": "naive"}
     impls = [i for i in IMPLEMENTATIONS if any(r["impl"] == i for r in records)]
-    print("\n== attention TFLOP/s (forward | backward), median; tile/fa2 = Tile / SDPA flash")
+    print("\n== attention TFLOP/s (forward | backward), median; t/fa2 = Tile / SDPA flash, "
+          "t/best = Tile / the faster of cuDNN and FA4")
     head = " ".join(f"{short[i]:>6s}" for i in impls)
-    print(f"{'dtype':5s} {'D':>3s} {'mask':6s} {'N':>5s} | {head} {'t/fa2':>6s} | "
-          f"{head} {'t/fa2':>6s}")
+    print(f"{'dtype':5s} {'D':>3s} {'mask':6s} {'N':>5s} | {head} {'t/fa2':>6s} "
+          f"{'t/best':>6s} | {head} {'t/fa2':>6s} {'t/best':>6s}")
     for config in configs:
         dtype, head_dim, causal, seqlen = config
         cells = []
         for direction in ("fwd", "bwd"):
             cells.append(" ".join(f"{fmt(tflops(i, config, direction)):>6s}" for i in impls)
-                         + f" {fmt(ratio(config, direction), 2):>6s}")
+                         + f" {fmt(ratio(config, direction, [REFERENCE]), 2):>6s}"
+                         + f" {fmt(ratio(config, direction, FASTEST_PEERS), 2):>6s}")
         print(f"{dtype:5s} {head_dim:3d} {'causal' if causal else 'full':6s} {seqlen:5d} | "
               f"{cells[0]} | {cells[1]}")
     if classic:
