@@ -61,8 +61,8 @@ AxisInfoAnalysis::AxisInfoAnalysis(Operation *function) {
   if (auto func = dyn_cast<func::FuncOp>(function)) {
     for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
       AxisInfo info = AxisInfo::unknown(1);
-      if (auto attr =
-              func.getArgAttrOfType<IntegerAttr>(i, TileDialect::getDivisibilityAttrName()))
+      if (auto attr = func.getArgAttrOfType<IntegerAttr>(
+              i, TileDialect::getDivisibilityAttrName()))
         info.divisibility[0] = attr.getInt();
       infos[arg] = info;
     }

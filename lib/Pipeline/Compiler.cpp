@@ -19,7 +19,7 @@ namespace {
 /// The metadata keys the compiler writes, in the order the file lists them;
 /// tile.metadata may set only "kernel" and "source" among them.
 constexpr llvm::StringLiteral kCompilerKeys[] = {
-    "schema_version", "name",      "kernel",  "entry", "source",
+    "schema_version", "name",       "kernel",    "entry",   "source",
     "params",         "constexprs", "num_warps", "options", "gpu"};
 constexpr llvm::StringLiteral kFrontendKeys[] = {"kernel", "source"};
 
@@ -84,9 +84,9 @@ FailureOr<llvm::json::Array> describeParams(func::FuncOp kernel) {
     unsigned index = arg.getArgNumber();
     std::optional<std::string> type = signatureType(arg.getType());
     if (!type)
-      return kernel.emitError() << "kernel argument " << index << " has type "
-                                << arg.getType()
-                                << ", which no runtime can pass";
+      return kernel.emitError()
+             << "kernel argument " << index << " has type " << arg.getType()
+             << ", which no runtime can pass";
     std::string name = "arg" + std::to_string(index);
     if (auto named = dyn_cast<NameLoc>(arg.getLoc()))
       name = named.getName().str();
@@ -137,8 +137,8 @@ FailureOr<llvm::json::Object> describeKernel(ModuleOp module,
       {"num_warps", int64_t(options.numWarps)},
       {"options", options.str()},
   };
-  auto recorded = module->getAttrOfType<DictionaryAttr>(
-      TileDialect::getMetadataAttrName());
+  auto recorded =
+      module->getAttrOfType<DictionaryAttr>(TileDialect::getMetadataAttrName());
   if (!recorded)
     return metadata;
   for (NamedAttribute entry : recorded) {
@@ -150,9 +150,9 @@ FailureOr<llvm::json::Object> describeKernel(ModuleOp module,
              << "', which the compiler writes itself";
     FailureOr<llvm::json::Value> value = toJson(entry.getValue());
     if (failed(value))
-      return module.emitError() << TileDialect::getMetadataAttrName() << "."
-                                << key << " has no JSON form: "
-                                << entry.getValue();
+      return module.emitError()
+             << TileDialect::getMetadataAttrName() << "." << key
+             << " has no JSON form: " << entry.getValue();
     metadata[key] = std::move(*value);
   }
   return metadata;
@@ -163,8 +163,8 @@ FailureOr<llvm::json::Object> describeKernel(ModuleOp module,
 LogicalResult readOptions(ModuleOp module, const CompileRequest &request,
                           CompileOptions &options) {
   std::string error;
-  if (auto recorded = module->getAttrOfType<StringAttr>(
-          TileDialect::getOptionsAttrName()))
+  if (auto recorded =
+          module->getAttrOfType<StringAttr>(TileDialect::getOptionsAttrName()))
     if (failed(parseCompileOptions(recorded.getValue(), options, error)))
       return module.emitError()
              << TileDialect::getOptionsAttrName() << ": " << error;
@@ -196,8 +196,8 @@ std::string mlir::tile::formatMetadata(const llvm::json::Object &metadata) {
 }
 
 LogicalResult mlir::tile::compileKernel(ModuleOp module,
-                                  const CompileRequest &request,
-                                  CompiledKernel &result) {
+                                        const CompileRequest &request,
+                                        CompiledKernel &result) {
   SmallVector<func::FuncOp> kernels;
   for (auto func : module.getOps<func::FuncOp>())
     if (isKernel(func))
@@ -265,8 +265,8 @@ LogicalResult mlir::tile::compileKernel(ModuleOp module,
   if (request.stage == CompileStage::Cubin) {
     auto cubin = assembleCubin(result.ptx, target, request.ptxas);
     if (!cubin)
-      return module.emitError() << request.name << ": "
-                                << llvm::toString(cubin.takeError());
+      return module.emitError()
+             << request.name << ": " << llvm::toString(cubin.takeError());
     result.cubin = std::move(*cubin);
     gpu["cubin"] = request.name + ".cubin";
   }

@@ -31,8 +31,7 @@ std::string tile::CompileOptions::str() const {
   return text.size() >= 2 ? text.substr(1, text.size() - 2) : text;
 }
 
-LogicalResult tile::parseCompileOptions(StringRef text,
-                                        CompileOptions &options,
+LogicalResult tile::parseCompileOptions(StringRef text, CompileOptions &options,
                                         std::string &error) {
   llvm::raw_string_ostream os(error);
   if (succeeded(options.parseFromString(text, os)))

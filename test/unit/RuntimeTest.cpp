@@ -221,13 +221,13 @@ TEST(KernelInfo, RejectsBadMetadata) {
 
 TEST(KernelInfo, RefusesAnotherSchemaVersion) {
   KernelInfo info;
-  for (const char *version : {"", R"("schema_version": 0,)",
-                              R"("schema_version": 2,)",
-                              R"("schema_version": "1",)"}) {
-    Status status = parseKernelInfo(
-        std::string("{") + version +
-            R"( "name": "a", "kernel": "k", "params": []})",
-        "x.json", &info);
+  for (const char *version :
+       {"", R"("schema_version": 0,)", R"("schema_version": 2,)",
+        R"("schema_version": "1",)"}) {
+    Status status =
+        parseKernelInfo(std::string("{") + version +
+                            R"( "name": "a", "kernel": "k", "params": []})",
+                        "x.json", &info);
     ASSERT_FALSE(status.ok()) << version;
     EXPECT_NE(status.message().find("this runtime reads version 1"),
               std::string::npos)

@@ -60,8 +60,9 @@ cl::opt<std::string>
     ptxasPath("ptxas",
               cl::desc("ptxas to use (default: PATH, then /usr/local/cuda)"),
               cl::init(""));
-cl::opt<unsigned> jobs("j", cl::desc("kernels compiled at once (default: one "
-                                     "a hardware thread)"),
+cl::opt<unsigned> jobs("j",
+                       cl::desc("kernels compiled at once (default: one "
+                                "a hardware thread)"),
                        cl::init(0));
 cl::opt<bool> printOptions(
     "print-default-options",
@@ -191,12 +192,11 @@ int main(int argc, char **argv) {
     DefaultThreadPool pool(hardware_concurrency(jobs));
     for (size_t i = 0; i < inputs.size(); ++i) {
       StringRef input = inputs[i];
-      std::string name = nameOption.empty()
-                             ? sys::path::stem(input).str()
-                             : std::string(nameOption);
-      std::string directory =
-          outDir.empty() ? sys::path::parent_path(input).str()
-                         : std::string(outDir);
+      std::string name = nameOption.empty() ? sys::path::stem(input).str()
+                                            : std::string(nameOption);
+      std::string directory = outDir.empty()
+                                  ? sys::path::parent_path(input).str()
+                                  : std::string(outDir);
       pool.async([&, i, input, name, directory] {
         outcomes[i] =
             compileOne(registry, input, directory, name, stage, ptxas);

@@ -27,9 +27,8 @@ struct CompileOptions : public PassPipelineOptions<CompileOptions> {
   Option<tilegpu::Arch> target{
       *this, "target", llvm::cl::desc("the GPU architecture"),
       llvm::cl::init(tilegpu::Arch::SM90a),
-      llvm::cl::values(
-          clEnumValN(tilegpu::Arch::SM80, "sm_80", "Ampere"),
-          clEnumValN(tilegpu::Arch::SM90a, "sm_90a", "Hopper"))};
+      llvm::cl::values(clEnumValN(tilegpu::Arch::SM80, "sm_80", "Ampere"),
+                       clEnumValN(tilegpu::Arch::SM90a, "sm_90a", "Hopper"))};
   Option<unsigned> numStages{
       *this, "num-stages",
       llvm::cl::desc("buffers per block load copied ahead in loops (1: none)"),

@@ -105,7 +105,8 @@ void tilegpu::storeTile(OpBuilder &b, Location loc, const LinearLayout &layout,
 }
 
 int64_t tilegpu::getVectorWidth(Operation *op, const LinearLayout &layout) {
-  auto attr = op->getAttrOfType<IntegerAttr>(TileGPUDialect::getVectorWidthAttrName());
+  auto attr =
+      op->getAttrOfType<IntegerAttr>(TileGPUDialect::getVectorWidthAttrName());
   if (!attr)
     return 1;
   int64_t width = attr.getInt();

@@ -50,7 +50,7 @@ void mlir::tile::initializeNVPTXTarget() {
 }
 
 tilegpu::TargetAttr mlir::tile::getTarget(ModuleOp module,
-                                    const CompileOptions &options) {
+                                          const CompileOptions &options) {
   if (tilegpu::TargetAttr target = tilegpu::getTarget(module))
     return target;
   MLIRContext *context = module.getContext();
@@ -76,12 +76,11 @@ LogicalResult mlir::tile::verifyLoweredToLLVM(ModuleOp module) {
 
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 mlir::tile::createTargetMachine(tilegpu::TargetAttr target,
-                          const CompileOptions &options) {
+                                const CompileOptions &options) {
   initializeNVPTXTarget();
   llvm::Triple triple(kTriple);
   std::string error;
-  const llvm::Target *nvptx =
-      llvm::TargetRegistry::lookupTarget(triple, error);
+  const llvm::Target *nvptx = llvm::TargetRegistry::lookupTarget(triple, error);
   if (!nvptx)
     return llvm::createStringError(error);
   llvm::TargetOptions targetOptions;
@@ -94,8 +93,8 @@ mlir::tile::createTargetMachine(tilegpu::TargetAttr target,
 
 llvm::Expected<std::unique_ptr<llvm::Module>>
 mlir::tile::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &context,
-                        llvm::TargetMachine &machine,
-                        const CompileOptions &options) {
+                              llvm::TargetMachine &machine,
+                              const CompileOptions &options) {
   std::unique_ptr<llvm::Module> llvmModule =
       mlir::translateModuleToLLVMIR(module, context);
   if (!llvmModule)
@@ -123,7 +122,8 @@ mlir::tile::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &context,
   return llvmModule;
 }
 
-std::string mlir::tile::emitPTX(llvm::Module &module, llvm::TargetMachine &machine) {
+std::string mlir::tile::emitPTX(llvm::Module &module,
+                                llvm::TargetMachine &machine) {
   std::string ptx;
   llvm::raw_string_ostream os(ptx);
   llvm::buffer_ostream stream(os);
@@ -144,13 +144,13 @@ std::optional<std::string> mlir::tile::findPtxas(llvm::StringRef explicitPath) {
   return std::nullopt;
 }
 
-llvm::Expected<std::string> mlir::tile::assembleCubin(llvm::StringRef ptx,
-                                                tilegpu::TargetAttr target,
-                                                llvm::StringRef ptxas) {
+llvm::Expected<std::string>
+mlir::tile::assembleCubin(llvm::StringRef ptx, tilegpu::TargetAttr target,
+                          llvm::StringRef ptxas) {
   llvm::SmallString<128> ptxFile, cubinFile, logFile;
-  for (auto [path, suffix] : {std::pair(&ptxFile, "ptx"),
-                              std::pair(&cubinFile, "cubin"),
-                              std::pair(&logFile, "log")})
+  for (auto [path, suffix] :
+       {std::pair(&ptxFile, "ptx"), std::pair(&cubinFile, "cubin"),
+        std::pair(&logFile, "log")})
     if (std::error_code ec =
             llvm::sys::fs::createTemporaryFile("tile", suffix, *path))
       return llvm::createStringError(ec, "cannot create a temporary file");
@@ -167,9 +167,9 @@ llvm::Expected<std::string> mlir::tile::assembleCubin(llvm::StringRef ptx,
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, logFile.str(),
                                                 logFile.str()};
   std::string message;
-  int rc = llvm::sys::ExecuteAndWait(
-      ptxas, {ptxas, chip, "-o", cubinFile, ptxFile}, std::nullopt, redirects,
-      0, 0, &message);
+  int rc =
+      llvm::sys::ExecuteAndWait(ptxas, {ptxas, chip, "-o", cubinFile, ptxFile},
+                                std::nullopt, redirects, 0, 0, &message);
   if (rc != 0) {
     auto log = llvm::MemoryBuffer::getFile(logFile);
     std::string printed =

@@ -124,13 +124,12 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
   }
   if (name == getConstexprsAttrName()) {
     if (!isKernel(op) || !isa<DictionaryAttr>(value))
-      return op->emitError() << "'" << name
-                             << "' is a dictionary attribute of a kernel";
+      return op->emitError()
+             << "'" << name << "' is a dictionary attribute of a kernel";
     return success();
   }
   if (name != getKernelAttrName())
-    return op->emitError() << "unknown tile dialect attribute '" << name
-                           << "'";
+    return op->emitError() << "unknown tile dialect attribute '" << name << "'";
   auto func = dyn_cast<func::FuncOp>(op);
   if (!func)
     return op->emitError() << "'" << getKernelAttrName()

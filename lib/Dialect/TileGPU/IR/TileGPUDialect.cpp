@@ -94,8 +94,8 @@ std::optional<unsigned> tilegpu::getNumWarps(Operation *op) {
 }
 
 TargetAttr tilegpu::getTarget(Operation *op) {
-  auto module = isa<ModuleOp>(op) ? cast<ModuleOp>(op)
-                                  : op->getParentOfType<ModuleOp>();
+  auto module =
+      isa<ModuleOp>(op) ? cast<ModuleOp>(op) : op->getParentOfType<ModuleOp>();
   if (!module)
     return {};
   return module->getAttrOfType<TargetAttr>(TileGPUDialect::getTargetAttrName());

@@ -195,7 +195,8 @@ struct CoalescePass : public tilegpu::impl::TileGPUCoalesceBase<CoalescePass> {
       v.setType(tile::BlockPtrType::get(vectorType));
     OpBuilder b(ctx);
     for (Operation *op : accesses) {
-      op->setAttr(TileGPUDialect::getVectorWidthAttrName(), b.getI32IntegerAttr(width));
+      op->setAttr(TileGPUDialect::getVectorWidthAttrName(),
+                  b.getI32IntegerAttr(width));
       if (auto load = dyn_cast<tile::LoadBlockOp>(op)) {
         Type oldType = load.getType();
         load.getResult().setType(vectorType);
@@ -251,7 +252,8 @@ struct CoalescePass : public tilegpu::impl::TileGPUCoalesceBase<CoalescePass> {
           RankedTensorType::get(type.getShape(), type.getElementType(), layout),
           operand.get()));
     }
-    op->setAttr(TileGPUDialect::getVectorWidthAttrName(), b.getI32IntegerAttr(width));
+    op->setAttr(TileGPUDialect::getVectorWidthAttrName(),
+                b.getI32IntegerAttr(width));
     if (auto atomic = dyn_cast<tile::AtomicAddOp>(op)) {
       auto oldType = cast<RankedTensorType>(atomic.getType());
       atomic.getResult().setType(RankedTensorType::get(

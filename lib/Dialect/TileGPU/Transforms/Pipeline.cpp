@@ -63,7 +63,8 @@ bool copiesInVectors(tile::LoadBlockOp load, LocalAllocOp alloc) {
     return false;
   int64_t width = 128 / bits;
   unsigned inner = layout.getOrder()[0];
-  auto proven = load->getAttrOfType<IntegerAttr>(TileGPUDialect::getVectorWidthAttrName());
+  auto proven = load->getAttrOfType<IntegerAttr>(
+      TileGPUDialect::getVectorWidthAttrName());
   SharedEncodingAttr shared = alloc.getType().getEncoding();
   return proven && proven.getInt() == width &&
          layout.getSizePerThread()[inner] % width == 0 &&

@@ -416,7 +416,8 @@ public:
   /// lowering narrows it (getVectorWidth).
   static void narrowVectorWidth(Operation *access, const LinearLayout &from,
                                 const LinearLayout &to) {
-    auto width = access->getAttrOfType<IntegerAttr>(TileGPUDialect::getVectorWidthAttrName());
+    auto width = access->getAttrOfType<IntegerAttr>(
+        TileGPUDialect::getVectorWidthAttrName());
     if (!width || from.getRank() == 1)
       return;
     int64_t kept = 1;

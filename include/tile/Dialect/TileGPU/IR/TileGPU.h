@@ -15,8 +15,8 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "tile/Dialect/TileGPU/IR/TileGPUAttrInterfaces.h.inc"
-#include "tile/Dialect/TileGPU/IR/TileGPUEnums.h.inc"
 #include "tile/Dialect/TileGPU/IR/TileGPUDialect.h.inc"
+#include "tile/Dialect/TileGPU/IR/TileGPUEnums.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "tile/Dialect/TileGPU/IR/TileGPUAttrs.h.inc"
