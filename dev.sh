@@ -4,7 +4,8 @@
 #   ./dev.sh run    install what is missing, build, and run the main job
 #   ./dev.sh test   install what is missing, build, and run every test
 #   ./dev.sh build  install what is missing and build
-#   ./dev.sh lint   lint the Python (ruff check; ./dev.sh test runs it too)
+#   ./dev.sh lint   lint the Python (ruff) and check the C++ format
+#                   (clang-format); ./dev.sh test runs both too
 #   ./dev.sh docs   refresh docs/reference/ from the TableGen definitions
 #
 # Each step does only what is needed: packages already installed are not
@@ -19,7 +20,7 @@ LLVM=/usr/lib/llvm-22
 # Debian's setuptools (66) build the editable install of tile offline.
 PACKAGES=(cmake ninja-build g++ ccache python3 python3-pytest python3-numpy
           python3-venv python3-wheel llvm-22-dev llvm-22-tools libmlir-22-dev
-          mlir-22-tools libgtest-dev)
+          mlir-22-tools libgtest-dev clang-format-22)
 
 # Test-only Python packages live in a virtual environment in the build
 # folder, which also sees Debian's pytest and numpy: nothing is installed
@@ -162,12 +163,45 @@ lint() {
   return $status
 }
 
+# clang-format over the C++ (.clang-format: LLVM style); with an argument,
+# also writes one JUnit test case per file there, for the summary.
+format_check() {
+  say "C++ format (clang-format-22)"
+  local files=() bad=() file status=0
+  mapfile -t files < <(cd "$ROOT" && git ls-files '*.cpp' '*.h')
+  for file in "${files[@]}"; do
+    clang-format-22 --dry-run --Werror "$ROOT/$file" > /dev/null 2>&1 ||
+      bad+=("$file")
+  done
+  if [ ${#bad[@]} -gt 0 ]; then
+    status=1
+    printf '  not formatted: %s\n' "${bad[@]}"
+    echo "  fix with: clang-format-22 -i FILE"
+  else
+    echo "clang-format: clean (${#files[@]} files)"
+  fi
+  if [ $# -gt 0 ]; then
+    {
+      echo '<testsuite name="clang-format">'
+      for file in "${files[@]}"; do
+        echo "<testcase classname=\"clang-format\" name=\"$file\">"
+        [[ " ${bad[*]} " == *" $file "* ]] &&
+          echo '<failure message="not clang-formatted"/>'
+        echo '</testcase>'
+      done
+      echo '</testsuite>'
+    } > "$1"
+  fi
+  return $status
+}
+
 run_tests() {
   build
   setup_test_python
   local results="$BUILD/test-results" status=0
   rm -rf "$results" && mkdir -p "$results"
   lint "$results/lint.xml" || status=1
+  format_check "$results/format.xml" || status=1
   say "lit tests"
   "$LLVM/bin/lit" -sv --xunit-xml-output="$results/lit.xml" "$BUILD/test" ||
     status=1
@@ -198,7 +232,12 @@ case "${1:-}" in
   run) run_main_job ;;
   test) run_tests ;;
   build) build ;;
-  lint) install_missing_packages; lint ;;
+  lint)
+    install_missing_packages
+    status=0
+    lint || status=1
+    format_check || status=1
+    exit $status ;;
   docs) refresh_docs ;;
   *) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac
