@@ -12,6 +12,7 @@
 #include "tile/Pipeline/Compiler.h"
 #include "tile/Pipeline/Pipeline.h"
 #include "tile/Target/NVPTX.h"
+#include "tile/Version.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -148,6 +149,8 @@ int fail(const Twine &message) {
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   mlir::tile::initializeNVPTXTarget();
+  cl::AddExtraVersionPrinter(
+      [](raw_ostream &os) { os << "Tile version " TILE_VERSION "\n"; });
   cl::ParseCommandLineOptions(
       argc, argv,
       "Tile compiler: modules of tile IR to kernel metadata, PTX and cubin\n");

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tile/Dialect/TileGPU/IR/TileGPU.h"
+#include "tile/Version.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/MLIRContext.h"
@@ -31,6 +32,8 @@ static llvm::cl::opt<std::string>
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  llvm::cl::AddExtraVersionPrinter(
+      [](llvm::raw_ostream &os) { os << "Tile version " TILE_VERSION "\n"; });
   llvm::cl::ParseCommandLineOptions(argc, argv, "Draws a tilegpu layout\n");
   MLIRContext context;
   context.loadDialect<TileGPUDialect>();

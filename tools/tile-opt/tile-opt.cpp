@@ -8,6 +8,7 @@
 #include "tile/Conversion/Passes.h"
 #include "tile/Dialect/TileGPU/Transforms/Passes.h"
 #include "tile/Pipeline/Pipeline.h"
+#include "tile/Version.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -25,6 +26,8 @@ int main(int argc, char **argv) {
   mlir::tilegpu::registerTileGPUPasses();
   mlir::tile::registerTileToLLVMPipeline();
   mlir::registerConversionPasses();
+  llvm::cl::AddExtraVersionPrinter(
+      [](llvm::raw_ostream &os) { os << "Tile version " TILE_VERSION "\n"; });
 
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "Tile optimizer driver\n", registry));

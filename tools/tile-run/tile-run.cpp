@@ -10,6 +10,8 @@
 
 #include "Commands.h"
 
+#include "tile/Version.h"
+
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -28,6 +30,7 @@ static const char kUsage[] =
     "  run           any kernel: scalars on the command line, buffers in "
     ".npy files\n"
     "  list          the kernel variants of a bundle\n"
+    "  --version     print Tile's version\n"
     "\n"
     "`tile-run COMMAND --help` lists a command's options. With --check, the "
     "exit\nstatus is 1 when a result does not match the float64 reference.\n";
@@ -37,6 +40,10 @@ int main(int argc, char **argv) {
       !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
     std::fputs(kUsage, argc < 2 ? stderr : stdout);
     return argc < 2 ? 1 : 0;
+  }
+  if (!std::strcmp(argv[1], "--version")) {
+    std::puts("tile-run (Tile) " TILE_VERSION);
+    return 0;
   }
   std::string command = argv[1];
   std::vector<std::string> args(argv + 2, argv + argc);

@@ -9,6 +9,7 @@
 #include "tile/Dialect/Tile/IR/Tile.h"
 #include "tile/Dialect/TileGPU/IR/TileGPU.h"
 #include "tile/Target/NVPTX.h"
+#include "tile/Version.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -60,6 +61,8 @@ int fail(const Twine &message) {
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   mlir::tile::initializeNVPTXTarget();
+  cl::AddExtraVersionPrinter(
+      [](raw_ostream &os) { os << "Tile version " TILE_VERSION "\n"; });
   cl::ParseCommandLineOptions(argc, argv,
                               "Tile translator: LLVM + NVVM MLIR to LLVM "
                               "IR, PTX or cubin\n");
