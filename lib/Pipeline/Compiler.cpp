@@ -19,8 +19,8 @@ namespace {
 /// The metadata keys the compiler writes, in the order the file lists them;
 /// tile.metadata may set only "kernel" and "source" among them.
 constexpr llvm::StringLiteral kCompilerKeys[] = {
-    "schema_version", "name",       "kernel",    "entry",   "source",
-    "params",         "constexprs", "num_warps", "options", "gpu"};
+    "schema_version", "name",      "kernel",  "entry",  "source", "params",
+    "constexprs",     "num_warps", "options", "launch", "gpu"};
 constexpr llvm::StringLiteral kFrontendKeys[] = {"kernel", "source"};
 
 /// An attribute as JSON: strings, numbers, booleans, arrays, dictionaries;
@@ -117,6 +117,7 @@ FailureOr<llvm::json::Object> describeKernel(ModuleOp module,
   if (failed(params))
     return failure();
   llvm::json::Object constexprs;
+  std::optional<llvm::json::Value> launchSpec;
   if (auto values = kernel->getAttrOfType<DictionaryAttr>(
           TileDialect::getConstexprsAttrName())) {
     FailureOr<llvm::json::Value> json = toJson(values);
@@ -126,6 +127,11 @@ FailureOr<llvm::json::Object> describeKernel(ModuleOp module,
              << " holds an attribute that has no JSON form: " << values;
     constexprs = std::move(*json->getAsObject());
   }
+  if (auto launch = kernel->getAttrOfType<DictionaryAttr>(
+          TileDialect::getLaunchAttrName()))
+    // The dialect verified its shape; the runtime's reader checks its
+    // names against the parameters below.
+    launchSpec = std::move(*toJson(launch));
   llvm::json::Object metadata{
       {"schema_version", ::tile::rt::kMetadataSchemaVersion},
       {"name", request.name},
@@ -137,6 +143,8 @@ FailureOr<llvm::json::Object> describeKernel(ModuleOp module,
       {"num_warps", int64_t(options.numWarps)},
       {"options", options.str()},
   };
+  if (launchSpec)
+    metadata["launch"] = std::move(*launchSpec);
   auto recorded =
       module->getAttrOfType<DictionaryAttr>(TileDialect::getMetadataAttrName());
   if (!recorded)
@@ -214,6 +222,13 @@ LogicalResult mlir::tile::compileKernel(ModuleOp module,
       describeKernel(module, kernels.front(), request, options);
   if (failed(metadata))
     return failure();
+  // What the runtimes will read must read: the same parser checks it now.
+  ::tile::rt::KernelInfo readBack;
+  ::tile::rt::Status readable = ::tile::rt::parseKernelInfo(
+      formatMetadata(*metadata), request.name + ".json", &readBack);
+  if (!readable.ok())
+    return kernels.front().emitError()
+           << "the kernel's metadata would not load: " << readable.message();
   result.metadata = std::move(*metadata);
   if (request.stage == CompileStage::Metadata)
     return success();

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <dirent.h>
+#include <limits>
 #include <unistd.h>
 
 using namespace tile::rt;
@@ -158,6 +159,12 @@ Status tile::rt::parseKernelInfo(const std::string &text,
       return Status::error("'constexprs' is not an object");
     info->constexprs = constexprs->getObject();
   }
+  if (const JsonValue *launch = root.get("launch")) {
+    LaunchSpec spec;
+    TILE_RETURN_IF_ERROR(parseLaunchSpec(*launch, &spec));
+    info->launch = std::move(spec);
+    TILE_RETURN_IF_ERROR(verifyLaunchSpec(*info));
+  }
   info->metadata = std::move(root);
   return Status::success();
 }
@@ -208,6 +215,60 @@ Bundle::family(const std::string &kernel) const {
     if (info.kernel == kernel && info.candidateOf.empty())
       result.push_back(&info);
   return result;
+}
+
+/// "HEAD_DIM=128 CAUSAL=1 fp16": what selection sees of a variant.
+static std::string
+describeForSelection(const KernelInfo &info,
+                     const std::vector<std::pair<std::string, int64_t>> &keys) {
+  std::string text;
+  for (const auto &key : keys) {
+    std::optional<int64_t> value = info.constexprInt(key.first);
+    text += key.first + "=" + (value ? std::to_string(*value) : "?") + " ";
+  }
+  for (const ParamInfo &param : info.params)
+    if (param.isPointer)
+      return text + dtypeName(param.dtype);
+  return text + "(no pointer)";
+}
+
+Status Bundle::select(const std::string &family, const std::string &elementType,
+                      const std::vector<std::pair<std::string, int64_t>> &keys,
+                      std::optional<int64_t> length,
+                      const KernelInfo **chosen) const {
+  std::vector<const KernelInfo *> matching;
+  std::vector<std::string> available;
+  for (const KernelInfo *info : this->family(family)) {
+    bool matches = true;
+    for (const auto &[name, value] : keys)
+      matches = matches && info->constexprInt(name) == value;
+    const ParamInfo *pointer = nullptr;
+    for (const ParamInfo &param : info->params)
+      if (param.isPointer && !pointer)
+        pointer = &param;
+    if (!elementType.empty())
+      matches = matches && pointer && dtypeName(pointer->dtype) == elementType;
+    if (matches)
+      matching.push_back(info);
+    std::string described = describeForSelection(*info, keys);
+    if (std::find(available.begin(), available.end(), described) ==
+        available.end())
+      available.push_back(described);
+  }
+  // Without a length, the general variant (as for the longest sequence).
+  if ((*chosen = pickForSequenceLength(
+           matching, length.value_or(std::numeric_limits<int64_t>::max()))))
+    return Status::success();
+  std::string wanted;
+  for (const auto &[name, value] : keys)
+    wanted += name + "=" + std::to_string(value) + " ";
+  wanted += elementType.empty() ? "(any type)" : elementType;
+  std::string listed;
+  for (const std::string &entry : available)
+    listed += (listed.empty() ? "" : ", ") + entry;
+  return Status::error("the bundle '" + dir + "' has no " + family +
+                       " variant for " + wanted +
+                       " (it has: " + (listed.empty() ? "none" : listed) + ")");
 }
 
 const KernelInfo *

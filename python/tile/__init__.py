@@ -7,7 +7,7 @@ MLIR dialect.  ``tile.__version__`` is Tile's version (``tile/_version.py``).
 
 from . import language  # noqa: F401
 from ._version import __version__  # noqa: F401
-from .jit import JITFunction, jit  # noqa: F401
+from .jit import JITFunction, Launch, jit  # noqa: F401
 from .language import constexpr  # noqa: F401
 
-__all__ = ["jit", "JITFunction", "constexpr", "language"]
+__all__ = ["jit", "JITFunction", "Launch", "constexpr", "language"]

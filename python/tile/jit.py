@@ -25,11 +25,66 @@ def _is_constexpr_annotation(annotation):
     return isinstance(annotation, str) and annotation.split(".")[-1] == "constexpr"
 
 
+class Launch:
+    """How a kernel is launched, declared once beside it:
+
+        @tile.jit(launch=tile.Launch(grid=("cdiv(N_CTX, BLOCK_M)", "Z * H"),
+                                     keys=("HEAD_DIM", "CAUSAL"), length="N_CTX"))
+
+    ``grid``: one to three expressions (x, y, z) of the kernel's integer
+    parameters and constexprs, integers, ``+ - *``, ``cdiv(a, b)`` and
+    parentheses.  ``keys``: the constexprs a caller chooses among the
+    kernel's variants by (besides the element type of its first pointer).
+    ``length``: the integer parameter a variant's ``max_n_ctx`` bounds.
+    The compiler records it in the kernel's metadata ("launch"); the
+    runtime (tile-run, tile.attention) computes grids and picks variants
+    from it, and binds arguments by parameter name."""
+
+    def __init__(self, grid, keys=(), length=None):
+        if isinstance(grid, str):
+            grid = (grid,)
+        if not (1 <= len(grid) <= 3) or not all(isinstance(g, str) and g for g in grid):
+            raise TypeError(f"tile.Launch: grid is one to three expressions (strings), "
+                            f"not {grid!r}")
+        if isinstance(keys, str) or not all(isinstance(k, str) for k in keys):
+            raise TypeError(f"tile.Launch: keys is a sequence of constexpr names, "
+                            f"not {keys!r}")
+        if length is not None and not isinstance(length, str):
+            raise TypeError(f"tile.Launch: length names an integer parameter, "
+                            f"not {length!r}")
+        self.grid = tuple(grid)
+        self.keys = tuple(keys)
+        self.length = length
+
+    def check(self, fn):
+        """Raises TypeError unless `fn`'s parameters have the keys and the
+        length (the grid's names are checked by the compiler)."""
+        constexprs = {p.name for p in fn.params if p.is_constexpr}
+        runtime = {p.name for p in fn.params if not p.is_constexpr}
+        for key in self.keys:
+            if key not in constexprs:
+                raise TypeError(f"tile.Launch of {fn.__name__}: key '{key}' is no "
+                                f"constexpr parameter")
+        if self.length is not None and self.length not in runtime:
+            raise TypeError(f"tile.Launch of {fn.__name__}: length '{self.length}' is "
+                            f"no run-time parameter")
+
+    def attribute(self):
+        """The spec as the kernel's metadata records it."""
+        spec = {"grid": list(self.grid), "keys": list(self.keys)}
+        if self.length is not None:
+            spec["length"] = self.length
+        return spec
+
+    def __repr__(self):
+        return f"Launch(grid={self.grid}, keys={self.keys}, length={self.length!r})"
+
+
 class JITFunction:
     """A kernel or helper in the tile language; compiled ahead of time by
     ``tile.compile`` (it cannot be launched from Python)."""
 
-    def __init__(self, fn):
+    def __init__(self, fn, launch=None):
         self.fn = fn
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
@@ -40,6 +95,12 @@ class JITFunction:
             Param(p.name, _is_constexpr_annotation(p.annotation), p.default)
             for p in self.signature.parameters.values()]
         self._parsed = None
+        if launch is not None and not isinstance(launch, Launch):
+            raise TypeError(f"@tile.jit(launch=...) takes a tile.Launch, not "
+                            f"{type(launch).__name__}")
+        if launch is not None:
+            launch.check(self)
+        self.launch = launch
 
     @property
     def filename(self):
@@ -73,9 +134,10 @@ class JITFunction:
         return f"<tile.jit {self.__name__}>"
 
 
-def jit(fn=None, **options):
-    """Decorator: ``@tile.jit`` or ``@tile.jit()``; options are accepted for
-    compatibility with Triton (e.g. ``do_not_specialize``) and ignored."""
+def jit(fn=None, *, launch=None, **options):
+    """Decorator: ``@tile.jit`` or ``@tile.jit(launch=tile.Launch(...))``
+    (how the kernel is launched: see Launch); other options are accepted
+    for compatibility with Triton (e.g. ``do_not_specialize``) and ignored."""
     if fn is None:
-        return lambda f: JITFunction(f)
-    return JITFunction(fn)
+        return lambda f: JITFunction(f, launch)
+    return JITFunction(fn, launch)

@@ -314,7 +314,10 @@ def test_cli_writes_module_metadata_and_ptx(tmp_path, verify, run_cli):
                        "HEAD_GROUP": 8},
         "num_warps": 4,
         "options": CompileOptions(num_warps=4, num_stages=3,
-                                  thread_index_per_op=True).pipeline_string()}
+                                  thread_index_per_op=True).pipeline_string(),
+        # Declared beside the kernel (@tile.jit(launch=...)).
+        "launch": {"grid": ["cdiv(N_CTX, BLOCK_M)", "Z * H"], "keys": ["HEAD_DIM", "CAUSAL"],
+                   "length": "N_CTX"}}
     assert gpu["ptx"] == "attn_fwd_test.ptx" and gpu["target"] == "sm_90a"
     assert gpu["shared_bytes"] > 0 and "cubin" not in gpu
     assert ".entry attn_fwd(" in (tmp_path / "attn_fwd_test.ptx").read_text()
@@ -483,3 +486,39 @@ def test_option_flags_are_refused_with_manifest(tmp_path, run_cli):
     result = run_cli("--manifest", "--out-dir", str(tmp_path), "--num-stages", "3")
     assert result.returncode == 2
     assert "--num-stages: a variant's options come from the manifest" in result.stderr
+
+
+# -- launch specs -------------------------------------------------------------
+
+def test_launch_spec_is_recorded_on_the_kernel():
+    @tile.jit(launch=tile.Launch(grid=("cdiv(n, BLOCK)",), keys=("BLOCK",), length="n"))
+    def scaled(X, n, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(X + offs, tl.load(X + offs, mask=offs < n) * 2, mask=offs < n)
+
+    text = compile_text(scaled, "*fp32,i32", BLOCK=64)
+    assert ('tile.launch = {"grid" = ["cdiv(n, BLOCK)"], "keys" = ["BLOCK"], '
+            '"length" = "n"}') in text
+
+
+@pytest.mark.parametrize("launch, message", [
+    (lambda: tile.Launch(grid=()), "grid is one to three expressions"),
+    (lambda: tile.Launch(grid=("1", "1", "1", "1")), "grid is one to three expressions"),
+    (lambda: tile.Launch(grid=(3,)), "grid is one to three expressions"),
+    (lambda: tile.Launch(grid="n", keys="BLOCK"), "keys is a sequence of constexpr names"),
+    (lambda: tile.Launch(grid="n", length=3), "length names an integer parameter"),
+])
+def test_launch_spec_errors(launch, message):
+    with pytest.raises(TypeError, match=message):
+        launch()
+
+
+def test_launch_spec_names_the_kernels_parameters():
+    def kernel(X, n, BLOCK: tl.constexpr):
+        pass
+    with pytest.raises(TypeError, match="key 'n' is no constexpr parameter"):
+        tile.jit(launch=tile.Launch(grid="n", keys=("n",)))(kernel)
+    with pytest.raises(TypeError, match="length 'BLOCK' is no run-time parameter"):
+        tile.jit(launch=tile.Launch(grid="n", length="BLOCK"))(kernel)
+    with pytest.raises(TypeError, match="takes a tile.Launch, not dict"):
+        tile.jit(launch={"grid": "n"})(kernel)

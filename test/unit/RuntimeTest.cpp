@@ -1,8 +1,10 @@
 //===- RuntimeTest.cpp - JSON, .npy, bundles, references and checks -------===//
 
+#include "tile/Runtime/Backend.h"
 #include "tile/Runtime/Bundle.h"
 #include "tile/Runtime/Check.h"
 #include "tile/Runtime/Json.h"
+#include "tile/Runtime/Launch.h"
 #include "tile/Runtime/Npy.h"
 #include "tile/Runtime/Reference.h"
 
@@ -10,7 +12,10 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <fstream>
 #include <limits>
+#include <map>
 
 using namespace tile::rt;
 
@@ -508,3 +513,215 @@ TEST(Random, SkipLandsWhereDrawingWould) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// Launch specs, argument binding and checks
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+int64_t evaluate(const std::string &text,
+                 const std::map<std::string, int64_t> &names) {
+  GridExpr expr;
+  Status parsed = GridExpr::parse(text, &expr);
+  EXPECT_TRUE(parsed.ok()) << parsed.message();
+  int64_t value = -1;
+  Status status = expr.evaluate(
+      [&](const std::string &name) -> std::optional<int64_t> {
+        auto it = names.find(name);
+        if (it == names.end())
+          return std::nullopt;
+        return it->second;
+      },
+      &value);
+  EXPECT_TRUE(status.ok()) << status.message();
+  return value;
+}
+
+const char *kLaunchMetadata = R"json({
+  "schema_version": 1, "name": "fwd_d64", "kernel": "fwd",
+  "params": [{"name": "Q", "type": "*fp16", "divisibility": 16},
+             {"name": "scale", "type": "fp32"},
+             {"name": "N", "type": "i32", "divisibility": 16},
+             {"name": "H", "type": "i32"}],
+  "constexprs": {"BLOCK_M": 128, "HEAD_DIM": 64, "CAUSAL": true},
+  "num_warps": 4,
+  "launch": {"grid": ["cdiv(N, BLOCK_M)", "H * 2"],
+             "keys": ["HEAD_DIM", "CAUSAL"], "length": "N"}})json";
+
+} // namespace
+
+TEST(GridExpr, Evaluates) {
+  std::map<std::string, int64_t> names = {{"N", 1000}, {"B", 128}, {"H", 3}};
+  EXPECT_EQ(evaluate("cdiv(N, B)", names), 8);
+  EXPECT_EQ(evaluate("cdiv(1024, B)", names), 8);
+  EXPECT_EQ(evaluate("H * 2 + 1", names), 7);
+  EXPECT_EQ(evaluate("H * (2 + 1)", names), 9);
+  EXPECT_EQ(evaluate("N - B - 1", names), 871);
+  EXPECT_EQ(evaluate(" 5 ", names), 5);
+  GridExpr expr;
+  ASSERT_TRUE(GridExpr::parse("cdiv(N, B) * N", &expr).ok());
+  EXPECT_EQ(expr.names(), (std::vector<std::string>{"N", "B"}));
+}
+
+TEST(GridExpr, RefusesBadText) {
+  GridExpr expr;
+  for (const char *bad : {"", "N +", "cdiv(N)", "(N", "N / 2", "N ** 2",
+                          "99999999999999999999", "cdiv(N, 2))"}) {
+    Status status = GridExpr::parse(bad, &expr);
+    ASSERT_FALSE(status.ok()) << bad;
+    EXPECT_NE(status.message().find("grid expression"), std::string::npos);
+  }
+}
+
+TEST(GridExpr, EvaluationErrorsNameTheProblem) {
+  GridExpr expr;
+  auto none = [](const std::string &) -> std::optional<int64_t> {
+    return std::nullopt;
+  };
+  auto zero = [](const std::string &) -> std::optional<int64_t> { return 0; };
+  int64_t value;
+  ASSERT_TRUE(GridExpr::parse("cdiv(8, M)", &expr).ok());
+  EXPECT_NE(expr.evaluate(none, &value).message().find("'M' is no integer"),
+            std::string::npos);
+  EXPECT_NE(expr.evaluate(zero, &value).message().find("cdiv by 0"),
+            std::string::npos);
+  ASSERT_TRUE(GridExpr::parse("9223372036854775807 + 1", &expr).ok());
+  EXPECT_NE(expr.evaluate(none, &value).message().find("overflows"),
+            std::string::npos);
+}
+
+TEST(Launch, ReadsAndVerifiesTheSpec) {
+  KernelInfo info;
+  Status status = parseKernelInfo(kLaunchMetadata, "fwd.json", &info);
+  ASSERT_TRUE(status.ok()) << status.message();
+  ASSERT_TRUE(info.launch.has_value());
+  EXPECT_EQ(info.launch->grid.size(), 2u);
+  EXPECT_EQ(info.launch->keys,
+            (std::vector<std::string>{"HEAD_DIM", "CAUSAL"}));
+  EXPECT_EQ(info.launch->length, "N");
+  auto withLaunch = [](const std::string &launch) {
+    return std::string(kLaunchMetadata)
+        .replace(std::string(kLaunchMetadata).find("\"launch\""),
+                 std::string::npos, "\"launch\": " + launch + "}");
+  };
+  for (auto [launch, message] :
+       {std::pair("{\"grid\": [\"cdiv(N, BLOCK_Q)\"]}", "'BLOCK_Q' is no"),
+        std::pair("{\"grid\": [\"scale\"]}", "'scale' is no integer"),
+        std::pair("{\"grid\": [\"Q\"]}", "'Q' is no integer"),
+        std::pair("{\"grid\": [\"N\"], \"keys\": [\"D\"]}", "key 'D'"),
+        std::pair("{\"grid\": [\"N\"], \"length\": \"scale\"}",
+                  "length 'scale'"),
+        std::pair("{\"grid\": []}", "one to three"),
+        std::pair("{\"grid\": [\"N\", \"N\", \"N\", \"N\"]}",
+                  "one to three")}) {
+    Status bad = parseKernelInfo(withLaunch(launch), "fwd.json", &info);
+    ASSERT_FALSE(bad.ok()) << launch;
+    EXPECT_NE(bad.message().find(message), std::string::npos) << bad.message();
+  }
+}
+
+TEST(Launch, BindsChecksAndComputesTheGrid) {
+  KernelInfo info;
+  ASSERT_TRUE(parseKernelInfo(kLaunchMetadata, "fwd.json", &info).ok());
+  std::vector<LaunchArg> args;
+  Status status = bindArguments(info,
+                                {{"H", LaunchArg::integer(3)},
+                                 {"N", LaunchArg::integer(1008)},
+                                 {"scale", LaunchArg::floating(0.5)},
+                                 {"Q", LaunchArg::pointer(0x1000, DType::F16)}},
+                                &args);
+  ASSERT_TRUE(status.ok()) << status.message();
+  EXPECT_EQ(args[0].kind, LaunchArg::Kind::Buffer);
+  EXPECT_EQ(args[2].intValue, 1008);
+  ASSERT_TRUE(checkArguments(info, args, PointerKind::Address).ok());
+  Grid grid;
+  ASSERT_TRUE(computeGrid(info, args, &grid).ok());
+  EXPECT_EQ(grid.x, 8u);
+  EXPECT_EQ(grid.y, 6u);
+  EXPECT_EQ(grid.z, 1u);
+
+  auto checkFails = [&](std::vector<LaunchArg> bad, const std::string &what) {
+    Status failure = checkArguments(info, bad, PointerKind::Address);
+    ASSERT_FALSE(failure.ok()) << what;
+    EXPECT_NE(failure.message().find(what), std::string::npos)
+        << failure.message();
+  };
+  std::vector<LaunchArg> bad = args;
+  bad[0] = LaunchArg::pointer(0x1008, DType::F16);
+  checkFails(bad, "16-byte aligned");
+  // A handle is no address: its value says nothing of alignment.
+  EXPECT_TRUE(checkArguments(info, bad, PointerKind::Handle).ok());
+  bad = args;
+  bad[0] = LaunchArg::pointer(0x1000, DType::F32);
+  checkFails(bad, "parameter Q (*fp16) is given a pointer to fp32");
+  bad = args;
+  bad[2] = LaunchArg::integer(1000);
+  checkFails(bad, "multiples of 16, but it is 1000");
+  bad = args;
+  bad[3] = LaunchArg::integer(int64_t(1) << 31);
+  checkFails(bad, "does not fit in i32");
+  bad = args;
+  bad[1] = LaunchArg::floating(1e39);
+  checkFails(bad, "does not fit in fp32");
+  bad = args;
+  bad.pop_back();
+  checkFails(bad, "takes 4 arguments");
+
+  Status missing = bindArguments(info, {{"Q", args[0]}}, &args);
+  EXPECT_NE(missing.message().find("no value for parameter 'scale'"),
+            std::string::npos);
+  Status unknown = bindArguments(info, {{"Q", args[0]}, {"K", args[0]}}, &args);
+  EXPECT_NE(unknown.message().find("fwd_d64 has no parameter 'K'"),
+            std::string::npos);
+}
+
+TEST(Launch, GridLimits) {
+  Grid grid;
+  EXPECT_TRUE(makeGrid(1, 65535, 1, &grid).ok());
+  EXPECT_NE(makeGrid(1, 65536, 1, &grid).message().find("grid dimension y"),
+            std::string::npos);
+  EXPECT_NE(makeGrid(0, 1, 1, &grid).message().find("grid dimension x = 0"),
+            std::string::npos);
+}
+
+TEST(Bundle, SelectsByKeysTypeAndLength) {
+  Bundle bundle;
+  std::string dir = ::testing::TempDir() + "/select-bundle";
+  ASSERT_EQ(std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str()), 0);
+  auto write = [&](const std::string &name, const std::string &type,
+                   int headDim, bool causal, int maxNCtx) {
+    std::ofstream out(dir + "/" + name + ".json");
+    out << R"({"schema_version": 1, "name": ")" << name
+        << R"(", "kernel": "fwd", "params": [{"name": "Q", "type": ")" << type
+        << R"("}], "constexprs": {"HEAD_DIM": )" << headDim << R"(, "CAUSAL": )"
+        << (causal ? "true" : "false") << "}"
+        << (maxNCtx ? ", \"max_n_ctx\": " + std::to_string(maxNCtx) : "")
+        << "}";
+  };
+  write("a", "*fp16", 64, true, 0);
+  write("a_short", "*fp16", 64, true, 1024);
+  write("b", "*bf16", 64, true, 0);
+  write("c", "*fp16", 128, false, 0);
+  ASSERT_TRUE(Bundle::open(dir, &bundle).ok());
+  const KernelInfo *chosen = nullptr;
+  auto select = [&](const std::string &type, int64_t headDim, int64_t causal,
+                    std::optional<int64_t> length) {
+    chosen = nullptr;
+    Status status =
+        bundle.select("fwd", type, {{"HEAD_DIM", headDim}, {"CAUSAL", causal}},
+                      length, &chosen);
+    return status.ok() ? chosen->name : status.message();
+  };
+  EXPECT_EQ(select("fp16", 64, 1, 100), "a_short");
+  EXPECT_EQ(select("fp16", 64, 1, 1024), "a_short");
+  EXPECT_EQ(select("fp16", 64, 1, 1025), "a");
+  EXPECT_EQ(select("fp16", 64, 1, std::nullopt), "a");
+  EXPECT_EQ(select("bf16", 64, 1, 100), "b");
+  EXPECT_EQ(select("fp16", 128, 0, 100), "c");
+  std::string missing = select("fp16", 96, 1, 100);
+  EXPECT_NE(missing.find("no fwd variant for HEAD_DIM=96 CAUSAL=1 fp16"),
+            std::string::npos)
+      << missing;
+  EXPECT_NE(missing.find("HEAD_DIM=128 CAUSAL=0 fp16"), std::string::npos);
+}

@@ -71,48 +71,38 @@ std::string describeVariant(const rt::KernelInfo &info, bool hasCausality) {
 
 /// --kernel's variants, by family.
 using PinnedVariants = std::map<std::string, const rt::KernelInfo *>;
+using NamedArgs = std::vector<std::pair<std::string, rt::LaunchArg>>;
 
 /// The variant of `family` for this head dim, causality (when the family
-/// has one), element type and sequence length (pickForSequenceLength), or
-/// the family's variant in `pinned`, which must match; an error that lists
-/// what the bundle has.
+/// has one), element type and sequence length (rt::Bundle::select), or the
+/// family's variant in `pinned`, which must match.
 rt::Status selectVariant(const rt::Bundle &bundle, const std::string &family,
                          int64_t headDim, std::optional<bool> causal,
                          rt::DType dtype, int64_t seqLen,
                          const PinnedVariants &pinned,
                          const rt::KernelInfo **chosen) {
-  std::string wanted = "D=" + std::to_string(headDim) +
-                       (causal ? (*causal ? " causal" : " non-causal") : "") +
-                       " " + rt::dtypeName(dtype);
-  auto matches = [&](const rt::KernelInfo &info) {
-    std::optional<int64_t> isCausal = info.constexprInt("CAUSAL");
-    return info.constexprInt("HEAD_DIM") == headDim && !info.params.empty() &&
-           info.params[0].typeString() ==
-               std::string("*") + rt::dtypeName(dtype) &&
-           (!causal || (isCausal && (*isCausal != 0) == *causal));
-  };
   if (auto it = pinned.find(family); it != pinned.end()) {
-    if (!matches(*it->second))
+    const rt::KernelInfo &info = *it->second;
+    std::optional<int64_t> isCausal = info.constexprInt("CAUSAL");
+    bool matches = info.constexprInt("HEAD_DIM") == headDim &&
+                   !info.params.empty() &&
+                   info.params[0].typeString() ==
+                       std::string("*") + rt::dtypeName(dtype) &&
+                   (!causal || (isCausal && (*isCausal != 0) == *causal));
+    if (!matches)
       return rt::Status::error(
-          "--kernel " + it->second->name + " is " +
-          describeVariant(*it->second, causal.has_value()) +
-          ", but the problem is " + wanted);
-    *chosen = it->second;
+          "--kernel " + info.name + " is " +
+          describeVariant(info, causal.has_value()) +
+          ", but the problem is D=" + std::to_string(headDim) +
+          (causal ? (*causal ? " causal" : " non-causal") : "") + " " +
+          rt::dtypeName(dtype));
+    *chosen = &info;
     return rt::Status::success();
   }
-  std::string available;
-  std::vector<const rt::KernelInfo *> matching;
-  for (const rt::KernelInfo *info : bundle.family(family)) {
-    available += (available.empty() ? "" : ", ") +
-                 describeVariant(*info, causal.has_value());
-    if (matches(*info))
-      matching.push_back(info);
-  }
-  if ((*chosen = rt::pickForSequenceLength(matching, seqLen)))
-    return rt::Status::success();
-  return rt::Status::error("the bundle '" + bundle.directory() + "' has no " +
-                           family + " variant for " + wanted + " (it has: " +
-                           (available.empty() ? "none" : available) + ")");
+  std::vector<std::pair<std::string, int64_t>> keys = {{"HEAD_DIM", headDim}};
+  if (causal)
+    keys.push_back({"CAUSAL", *causal});
+  return bundle.select(family, rt::dtypeName(dtype), keys, seqLen, chosen);
 }
 
 /// Tolerances of the normwise check |out - ref| <= atol + rtol * max|ref|,
@@ -231,29 +221,16 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
   TILE_RETURN_IF_ERROR(selectVariant(session.bundle(), "attn_fwd",
                                      problem.headDim, problem.causal, *dtype,
                                      problem.seq, pinned, &forward));
-  std::string t = std::string("*") + rt::dtypeName(*dtype);
-  TILE_RETURN_IF_ERROR(
-      checkSignature(*forward, {t, t, t, t, "*fp32", "fp32", "i32", "i32",
-                                "i32", "i32", "i32", "i32", "i32"}));
   if (backward) {
     TILE_RETURN_IF_ERROR(selectVariant(session.bundle(), "attn_bwd_preprocess",
                                        problem.headDim, std::nullopt, *dtype,
                                        problem.seq, pinned, &preprocess));
-    TILE_RETURN_IF_ERROR(
-        checkSignature(*preprocess, {t, t, "*fp32", "*fp32", "i32", "i32",
-                                     "i32", "i32", "i32", "i32"}));
     TILE_RETURN_IF_ERROR(selectVariant(session.bundle(), "attn_bwd",
                                        problem.headDim, problem.causal, *dtype,
                                        problem.seq, pinned, &gradient));
-    TILE_RETURN_IF_ERROR(checkSignature(
-        *gradient, {t, t, t, "fp32", t, "*fp32", t, t, "*fp32", "*fp32", "i32",
-                    "i32", "i32", "i32", "i32", "i32", "i32"}));
     TILE_RETURN_IF_ERROR(selectVariant(session.bundle(), "attn_bwd_postprocess",
                                        problem.headDim, std::nullopt, *dtype,
                                        problem.seq, pinned, &postprocess));
-    TILE_RETURN_IF_ERROR(
-        checkSignature(*postprocess, {t, "*fp32", "fp32", "i32", "i32", "i32",
-                                      "i32", "i32", "i32"}));
   }
 
   int64_t b = problem.batch, h = problem.heads, n = problem.seq,
@@ -306,29 +283,31 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
   rt::DType T = *dtype;
   int64_t strideZ = h * n * d, strideH = sequenceMajor ? d : n * d,
           strideN = sequenceMajor ? h * d : d;
-  // Every attention kernel's arguments end with the strides in elements
-  // and Z, H, N_CTX; the forward and the gradient then take causal_offset.
-  auto withShape = [&](std::vector<rt::LaunchArg> args) {
-    for (int64_t value : {strideZ, strideH, strideN, b, h, n})
-      args.push_back(i32(value));
+  // Arguments by parameter name: the kernels' metadata gives their order,
+  // and their launch specs the grids.
+  auto withShape = [&](NamedArgs args) {
+    for (auto [name, value] :
+         {std::pair("stride_z", strideZ), std::pair("stride_h", strideH),
+          std::pair("stride_n", strideN), std::pair("Z", b), std::pair("H", h),
+          std::pair("N_CTX", n)})
+      args.push_back({name, i32(value)});
     return args;
   };
-  int64_t blockM;
-  TILE_RETURN_IF_ERROR(requireConstexpr(*forward, "BLOCK_M", &blockM));
-  rt::Grid forwardGrid;
-  TILE_RETURN_IF_ERROR(makeGrid(ceilDiv(n, blockM), b * h, 1, &forwardGrid));
   // What one forward and backward read; --bench rotates copies of them.
   struct InputSet {
     rt::DeviceBuffer q = 0, k = 0, v = 0, o = 0, lse = 0, dO = 0;
   };
-  auto forwardArgsFor = [&](const InputSet &in) {
-    std::vector<rt::LaunchArg> args = withShape(
-        {rt::LaunchArg::pointer(in.q, T), rt::LaunchArg::pointer(in.k, T),
-         rt::LaunchArg::pointer(in.v, T), rt::LaunchArg::pointer(in.o, T),
-         rt::LaunchArg::pointer(in.lse, rt::DType::F32),
-         rt::LaunchArg::floating(problem.smScale)});
-    args.push_back(i32(problem.causalOffset));
-    return args;
+  auto forwardLaunch = [&](const InputSet &in, PreparedLaunch *launch) {
+    return session.prepare(
+        *forward,
+        withShape({{"Q", rt::LaunchArg::pointer(in.q, T)},
+                   {"K", rt::LaunchArg::pointer(in.k, T)},
+                   {"V", rt::LaunchArg::pointer(in.v, T)},
+                   {"O", rt::LaunchArg::pointer(in.o, T)},
+                   {"LSE", rt::LaunchArg::pointer(in.lse, rt::DType::F32)},
+                   {"sm_scale", rt::LaunchArg::floating(problem.smScale)},
+                   {"causal_offset", i32(problem.causalOffset)}}),
+        launch);
   };
   InputSet inputs;
   inputs.q = qBuffer.get();
@@ -336,36 +315,45 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
   inputs.v = vBuffer.get();
   inputs.o = oBuffer.get();
   inputs.lse = lseBuffer.get(); // dO: the backward's, set below
-  std::vector<rt::LaunchArg> forwardArgs = forwardArgsFor(inputs);
-  printLaunchPlan(*forward, forwardGrid);
-  TILE_RETURN_IF_ERROR(session.launch(*forward, forwardGrid, forwardArgs));
+  PreparedLaunch forwardRun;
+  TILE_RETURN_IF_ERROR(forwardLaunch(inputs, &forwardRun));
+  printLaunchPlan(forwardRun);
+  TILE_RETURN_IF_ERROR(session.launch(forwardRun));
   TILE_RETURN_IF_ERROR(downloadTensor(oBuffer, &o));
   TILE_RETURN_IF_ERROR(session.download(lseBuffer, &lse));
 
   rt::HostArray dO, delta, dqAccumulator, dq, dk, dv;
   rt::ScopedBuffer dOBuffer, deltaBuffer, dqAccumulatorBuffer, dqBuffer,
       dkBuffer, dvBuffer;
-  rt::Grid preprocessGrid, gradientGrid, postprocessGrid;
-  std::vector<rt::LaunchArg> preprocessArgs, gradientArgs, postprocessArgs;
-  auto preprocessArgsFor = [&](const InputSet &in) {
-    return withShape(
-        {rt::LaunchArg::pointer(in.o, T), rt::LaunchArg::pointer(in.dO, T),
-         rt::LaunchArg::pointer(deltaBuffer.get(), rt::DType::F32),
-         rt::LaunchArg::pointer(dqAccumulatorBuffer.get(), rt::DType::F32)});
+  PreparedLaunch preprocessRun, gradientRun, postprocessRun;
+  auto preprocessLaunch = [&](const InputSet &in, PreparedLaunch *launch) {
+    return session.prepare(
+        *preprocess,
+        withShape({{"O", rt::LaunchArg::pointer(in.o, T)},
+                   {"DO", rt::LaunchArg::pointer(in.dO, T)},
+                   {"DELTA",
+                    rt::LaunchArg::pointer(deltaBuffer.get(), rt::DType::F32)},
+                   {"DQ_ACC", rt::LaunchArg::pointer(dqAccumulatorBuffer.get(),
+                                                     rt::DType::F32)}}),
+        launch);
   };
-  auto gradientArgsFor = [&](const InputSet &in) {
-    std::vector<rt::LaunchArg> args = withShape(
-        {rt::LaunchArg::pointer(in.q, T), rt::LaunchArg::pointer(in.k, T),
-         rt::LaunchArg::pointer(in.v, T),
-         rt::LaunchArg::floating(problem.smScale),
-         rt::LaunchArg::pointer(in.dO, T),
-         rt::LaunchArg::pointer(dqAccumulatorBuffer.get(), rt::DType::F32),
-         rt::LaunchArg::pointer(dkBuffer.get(), T),
-         rt::LaunchArg::pointer(dvBuffer.get(), T),
-         rt::LaunchArg::pointer(in.lse, rt::DType::F32),
-         rt::LaunchArg::pointer(deltaBuffer.get(), rt::DType::F32)});
-    args.push_back(i32(problem.causalOffset));
-    return args;
+  auto gradientLaunch = [&](const InputSet &in, PreparedLaunch *launch) {
+    return session.prepare(
+        *gradient,
+        withShape({{"Q", rt::LaunchArg::pointer(in.q, T)},
+                   {"K", rt::LaunchArg::pointer(in.k, T)},
+                   {"V", rt::LaunchArg::pointer(in.v, T)},
+                   {"sm_scale", rt::LaunchArg::floating(problem.smScale)},
+                   {"DO", rt::LaunchArg::pointer(in.dO, T)},
+                   {"DQ_ACC", rt::LaunchArg::pointer(dqAccumulatorBuffer.get(),
+                                                     rt::DType::F32)},
+                   {"DK", rt::LaunchArg::pointer(dkBuffer.get(), T)},
+                   {"DV", rt::LaunchArg::pointer(dvBuffer.get(), T)},
+                   {"LSE", rt::LaunchArg::pointer(in.lse, rt::DType::F32)},
+                   {"DELTA",
+                    rt::LaunchArg::pointer(deltaBuffer.get(), rt::DType::F32)},
+                   {"causal_offset", i32(problem.causalOffset)}}),
+        launch);
   };
   if (backward) {
     dO = randomArray(T, shape, base + 4, 1.0);
@@ -386,33 +374,22 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
     TILE_RETURN_IF_ERROR(uploadTensor(dk, "DK", &dkBuffer));
     TILE_RETURN_IF_ERROR(uploadTensor(dv, "DV", &dvBuffer));
 
-    int64_t preprocessBlock, keyBlock, postprocessBlock;
-    TILE_RETURN_IF_ERROR(
-        requireConstexpr(*preprocess, "BLOCK_M", &preprocessBlock));
-    TILE_RETURN_IF_ERROR(requireConstexpr(*gradient, "BLOCK_N1", &keyBlock));
-    TILE_RETURN_IF_ERROR(
-        requireConstexpr(*postprocess, "BLOCK_M", &postprocessBlock));
-    TILE_RETURN_IF_ERROR(
-        makeGrid(ceilDiv(n, preprocessBlock), b * h, 1, &preprocessGrid));
-    TILE_RETURN_IF_ERROR(
-        makeGrid(ceilDiv(n, keyBlock), b * h, 1, &gradientGrid));
-    TILE_RETURN_IF_ERROR(
-        makeGrid(ceilDiv(n, postprocessBlock), b * h, 1, &postprocessGrid));
     inputs.dO = dOBuffer.get();
-    preprocessArgs = preprocessArgsFor(inputs);
-    gradientArgs = gradientArgsFor(inputs);
-    postprocessArgs = withShape(
-        {rt::LaunchArg::pointer(dqBuffer.get(), T),
-         rt::LaunchArg::pointer(dqAccumulatorBuffer.get(), rt::DType::F32),
-         rt::LaunchArg::floating(problem.smScale)});
-    printLaunchPlan(*preprocess, preprocessGrid);
-    printLaunchPlan(*gradient, gradientGrid);
-    printLaunchPlan(*postprocess, postprocessGrid);
-    TILE_RETURN_IF_ERROR(
-        session.launch(*preprocess, preprocessGrid, preprocessArgs));
-    TILE_RETURN_IF_ERROR(session.launch(*gradient, gradientGrid, gradientArgs));
-    TILE_RETURN_IF_ERROR(
-        session.launch(*postprocess, postprocessGrid, postprocessArgs));
+    TILE_RETURN_IF_ERROR(preprocessLaunch(inputs, &preprocessRun));
+    TILE_RETURN_IF_ERROR(gradientLaunch(inputs, &gradientRun));
+    TILE_RETURN_IF_ERROR(session.prepare(
+        *postprocess,
+        withShape({{"DQ", rt::LaunchArg::pointer(dqBuffer.get(), T)},
+                   {"DQ_ACC", rt::LaunchArg::pointer(dqAccumulatorBuffer.get(),
+                                                     rt::DType::F32)},
+                   {"sm_scale", rt::LaunchArg::floating(problem.smScale)}}),
+        &postprocessRun));
+    printLaunchPlan(preprocessRun);
+    printLaunchPlan(gradientRun);
+    printLaunchPlan(postprocessRun);
+    TILE_RETURN_IF_ERROR(session.launch(preprocessRun));
+    TILE_RETURN_IF_ERROR(session.launch(gradientRun));
+    TILE_RETURN_IF_ERROR(session.launch(postprocessRun));
     TILE_RETURN_IF_ERROR(session.download(deltaBuffer, &delta));
     TILE_RETURN_IF_ERROR(downloadTensor(dqBuffer, &dq));
     TILE_RETURN_IF_ERROR(downloadTensor(dkBuffer, &dk));
@@ -495,35 +472,30 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
     std::printf("timing with %zu input set%s rotated\n", sets.size(),
                 sets.size() == 1 ? "" : "s");
     size_t call = 0;
-    std::vector<std::vector<rt::LaunchArg>> forwardArgsBySet;
-    for (const InputSet &in : sets)
-      forwardArgsBySet.push_back(forwardArgsFor(in));
+    std::vector<PreparedLaunch> forwardBySet(sets.size());
+    for (size_t set = 0; set < sets.size(); ++set)
+      TILE_RETURN_IF_ERROR(forwardLaunch(sets[set], &forwardBySet[set]));
     double milliseconds;
     TILE_RETURN_IF_ERROR(session.benchmark(
-        [&] {
-          return session.launch(*forward, forwardGrid,
-                                forwardArgsBySet[call++ % sets.size()]);
-        },
+        [&] { return session.launch(forwardBySet[call++ % sets.size()]); },
         &milliseconds));
     std::printf("bench fwd: %.3f ms  %.3f TFLOP/s\n", milliseconds,
                 flops / (milliseconds * 1e9));
     if (backward) {
-      std::vector<std::vector<rt::LaunchArg>> preprocessArgsBySet,
-          gradientArgsBySet;
-      for (const InputSet &in : sets) {
-        preprocessArgsBySet.push_back(preprocessArgsFor(in));
-        gradientArgsBySet.push_back(gradientArgsFor(in));
+      std::vector<PreparedLaunch> preprocessBySet(sets.size()),
+          gradientBySet(sets.size());
+      for (size_t set = 0; set < sets.size(); ++set) {
+        TILE_RETURN_IF_ERROR(
+            preprocessLaunch(sets[set], &preprocessBySet[set]));
+        TILE_RETURN_IF_ERROR(gradientLaunch(sets[set], &gradientBySet[set]));
       }
       call = 0;
       TILE_RETURN_IF_ERROR(session.benchmark(
           [&]() -> rt::Status {
             size_t set = call++ % sets.size();
-            TILE_RETURN_IF_ERROR(session.launch(*preprocess, preprocessGrid,
-                                                preprocessArgsBySet[set]));
-            TILE_RETURN_IF_ERROR(session.launch(*gradient, gradientGrid,
-                                                gradientArgsBySet[set]));
-            return session.launch(*postprocess, postprocessGrid,
-                                  postprocessArgs);
+            TILE_RETURN_IF_ERROR(session.launch(preprocessBySet[set]));
+            TILE_RETURN_IF_ERROR(session.launch(gradientBySet[set]));
+            return session.launch(postprocessRun);
           },
           &milliseconds));
       std::printf("bench bwd: %.3f ms  %.3f TFLOP/s\n", milliseconds,
@@ -548,17 +520,18 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
         // The forward alone writes the shared O and LSE; the backward's
         // sets write their own copies of them.
         const Copies &copy = copies[set - 1];
-        TILE_RETURN_IF_ERROR(
-            session.launch(*forward, forwardGrid, forwardArgsFor(sets[set])));
+        PreparedLaunch run;
+        TILE_RETURN_IF_ERROR(forwardLaunch(sets[set], &run));
+        TILE_RETURN_IF_ERROR(session.launch(run));
         TILE_RETURN_IF_ERROR(
             same(backward ? copy.o : oBuffer, true, o, "O", set));
         TILE_RETURN_IF_ERROR(
             same(backward ? copy.lse : lseBuffer, false, lse, "LSE", set));
         if (backward) {
-          TILE_RETURN_IF_ERROR(session.launch(*preprocess, preprocessGrid,
-                                              preprocessArgsFor(sets[set])));
-          TILE_RETURN_IF_ERROR(session.launch(*gradient, gradientGrid,
-                                              gradientArgsFor(sets[set])));
+          TILE_RETURN_IF_ERROR(preprocessLaunch(sets[set], &run));
+          TILE_RETURN_IF_ERROR(session.launch(run));
+          TILE_RETURN_IF_ERROR(gradientLaunch(sets[set], &run));
+          TILE_RETURN_IF_ERROR(session.launch(run));
           TILE_RETURN_IF_ERROR(same(dkBuffer, true, dk, "dK", set));
           TILE_RETURN_IF_ERROR(same(dvBuffer, true, dv, "dV", set));
         }

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 
 using namespace tile;
 using namespace tile::run;
@@ -154,7 +155,8 @@ rt::Status resolveKernel(const std::string &name, Session &session,
 rt::Status tile::run::runGeneric(const std::vector<std::string> &args,
                                  bool *passed) {
   std::vector<OptionSpec> specs = {
-      {"grid", true, "launch grid X[,Y[,Z]] (required)"},
+      {"grid", true,
+       "launch grid X[,Y[,Z]] (default: from the kernel's launch spec)"},
       {"out", true,
        "NAME=FILE.npy: write buffer NAME after the run "
        "(repeatable)"},
@@ -168,7 +170,7 @@ rt::Status tile::run::runGeneric(const std::vector<std::string> &args,
   TILE_RETURN_IF_ERROR(options.parse(args, specs));
   if (options.has("help") || options.positional().empty()) {
     std::printf(
-        "usage: tile-run run KERNEL --grid X[,Y[,Z]] [NAME=VALUE ...] "
+        "usage: tile-run run KERNEL [--grid X[,Y[,Z]]] [NAME=VALUE ...] "
         "[--out NAME=FILE.npy] [--print NAME]\n"
         "KERNEL is a variant of the bundle or a .json metadata file. Each "
         "parameter\nNAME gets a VALUE: a number for scalars; for pointers a "
@@ -182,10 +184,10 @@ rt::Status tile::run::runGeneric(const std::vector<std::string> &args,
   const std::string &kernelName = options.positional().front();
   bool needBundle =
       !endsWith(kernelName, ".json") && !endsWith(kernelName, ".mlir");
-  if (!options.has("grid"))
-    return rt::Status::error("tile-run run needs --grid X[,Y[,Z]]");
-  int64_t dims[3] = {1, 1, 1};
-  {
+  // --grid, else the kernel's launch spec gives the grid (below).
+  std::optional<rt::Grid> givenGrid;
+  if (options.has("grid")) {
+    int64_t dims[3] = {1, 1, 1};
     std::string text = options.get("grid");
     size_t start = 0;
     for (int axis = 0; axis < 3; ++axis) {
@@ -199,9 +201,9 @@ rt::Status tile::run::runGeneric(const std::vector<std::string> &args,
         return rt::Status::error("--grid has at most three dimensions");
       start = comma + 1;
     }
+    givenGrid.emplace();
+    TILE_RETURN_IF_ERROR(rt::makeGrid(dims[0], dims[1], dims[2], &*givenGrid));
   }
-  rt::Grid grid;
-  TILE_RETURN_IF_ERROR(makeGrid(dims[0], dims[1], dims[2], &grid));
   int64_t seed;
   TILE_RETURN_IF_ERROR(options.getInt("seed", 0, 0, INT64_MAX, &seed));
 
@@ -268,6 +270,14 @@ rt::Status tile::run::runGeneric(const std::vector<std::string> &args,
     printed.push_back(index);
   }
 
+  rt::Grid grid;
+  if (givenGrid)
+    grid = *givenGrid;
+  else if (info.launch)
+    TILE_RETURN_IF_ERROR(rt::computeGrid(info, launchArgs, &grid));
+  else
+    return rt::Status::error("tile-run run needs --grid X[,Y[,Z]]: " +
+                             info.name + " has no launch spec to compute it");
   std::printf("kernel %s grid %s\n", info.name.c_str(),
               grid.toString().c_str());
   TILE_RETURN_IF_ERROR(session.launch(info, grid, launchArgs));

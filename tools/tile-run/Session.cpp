@@ -66,31 +66,38 @@ rt::Status Session::download(const rt::ScopedBuffer &buffer,
   return device->copyToHost(array->data(), buffer.get(), array->sizeInBytes());
 }
 
-rt::Status Session::launch(const rt::KernelInfo &info, const rt::Grid &grid,
-                           const std::vector<rt::LaunchArg> &args) {
-  // A kernel compiled for `n:16` reads vectors on that promise: an argument
-  // that breaks it would give wrong results, so it is refused. (Buffers come
-  // from the backend's allocator, aligned far beyond 16 bytes.)
-  for (size_t i = 0; i < args.size() && i < info.params.size(); ++i) {
-    const rt::ParamInfo &param = info.params[i];
-    if (args[i].kind == rt::LaunchArg::Kind::Int &&
-        args[i].intValue % param.divisibility != 0)
-      return rt::Status::error(
-          info.name + " was compiled for " + param.name + " divisible by " +
-          std::to_string(param.divisibility) + ", but " + param.name + " = " +
-          std::to_string(args[i].intValue));
-  }
-  auto found = loaded.find(info.metadataPath);
+rt::Status Session::prepare(
+    const rt::KernelInfo &info,
+    const std::vector<std::pair<std::string, rt::LaunchArg>> &named,
+    PreparedLaunch *launch) {
+  launch->info = &info;
+  TILE_RETURN_IF_ERROR(rt::bindArguments(info, named, &launch->args));
+  TILE_RETURN_IF_ERROR(
+      rt::checkArguments(info, launch->args, rt::PointerKind::Handle));
+  return rt::computeGrid(info, launch->args, &launch->grid);
+}
+
+rt::Status Session::launch(const PreparedLaunch &launch) {
+  auto found = loaded.find(launch.info->metadataPath);
   if (found == loaded.end()) {
     rt::KernelHandle handle;
-    TILE_RETURN_IF_ERROR(
-        device->loadKernel(info, &handle).withContext("loading " + info.name));
-    found = loaded.emplace(info.metadataPath, handle).first;
+    TILE_RETURN_IF_ERROR(device->loadKernel(*launch.info, &handle)
+                             .withContext("loading " + launch.info->name));
+    found = loaded.emplace(launch.info->metadataPath, handle).first;
   }
-  std::string context = "running " + info.name + " on grid " + grid.toString();
-  TILE_RETURN_IF_ERROR(
-      device->launch(found->second, grid, args).withContext(context));
+  std::string context =
+      "running " + launch.info->name + " on grid " + launch.grid.toString();
+  TILE_RETURN_IF_ERROR(device->launch(found->second, launch.grid, launch.args)
+                           .withContext(context));
   return device->synchronize().withContext(context);
+}
+
+rt::Status Session::launch(const rt::KernelInfo &info, const rt::Grid &grid,
+                           const std::vector<rt::LaunchArg> &args) {
+  // Buffers are the backend's handles (the interpreter's are no addresses);
+  // they come from its allocator, aligned far beyond what kernels assume.
+  TILE_RETURN_IF_ERROR(rt::checkArguments(info, args, rt::PointerKind::Handle));
+  return launch(PreparedLaunch{&info, args, grid});
 }
 
 rt::Status Session::benchmark(const std::function<rt::Status()> &work,
@@ -107,22 +114,6 @@ rt::Status Session::benchmark(const std::function<rt::Status()> &work,
   }
   std::sort(times.begin(), times.end());
   *medianMilliseconds = times[times.size() / 2];
-  return rt::Status::success();
-}
-
-rt::Status tile::run::checkSignature(const rt::KernelInfo &info,
-                                     const std::vector<std::string> &expected) {
-  std::string wanted = "(";
-  for (size_t i = 0; i < expected.size(); ++i)
-    wanted += (i ? ", " : "") + expected[i];
-  wanted += ")";
-  bool matches = info.params.size() == expected.size();
-  for (size_t i = 0; matches && i < expected.size(); ++i)
-    matches = info.params[i].typeString() == expected[i];
-  if (!matches)
-    return rt::Status::error("variant '" + info.name + "' takes " +
-                             info.signatureSummary() + ", but tile-run calls " +
-                             info.kernel + " with " + wanted);
   return rt::Status::success();
 }
 
@@ -181,22 +172,6 @@ bool tile::run::reportChecks(
   }
   std::printf("%s\n", allPass ? "PASS" : "FAIL");
   return allPass;
-}
-
-rt::Status tile::run::makeGrid(int64_t x, int64_t y, int64_t z,
-                               rt::Grid *grid) {
-  const int64_t limits[3] = {2147483647, 65535, 65535};
-  const int64_t sizes[3] = {x, y, z};
-  for (int axis = 0; axis < 3; ++axis)
-    if (sizes[axis] < 1 || sizes[axis] > limits[axis])
-      return rt::Status::error("grid dimension " + std::string(1, "xyz"[axis]) +
-                               " = " + std::to_string(sizes[axis]) +
-                               " lies outside [1, " +
-                               std::to_string(limits[axis]) + "]");
-  grid->x = static_cast<uint32_t>(x);
-  grid->y = static_cast<uint32_t>(y);
-  grid->z = static_cast<uint32_t>(z);
-  return rt::Status::success();
 }
 
 void tile::run::printLaunchPlan(const rt::KernelInfo &info,

@@ -9,6 +9,7 @@
 #include "tile/Runtime/Bundle.h"
 #include "tile/Runtime/Check.h"
 #include "tile/Runtime/HostArray.h"
+#include "tile/Runtime/Launch.h"
 
 #include <functional>
 #include <map>
@@ -17,6 +18,14 @@
 #include <vector>
 
 namespace tile::run {
+
+/// A launch ready to go: the kernel, its arguments in parameter order
+/// (checked), and its grid (from the kernel's launch spec).
+struct PreparedLaunch {
+  const rt::KernelInfo *info = nullptr;
+  std::vector<rt::LaunchArg> args;
+  rt::Grid grid;
+};
 
 /// Options of every subcommand that runs kernels.
 std::vector<OptionSpec> commonOptions();
@@ -38,7 +47,16 @@ public:
   /// Copies a device buffer back into `array` (which has its shape).
   rt::Status download(const rt::ScopedBuffer &buffer, rt::HostArray *array);
 
-  /// Loads `info` (once) and launches it over `grid`, waiting for the end.
+  /// Binds arguments by parameter name, checks them, and computes the grid
+  /// from the kernel's launch spec (rt/Launch.h).
+  rt::Status
+  prepare(const rt::KernelInfo &info,
+          const std::vector<std::pair<std::string, rt::LaunchArg>> &named,
+          PreparedLaunch *launch);
+  /// Loads the kernel (once) and launches it, waiting for the end.
+  rt::Status launch(const PreparedLaunch &launch);
+  /// The same, over a grid given by the caller, arguments in parameter
+  /// order (they are checked here).
   rt::Status launch(const rt::KernelInfo &info, const rt::Grid &grid,
                     const std::vector<rt::LaunchArg> &args);
 
@@ -53,11 +71,6 @@ private:
   std::map<std::string, rt::KernelHandle> loaded;
   int64_t warmup = 0, reps = 1;
 };
-
-/// Verifies that a variant's parameters have the types tile-run passes
-/// (`expected` in Triton spelling, e.g. {"*fp16", "fp32", "i32"}).
-rt::Status checkSignature(const rt::KernelInfo &info,
-                          const std::vector<std::string> &expected);
 
 /// An integer constexpr the runner needs (a block size for the grid).
 rt::Status requireConstexpr(const rt::KernelInfo &info, const std::string &name,
@@ -77,9 +90,9 @@ bool reportChecks(
 
 /// Says on stdout which kernel runs over which grid, with its constexprs.
 void printLaunchPlan(const rt::KernelInfo &info, const rt::Grid &grid);
-
-/// A grid dimension must fit the hardware's limits (and the interpreter's).
-rt::Status makeGrid(int64_t x, int64_t y, int64_t z, rt::Grid *grid);
+inline void printLaunchPlan(const PreparedLaunch &launch) {
+  printLaunchPlan(*launch.info, launch.grid);
+}
 
 } // namespace tile::run
 

@@ -99,20 +99,9 @@ rt::Status tile::run::runSoftmax(const std::vector<std::string> &args,
   const rt::KernelInfo *kernel;
   TILE_RETURN_IF_ERROR(selectSoftmax(session.bundle(),
                                      static_cast<int>(version), cols, &kernel));
-  TILE_RETURN_IF_ERROR(
-      checkSignature(*kernel, {"*fp32", "*fp32", "i32", "i32", "i32", "i32"}));
-  rt::Grid grid;
-  if (version == 4) {
-    int64_t blockM;
-    TILE_RETURN_IF_ERROR(requireConstexpr(*kernel, "BLOCK_M", &blockM));
-    TILE_RETURN_IF_ERROR(makeGrid(ceilDiv(rows, blockM), 1, 1, &grid));
-  } else {
-    TILE_RETURN_IF_ERROR(makeGrid(rows, 1, 1, &grid));
-  }
   std::printf("softmax v%lld: rows=%lld cols=%lld row stride=%lld seed=%lld\n",
               (long long)version, (long long)rows, (long long)cols,
               (long long)stride, (long long)seed);
-  printLaunchPlan(*kernel, grid);
 
   // Inputs ~ N(0, 2^2): exponents that span several orders of magnitude.
   rt::HostArray x = randomArray(rt::DType::F32, {rows, stride},
@@ -122,14 +111,18 @@ rt::Status tile::run::runSoftmax(const std::vector<std::string> &args,
   rt::ScopedBuffer xBuffer, yBuffer;
   TILE_RETURN_IF_ERROR(session.upload(x, "X", &xBuffer));
   TILE_RETURN_IF_ERROR(session.upload(y, "Y", &yBuffer));
-  std::vector<rt::LaunchArg> launchArgs = {
-      rt::LaunchArg::pointer(xBuffer.get(), rt::DType::F32),
-      rt::LaunchArg::pointer(yBuffer.get(), rt::DType::F32),
-      rt::LaunchArg::integer(stride),
-      rt::LaunchArg::integer(stride),
-      rt::LaunchArg::integer(rows),
-      rt::LaunchArg::integer(cols)};
-  TILE_RETURN_IF_ERROR(session.launch(*kernel, grid, launchArgs));
+  PreparedLaunch run;
+  TILE_RETURN_IF_ERROR(session.prepare(
+      *kernel,
+      {{"X", rt::LaunchArg::pointer(xBuffer.get(), rt::DType::F32)},
+       {"Y", rt::LaunchArg::pointer(yBuffer.get(), rt::DType::F32)},
+       {"x_row_stride", rt::LaunchArg::integer(stride)},
+       {"y_row_stride", rt::LaunchArg::integer(stride)},
+       {"n_rows", rt::LaunchArg::integer(rows)},
+       {"n_cols", rt::LaunchArg::integer(cols)}},
+      &run));
+  printLaunchPlan(run);
+  TILE_RETURN_IF_ERROR(session.launch(run));
   TILE_RETURN_IF_ERROR(session.download(yBuffer, &y));
 
   *passed = true;
@@ -155,9 +148,8 @@ rt::Status tile::run::runSoftmax(const std::vector<std::string> &args,
   }
   if (options.has("bench")) {
     double milliseconds;
-    TILE_RETURN_IF_ERROR(session.benchmark(
-        [&] { return session.launch(*kernel, grid, launchArgs); },
-        &milliseconds));
+    TILE_RETURN_IF_ERROR(
+        session.benchmark([&] { return session.launch(run); }, &milliseconds));
     double bytes = 2.0 * rows * cols * 4;
     std::printf("bench: %.3f ms  %.3f GB/s\n", milliseconds,
                 bytes / (milliseconds * 1e6));
@@ -207,21 +199,15 @@ rt::Status tile::run::runFlashPuzzle(const std::vector<std::string> &args,
         (wantedDim ? " for D=" + std::to_string(wantedDim) : std::string()) +
         " (head dims it has: " + (available.empty() ? "none" : available) +
         ")");
-  TILE_RETURN_IF_ERROR(checkSignature(
-      *kernel, {"*fp32", "*fp32", "*fp32", "*fp32", "i32", "fp32"}));
-  int64_t d, blockRows;
+  int64_t d;
   TILE_RETURN_IF_ERROR(requireConstexpr(*kernel, "D", &d));
-  TILE_RETURN_IF_ERROR(requireConstexpr(*kernel, "BR", &blockRows));
   rt::AttentionProblem problem;
   problem.seq = n;
   problem.headDim = d;
   TILE_RETURN_IF_ERROR(options.getDouble(
       "sm-scale", 1.0 / std::sqrt(static_cast<double>(d)), &problem.smScale));
-  rt::Grid grid;
-  TILE_RETURN_IF_ERROR(makeGrid(ceilDiv(n, blockRows), 1, 1, &grid));
   std::printf("flash-puzzle: n=%lld D=%lld sm_scale=%g seed=%lld\n",
               (long long)n, (long long)d, problem.smScale, (long long)seed);
-  printLaunchPlan(*kernel, grid);
 
   uint64_t base = static_cast<uint64_t>(seed) * 8;
   rt::HostArray q = randomArray(rt::DType::F32, {n, d}, base + 1, 0.5);
@@ -234,14 +220,18 @@ rt::Status tile::run::runFlashPuzzle(const std::vector<std::string> &args,
   TILE_RETURN_IF_ERROR(session.upload(k, "K", &kBuffer));
   TILE_RETURN_IF_ERROR(session.upload(v, "V", &vBuffer));
   TILE_RETURN_IF_ERROR(session.upload(o, "O", &oBuffer));
-  std::vector<rt::LaunchArg> launchArgs = {
-      rt::LaunchArg::pointer(qBuffer.get(), rt::DType::F32),
-      rt::LaunchArg::pointer(kBuffer.get(), rt::DType::F32),
-      rt::LaunchArg::pointer(vBuffer.get(), rt::DType::F32),
-      rt::LaunchArg::pointer(oBuffer.get(), rt::DType::F32),
-      rt::LaunchArg::integer(n),
-      rt::LaunchArg::floating(problem.smScale)};
-  TILE_RETURN_IF_ERROR(session.launch(*kernel, grid, launchArgs));
+  PreparedLaunch run;
+  TILE_RETURN_IF_ERROR(session.prepare(
+      *kernel,
+      {{"Q", rt::LaunchArg::pointer(qBuffer.get(), rt::DType::F32)},
+       {"K", rt::LaunchArg::pointer(kBuffer.get(), rt::DType::F32)},
+       {"V", rt::LaunchArg::pointer(vBuffer.get(), rt::DType::F32)},
+       {"O", rt::LaunchArg::pointer(oBuffer.get(), rt::DType::F32)},
+       {"n", rt::LaunchArg::integer(n)},
+       {"sm_scale", rt::LaunchArg::floating(problem.smScale)}},
+      &run));
+  printLaunchPlan(run);
+  TILE_RETURN_IF_ERROR(session.launch(run));
   TILE_RETURN_IF_ERROR(session.download(oBuffer, &o));
 
   *passed = true;
@@ -255,9 +245,8 @@ rt::Status tile::run::runFlashPuzzle(const std::vector<std::string> &args,
   }
   if (options.has("bench")) {
     double milliseconds;
-    TILE_RETURN_IF_ERROR(session.benchmark(
-        [&] { return session.launch(*kernel, grid, launchArgs); },
-        &milliseconds));
+    TILE_RETURN_IF_ERROR(
+        session.benchmark([&] { return session.launch(run); }, &milliseconds));
     double flops = 4.0 * double(n) * n * d;
     std::printf("bench: %.3f ms  %.3f TFLOP/s\n", milliseconds,
                 flops / (milliseconds * 1e9));

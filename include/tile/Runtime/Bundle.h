@@ -13,6 +13,7 @@
 
 #include "tile/Runtime/DType.h"
 #include "tile/Runtime/Json.h"
+#include "tile/Runtime/Launch.h"
 #include "tile/Runtime/Status.h"
 
 #include <optional>
@@ -57,6 +58,9 @@ struct KernelInfo {
   std::string candidateOf;
   std::vector<ParamInfo> params;
   std::vector<std::pair<std::string, JsonValue>> constexprs;
+  /// "launch": how the kernel is launched (its grid, its selection keys);
+  /// none for a kernel compiled without one (a grid must then be given).
+  std::optional<LaunchSpec> launch;
   std::string metadataPath; ///< The .json file this came from.
   /// The whole metadata object, for what backends read beyond the fields
   /// above (the GPU's "gpu": {"ptx", "cubin", "shared_bytes", "target"}).
@@ -92,6 +96,15 @@ public:
   const std::vector<std::string> &warnings() const { return skipped; }
 
   const KernelInfo *findVariant(const std::string &name) const;
+
+  /// The variant of `family` (tuning candidates excluded) whose first
+  /// pointer parameter holds `elementType` (any, if empty) and whose
+  /// constexprs equal `keys` (a boolean constexpr equals 0 or 1); among
+  /// several, the one for `length` (pickForSequenceLength). An error says
+  /// what was asked and lists what the bundle has.
+  Status select(const std::string &family, const std::string &elementType,
+                const std::vector<std::pair<std::string, int64_t>> &keys,
+                std::optional<int64_t> length, const KernelInfo **chosen) const;
   /// The variants of one kernel family that the runtimes choose among, in
   /// name order: tuning candidates run only when named (findVariant).
   std::vector<const KernelInfo *> family(const std::string &kernel) const;

@@ -245,8 +245,10 @@ class CodeGenerator:
         self.b.line("return")
         specialized = format_attribute({p.name: constexprs[p.name] for p in fn.params
                                         if p.is_constexpr})
-        lines = [f"  func.func @{entry}({', '.join(args)}) attributes "
-                 f"{{tile.constexprs = {specialized}, tile.kernel}} {{"]
+        attributes = f"tile.constexprs = {specialized}, tile.kernel"
+        if fn.launch is not None:
+            attributes += f", tile.launch = {format_attribute(fn.launch.attribute())}"
+        lines = [f"  func.func @{entry}({', '.join(args)}) attributes {{{attributes}}} {{"]
         lines += self.b.lines
         lines.append(f"  }} loc({self.loc_of(fdef)})")
         self.frames.pop()

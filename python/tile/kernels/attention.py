@@ -168,7 +168,8 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi,
     return acc, l_i, m_i
 
 
-@tile.jit
+@tile.jit(launch=tile.Launch(grid=("cdiv(N_CTX, BLOCK_M)", "Z * H"),
+                             keys=("HEAD_DIM", "CAUSAL"), length="N_CTX"))
 def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n, Z, H, N_CTX,
              causal_offset, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
              BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr,
@@ -247,7 +248,7 @@ def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n, Z, H, N_CT
 # Backward
 # --------------------------------------------------------------------------
 
-@tile.jit
+@tile.jit(launch=tile.Launch(grid=("cdiv(N_CTX, BLOCK_M)", "Z * H"), keys=("HEAD_DIM",)))
 def attn_bwd_preprocess(O, DO, DELTA, DQ_ACC, stride_z, stride_h, stride_n, Z, H, N_CTX,
                         HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr):
     start_m = tl.program_id(0)
@@ -353,7 +354,8 @@ def _key_block(base, start_n, stride_n, N_CTX, HEAD_DIM: tl.constexpr,
                              order=(1, 0))
 
 
-@tile.jit
+@tile.jit(launch=tile.Launch(grid=("cdiv(N_CTX, BLOCK_N1)", "Z * H"),
+                             keys=("HEAD_DIM", "CAUSAL"), length="N_CTX"))
 def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
              stride_z, stride_h, stride_n, Z, H, N_CTX, causal_offset,
              HEAD_DIM: tl.constexpr, BLOCK_M1: tl.constexpr, BLOCK_N1: tl.constexpr,
@@ -443,7 +445,7 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
              dk.to(DK.dtype.element_ty), boundary_check=(0,))
 
 
-@tile.jit
+@tile.jit(launch=tile.Launch(grid=("cdiv(N_CTX, BLOCK_M)", "Z * H"), keys=("HEAD_DIM",)))
 def attn_bwd_postprocess(DQ, DQ_ACC, sm_scale, stride_z, stride_h, stride_n, Z, H, N_CTX,
                          HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr):
     start_m = tl.program_id(0)

@@ -9,7 +9,7 @@ import tile
 import tile.language as tl
 
 
-@tile.jit
+@tile.jit(launch=tile.Launch(grid="cdiv(n, BR)"))
 def flash_attn_puzzle(Q, K, V, O, n, sm_scale,
                       D: tl.constexpr, BR: tl.constexpr, BC: tl.constexpr):
     rows = tl.program_id(0) * BR + tl.arange(0, BR)

@@ -9,7 +9,7 @@ import tile
 import tile.language as tl
 
 
-@tile.jit
+@tile.jit(launch=tile.Launch(grid="n_rows"))
 def softmax_v1(X, Y, x_row_stride, y_row_stride, n_rows, n_cols,
                BLOCK_N: tl.constexpr):
     """The whole row in one block: needs BLOCK_N >= n_cols."""
@@ -22,7 +22,7 @@ def softmax_v1(X, Y, x_row_stride, y_row_stride, n_rows, n_cols,
     tl.store(Y + row * y_row_stride + cols, numerator / denominator, mask=mask)
 
 
-@tile.jit
+@tile.jit(launch=tile.Launch(grid="n_rows"))
 def softmax_v2(X, Y, x_row_stride, y_row_stride, n_rows, n_cols,
                BLOCK_N: tl.constexpr):
     """Three passes over the row in blocks: max, sum of exp, normalise."""
@@ -53,7 +53,7 @@ def _finite_max(m):
     return tl.where(m == -float("inf"), 0.0, m)
 
 
-@tile.jit
+@tile.jit(launch=tile.Launch(grid="n_rows"))
 def softmax_v3(X, Y, x_row_stride, y_row_stride, n_rows, n_cols,
                BLOCK_N: tl.constexpr):
     """Online softmax: the max and the sum in one pass, then normalise."""
@@ -76,7 +76,7 @@ def softmax_v3(X, Y, x_row_stride, y_row_stride, n_rows, n_cols,
         tl.store(y_row + cols, tl.exp(x - row_max) / row_sum, mask=mask)
 
 
-@tile.jit
+@tile.jit(launch=tile.Launch(grid="cdiv(n_rows, BLOCK_M)"))
 def softmax_v4(X, Y, x_row_stride, y_row_stride, n_rows, n_cols,
                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
     """2-D blocking: BLOCK_M rows per program, online over column blocks."""

@@ -65,6 +65,34 @@ func.func @constexprs_not_a_dictionary() attributes {tile.constexprs = 64 : i64,
 
 // -----
 
+// expected-error @below {{'tile.launch' is a dictionary attribute of a kernel}}
+func.func @launch_of_a_helper() attributes {tile.launch = {grid = ["1"]}} {
+  return
+}
+
+// -----
+
+// expected-error @below {{'tile.launch' holds grid (one to three strings), keys (strings) and length (a string), not "grid" = ["1", "1", "1", "1"]}}
+func.func @launch_of_four_dimensions() attributes {tile.kernel, tile.launch = {grid = ["1", "1", "1", "1"]}} {
+  return
+}
+
+// -----
+
+// expected-error @below {{'tile.launch' holds grid (one to three strings), keys (strings) and length (a string), not "length" = 3 : i64}}
+func.func @launch_length_not_a_name() attributes {tile.kernel, tile.launch = {grid = ["1"], length = 3 : i64}} {
+  return
+}
+
+// -----
+
+// expected-error @below {{'tile.launch' needs a grid}}
+func.func @launch_without_grid() attributes {tile.kernel, tile.launch = {keys = ["D"]}} {
+  return
+}
+
+// -----
+
 // expected-error @below {{'tile.options' is a string attribute of a module}}
 func.func @options_on_a_function() attributes {tile.kernel, tile.options = "num-warps=4"} {
   return

@@ -122,6 +122,34 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
              << " attribute of a module";
     return success();
   }
+  if (name == getLaunchAttrName()) {
+    auto spec = dyn_cast<DictionaryAttr>(value);
+    if (!isKernel(op) || !spec)
+      return op->emitError()
+             << "'" << name << "' is a dictionary attribute of a kernel";
+    auto strings = [](Attribute attr, size_t low, size_t high) {
+      auto array = dyn_cast_if_present<ArrayAttr>(attr);
+      return array && array.size() >= low && array.size() <= high &&
+             llvm::all_of(array,
+                          [](Attribute a) { return isa<StringAttr>(a); });
+    };
+    for (NamedAttribute entry : spec) {
+      StringRef key = entry.getName().getValue();
+      bool ok = key == "grid" ? strings(entry.getValue(), 1, 3)
+                : key == "keys"
+                    ? strings(entry.getValue(), 0, SIZE_MAX)
+                    : key == "length" && isa<StringAttr>(entry.getValue());
+      if (!ok)
+        return op->emitError()
+               << "'" << name
+               << "' holds grid (one to three strings), keys (strings) and "
+                  "length (a string), not "
+               << entry.getName() << " = " << entry.getValue();
+    }
+    if (!spec.get("grid"))
+      return op->emitError() << "'" << name << "' needs a grid";
+    return success();
+  }
   if (name == getConstexprsAttrName()) {
     if (!isKernel(op) || !isa<DictionaryAttr>(value))
       return op->emitError()

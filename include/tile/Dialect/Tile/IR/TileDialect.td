@@ -34,6 +34,10 @@ def Tile_Dialect : Dialect {
       multiple of this power of two (bytes for pointers).
     - `tile.constexprs` (dictionary, on a kernel): the compile-time values
       the kernel was specialized for.
+    - `tile.launch` (dictionary, on a kernel): how it is launched — `grid`,
+      one to three expressions of its integer parameters and constexprs;
+      `keys`, the constexprs its variants are chosen by; `length`, the
+      parameter a variant's `max_n_ctx` bounds (docs/kernel-metadata.md).
     - `tile.options` (string, on the module): the compile options, in the
       `tile-to-llvm` pipeline's syntax (`"num-warps=8 num-stages=3"`).
     - `tile.metadata` (dictionary, on the module): what the frontend records
@@ -56,6 +60,10 @@ def Tile_Dialect : Dialect {
     /// The constexpr values a kernel was specialized for.
     static constexpr ::llvm::StringLiteral getConstexprsAttrName() {
       return ::llvm::StringLiteral("tile.constexprs");
+    }
+    /// How a kernel is launched: {grid = [...], keys = [...], length = ...}.
+    static constexpr ::llvm::StringLiteral getLaunchAttrName() {
+      return ::llvm::StringLiteral("tile.launch");
     }
     /// The module's compile options, in the tile-to-llvm pipeline's syntax.
     static constexpr ::llvm::StringLiteral getOptionsAttrName() {
