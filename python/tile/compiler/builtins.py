@@ -1,38 +1,49 @@
-"""Implementations of the ``tl.*`` builtins and tensor methods.
+"""Implementations of the ``tl.*`` builtins.
 
-Each implementation takes the code generator first, then the arguments of
-the Triton function of the same name (hints Tile does not use, such as
-``cache_modifier``, are accepted and ignored).
+Each builtin is declared in ``tile.language`` (its signature and docstring,
+the reference users read) and implemented here by a function registered
+under the declared function itself: ``@implements(tl.load)``.  An
+implementation takes the code generator first, then the declaration's
+parameters, with the same names, defaults and kinds; hints Tile does not use
+(``cache_modifier``, ...) are accepted and ignored.  Tensor methods need no
+entry: ``x.sum(...)`` calls the implementation of ``tl.sum`` (``tl.tensor``
+declares which methods exist).
 """
 
 import inspect
+import sys
 
+from .. import language as tl
 from ..language import core
 from . import semantic
 from .builder import Value
 from .errors import TileTypeError
 
+# The declared builtin (a function of tile.language) -> its implementation.
 IMPLS = {}
-METHODS = {}
 
 
-def builtin(name, method=None):
-    def register(fn):
-        IMPLS[name] = fn
-        if method:
-            METHODS[method] = fn
-        return fn
+def implements(declared):
+    """Registers the decorated function as the implementation of the
+    builtin ``declared``."""
+    if not core.is_builtin(declared):
+        raise TypeError(f"{declared!r} is not a builtin of tile.language")
+
+    def register(impl):
+        if declared in IMPLS:
+            raise TypeError(f"tl.{declared.__name__} is implemented twice")
+        IMPLS[declared] = impl
+        return impl
     return register
 
 
-def call_builtin(cg, name, args, kwargs, method=False):
-    table = METHODS if method else IMPLS
-    impl = table.get(name)
-    spelled = f".{name}()" if method else f"tl.{name}"
+def call_builtin(cg, fn, args, kwargs, spelled=None):
+    """Calls the builtin ``fn`` on ``args``; ``spelled`` is how errors name
+    the call (``tl.load``, or ``.to()`` for a method)."""
+    spelled = spelled or f"tl.{fn.__name__}"
+    impl = IMPLS.get(fn)
     if impl is None:
-        raise TileTypeError(f"{spelled} can only be used as the iterator of a for loop"
-                            if name in ("range", "static_range")
-                            else f"{spelled} is not supported")
+        raise TileTypeError(f"{spelled} is not supported")
     try:
         inspect.signature(impl).bind(cg, *args, **kwargs)
     except TypeError as e:
@@ -73,7 +84,7 @@ def tensor_arg(x, what):
 _AXES = "xyz"
 
 
-@builtin("program_id")
+@implements(tl.program_id)
 def program_id(cg, axis):
     axis = constexpr_int(axis, "tl.program_id: axis")
     if not 0 <= axis <= 2:
@@ -81,7 +92,7 @@ def program_id(cg, axis):
     return cg.b.op(f"tile.program_id {_AXES[axis]}", core.int32)
 
 
-@builtin("num_programs")
+@implements(tl.num_programs)
 def num_programs(cg, axis):
     axis = constexpr_int(axis, "tl.num_programs: axis")
     if not 0 <= axis <= 2:
@@ -91,7 +102,7 @@ def num_programs(cg, axis):
 
 # -- creation ---------------------------------------------------------------
 
-@builtin("arange")
+@implements(tl.arange)
 def arange(cg, start, end):
     start = constexpr_int(start, "tl.arange: start")
     end = constexpr_int(end, "tl.arange: end")
@@ -104,21 +115,21 @@ def arange(cg, start, end):
     return cg.b.op(f"tile.arange {start} to {end} : {ty.mlir}", ty)
 
 
-@builtin("zeros")
+@implements(tl.zeros)
 def zeros(cg, shape, dtype):
     shape = shape_arg(shape, "tl.zeros")
     dtype = constexpr_dtype(dtype, "tl.zeros: dtype")
     return cg.b.constant(0, dtype, shape)
 
 
-@builtin("zeros_like")
+@implements(tl.zeros_like)
 def zeros_like(cg, input):
     input = tensor_arg(input, "tl.zeros_like")
     return cg.b.constant(0, input.dtype, input.shape) if input.is_block() \
         else cg.b.constant(0, input.dtype)
 
 
-@builtin("full")
+@implements(tl.full)
 def full(cg, shape, value, dtype):
     shape = shape_arg(shape, "tl.full")
     dtype = constexpr_dtype(dtype, "tl.full: dtype")
@@ -132,19 +143,19 @@ def full(cg, shape, value, dtype):
 
 # -- memory -----------------------------------------------------------------
 
-@builtin("load")
+@implements(tl.load)
 def load(cg, pointer, mask=None, other=None, boundary_check=(), padding_option="",
          cache_modifier="", eviction_policy="", volatile=False):
     return semantic.load(cg.b, pointer, mask, other, boundary_check, padding_option)
 
 
-@builtin("store")
+@implements(tl.store)
 def store(cg, pointer, value, mask=None, boundary_check=(), cache_modifier="",
           eviction_policy=""):
     return semantic.store(cg.b, pointer, value, mask, boundary_check)
 
 
-@builtin("atomic_add")
+@implements(tl.atomic_add)
 def atomic_add(cg, pointer, val, mask=None, sem=None, scope=None):
     # The GPU adds with relaxed ordering at device scope: say so rather than
     # silently weaken a stronger request.
@@ -155,19 +166,19 @@ def atomic_add(cg, pointer, val, mask=None, sem=None, scope=None):
     return semantic.atomic_add(cg.b, pointer, val, mask)
 
 
-@builtin("make_block_ptr")
+@implements(tl.make_block_ptr)
 def make_block_ptr(cg, base, shape, strides, offsets, block_shape, order):
     return semantic.make_block_ptr(cg.b, base, shape, strides, offsets, block_shape, order)
 
 
-@builtin("advance")
+@implements(tl.advance)
 def advance(cg, base, offsets):
     return semantic.advance(cg.b, base, offsets)
 
 
 # -- compute ----------------------------------------------------------------
 
-@builtin("dot")
+@implements(tl.dot)
 def dot(cg, input, other, acc=None, input_precision=None, allow_tf32=None,
         max_num_imprecise_acc=None, out_dtype=core.float32):
     if input_precision not in (None, "ieee", "tf32", "tf32x3"):
@@ -175,54 +186,116 @@ def dot(cg, input, other, acc=None, input_precision=None, allow_tf32=None,
     return semantic.dot(cg.b, input, other, acc, out_dtype)
 
 
-def _math(name):
-    def impl(cg, x):
-        return semantic.math_unary(cg.b, name, x)
-    impl.__name__ = name
-    return impl
+@implements(tl.exp)
+def exp(cg, x):
+    return semantic.math_unary(cg.b, "exp", x)
 
 
-for _name in ("exp", "exp2", "log", "log2", "sqrt", "rsqrt", "abs", "sin", "cos",
-              "floor", "ceil", "sigmoid"):
-    builtin(_name, method=_name)(_math(_name))
+@implements(tl.exp2)
+def exp2(cg, x):
+    return semantic.math_unary(cg.b, "exp2", x)
 
 
-@builtin("fma")
+@implements(tl.log)
+def log(cg, x):
+    return semantic.math_unary(cg.b, "log", x)
+
+
+@implements(tl.log2)
+def log2(cg, x):
+    return semantic.math_unary(cg.b, "log2", x)
+
+
+@implements(tl.sqrt)
+def sqrt(cg, x):
+    return semantic.math_unary(cg.b, "sqrt", x)
+
+
+@implements(tl.rsqrt)
+def rsqrt(cg, x):
+    return semantic.math_unary(cg.b, "rsqrt", x)
+
+
+@implements(tl.abs)
+def abs_(cg, x):
+    return semantic.math_unary(cg.b, "abs", x)
+
+
+@implements(tl.sin)
+def sin(cg, x):
+    return semantic.math_unary(cg.b, "sin", x)
+
+
+@implements(tl.cos)
+def cos(cg, x):
+    return semantic.math_unary(cg.b, "cos", x)
+
+
+@implements(tl.floor)
+def floor(cg, x):
+    return semantic.math_unary(cg.b, "floor", x)
+
+
+@implements(tl.ceil)
+def ceil(cg, x):
+    return semantic.math_unary(cg.b, "ceil", x)
+
+
+@implements(tl.sigmoid)
+def sigmoid(cg, x):
+    return semantic.math_unary(cg.b, "sigmoid", x)
+
+
+@implements(tl.fma)
 def fma(cg, x, y, z):
     return semantic.fma(cg.b, x, y, z)
 
 
-def _reduction(kind):
-    def impl(cg, input, axis=None, keep_dims=False, return_indices=False, dtype=None):
-        if return_indices:
-            raise TileTypeError(f"tl.{kind}: return_indices is not supported")
-        input = tensor_arg(input, f"tl.{kind}")
-        if dtype is not None:
-            input = semantic.cast(cg.b, input, constexpr_dtype(dtype, f"tl.{kind}: dtype"))
-        if input.is_block() is False:
-            return input
-        return semantic.reduce(cg.b, kind, input, axis, bool(keep_dims))
-    impl.__name__ = kind
-    return impl
+def _reduce(cg, kind, input, axis, keep_dims, dtype=None):
+    input = tensor_arg(input, f"tl.{kind}")
+    if dtype is not None:
+        input = semantic.cast(cg.b, input, constexpr_dtype(dtype, f"tl.{kind}: dtype"))
+    if input.is_block() is False:
+        return input
+    return semantic.reduce(cg.b, kind, input, axis, bool(keep_dims))
 
 
-for _kind in ("max", "min", "sum"):
-    builtin(_kind, method=_kind)(_reduction(_kind))
+@implements(tl.sum)
+def sum_(cg, input, axis=None, keep_dims=False, dtype=None):
+    return _reduce(cg, "sum", input, axis, keep_dims, dtype)
 
 
-def _elementwise_minmax(kind):
-    def impl(cg, x, y, propagate_nan=core.PropagateNan.NONE):
-        if semantic.is_literal(x) and semantic.is_literal(y):
-            return max(x, y) if kind == "max" else min(x, y)
-        return semantic.minmax(cg.b, kind, x, y, propagate_nan)
-    return impl
+@implements(tl.max)
+def max_(cg, input, axis=None, return_indices=False, return_indices_tie_break_left=True,
+         keep_dims=False):
+    if return_indices:
+        raise TileTypeError("tl.max: return_indices is not supported")
+    return _reduce(cg, "max", input, axis, keep_dims)
 
 
-builtin("maximum")(_elementwise_minmax("max"))
-builtin("minimum")(_elementwise_minmax("min"))
+@implements(tl.min)
+def min_(cg, input, axis=None, return_indices=False, return_indices_tie_break_left=True,
+         keep_dims=False):
+    if return_indices:
+        raise TileTypeError("tl.min: return_indices is not supported")
+    return _reduce(cg, "min", input, axis, keep_dims)
 
 
-@builtin("where")
+@implements(tl.maximum)
+def maximum(cg, x, y, propagate_nan=core.PropagateNan.NONE):
+    if semantic.is_literal(x) and semantic.is_literal(y):
+        return max(x, y)
+    return semantic.minmax(cg.b, "max", x, y, propagate_nan)
+
+
+@implements(tl.minimum)
+def minimum(cg, x, y, propagate_nan=core.PropagateNan.NONE):
+    if semantic.is_literal(x) and semantic.is_literal(y):
+        return min(x, y)
+    return semantic.minmax(cg.b, "min", x, y, propagate_nan)
+
+
+@implements(tl.where)
 def where(cg, condition, x, y):
     if semantic.is_literal(condition) or isinstance(condition, bool):
         return x if condition else y
@@ -237,20 +310,20 @@ def _dims(dims):
     return tuple(dims)
 
 
-@builtin("trans", method="trans")
+@implements(tl.trans)
 def trans(cg, input, *dims):
     input = tensor_arg(input, "tl.trans")
     order = _dims(dims) or tuple(reversed(range(len(input.shape))))
     return semantic.permute(cg.b, input, order)
 
 
-@builtin("permute", method="permute")
+@implements(tl.permute)
 def permute(cg, input, *dims):
     input = tensor_arg(input, "tl.permute")
     return semantic.permute(cg.b, input, _dims(dims))
 
 
-@builtin("expand_dims", method="expand_dims")
+@implements(tl.expand_dims)
 def expand_dims(cg, input, axis):
     input = tensor_arg(input, "tl.expand_dims")
     axes = axis if isinstance(axis, (tuple, list)) else (axis,)
@@ -259,7 +332,7 @@ def expand_dims(cg, input, axis):
     return input
 
 
-@builtin("broadcast_to", method="broadcast_to")
+@implements(tl.broadcast_to)
 def broadcast_to(cg, input, *shape):
     input = tensor_arg(input, "tl.broadcast_to")
     shape = shape_arg(_dims(shape), "tl.broadcast_to")
@@ -268,7 +341,7 @@ def broadcast_to(cg, input, *shape):
 
 # -- conversions ------------------------------------------------------------
 
-@builtin("cast")
+@implements(tl.cast)
 def cast(cg, input, dtype, fp_downcast_rounding=None, bitcast=False):
     dtype = constexpr_dtype(dtype, "the target type")
     if fp_downcast_rounding not in (None, "rtne"):
@@ -280,13 +353,9 @@ def cast(cg, input, dtype, fp_downcast_rounding=None, bitcast=False):
     return semantic.cast(cg.b, input, dtype, bitcast=bool(bitcast))
 
 
-METHODS["to"] = cast
-METHODS["cast"] = cast
-
-
 # -- integer helpers and hints ----------------------------------------------
 
-@builtin("cdiv")
+@implements(tl.cdiv)
 def cdiv(cg, x, div):
     if semantic.is_literal(x) and semantic.is_literal(div):
         return -(-x // div)
@@ -295,17 +364,19 @@ def cdiv(cg, x, div):
     return semantic.binary(cg.b, "//", numerator, div)
 
 
-@builtin("multiple_of")
+@implements(tl.multiple_of)
 def multiple_of(cg, input, values):
     return input
 
 
-@builtin("max_contiguous")
+@implements(tl.max_contiguous)
 def max_contiguous(cg, input, values):
     return input
 
 
-@builtin("static_assert")
+# -- compile time -----------------------------------------------------------
+
+@implements(tl.static_assert)
 def static_assert(cg, cond, msg=""):
     if isinstance(cond, Value):
         raise TileTypeError("tl.static_assert needs a compile-time condition")
@@ -313,8 +384,21 @@ def static_assert(cg, cond, msg=""):
         raise TileTypeError("static assertion failed" + (f": {msg}" if msg else ""))
 
 
-@builtin("static_print")
-def static_print(cg, *values):
-    import sys
-    print(*[v.type if isinstance(v, Value) else v for v in values], file=sys.stderr)
+@implements(tl.static_print)
+def static_print(cg, *values, sep=" ", end="\n", file=None, flush=False):
+    print(*[v.type if isinstance(v, Value) else v for v in values], sep=sep, end=end,
+          file=sys.stderr, flush=bool(flush))
 
+
+# -- loops: CodeGenerator.visit_For compiles a for loop over these; any other
+# call of them is this error.
+
+@implements(tl.static_range)
+def static_range(cg, arg1, arg2=None, step=None):
+    raise TileTypeError("tl.static_range can only be used as the iterator of a for loop")
+
+
+@implements(tl.range)
+def range_(cg, arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None,
+           disallow_acc_multi_buffer=False, flatten=False, warp_specialize=False):
+    raise TileTypeError("tl.range can only be used as the iterator of a for loop")

@@ -14,6 +14,7 @@ Design (see docs/language.md):
 
 import ast
 import builtins as py_builtins
+import inspect
 import math
 import operator
 import os
@@ -32,6 +33,12 @@ PY_BUILTINS = {name: getattr(py_builtins, name) for name in (
     "range", "float", "int", "bool", "min", "max", "abs", "len", "tuple", "list",
     "str", "round", "isinstance", "print")}
 _PY_BUILTIN_IDS = {id(f) for f in PY_BUILTINS.values()}
+
+# The iterators of for loops, read from their declarations: the parameters of
+# tl.static_range, and the loop hints of tl.range (and of range in a kernel)
+# after its three bounds.
+_STATIC_RANGE = inspect.signature(core.static_range)
+_RANGE_HINTS = tuple(inspect.signature(core.range).parameters)[3:]
 
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/",
            ast.FloorDiv: "//", ast.Mod: "%", ast.BitAnd: "&", ast.BitOr: "|",
@@ -81,11 +88,13 @@ def renumber(text):
 
 
 class BoundMethod:
-    """``tensor.method`` before the call."""
+    """``tensor.method`` before the call: the tensor, the method's name and
+    the builtin it calls (``tl.tensor`` declares them)."""
 
-    def __init__(self, value, name):
+    def __init__(self, value, name, fn):
         self.value = value
         self.name = name
+        self.fn = fn
 
 
 class Frame:
@@ -279,7 +288,7 @@ class CodeGenerator:
             return value.value
         if value is None or isinstance(value, (bool, int, float, str, core.dtype,
                                                core.PropagateNan, JITFunction,
-                                               core.builtin, type(math))):
+                                               type(math))) or core.is_builtin(value):
             return value
         if isinstance(value, tuple) and is_constexpr(value):
             return value
@@ -528,14 +537,23 @@ class CodeGenerator:
         fn = None
         if isinstance(iterator, ast.Call):
             fn = self.visit(iterator.func)
-        if fn is PY_BUILTINS["range"] or (isinstance(fn, core.builtin) and fn.name == "range"):
+        if fn is PY_BUILTINS["range"] or fn is core.range:
             return self._runtime_for(node)
-        if isinstance(fn, core.builtin) and fn.name == "static_range":
+        if fn is core.static_range:
             args = [self.visit(a) for a in iterator.args]
             kwargs = {k.arg: self.visit(k.value) for k in iterator.keywords}
-            if not all(isinstance(a, int) for a in list(args) + list(kwargs.values())):
+            try:
+                bound = _STATIC_RANGE.bind(*args, **kwargs)
+            except TypeError as e:
+                raise TileTypeError(f"tl.static_range: {e}") from None
+            bound.apply_defaults()
+            start, end, step = bound.arguments.values()
+            if end is None:
+                start, end = 0, start
+            bounds = (start, end, 1 if step is None else step)
+            if not all(isinstance(a, int) for a in bounds):
                 raise TileTypeError("tl.static_range needs constexpr integer bounds")
-            sequence = range(*args, **kwargs)
+            sequence = range(*bounds)
         else:
             sequence = self.visit(iterator)
             if not isinstance(sequence, (tuple, list)) or not is_constexpr(sequence):
@@ -553,8 +571,7 @@ class CodeGenerator:
         args = [self.visit(a) for a in call.args]
         kwargs = {k.arg: self.visit(k.value) for k in call.keywords}
         for key in list(kwargs):
-            if key not in ("num_stages", "loop_unroll_factor", "disallow_acc_multi_buffer",
-                           "flatten", "warp_specialize"):
+            if key not in _RANGE_HINTS:
                 raise TileTypeError(f"range(): unexpected keyword argument '{key}'")
         if not 1 <= len(args) <= 3:
             raise TileTypeError("range() takes 1 to 3 arguments")
@@ -884,9 +901,6 @@ class CodeGenerator:
             raise TileTypeError(
                 f"{semantic.describe(obj)} has no attribute '{attr}'") from None
 
-    TENSOR_METHODS = ("to", "trans", "permute", "sum", "max", "min", "exp", "exp2", "log",
-                      "log2", "sqrt", "abs", "expand_dims", "broadcast_to", "cast")
-
     def tensor_attribute(self, value, attr):
         if attr == "dtype":
             return value.type.scalar if not isinstance(value.type, core.block_ptr_type) \
@@ -895,8 +909,9 @@ class CodeGenerator:
             return tuple(value.shape)
         if attr == "T":
             return semantic.permute(self.b, value, tuple(reversed(range(len(value.shape)))))
-        if attr in self.TENSOR_METHODS:
-            return BoundMethod(value, attr)
+        fn = core.tensor_method(attr)
+        if fn is not None:
+            return BoundMethod(value, attr, fn)
         raise TileTypeError(f"tensor has no attribute '{attr}'")
 
     # -- calls ------------------------------------------------------------
@@ -915,11 +930,11 @@ class CodeGenerator:
         from . import builtins as tile_builtins
         if isinstance(fn, JITFunction):
             return self.inline_call(fn, args, kwargs, node)
-        if isinstance(fn, core.builtin):
-            return tile_builtins.call_builtin(self, fn.name, args, kwargs)
+        if core.is_builtin(fn):
+            return tile_builtins.call_builtin(self, fn, args, kwargs)
         if isinstance(fn, BoundMethod):
-            return tile_builtins.call_builtin(self, fn.name, [fn.value] + args, kwargs,
-                                              method=True)
+            return tile_builtins.call_builtin(self, fn.fn, [fn.value] + args, kwargs,
+                                              spelled=f".{fn.name}()")
         if fn is core.constexpr:
             if len(args) != 1 or kwargs or not is_constexpr(args[0]):
                 raise TileTypeError("tl.constexpr(...) takes one compile-time value")

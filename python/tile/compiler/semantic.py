@@ -31,6 +31,8 @@ def describe(x):
         return "None"
     if isinstance(x, core.dtype):
         return f"the dtype {x}"
+    if core.is_builtin(x):
+        return f"the function tl.{x.__name__}"
     return f"the constant {x!r}"
 
 

@@ -1,35 +1,77 @@
 """The tile language: ``import tile.language as tl``.
 
-Names follow Triton's ``triton.language``; see docs/language.md for what is
-supported and how it differs.
+Names follow Triton's ``triton.language``.  Each builtin is a function with
+Triton's signature and a docstring saying what it does in Tile
+(``help(tl.load)``); docs/language.md says what is supported and how it
+differs.
 """
 
-from . import core as _core
-from .core import (  # noqa: F401
+from . import math
+from .core import (
     PropagateNan,
+    advance,
+    arange,
+    atomic_add,
     bfloat16,
     block_ptr_type,
     block_type,
+    broadcast_to,
+    cast,
+    cdiv,
     constexpr,
+    dot,
     dtype,
+    expand_dims,
     float8e4nv,
     float8e5,
     float16,
     float32,
     float64,
+    full,
     int1,
     int8,
     int16,
     int32,
     int64,
+    load,
+    make_block_ptr,
+    max,
+    max_contiguous,
+    maximum,
+    min,
+    minimum,
+    multiple_of,
+    num_programs,
+    permute,
     pointer_type,
+    program_id,
+    range,
+    sigmoid,
+    static_assert,
+    static_print,
+    static_range,
+    store,
+    sum,
+    tensor,
+    trans,
+    where,
+    zeros,
+    zeros_like,
 )
+from .math import abs, ceil, cos, exp, exp2, floor, fma, log, log2, rsqrt, sin, sqrt
 
-_core._declare(_core.LANGUAGE_BUILTINS, globals())
-
-from . import math  # noqa: E402,F401
-
-__all__ = (["constexpr", "dtype", "pointer_type", "block_type",
-            "block_ptr_type", "PropagateNan", "math", "int1", "int8", "int16",
-            "int32", "int64", "float8e5", "float8e4nv", "float16", "bfloat16",
-            "float32", "float64"] + list(_core.LANGUAGE_BUILTINS))
+__all__ = [
+    # types
+    "constexpr", "dtype", "pointer_type", "block_type", "block_ptr_type", "tensor",
+    "PropagateNan", "int1", "int8", "int16", "int32", "int64", "float8e5", "float8e4nv",
+    "float16", "bfloat16", "float32", "float64",
+    # builtins (core.py)
+    "program_id", "num_programs", "arange", "zeros", "zeros_like", "full", "load", "store",
+    "atomic_add", "make_block_ptr", "advance", "dot", "sigmoid", "maximum", "minimum",
+    "where", "trans", "permute", "expand_dims", "broadcast_to", "cast", "cdiv",
+    "multiple_of", "max_contiguous", "static_assert", "static_print", "static_range",
+    "range", "sum", "max", "min",
+    # tl.math, also here
+    "math", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "floor", "ceil",
+    "fma", "abs",
+]

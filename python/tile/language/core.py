@@ -1,11 +1,14 @@
-"""Types and builtin declarations of the tile language (``tile.language``).
+"""Types and builtins of the tile language (``tile.language``).
 
-The functions declared here are markers: they are never executed.  The
-compiler recognises them inside ``@tile.jit`` functions and emits the
-matching ``tile`` dialect operations (see ``tile.compiler.builtins``).
+The builtins are declarations: each has Triton's signature and a docstring
+saying what it computes in Tile, and is never executed.  The compiler
+implements them inside ``@tile.jit`` functions (``tile.compiler.builtins``);
+``tile.language.math`` declares the math functions.
 """
 
 import enum
+import functools
+import inspect
 
 
 class constexpr:
@@ -32,6 +35,8 @@ class constexpr:
 
 class dtype:
     """A scalar element type (``tl.float16``, ``tl.int32``, ...)."""
+
+    __module__ = "tile.language"   # as users reach it: tl.dtype (in help() too)
 
     # name -> (mlir spelling, kind, bit width, mantissa width)
     _INFO = {
@@ -230,38 +235,479 @@ class PropagateNan(enum.Enum):
 
 
 # --------------------------------------------------------------------------
-# Builtin markers
+# Builtins
 # --------------------------------------------------------------------------
+#
+# Each function below declares a builtin: its signature (Triton's) and its
+# docstring are the reference users read; its body is never run.  The
+# compiler implements it in tile/compiler/builtins.py, registered under the
+# function object itself (``@implements(tl.load)``).
+#
+# The builtins range, max, min and sum are this module's globals: no code in
+# it may use Python's functions of those names (``builtins.max`` would do).
 
-class builtin:
-    """A function of the language; calling it outside ``@tile.jit`` fails."""
-
-    def __init__(self, name, doc=""):
-        self.name = name
-        self.__doc__ = doc
-        self.__name__ = name
-
-    def __call__(self, *args, **kwargs):
-        raise RuntimeError(
-            f"tl.{self.name} can only be called inside a @tile.jit function")
-
-    def __repr__(self):
-        return f"<tile builtin {self.name}>"
+_BUILTIN_MARK = "__tile_builtin__"
 
 
-def _declare(names, namespace):
-    for name in names:
-        namespace[name] = builtin(name)
+def builtin(fn):
+    """Declares ``fn`` a builtin: called outside ``@tile.jit``, it raises
+    RuntimeError; inside, the compiler runs its implementation."""
+    name = fn.__name__
+
+    @functools.wraps(fn)
+    def declared(*args, **kwargs):
+        raise RuntimeError(f"tl.{name} can only be called inside a @tile.jit function")
+
+    setattr(declared, _BUILTIN_MARK, True)
+    return declared
 
 
-LANGUAGE_BUILTINS = [
-    "program_id", "num_programs", "arange", "zeros", "zeros_like", "full",
-    "load", "store", "atomic_add", "make_block_ptr", "advance", "dot", "exp",
-    "exp2", "log", "log2", "sqrt", "rsqrt", "abs", "sin", "cos", "floor", "ceil", "sigmoid",
-    "max", "min", "sum", "maximum", "minimum", "where", "trans", "permute",
-    "expand_dims", "broadcast_to", "cdiv", "multiple_of", "max_contiguous",
-    "static_assert", "static_print", "static_range", "range", "cast", "fma",
-]
+def is_builtin(obj):
+    """Whether ``obj`` is a function declared with ``@builtin``."""
+    return getattr(obj, _BUILTIN_MARK, False) is True
 
-MATH_BUILTINS = ["exp", "exp2", "log", "log2", "sqrt", "rsqrt", "abs", "sin",
-                 "cos", "floor", "ceil", "fma"]
+
+class tensor:
+    """A value in a ``@tile.jit`` function: a scalar or a tile.
+
+    A tile has a static shape whose dimensions are powers of two; a scalar
+    has the shape ``()``.  Tensors exist only while a kernel compiles: this
+    class says what they offer, and is never instantiated.
+
+    Python's arithmetic, comparison and bitwise operators work elementwise,
+    promoting and broadcasting their operands (docs/language.md); ``+`` and
+    ``-`` move pointers by integer offsets.  Indexing takes ``:`` and
+    ``None`` only: ``x[:, None]`` inserts a dimension of length 1.  Each
+    method is the ``tl`` function of the same name applied to the tensor
+    (``x.sum(0)`` is ``tl.sum(x, 0)``); ``x.to(...)`` is ``tl.cast(x, ...)``.
+    """
+
+    __module__ = "tile.language"   # as users reach it: tl.tensor (in help() too)
+
+    def __init__(self, *args, **kwargs):
+        raise RuntimeError("tl.tensor values exist only inside a @tile.jit function")
+
+    @property
+    def dtype(self):
+        """The element type: ``x.dtype`` of a tile of fp16 is ``tl.float16``.
+
+        For pointers it is a ``tl.pointer_type`` (``.element_ty`` is the type
+        pointed to), for a block pointer its ``tl.block_ptr_type``.
+        """
+
+    @property
+    def shape(self):
+        """The shape, a tuple of ints; ``()`` for a scalar."""
+
+    @property
+    def T(self):
+        """The transpose: the dimensions in reverse order, as ``tl.trans(x)``."""
+
+
+def _tensor_member(fn, name=None):
+    """Makes the builtin ``fn`` a method of ``tensor`` too: ``x.name(...)``
+    is ``fn(x, ...)``, with ``fn``'s signature (its first parameter named
+    ``self``).  The method carries ``fn`` as ``__tile_function__``."""
+    name = name or fn.__name__
+    signature = inspect.signature(fn)
+    params = list(signature.parameters.values())
+    params[0] = params[0].replace(name="self")
+
+    def method(self, *args, **kwargs):
+        raise RuntimeError(f"tensor.{name}() can only be called inside a @tile.jit function")
+
+    method.__name__ = name
+    method.__qualname__ = f"tensor.{name}"
+    method.__module__ = fn.__module__
+    method.__signature__ = signature.replace(parameters=params)
+    summary = " ".join(fn.__doc__.strip().split("\n\n")[0].split())
+    call = f"tl.{fn.__name__}(self{', ...' if len(params) > 1 else ''})"
+    method.__doc__ = f"{summary}\n\nThe same as ``{call}``: see its help."
+    method.__tile_function__ = fn
+    setattr(tensor, name, method)
+    return fn
+
+
+def tensor_method(name):
+    """The builtin that ``x.name(...)`` calls, or None if tensors have no
+    such method."""
+    return getattr(getattr(tensor, name, None), "__tile_function__", None)
+
+
+# -- the grid ---------------------------------------------------------------
+
+@builtin
+def program_id(axis: int) -> tensor:
+    """The index of this program along ``axis`` of the launch grid.
+
+    ``axis`` is a constexpr 0, 1 or 2.  The result is an int32 scalar.
+    """
+
+
+@builtin
+def num_programs(axis: int) -> tensor:
+    """The number of programs along ``axis`` of the launch grid.
+
+    ``axis`` is a constexpr 0, 1 or 2.  The result is an int32 scalar.
+    """
+
+
+# -- creation ---------------------------------------------------------------
+
+@builtin
+def arange(start: int, end: int) -> tensor:
+    """The int32 tile ``[start, start + 1, ..., end - 1]``.
+
+    ``start`` and ``end`` are constexpr integers with ``0 <= start < end``;
+    the length ``end - start`` must be a power of two.
+    """
+
+
+@builtin
+def zeros(shape, dtype: dtype) -> tensor:
+    """A tile of ``shape`` filled with zeros of ``dtype``.
+
+    ``shape`` is a constexpr integer or a tuple of them, each a power of
+    two; ``dtype`` is a dtype such as ``tl.float32``.
+    """
+
+
+@builtin
+def zeros_like(input: tensor) -> tensor:
+    """Zeros of ``input``'s shape and element type (a scalar for a scalar)."""
+
+
+@builtin
+def full(shape, value, dtype: dtype) -> tensor:
+    """A tile of ``shape`` filled with ``value`` converted to ``dtype``.
+
+    ``shape`` is as for ``tl.zeros``; ``value`` is a number or a run-time
+    scalar, not a tile.
+    """
+
+
+# -- memory -----------------------------------------------------------------
+
+@builtin
+def load(pointer, mask=None, other=None, boundary_check=(), padding_option="",
+         cache_modifier="", eviction_policy="", volatile=False) -> tensor:
+    """Loads from global memory.
+
+    Through a pointer or a tile of pointers, the result has the pointers'
+    shape and element type.  ``mask`` (booleans, broadcast with ``pointer``)
+    selects the lanes that read; a masked-off lane gives ``other`` (a number
+    or tensor, converted to the element type), or, without ``other``, an
+    undefined value (zero in practice).  ``other`` needs ``mask``.  Without
+    ``mask`` every lane reads: an address out of bounds is an error the
+    interpreter reports.
+
+    Through a block pointer (``tl.make_block_ptr``), the result is the
+    block.  ``boundary_check`` lists the dimensions (constexpr integers)
+    whose elements out of bounds are not read but padded: with zeros
+    (``padding_option`` ``""`` or ``"zero"``; Triton leaves ``""``
+    undefined) or with NaN (``"nan"``, float elements only).  ``mask`` and
+    ``other`` are refused here.
+
+    ``cache_modifier``, ``eviction_policy`` and ``volatile`` are accepted
+    and ignored.
+    """
+
+
+@builtin
+def store(pointer, value, mask=None, boundary_check=(), cache_modifier="",
+          eviction_policy="") -> None:
+    """Stores ``value`` to global memory.
+
+    Through a pointer or a tile of pointers: ``pointer``, ``value`` (a
+    number or tensor) and ``mask`` (booleans) are broadcast to one shape,
+    ``value`` is converted to the element type, and the lanes ``mask``
+    selects write.
+
+    Through a block pointer (``tl.make_block_ptr``): ``value`` is converted
+    to the block's element type and broadcast to its shape;
+    ``boundary_check`` lists the dimensions whose elements out of bounds are
+    not written.  ``mask`` is refused here.
+
+    ``cache_modifier`` and ``eviction_policy`` are accepted and ignored.
+    """
+
+
+@builtin
+def atomic_add(pointer, val, mask=None, sem=None, scope=None) -> tensor:
+    """Adds ``val`` to the elements at ``pointer`` atomically; gives the old
+    values.
+
+    ``pointer`` is a pointer or a tile of pointers (not a block pointer) to
+    fp32, fp64, int32 or int64 elements.  ``pointer``, ``val`` and ``mask``
+    are broadcast to one shape, ``val`` is converted to the element type,
+    and masked-off lanes add nothing.
+
+    The add is relaxed, at device scope: ``sem`` takes only ``None`` and
+    ``"relaxed"``, ``scope`` only ``None`` and ``"gpu"`` (Triton's default
+    is ``"acq_rel"``).  On the GPU the old values may be used only where the
+    tile's layout holds each element once, which the compiler checks.
+    """
+
+
+@builtin
+def make_block_ptr(base, shape, strides, offsets, block_shape, order) -> tensor:
+    """A pointer to a block of ``block_shape`` in a tensor in global memory.
+
+    ``base`` is a scalar pointer to the tensor's first element.  ``shape``
+    and ``strides`` (in elements) hold integers or integer scalars (taken
+    as int64), ``offsets`` the block's first index along each dimension
+    (int32).  ``block_shape`` holds constexpr powers of two.  ``order`` is a
+    permutation of the dimensions, the fastest-varying first (``(1, 0)``
+    for a row-major matrix).  All five are tuples with one entry per
+    dimension.  Load and store through the result; move it with
+    ``tl.advance``.
+    """
+
+
+@builtin
+def advance(base, offsets) -> tensor:
+    """The block pointer ``base`` moved by ``offsets`` elements.
+
+    ``offsets`` holds one integer or integer scalar (taken as int32) per
+    dimension.  ``base`` itself does not change: use the result.
+    """
+
+
+# -- compute ----------------------------------------------------------------
+
+@builtin
+def dot(input, other, acc=None, input_precision=None, allow_tf32=None,
+        max_num_imprecise_acc=None, out_dtype=float32) -> tensor:
+    """The matrix product of ``input`` and ``other``, plus ``acc`` if given.
+
+    ``input`` is ``[M, K]`` and ``other`` ``[K, N]``: 2-D tiles of one
+    element type.  Products of fp16, bf16, fp8e5, fp8e4nv and fp32
+    accumulate in fp32, products of int8 in int32.  ``acc``, if given, is an
+    ``[M, N]`` tile of that accumulator type; the result has that type.
+    ``out_dtype`` must name it: the default ``tl.float32``, or ``tl.int32``
+    for int8 operands.
+
+    ``input_precision`` (``None``, ``"ieee"``, ``"tf32"`` or ``"tf32x3"``),
+    ``allow_tf32`` and ``max_num_imprecise_acc`` are accepted and ignored:
+    fp32 products are IEEE.  Unlike Triton, 3-D (batched) operands are
+    refused.
+    """
+
+
+@builtin
+def sigmoid(x) -> tensor:
+    """``1 / (1 + exp(-x))``, elementwise.
+
+    ``x`` is a floating-point tensor, or a number (taken as fp32).
+    """
+
+
+@builtin
+def maximum(x, y, propagate_nan=PropagateNan.NONE) -> tensor:
+    """The elementwise maximum of ``x`` and ``y``.
+
+    ``x`` and ``y`` (tensors or numbers) are promoted to one type and
+    broadcast to one shape as for arithmetic.  For floats, where one operand
+    is NaN the result is the other with ``propagate_nan=tl.PropagateNan.NONE``
+    (the default) and NaN with ``tl.PropagateNan.ALL``.  Integers compare
+    signed.  Two numbers give a number.
+    """
+
+
+@builtin
+def minimum(x, y, propagate_nan=PropagateNan.NONE) -> tensor:
+    """The elementwise minimum of ``x`` and ``y``.
+
+    As ``tl.maximum``, with the smaller operand.
+    """
+
+
+@builtin
+def where(condition, x, y) -> tensor:
+    """Elementwise ``x`` where ``condition`` is true, else ``y``.
+
+    ``condition`` is a tensor or run-time scalar, converted to booleans
+    (nonzero is true).  ``x`` and ``y`` (tensors or numbers) are promoted to
+    one type as for arithmetic; all three are broadcast to one shape.  Both ``x`` and ``y``
+    are computed.  A constexpr ``condition`` picks ``x`` or ``y`` while
+    compiling.
+    """
+
+
+# -- shapes -----------------------------------------------------------------
+
+@_tensor_member
+@builtin
+def trans(input, *dims) -> tensor:
+    """``input`` with its dimensions permuted.
+
+    ``dims`` is the new order, as separate integers or one tuple:
+    ``tl.trans(x, 1, 0)`` or ``tl.trans(x, (1, 0))``.  Without ``dims`` the
+    order is reversed (Triton's default is ``(1, 0)``, the same for 2-D
+    tiles).
+    """
+
+
+@_tensor_member
+@builtin
+def permute(input, *dims) -> tensor:
+    """``input`` with its dimensions in the order ``dims``.
+
+    ``dims`` is a permutation of ``input``'s dimensions, as separate
+    integers or one tuple.
+    """
+
+
+@_tensor_member
+@builtin
+def expand_dims(input, axis) -> tensor:
+    """``input`` with a dimension of length 1 inserted at ``axis``.
+
+    ``axis`` is a constexpr integer, or a tuple of them to insert several;
+    it counts in the result, so ``-1`` appends.  A scalar becomes a tile of
+    one element.
+    """
+
+
+@_tensor_member
+@builtin
+def broadcast_to(input, *shape) -> tensor:
+    """``input`` broadcast to ``shape``.
+
+    ``shape`` is given as separate integers or one tuple, each a power of
+    two.  Dimensions of length 1 are repeated and missing leading ones
+    added; a scalar fills the whole tile.
+    """
+
+
+# -- conversions ------------------------------------------------------------
+
+@_tensor_member
+@builtin
+def cast(input, dtype: dtype, fp_downcast_rounding: str | None = None,
+         bitcast: bool = False) -> tensor:
+    """``input`` converted to the element type ``dtype``.
+
+    Floats narrow with round-to-nearest-even: ``fp_downcast_rounding`` takes
+    only ``None`` and ``"rtne"`` (Triton also takes ``"rtz"``).  Floats
+    become integers rounded toward zero; a conversion to int1 tests for
+    nonzero.  ``bitcast=True`` reinterprets the bits instead, between types
+    of one width.  A number becomes a constant of ``dtype``.  Pointers do
+    not convert.
+    """
+
+
+_tensor_member(cast, name="to")
+
+
+# -- integer helpers and hints ----------------------------------------------
+
+@builtin
+def cdiv(x, div) -> tensor:
+    """``x`` divided by ``div``, rounded up: ``(x + div - 1) // div``.
+
+    Two numbers give a number.  ``//`` on run-time integers rounds toward
+    zero: use non-negative operands.
+    """
+
+
+@builtin
+def multiple_of(input, values) -> tensor:
+    """Gives ``input``: Triton's hint that its values are multiples of
+    ``values``.
+
+    Tile ignores the hint: state the divisibility of a kernel's arguments
+    in its signature instead (``i32:16``, docs/language.md).
+    """
+
+
+@builtin
+def max_contiguous(input, values) -> tensor:
+    """Gives ``input``: Triton's hint that runs of ``values`` of its
+    elements are contiguous.  Tile ignores the hint."""
+
+
+# -- compile time -----------------------------------------------------------
+
+@builtin
+def static_assert(cond, msg="") -> None:
+    """Stops the compilation with ``static assertion failed: msg`` unless
+    ``cond`` is true.
+
+    ``cond`` must be a compile-time constant.
+    """
+
+
+@builtin
+def static_print(*values, sep: str = " ", end: str = "\n", file=None, flush=False) -> None:
+    """Prints ``values`` to standard error while the kernel compiles.
+
+    A tensor prints as its type (``fp32[16, 16]``).  ``sep``, ``end`` and
+    ``flush`` are as for ``print``; ``file`` is accepted and ignored.
+    """
+
+
+# -- loops: the iterators of for statements ---------------------------------
+
+@builtin
+def static_range(arg1, arg2=None, step=None):
+    """The iterator of a ``for`` loop unrolled at compile time.
+
+    ``tl.static_range(end)`` or ``tl.static_range(start, end, step=1)``,
+    with constexpr integers: the body is compiled once per value, the loop
+    variable a constant each time.  It is valid only as the iterator of a
+    ``for`` loop.
+    """
+
+
+@builtin
+def range(arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None,
+          disallow_acc_multi_buffer=False, flatten=False, warp_specialize=False):
+    """The iterator of a run-time ``for`` loop (``scf.for``), as ``range``.
+
+    ``tl.range(end)`` or ``tl.range(start, end, step=1)``, with integers or
+    integer scalars.  The step must be positive (checked when it is a
+    constant).  The loop variable is int32, or int64 if a bound is.  It is
+    valid only as the iterator of a ``for`` loop.
+
+    Triton's loop hints (``num_stages`` and the rest) are accepted and
+    ignored: the compile option ``num_stages`` applies to every loop.
+    """
+
+
+# -- reductions (the names shadow Python's max, min and sum below) ----------
+
+@_tensor_member
+@builtin
+def sum(input, axis=None, keep_dims=False, dtype=None) -> tensor:
+    """The sum of ``input`` along ``axis``.
+
+    ``axis`` is a constexpr integer (negative counts from the end), or
+    ``None`` to sum every dimension into a scalar.  ``keep_dims`` keeps the
+    reduced dimensions, with length 1.  With ``dtype``, ``input`` is first
+    converted to it.  Integers narrower than 32 bits (int1 included) sum in
+    int32 and floats narrower than 32 bits in fp32, the result's type.  A
+    scalar ``input`` is given back as it is.
+    """
+
+
+@_tensor_member
+@builtin
+def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True,
+        keep_dims=False) -> tensor:
+    """The maximum of ``input`` along ``axis``.
+
+    ``axis`` and ``keep_dims`` are as for ``tl.sum``.  The result has
+    ``input``'s element type.  ``return_indices=True`` is refused (Tile has
+    no argmax); ``return_indices_tie_break_left`` is accepted and ignored.
+    """
+
+
+@_tensor_member
+@builtin
+def min(input, axis=None, return_indices=False, return_indices_tie_break_left=True,
+        keep_dims=False) -> tensor:
+    """The minimum of ``input`` along ``axis``.
+
+    As ``tl.max``, with the smallest element.
+    """
