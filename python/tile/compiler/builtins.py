@@ -4,10 +4,10 @@ Each builtin is declared in ``tile.language`` (its signature and docstring,
 the reference users read) and implemented here by a function registered
 under the declared function itself: ``@implements(tl.load)``.  An
 implementation takes the code generator first, then the declaration's
-parameters, with the same names, defaults and kinds; hints Tile does not use
-(``cache_modifier``, ...) are accepted and ignored.  Tensor methods need no
-entry: ``x.sum(...)`` calls the implementation of ``tl.sum`` (``tl.tensor``
-declares which methods exist).
+parameters, with the same names, defaults and kinds (test_builtins.py
+checks it); hints Tile does not use (``cache_modifier``, ...) are accepted
+and ignored.  Tensor methods need no entry: ``x.sum(...)`` calls the
+implementation of ``tl.sum`` (``tl.tensor`` declares which methods exist).
 """
 
 import inspect

@@ -241,7 +241,8 @@ class PropagateNan(enum.Enum):
 # Each function below declares a builtin: its signature (Triton's) and its
 # docstring are the reference users read; its body is never run.  The
 # compiler implements it in tile/compiler/builtins.py, registered under the
-# function object itself (``@implements(tl.load)``).
+# function object itself (``@implements(tl.load)``);
+# test/python/test_builtins.py checks that the two agree.
 #
 # The builtins range, max, min and sum are this module's globals: no code in
 # it may use Python's functions of those names (``builtins.max`` would do).

@@ -1,0 +1,166 @@
+"""The builtins of tile.language: what is declared is what the compiler
+implements, and help() shows the declaration."""
+
+import inspect
+import pydoc
+import re
+
+import pytest
+
+import tile
+import tile.language as tl
+from conftest import strip_locs
+from tile.compiler import compile_kernel
+from tile.compiler.builtins import IMPLS
+from tile.language import core
+
+
+def declared_builtins():
+    """{spelling: function} of every public builtin of tl and tl.math."""
+    found = {}
+    for prefix, module in (("tl", tl), ("tl.math", tl.math)):
+        for name in module.__all__:
+            value = getattr(module, name)
+            if core.is_builtin(value):
+                found[f"{prefix}.{name}"] = value
+    return found
+
+
+DECLARED = declared_builtins()
+FUNCTIONS = set(DECLARED.values())
+
+
+def tensor_methods():
+    """{name: method} of every method tl.tensor declares."""
+    return {name: value for name, value in vars(tl.tensor).items()
+            if hasattr(value, "__tile_function__")}
+
+
+METHODS = tensor_methods()
+
+
+def parameters(signature):
+    return [(p.name, p.kind, p.default) for p in signature.parameters.values()]
+
+
+def test_the_lists_are_complete():
+    for module in (tl, tl.math):
+        assert len(set(module.__all__)) == len(module.__all__)
+        public = {name for name, value in vars(module).items()
+                  if not name.startswith("_") and not inspect.ismodule(value)}
+        assert public == set(module.__all__) - {"math"}
+        for name in module.__all__:
+            value = getattr(module, name)
+            # A public function of the language is a builtin: it has a
+            # declaration and an implementation.
+            assert not inspect.isfunction(value) or core.is_builtin(value), name
+    assert "tl.load" in DECLARED and "tl.math.exp" in DECLARED
+
+
+def test_tl_math_functions_are_the_tl_functions():
+    for name in tl.math.__all__:
+        assert getattr(tl, name) is getattr(tl.math, name), name
+
+
+def test_every_builtin_is_implemented():
+    missing = sorted(name for name, fn in DECLARED.items() if fn not in IMPLS)
+    assert not missing, f"declared, not implemented: {missing}"
+
+
+def test_every_implementation_is_declared():
+    stray = sorted(f"{impl.__module__}.{impl.__name__}" for fn, impl in IMPLS.items()
+                   if fn not in FUNCTIONS)
+    assert not stray, f"implemented, not declared in tl or tl.math: {stray}"
+
+
+@pytest.mark.parametrize("name", sorted(DECLARED))
+def test_implementation_takes_the_declared_parameters(name):
+    declared = inspect.signature(DECLARED[name])
+    implemented = inspect.signature(IMPLS[DECLARED[name]])
+    first, *rest = implemented.parameters.values()
+    assert first.name == "cg" and first.kind == first.POSITIONAL_OR_KEYWORD
+    assert [(p.name, p.kind, p.default) for p in rest] == parameters(declared)
+
+
+@pytest.mark.parametrize("name", sorted(DECLARED))
+def test_builtin_is_documented_and_refuses_plain_python(name):
+    fn = DECLARED[name]
+    assert fn.__doc__ and fn.__doc__.strip(), f"{name} has no docstring"
+    with pytest.raises(RuntimeError,
+                       match=rf"tl\.{fn.__name__} can only be called inside a @tile\.jit"):
+        fn()
+
+
+def test_tensor_methods_are_declared_builtins():
+    assert {"to", "cast", "trans", "permute", "sum", "max", "min", "exp", "exp2", "log",
+            "log2", "sqrt", "abs", "expand_dims", "broadcast_to"} == set(METHODS)
+    for name, method in METHODS.items():
+        fn = method.__tile_function__
+        assert fn in FUNCTIONS and fn in IMPLS, name
+        assert core.tensor_method(name) is fn
+        # x.name(...) is fn(x, ...): the same parameters, the first one self.
+        params = parameters(inspect.signature(fn))
+        assert parameters(inspect.signature(method)) == [("self", *params[0][1:])] + params[1:]
+        assert method.__doc__ and method.__doc__.strip(), name
+    assert tl.tensor.to.__tile_function__ is tl.cast
+    for name in ("dtype", "shape", "T"):
+        assert isinstance(vars(tl.tensor)[name], property) and vars(tl.tensor)[name].__doc__
+    assert core.tensor_method("dtype") is None and core.tensor_method("rsqrt") is None
+
+
+def test_help_shows_the_declaration():
+    assert str(inspect.signature(tl.load)) == (
+        "(pointer, mask=None, other=None, boundary_check=(), padding_option='', "
+        "cache_modifier='', eviction_policy='', volatile=False) -> tile.language.tensor")
+    assert str(inspect.signature(tl.static_print)) == (
+        "(*values, sep: str = ' ', end: str = '\\n', file=None, flush=False) -> None")
+    text = pydoc.render_doc(tl.load, renderer=pydoc.plaintext)
+    assert "load(pointer, mask=None, other=None, boundary_check=()" in text
+    assert "Loads from global memory." in text
+    assert "cache_modifier``, ``eviction_policy`` and ``volatile`` are accepted" in text
+    text = pydoc.render_doc(tl.tensor, renderer=pydoc.plaintext)
+    assert "to(self, dtype: tile.language.dtype, fp_downcast_rounding" in text
+    assert "The same as ``tl.cast(self, ...)``" in text
+
+
+@tile.jit
+def _as_methods(X, Y):
+    x = tl.load(X + tl.arange(0, 8)[:, None] * 4 + tl.arange(0, 4)[None, :])
+    y = x.exp() + x.exp2() + x.log() + x.log2() + x.sqrt() + x.abs()
+    y = y.to(tl.float16).cast(tl.float32).trans().permute(1, 0)
+    z = y.sum(1) + y.max(1) + y.min(axis=1, keep_dims=False)
+    tl.store(Y + tl.arange(0, 8), z.expand_dims(0).broadcast_to(2, 8).sum(0))
+
+
+@tile.jit
+def _as_functions(X, Y):
+    x = tl.load(X + tl.arange(0, 8)[:, None] * 4 + tl.arange(0, 4)[None, :])
+    y = tl.exp(x) + tl.exp2(x) + tl.log(x) + tl.log2(x) + tl.sqrt(x) + tl.abs(x)
+    y = tl.permute(tl.trans(tl.cast(tl.cast(y, tl.float16), tl.float32)), 1, 0)
+    z = tl.sum(y, 1) + tl.max(y, 1) + tl.min(y, axis=1, keep_dims=False)
+    tl.store(Y + tl.arange(0, 8), tl.sum(tl.broadcast_to(tl.expand_dims(z, 0), 2, 8), 0))
+
+
+def test_methods_compile_as_their_functions():
+    source = inspect.getsource(_as_methods.fn)
+    assert {m for m in METHODS if f".{m}(" not in source} == set()
+
+    def body(fn):
+        text = strip_locs(compile_kernel(fn, "*fp32,*fp32", {}))
+        return text[text.index("{", text.index("func.func")):].replace(fn.__name__, "K")
+    assert body(_as_methods) == body(_as_functions)
+
+
+@tile.jit
+def _compile_time(Y):
+    total = 0
+    for i in tl.static_range(1, 8, step=3):
+        total += i
+    tl.static_print("total", total, tl.arange(0, 4), sep="|")
+    tl.store(Y, total)
+
+
+def test_compile_time_builtins_take_their_keywords(capfd):
+    text = compile_kernel(_compile_time, "*i32", {})
+    assert re.search(r"arith.constant 12 : i32", text), text   # 1 + 4 + 7
+    assert capfd.readouterr().err == "total|12|int32[4]\n"
