@@ -13,9 +13,12 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${TILE_BUILD_DIR:-$ROOT/build}
 OUT=${1:-$BUILD/gpu-bundle}
 
-ninja -C "$BUILD" tile-run tile-compile tile-kernels
-rm -rf "$OUT" && mkdir -p "$OUT/bin" "$OUT/kernels" "$OUT/user-kernels"
+ninja -C "$BUILD" tile-run tile_runtime tile-compile tile-kernels
+rm -rf "$OUT" && mkdir -p "$OUT/bin" "$OUT/lib" "$OUT/kernels" "$OUT/user-kernels"
 cp "$BUILD/bin/tile-run" "$OUT/bin/"
+# The runtime's C interface, for tile.attention (python/tile/runtime.py
+# finds it in <bundle>/lib).
+cp "$BUILD/lib/libtile_runtime.so" "$OUT/lib/"
 cp "$BUILD"/kernels/*.json "$BUILD"/kernels/*.ptx "$BUILD"/kernels/*.cubin \
   "$OUT/kernels/" 2>/dev/null || true
 

@@ -9,16 +9,15 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="PyTorch is needed for tile.attention's API")
 
+from tile import runtime  # noqa: E402
 from tile.attention import (  # noqa: E402
     Attention,
     AttentionType,
     BundleError,
-    bundle,
     flash_attn_func,
     functional,
     register_attention,
 )
-from tile.attention.driver import pack_arguments  # noqa: E402
 
 BUILD = os.environ.get("TILE_BUILD_DIR") or os.path.join(
     os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "build")
@@ -102,13 +101,13 @@ def test_kernel_causal_offset_is_clamped_to_the_sequence():
 
 
 def test_unsupported_head_dim_lists_what_the_bundle_has(monkeypatch, tmp_path):
-    # One real-format forward manifest for d64, then a d96 request.
+    # One real-format forward kernel for d64, then a d96 request.
     from test_attention_bundle import write_kernel
     write_kernel(tmp_path, "attn_fwd_fp16_d64_noncausal")
     monkeypatch.setenv("TILE_KERNEL_DIR", str(tmp_path))
     q, k, v = qkv((1, 8, 2, 96))
-    with pytest.raises(ValueError, match=r"no compiled attn_fwd kernel for fp16 "
-                                         r"head_dim=96 non-causal.*it has: fp16 d64"):
+    with pytest.raises(ValueError, match=r"no attn_fwd variant for HEAD_DIM=96 CAUSAL=0 "
+                                         r"fp16 \(it has: HEAD_DIM=64 CAUSAL=0 fp16"):
         functional._forward(q, k, v, False, 0.1)
 
 
@@ -119,9 +118,17 @@ def test_no_bundle_found_is_a_runtime_error(monkeypatch, tmp_path):
     assert isinstance(error.value, BundleError)
 
 
-def test_kernels_too_large_for_32_bit_indexing_are_refused():
-    spec = bundle.KernelSpec("attn_fwd_k", "attn_fwd", "attn_fwd_k", [], {"BLOCK_M": 128},
-                             4, 0, "k.cubin", "k.json")
+def fake_kernel(tmp_path, params, constexprs):
+    """A runtime.Kernel of the given parameters (name, type, divisibility)
+    and constexprs, read by the runtime from metadata written here."""
+    from test_attention_bundle import write_kernel
+    write_kernel(tmp_path, "attn_fwd_k", params=params, constexprs=constexprs,
+                 launch={"grid": ["1"]})
+    return runtime.Bundle(tmp_path).kernels[0]
+
+
+def test_kernels_too_large_for_32_bit_indexing_are_refused(tmp_path):
+    spec = fake_kernel(tmp_path, [("Q", "*fp16", 16)], {"BLOCK_M": 128})
     q = torch.empty((1, 2**21, 16, 128), dtype=torch.float16, device="meta")
     with pytest.raises(ValueError, match="too large for the kernels' 32-bit indexing"):
         functional._check_index_range(q, [spec])
@@ -133,12 +140,9 @@ def test_kernels_too_large_for_32_bit_indexing_are_refused():
 # --------------------------------------------------------------------------
 
 @pytest.fixture
-def fwd_spec():
-    params = [bundle.ParamSpec(n, t, d) for n, t, d in (
-        ("Q", "*fp16", 16), ("stride_z", "i32", 16), ("stride_h", "i32", 16),
-        ("stride_n", "i32", 16))]
-    return bundle.KernelSpec("attn_fwd_k", "attn_fwd", "attn_fwd_k", params, {}, 4, 0,
-                             "k.cubin", "k.json")
+def fwd_spec(tmp_path):
+    return fake_kernel(tmp_path, [("Q", "*fp16", 16), ("stride_z", "i32", 16),
+                                  ("stride_h", "i32", 16), ("stride_n", "i32", 16)], {})
 
 
 def test_flash_attention_layout_is_passed_without_copy(fwd_spec):
@@ -190,28 +194,30 @@ def strided(tensor, values, head_dim):
 
 
 class EmulatedKernels:
-    """Stands in for _launch_all: packs the arguments as the driver would, then
-    computes what each kernel's docstring promises, in float32, reading and
-    writing the tensors only through the pointers and strides it is given."""
+    """Stands in for _launch_all: has the runtime check the arguments and
+    compute the grid as for a launch, then computes what each kernel's
+    docstring promises, in float32, reading and writing the tensors only
+    through the pointers and strides it is given."""
 
     def __init__(self):
         self.tensors = {}
         self.launches = []
 
-    def pointer(self, tensor, label):
+    def pointer(self, tensor):
         self.tensors[tensor.data_ptr()] = tensor
-        return functional.DevicePointer(tensor.data_ptr(), functional._ELEMENT_TYPES[
-            tensor.dtype], label)
+        return functional.DevicePointer(tensor.data_ptr(),
+                                        functional._ELEMENT_TYPES[tensor.dtype])
 
     def launch_all(self, device, launches):
-        for spec, grid, values in launches:
-            self.launch(spec, grid, values)
+        for spec, values in launches:
+            self.launch(spec, values)
 
-    def launch(self, spec, grid, values):
-        pack_arguments(spec, values)   # the real checks: types, alignment, strides
-        self.launches.append((spec.kernel, grid))
+    def launch(self, spec, values):
+        # The runtime's checks (types, alignment, strides) and grid.
+        grid = spec.check(values)
+        self.launches.append((spec.family, grid))
         z, h, n, d = values["Z"], values["H"], values["N_CTX"], spec.constexprs["HEAD_DIM"]
-        block = spec.constexprs["BLOCK_N1" if spec.kernel == "attn_bwd" else "BLOCK_M"]
+        block = spec.constexprs["BLOCK_N1" if spec.family == "attn_bwd" else "BLOCK_M"]
         assert grid == (math.ceil(n / block), z * h, 1)
 
         def tensor(name):
@@ -226,11 +232,11 @@ class EmulatedKernels:
         def accumulator():   # DQ_ACC: contiguous fp32 [Z * H, N_CTX, HEAD_DIM]
             return tensor("DQ_ACC").view(z, h, n, d)
 
-        if spec.kernel == "attn_bwd_preprocess":
+        if spec.family == "attn_bwd_preprocess":
             rows("DELTA").copy_((view("O").float() * view("DO").float()).sum(-1))
             accumulator().zero_()
             return
-        if spec.kernel == "attn_bwd_postprocess":
+        if spec.family == "attn_bwd_postprocess":
             view("DQ").copy_(accumulator() * values["sm_scale"])
             return
         q, k, v = (view(x).float() for x in "QKV")
@@ -242,7 +248,7 @@ class EmulatedKernels:
         def probabilities(lse):   # rows with lse -inf see no key: P = 0
             return torch.exp(scores - lse.masked_fill(torch.isneginf(lse), 0)[..., None])
 
-        if spec.kernel == "attn_fwd":
+        if spec.family == "attn_fwd":
             lse = torch.logsumexp(scores, -1)
             rows("LSE").copy_(lse)
             view("O").copy_(probabilities(lse) @ v)

@@ -25,8 +25,8 @@ import os
 
 import torch
 
+from ..runtime import DevicePointer
 from . import bundle as _bundle
-from .driver import DevicePointer, get_driver
 
 _ELEMENT_TYPES = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32"}
 _SUPPORTED_DTYPES = (torch.float16, torch.bfloat16)
@@ -215,8 +215,8 @@ def _check_index_range(tensor, specs, strides=None):
             f"the batch or the sequence")
 
 
-def _device_pointer(tensor, label):
-    return DevicePointer(tensor.data_ptr(), _ELEMENT_TYPES[tensor.dtype], label)
+def _device_pointer(tensor):
+    return DevicePointer(tensor.data_ptr(), _ELEMENT_TYPES[tensor.dtype])
 
 
 _current_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
@@ -233,17 +233,17 @@ def _stream(device):
 
 
 def _launch_all(device, launches):
-    """Launches (spec, grid, values) in order on PyTorch's current stream of
-    `device`, the arguments of all of them checked before the first.  The
-    driver makes the device's primary context current itself."""
-    get_driver().launch_all(launches, device.index, _stream(device))
-
-
-def _check_grid_rows(batch, heads):
-    rows = batch * heads
-    if rows > 65535:
-        raise ValueError(f"batch * heads = {rows} exceeds 65535, the kernels' grid "
-                         f"limit: split the batch")
+    """Launches each (kernel, values by parameter name) in order on
+    PyTorch's current stream of `device`; the runtime binds the values,
+    checks them and computes each grid from the kernel's launch spec.  With
+    several, every launch is checked before the first: a bad argument
+    launches nothing."""
+    if len(launches) > 1:
+        for kernel, values in launches:
+            kernel.check(values)
+    stream = _stream(device)
+    for kernel, values in launches:
+        kernel.launch(values, device.index, stream)
 
 
 # --------------------------------------------------------------------------
@@ -262,18 +262,16 @@ def _forward(q, k, v, causal, scale, causal_offset=0):
     lse = torch.empty((batch, heads, seqlen), dtype=torch.float32, device=q.device)
     if q.numel() == 0:
         return out, lse, q, k, v
-    _check_grid_rows(batch, heads)
     strides = kernel_strides(q)
     _check_index_range(q, [spec], strides)
     stride_z, stride_h, stride_n = strides
-    values = {"Q": _device_pointer(q, "q"), "K": _device_pointer(k, "k"),
-              "V": _device_pointer(v, "v"), "O": _device_pointer(out, "out"),
-              "LSE": _device_pointer(lse, "lse"), "sm_scale": scale,
+    values = {"Q": _device_pointer(q), "K": _device_pointer(k),
+              "V": _device_pointer(v), "O": _device_pointer(out),
+              "LSE": _device_pointer(lse), "sm_scale": scale,
               "stride_z": stride_z, "stride_h": stride_h, "stride_n": stride_n,
               "Z": batch, "H": heads, "N_CTX": seqlen,
               "causal_offset": _kernel_causal_offset(causal, causal_offset, seqlen)}
-    grid = (_cdiv(seqlen, spec.constexpr_int("BLOCK_M")), batch * heads, 1)
-    _launch_all(q.device, [(spec, grid, values)])
+    _launch_all(q.device, [(spec, values)])
     return out, lse, q, k, v
 
 
@@ -332,7 +330,6 @@ def _backward(dout, q, k, v, out, lse, causal, scale, causal_offset):
     dq, dk, dv = (_empty_like_layout(q) for _ in range(3))
     if q.numel() == 0:
         return dq, dk, dv
-    _check_grid_rows(batch, heads)
     strides = kernel_strides(q)
     _check_index_range(q, [preprocess, backward, postprocess], strides)
     delta = torch.empty_like(lse)
@@ -344,24 +341,20 @@ def _backward(dout, q, k, v, out, lse, causal, scale, causal_offset):
     shape_args = {"stride_z": stride_z, "stride_h": stride_h, "stride_n": stride_n,
                   "Z": batch, "H": heads, "N_CTX": seqlen}
     offset = _kernel_causal_offset(causal, causal_offset, seqlen)
-    rows = batch * heads
     _launch_all(q.device, [
-        (preprocess, (_cdiv(seqlen, preprocess.constexpr_int("BLOCK_M")), rows, 1),
-         {"O": _device_pointer(out, "out"), "DO": _device_pointer(dout, "dout"),
-          "DELTA": _device_pointer(delta, "delta"),
-          "DQ_ACC": _device_pointer(dq_accumulator, "dq_accumulator"), **shape_args}),
-        (backward, (_cdiv(seqlen, backward.constexpr_int("BLOCK_N1")), rows, 1),
-         {"Q": _device_pointer(q, "q"), "K": _device_pointer(k, "k"),
-          "V": _device_pointer(v, "v"), "sm_scale": scale,
-          "DO": _device_pointer(dout, "dout"),
-          "DQ_ACC": _device_pointer(dq_accumulator, "dq_accumulator"),
-          "DK": _device_pointer(dk, "dk"), "DV": _device_pointer(dv, "dv"),
-          "LSE": _device_pointer(lse, "lse"), "DELTA": _device_pointer(delta, "delta"),
-          "causal_offset": offset, **shape_args}),
-        (postprocess, (_cdiv(seqlen, postprocess.constexpr_int("BLOCK_M")), rows, 1),
-         {"DQ": _device_pointer(dq, "dq"),
-          "DQ_ACC": _device_pointer(dq_accumulator, "dq_accumulator"),
-          "sm_scale": scale, **shape_args})])
+        (preprocess, {"O": _device_pointer(out), "DO": _device_pointer(dout),
+                      "DELTA": _device_pointer(delta),
+                      "DQ_ACC": _device_pointer(dq_accumulator), **shape_args}),
+        (backward, {"Q": _device_pointer(q), "K": _device_pointer(k),
+                    "V": _device_pointer(v), "sm_scale": scale,
+                    "DO": _device_pointer(dout),
+                    "DQ_ACC": _device_pointer(dq_accumulator),
+                    "DK": _device_pointer(dk), "DV": _device_pointer(dv),
+                    "LSE": _device_pointer(lse), "DELTA": _device_pointer(delta),
+                    "causal_offset": offset, **shape_args}),
+        (postprocess, {"DQ": _device_pointer(dq),
+                       "DQ_ACC": _device_pointer(dq_accumulator),
+                       "sm_scale": scale, **shape_args})])
     return dq, dk, dv
 
 

@@ -1,0 +1,109 @@
+//===- CudaDriver.h - The CUDA driver API, loaded at run time ---*- C++ -*-===//
+//
+// The few driver entry points Tile uses, bound once per process from
+// libcuda.so.1 (dlopen): building needs no cuda.h, and running needs only
+// the NVIDIA driver. Every launch of a compiled kernel goes through
+// `CudaKernels`, whichever program launches it: tile-run's CUDA backend, or
+// the C interface that Python calls (tile/Runtime/tile_runtime.h).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_RUNTIME_CUDADRIVER_H
+#define TILE_RUNTIME_CUDADRIVER_H
+
+#include "tile/Runtime/Backend.h"
+#include "tile/Runtime/Bundle.h"
+#include "tile/Runtime/Status.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tile::rt {
+
+using CUresult = int;
+using CUdevice = int;
+using CUcontext = struct CUctx_st *;
+using CUmodule = struct CUmod_st *;
+using CUfunction = struct CUfunc_st *;
+using CUevent = struct CUevent_st *;
+using CUstream = struct CUstream_st *;
+using CUdeviceptr = unsigned long long;
+
+/// The driver's entry points.
+struct CudaDriver {
+  CUresult (*cuInit)(unsigned);
+  CUresult (*cuDeviceGet)(CUdevice *, int);
+  CUresult (*cuDeviceGetName)(char *, int, CUdevice);
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+  CUresult (*cuCtxGetCurrent)(CUcontext *);
+  CUresult (*cuCtxSetCurrent)(CUcontext);
+  CUresult (*cuModuleLoadData)(CUmodule *, const void *);
+  CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
+  CUresult (*cuMemFree)(CUdeviceptr);
+  CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
+  CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, CUstream, void **,
+                             void **);
+  CUresult (*cuCtxSynchronize)();
+  CUresult (*cuEventCreate)(CUevent *, unsigned);
+  CUresult (*cuEventRecord)(CUevent, CUstream);
+  CUresult (*cuEventSynchronize)(CUevent);
+  CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
+  CUresult (*cuGetErrorString)(CUresult, const char **);
+  CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
+
+  /// The process's driver, bound and initialized (cuInit) on first use; an
+  /// error says what is missing.
+  static Status get(const CudaDriver **driver);
+
+  /// `what` failed with `result`: a Status naming the driver's error.
+  Status check(CUresult result, const std::string &what) const;
+};
+
+/// A kernel loaded on one device: what a launch needs.
+struct LoadedKernel {
+  CUfunction function = nullptr;
+  unsigned threads = 0;     ///< 32 * num_warps
+  unsigned sharedBytes = 0; ///< dynamic shared memory of each program
+};
+
+/// Loads `info`'s cubin (else its PTX) into the current context, and allows
+/// it the dynamic shared memory its metadata asks for.
+Status loadKernel(const CudaDriver &driver, const KernelInfo &info,
+                  LoadedKernel *kernel);
+
+/// Each argument's bytes in its parameter's type, and the pointers to them
+/// cuLaunchKernel takes. The arguments were checked (checkArguments).
+void packArguments(const std::vector<ParamInfo> &params,
+                   const std::vector<LaunchArg> &args,
+                   std::vector<uint64_t> *slots, std::vector<void *> *pointers);
+
+/// Launches compiled kernels on the streams of a process's devices, each in
+/// its primary context (the one PyTorch's runtime uses): the runtime behind
+/// the C interface. Thread-safe.
+class CudaKernels {
+public:
+  /// Launches over `grid` on `stream` of device `device`, loading the
+  /// kernel there on first use. The arguments were checked (checkArguments
+  /// with device addresses) and the grid computed (computeGrid).
+  Status launch(const KernelInfo &info, const std::vector<LaunchArg> &args,
+                const Grid &grid, int device, CUstream stream);
+
+private:
+  Status makeCurrent(const CudaDriver &driver, int device);
+
+  std::mutex mutex;
+  std::map<int, CUcontext> contexts;
+  // By metadata path and device.
+  std::map<std::pair<std::string, int>, LoadedKernel> loaded;
+};
+
+} // namespace tile::rt
+
+#endif // TILE_RUNTIME_CUDADRIVER_H

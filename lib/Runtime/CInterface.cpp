@@ -1,0 +1,240 @@
+//===- CInterface.cpp - The Tile runtime's C interface --------------------===//
+
+#include "tile/Runtime/tile_runtime.h"
+
+#include "tile/Runtime/Bundle.h"
+#include "tile/Runtime/CudaDriver.h"
+#include "tile/Runtime/Launch.h"
+
+#include <fstream>
+#include <sstream>
+
+using namespace tile::rt;
+
+struct TileKernel {
+  const KernelInfo *info;
+  std::vector<std::string> paramTypes;
+  std::string metadataText;
+  bool hasGpuCode;
+};
+
+struct TileBundle {
+  Bundle bundle;
+  std::string warnings;
+  std::vector<TileKernel> kernels; // one per bundle.kernels(), same order
+};
+
+namespace {
+
+thread_local std::string lastError;
+
+int fail(const Status &status, int code = TILE_ERROR_REQUEST) {
+  lastError = status.message();
+  return code;
+}
+
+const TileKernel *wrap(const TileBundle *bundle, const KernelInfo *info) {
+  size_t index = info - bundle->bundle.kernels().data();
+  return &bundle->kernels[index];
+}
+
+bool fileExists(const std::string &path) {
+  return static_cast<bool>(std::ifstream(path));
+}
+
+Status toLaunchArgs(const TileKernel *kernel, int numArgs, const TileArg *args,
+                    std::vector<LaunchArg> *launchArgs) {
+  launchArgs->resize(numArgs);
+  for (int i = 0; i < numArgs; ++i) {
+    const TileArg &arg = args[i];
+    LaunchArg &out = (*launchArgs)[i];
+    switch (arg.kind) {
+    case TILE_ARG_POINTER:
+      if (arg.dtype < 0 || arg.dtype > int(DType::F8E4M3FN))
+        return Status::error("argument " + std::to_string(i) +
+                             " is a pointer of unknown element type code " +
+                             std::to_string(arg.dtype));
+      out = LaunchArg::pointer(arg.value.address, DType(arg.dtype));
+      break;
+    case TILE_ARG_INT:
+      out = LaunchArg::integer(arg.value.integer);
+      break;
+    case TILE_ARG_FLOAT:
+      out = LaunchArg::floating(arg.value.real);
+      break;
+    default:
+      return Status::error("argument " + std::to_string(i) +
+                           " has unknown kind " + std::to_string(arg.kind));
+    }
+  }
+  return Status::success();
+}
+
+CudaKernels &cudaKernels() {
+  static CudaKernels kernels;
+  return kernels;
+}
+
+} // namespace
+
+extern "C" {
+
+int tileRuntimeAbiVersion(void) { return TILE_RUNTIME_ABI_VERSION; }
+
+const char *tileLastError(void) { return lastError.c_str(); }
+
+int tileDTypeCode(const char *name) {
+  std::optional<DType> dtype = parseDType(name ? name : "");
+  return dtype ? int(*dtype) : -1;
+}
+
+int tileBundleOpen(const char *directory, TileBundle **bundle) {
+  auto opened = std::make_unique<TileBundle>();
+  Status status = Bundle::open(directory ? directory : "", &opened->bundle);
+  if (!status.ok())
+    return fail(status);
+  for (const std::string &warning : opened->bundle.warnings())
+    opened->warnings += warning + "\n";
+  for (const KernelInfo &info : opened->bundle.kernels()) {
+    TileKernel kernel{&info, {}, {}, false};
+    for (const ParamInfo &param : info.params)
+      kernel.paramTypes.push_back(param.typeString());
+    std::ifstream file(info.metadataPath);
+    std::stringstream text;
+    text << file.rdbuf();
+    kernel.metadataText = text.str();
+    kernel.hasGpuCode = fileExists(info.companionPath(".cubin")) ||
+                        fileExists(info.companionPath(".ptx"));
+    opened->kernels.push_back(std::move(kernel));
+  }
+  *bundle = opened.release();
+  return 0;
+}
+
+void tileBundleClose(TileBundle *bundle) { delete bundle; }
+
+const char *tileBundleWarnings(const TileBundle *bundle) {
+  return bundle->warnings.c_str();
+}
+
+int tileBundleNumKernels(const TileBundle *bundle) {
+  return static_cast<int>(bundle->kernels.size());
+}
+
+const TileKernel *tileBundleKernel(const TileBundle *bundle, int index) {
+  if (index < 0 || size_t(index) >= bundle->kernels.size())
+    return nullptr;
+  return &bundle->kernels[index];
+}
+
+int tileBundleFind(const TileBundle *bundle, const char *name,
+                   const TileKernel **kernel) {
+  const KernelInfo *info = bundle->bundle.findVariant(name ? name : "");
+  *kernel = info ? wrap(bundle, info) : nullptr;
+  return info ? 0 : 1;
+}
+
+int tileBundleSelect(const TileBundle *bundle, const char *family,
+                     const char *elementType, int numKeys,
+                     const char *const *keyNames, const int64_t *keyValues,
+                     int64_t length, const TileKernel **kernel) {
+  std::vector<std::pair<std::string, int64_t>> keys;
+  for (int i = 0; i < numKeys; ++i)
+    keys.emplace_back(keyNames[i], keyValues[i]);
+  const KernelInfo *info = nullptr;
+  Status status = bundle->bundle.select(
+      family ? family : "", elementType ? elementType : "", keys,
+      length < 0 ? std::nullopt : std::optional<int64_t>(length), &info);
+  if (!status.ok())
+    return fail(status);
+  *kernel = wrap(bundle, info);
+  return 0;
+}
+
+const char *tileKernelName(const TileKernel *kernel) {
+  return kernel->info->name.c_str();
+}
+
+const char *tileKernelFamily(const TileKernel *kernel) {
+  return kernel->info->kernel.c_str();
+}
+
+const char *tileKernelMetadataPath(const TileKernel *kernel) {
+  return kernel->info->metadataPath.c_str();
+}
+
+int tileKernelNumWarps(const TileKernel *kernel) {
+  return kernel->info->numWarps;
+}
+
+int tileKernelHasGpuCode(const TileKernel *kernel) {
+  return kernel->hasGpuCode;
+}
+
+int tileKernelNumParams(const TileKernel *kernel) {
+  return static_cast<int>(kernel->info->params.size());
+}
+
+const char *tileKernelParamName(const TileKernel *kernel, int index) {
+  return kernel->info->params.at(index).name.c_str();
+}
+
+const char *tileKernelParamType(const TileKernel *kernel, int index) {
+  return kernel->paramTypes.at(index).c_str();
+}
+
+int64_t tileKernelParamDivisibility(const TileKernel *kernel, int index) {
+  return kernel->info->params.at(index).divisibility;
+}
+
+int tileKernelConstexprInt(const TileKernel *kernel, const char *name,
+                           int64_t *value) {
+  std::optional<int64_t> found = kernel->info->constexprInt(name ? name : "");
+  if (!found)
+    return 1;
+  *value = *found;
+  return 0;
+}
+
+const char *tileKernelMetadata(const TileKernel *kernel) {
+  return kernel->metadataText.c_str();
+}
+
+/// Converts, checks and computes the grid: what every launch does first.
+static Status prepare(const TileKernel *kernel, int numArgs,
+                      const TileArg *args, std::vector<LaunchArg> *launchArgs,
+                      Grid *grid) {
+  TILE_RETURN_IF_ERROR(toLaunchArgs(kernel, numArgs, args, launchArgs));
+  TILE_RETURN_IF_ERROR(
+      checkArguments(*kernel->info, *launchArgs, PointerKind::Address));
+  return computeGrid(*kernel->info, *launchArgs, grid);
+}
+
+int tileCheck(const TileKernel *kernel, int numArgs, const TileArg *args,
+              uint32_t *grid) {
+  std::vector<LaunchArg> launchArgs;
+  Grid computed;
+  Status status = prepare(kernel, numArgs, args, &launchArgs, &computed);
+  if (!status.ok())
+    return fail(status);
+  if (grid) {
+    grid[0] = computed.x;
+    grid[1] = computed.y;
+    grid[2] = computed.z;
+  }
+  return 0;
+}
+
+int tileLaunch(const TileKernel *kernel, int device, void *stream, int numArgs,
+               const TileArg *args) {
+  thread_local std::vector<LaunchArg> launchArgs;
+  Grid grid;
+  Status status = prepare(kernel, numArgs, args, &launchArgs, &grid);
+  if (!status.ok())
+    return fail(status);
+  status = cudaKernels().launch(*kernel->info, launchArgs, grid, device,
+                                static_cast<CUstream>(stream));
+  return status.ok() ? 0 : fail(status, TILE_ERROR_DEVICE);
+}
+
+} // extern "C"

@@ -1,0 +1,206 @@
+//===- CudaDriver.cpp - The CUDA driver API, loaded at run time -----------===//
+
+#include "tile/Runtime/CudaDriver.h"
+
+#include "tile/Runtime/Launch.h"
+
+#include <dlfcn.h>
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+using namespace tile::rt;
+
+namespace {
+
+// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: kernels may use more than
+// 48 KiB of dynamic shared memory only after raising it.
+constexpr int kMaxDynamicSharedBytesAttribute = 8;
+constexpr unsigned kDefaultSharedLimit = 48 * 1024;
+constexpr CUresult kSuccess = 0;
+
+template <typename F> bool bind(void *library, const char *name, F *function) {
+  *function = reinterpret_cast<F>(dlsym(library, name));
+  return *function != nullptr;
+}
+
+Status bindDriver(CudaDriver *d) {
+  void *library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!library)
+    return Status::error("the NVIDIA driver (libcuda.so.1) is not installed: "
+                         "Tile's kernels need an NVIDIA GPU and its driver");
+  bool bound =
+      bind(library, "cuInit", &d->cuInit) &&
+      bind(library, "cuDeviceGet", &d->cuDeviceGet) &&
+      bind(library, "cuDeviceGetName", &d->cuDeviceGetName) &&
+      bind(library, "cuDevicePrimaryCtxRetain", &d->cuDevicePrimaryCtxRetain) &&
+      bind(library, "cuCtxGetCurrent", &d->cuCtxGetCurrent) &&
+      bind(library, "cuCtxSetCurrent", &d->cuCtxSetCurrent) &&
+      bind(library, "cuModuleLoadData", &d->cuModuleLoadData) &&
+      bind(library, "cuModuleGetFunction", &d->cuModuleGetFunction) &&
+      bind(library, "cuMemAlloc_v2", &d->cuMemAlloc) &&
+      bind(library, "cuMemFree_v2", &d->cuMemFree) &&
+      bind(library, "cuMemcpyHtoD_v2", &d->cuMemcpyHtoD) &&
+      bind(library, "cuMemcpyDtoH_v2", &d->cuMemcpyDtoH) &&
+      bind(library, "cuLaunchKernel", &d->cuLaunchKernel) &&
+      bind(library, "cuCtxSynchronize", &d->cuCtxSynchronize) &&
+      bind(library, "cuEventCreate", &d->cuEventCreate) &&
+      bind(library, "cuEventRecord", &d->cuEventRecord) &&
+      bind(library, "cuEventSynchronize", &d->cuEventSynchronize) &&
+      bind(library, "cuEventElapsedTime", &d->cuEventElapsedTime) &&
+      bind(library, "cuGetErrorString", &d->cuGetErrorString) &&
+      bind(library, "cuFuncSetAttribute", &d->cuFuncSetAttribute);
+  if (!bound)
+    return Status::error("libcuda.so.1 lacks a driver entry point Tile needs: "
+                         "the driver is too old");
+  return d->check(d->cuInit(0), "cuInit");
+}
+
+} // namespace
+
+Status CudaDriver::get(const CudaDriver **driver) {
+  static CudaDriver bound{};
+  static Status status = bindDriver(&bound);
+  *driver = &bound;
+  return status;
+}
+
+Status CudaDriver::check(CUresult result, const std::string &what) const {
+  if (result == kSuccess)
+    return Status::success();
+  const char *text = nullptr;
+  if (cuGetErrorString)
+    cuGetErrorString(result, &text);
+  return Status::error(what + " failed: " +
+                       (text ? text : "CUDA error " + std::to_string(result)));
+}
+
+Status tile::rt::loadKernel(const CudaDriver &driver, const KernelInfo &info,
+                            LoadedKernel *kernel) {
+  std::string image;
+  for (const char *extension : {".cubin", ".ptx"}) {
+    std::ifstream file(info.companionPath(extension), std::ios::binary);
+    if (!file)
+      continue;
+    std::stringstream contents;
+    contents << file.rdbuf();
+    image = contents.str();
+    break;
+  }
+  if (image.empty()) {
+    const JsonValue *gpu = info.metadata.get("gpu");
+    const JsonValue *unsupported = gpu ? gpu->get("unsupported") : nullptr;
+    if (unsupported && unsupported->isString())
+      return Status::error("kernel '" + info.name +
+                           "' has no GPU code, the interpreter only: " +
+                           unsupported->getString());
+    return Status::error("kernel '" + info.name + "' has no GPU code (no " +
+                         info.companionPath(".cubin") +
+                         " or .ptx): compile it with tile-compile (its "
+                         "--emit=metadata writes none)");
+  }
+  image.push_back('\0'); // PTX is loaded as a C string
+  CUmodule module;
+  TILE_RETURN_IF_ERROR(
+      driver.check(driver.cuModuleLoadData(&module, image.data()),
+                   "loading the GPU code of '" + info.name + "'"));
+  CUfunction function;
+  TILE_RETURN_IF_ERROR(driver.check(
+      driver.cuModuleGetFunction(&function, module, info.entry.c_str()),
+      "finding entry '" + info.entry + "' of '" + info.name + "'"));
+  unsigned sharedBytes = 0;
+  if (const JsonValue *gpu = info.metadata.get("gpu"))
+    if (const JsonValue *bytes = gpu->get("shared_bytes"))
+      if (bytes->isInteger())
+        sharedBytes = static_cast<unsigned>(bytes->getInteger());
+  if (sharedBytes > kDefaultSharedLimit)
+    TILE_RETURN_IF_ERROR(driver.check(
+        driver.cuFuncSetAttribute(function, kMaxDynamicSharedBytesAttribute,
+                                  static_cast<int>(sharedBytes)),
+        "allowing '" + info.name + "' " + std::to_string(sharedBytes) +
+            " bytes of shared memory"));
+  *kernel = {function, unsigned(32 * info.numWarps), sharedBytes};
+  return Status::success();
+}
+
+void tile::rt::packArguments(const std::vector<ParamInfo> &params,
+                             const std::vector<LaunchArg> &args,
+                             std::vector<uint64_t> *slots,
+                             std::vector<void *> *pointers) {
+  slots->assign(args.size(), 0);
+  pointers->resize(args.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    const ParamInfo &param = params[i];
+    const LaunchArg &arg = args[i];
+    void *slot = &(*slots)[i];
+    if (param.isPointer) {
+      std::memcpy(slot, &arg.buffer, sizeof(CUdeviceptr));
+    } else if (isFloat(param.dtype)) {
+      double value = arg.kind == LaunchArg::Kind::Int ? double(arg.intValue)
+                                                      : arg.floatValue;
+      if (param.dtype == DType::F64) {
+        std::memcpy(slot, &value, 8);
+      } else {
+        float single = static_cast<float>(value);
+        std::memcpy(slot, &single, 4);
+      }
+    } else if (dtypeSize(param.dtype) == 8) {
+      std::memcpy(slot, &arg.intValue, 8);
+    } else {
+      // Little-endian: the low bytes of the value are the narrower integer.
+      std::memcpy(slot, &arg.intValue, dtypeSize(param.dtype));
+    }
+    (*pointers)[i] = slot;
+  }
+}
+
+Status CudaKernels::makeCurrent(const CudaDriver &driver, int device) {
+  auto found = contexts.find(device);
+  if (found == contexts.end()) {
+    CUdevice handle;
+    TILE_RETURN_IF_ERROR(
+        driver.check(driver.cuDeviceGet(&handle, device),
+                     "finding CUDA device " + std::to_string(device)));
+    CUcontext context;
+    TILE_RETURN_IF_ERROR(
+        driver.check(driver.cuDevicePrimaryCtxRetain(&context, handle),
+                     "cuDevicePrimaryCtxRetain"));
+    found = contexts.emplace(device, context).first;
+  }
+  CUcontext current = nullptr;
+  TILE_RETURN_IF_ERROR(
+      driver.check(driver.cuCtxGetCurrent(&current), "cuCtxGetCurrent"));
+  if (current != found->second)
+    TILE_RETURN_IF_ERROR(
+        driver.check(driver.cuCtxSetCurrent(found->second), "cuCtxSetCurrent"));
+  return Status::success();
+}
+
+Status CudaKernels::launch(const KernelInfo &info,
+                           const std::vector<LaunchArg> &args, const Grid &grid,
+                           int device, CUstream stream) {
+  const CudaDriver *driver;
+  TILE_RETURN_IF_ERROR(CudaDriver::get(&driver));
+  LoadedKernel kernel;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    TILE_RETURN_IF_ERROR(makeCurrent(*driver, device));
+    auto key = std::make_pair(info.metadataPath, device);
+    auto found = loaded.find(key);
+    if (found == loaded.end()) {
+      LoadedKernel fresh;
+      TILE_RETURN_IF_ERROR(loadKernel(*driver, info, &fresh));
+      found = loaded.emplace(key, fresh).first;
+    }
+    kernel = found->second;
+  }
+  thread_local std::vector<uint64_t> slots;
+  thread_local std::vector<void *> pointers;
+  packArguments(info.params, args, &slots, &pointers);
+  return driver->check(
+      driver->cuLaunchKernel(kernel.function, grid.x, grid.y, grid.z,
+                             kernel.threads, 1, 1, kernel.sharedBytes, stream,
+                             pointers.data(), nullptr),
+      "launching " + info.name + " over grid " + grid.toString());
+}

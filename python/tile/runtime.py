@@ -1,0 +1,341 @@
+"""The Tile runtime from Python: ctypes over libtile_runtime.so.
+
+One runtime launches Tile's compiled kernels, for ``tile-run`` and for
+Python alike (include/tile/Runtime/tile_runtime.h): it reads the kernels'
+metadata, chooses variants, binds arguments by parameter name, checks them
+against what each kernel was compiled for, computes the grid from the
+kernel's launch spec, and launches through the NVIDIA driver.  This module
+only finds the library and passes values across.
+
+Standard library only; it needs no PyTorch and, until a launch, no GPU.
+"""
+
+import ctypes
+import json
+import os
+import struct
+import threading
+from pathlib import Path
+
+# The C interface this module speaks (TILE_RUNTIME_ABI_VERSION).
+ABI_VERSION = 1
+
+LIBRARY_NAME = "libtile_runtime.so"
+LIBRARY_VARIABLE = "TILE_RUNTIME_LIBRARY"
+
+# <root>/python/tile/runtime.py in a checkout (the library in
+# <root>/build/lib) and in a GPU bundle (<root>/lib); a package installed
+# apart from both has no root and finds it through $TILE_RUNTIME_LIBRARY.
+_PACKAGE = Path(__file__).resolve().parent
+_ROOT = _PACKAGE.parents[1] if _PACKAGE.parent.name == "python" else None
+
+_POINTER, _INT, _FLOAT = 0, 1, 2
+# TileError: the request was wrong, or the GPU refused.
+_ERROR_REQUEST, _ERROR_DEVICE = 1, 2
+# One TileArg: int32 kind, int32 element type code, an 8-byte value.
+_ARG_FORMATS = {_POINTER: "iiQ", _INT: "iiq", _FLOAT: "iid"}
+_ARG_BYTES = 16
+
+
+class RuntimeLibraryError(RuntimeError):
+    """libtile_runtime.so is missing or unusable."""
+
+
+class BundleError(RuntimeError):
+    """A kernel folder that cannot be used, or no variant for a request."""
+
+
+class LaunchError(RuntimeError):
+    """The driver refused a launch (or the GPU is missing)."""
+
+
+class DevicePointer:
+    """A device address and the element type of what it points to
+    ('fp16', 'bf16', 'fp32'): what a pointer parameter is given."""
+
+    __slots__ = ("address", "element_type")
+
+    def __init__(self, address, element_type):
+        self.address = address
+        self.element_type = element_type
+
+    def __repr__(self):
+        return f"DevicePointer({self.address:#x}, {self.element_type})"
+
+
+def library_candidates():
+    """Where libtile_runtime.so is looked for, in order."""
+    override = os.environ.get(LIBRARY_VARIABLE)
+    if override:
+        return [Path(override)]
+    paths = [_ROOT / "lib" / LIBRARY_NAME] if _ROOT else []
+    build = os.environ.get("TILE_BUILD_DIR")
+    if build:
+        paths.append(Path(build) / "lib" / LIBRARY_NAME)
+    if _ROOT:
+        paths.append(_ROOT / "build" / "lib" / LIBRARY_NAME)
+    return paths
+
+
+_SIGNATURES = {
+    "tileRuntimeAbiVersion": (ctypes.c_int, []),
+    "tileLastError": (ctypes.c_char_p, []),
+    "tileDTypeCode": (ctypes.c_int, [ctypes.c_char_p]),
+    "tileBundleOpen": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]),
+    "tileBundleClose": (None, [ctypes.c_void_p]),
+    "tileBundleWarnings": (ctypes.c_char_p, [ctypes.c_void_p]),
+    "tileBundleNumKernels": (ctypes.c_int, [ctypes.c_void_p]),
+    "tileBundleKernel": (ctypes.c_void_p, [ctypes.c_void_p, ctypes.c_int]),
+    "tileBundleFind": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p,
+                                      ctypes.POINTER(ctypes.c_void_p)]),
+    "tileBundleSelect": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p,
+                                        ctypes.c_int, ctypes.POINTER(ctypes.c_char_p),
+                                        ctypes.POINTER(ctypes.c_int64), ctypes.c_int64,
+                                        ctypes.POINTER(ctypes.c_void_p)]),
+    "tileKernelName": (ctypes.c_char_p, [ctypes.c_void_p]),
+    "tileKernelFamily": (ctypes.c_char_p, [ctypes.c_void_p]),
+    "tileKernelMetadataPath": (ctypes.c_char_p, [ctypes.c_void_p]),
+    "tileKernelNumWarps": (ctypes.c_int, [ctypes.c_void_p]),
+    "tileKernelHasGpuCode": (ctypes.c_int, [ctypes.c_void_p]),
+    "tileKernelNumParams": (ctypes.c_int, [ctypes.c_void_p]),
+    "tileKernelParamName": (ctypes.c_char_p, [ctypes.c_void_p, ctypes.c_int]),
+    "tileKernelParamType": (ctypes.c_char_p, [ctypes.c_void_p, ctypes.c_int]),
+    "tileKernelParamDivisibility": (ctypes.c_int64, [ctypes.c_void_p, ctypes.c_int]),
+    "tileKernelMetadata": (ctypes.c_char_p, [ctypes.c_void_p]),
+    "tileCheck": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p,
+                                 ctypes.POINTER(ctypes.c_uint32)]),
+    "tileLaunch": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p,
+                                  ctypes.c_int, ctypes.c_void_p]),
+}
+
+
+class _Library:
+    """The loaded libtile_runtime.so, its functions typed."""
+
+    def __init__(self):
+        tried = []
+        for path in library_candidates():
+            if not path.is_file():
+                tried.append(str(path))
+                continue
+            try:
+                lib = ctypes.CDLL(str(path))
+            except OSError as error:
+                raise RuntimeLibraryError(f"cannot load {path}: {error}") from None
+            break
+        else:
+            raise RuntimeLibraryError(
+                f"the Tile runtime ({LIBRARY_NAME}) was not found (looked in: "
+                f"{', '.join(tried) or 'nowhere'}). Build it (./dev.sh build, or "
+                f"scripts/make_gpu_bundle.sh for a GPU bundle) or point "
+                f"${LIBRARY_VARIABLE} at it")
+        for name, (restype, argtypes) in _SIGNATURES.items():
+            try:
+                function = getattr(lib, name)
+            except AttributeError:
+                raise RuntimeLibraryError(f"{path} lacks {name}: it is from another "
+                                          f"version of Tile") from None
+            function.restype, function.argtypes = restype, argtypes
+            setattr(self, name, function)
+        version = self.tileRuntimeAbiVersion()
+        if version != ABI_VERSION:
+            raise RuntimeLibraryError(f"{path} speaks C interface version {version}, "
+                                      f"this tile package {ABI_VERSION}: rebuild one of them")
+        self.path = path
+
+    def error(self):
+        return self.tileLastError().decode()
+
+
+_library = None
+_library_lock = threading.Lock()
+
+
+def library():
+    """The process's runtime library, loaded on first use."""
+    global _library
+    if _library is None:
+        with _library_lock:
+            if _library is None:
+                _library = _Library()
+    return _library
+
+
+class Param:
+    """One kernel parameter: name, type ('*fp16', 'i32', 'fp32') and the
+    power of two the kernel was compiled to assume divides it (bytes for a
+    pointer's address)."""
+
+    __slots__ = ("name", "type", "divisibility")
+
+    def __init__(self, name, type, divisibility):
+        self.name, self.type, self.divisibility = name, type, divisibility
+
+    @property
+    def is_pointer(self):
+        return self.type.startswith("*")
+
+    def __repr__(self):
+        suffix = f":{self.divisibility}" if self.divisibility > 1 else ""
+        return f"{self.name}: {self.type}{suffix}"
+
+
+class Kernel:
+    """A compiled kernel variant of a Bundle (valid while the bundle is)."""
+
+    def __init__(self, bundle, handle):
+        lib = library()
+        self._bundle = bundle          # keeps the handle's owner alive
+        self._handle = handle
+        self.name = lib.tileKernelName(handle).decode()
+        self.family = lib.tileKernelFamily(handle).decode()
+        self.metadata_path = lib.tileKernelMetadataPath(handle).decode()
+        self.num_warps = lib.tileKernelNumWarps(handle)
+        self.has_gpu_code = bool(lib.tileKernelHasGpuCode(handle))
+        self.params = [Param(lib.tileKernelParamName(handle, i).decode(),
+                             lib.tileKernelParamType(handle, i).decode(),
+                             lib.tileKernelParamDivisibility(handle, i))
+                       for i in range(lib.tileKernelNumParams(handle))]
+        self.metadata = json.loads(lib.tileKernelMetadata(handle).decode())
+        self.constexprs = self.metadata.get("constexprs", {})
+        self.max_n_ctx = self.metadata.get("max_n_ctx")
+        self.element_type = next((p.type[1:] for p in self.params if p.is_pointer), None)
+        self._index = {p.name: i for i, p in enumerate(self.params)}
+        self._names = [p.name for p in self.params]
+        self._per_thread = threading.local()
+
+    def constexpr_int(self, name):
+        """A positive integer constexpr (a block size), or BundleError."""
+        value = self.constexprs.get(name)
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            raise BundleError(f"kernel {self.name} ({self.metadata_path}) lacks the "
+                              f"positive integer constexpr {name}")
+        return value
+
+    def _pack(self, values):
+        """The arguments as an array of TileArg, in parameter order, from
+        values by parameter name (DevicePointer, int or float).  Names are
+        checked here; types and ranges by the runtime."""
+        if len(values) != len(self._names) or any(n not in values for n in self._names):
+            missing = [n for n in self._names if n not in values]
+            extra = [n for n in values if n not in self._index]
+            raise ValueError(f"{self.name} takes {self._names}; missing {missing}, "
+                             f"unexpected {extra}")
+        fields, fmt = [], []
+        codes = _dtype_codes()
+        for name in self._names:
+            value = values[name]
+            if type(value) is DevicePointer:
+                code = codes.get(value.element_type)
+                if code is None:
+                    raise ValueError(f"{self.name}: parameter {name} is given a pointer to "
+                                     f"an unknown element type {value.element_type!r}")
+                fields += (_POINTER, code, value.address)
+                fmt.append(_ARG_FORMATS[_POINTER])
+            elif isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ValueError(f"{self.name}: parameter {name} is given {value!r}")
+            elif isinstance(value, int):
+                if not -2**63 <= value < 2**63:
+                    raise ValueError(f"{self.name}: parameter {name} = {value} does not "
+                                     f"fit in 64 bits")
+                fields += (_INT, 0, value)
+                fmt.append(_ARG_FORMATS[_INT])
+            else:
+                fields += (_FLOAT, 0, value)
+                fmt.append(_ARG_FORMATS[_FLOAT])
+        buffer = getattr(self._per_thread, "buffer", None)
+        if buffer is None:
+            buffer = self._per_thread.buffer = ctypes.create_string_buffer(
+                max(1, _ARG_BYTES * len(self._names)))
+        struct.pack_into("=" + "".join(fmt), buffer, 0, *fields)
+        return buffer
+
+    def check(self, values):
+        """Checks `values` against the parameters (names, kinds, element
+        types, ranges, the divisibility compiled for) and returns the grid
+        (x, y, z) the launch spec gives; ValueError naming the problem."""
+        buffer = self._pack(values)
+        grid = (ctypes.c_uint32 * 3)()
+        lib = library()
+        if lib.tileCheck(self._handle, len(self._names), buffer, grid):
+            raise ValueError(lib.error())
+        return tuple(grid)
+
+    def launch(self, values, device, stream):
+        """Launches on the raw CUDA stream handle `stream` (0: the default
+        stream) of device index `device`, after the checks of check():
+        ValueError for a bad argument, LaunchError for what the GPU
+        refused."""
+        buffer = self._pack(values)
+        lib = library()
+        error = lib.tileLaunch(self._handle, device, stream, len(self._names), buffer)
+        if error:
+            raise (LaunchError if error == _ERROR_DEVICE else ValueError)(lib.error())
+
+    def __repr__(self):
+        return f"Kernel({self.name})"
+
+
+_codes = None
+
+
+def _dtype_codes():
+    """Element type name -> the runtime's code, for pointer arguments."""
+    global _codes
+    if _codes is None:
+        lib = library()
+        _codes = {name: lib.tileDTypeCode(name.encode())
+                  for name in ("i1", "i8", "i16", "i32", "i64", "fp16", "bf16", "fp32",
+                               "fp64", "fp8e5", "fp8e4nv")}
+    return _codes
+
+
+class Bundle:
+    """A folder of compiled kernels."""
+
+    def __init__(self, directory):
+        lib = library()
+        self.directory = Path(directory)
+        handle = ctypes.c_void_p()
+        if lib.tileBundleOpen(str(self.directory).encode(), ctypes.byref(handle)):
+            raise BundleError(lib.error())
+        self._handle = handle
+        self.warnings = [w for w in lib.tileBundleWarnings(handle).decode().split("\n") if w]
+        self.kernels = [Kernel(self, lib.tileBundleKernel(handle, i))
+                        for i in range(lib.tileBundleNumKernels(handle))]
+        self._by_handle = {k._handle: k for k in self.kernels}
+        self._selected = {}
+
+    def find(self, name):
+        """The variant named `name`, or None."""
+        handle = ctypes.c_void_p()
+        if library().tileBundleFind(self._handle, name.encode(), ctypes.byref(handle)):
+            return None
+        return self._by_handle[handle.value]
+
+    def select(self, family, element_type=None, keys=None, length=None):
+        """The variant of `family` for `element_type` whose constexprs equal
+        `keys` ({name: int or bool}), and among several the one for
+        sequences of `length` (the runtime's choice: Bundle::select).
+        ValueError saying what the folder has when none matches."""
+        keys = keys or {}
+        cache_key = (family, element_type, tuple(keys.items()), length)
+        kernel = self._selected.get(cache_key)
+        if kernel is not None:
+            return kernel
+        names = (ctypes.c_char_p * max(1, len(keys)))(*(k.encode() for k in keys))
+        values = (ctypes.c_int64 * max(1, len(keys)))(*(int(v) for v in keys.values()))
+        handle = ctypes.c_void_p()
+        lib = library()
+        if lib.tileBundleSelect(self._handle, family.encode(),
+                                element_type.encode() if element_type else None,
+                                len(keys), names, values, -1 if length is None else length,
+                                ctypes.byref(handle)):
+            raise ValueError(lib.error())
+        kernel = self._selected[cache_key] = self._by_handle[handle.value]
+        return kernel
+
+    def __del__(self):
+        handle = getattr(self, "_handle", None)
+        if handle and _library is not None:
+            _library.tileBundleClose(handle)
