@@ -111,7 +111,13 @@ int tileBundleOpen(const char *directory, TileBundle **bundle) {
   return 0;
 }
 
-void tileBundleClose(TileBundle *bundle) { delete bundle; }
+void tileBundleClose(TileBundle *bundle) {
+  if (!bundle)
+    return;
+  for (const KernelInfo &info : bundle->bundle.kernels())
+    cudaKernels().forget(info);
+  delete bundle;
+}
 
 const char *tileBundleWarnings(const TileBundle *bundle) {
   return bundle->warnings.c_str();

@@ -186,7 +186,7 @@ Status CudaKernels::launch(const KernelInfo &info,
   {
     std::lock_guard<std::mutex> lock(mutex);
     TILE_RETURN_IF_ERROR(makeCurrent(*driver, device));
-    auto key = std::make_pair(info.metadataPath, device);
+    auto key = std::make_pair(&info, device);
     auto found = loaded.find(key);
     if (found == loaded.end()) {
       LoadedKernel fresh;
@@ -203,4 +203,10 @@ Status CudaKernels::launch(const KernelInfo &info,
                              kernel.threads, 1, 1, kernel.sharedBytes, stream,
                              pointers.data(), nullptr),
       "launching " + info.name + " over grid " + grid.toString());
+}
+
+void CudaKernels::forget(const KernelInfo &info) {
+  std::lock_guard<std::mutex> lock(mutex);
+  for (auto it = loaded.begin(); it != loaded.end();)
+    it = it->first.first == &info ? loaded.erase(it) : std::next(it);
 }

@@ -317,14 +317,17 @@ Status tile::rt::checkArguments(const KernelInfo &info,
   for (size_t i = 0; i < args.size(); ++i) {
     const ParamInfo &param = info.params[i];
     const LaunchArg &arg = args[i];
-    std::string where = info.name + ": parameter " + param.name + " (" +
-                        param.typeString() + ")";
+    // Built only for an error: this runs on every launch.
+    auto where = [&] {
+      return info.name + ": parameter " + param.name + " (" +
+             param.typeString() + ")";
+    };
     if (param.isPointer) {
       if (arg.kind != LaunchArg::Kind::Buffer || arg.dtype != param.dtype)
-        return Status::error(where + " is given " + kindName(arg));
+        return Status::error(where() + " is given " + kindName(arg));
       if (pointers == PointerKind::Address &&
           arg.buffer % uint64_t(param.divisibility) != 0)
-        return Status::error(where + " was compiled for " +
+        return Status::error(where() + " was compiled for " +
                              std::to_string(param.divisibility) +
                              "-byte aligned addresses, but it is given " +
                              std::to_string(arg.buffer));
@@ -332,23 +335,23 @@ Status tile::rt::checkArguments(const KernelInfo &info,
     }
     if (isFloat(param.dtype)) {
       if (arg.kind == LaunchArg::Kind::Buffer)
-        return Status::error(where + " is given " + kindName(arg));
+        return Status::error(where() + " is given " + kindName(arg));
       double value = arg.kind == LaunchArg::Kind::Int ? double(arg.intValue)
                                                       : arg.floatValue;
       if (param.dtype == DType::F32 && std::isfinite(value) &&
           std::fabs(value) > std::numeric_limits<float>::max())
-        return Status::error(where + " = " + std::to_string(value) +
+        return Status::error(where() + " = " + std::to_string(value) +
                              " does not fit in fp32");
       continue;
     }
     if (arg.kind != LaunchArg::Kind::Int)
-      return Status::error(where + " is given " + kindName(arg));
+      return Status::error(where() + " is given " + kindName(arg));
     auto [low, high] = integerRange(param.dtype);
     if (arg.intValue < low || arg.intValue > high)
-      return Status::error(where + " = " + std::to_string(arg.intValue) +
+      return Status::error(where() + " = " + std::to_string(arg.intValue) +
                            " does not fit in " + param.typeString());
     if (arg.intValue % param.divisibility != 0)
-      return Status::error(where + " was compiled for multiples of " +
+      return Status::error(where() + " was compiled for multiples of " +
                            std::to_string(param.divisibility) + ", but it is " +
                            std::to_string(arg.intValue));
   }

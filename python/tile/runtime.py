@@ -202,6 +202,12 @@ class Kernel:
         self.element_type = next((p.type[1:] for p in self.params if p.is_pointer), None)
         self._index = {p.name: i for i, p in enumerate(self.params)}
         self._names = [p.name for p in self.params]
+        # The common case packed with one precompiled Struct: pointers to
+        # pointer parameters, ints to integer ones, numbers to float ones.
+        self._kinds = [(p.name, _POINTER if p.is_pointer else
+                        _FLOAT if p.type.startswith(("fp", "bf")) else _INT)
+                       for p in self.params]
+        self._struct = struct.Struct("=" + "".join(_ARG_FORMATS[k] for _, k in self._kinds))
         self._per_thread = threading.local()
 
     def constexpr_int(self, name):
@@ -212,10 +218,38 @@ class Kernel:
                               f"positive integer constexpr {name}")
         return value
 
-    def _pack(self, values):
+    def _pack(self, values, buffer=None):
         """The arguments as an array of TileArg, in parameter order, from
-        values by parameter name (DevicePointer, int or float).  Names are
-        checked here; types and ranges by the runtime."""
+        values by parameter name (DevicePointer, int or float), in `buffer`
+        or this thread's buffer of the kernel.  Names are checked here;
+        types and ranges by the runtime."""
+        if buffer is None:
+            buffer = getattr(self._per_thread, "buffer", None)
+        if buffer is None:
+            buffer = self._per_thread.buffer = self._new_buffer()
+        try:
+            if len(values) != len(self._kinds):
+                raise KeyError
+            codes = _dtype_codes()
+            fields = []
+            for name, kind in self._kinds:
+                value = values[name]
+                if kind == _POINTER:
+                    fields += (_POINTER, codes[value.element_type], value.address)
+                elif kind == _INT and type(value) is int:
+                    fields += (_INT, 0, value)
+                elif kind == _FLOAT and type(value) in (float, int):
+                    fields += (_FLOAT, 0, value)
+                else:
+                    raise TypeError
+            self._struct.pack_into(buffer, 0, *fields)
+        except (KeyError, AttributeError, TypeError, struct.error):
+            self._pack_any(values, buffer)   # what the runtime is to refuse
+        return buffer
+
+    def _pack_any(self, values, buffer):
+        """_pack for values of any kind: each as what it is, so that the
+        runtime's check names a mismatch."""
         if len(values) != len(self._names) or any(n not in values for n in self._names):
             missing = [n for n in self._names if n not in values]
             extra = [n for n in values if n not in self._index]
@@ -238,35 +272,37 @@ class Kernel:
                 if not -2**63 <= value < 2**63:
                     raise ValueError(f"{self.name}: parameter {name} = {value} does not "
                                      f"fit in 64 bits")
-                fields += (_INT, 0, value)
+                fields += (_INT, 0, int(value))
                 fmt.append(_ARG_FORMATS[_INT])
             else:
-                fields += (_FLOAT, 0, value)
+                fields += (_FLOAT, 0, float(value))
                 fmt.append(_ARG_FORMATS[_FLOAT])
-        buffer = getattr(self._per_thread, "buffer", None)
-        if buffer is None:
-            buffer = self._per_thread.buffer = ctypes.create_string_buffer(
-                max(1, _ARG_BYTES * len(self._names)))
         struct.pack_into("=" + "".join(fmt), buffer, 0, *fields)
-        return buffer
 
     def check(self, values):
         """Checks `values` against the parameters (names, kinds, element
         types, ranges, the divisibility compiled for) and returns the grid
         (x, y, z) the launch spec gives; ValueError naming the problem."""
-        buffer = self._pack(values)
-        grid = (ctypes.c_uint32 * 3)()
-        lib = library()
-        if lib.tileCheck(self._handle, len(self._names), buffer, grid):
-            raise ValueError(lib.error())
-        return tuple(grid)
+        return self._check_packed(self._pack(values))
 
     def launch(self, values, device, stream):
         """Launches on the raw CUDA stream handle `stream` (0: the default
         stream) of device index `device`, after the checks of check():
         ValueError for a bad argument, LaunchError for what the GPU
         refused."""
-        buffer = self._pack(values)
+        self._launch_packed(self._pack(values), device, stream)
+
+    def _new_buffer(self):
+        return ctypes.create_string_buffer(max(1, _ARG_BYTES * len(self._names)))
+
+    def _check_packed(self, buffer):
+        grid = (ctypes.c_uint32 * 3)()
+        lib = library()
+        if lib.tileCheck(self._handle, len(self._names), buffer, grid):
+            raise ValueError(lib.error())
+        return tuple(grid)
+
+    def _launch_packed(self, buffer, device, stream):
         lib = library()
         error = lib.tileLaunch(self._handle, device, stream, len(self._names), buffer)
         if error:
@@ -274,6 +310,23 @@ class Kernel:
 
     def __repr__(self):
         return f"Kernel({self.name})"
+
+
+def launch_all(launches, device, stream):
+    """Launches each (kernel, values by parameter name) in order on `stream`
+    of `device`, after checking all of them: a bad argument launches
+    nothing.  Each kernel's arguments are packed once."""
+    packed, seen = [], set()
+    for kernel, values in launches:
+        # A kernel launched twice packs its second arguments apart.
+        buffer = kernel._new_buffer() if kernel in seen else None
+        seen.add(kernel)
+        packed.append((kernel, kernel._pack(values, buffer)))
+    if len(packed) > 1:
+        for kernel, buffer in packed:
+            kernel._check_packed(buffer)
+    for kernel, buffer in packed:
+        kernel._launch_packed(buffer, device, stream)
 
 
 _codes = None

@@ -95,13 +95,15 @@ public:
   Status launch(const KernelInfo &info, const std::vector<LaunchArg> &args,
                 const Grid &grid, int device, CUstream stream);
 
+  /// Drops what was loaded for `info`, before it is destroyed.
+  void forget(const KernelInfo &info);
+
 private:
   Status makeCurrent(const CudaDriver &driver, int device);
 
   std::mutex mutex;
   std::map<int, CUcontext> contexts;
-  // By metadata path and device.
-  std::map<std::pair<std::string, int>, LoadedKernel> loaded;
+  std::map<std::pair<const KernelInfo *, int>, LoadedKernel> loaded;
 };
 
 } // namespace tile::rt

@@ -25,6 +25,7 @@ import os
 
 import torch
 
+from .. import runtime
 from ..runtime import DevicePointer
 from . import bundle as _bundle
 
@@ -234,16 +235,10 @@ def _stream(device):
 
 def _launch_all(device, launches):
     """Launches each (kernel, values by parameter name) in order on
-    PyTorch's current stream of `device`; the runtime binds the values,
-    checks them and computes each grid from the kernel's launch spec.  With
-    several, every launch is checked before the first: a bad argument
-    launches nothing."""
-    if len(launches) > 1:
-        for kernel, values in launches:
-            kernel.check(values)
-    stream = _stream(device)
-    for kernel, values in launches:
-        kernel.launch(values, device.index, stream)
+    PyTorch's current stream of `device`: the runtime binds the values,
+    checks them (all before the first launch) and computes each grid from
+    the kernel's launch spec."""
+    runtime.launch_all(launches, device.index, _stream(device))
 
 
 # --------------------------------------------------------------------------
