@@ -7,11 +7,16 @@ installed; pytest puts this folder on the path for the helper modules."""
 import os
 import shutil
 import subprocess
+import tempfile
 
 import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PYTHON_DIR = os.path.join(REPO, "python")
+
+# The compiled-kernel cache of these tests' processes (and the tile.compile
+# processes they start): their own, not the user's.
+os.environ["TILE_CACHE_DIR"] = tempfile.mkdtemp(prefix="tile-test-cache-")
 
 
 def find_tool(name, variable):

@@ -14,7 +14,7 @@ import tile
 import tile.language as tl
 from conftest import PYTHON_DIR, REPO, strip_locs
 from tile.compiler import compile_kernel
-from tile.compiler.errors import CompilationError, UsageError
+from tile.compiler.errors import BackendError, CompilationError, UsageError
 from tile.compiler.options import CompileOptions
 from tile.compiler.semantic import computation_type
 
@@ -522,3 +522,57 @@ def test_launch_spec_names_the_kernels_parameters():
         tile.jit(launch=tile.Launch(grid="n", length="BLOCK"))(kernel)
     with pytest.raises(TypeError, match="takes a tile.Launch, not dict"):
         tile.jit(launch={"grid": "n"})(kernel)
+
+
+# -- the compiled-kernel cache -------------------------------------------------
+
+def test_an_unchanged_kernel_comes_from_the_cache(tmp_path, run_cli, monkeypatch):
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("TILE_CACHE_DIR", str(cache))
+    args = ("examples/vector_add.py:vector_add", "--signature",
+            "*fp32:16,*fp32:16,*fp32:16,i32:16", "--constexpr", "BLOCK=256", "--emit", "ptx")
+    first = run_cli(*args, "-o", str(tmp_path / "a" / "vector_add.mlir"))
+    assert first.returncode == 0, first.stderr
+    cached, = cache.glob("*/*/vector_add.json")
+    # Mark the cached metadata: a second build that copies it shows the mark.
+    cached.write_text(cached.read_text().replace('"name"', '"cached": true, "name"', 1))
+    second = run_cli(*args, "-o", str(tmp_path / "b" / "vector_add.mlir"))
+    assert second.returncode == 0, second.stderr
+    assert json.loads((tmp_path / "b" / "vector_add.json").read_text())["cached"] is True
+
+
+def test_cache_hits_copy_the_same_files(tmp_path, tile_compile, monkeypatch):
+    from tile.compile import load_module
+    from tile.compiler import driver
+    monkeypatch.setenv("TILE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("TILE_COMPILE", tile_compile)
+    vector_add = load_module(os.path.join(REPO, "examples", "vector_add.py")).vector_add
+    module = tmp_path / "k.mlir"
+    module.write_text(compile_text(vector_add, "*fp32:16,*fp32:16,*fp32:16,i32:16",
+                                   BLOCK=256))
+    driver.run_tile_compile([str(module)], emit="ptx")
+    made = {p.name: p.read_bytes() for p in tmp_path.glob("k.*")}
+    assert set(made) == {"k.mlir", "k.json", "k.ptx"}
+    (tmp_path / "k.json").unlink()
+    (tmp_path / "k.ptx").write_text("stale")
+    driver.run_tile_compile([str(module)], emit="ptx")
+    assert {p.name: p.read_bytes() for p in tmp_path.glob("k.*")} == made
+    # Another option is another key.
+    driver.run_tile_compile([str(module)], emit="ptx", option_overrides="target=sm_80")
+    assert ".target sm_80" in (tmp_path / "k.ptx").read_text()
+    assert len(list((tmp_path / "cache").glob("*/*"))) == 2
+    # Metadata alone removes the PTX of the entry before, as tile-compile does.
+    driver.run_tile_compile([str(module)], emit="metadata")
+    assert not (tmp_path / "k.ptx").exists()
+    # Another tile-compile is another key: it runs (and here, fails).
+    broken = tmp_path / "tile-compile"
+    broken.write_text("#!/bin/sh\necho broken tool >&2\nexit 3\n")
+    broken.chmod(0o755)
+    monkeypatch.setenv("TILE_COMPILE", str(broken))
+    with pytest.raises(BackendError, match="broken tool"):
+        driver.run_tile_compile([str(module)], emit="ptx")
+    # With the cache off, every build runs the tool.
+    monkeypatch.setenv("TILE_CACHE_DIR", "off")
+    monkeypatch.setenv("TILE_COMPILE", tile_compile)
+    driver.run_tile_compile([str(module)], emit="ptx")
+    assert len(list((tmp_path / "cache").glob("*/*"))) == 3
