@@ -11,10 +11,18 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 
+#include <chrono>
+
 using namespace mlir;
 using namespace mlir::tile;
 
 namespace {
+
+/// Seconds since `start`.
+double since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
 
 /// The metadata keys the compiler writes, in the order the file lists them;
 /// tile.metadata may set only "kernel" and "source" among them.
@@ -250,7 +258,9 @@ LogicalResult mlir::tile::compileKernel(ModuleOp module,
         });
     PassManager pm(module.getContext());
     buildTileToLLVMPipeline(pm, options);
+    auto start = std::chrono::steady_clock::now();
     lowered = pm.run(module);
+    result.seconds.lowering = since(start);
   }
   tilegpu::TargetAttr target = getTarget(module, options);
   llvm::json::Object gpu{{"target", target.getChip().str()}};
@@ -267,10 +277,14 @@ LogicalResult mlir::tile::compileKernel(ModuleOp module,
   if (!machine)
     return module.emitError() << llvm::toString(machine.takeError());
   llvm::LLVMContext llvmContext;
+  auto start = std::chrono::steady_clock::now();
   auto llvmModule = translateToLLVMIR(module, llvmContext, **machine, options);
   if (!llvmModule)
     return module.emitError() << llvm::toString(llvmModule.takeError());
+  result.seconds.llvm = since(start);
+  start = std::chrono::steady_clock::now();
   result.ptx = emitPTX(**llvmModule, **machine);
+  result.seconds.ptx = since(start);
   int64_t sharedBytes = 0;
   if (auto bytes = module->getAttrOfType<IntegerAttr>(
           tilegpu::TileGPUDialect::getSharedBytesAttrName()))
@@ -278,7 +292,9 @@ LogicalResult mlir::tile::compileKernel(ModuleOp module,
   gpu["ptx"] = request.name + ".ptx";
   gpu["shared_bytes"] = sharedBytes;
   if (request.stage == CompileStage::Cubin) {
+    start = std::chrono::steady_clock::now();
     auto cubin = assembleCubin(result.ptx, target, request.ptxas);
+    result.seconds.ptxas = since(start);
     if (!cubin)
       return module.emitError()
              << request.name << ": " << llvm::toString(cubin.takeError());

@@ -18,8 +18,11 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 
+#include <chrono>
+
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -65,6 +68,12 @@ cl::opt<unsigned> jobs("j",
                        cl::desc("kernels compiled at once (default: one "
                                 "a hardware thread)"),
                        cl::init(0));
+cl::opt<bool> timing(
+    "timing",
+    cl::desc("print each kernel's stage times, one JSON object a line, on "
+             "stdout: parse, lowering (tile-to-llvm), llvm (O3), ptx, ptxas "
+             "in milliseconds"),
+    cl::init(false));
 cl::opt<bool> printOptions(
     "print-default-options",
     cl::desc("print the default compile options, every one, and exit"),
@@ -75,6 +84,8 @@ struct Outcome {
   bool ok = false;
   std::string messages;
   std::string unsupported;
+  double parseSeconds = 0;
+  mlir::tile::CompileTimes seconds;
 };
 
 LogicalResult writeFile(StringRef path, StringRef bytes, std::string &error) {
@@ -101,8 +112,12 @@ Outcome compileOne(const mlir::DialectRegistry &registry, StringRef input,
   }
   sourceMgr.AddNewSourceBuffer(std::move(buffer), SMLoc());
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, messages);
+  auto start = std::chrono::steady_clock::now();
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
+  outcome.parseSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   if (!module)
     return outcome;
 
@@ -136,6 +151,7 @@ Outcome compileOne(const mlir::DialectRegistry &registry, StringRef input,
   }
   outcome.ok = true;
   outcome.unsupported = kernel.unsupportedOnGPU;
+  outcome.seconds = kernel.seconds;
   return outcome;
 }
 
@@ -220,6 +236,14 @@ int main(int argc, char **argv) {
       errs() << "tile-compile: " << inputs[i]
              << ": no GPU code, the interpreter only: " << outcome.unsupported
              << "\n";
+    if (timing)
+      outs() << formatv("{{\"kernel\": \"{0}\", \"parse\": {1:f3}, "
+                        "\"lowering\": {2:f3}, \"llvm\": {3:f3}, \"ptx\": "
+                        "{4:f3}, \"ptxas\": {5:f3}}\n",
+                        sys::path::stem(inputs[i]), 1e3 * outcome.parseSeconds,
+                        1e3 * outcome.seconds.lowering,
+                        1e3 * outcome.seconds.llvm, 1e3 * outcome.seconds.ptx,
+                        1e3 * outcome.seconds.ptxas);
   }
   if (failedCount)
     return fail(Twine(failedCount) + " of " + Twine(inputs.size()) +

@@ -36,6 +36,14 @@ struct CompileRequest {
   std::string ptxas;
 };
 
+/// Seconds each stage of a compilation took.
+struct CompileTimes {
+  double lowering = 0; ///< the tile-to-llvm pipeline
+  double llvm = 0;     ///< translation to LLVM IR and O3
+  double ptx = 0;      ///< NVPTX code generation
+  double ptxas = 0;    ///< the cubin
+};
+
 struct CompiledKernel {
   /// The metadata file's contents (its schema_version is
   /// tile::rt::kMetadataSchemaVersion).
@@ -45,6 +53,7 @@ struct CompiledKernel {
   std::string unsupportedOnGPU;
   std::string ptx;   ///< Empty before CompileStage::PTX.
   std::string cubin; ///< Empty before CompileStage::Cubin.
+  CompileTimes seconds;
 };
 
 /// The metadata as its file holds it: pretty-printed JSON, the compiler's
