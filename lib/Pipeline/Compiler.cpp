@@ -136,10 +136,15 @@ FailureOr<llvm::json::Object> describeKernel(ModuleOp module,
     constexprs = std::move(*json->getAsObject());
   }
   if (auto launch = kernel->getAttrOfType<DictionaryAttr>(
-          TileDialect::getLaunchAttrName()))
+          TileDialect::getLaunchAttrName())) {
     // The dialect verified its shape; the runtime's reader checks its
     // names against the parameters below.
-    launchSpec = std::move(*toJson(launch));
+    FailureOr<llvm::json::Value> json = toJson(launch);
+    if (failed(json))
+      return kernel.emitError() << TileDialect::getLaunchAttrName()
+                                << " has no JSON form: " << launch;
+    launchSpec = std::move(*json);
+  }
   llvm::json::Object metadata{
       {"schema_version", ::tile::rt::kMetadataSchemaVersion},
       {"name", request.name},

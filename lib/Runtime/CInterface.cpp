@@ -144,6 +144,9 @@ int tileBundleSelect(const TileBundle *bundle, const char *family,
                      const char *elementType, int numKeys,
                      const char *const *keyNames, const int64_t *keyValues,
                      int64_t length, const TileKernel **kernel) {
+  if (numKeys < 0 || (numKeys > 0 && (!keyNames || !keyValues)))
+    return fail(Status::error("tileBundleSelect: " + std::to_string(numKeys) +
+                              " keys without their names and values"));
   std::vector<std::pair<std::string, int64_t>> keys;
   for (int i = 0; i < numKeys; ++i)
     keys.emplace_back(keyNames[i], keyValues[i]);
@@ -182,15 +185,21 @@ int tileKernelNumParams(const TileKernel *kernel) {
 }
 
 const char *tileKernelParamName(const TileKernel *kernel, int index) {
-  return kernel->info->params.at(index).name.c_str();
+  if (index < 0 || size_t(index) >= kernel->info->params.size())
+    return "";
+  return kernel->info->params[index].name.c_str();
 }
 
 const char *tileKernelParamType(const TileKernel *kernel, int index) {
-  return kernel->paramTypes.at(index).c_str();
+  if (index < 0 || size_t(index) >= kernel->info->params.size())
+    return "";
+  return kernel->paramTypes[index].c_str();
 }
 
 int64_t tileKernelParamDivisibility(const TileKernel *kernel, int index) {
-  return kernel->info->params.at(index).divisibility;
+  if (index < 0 || size_t(index) >= kernel->info->params.size())
+    return 0;
+  return kernel->info->params[index].divisibility;
 }
 
 int tileKernelConstexprInt(const TileKernel *kernel, const char *name,

@@ -87,6 +87,7 @@ TILE_RUNTIME_API int tileKernelNumWarps(const TileKernel *kernel);
 /* Whether the kernel has GPU code (a cubin or PTX beside its metadata). */
 TILE_RUNTIME_API int tileKernelHasGpuCode(const TileKernel *kernel);
 TILE_RUNTIME_API int tileKernelNumParams(const TileKernel *kernel);
+/* A parameter's name, type and divisibility; "" (0) past the last. */
 TILE_RUNTIME_API const char *tileKernelParamName(const TileKernel *kernel,
                                                  int index);
 /* "*fp16", "i32", "fp32" */
