@@ -21,7 +21,6 @@ import argparse
 import importlib
 import json
 import os
-import re
 import shutil
 import statistics
 import subprocess
