@@ -4,7 +4,8 @@
 // backward (attn_bwd_preprocess, attn_bwd, attn_bwd_postprocess) on random
 // inputs of shape [batch, heads, seq, head_dim], and checks O, LSE, Delta, dQ,
 // dK and dV against the float64 reference. --causal-offset K moves the causal
-// diagonal: query i sees key j iff j <= i + K.
+// diagonal: query i sees key j iff j <= i + K. --report writes the checks and
+// the times as JSON, for the tools that run tile-run (tile.tools.autotune).
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +20,7 @@
 #include <cstdio>
 #include <map>
 #include <optional>
+#include <string>
 
 using namespace tile;
 using namespace tile::run;
@@ -51,6 +53,9 @@ std::vector<OptionSpec> attentionOptions() {
        "input sets --bench rotates, copies at their own addresses, so that "
        "L2 does not keep one call's inputs for the next (default 2, as "
        "benchmarks/attention_bench.py; 1 times one set over and over)"},
+      {"report", true,
+       "write the problem, the kernels, the checks and the times to this "
+       "JSON file (docs/interpreter.md)"},
       {"help", false, "show this help"},
   };
   for (const OptionSpec &spec : commonOptions())
@@ -151,6 +156,13 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
   if (!options.positional().empty())
     return rt::Status::error("unexpected argument '" +
                              options.positional().front() + "'");
+  // A run that stops on an error writes no report: an old one must not be
+  // read as its result.
+  std::string reportPath = options.get("report");
+  if (options.has("report") && reportPath.empty())
+    return rt::Status::error("--report needs a file name");
+  if (!reportPath.empty())
+    std::remove(reportPath.c_str());
   std::string mode = options.get("mode", "fwd");
   if (mode != "fwd" && mode != "bwd")
     return rt::Status::error("--mode must be fwd or bwd, not '" + mode + "'");
@@ -397,6 +409,7 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
   }
 
   *passed = true;
+  rt::JsonValue checkReport; // null without --check
   if (options.has("check")) {
     std::vector<double> qd = q.toDoubles(), kd = k.toDoubles(),
                         vd = v.toDoubles();
@@ -429,8 +442,10 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
       compare("dV", dv, dvRef, attentionTolerance(T, true));
     }
     *passed = reportChecks(results, tolerances);
+    checkReport = checksToJson(results, tolerances);
   }
 
+  rt::JsonValue benchReport; // null without --bench
   if (options.has("bench")) {
     // Causal counts half the pairs, the usual convention; with an offset,
     // the pairs actually visible.
@@ -481,6 +496,16 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
         &milliseconds));
     std::printf("bench fwd: %.3f ms  %.3f TFLOP/s\n", milliseconds,
                 flops / (milliseconds * 1e9));
+    // The report's "bench": how it timed, then each direction's median.
+    auto timing = [](double ms, double rate) {
+      return rt::JsonValue::makeObject(
+          {{"ms", jsonNumber(ms)}, {"tflops", jsonNumber(rate)}});
+    };
+    std::vector<std::pair<std::string, rt::JsonValue>> bench = {
+        {"sets", jsonInteger(static_cast<int64_t>(sets.size()))},
+        {"warmup", jsonInteger(session.warmupRuns())},
+        {"reps", jsonInteger(session.timedRuns())},
+        {"fwd", timing(milliseconds, flops / (milliseconds * 1e9))}};
     if (backward) {
       std::vector<PreparedLaunch> preprocessBySet(sets.size()),
           gradientBySet(sets.size());
@@ -500,7 +525,10 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
           &milliseconds));
       std::printf("bench bwd: %.3f ms  %.3f TFLOP/s\n", milliseconds,
                   2.5 * flops / (milliseconds * 1e9));
+      bench.push_back(
+          {"bwd", timing(milliseconds, 2.5 * flops / (milliseconds * 1e9))});
     }
+    benchReport = rt::JsonValue::makeObject(std::move(bench));
     // With --check, every copy must compute what the checked set did: the
     // forward's outputs and dK, dV (dQ's atomic adds may round apart).
     if (options.has("check") && sets.size() > 1) {
@@ -539,6 +567,41 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
       std::printf("--bench: %zu input sets, each as the checked one\n",
                   sets.size());
     }
+  }
+
+  if (!reportPath.empty()) {
+    std::vector<std::pair<std::string, rt::JsonValue>> kernels;
+    for (const rt::KernelInfo *info :
+         {forward, preprocess, gradient, postprocess})
+      if (info)
+        kernels.push_back(
+            {info->kernel, rt::JsonValue::makeString(info->name)});
+    auto text = [](const std::string &value) {
+      return rt::JsonValue::makeString(value);
+    };
+    rt::JsonValue report = rt::JsonValue::makeObject({
+        {"command", text("attention")},
+        {"mode", text(mode)},
+        {"backend", text(session.backend().name())},
+        {"problem", rt::JsonValue::makeObject({
+                        {"batch", jsonInteger(b)},
+                        {"heads", jsonInteger(h)},
+                        {"seq", jsonInteger(n)},
+                        {"head_dim", jsonInteger(d)},
+                        {"causal", rt::JsonValue::makeBool(problem.causal)},
+                        {"causal_offset", jsonInteger(problem.causalOffset)},
+                        {"dtype", text(dtypeName)},
+                        {"layout", text(layout)},
+                        {"sm_scale", jsonNumber(problem.smScale)},
+                        {"seed", jsonInteger(seed)},
+                    })},
+        {"kernels", rt::JsonValue::makeObject(std::move(kernels))},
+        {"checks", checkReport},
+        {"pass", options.has("check") ? rt::JsonValue::makeBool(*passed)
+                                      : rt::JsonValue()},
+        {"bench", benchReport},
+    });
+    TILE_RETURN_IF_ERROR(writeReport(reportPath, report));
   }
   return rt::Status::success();
 }

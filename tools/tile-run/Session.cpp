@@ -5,7 +5,9 @@
 #include "tile/Runtime/Reference.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <thread>
 #include <vector>
 
@@ -172,6 +174,55 @@ bool tile::run::reportChecks(
   }
   std::printf("%s\n", allPass ? "PASS" : "FAIL");
   return allPass;
+}
+
+rt::JsonValue tile::run::jsonNumber(double value) {
+  return std::isfinite(value) ? rt::JsonValue::makeNumber(value, false, 0)
+                              : rt::JsonValue();
+}
+
+rt::JsonValue tile::run::jsonInteger(int64_t value) {
+  return rt::JsonValue::makeNumber(static_cast<double>(value), true, value);
+}
+
+rt::JsonValue tile::run::checksToJson(
+    const std::vector<std::pair<std::string, rt::Comparison>> &results,
+    const std::vector<rt::Tolerance> &tolerances) {
+  std::vector<rt::JsonValue> checks;
+  for (size_t i = 0; i < results.size(); ++i) {
+    const rt::Comparison &c = results[i].second;
+    const rt::Tolerance &tolerance = tolerances[i];
+    checks.push_back(rt::JsonValue::makeObject({
+        {"name", rt::JsonValue::makeString(results[i].first)},
+        {"max_abs", jsonNumber(c.maxAbsError)},
+        {"max_rel", jsonNumber(c.maxRelError)},
+        {"max_ref", jsonNumber(c.maxReference)},
+        {"atol", jsonNumber(tolerance.atol)},
+        {"rtol", jsonNumber(tolerance.rtol)},
+        {"bound", jsonNumber(tolerance.atol + tolerance.rtol * c.maxReference)},
+        {"non_finite", jsonInteger(static_cast<int64_t>(c.nonFinite))},
+        {"pass", rt::JsonValue::makeBool(c.pass)},
+    }));
+  }
+  return rt::JsonValue::makeArray(std::move(checks));
+}
+
+rt::Status tile::run::writeReport(const std::string &path,
+                                  const rt::JsonValue &report) {
+  std::string text = "{\n";
+  const auto &members = report.getObject();
+  for (size_t i = 0; i < members.size(); ++i)
+    text += "  " + rt::JsonValue::makeString(members[i].first).toString() +
+            ": " + members[i].second.toString() +
+            (i + 1 < members.size() ? ",\n" : "\n");
+  text += "}\n";
+  std::ofstream out(path);
+  if (!out)
+    return rt::Status::error("cannot write the report '" + path + "'");
+  out << text;
+  if (!out)
+    return rt::Status::error("error writing the report '" + path + "'");
+  return rt::Status::success();
 }
 
 void tile::run::printLaunchPlan(const rt::KernelInfo &info,

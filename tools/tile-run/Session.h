@@ -9,6 +9,7 @@
 #include "tile/Runtime/Bundle.h"
 #include "tile/Runtime/Check.h"
 #include "tile/Runtime/HostArray.h"
+#include "tile/Runtime/Json.h"
 #include "tile/Runtime/Launch.h"
 
 #include <functional>
@@ -64,6 +65,9 @@ public:
   /// the median in milliseconds.
   rt::Status benchmark(const std::function<rt::Status()> &work,
                        double *medianMilliseconds);
+  /// --warmup and --reps as benchmark() uses them.
+  int64_t warmupRuns() const { return warmup; }
+  int64_t timedRuns() const { return reps; }
 
 private:
   rt::Bundle kernels;
@@ -87,6 +91,20 @@ rt::HostArray randomArray(rt::DType dtype, std::vector<int64_t> shape,
 bool reportChecks(
     const std::vector<std::pair<std::string, rt::Comparison>> &results,
     const std::vector<rt::Tolerance> &tolerances);
+
+/// A JSON number; null for NaN and the infinities, which JSON cannot write.
+rt::JsonValue jsonNumber(double value);
+rt::JsonValue jsonInteger(int64_t value);
+
+/// The comparisons as JSON objects with the numbers reportChecks prints:
+/// name, max_abs, max_rel, max_ref, atol, rtol, bound, non_finite, pass.
+rt::JsonValue
+checksToJson(const std::vector<std::pair<std::string, rt::Comparison>> &results,
+             const std::vector<rt::Tolerance> &tolerances);
+
+/// Writes the object `report` to `path` as JSON, one member a line (the
+/// file --report names).
+rt::Status writeReport(const std::string &path, const rt::JsonValue &report);
 
 /// Says on stdout which kernel runs over which grid, with its constexprs.
 void printLaunchPlan(const rt::KernelInfo &info, const rt::Grid &grid);
