@@ -223,7 +223,7 @@ def main(argv=None):
                           help="with --manifest: print the variant names")
     manifest.add_argument("--tuning", metavar="FILE",
                           help="with --manifest: the block sizes an autotuning sweep chose "
-                               "(benchmarks/autotune.py's autotune.json)")
+                               "(tile.tools.autotune's autotune.json)")
     args = parser.parse_args(argv)
     manifest_only = [flag for flag, given in (
         ("--out-dir", args.out_dir), ("--only", args.only), ("--set", args.set),

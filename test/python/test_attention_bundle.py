@@ -140,7 +140,7 @@ def test_select_by_sequence_length(tmp_path):
 
 
 def test_tuning_candidates_are_never_selected(tmp_path):
-    # benchmarks/autotune.py puts candidates beside the shipped variants;
+    # tile.tools.autotune puts candidates beside the shipped variants;
     # only tile-run --kernel runs them.
     write_kernel(tmp_path, "attn_fwd_fp16_d64_noncausal")
     write_kernel(tmp_path, "attn_fwd_fp16_d64_noncausal__m64n64w4", max_n_ctx=4096,

@@ -1,7 +1,7 @@
 """Block-size candidates of the attention variants, and how a sweep's
 choices go back into the build.
 
-benchmarks/autotune.py compiles, for each attention variant it tunes, the
+``python3 -m tile.tools.autotune`` compiles, for each attention variant it tunes, the
 candidates below as ``<variant>__<tag>`` beside the shipped kernels (their
 metadata says ``"tuning": {"variant": ...}``, so that the runtimes never
 pick one by themselves), checks and times them on the GPU, and writes its
@@ -104,7 +104,7 @@ def load_choices(path):
     choices = data.get("choices") if isinstance(data, dict) else None
     if not isinstance(choices, dict):
         raise TuningError(f"{path}: a tuning file holds an object 'choices' "
-                          "(benchmarks/autotune.py writes one)")
+                          "(python3 -m tile.tools.autotune writes one)")
     known = {problem(v) for v in VARIANTS if v.kernel in TUNED_FAMILIES}
     out = {}
     for key, choice in choices.items():

@@ -2,11 +2,12 @@
 
     # 1. here, with MLIR (after ./dev.sh build): the candidates of
     #    python/tile/kernels/tuning.py beside a copy of the shipped kernels
-    python3 benchmarks/autotune.py build --out build/tuning
-    # 2. on the GPU machine (carry build/tuning, tile-run and this file), or
-    #    anywhere with --backend interp: check each candidate against the
-    #    float64 reference, time it, choose, write OUT/autotune.json and .csv
-    python3 benchmarks/autotune.py run --bundle build/tuning --out OUT
+    python3 -m tile.tools.autotune build --out build/tuning
+    # 2. on the GPU machine (carry build/tuning, tile-run and the tile
+    #    package: a GPU bundle has both), or anywhere with --backend interp:
+    #    check each candidate against the float64 reference, time it,
+    #    choose, write OUT/autotune.json and .csv
+    python3 -m tile.tools.autotune run --bundle build/tuning --out OUT
     # 3. here: compile the manifest with the choices
     python3 -m tile.compile --manifest --tuning OUT/autotune.json --out-dir DIR
     #    (or configure with -DTILE_KERNEL_TUNING=OUT/autotune.json)
@@ -15,8 +16,9 @@ A candidate is the shipped variant with other block sizes, warps or stages,
 compiled as <variant>__<tag> (m128n64w4: BLOCK_M(1) 128, BLOCK_N(1) 64, 4
 warps).  Its metadata says which variant it tunes, so that tile-run and
 tile.attention never pick it by themselves; `run` names it with
-`tile-run attention --kernel`.  A candidate counts only if it passes every
-check (fresh random inputs at each length, causal offsets too); the choice
+`tile-run attention --kernel` and reads the verdicts and times from the
+JSON file `--report` writes (docs/interpreter.md).  A candidate counts only
+if it passes every check (fresh random inputs at each length, causal offsets too); the choice
 is the fastest by the geometric mean of TFLOP/s over --lengths, the shipped
 tile included (with --spill-free, among those ptxas reports no spills for).
 Tiles are checked and timed on [B, N, H, D] tensors by default (--layout),
@@ -40,13 +42,18 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(HERE)
+PROG = "python3 -m tile.tools.autotune"
+# This file lies at <root>/python/tile/tools/autotune.py in a checkout and
+# in a GPU bundle: <root> holds benchmarks/ and build/ (a checkout) or bin/
+# (a bundle).  A package installed apart from both has no root.
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = (os.path.dirname(os.path.dirname(_PACKAGE))
+        if os.path.basename(os.path.dirname(_PACKAGE)) == "python" else None)
+BUILD = os.environ.get("TILE_BUILD_DIR") or (os.path.join(ROOT, "build") if ROOT else "build")
 # What `build` compiled, for `run`: in a subfolder, where the runtimes do
 # not look for kernel metadata.
 BUILD_REPORT = os.path.join("autotune", "candidates.json")
 HEADS = {64: 32, 128: 16}          # as the benchmark harness: B * N fixed
-BENCH_LINE = re.compile(r"^bench (fwd|bwd): ([0-9.]+) ms", re.M)   # tile-run --bench
 
 
 class AutotuneError(Exception):
@@ -115,7 +122,6 @@ def compile_candidates(variants, work_dir):
 
 def build(args):
     started = time.time()
-    sys.path.insert(0, os.path.join(REPO, "python"))   # the tile package
     from tile.kernels import tuning
 
     if not os.path.isdir(args.kernels):
@@ -179,7 +185,7 @@ def build(args):
                      if stats else "no ptxas report")
             print(f"  {key:24s} {record['name']:44s} {state}")
     print(f"autotune: {args.out} ({time.time() - started:.0f} s); carry it with tile-run and "
-          "run `benchmarks/autotune.py run --bundle` there")
+          f"run `{PROG} run --bundle` there")
 
 
 # --------------------------------------------------------------------------
@@ -187,18 +193,38 @@ def build(args):
 # --------------------------------------------------------------------------
 
 def default_tile_run():
-    for path in (os.path.join(REPO, "bin", "tile-run"),            # a GPU bundle
-                 os.path.join(REPO, "build", "bin", "tile-run")):  # the repository
-        if os.access(path, os.X_OK):
-            return path
-    return None
+    paths = [os.path.join(ROOT, "bin", "tile-run")] if ROOT else []   # a GPU bundle
+    paths.append(os.path.join(BUILD, "bin", "tile-run"))               # a checkout
+    return next((path for path in paths if os.access(path, os.X_OK)), None)
 
 
 def tile_run(args, arguments):
+    """Runs `tile-run attention` with `arguments`: (exit status, the JSON
+    report it wrote (None if it wrote none), its output, the command)."""
     command = [args.tile_run, "attention", "--bundle", args.bundle,
                "--backend", args.backend, "--layout", args.layout, *arguments]
-    result = subprocess.run(command, capture_output=True, text=True)
-    return result.returncode, result.stdout + result.stderr, " ".join(command)
+    with tempfile.TemporaryDirectory() as scratch:
+        path = os.path.join(scratch, "report.json")
+        result = subprocess.run(command + ["--report", path], capture_output=True, text=True)
+        try:
+            with open(path) as f:
+                report = json.load(f)
+        except (OSError, ValueError):
+            report = None
+    return result.returncode, report, result.stdout + result.stderr, " ".join(command)
+
+
+def number(value):
+    """A report's number, or what null stands for there."""
+    return "NaN/Inf" if value is None else f"{value:.2e}"
+
+
+def failed_checks(report):
+    """What the report's failed checks measured: "O max_abs 3.1e-01 >
+    bound 2.0e-03, ..."."""
+    return ", ".join(f"{c['name']} max_abs {number(c['max_abs'])} > bound "
+                     f"{number(c['bound'])}" for c in report["checks"] or []
+                     if not c["pass"])
 
 
 def mode(problem):
@@ -219,13 +245,15 @@ def check(args, problem, name, dtype, seeds):
         last = args.check_lengths[-1]
         cases += [(last, -(last // 7)), (last, 37)]
     for n, offset in cases:
-        code, output, command = tile_run(args, [
+        code, report, output, command = tile_run(args, [
             *problem_arguments(problem, dtype), "--kernel", name, "--check",
             "--batch", "2", "--heads", "3", "--seq", str(n), "--seed", str(seeds.randrange(2**31)),
             *(["--causal-offset", str(offset)] if offset is not None else [])])
-        if code != 0:
-            tail = " | ".join(output.strip().splitlines()[-2:])
-            return f"N={n}{'' if offset is None else f' offset {offset}'}: {tail} ({command})"
+        if code != 0 or report is None or report["pass"] is not True:
+            # A wrong result names its outputs; an error, tile-run's message.
+            what = (failed_checks(report) if report else "") or " | ".join(
+                output.strip().splitlines()[-2:])
+            return f"N={n}{'' if offset is None else f' offset {offset}'}: {what} ({command})"
     return None
 
 
@@ -245,16 +273,16 @@ def attention_flops(problem, batch, heads, seqlen):
 
 def bench(args, problem, name, dtype, seqlen):
     """TFLOP/s of `name`'s own kernel (the forward, or the backward), from
-    tile-run's median time."""
+    the median time in tile-run's report."""
     batch, heads = timed_shape(args, problem, seqlen)
-    code, output, command = tile_run(args, [
+    code, report, output, command = tile_run(args, [
         *problem_arguments(problem, dtype), "--kernel", name, "--bench",
         "--warmup", str(args.warmup), "--reps", str(args.reps),
         "--batch", str(batch), "--heads", str(heads), "--seq", str(seqlen)])
-    times = {m: float(ms) for m, ms in BENCH_LINE.findall(output)}
-    if code != 0 or not times.get(mode(problem)):
+    timing = ((report or {}).get("bench") or {}).get(mode(problem)) or {}
+    if code != 0 or not timing.get("ms"):
         raise AutotuneError(f"timing {name} failed: {output.strip()[-300:]} ({command})")
-    return attention_flops(problem, batch, heads, seqlen) / times[mode(problem)] / 1e9
+    return attention_flops(problem, batch, heads, seqlen) / timing["ms"] / 1e9
 
 
 def harness_tflops(problem, dtype, seqlen, args):
@@ -265,11 +293,14 @@ def harness_tflops(problem, dtype, seqlen, args):
     from Python, the two in both orders.  tile-run's --bench gives the d128
     forward up to 9% more than this (docs/performance.md, "Two ways of
     timing the same kernel"): compare Tile with FA2 here, not across the
-    two.  None where PyTorch, a GPU or the backend is not there."""
+    two.  None where PyTorch, a GPU, the harness (<root>/benchmarks) or the
+    backend is not there."""
+    if ROOT and os.path.join(ROOT, "benchmarks") not in sys.path:
+        sys.path.append(os.path.join(ROOT, "benchmarks"))
     try:
         import torch
 
-        import attention_bench  # beside this file; imports PyTorch
+        import attention_bench  # the harness; imports PyTorch
     except ImportError:
         return None
     if not torch.cuda.is_available():
@@ -397,7 +428,7 @@ def run(args):
             report = json.load(f)
     except (OSError, ValueError) as error:
         raise AutotuneError(f"cannot read {report_path} ({error}): make the folder with "
-                            "`benchmarks/autotune.py build`") from None
+                            f"`{PROG} build`") from None
     problems = report["problems"]
     wanted = args.problem or sorted(problems)
     unknown = set(wanted) - set(problems)
@@ -442,13 +473,15 @@ def int_list(text):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="step", required=True)
     b = sub.add_parser("build", help="compile the candidates beside a copy of the kernels")
-    b.add_argument("--kernels", default=os.path.join(REPO, "build", "kernels"),
-                   help="the shipped kernels (default: build/kernels)")
-    b.add_argument("--tools", default=os.path.join(REPO, "build", "bin"),
-                   help="the folder with tile-compile (default: build/bin)")
+    b.add_argument("--kernels", default=os.path.join(BUILD, "kernels"),
+                   help="the shipped kernels (default: build/kernels, or "
+                   "$TILE_BUILD_DIR/kernels)")
+    b.add_argument("--tools", default=os.path.join(BUILD, "bin"),
+                   help="the folder with tile-compile (default: build/bin, or "
+                   "$TILE_BUILD_DIR/bin)")
     b.add_argument("--out", required=True, help="the folder to write (replaced)")
     b.add_argument("--dtype", default="fp16", choices=("fp16", "bf16"),
                    help="the element type tuned (the choice applies to both)")
@@ -457,7 +490,8 @@ def main(argv=None):
     r = sub.add_parser("run", help="check and time every candidate, and choose")
     r.add_argument("--bundle", required=True, help="the folder `build` wrote")
     r.add_argument("--out", default="autotune-out", help="where autotune.json/.csv go")
-    r.add_argument("--tile-run", help="the tile-run binary (default: bin/ or build/bin/)")
+    r.add_argument("--tile-run", help="the tile-run binary (default: a bundle's bin/, or "
+                   "build/bin/)")
     r.add_argument("--backend", default="cuda", choices=("cuda", "interp"))
     r.add_argument("--problem", action="append", help="only this problem (repeatable)")
     r.add_argument("--lengths", type=int_list, default=[1024, 4096, 16384],
