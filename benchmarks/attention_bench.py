@@ -32,8 +32,15 @@ against N, one line per implementation, one plot per dtype, head dim,
 causality and direction) to --out; prints one table last, with Tile / FA2
 and Tile / the faster of cuDNN and FA4 (the target: above 1 everywhere).
 
+With --softmax it times Tile's four softmax kernels (launched through the
+Tile runtime, as tile-run softmax chooses them) and torch.softmax instead,
+on fp32 matrices of --sizes, with the same timing; GB/s counts one fp32
+read and one fp32 write of the matrix.  Writes softmax_bench.json and
+softmax_bench.csv; prints one table last.
+
     python3 benchmarks/attention_bench.py [--quick] [--dtype fp16] [--head-dim 64]
         [--n 1024,4096] [--causal yes|no|both] [--impl tile,sdpa-flash] [--out DIR]
+    python3 benchmarks/attention_bench.py --softmax [--sizes 4096x1024,4096x8192]
 """
 
 import argparse
@@ -53,7 +60,9 @@ import torch.nn.functional as F  # noqa: E402
 from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
 
 import tile  # noqa: E402
+from tile import runtime  # noqa: E402
 from tile.attention import flash_attn_func  # noqa: E402
+from tile.attention.bundle import find_kernel_dir  # noqa: E402
 
 DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16}
 DTYPE_NAMES = {dtype: name for name, dtype in DTYPES.items()}
@@ -70,6 +79,9 @@ FASTEST_PEERS = ("sdpa-cudnn", "fa4")   # the faster of them: the target
 # Implementations whose score matrix dwarfs the L2 cache: one input set,
 # so that two autograd graphs of N^2 scores need not fit at once.
 MATERIALISING = ("sdpa-math", "naive")
+# --softmax: fp32 (rows, cols) matrices, Tile's four kernels and PyTorch's.
+SOFTMAX_SIZES = ((4096, 1024), (4096, 4096), (4096, 8192))
+SOFTMAX_IMPLEMENTATIONS = ("tile-v1", "tile-v2", "tile-v3", "tile-v4", "torch")
 
 
 # --------------------------------------------------------------------------
@@ -337,6 +349,127 @@ def classic_case(impls, sets_count, target_ms):
 
 
 # --------------------------------------------------------------------------
+# Softmax (--softmax)
+# --------------------------------------------------------------------------
+
+def softmax_bytes(rows, cols):
+    """What a softmax must move: one fp32 read and one fp32 write of the
+    matrix."""
+    return 2 * rows * cols * 4
+
+
+def softmax_kernel(bundle, version, cols):
+    """The variant tile-run softmax --variant runs: v1 holds a row in one
+    block, so the smallest BLOCK_N >= cols; v2-v4 take any width.  None if
+    the folder has none."""
+    variants = [k for k in bundle.kernels
+                if k.family == f"softmax_v{version}" and "tuning" not in k.metadata]
+    if version != 1:
+        return variants[0] if variants else None
+    fitting = [k for k in variants if k.constexprs.get("BLOCK_N", 0) >= cols]
+    return min(fitting, key=lambda k: k.constexprs["BLOCK_N"], default=None)
+
+
+def softmax_implementation(name, bundle, cols):
+    """A function (x, y) that writes softmax(x) along rows into y."""
+    if name == "torch":
+        return lambda x, y: torch.softmax(x, dim=1, out=y)
+    kernel = softmax_kernel(bundle, int(name[-1]), cols)
+    if kernel is None:
+        raise RuntimeError(f"no softmax_v{name[-1]} variant for {cols} columns in "
+                           f"{bundle.directory}")
+
+    def run(x, y):
+        rows = x.shape[0]
+        kernel.launch({"X": runtime.DevicePointer(x.data_ptr(), "fp32"),
+                       "Y": runtime.DevicePointer(y.data_ptr(), "fp32"),
+                       "x_row_stride": cols, "y_row_stride": cols,
+                       "n_rows": rows, "n_cols": cols},
+                      x.device.index, torch.cuda.current_stream().cuda_stream)
+    return run
+
+
+def bench_softmax(names, bundle, rows, cols, passes, sets_count, target_ms):
+    """[record] of each implementation on one size: `passes` passes of
+    alternating order, each time the median of median_ms over `sets_count`
+    input sets; a record's time is the mean of its passes'.  Each output is
+    compared with torch.softmax first (max_abs_error)."""
+    generator = torch.Generator(device="cuda").manual_seed(rows * cols)
+    sets = [(torch.randn(rows, cols, generator=generator, device="cuda"),
+             torch.empty(rows, cols, device="cuda")) for _ in range(sets_count)]
+    expected = torch.softmax(sets[0][0], dim=1)
+    records = {name: {"impl": name, "rows": rows, "cols": cols, "passes": [],
+                      "ms": None, "gbps": None, "max_abs_error": None, "status": "ok"}
+               for name in names}
+    for index in range(passes):
+        for name in (names if index % 2 == 0 else list(reversed(names))):
+            record = records[name]
+            if record["status"] != "ok":
+                continue
+            try:
+                run = softmax_implementation(name, bundle, cols)
+                if index == 0:
+                    x, y = sets[0]
+                    y.fill_(float("nan"))
+                    run(x, y)
+                    record["max_abs_error"] = (y - expected).abs().max().item()
+                record["passes"].append(median_ms(lambda i, run=run: run(*sets[i]),
+                                                  sets_count, target_ms))
+            except Exception as error:  # noqa: BLE001 - any failure is a recorded n/a
+                record["status"] = short_reason(error)
+    out = []
+    for name in names:
+        record = records[name]
+        if record["status"] == "ok":
+            record["ms"] = statistics.mean(record["passes"])
+            record["gbps"] = softmax_bytes(rows, cols) / (record["ms"] * 1e6)
+        out.append(record)
+    sets = expected = None
+    free_memory()
+    return out
+
+
+def softmax_main(args):
+    """--softmax: Tile's softmax kernels and torch.softmax, GB/s."""
+    started = time.time()
+    bundle = runtime.Bundle(find_kernel_dir())
+    device = torch.cuda.get_device_name()
+    print(f"device: {device}  tile {tile.__version__}  torch {torch.__version__}  "
+          f"kernels {bundle.directory}", flush=True)
+    warm_gpu(args.warm_seconds)
+    records = []
+    for rows, cols in args.sizes:
+        for record in bench_softmax(list(SOFTMAX_IMPLEMENTATIONS), bundle, rows, cols,
+                                    args.passes, args.sets, args.target_ms):
+            records.append(record)
+            print(f"softmax {rows}x{cols:<6d} {record['impl']:8s} "
+                  f"{fmt(record['gbps']):>7s} GB/s  max |error| "
+                  f"{fmt(record['max_abs_error'], 9)}"
+                  + ("" if record["status"] == "ok" else f"  ({record['status']})"),
+                  flush=True)
+    summary = {"device": device, "tile": tile.__version__, "torch": torch.__version__,
+               "command": " ".join(sys.argv), "seconds": time.time() - started,
+               "passes": args.passes, "sets": args.sets, "kernels": str(bundle.directory),
+               "bytes": "2*rows*cols*4: one fp32 read and one fp32 write", "records": records}
+    with open(os.path.join(args.out, "softmax_bench.json"), "w") as f:
+        json.dump(summary, f, indent=1)
+    with open(os.path.join(args.out, "softmax_bench.csv"), "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=["impl", "rows", "cols", "ms", "gbps",
+                                               "max_abs_error", "status"],
+                                extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(records)
+    print(f"softmax_bench: {len(records)} measurements in {args.out} "
+          f"({time.time() - started:.0f} s)")
+    by_key = {(r["impl"], r["rows"], r["cols"]): r for r in records}
+    print("\n== softmax GB/s (one fp32 read and one write of the matrix), median")
+    print(f"{'size':10s} " + " ".join(f"{name:>8s}" for name in SOFTMAX_IMPLEMENTATIONS))
+    for rows, cols in args.sizes:
+        print(f"{f'{rows}x{cols}':10s} " + " ".join(
+            f"{fmt(by_key[(name, rows, cols)]['gbps']):>8s}" for name in SOFTMAX_IMPLEMENTATIONS))
+
+
+# --------------------------------------------------------------------------
 # Output
 # --------------------------------------------------------------------------
 
@@ -449,6 +582,17 @@ def parse_list(text, kind, allowed=None):
     return values
 
 
+def parse_sizes(text):
+    """"4096x1024,4096x8192" -> [(4096, 1024), (4096, 8192)]."""
+    try:
+        sizes = [tuple(int(v) for v in item.split("x")) for item in text.split(",") if item]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected ROWSxCOLS,..., not '{text}'") from None
+    if not sizes or any(len(size) != 2 or min(size) < 1 for size in sizes):
+        raise argparse.ArgumentTypeError(f"expected ROWSxCOLS,..., not '{text}'")
+    return sizes
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"tile {tile.__version__}")
@@ -481,11 +625,21 @@ def main():
                         "recorded as skipped); the classic case runs first")
     parser.add_argument("--out", default=os.environ.get("OUT", "bench-out"),
                         help="folder for the JSON, CSV and plots")
+    parser.add_argument("--softmax", action="store_true",
+                        help="time Tile's softmax kernels and torch.softmax (GB/s) "
+                        "instead of attention")
+    parser.add_argument("--sizes", type=parse_sizes,
+                        default=",".join(f"{r}x{c}" for r, c in SOFTMAX_SIZES),
+                        help="with --softmax: the fp32 matrices, ROWSxCOLS,...")
     args = parser.parse_args()
     if args.passes < 1 or args.sets < 1:
         parser.error("--passes and --sets must be at least 1")
     if not torch.cuda.is_available():
         sys.exit("attention_bench: no CUDA device")
+    if args.softmax:
+        os.makedirs(args.out, exist_ok=True)
+        softmax_main(args)
+        return
     if args.quick:
         args.dtype = [d for d in args.dtype if d == "fp16"] or ["fp16"]
         args.n = [n for n in args.n if n in (1024, 4096)] or [1024, 4096]

@@ -1,10 +1,13 @@
 """The benchmark harness's bookkeeping, without a GPU: the implementations
 of a shape run in alternating order over the passes, and a record's times
-are the mean of its passes'.  (The timing itself needs a GPU:
+are the mean of its passes'; --softmax runs the variants tile-run softmax
+runs, and counts bytes one way.  (The timing itself needs a GPU:
 benchmarks/attention_bench.py on the device.)"""
 
+import argparse
 import os
 import sys
+import types
 
 import pytest
 
@@ -56,3 +59,32 @@ def test_a_pass_that_fails_makes_the_time_n_a(monkeypatch):
     assert out["naive"]["fwd_status"] == "out of memory"
     assert out["naive"]["fwd_tflops"] is None and out["naive"]["bwd_ms"] is None
     assert out["tile"]["fwd_status"] == "ok" and out["tile"]["fwd_ms"] == pytest.approx(1.0)
+
+
+def fake_kernel(family, block_n, tuning=False):
+    metadata = {"tuning": {"variant": family}} if tuning else {}
+    return types.SimpleNamespace(family=family, constexprs={"BLOCK_N": block_n},
+                                 metadata=metadata, name=f"{family}_n{block_n}")
+
+
+def test_softmax_runs_the_variants_tile_run_softmax_chooses():
+    # v1 holds a row in one block: the smallest BLOCK_N that covers it.
+    bundle = types.SimpleNamespace(kernels=[
+        fake_kernel("softmax_v1", 8192), fake_kernel("softmax_v1", 256),
+        fake_kernel("softmax_v1", 1024), fake_kernel("softmax_v1", 512, tuning=True),
+        fake_kernel("softmax_v3", 1024)])
+    choose = attention_bench.softmax_kernel
+    assert choose(bundle, 1, 300).name == "softmax_v1_n1024"
+    assert choose(bundle, 1, 256).name == "softmax_v1_n256"
+    assert choose(bundle, 1, 4096).name == "softmax_v1_n8192"
+    assert choose(bundle, 1, 8193) is None
+    assert choose(bundle, 3, 100000).name == "softmax_v3_n1024"
+    assert choose(bundle, 2, 100) is None
+
+
+def test_softmax_counts_one_read_and_one_write_of_fp32():
+    assert attention_bench.softmax_bytes(4096, 1024) == 2 * 4096 * 1024 * 4
+    assert attention_bench.parse_sizes("4096x1024,17x3") == [(4096, 1024), (17, 3)]
+    for wrong in ("4096", "4096x0", "ax3", ""):
+        with pytest.raises(argparse.ArgumentTypeError):
+            attention_bench.parse_sizes(wrong)
