@@ -7,13 +7,12 @@ Each rank builds the same full q, k, v and output gradient (one seed), cuts
 its shard with shard_sequence, runs the sequence-parallel forward and
 backward, and compares its out, dq, dk and dv with the matching shard of the
 reference: normwise relative error within 4 (output) or 8 (gradients) unit
-roundoffs, as check_flash_attn_api.py.  Then, unless --no-bench, it times
-the forward and backward of each layout for long sequences (the slowest
-rank's time) and one GPU's flash_attn_func on the same total length.
+roundoffs, as check_flash_attn_api.py.  benchmarks/ring_attention_bench.py
+times the same functions.
 
-    python3 check_ring_attention.py [--gpus N] [--no-bench | --bench-only]
+    python3 check_ring_attention.py [--gpus N]
 
-Prints one line per case and a table last; exits 1 if a case failed.
+Prints one line per case; exits 1 if a case failed.
 """
 
 import argparse
@@ -28,7 +27,7 @@ import torch.multiprocessing as mp
 # The API check's tolerances and error measure; importing it also puts
 # tile's Python sources on the path.
 from check_flash_attn_api import limit, relative_error
-from tile.attention import flash_attn_func, ring
+from tile.attention import ring
 
 FUNCTIONS = {ring.RING: ring.ring_attn_func, ring.STRIPED: ring.striped_attn_func,
              ring.STEP: ring.step_attn_func}
@@ -66,72 +65,12 @@ def check_case(rank, world, layout, dtype, head_dim, causal, local_n, seed):
     return flag.item() == 0, worst.tolist()
 
 
-def time_ms(function, reps=5):
-    """Median over reps of the slowest rank's time: a step is done when
-    every rank is (in causal ring attention rank 0 has the least work)."""
-    function()
-    torch.cuda.synchronize()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    times = []
-    for _ in range(reps):
-        dist.barrier()
-        start.record()
-        function()
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end))
-    slowest = torch.tensor(times, device=torch.cuda.current_device(), dtype=torch.float64)
-    dist.all_reduce(slowest, op=dist.ReduceOp.MAX)
-    return sorted(slowest.tolist())[len(times) // 2]
-
-
-def bench_case(rank, world, layout, total_n, head_dim, causal):
-    device = torch.device("cuda", rank)
-    heads = 32 if head_dim == 64 else 16
-    local = (1, total_n // world, heads, head_dim)
-    q, k, v, dout = (torch.randn(local, device=device, dtype=torch.float16) for _ in range(4))
-    q.requires_grad_(), k.requires_grad_(), v.requires_grad_()
-    function = FUNCTIONS[layout]
-    fwd = time_ms(lambda: function(q, k, v, causal=causal))
-
-    def fwd_bwd():
-        out = function(q, k, v, causal=causal)
-        out.backward(dout)
-    total = time_ms(fwd_bwd)
-    return fwd, total - fwd
-
-
-def single_gpu(total_n, head_dim, causal):
-    heads = 32 if head_dim == 64 else 16
-    shape = (1, total_n, heads, head_dim)
-    q, k, v, dout = (torch.randn(shape, device="cuda:0", dtype=torch.float16) for _ in range(4))
-    q.requires_grad_(), k.requires_grad_(), v.requires_grad_()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-
-    def run(backward):
-        out = flash_attn_func(q, k, v, causal=causal)
-        if backward:
-            out.backward(dout)
-    result = []
-    for backward in (False, True):
-        run(backward)
-        times = []
-        for _ in range(5):
-            start.record()
-            run(backward)
-            end.record()
-            torch.cuda.synchronize()
-            times.append(start.elapsed_time(end))
-        result.append(sorted(times)[2])
-    return result[0], result[1] - result[0]
-
-
-def worker(rank, world, init_file, checks, bench, queue):
+def worker(rank, world, init_file, queue):
     torch.cuda.set_device(rank)
     dist.init_process_group("nccl", init_method=f"file://{init_file}", rank=rank,
                             world_size=world, device_id=torch.device("cuda", rank))
     lines, failures, seed = [], 0, 0
-    for layout in (ring.RING, ring.STRIPED, ring.STEP) if checks else ():
+    for layout in (ring.RING, ring.STRIPED, ring.STEP):
         for dtype in (torch.float16, torch.bfloat16):
             for head_dim in (64, 128):
                 for causal in (False, True):
@@ -148,24 +87,14 @@ def worker(rank, world, init_file, checks, bench, queue):
                                      f"dk {worst[2]:.1e} dv {worst[3]:.1e}")
                         if rank == 0:   # as it comes, should a later case crash
                             print(lines[-1], flush=True)
-    timings = []
-    if bench:
-        for total_n in (32768, 65536, 131072):
-            for head_dim in (64, 128):
-                for causal in (False, True):
-                    for layout in (ring.RING, ring.STRIPED, ring.STEP):
-                        fwd, bwd = bench_case(rank, world, layout, total_n, head_dim, causal)
-                        timings.append((total_n, head_dim, causal, layout, fwd, bwd))
     if rank == 0:
-        queue.put((lines, failures, timings))
+        queue.put((lines, failures))
     dist.destroy_process_group()
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gpus", type=int, default=torch.cuda.device_count())
-    parser.add_argument("--no-bench", action="store_true")
-    parser.add_argument("--bench-only", action="store_true")
     args = parser.parse_args()
     if args.gpus < 2:
         sys.exit(f"check_ring_attention: needs 2 or more GPUs, found {args.gpus}")
@@ -173,29 +102,15 @@ def main():
     queue = context.Queue()
     with tempfile.TemporaryDirectory() as tmp:
         processes = [context.Process(target=worker,
-                                     args=(r, args.gpus, os.path.join(tmp, "init"),
-                                           not args.bench_only, not args.no_bench, queue))
+                                     args=(r, args.gpus, os.path.join(tmp, "init"), queue))
                      for r in range(args.gpus)]
         for p in processes:
             p.start()
-        lines, failures, timings = queue.get()
+        lines, failures = queue.get()
         for p in processes:
             p.join()
-    if timings:
-        print(f"\n== time per step (ms, fp16, median of 5 of the slowest rank) on {args.gpus} "
-              f"GPUs, against flash_attn_func on one GPU, same total N")
-        print("N       D   mask    layout    fwd      bwd      1-GPU fwd 1-GPU bwd speed-up")
-        single = {}
-        for total_n, head_dim, causal, layout, fwd, bwd in timings:
-            key = (total_n, head_dim, causal)
-            if key not in single:
-                single[key] = single_gpu(total_n, head_dim, causal)
-            sf, sb = single[key]
-            print(f"{total_n:<7} {head_dim:<3} {'causal' if causal else 'full':7} {layout:8} "
-                  f"{fwd:8.2f} {bwd:8.2f} {sf:9.2f} {sb:9.2f} {(sf + sb) / (fwd + bwd):6.2f}x")
-    if lines:
-        print(f"\nring attention on {args.gpus} GPUs: {len(lines) - failures} of "
-              f"{len(lines)} cases passed")
+    print(f"\nring attention on {args.gpus} GPUs: {len(lines) - failures} of "
+          f"{len(lines)} cases passed")
     sys.exit(1 if failures else 0)
 
 
