@@ -1,7 +1,7 @@
 """Kernels that accumulate with tl.atomic_add: many programs add into one
 tile (as a backward pass accumulates dQ), and a counter whose old values
-each program keeps.  scripts/gpu/check_atomic_add.sh runs them on the GPU
-and checks the results:
+each program keeps.  test/gpu/atomic_add.sh (test/gpu/run.sh atomic_add)
+runs them on the GPU and checks the results:
 
     PYTHONPATH=python python3 -m tile.compile examples/atomic_add.py:tile_sum \
         --signature "*fp32:16,*fp32:16" --constexpr BLOCK_M=64 --constexpr D=128 \

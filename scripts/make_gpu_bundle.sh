@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Assembles a self-contained GPU bundle: tile-run, the compiled kernels, a
-# user kernel for the generic mode, the GPU test scripts, and tile.attention
-# (python/tile) with its tests and the benchmark harness (benchmarks/). Copy
-# the folder to any machine with the NVIDIA driver and run ./run_gpu_tests.sh
-# there: it
-# needs no MLIR, no CUDA toolkit and no Python (Python with numpy and PyTorch,
-# when present, adds the generic-mode check and the PyTorch comparison).
+# Assembles a self-contained GPU bundle: tile-run and the runtime library,
+# the compiled kernels, users' kernels for the generic mode, the GPU tests
+# (test/gpu, with the pytest tests of tile.attention in test/python and the
+# summary script in scripts/), tile.attention (python/tile), the benchmark
+# harness (benchmarks/) and the GPU tools of scripts/gpu (at the root). Copy
+# the folder to any machine with the NVIDIA driver and run test/gpu/run.sh
+# there: it needs no MLIR and no CUDA toolkit; python3 with numpy and
+# PyTorch runs the checks of outputs, tile.attention's tests and the
+# summary.
 #
 #   scripts/make_gpu_bundle.sh [OUT]     (default OUT: build/gpu-bundle)
 set -euo pipefail
@@ -24,7 +26,7 @@ cp "$BUILD"/kernels/*.json "$BUILD"/kernels/*.ptx "$BUILD"/kernels/*.cubin \
 
 # Users' kernels, compiled like any other (tile IR, metadata, PTX, cubin):
 # a vector add for the generic mode, and kernels that add with
-# tl.atomic_add, for check_atomic_add.sh.
+# tl.atomic_add, for test/gpu/atomic_add.sh.
 compile() {
   TILE_COMPILE="$BUILD/bin/tile-compile" PYTHONPATH="$ROOT/python" \
     python3 -m tile.compile "$@"
@@ -39,28 +41,36 @@ compile "$ROOT/examples/atomic_add.py:take_tickets" \
   --signature "*i32:16,*i32:16" --constexpr BLOCK=256 --num-warps 4 \
   -o "$OUT/user-kernels/take_tickets.mlir"
 
+# The GPU tools (profiling, spills, launch overhead, block-size sweeps) run
+# from the bundle's root.
 cp "$ROOT"/scripts/gpu/*.sh "$ROOT"/scripts/gpu/*.py "$OUT/"
 
+# The GPU tests where they are in the repository, so that test/gpu/run.sh
+# finds the bundle's root two folders up, and the summary beside them.
+mkdir -p "$OUT/test/gpu" "$OUT/test/python" "$OUT/scripts"
+cp "$ROOT"/test/gpu/*.sh "$ROOT"/test/gpu/*.py "$OUT/test/gpu/"
+cp "$ROOT/scripts/summarize_tests.py" "$OUT/scripts/"
+
 # tile.attention for PyTorch users (python/tile finds ../kernels), its tests
-# and the benchmark harness: ./run_gpu_api.sh runs them.
-mkdir -p "$OUT/python" "$OUT/tests"
+# (test/gpu/api.sh runs the GPU-marked ones) and the benchmark harness.
+mkdir -p "$OUT/python"
 cp -r "$ROOT/python/tile" "$OUT/python/"
 cp -r "$ROOT/benchmarks" "$OUT/"
-find "$OUT/python" "$OUT/benchmarks" -name __pycache__ -prune -exec rm -rf {} +
-cp "$ROOT"/test/python/test_attention_*.py "$OUT/tests/"
-cat > "$OUT/tests/conftest.py" <<'PY'
+cp "$ROOT"/test/python/test_attention_*.py "$OUT/test/python/"
+find "$OUT/python" "$OUT/benchmarks" "$OUT/test" -name __pycache__ -prune -exec rm -rf {} +
+cat > "$OUT/test/python/conftest.py" <<'PY'
 import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # The bundle's root, as the checkout's is for the tests there: it holds
 # python/ and benchmarks/.
-REPO = os.path.dirname(HERE)
+REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path[:0] = [os.path.join(REPO, "python"), HERE]
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "gpu: needs a CUDA device and the compiled kernels")
 PY
-echo "GPU bundle in $OUT ($(du -sh "$OUT" | cut -f1)): run ./run_gpu_tests.sh," \
-  "./run_gpu_attention.sh or ./run_gpu_api.sh there"
+echo "GPU bundle in $OUT ($(du -sh "$OUT" | cut -f1)): run test/gpu/run.sh there" \
+  "(the tests), python3 benchmarks/attention_bench.py (the speed)"

@@ -3,7 +3,9 @@
 # another num_stages (`scripts/make_variant_folder.sh sS --set num_stages=S`),
 # or kernels-<TAG>, with other block sizes or options (the same script):
 # correctness against the float64 reference at ragged lengths, then
-# TFLOP/s, fp16, B*N fixed as in run_gpu_attention.sh. Prints one table last.
+# TFLOP/s by tile-run --bench (Tile's folders against one another; against
+# its peers, benchmarks/attention_bench.py), fp16, B*N fixed (TOKENS). Prints
+# one table last.
 # Run from the bundle: [MODE=fwd|bwd] ./stage_sweep.sh [S|TAG ...] (default:
 # the forward; every kernels-s*). "default" is kernels/, as the manifest says.
 # SEQS: the checked lengths; MASKS: "full --causal" (both, the default),

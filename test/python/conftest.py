@@ -73,4 +73,4 @@ def strip_locs(text):
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "gpu: needs a CUDA device and the compiled kernels; skipped without "
-        "them (scripts/gpu/run_gpu_api.sh runs these on the GPU machine)")
+        "them (test/gpu/run.sh api runs these on the GPU machine)")

@@ -1,7 +1,7 @@
 """flash_attn_func on a CUDA device against float32 SDPA.  Marked `gpu`:
 skipped where no CUDA device is usable (CI).  On the GPU machine,
-scripts/gpu/run_gpu_api.sh runs them from the bundle; the broader sweep is
-scripts/gpu/check_flash_attn_api.py."""
+test/gpu/run.sh (its part api) runs them from the bundle; the broader sweep
+is test/gpu/check_flash_attn_api.py."""
 
 import math
 

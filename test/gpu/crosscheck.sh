@@ -2,10 +2,11 @@
 # Cross-checks the GPU against the interpreter at small sizes, in two halves
 # because the GPU machine has no MLIR (so no interpreter):
 #
-#   on the GPU machine, in a bundle:  ./crosscheck.sh gpu DIR
+#   on the GPU machine, in a bundle:  test/gpu/crosscheck.sh gpu DIR
 #       runs each softmax kernel on random inputs through `tile-run run`,
-#       saving inputs and outputs as .npy files in DIR;
-#   here, in the repository:          scripts/gpu/crosscheck.sh compare DIR
+#       saving inputs and outputs as .npy files in DIR (run.sh does this
+#       into $OUT/crosscheck);
+#   here, in the repository:          test/gpu/crosscheck.sh compare DIR
 #       runs the same kernels on the same inputs in the interpreter and
 #       compares the outputs element by element.
 set -euo pipefail
@@ -13,7 +14,7 @@ mode=${1:?usage: crosscheck.sh gpu|compare DIR}
 dir=${2:?usage: crosscheck.sh gpu|compare DIR}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 if [ "$mode" = gpu ]; then
-  run=$here/bin/tile-run
+  run=$here/../../bin/tile-run
   backend=cuda
 else
   run=$here/../../build/bin/tile-run

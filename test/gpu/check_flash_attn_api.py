@@ -16,8 +16,9 @@ element type's unit roundoff u (2^-11 fp16, 2^-8 bf16): 4u for the output,
 8u for the gradients (they round dS and P once more), and 1e-5 for the fp32
 LSE.  Unwritten outputs show up as NaN: the caching allocator is filled with
 NaN before every case.  Prints a table last; exits 1 on any failure.
+test/gpu/api.sh (run.sh) runs it.
 
-    python3 check_flash_attn_api.py [--quick] [--out DIR]
+    python3 test/gpu/check_flash_attn_api.py [--quick] [--out DIR] [--junit FILE]
 """
 
 import argparse
@@ -28,15 +29,14 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-for candidate in (os.path.join(HERE, "python"), os.path.join(HERE, "..", "..", "python")):
-    if os.path.isdir(os.path.join(candidate, "tile")):
-        sys.path.insert(0, os.path.abspath(candidate))
-        break
+# test/gpu/ below the root of a checkout or of a GPU bundle: python/ holds tile.
+sys.path.insert(0, os.path.abspath(os.path.join(HERE, "..", "..", "python")))
 
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
 
+import junit  # noqa: E402  (beside this file)
 from tile.attention import Attention, AttentionType, flash_attn_func  # noqa: E402
 
 UNIT_ROUNDOFF = {torch.float16: 2.0**-11, torch.bfloat16: 2.0**-8}
@@ -171,6 +171,8 @@ def main():
     parser.add_argument("--quick", action="store_true", help="fewer shapes")
     parser.add_argument("--out", default=os.environ.get("OUT", "."),
                         help="folder for flash_attn_api_check.json")
+    parser.add_argument("--junit", metavar="FILE",
+                        help="also write one JUnit test case a check here")
     args = parser.parse_args()
     if not torch.cuda.is_available():
         sys.exit("check_flash_attn_api: no CUDA device")
@@ -297,6 +299,12 @@ def main():
         else:
             print(f"{row['case']:44s} {'':8s} {'':4s} {'':8s}  {'ok' if row['pass'] else 'FAIL'}")
     failed = sum(not r["pass"] for r in results.rows)
+    if args.junit:
+        junit.write(args.junit, "flash_attn_api", [
+            (row["case"], row["pass"], row.get("detail") or " ".join(
+                f"{n}={row['errors'][n]:.1e} (limit {row['limits'][n]:.1e})"
+                for n in row["failed"] if n in row["errors"]) or "failed")
+            for row in results.rows])
     print(f"flash_attn_func: {len(results.rows) - failed} passed, {failed} failed")
     return 1 if failed else 0
 

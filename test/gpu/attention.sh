@@ -1,27 +1,53 @@
 #!/usr/bin/env bash
-# The attention kernels of a Tile bundle on the GPU: forward and backward
+# The attention kernels of a GPU bundle on the GPU: forward and backward
 # against the float64 reference (fp16 and bf16, head dims 64 and 128, causal
 # and not, causal offsets, sequence lengths that are not multiples of the
-# blocks),
-# compute-sanitizer memcheck on a representative set, and TFLOP/s beside
-# PyTorch's scaled_dot_product_attention backends in the same run.
-# Prints a table last; exits 1 if a check failed.
+# blocks), the puzzle forward, and compute-sanitizer memcheck on a
+# representative set. One case per check in $OUT/junit/attention.xml; exits
+# 1 if one failed. Part of run.sh.
+#
+#   attention.sh [--quick]
+# --quick: eight checks only (fwd/bwd, d64/d128, causal and not, offsets),
+# a fast sanity run before the whole set.
 set -uo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")"
-RUN=./bin/tile-run
-OUT=${OUT:-results}
-mkdir -p "$OUT"
-failures=0 checks=0
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$ROOT" || exit 2
+junit_begin attention
+checks=0   # each check's number: its seed
 check() { # name, then tile-run arguments
   local name=$1; shift
   checks=$((checks + 1))
-  if ! $RUN attention --backend cuda --check --seed $checks "$@" \
-      > "$OUT/check.log" 2>&1; then
-    failures=$((failures + 1)); echo "FAIL $name: $*"; tail -8 "$OUT/check.log"
+  if $RUN attention --backend "$BACKEND" --check --seed $checks "$@" \
+      > "$LOGS/check.log" 2>&1; then
+    record "$name" pass
+  else
+    echo "FAIL $name: $*"; tail -8 "$LOGS/check.log"
+    record "$name" fail "tile-run attention $*: $(tail -8 "$LOGS/check.log")"
   fi
 }
 
-echo "== attention against the float64 reference (--backend cuda)"
+if [ "${1:-}" = --quick ]; then
+  echo "== eight attention checks against the float64 reference (--backend $BACKEND)"
+  for a in "--mode fwd --head-dim 64 --causal --seq 17" "--mode fwd --head-dim 64 --causal --seq 257" \
+           "--mode fwd --head-dim 64 --seq 257" "--mode fwd --head-dim 128 --causal --seq 257" \
+           "--mode bwd --head-dim 128 --seq 257" "--mode bwd --head-dim 64 --causal --seq 257" \
+           "--mode bwd --head-dim 64 --causal --causal-offset -1 --seq 257" \
+           "--mode bwd --head-dim 128 --causal --causal-offset -37 --seq 257"; do
+    if $RUN attention --backend "$BACKEND" --check --batch 2 --heads 4 $a \
+        > "$LOGS/check.log" 2>&1; then
+      record "quick $a" pass
+    else
+      echo "FAIL quick $a"; tail -8 "$LOGS/check.log"
+      record "quick $a" fail "$(tail -8 "$LOGS/check.log")"
+    fi
+  done
+  echo "attention --quick: $passed of $((passed + failed)) checks passed"
+  [ "$failed" -eq 0 ]
+  exit
+fi
+
+echo "== attention against the float64 reference (--backend $BACKEND)"
 for dtype in f16 bf16; do
   for d in 64 128; do
     for causal in "" --causal; do
@@ -84,56 +110,38 @@ for dtype in f16 bf16; do
 done
 check "fwd f16 d64 bnhd" --mode fwd --head-dim 64 --batch 2 --heads 3 --seq 200 --layout bnhd
 check "bwd bf16 d128 bnhd causal" --mode bwd --dtype bf16 --head-dim 128 --causal --batch 2 --heads 3 --seq 200 --layout bnhd
-echo "attention: $((checks - failures)) of $checks checks passed"
+echo "attention: $passed of $checks checks passed"
 
 echo "== the puzzle forward (fp32, one head) against the float64 reference"
 for n in 1 17 100 257 1024 4096; do
   checks=$((checks + 1))
-  if ! $RUN flash-puzzle --backend cuda --check --seq $n > "$OUT/puzzle.log" 2>&1; then
-    failures=$((failures + 1)); echo "FAIL flash-puzzle N=$n"; tail -8 "$OUT/puzzle.log"
+  if $RUN flash-puzzle --backend "$BACKEND" --check --seq $n > "$LOGS/puzzle.log" 2>&1; then
+    record "flash-puzzle N=$n" pass
+  else
+    echo "FAIL flash-puzzle N=$n"; tail -8 "$LOGS/puzzle.log"
+    record "flash-puzzle N=$n" fail "$(tail -8 "$LOGS/puzzle.log")"
   fi
 done
 echo "flash-puzzle: checked N = 1 17 100 257 1024 4096"
 
 echo "== compute-sanitizer memcheck"
-if command -v compute-sanitizer > /dev/null; then
-  for args in "--mode fwd --seq 100 --head-dim 64 --causal" \
-              "--mode bwd --seq 100 --head-dim 64 --causal" \
-              "--mode fwd --seq 257 --head-dim 128 --dtype bf16" \
-              "--mode bwd --seq 257 --head-dim 128 --dtype bf16" \
-              "--mode bwd --seq 257 --head-dim 128 --causal --causal-offset -37"; do
-    checks=$((checks + 1))
-    if compute-sanitizer --tool memcheck --error-exitcode 9 $RUN attention $args \
-        --batch 1 --heads 2 --backend cuda --check > "$OUT/memcheck.log" 2>&1; then
-      echo "memcheck $args: $(grep -m1 'ERROR SUMMARY' "$OUT/memcheck.log")"
-    else
-      failures=$((failures + 1)); echo "FAIL memcheck $args"; tail -20 "$OUT/memcheck.log"
-    fi
-  done
-fi
-
-echo "== speed: fp16, B*N fixed (H=32 at D=64, H=16 at D=128), median of 20 after 3 warm-ups"
-: > "$OUT/attention_bench.txt"
-for d in 64 128; do
-  h=$((d == 64 ? 32 : 16)); bn=$((d == 64 ? 65536 : 32768))
-  for n in 1024 4096; do
-    for causal in "" --causal; do
-      line=$($RUN attention --mode bwd --backend cuda --bench --warmup 3 --reps 20 \
-             --head-dim $d --heads $h --batch $((bn / n)) --seq $n $causal 2>&1 |
-             awk '/^bench fwd/ {f=$5} /^bench bwd/ {b=$5} END {print f, b}')
-      echo "tile $d $n ${causal:-full} $line" >> "$OUT/attention_bench.txt"
-    done
-  done
+command -v compute-sanitizer > /dev/null || echo "compute-sanitizer not found: memcheck skipped"
+for args in "--mode fwd --seq 100 --head-dim 64 --causal" \
+            "--mode bwd --seq 100 --head-dim 64 --causal" \
+            "--mode fwd --seq 257 --head-dim 128 --dtype bf16" \
+            "--mode bwd --seq 257 --head-dim 128 --dtype bf16" \
+            "--mode bwd --seq 257 --head-dim 128 --causal --causal-offset -37"; do
+  checks=$((checks + 1))
+  if ! command -v compute-sanitizer > /dev/null; then
+    record "memcheck $args" skip "compute-sanitizer not found"
+  elif compute-sanitizer --tool memcheck --error-exitcode 9 $RUN attention $args \
+      --batch 1 --heads 2 --backend "$BACKEND" --check > "$LOGS/memcheck.log" 2>&1; then
+    echo "memcheck $args: $(grep -m1 'ERROR SUMMARY' "$LOGS/memcheck.log")"
+    record "memcheck $args" pass
+  else
+    echo "FAIL memcheck $args"; tail -20 "$LOGS/memcheck.log"
+    record "memcheck $args" fail "$(tail -20 "$LOGS/memcheck.log")"
+  fi
 done
-python3 torch_attention_bench.py >> "$OUT/attention_bench.txt" 2> "$OUT/torch.log" ||
-  echo "PyTorch comparison failed: $(tail -2 "$OUT/torch.log")"
-
-echo
-echo "== TFLOP/s (fwd / bwd), fp16, same run"
-printf "%-4s %-6s %-7s %-15s %-15s %-15s %-15s\n" D N mask tile sdpa-flash sdpa-cudnn sdpa-efficient
-for d in 64 128; do for n in 1024 4096; do for mask in full --causal; do
-  get() { awk -v i="$1" -v d=$d -v n=$n -v m=$mask '$1 == i && $2 == d && $3 == n && $4 == m {print $5 " / " $6}' "$OUT/attention_bench.txt"; }
-  printf "%-4s %-6s %-7s %-15s %-15s %-15s %-15s\n" $d $n ${mask#--} "$(get tile)" "$(get flash)" "$(get cudnn)" "$(get efficient)"
-done; done; done
-echo "checks: $((checks - failures)) passed, $failures failed"
-[ $failures -eq 0 ]
+echo "attention, puzzle, memcheck: $passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

@@ -7,10 +7,11 @@ Each rank builds the same full q, k, v and output gradient (one seed), cuts
 its shard with shard_sequence, runs the sequence-parallel forward and
 backward, and compares its out, dq, dk and dv with the matching shard of the
 reference: normwise relative error within 4 (output) or 8 (gradients) unit
-roundoffs, as check_flash_attn_api.py.  benchmarks/ring_attention_bench.py
-times the same functions.
+roundoffs, as check_flash_attn_api.py.  test/gpu/run.sh runs it where two
+or more GPUs are visible; benchmarks/ring_attention_bench.py times the
+same functions.
 
-    python3 check_ring_attention.py [--gpus N]
+    python3 test/gpu/check_ring_attention.py [--gpus N] [--junit FILE]
 
 Prints one line per case; exits 1 if a case failed.
 """
@@ -23,6 +24,8 @@ import tempfile
 import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
+
+import junit  # beside this file, as the API check
 
 # The API check's tolerances and error measure; importing it also puts
 # tile's Python sources on the path.
@@ -95,6 +98,8 @@ def worker(rank, world, init_file, queue):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gpus", type=int, default=torch.cuda.device_count())
+    parser.add_argument("--junit", metavar="FILE",
+                        help="also write one JUnit test case a check here")
     args = parser.parse_args()
     if args.gpus < 2:
         sys.exit(f"check_ring_attention: needs 2 or more GPUs, found {args.gpus}")
@@ -109,6 +114,11 @@ def main():
         lines, failures = queue.get()
         for p in processes:
             p.join()
+    if args.junit:
+        # Each line: "ok  " or "FAIL", the case, its errors.
+        junit.write(args.junit, "ring_attention",
+                    [(f"{args.gpus} GPUs {line[5:].split(' err ')[0].strip()}",
+                      line.startswith("ok"), line) for line in lines])
     print(f"\nring attention on {args.gpus} GPUs: {len(lines) - failures} of "
           f"{len(lines)} cases passed")
     sys.exit(1 if failures else 0)
