@@ -53,7 +53,7 @@ struct KernelInfo {
   /// for (it is correct at any length); none for a general variant.
   std::optional<int64_t> maxNCtx;
   /// "tuning": {"variant": ...}: a block-size candidate of that shipped
-  /// variant (benchmarks/autotune.py), which runs only when named with
+  /// variant (python -m tile.tools.autotune), which runs only when named with
   /// --kernel; empty for a variant the runtimes may choose.
   std::string candidateOf;
   std::vector<ParamInfo> params;
