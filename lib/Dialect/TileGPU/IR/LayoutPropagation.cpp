@@ -1,0 +1,226 @@
+//===- LayoutPropagation.cpp - How layouts flow through ops ---------------===//
+
+#include "tile/Dialect/TileGPU/IR/LayoutPropagation.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::tilegpu;
+
+bool tilegpu::isElementwise(Operation *op) {
+  // tile.addptr is elementwise without the trait, whose verifier would
+  // report a mismatched offset before the op's own message says what to do.
+  return op->hasTrait<OpTrait::Elementwise>() || isa<tile::AddPtrOp>(op);
+}
+
+Attribute tilegpu::getCarriedLayout(Type type) {
+  if (auto blockPtr = dyn_cast<tile::BlockPtrType>(type))
+    type = blockPtr.getBlockType();
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor ? tensor.getEncoding() : Attribute();
+}
+
+Type tilegpu::withCarriedLayout(Type type, Attribute layout) {
+  if (auto blockPtr = dyn_cast<tile::BlockPtrType>(type))
+    return tile::BlockPtrType::get(withLayout(blockPtr.getBlockType(), layout));
+  return withLayout(type, layout);
+}
+
+namespace {
+
+bool carriesLayout(Type type) {
+  return isa<RankedTensorType, tile::BlockPtrType>(type);
+}
+
+/// Ops all of whose tiles (and block pointers) have one layout.
+bool hasOneLayout(Operation *op) {
+  return isElementwise(op) ||
+         isa<tile::BroadcastOp, tile::LoadOp, tile::StoreOp, tile::AtomicAddOp,
+             tile::LoadBlockOp, tile::StoreBlockOp, tile::AdvanceOp>(op);
+}
+
+/// `layout` with its dimensions permuted as tile.trans permutes a tile's:
+/// dimension i of the result is dimension order[i] of the source.
+BlockedEncodingAttr transpose(BlockedEncodingAttr layout,
+                              ArrayRef<int32_t> order) {
+  SmallVector<unsigned> spt, tpw, wpc, newOrder, newIndex(order.size());
+  for (auto [i, src] : llvm::enumerate(order)) {
+    spt.push_back(layout.getSizePerThread()[src]);
+    tpw.push_back(layout.getThreadsPerWarp()[src]);
+    wpc.push_back(layout.getWarpsPerCTA()[src]);
+    newIndex[src] = i;
+  }
+  for (unsigned src : layout.getOrder())
+    newOrder.push_back(newIndex[src]);
+  return BlockedEncodingAttr::get(layout.getContext(), spt, tpw, wpc, newOrder);
+}
+
+/// The permutation that undoes `order`.
+SmallVector<int32_t> invert(ArrayRef<int32_t> order) {
+  SmallVector<int32_t> inverse(order.size());
+  for (auto [i, src] : llvm::enumerate(order))
+    inverse[src] = i;
+  return inverse;
+}
+
+/// Elements of k one 32-bit register of a dot_operand layout holds, or 0
+/// when mma.sync has no operand layout for `element`.
+unsigned getKWidth(Type element) {
+  unsigned bits = element.getIntOrFloatBitWidth();
+  return bits == 16 ? 2 : bits == 32 ? 1 : 0;
+}
+
+} // namespace
+
+FailureOr<OpLayouts> tilegpu::inferLayouts(Operation *op,
+                                           const OpLayouts &known) {
+  assert(known.operands.size() == op->getNumOperands() &&
+         known.results.size() == op->getNumResults() &&
+         "one entry per operand and result");
+  OpLayouts out;
+  out.operands.resize(op->getNumOperands());
+  out.results.resize(op->getNumResults());
+  auto firstKnown = [&]() -> Attribute {
+    for (Attribute layout :
+         llvm::concat<const Attribute>(known.results, known.operands))
+      if (layout)
+        return layout;
+    return {};
+  };
+
+  if (hasOneLayout(op)) {
+    Attribute layout = firstKnown();
+    if (!layout)
+      return failure();
+    for (auto [i, type] : llvm::enumerate(op->getOperandTypes()))
+      if (carriesLayout(type))
+        out.operands[i] = layout;
+    for (auto [i, type] : llvm::enumerate(op->getResultTypes()))
+      if (carriesLayout(type))
+        out.results[i] = layout;
+    return out;
+  }
+
+  if (auto reduce = dyn_cast<tile::ReduceOp>(op)) {
+    bool toTile = isa<RankedTensorType>(reduce.getType());
+    if (toTile && known.results[0]) {
+      auto slice = dyn_cast<SliceEncodingAttr>(known.results[0]);
+      if (!slice || slice.getDim() != unsigned(reduce.getAxis()))
+        return failure();
+      out.results[0] = slice;
+      out.operands[0] = slice.getParent();
+      return out;
+    }
+    if (!known.operands[0]) {
+      if (toTile)
+        return failure();
+      return out; // a reduction to a scalar takes any layout
+    }
+    auto parent = dyn_cast<LayoutEncodingAttrInterface>(known.operands[0]);
+    if (!parent)
+      return failure();
+    out.operands[0] = parent;
+    if (toTile)
+      out.results[0] =
+          SliceEncodingAttr::get(op->getContext(), reduce.getAxis(), parent);
+    return out;
+  }
+
+  if (auto expand = dyn_cast<tile::ExpandDimsOp>(op)) {
+    if (known.results[0]) {
+      auto parent = dyn_cast<LayoutEncodingAttrInterface>(known.results[0]);
+      if (!parent)
+        return failure();
+      out.results[0] = parent;
+      out.operands[0] =
+          SliceEncodingAttr::get(op->getContext(), expand.getAxis(), parent);
+      return out;
+    }
+    auto slice = dyn_cast_if_present<SliceEncodingAttr>(known.operands[0]);
+    if (!slice || slice.getDim() != unsigned(expand.getAxis()))
+      return failure();
+    out.operands[0] = slice;
+    out.results[0] = slice.getParent();
+    return out;
+  }
+
+  if (auto trans = dyn_cast<tile::TransOp>(op)) {
+    if (auto result =
+            dyn_cast_if_present<BlockedEncodingAttr>(known.results[0])) {
+      out.results[0] = result;
+      out.operands[0] = transpose(result, invert(trans.getOrder()));
+      return out;
+    }
+    auto src = dyn_cast_if_present<BlockedEncodingAttr>(known.operands[0]);
+    if (known.results[0] || !src)
+      return failure();
+    out.operands[0] = src;
+    out.results[0] = transpose(src, trans.getOrder());
+    return out;
+  }
+
+  if (auto dot = dyn_cast<tile::DotOp>(op)) {
+    Attribute layout = known.results[0] ? known.results[0] : known.operands[2];
+    if (!layout)
+      return failure();
+    out.results[0] = out.operands[2] = layout;
+    auto mma = dyn_cast<MmaEncodingAttr>(layout);
+    unsigned kWidth = getKWidth(dot.getA().getType().getElementType());
+    if (mma && kWidth)
+      for (unsigned opIdx : {0u, 1u})
+        out.operands[opIdx] =
+            DotOperandEncodingAttr::get(op->getContext(), opIdx, mma, kWidth);
+    return out;
+  }
+
+  return failure();
+}
+
+FailureOr<SmallVector<Attribute>>
+tilegpu::inferResultLayouts(Operation *op, ArrayRef<Attribute> operandLayouts) {
+  OpLayouts known{SmallVector<Attribute>(operandLayouts),
+                  SmallVector<Attribute>(op->getNumResults())};
+  FailureOr<OpLayouts> layouts = inferLayouts(op, known);
+  if (failed(layouts))
+    return failure();
+  return std::move(layouts->results);
+}
+
+FailureOr<SmallVector<Attribute>>
+tilegpu::inferOperandLayouts(Operation *op, ArrayRef<Attribute> resultLayouts) {
+  OpLayouts known{SmallVector<Attribute>(op->getNumOperands()),
+                  SmallVector<Attribute>(resultLayouts)};
+  FailureOr<OpLayouts> layouts = inferLayouts(op, known);
+  if (failed(layouts))
+    return failure();
+  return std::move(layouts->operands);
+}
+
+SmallVector<Value> tilegpu::getCarriedValues(OpOperand &operand) {
+  Operation *owner = operand.getOwner();
+  unsigned i = operand.getOperandNumber();
+  if (auto forOp = dyn_cast<scf::ForOp>(owner)) {
+    if (i < forOp.getNumControlOperands())
+      return {};
+    i -= forOp.getNumControlOperands();
+    return {forOp.getRegionIterArgs()[i], forOp.getResult(i)};
+  }
+  if (auto whileOp = dyn_cast<scf::WhileOp>(owner))
+    return {whileOp.getBeforeArguments()[i]};
+  if (auto condition = dyn_cast<scf::ConditionOp>(owner)) {
+    if (i == 0)
+      return {}; // the condition itself
+    auto whileOp = cast<scf::WhileOp>(condition->getParentOp());
+    return {whileOp.getAfterArguments()[i - 1], whileOp.getResult(i - 1)};
+  }
+  if (auto yield = dyn_cast<scf::YieldOp>(owner)) {
+    Operation *parent = yield->getParentOp();
+    if (auto forOp = dyn_cast<scf::ForOp>(parent))
+      return {forOp.getRegionIterArgs()[i], forOp.getResult(i)};
+    if (isa<scf::IfOp>(parent))
+      return {parent->getResult(i)};
+    if (auto whileOp = dyn_cast<scf::WhileOp>(parent))
+      return {whileOp.getBeforeArguments()[i]};
+  }
+  return {};
+}
