@@ -1,6 +1,6 @@
-// RUN: tile-opt %s -split-input-file -convert-tile-to-tilegpu -verify-diagnostics
-// RUN: not tile-opt %s -convert-tile-to-tilegpu=num-warps=3 2>&1 | FileCheck %s --check-prefix=WARPS
-// RUN: not tile-opt %s -convert-tile-to-tilegpu=target=sm_70 2>&1 | FileCheck %s --check-prefix=TARGET
+// RUN: tile-opt %s -split-input-file -allow-unregistered-dialect -convert-tile-to-tilegpu -verify-diagnostics
+// RUN: not tile-opt %s -allow-unregistered-dialect -convert-tile-to-tilegpu=num-warps=3 2>&1 | FileCheck %s --check-prefix=WARPS
+// RUN: not tile-opt %s -allow-unregistered-dialect -convert-tile-to-tilegpu=target=sm_70 2>&1 | FileCheck %s --check-prefix=TARGET
 
 // WARPS: num-warps must be a power of two from 1 to 32, not 3
 // TARGET: for the --target option: Cannot find option named 'sm_70'!
@@ -20,4 +20,14 @@ func.func @blocks(%c: i1) {
   cf.cond_br %c, ^bb1, ^bb1
 ^bb1:
   return
+}
+
+// -----
+
+// An op the layout rules (LayoutPropagation.h) do not know is not taken
+// for elementwise because its tiles have one shape: a scan is not.
+func.func @unknown_op(%x: tensor<64xf32>) -> tensor<64xf32> {
+  // expected-error @below {{convert-tile-to-tilegpu does not know how to lay out 'test.cumsum'}}
+  %y = "test.cumsum"(%x) : (tensor<64xf32>) -> tensor<64xf32>
+  return %y : tensor<64xf32>
 }

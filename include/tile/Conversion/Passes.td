@@ -11,15 +11,19 @@ def ConvertTileToTileGPU : Pass<"convert-tile-to-tilegpu", "::mlir::ModuleOp"> {
     Attaches a layout encoding to every tensor of the module and records the
     launch configuration (`tilegpu.num_warps`, `tilegpu.target`) on it.
 
-    Layouts propagate forward: values with no layout-carrying operand
-    (ranges, splats, constants, block loads) take the default blocked layout
-    of their shape; elementwise ops, broadcasts and memory accesses take
-    their first tensor operand's layout; a reduction yields the slice of its
+    Layouts propagate forward by the rules of
+    `include/tile/Dialect/TileGPU/IR/LayoutPropagation.h`: values with no
+    laid-out operand (ranges, splats, constants, block pointers) take the
+    default blocked layout of their shape; every other op takes what its
+    rule gives from its operands' layouts, the first laid-out operand
+    deciding where the rule ties several (elementwise ops, broadcasts and
+    memory accesses share one layout; a reduction yields the slice of its
     operand's layout, and expand_dims turns such a slice back into its
-    parent. Where two layouts meet (an operand of another layout, a loop's
+    parent). Where two layouts meet (an operand of another layout, a loop's
     yielded value, the two branches of an if) a `tilegpu.convert_layout`
-    reconciles them; later passes remove the ones that cost something.
-    Helper functions must have been inlined.
+    reconciles them; later passes remove the ones that cost something. An
+    op the rules do not know is an error. Helper functions must have been
+    inlined.
   }];
   let options = [
     Option<"numWarps", "num-warps", "unsigned", /*default=*/"4",

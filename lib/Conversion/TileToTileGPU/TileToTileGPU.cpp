@@ -1,13 +1,14 @@
 //===- TileToTileGPU.cpp - Give every tensor a layout ---------------------===//
 //
-// Layouts propagate forward through each function in program order; see the
-// pass description in Passes.td for the rules.
+// Layouts propagate forward through each function in program order, by the
+// rules of LayoutPropagation.h; this pass decides only where they start (the
+// default layouts) and what a conversion reconciles.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tile/Conversion/Passes.h"
 #include "tile/Dialect/Tile/IR/Tile.h"
-#include "tile/Dialect/TileGPU/IR/TileGPU.h"
+#include "tile/Dialect/TileGPU/IR/LayoutPropagation.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -59,22 +60,6 @@ BlockedEncodingAttr getDefaultLayout(MLIRContext *ctx, ArrayRef<int64_t> shape,
                                   warpsPerCTA, order);
 }
 
-/// A blocked layout with its dimensions permuted like tile.trans permutes
-/// the tensor: result dimension i is source dimension order[i].
-BlockedEncodingAttr transposeLayout(BlockedEncodingAttr layout,
-                                    ArrayRef<int32_t> order) {
-  SmallVector<unsigned> spt, tpw, wpc, newOrder, newIndex(order.size());
-  for (auto [i, src] : llvm::enumerate(order)) {
-    spt.push_back(layout.getSizePerThread()[src]);
-    tpw.push_back(layout.getThreadsPerWarp()[src]);
-    wpc.push_back(layout.getWarpsPerCTA()[src]);
-    newIndex[src] = i;
-  }
-  for (unsigned src : layout.getOrder())
-    newOrder.push_back(newIndex[src]);
-  return BlockedEncodingAttr::get(layout.getContext(), spt, tpw, wpc, newOrder);
-}
-
 bool isTensor(Type type) { return isa<RankedTensorType>(type); }
 
 class LayoutAssigner {
@@ -90,7 +75,7 @@ private:
   LogicalResult visitFor(scf::ForOp op);
   LogicalResult visitIf(scf::IfOp op);
   LogicalResult visitWhile(scf::WhileOp op);
-  LogicalResult visitElementwise(Operation *op);
+  LogicalResult visitOp(Operation *op);
 
   /// One default layout per rank, made for the largest tile of that rank in
   /// the function: blocked layouts apply to any shape, so tiles that meet in
@@ -141,8 +126,27 @@ private:
                             cast<RankedTensorType>(type).getEncoding(), user));
   }
 
+  /// Gives the values of structured control flow that receive `operand`
+  /// its type: the first value to reach them decides.
+  static void carry(OpOperand &operand) {
+    for (Value value : getCarriedValues(operand))
+      value.setType(operand.get().getType());
+  }
+
+  /// Converts each operand of `terminator` to the layout of the values it
+  /// is carried to.
+  void reconcile(Operation *terminator) {
+    for (OpOperand &operand : terminator->getOpOperands()) {
+      SmallVector<Value> carried = getCarriedValues(operand);
+      if (!carried.empty())
+        operand.set(convert(operand.get(),
+                            getCarriedLayout(carried.front().getType()),
+                            terminator));
+    }
+  }
+
   static void setLayout(Value value, Attribute layout) {
-    value.setType(withLayout(value.getType(), layout));
+    value.setType(withCarriedLayout(value.getType(), layout));
   }
 
   MLIRContext *ctx;
@@ -207,69 +211,6 @@ LogicalResult LayoutAssigner::visit(Operation *op) {
                               "lay out the regions of '"
                            << op->getName() << "'";
 
-  if (auto reduce = dyn_cast<ReduceOp>(op)) {
-    if (isTensor(reduce.getType())) {
-      auto layout = getLayout(reduce.getSrc().getType());
-      setLayout(reduce.getResult(),
-                SliceEncodingAttr::get(ctx, reduce.getAxis(), layout));
-    }
-    return success();
-  }
-  if (auto expand = dyn_cast<ExpandDimsOp>(op)) {
-    auto slice =
-        dyn_cast<SliceEncodingAttr>(getLayout(expand.getSrc().getType()));
-    if (slice && slice.getDim() == expand.getAxis()) {
-      setLayout(expand.getResult(), slice.getParent());
-      return success();
-    }
-    auto parent =
-        cast<LayoutEncodingAttrInterface>(defaultLayout(expand.getType()));
-    expand.getSrcMutable().set(
-        convert(expand.getSrc(),
-                SliceEncodingAttr::get(ctx, expand.getAxis(), parent), op));
-    setLayout(expand.getResult(), parent);
-    return success();
-  }
-  if (auto broadcast = dyn_cast<BroadcastOp>(op)) {
-    setLayout(broadcast.getResult(), getLayout(broadcast.getSrc().getType()));
-    return success();
-  }
-  if (auto trans = dyn_cast<TransOp>(op)) {
-    auto blocked =
-        dyn_cast<BlockedEncodingAttr>(getLayout(trans.getSrc().getType()));
-    if (!blocked) {
-      blocked =
-          cast<BlockedEncodingAttr>(defaultLayout(trans.getSrc().getType()));
-      trans.getSrcMutable().set(convert(trans.getSrc(), blocked, op));
-    }
-    setLayout(trans.getResult(), transposeLayout(blocked, trans.getOrder()));
-    return success();
-  }
-  if (auto dot = dyn_cast<DotOp>(op)) {
-    // Operand layouts for the tensor cores are chosen by accelerate-matmul.
-    setLayout(dot.getResult(), getLayout(dot.getAcc().getType()));
-    return success();
-  }
-  // A block pointer carries the layout of the block it loads and stores.
-  if (auto make = dyn_cast<MakeBlockPtrOp>(op)) {
-    RankedTensorType block = make.getType().getBlockType();
-    make.getResult().setType(
-        BlockPtrType::get(withLayout(block, defaultLayout(block))));
-    return success();
-  }
-  if (auto advance = dyn_cast<AdvanceOp>(op)) {
-    advance.getResult().setType(advance.getPtr().getType());
-    return success();
-  }
-  if (auto load = dyn_cast<LoadBlockOp>(op)) {
-    load.getResult().setType(load.getPtr().getType().getBlockType());
-    return success();
-  }
-  if (auto store = dyn_cast<StoreBlockOp>(op)) {
-    auto layout = store.getPtr().getType().getBlockType().getEncoding();
-    store.getValueMutable().set(convert(store.getValue(), layout, op));
-    return success();
-  }
   if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
     if (!isTensor(cst.getType()))
       return success();
@@ -281,55 +222,65 @@ LogicalResult LayoutAssigner::visit(Operation *op) {
     cst.getResult().setType(type);
     return success();
   }
-  return visitElementwise(op);
+  return visitOp(op);
 }
 
-/// Ops whose tensor operands and results all have one shape (arith, math,
-/// tile.load/store/addptr/where/exp2, ...) compute in the layout of their
-/// first tensor operand; with none (arange, splat, block loads) the
-/// default layout of the result.
-LogicalResult LayoutAssigner::visitElementwise(Operation *op) {
-  RankedTensorType shapeSource;
-  for (Type type :
-       llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
-    if (auto tensor = dyn_cast<RankedTensorType>(type)) {
-      if (!shapeSource)
-        shapeSource = tensor;
-      else if (tensor.getShape() != shapeSource.getShape())
-        return op->emitError()
-               << "convert-tile-to-tilegpu does not know how "
-                  "to lay out '"
-               << op->getName() << "', whose tiles have different shapes";
+/// Lays `op` out by its rule (inferLayouts) from its operands' layouts, the
+/// first laid-out operand deciding where the rule ties several; the others
+/// are converted to what the rule asks. An op with no laid-out operand
+/// (ranges, splats, make_block_ptr) starts from the default layouts.
+LogicalResult LayoutAssigner::visitOp(Operation *op) {
+  OpLayouts known;
+  for (Type type : op->getOperandTypes())
+    known.operands.push_back(getCarriedLayout(type));
+  known.results.resize(op->getNumResults());
+  auto defaults = [&](TypeRange types) {
+    SmallVector<Attribute> layouts;
+    for (Type type : types) {
+      if (auto blockPtr = dyn_cast<BlockPtrType>(type))
+        type = blockPtr.getBlockType();
+      layouts.push_back(isTensor(type) ? defaultLayout(type) : Attribute());
     }
-  if (!shapeSource)
+    return layouts;
+  };
+  if (llvm::none_of(known.operands, [](Attribute a) { return bool(a); })) {
+    for (auto [result, layout] :
+         llvm::zip(op->getResults(), defaults(op->getResultTypes())))
+      if (layout)
+        setLayout(result, layout);
     return success();
-  Attribute layout;
-  for (Value operand : op->getOperands())
-    if (isTensor(operand.getType())) {
-      layout = cast<RankedTensorType>(operand.getType()).getEncoding();
-      break;
-    }
-  if (!layout)
-    layout = defaultLayout(shapeSource);
-  for (OpOperand &operand : op->getOpOperands())
-    operand.set(convert(operand.get(), layout, op));
-  for (Value result : op->getResults())
-    if (isTensor(result.getType()))
+  }
+  FailureOr<OpLayouts> layouts = inferLayouts(op, known);
+  // An operand the op cannot take as it is (trans of a slice) is converted
+  // to its default layout; one that no default would do either (expand_dims
+  // of anything but a slice along its axis) to what gives the default
+  // result.
+  if (failed(layouts))
+    layouts = inferLayouts(op, {defaults(op->getOperandTypes()),
+                                SmallVector<Attribute>(op->getNumResults())});
+  if (failed(layouts))
+    layouts = inferLayouts(op, {SmallVector<Attribute>(op->getNumOperands()),
+                                defaults(op->getResultTypes())});
+  if (failed(layouts))
+    return op->emitError() << "convert-tile-to-tilegpu does not know how to "
+                              "lay out '"
+                           << op->getName() << "'";
+  for (auto [operand, layout] :
+       llvm::zip(op->getOpOperands(), layouts->operands))
+    if (layout)
+      operand.set(convert(operand.get(), layout, op));
+  for (auto [result, layout] : llvm::zip(op->getResults(), layouts->results))
+    if (layout)
       setLayout(result, layout);
   return success();
 }
 
 LogicalResult LayoutAssigner::visitFor(scf::ForOp op) {
-  Block *body = op.getBody();
-  for (auto [arg, init] : llvm::zip(op.getRegionIterArgs(), op.getInitArgs()))
-    arg.setType(init.getType());
-  if (failed(visitBlock(*body)))
+  for (OpOperand &init : op.getInitArgsMutable())
+    carry(init);
+  if (failed(visitBlock(*op.getBody())))
     return failure();
-  Operation *yield = body->getTerminator();
-  convertOperands(yield, yield->getOpOperands(),
-                  TypeRange(op.getRegionIterArgs()));
-  for (auto [result, arg] : llvm::zip(op.getResults(), op.getRegionIterArgs()))
-    result.setType(arg.getType());
+  reconcile(op.getBody()->getTerminator());
   return success();
 }
 
@@ -339,32 +290,22 @@ LogicalResult LayoutAssigner::visitIf(scf::IfOp op) {
     return failure();
   if (op.getNumResults() == 0)
     return success();
-  Operation *thenYield = op.thenBlock()->getTerminator();
-  Operation *elseYield = op.elseBlock()->getTerminator();
-  convertOperands(elseYield, elseYield->getOpOperands(),
-                  thenYield->getOperandTypes());
-  for (auto [result, type] :
-       llvm::zip(op.getResults(), thenYield->getOperandTypes()))
-    result.setType(type);
+  for (OpOperand &yielded : op.thenBlock()->getTerminator()->getOpOperands())
+    carry(yielded);
+  reconcile(op.elseBlock()->getTerminator());
   return success();
 }
 
 LogicalResult LayoutAssigner::visitWhile(scf::WhileOp op) {
-  for (auto [arg, init] : llvm::zip(op.getBeforeArguments(), op.getInits()))
-    arg.setType(init.getType());
+  for (OpOperand &init : op->getOpOperands())
+    carry(init);
   if (failed(visitBlock(op.getBefore().front())))
     return failure();
-  scf::ConditionOp condition = op.getConditionOp();
-  for (auto [arg, value, result] : llvm::zip(
-           op.getAfterArguments(), condition.getArgs(), op.getResults())) {
-    arg.setType(value.getType());
-    result.setType(value.getType());
-  }
+  for (OpOperand &passed : op.getConditionOp()->getOpOperands())
+    carry(passed);
   if (failed(visitBlock(op.getAfter().front())))
     return failure();
-  Operation *yield = op.getAfter().front().getTerminator();
-  convertOperands(yield, yield->getOpOperands(),
-                  TypeRange(op.getBeforeArguments()));
+  reconcile(op.getAfter().front().getTerminator());
   return success();
 }
 
