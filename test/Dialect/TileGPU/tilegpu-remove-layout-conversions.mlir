@@ -266,3 +266,49 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target
     return
   }
 }
+
+// -----
+
+// An accumulator carried by a while loop (a Python `while` in a kernel)
+// stays in the mma layout, as one carried by scf.for does: the rule that
+// scf.while carries a value in one layout through its regions and results
+// is the one convert-tile-to-tilegpu follows (LayoutPropagation.h). Before
+// both passes shared it, this pass stopped at the loop and left two
+// conversions through shared memory in every iteration (mma to blocked at
+// the yield, back at the dot).
+#b = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tilegpu.mma<version = 2, warpsPerCTA = [4, 1]>
+#a = #tilegpu.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
+#bop = #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>
+// CHECK-LABEL: func.func @while_accumulator
+// CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<64x32xf32, #[[MMA:.*]]>
+// CHECK: %[[R:.*]]:2 = scf.while (%[[ACC:.*]] = %[[ZERO]], %{{.*}} = %{{.*}}) : (tensor<64x32xf32, #[[MMA]]>, i32) -> (tensor<64x32xf32, #[[MMA]]>, i32)
+// CHECK:   scf.condition(%{{.*}}) %{{.*}}, %{{.*}} : tensor<64x32xf32, #[[MMA]]>, i32
+// CHECK: ^bb0(%[[IN:.*]]: tensor<64x32xf32, #[[MMA]]>, %{{.*}}: i32):
+// CHECK-NOT: tilegpu.convert_layout %[[IN]]
+// CHECK:   %[[D:.*]] = tile.dot %{{.*}}, %{{.*}}, %[[IN]] : {{.*}} -> tensor<64x32xf32, #[[MMA]]>
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK:   scf.yield %[[D]], %{{.*}} : tensor<64x32xf32, #[[MMA]]>, i32
+// CHECK: %[[OUT:.*]] = tilegpu.convert_layout %[[R]]#0 : tensor<64x32xf32, #[[MMA]]> -> tensor<64x32xf32, #blocked>
+// CHECK: return %[[OUT]]
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @while_accumulator(%q: tensor<64x32xf16, #b>, %k: tensor<32x32xf16, #b>, %n: i32) -> tensor<64x32xf32, #b> {
+    %zero = arith.constant dense<0.0> : tensor<64x32xf32, #b>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %r:2 = scf.while (%acc = %zero, %i = %c0) : (tensor<64x32xf32, #b>, i32) -> (tensor<64x32xf32, #b>, i32) {
+      %go = arith.cmpi slt, %i, %n : i32
+      scf.condition(%go) %acc, %i : tensor<64x32xf32, #b>, i32
+    } do {
+    ^bb0(%acc: tensor<64x32xf32, #b>, %i: i32):
+      %qa = tilegpu.convert_layout %q : tensor<64x32xf16, #b> -> tensor<64x32xf16, #a>
+      %kb = tilegpu.convert_layout %k : tensor<32x32xf16, #b> -> tensor<32x32xf16, #bop>
+      %accm = tilegpu.convert_layout %acc : tensor<64x32xf32, #b> -> tensor<64x32xf32, #mma>
+      %d = tile.dot %qa, %kb, %accm : tensor<64x32xf16, #a>, tensor<32x32xf16, #bop> -> tensor<64x32xf32, #mma>
+      %back = tilegpu.convert_layout %d : tensor<64x32xf32, #mma> -> tensor<64x32xf32, #b>
+      %next = arith.addi %i, %c1 : i32
+      scf.yield %back, %next : tensor<64x32xf32, #b>, i32
+    }
+    return %r#0 : tensor<64x32xf32, #b>
+  }
+}

@@ -6,10 +6,12 @@
 // them in three steps:
 //
 // 1. Forward propagation. The mma layout of a dot result flows to the ops
-//    that consume it: elementwise ops, reductions (as its slice), expand_dims
-//    and broadcast, loop-carried values of scf.for and results of scf.if. The
-//    first layout to reach a value wins; ops that take no part (loads,
-//    stores, trans, ...) get a conversion back to what they had.
+//    that consume it, by the rules of LayoutPropagation.h: elementwise ops,
+//    reductions (as its slice), expand_dims and broadcast, and the values
+//    scf.for, scf.if and scf.while carry. The first layout to reach a value
+//    wins; ops that take no part (memory accesses, dots, ops whose rule
+//    cannot take the layout, such as trans) get a conversion back to what
+//    they had.
 // 2. Backward rematerialization. A conversion whose source is index
 //    arithmetic built from constants, splats and ranges is replaced by that
 //    arithmetic rebuilt in the layout wanted; so is a row loaded from memory
@@ -22,7 +24,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tile/Dialect/Tile/IR/Tile.h"
-#include "tile/Dialect/TileGPU/IR/TileGPU.h"
+#include "tile/Dialect/TileGPU/IR/LayoutPropagation.h"
 #include "tile/Dialect/TileGPU/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -50,13 +52,16 @@ Attribute encodingOf(Value value) {
   return tensor ? tensor.getEncoding() : Attribute();
 }
 
-/// Ops that compute each element of their results from the same element of
-/// their operands, so any layout serves if all tiles share it. Memory
-/// accesses are excluded: their layout decides how they coalesce.
-bool isElementwise(Operation *op) {
-  if (isa<tile::LoadOp, tile::StoreOp>(op))
-    return false;
-  return op->hasTrait<OpTrait::Elementwise>() || isa<tile::AddPtrOp>(op);
+/// Whether forward propagation moves `op` to the layouts reaching its
+/// operands, as its rule says: not a memory access, whose layout decides how
+/// it coalesces, nor a dot, whose operand layouts accelerate-matmul chose.
+bool followsOperands(Operation *op) {
+  return isMemoryEffectFree(op) && !isa<tile::DotOp>(op);
+}
+
+/// The layouts of `op`'s results, null where a result has none.
+SmallVector<Attribute> resultLayouts(Operation *op) {
+  return llvm::map_to_vector(op->getResults(), encodingOf);
 }
 
 //===----------------------------------------------------------------------===//
@@ -65,8 +70,6 @@ bool isElementwise(Operation *op) {
 
 class ForwardPropagation {
 public:
-  explicit ForwardPropagation(MLIRContext *ctx) : ctx(ctx) {}
-
   /// Spreads the mma layout of every dot result, dots in program order.
   void propagate(func::FuncOp func) {
     func.walk([&](tile::DotOp dot) {
@@ -112,114 +115,53 @@ private:
 
   void visitUse(OpOperand &use, Attribute layout) {
     Operation *user = use.getOwner();
-    auto tensor = cast<RankedTensorType>(use.get().getType());
-    if (isElementwise(user)) {
-      for (Value result : user->getResults())
-        if (auto type = dyn_cast<RankedTensorType>(result.getType());
-            type && type.getShape() == tensor.getShape())
-          assign(result, layout);
-      return;
-    }
-    if (auto reduce = dyn_cast<tile::ReduceOp>(user)) {
-      if (isa<RankedTensorType>(reduce.getType()))
-        assign(
-            reduce.getResult(),
-            SliceEncodingAttr::get(ctx, reduce.getAxis(),
-                                   cast<LayoutEncodingAttrInterface>(layout)));
-      return;
-    }
-    if (auto expand = dyn_cast<tile::ExpandDimsOp>(user)) {
-      auto slice = dyn_cast<SliceEncodingAttr>(layout);
-      if (slice && slice.getDim() == expand.getAxis())
-        assign(expand.getResult(), slice.getParent());
-      return;
-    }
-    if (auto broadcast = dyn_cast<tile::BroadcastOp>(user)) {
-      assign(broadcast.getResult(), layout);
-      return;
-    }
     if (auto convert = dyn_cast<ConvertLayoutOp>(user)) {
       if (isDefaultLayout(encodingOf(convert.getResult())))
         assign(convert.getResult(), layout);
       return;
     }
-    if (auto forOp = dyn_cast<scf::ForOp>(user)) {
-      if (use.getOperandNumber() < forOp.getNumControlOperands())
-        return;
-      unsigned i = use.getOperandNumber() - forOp.getNumControlOperands();
-      assign(forOp.getRegionIterArgs()[i], layout);
-      assign(forOp.getResult(i), layout);
+    SmallVector<Value> carried = getCarriedValues(use);
+    for (Value value : carried)
+      assign(value, layout);
+    if (!carried.empty() || !followsOperands(user))
       return;
-    }
-    if (auto yield = dyn_cast<scf::YieldOp>(user)) {
-      unsigned i = use.getOperandNumber();
-      Operation *parent = yield->getParentOp();
-      if (auto forOp = dyn_cast<scf::ForOp>(parent)) {
-        assign(forOp.getRegionIterArgs()[i], layout);
-        assign(forOp.getResult(i), layout);
-      } else if (isa<scf::IfOp>(parent)) {
-        assign(parent->getResult(i), layout);
-      }
-      return;
-    }
-    // Anything else keeps its layout and gets a conversion.
+    SmallVector<Attribute> operands(user->getNumOperands());
+    operands[use.getOperandNumber()] = layout;
+    FailureOr<SmallVector<Attribute>> results =
+        inferResultLayouts(user, operands);
+    if (failed(results))
+      return; // the op keeps its layout and gets a conversion
+    for (auto [result, resultLayout] : llvm::zip(user->getResults(), *results))
+      if (resultLayout)
+        assign(result, resultLayout);
   }
 
-  /// The layout `op` needs for each tensor operand, given its results'.
+  /// Gives `op`'s operands the layouts it needs given its results': what
+  /// the values carried by control flow have, what the rule of an op that
+  /// follows its operands asks (a reduction to a scalar takes any), and
+  /// otherwise the types they had.
   void legalize(Operation *op) {
     if (isa<ConvertLayoutOp>(op))
       return;
-    if (isElementwise(op)) {
-      Attribute layout;
-      for (Value result : op->getResults())
-        if (auto encoding = encodingOf(result))
-          layout = encoding;
-      if (layout)
-        for (OpOperand &operand : op->getOpOperands())
+    bool carries = false;
+    for (OpOperand &operand : op->getOpOperands()) {
+      SmallVector<Value> carried = getCarriedValues(operand);
+      if (carried.empty())
+        continue;
+      carries = true;
+      require(operand, encodingOf(carried.front()));
+    }
+    if (carries)
+      return;
+    if (followsOperands(op)) {
+      FailureOr<SmallVector<Attribute>> operands =
+          inferOperandLayouts(op, resultLayouts(op));
+      if (succeeded(operands)) {
+        for (auto [operand, layout] : llvm::zip(op->getOpOperands(), *operands))
           require(operand, layout);
-      return;
+        return;
+      }
     }
-    if (auto reduce = dyn_cast<tile::ReduceOp>(op)) {
-      if (auto slice = dyn_cast_if_present<SliceEncodingAttr>(
-              encodingOf(reduce.getResult())))
-        require(reduce.getSrcMutable(), slice.getParent());
-      return;
-    }
-    if (auto expand = dyn_cast<tile::ExpandDimsOp>(op)) {
-      require(expand.getSrcMutable(),
-              SliceEncodingAttr::get(ctx, expand.getAxis(),
-                                     cast<LayoutEncodingAttrInterface>(
-                                         encodingOf(expand.getResult()))));
-      return;
-    }
-    if (auto broadcast = dyn_cast<tile::BroadcastOp>(op)) {
-      require(broadcast.getSrcMutable(), encodingOf(broadcast.getResult()));
-      return;
-    }
-    if (auto forOp = dyn_cast<scf::ForOp>(op)) {
-      for (auto [init, arg] :
-           llvm::zip(forOp.getInitArgsMutable(), forOp.getRegionIterArgs()))
-        require(init, encodingOf(arg));
-      return;
-    }
-    if (auto yield = dyn_cast<scf::YieldOp>(op)) {
-      Operation *parent = yield->getParentOp();
-      TypeRange expected = parent->getResultTypes();
-      if (auto whileOp = dyn_cast<scf::WhileOp>(parent))
-        expected = TypeRange(whileOp.getBeforeArguments());
-      for (auto [operand, type] : llvm::zip(yield->getOpOperands(), expected))
-        if (auto tensor = dyn_cast<RankedTensorType>(type))
-          require(operand, tensor.getEncoding());
-      return;
-    }
-    if (auto condition = dyn_cast<scf::ConditionOp>(op)) {
-      auto whileOp = cast<scf::WhileOp>(condition->getParentOp());
-      for (auto [operand, arg] :
-           llvm::zip(condition.getArgsMutable(), whileOp.getAfterArguments()))
-        require(operand, encodingOf(arg));
-      return;
-    }
-    // Ops that took no part keep the types their operands had.
     for (OpOperand &operand : op->getOpOperands())
       if (auto it = oldTypes.find(operand.get()); it != oldTypes.end())
         require(operand, cast<RankedTensorType>(it->second).getEncoding());
@@ -235,7 +177,6 @@ private:
         b, value.getLoc(), withLayout(value.getType(), layout), value));
   }
 
-  MLIRContext *ctx;
   llvm::MapVector<Value, Attribute> layouts;
   DenseMap<Value, Type> oldTypes;
   SmallVector<std::pair<Value, Attribute>> worklist;
@@ -249,8 +190,6 @@ private:
 /// index arithmetic whose leaves are constants, splats of scalars and ranges.
 class Rematerializer {
 public:
-  explicit Rematerializer(MLIRContext *ctx) : ctx(ctx) {}
-
   /// Whether `value` can be rebuilt in `layout`. Below an expand_dims
   /// (`belowExpand`), a 1-D value that cannot is converted itself: moving a
   /// row of statistics costs a fraction of moving the tile broadcast from it.
@@ -275,21 +214,21 @@ public:
       return true;
     if (auto convert = dyn_cast<ConvertLayoutOp>(def))
       return isCheap(convert.getSrc(), layout, depth + 1, belowExpand);
-    if (auto broadcast = dyn_cast<tile::BroadcastOp>(def))
-      return isCheap(broadcast.getSrc(), layout, depth + 1, belowExpand);
-    if (auto expand = dyn_cast<tile::ExpandDimsOp>(def)) {
-      auto parent = dyn_cast<LayoutEncodingAttrInterface>(layout);
-      return parent && parent.getRank() >= 2 &&
-             isCheap(expand.getSrc(),
-                     SliceEncodingAttr::get(ctx, expand.getAxis(), parent),
-                     depth + 1, /*belowExpand=*/true);
-    }
-    if (isElementwise(def))
-      return llvm::all_of(def->getOperands(), [&](Value operand) {
-        return !isa<RankedTensorType>(operand.getType()) ||
-               isCheap(operand, layout, depth + 1, belowExpand);
-      });
-    return false;
+    // Broadcasts, expand_dims and elementwise ops are computed again from
+    // their operands, in the layouts their rules ask for.
+    if (!isa<tile::BroadcastOp, tile::ExpandDimsOp>(def) && !isElementwise(def))
+      return false;
+    FailureOr<SmallVector<Attribute>> operands =
+        inferOperandLayouts(def, {layout});
+    bool expands = isa<tile::ExpandDimsOp>(def);
+    return succeeded(operands) &&
+           llvm::all_of(llvm::zip(def->getOperands(), *operands),
+                        [&](auto operand) {
+                          auto [value, operandLayout] = operand;
+                          return !operandLayout ||
+                                 isCheap(value, operandLayout, depth + 1,
+                                         belowExpand || expands);
+                        });
   }
 
   /// A row loaded from global memory (LSE, say) is read again in a slice
@@ -300,9 +239,16 @@ public:
     auto type = dyn_cast<RankedTensorType>(load.getType());
     if (!type || type.getRank() != 1 || !isa<SliceEncodingAttr>(layout))
       return false;
-    return llvm::all_of(load->getOperands(), [&](Value operand) {
-      return isRebuildable(operand, layout, depth + 1, /*belowExpand=*/false);
-    });
+    FailureOr<SmallVector<Attribute>> operands =
+        inferOperandLayouts(load, {layout});
+    return succeeded(operands) &&
+           llvm::all_of(llvm::zip(load->getOperands(), *operands),
+                        [&](auto operand) {
+                          auto [value, operandLayout] = operand;
+                          return !operandLayout ||
+                                 isRebuildable(value, operandLayout, depth + 1,
+                                               /*belowExpand=*/false);
+                        });
   }
 
   /// Whether no op from just after `op` up to `point` (in `op`'s block)
@@ -369,8 +315,7 @@ public:
         std::swap(outer, rebuilt);
       }
       IRMapping mapping;
-      for (Value operand : load->getOperands())
-        mapping.map(operand, rebuild(operand, layout, b));
+      rebuildOperands(load, layout, b, mapping);
       if (early)
         std::swap(outer, rebuilt);
       // The copy keeps the row's proven tilegpu.vector_width: the lowering
@@ -380,15 +325,7 @@ public:
       result = clone->getResult(0);
     } else {
       IRMapping mapping;
-      for (Value operand : def->getOperands()) {
-        if (!isa<RankedTensorType>(operand.getType()))
-          continue;
-        Attribute operandLayout = layout;
-        if (auto expand = dyn_cast<tile::ExpandDimsOp>(def))
-          operandLayout = SliceEncodingAttr::get(
-              ctx, expand.getAxis(), cast<LayoutEncodingAttrInterface>(layout));
-        mapping.map(operand, rebuild(operand, operandLayout, b));
-      }
+      rebuildOperands(def, layout, b, mapping);
       Operation *clone = b.clone(*def, mapping);
       clone->getResult(0).setType(withLayout(value.getType(), layout));
       if (auto constant = dyn_cast<arith::ConstantOp>(clone))
@@ -399,6 +336,22 @@ public:
     }
     rebuilt[key] = result;
     return result;
+  }
+
+  /// Maps each laid-out operand of `def` to itself rebuilt in the layout
+  /// `def`'s rule asks for to give its result in `layout`. Ops without a
+  /// rule here make layouts (constants, splats, ranges): their operands are
+  /// scalars.
+  void rebuildOperands(Operation *def, Attribute layout, OpBuilder &b,
+                       IRMapping &mapping) {
+    FailureOr<SmallVector<Attribute>> operands =
+        inferOperandLayouts(def, {layout});
+    if (failed(operands))
+      return;
+    for (auto [operand, operandLayout] :
+         llvm::zip(def->getOperands(), *operands))
+      if (operandLayout)
+        mapping.map(operand, rebuild(operand, operandLayout, b));
   }
 
   static LinearLayout linearLayoutOf(Value value) {
@@ -448,21 +401,33 @@ public:
       if (!tensor || !linear ||
           !linear.toLinearLayout(tensor.getShape()).isInjective())
         continue;
-      auto rebuildable = [&](Value operand) {
-        return !operand || isRebuildable(operand, layout, 0, false);
-      };
-      if (!rebuildable(atomic.getPtr()) || !rebuildable(atomic.getMask()))
+      // What the atomic's rule asks of its pointers, mask and result once
+      // its value is in that layout.
+      OpOperand &value = atomic.getValueMutable();
+      OpLayouts known{SmallVector<Attribute>(atomic->getNumOperands()),
+                      {Attribute()}};
+      known.operands[value.getOperandNumber()] = layout;
+      FailureOr<OpLayouts> layouts = inferLayouts(atomic, known);
+      if (failed(layouts))
+        continue;
+      auto others = llvm::zip(atomic->getOpOperands(), layouts->operands);
+      if (!llvm::all_of(others, [&](auto other) {
+            auto [operand, operandLayout] = other;
+            return &operand == &value || !operandLayout ||
+                   isRebuildable(operand.get(), operandLayout, 0, false);
+          }))
         continue;
       narrowVectorWidth(atomic, linearLayoutOf(atomic.getPtr()),
                         linear.toLinearLayout(tensor.getShape()));
       OpBuilder b(atomic);
       rebuilt.clear();
-      atomic.getPtrMutable().set(rebuild(atomic.getPtr(), layout, b));
-      if (atomic.getMask())
-        atomic.getMaskMutable().assign(rebuild(atomic.getMask(), layout, b));
-      atomic.getValueMutable().set(convert.getSrc());
+      for (auto [operand, operandLayout] : others)
+        if (&operand == &value)
+          operand.set(convert.getSrc());
+        else if (operandLayout)
+          operand.set(rebuild(operand.get(), operandLayout, b));
       Type oldType = atomic.getType();
-      atomic.getResult().setType(withLayout(oldType, layout));
+      atomic.getResult().setType(withLayout(oldType, layouts->results[0]));
       if (!atomic.getResult().use_empty()) {
         b.setInsertionPointAfter(atomic);
         auto back = ConvertLayoutOp::create(b, atomic.getLoc(), oldType,
@@ -491,7 +456,6 @@ public:
 
 private:
   static constexpr unsigned kMaxDepth = 16;
-  MLIRContext *ctx;
   DenseMap<std::pair<Value, Attribute>, Value> rebuilt;
 };
 
@@ -516,14 +480,13 @@ struct RemoveLayoutConversionsPass
   void runOnOperation() override {
     if (failed(verifyLaidOut(getOperation(), getArgument())))
       return signalPassFailure();
-    MLIRContext *ctx = &getContext();
     for (auto func : getOperation().getOps<func::FuncOp>()) {
-      ForwardPropagation forward(ctx);
+      ForwardPropagation forward;
       forward.propagate(func);
       forward.rewrite(func);
       foldConversions(func);
-      Rematerializer(ctx).run(func);
-      Rematerializer(ctx).sinkIntoAtomics(func);
+      Rematerializer().run(func);
+      Rematerializer().sinkIntoAtomics(func);
       foldConversions(func);
       hoistLoopInvariantConversions(func);
     }

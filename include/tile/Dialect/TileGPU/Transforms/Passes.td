@@ -28,11 +28,13 @@ def TileGPURemoveLayoutConversions
     mma layout of a dot and the blocked layouts around it, each a round trip
     through shared memory:
 
-    1. *Forward*: the mma layout of each dot result flows to its users:
-       elementwise ops, reductions (which yield its slice), `expand_dims`
-       and `broadcast`, values carried by `scf.for` and yielded by `scf.if`.
-       The first layout to reach a value wins; loads, stores and other ops
-       keep their layouts and get a conversion.
+    1. *Forward*: the mma layout of each dot result flows to its users by
+       the rules of `LayoutPropagation.h` (those convert-tile-to-tilegpu
+       follows): elementwise ops, reductions (which yield its slice),
+       `expand_dims` and `broadcast`, and the values `scf.for`, `scf.if` and
+       `scf.while` carry. The first layout to reach a value wins; memory
+       accesses, dots and ops whose rule cannot take the layout keep theirs
+       and get a conversion.
     2. *Backward*: a conversion of index arithmetic built only from
        constants, splats and ranges is replaced by the arithmetic rebuilt in
        the wanted layout; so is a tile broadcast from a 1-D row (the LSE and
