@@ -10,6 +10,7 @@
 #include "Utility.h"
 
 #include "tile/Dialect/Tile/IR/Tile.h"
+#include "tile/Dialect/TileGPU/IR/LayoutPropagation.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -66,11 +67,11 @@ Value lowerSpecialScalar(OpBuilder &b, Operation *op, ValueRange operands) {
   return {};
 }
 
-bool isElementwise(Operation *op) {
-  StringRef dialect = op->getDialect() ? op->getDialect()->getNamespace() : "";
-  return (dialect == "arith" || dialect == "math" ||
-          isa<tile::Exp2Op, tile::WhereOp>(op)) &&
-         !isa<arith::ConstantOp>(op) && op->getNumResults() == 1;
+/// The elementwise ops this pattern lowers: all but tile.addptr, which
+/// PointerOpToLLVM lowers.
+bool isLoweredHere(Operation *op) {
+  return isElementwise(op) && !isa<tile::AddPtrOp>(op) &&
+         op->getNumResults() == 1;
 }
 
 /// Elementwise ops on tiles with layouts: one scalar op per register.
@@ -84,7 +85,7 @@ struct ElementwiseTileOpConversion : public ConversionPattern {
   LogicalResult
   matchAndRewrite(Operation *op, ArrayRef<Value> operands,
                   ConversionPatternRewriter &rewriter) const override {
-    if (!isElementwise(op))
+    if (!isLoweredHere(op))
       return failure();
     auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
     if (!resultType || !getLayout(resultType))

@@ -1,7 +1,7 @@
 //===- AccelerateMatmul.cpp - Matrix products on the tensor cores ---------===//
 
 #include "tile/Dialect/Tile/IR/Tile.h"
-#include "tile/Dialect/TileGPU/IR/TileGPU.h"
+#include "tile/Dialect/TileGPU/IR/LayoutPropagation.h"
 #include "tile/Dialect/TileGPU/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -54,7 +54,7 @@ void collectChainedDots(Value value, SmallVectorImpl<tile::DotOp> &dots,
       continue;
     }
     if (user->getNumResults() != 1 ||
-        !(user->hasTrait<OpTrait::Elementwise>() || isa<ConvertLayoutOp>(user)))
+        !(isElementwise(user) || isa<ConvertLayoutOp>(user)))
       continue;
     auto type = dyn_cast<RankedTensorType>(user->getResult(0).getType());
     if (type && type.getShape() == shape)
@@ -129,7 +129,6 @@ struct AccelerateMatmulPass
              << "tile.dot runs on the tensor cores with f16, bf16 or f32 "
                 "operands; "
              << element << " operands are " << kUnsupportedOnGPU;
-    unsigned kWidth = element.isF32() ? 1 : 2;
     int64_t m = cType.getDimSize(0), n = cType.getDimSize(1),
             k = aType.getDimSize(1);
     if (m < 16 || n < 8 || k < 16)
@@ -138,17 +137,18 @@ struct AccelerateMatmulPass
                              << m << "x" << n << "x" << k;
     MLIRContext *ctx = dot.getContext();
     auto mma = MmaEncodingAttr::get(ctx, 2, warps);
-    auto aLayout = DotOperandEncodingAttr::get(ctx, 0, mma, kWidth);
-    auto bLayout = DotOperandEncodingAttr::get(ctx, 1, mma, kWidth);
+    // The operand layouts an mma result asks for (a dot's rule in
+    // LayoutPropagation.h); f16, bf16 and f32 operands have them.
+    SmallVector<Attribute> operands = *inferOperandLayouts(dot, {mma});
     OpBuilder b(dot);
     Location loc = dot.getLoc();
     auto convert = [&](Value v, Attribute layout) -> Value {
       return ConvertLayoutOp::create(
           b, loc, withLayout(cast<RankedTensorType>(v.getType()), layout), v);
     };
-    Value a = convert(dot.getA(), aLayout);
-    Value bOperand = convert(dot.getB(), bLayout);
-    Value acc = convert(dot.getAcc(), mma);
+    Value a = convert(dot.getA(), operands[0]);
+    Value bOperand = convert(dot.getB(), operands[1]);
+    Value acc = convert(dot.getAcc(), operands[2]);
     auto product =
         tile::DotOp::create(b, loc, withLayout(cType, mma), a, bOperand, acc);
     Value back = ConvertLayoutOp::create(b, loc, cType, product.getResult());

@@ -2,7 +2,7 @@
 
 #include "tile/Analysis/AxisInfo.h"
 #include "tile/Dialect/Tile/IR/Tile.h"
-#include "tile/Dialect/TileGPU/IR/TileGPU.h"
+#include "tile/Dialect/TileGPU/IR/LayoutPropagation.h"
 #include "tile/Dialect/TileGPU/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -242,27 +242,30 @@ struct CoalescePass : public tilegpu::impl::TileGPUCoalesceBase<CoalescePass> {
 
     auto layout = vectorLayout(op->getContext(), shape, dim, width, numWarps,
                                TileGPUDialect::getThreadsPerWarp());
+    // The access's rule: every tile it takes and gives in its pointers'
+    // layout.
+    OpLayouts known{SmallVector<Attribute>(op->getNumOperands()),
+                    SmallVector<Attribute>(op->getNumResults())};
+    known.operands[0] = layout;
+    OpLayouts layouts = *inferLayouts(op, known);
     OpBuilder b(op);
-    for (OpOperand &operand : op->getOpOperands()) {
-      auto type = dyn_cast<RankedTensorType>(operand.get().getType());
-      if (!type || type.getEncoding() == layout)
+    for (auto [operand, operandLayout] :
+         llvm::zip(op->getOpOperands(), layouts.operands)) {
+      if (!operandLayout ||
+          getCarriedLayout(operand.get().getType()) == operandLayout)
         continue;
       operand.set(ConvertLayoutOp::create(
-          b, op->getLoc(),
-          RankedTensorType::get(type.getShape(), type.getElementType(), layout),
+          b, op->getLoc(), withLayout(operand.get().getType(), operandLayout),
           operand.get()));
     }
     op->setAttr(TileGPUDialect::getVectorWidthAttrName(),
                 b.getI32IntegerAttr(width));
-    if (auto atomic = dyn_cast<tile::AtomicAddOp>(op)) {
-      auto oldType = cast<RankedTensorType>(atomic.getType());
-      atomic.getResult().setType(RankedTensorType::get(
-          oldType.getShape(), oldType.getElementType(), layout));
-    }
+    if (auto atomic = dyn_cast<tile::AtomicAddOp>(op))
+      atomic.getResult().setType(
+          withLayout(atomic.getType(), layouts.results[0]));
     if (auto load = dyn_cast<tile::LoadOp>(op)) {
       auto oldType = cast<RankedTensorType>(load.getType());
-      load.getResult().setType(RankedTensorType::get(
-          oldType.getShape(), oldType.getElementType(), layout));
+      load.getResult().setType(withLayout(oldType, layouts.results[0]));
       b.setInsertionPointAfter(load);
       auto back =
           ConvertLayoutOp::create(b, load.getLoc(), oldType, load.getResult());
