@@ -20,59 +20,6 @@ def TileGPUAccelerateMatmul
   let dependentDialects = ["::mlir::tilegpu::TileGPUDialect"];
 }
 
-def TileGPURemoveLayoutConversions
-    : Pass<"tilegpu-remove-layout-conversions", "::mlir::ModuleOp"> {
-  let summary = "compute in the layouts the data is produced in";
-  let description = [{
-    Removes the `tilegpu.convert_layout` ops that move tiles between the
-    mma layout of a dot and the blocked layouts around it, each a round trip
-    through shared memory:
-
-    1. *Forward*: the mma layout of each dot result flows to its users by
-       the rules of `LayoutPropagation.h` (those convert-tile-to-tilegpu
-       follows): elementwise ops, reductions (which yield its slice),
-       `expand_dims` and `broadcast`, and the values `scf.for`, `scf.if` and
-       `scf.while` carry. The first layout to reach a value wins; memory
-       accesses, dots and ops whose rule cannot take the layout keep theirs
-       and get a conversion.
-    2. *Backward*: a conversion of index arithmetic built only from
-       constants, splats and ranges is replaced by the arithmetic rebuilt in
-       the wanted layout; so is a tile broadcast from a 1-D row (the LSE and
-       DELTA of the attention backward), with only the row converted.
-    3. *Hoisting*: a conversion of a value defined outside a loop moves out
-       of the loop.
-
-    Softmax rows, running maxima and sums, and the attention accumulator
-    then stay in the mma layout (and its slices) between the two dots, and
-    P = exp2(S - m) reaches the second dot's dot_operand layout without
-    leaving its registers.
-  }];
-  let dependentDialects = ["::mlir::tilegpu::TileGPUDialect"];
-}
-
-def TileGPUOptimizeDotOperands
-    : Pass<"tilegpu-optimize-dot-operands", "::mlir::ModuleOp"> {
-  let summary = "stage 16-bit dot operands through swizzled shared memory";
-  let description = [{
-    Replaces each conversion from a blocked layout to a 16-bit dot_operand
-    layout by `tilegpu.local_alloc` into a buffer with a swizzled
-    `#tilegpu.shared` layout (the dimension the registers hold contiguously
-    stays contiguous) and `tilegpu.local_load`, which reads with `ldmatrix`.
-    Then splits every 16-bit dot deeper than 16 into a chain of 16-deep dots
-    whose operands are read where they are used: a `local_load` of the
-    buffer's k-slice, or a `tilegpu.extract_slice` of operands already in
-    registers (P in attention). A warp then holds one k-slice of K or V at a
-    time instead of the whole tile.
-
-    A transposed operand (`tile.trans` of a loaded tile, through conversions
-    between blocked layouts) is stored as loaded and read through a
-    `tilegpu.memdesc_trans` view, and buffers filled with the same tile in
-    the same encoding are shared: the attention backward keeps one buffer
-    each for dO and Q and reads dOᵀ and Qᵀ through views.
-  }];
-  let dependentDialects = ["::mlir::tilegpu::TileGPUDialect"];
-}
-
 def TileGPUCoalesce : Pass<"tilegpu-coalesce", "::mlir::ModuleOp"> {
   let summary = "vectorise global loads and stores where the data allows";
   let description = [{
@@ -97,6 +44,29 @@ def TileGPUCoalesce : Pass<"tilegpu-coalesce", "::mlir::ModuleOp"> {
            "the most bytes of a block's row under one warp's lanes (0: no "
            "limit)">,
   ];
+  let dependentDialects = ["::mlir::tilegpu::TileGPUDialect"];
+}
+
+def TileGPUOptimizeDotOperands
+    : Pass<"tilegpu-optimize-dot-operands", "::mlir::ModuleOp"> {
+  let summary = "stage 16-bit dot operands through swizzled shared memory";
+  let description = [{
+    Replaces each conversion from a blocked layout to a 16-bit dot_operand
+    layout by `tilegpu.local_alloc` into a buffer with a swizzled
+    `#tilegpu.shared` layout (the dimension the registers hold contiguously
+    stays contiguous) and `tilegpu.local_load`, which reads with `ldmatrix`.
+    Then splits every 16-bit dot deeper than 16 into a chain of 16-deep dots
+    whose operands are read where they are used: a `local_load` of the
+    buffer's k-slice, or a `tilegpu.extract_slice` of operands already in
+    registers (P in attention). A warp then holds one k-slice of K or V at a
+    time instead of the whole tile.
+
+    A transposed operand (`tile.trans` of a loaded tile, through conversions
+    between blocked layouts) is stored as loaded and read through a
+    `tilegpu.memdesc_trans` view, and buffers filled with the same tile in
+    the same encoding are shared: the attention backward keeps one buffer
+    each for dO and Q and reads dOᵀ and Qᵀ through views.
+  }];
   let dependentDialects = ["::mlir::tilegpu::TileGPUDialect"];
 }
 
@@ -130,6 +100,36 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {
   ];
   let dependentDialects = ["::mlir::tilegpu::TileGPUDialect",
                            "::mlir::arith::ArithDialect"];
+}
+
+def TileGPURemoveLayoutConversions
+    : Pass<"tilegpu-remove-layout-conversions", "::mlir::ModuleOp"> {
+  let summary = "compute in the layouts the data is produced in";
+  let description = [{
+    Removes the `tilegpu.convert_layout` ops that move tiles between the
+    mma layout of a dot and the blocked layouts around it, each a round trip
+    through shared memory:
+
+    1. *Forward*: the mma layout of each dot result flows to its users by
+       the rules of `LayoutPropagation.h` (those convert-tile-to-tilegpu
+       follows): elementwise ops, reductions (which yield its slice),
+       `expand_dims` and `broadcast`, and the values `scf.for`, `scf.if` and
+       `scf.while` carry. The first layout to reach a value wins; memory
+       accesses, dots and ops whose rule cannot take the layout keep theirs
+       and get a conversion.
+    2. *Backward*: a conversion of index arithmetic built only from
+       constants, splats and ranges is replaced by the arithmetic rebuilt in
+       the wanted layout; so is a tile broadcast from a 1-D row (the LSE and
+       DELTA of the attention backward), with only the row converted.
+    3. *Hoisting*: a conversion of a value defined outside a loop moves out
+       of the loop.
+
+    Softmax rows, running maxima and sums, and the attention accumulator
+    then stay in the mma layout (and its slices) between the two dots, and
+    P = exp2(S - m) reaches the second dot's dot_operand layout without
+    leaving its registers.
+  }];
+  let dependentDialects = ["::mlir::tilegpu::TileGPUDialect"];
 }
 
 #endif // TILE_DIALECT_TILEGPU_TRANSFORMS_PASSES_TD
