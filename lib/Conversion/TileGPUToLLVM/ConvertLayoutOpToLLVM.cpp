@@ -12,88 +12,10 @@
 
 #include "mlir/Transforms/DialectConversion.h"
 
-#include <map>
 #include <set>
 
 using namespace mlir;
 using namespace mlir::tilegpu;
-
-namespace {
-
-/// The row-major offset of `coord` with rows `rowStride` elements apart.
-int64_t scratchOffset(ArrayRef<int64_t> shape, ArrayRef<int64_t> coord,
-                      int64_t rowStride) {
-  int64_t flat = 0;
-  for (size_t d = 0; d < coord.size(); ++d)
-    flat = flat * (d + 1 == coord.size() ? rowStride : shape[d]) + coord[d];
-  return flat;
-}
-
-/// Shared-memory wavefronts warp 0 needs to access its elements of `layout`
-/// `width` registers at a time: per instruction and phase (32 lanes for
-/// accesses of 4 bytes or less, 16 for 8 bytes, 8 for 16 bytes), the most
-/// distinct 4-byte words any of the 32 banks holds.
-int64_t countWavefronts(const LinearLayout &layout, int64_t width,
-                        int64_t elementBytes, int64_t rowStride) {
-  int64_t accessBytes = width * elementBytes;
-  int64_t lanesPerPhase = accessBytes <= 4 ? 32 : 128 / accessBytes;
-  int64_t total = 0;
-  for (int64_t r = 0; r < layout.getSize(HwDim::Register); r += width)
-    for (int64_t phase = 0; phase < 32; phase += lanesPerPhase) {
-      std::map<int64_t, std::set<int64_t>> wordsByBank;
-      for (int64_t lane = phase; lane < phase + lanesPerPhase; ++lane) {
-        int64_t start = scratchOffset(layout.getShape(),
-                                      layout.apply(r, lane, 0), rowStride) *
-                        elementBytes;
-        for (int64_t word = start / 4; word <= (start + accessBytes - 1) / 4;
-             ++word)
-          wordsByBank[word % 32].insert(word);
-      }
-      int64_t most = 1;
-      for (auto &[bank, words] : wordsByBank)
-        most = std::max<int64_t>(most, words.size());
-      total += most;
-    }
-  return total;
-}
-
-} // namespace
-
-ConvertScratchLayout tilegpu::getConvertScratchLayout(const LinearLayout &src,
-                                                      const LinearLayout &dst,
-                                                      Type elementType) {
-  ConvertScratchLayout scratch;
-  int64_t elementBytes = getSharedElementBytes(elementType);
-  scratch.elementBytes = elementBytes;
-  auto shape = src.getShape();
-  int64_t inner = shape.size() - 1, rowLength = shape.back();
-  if (isa<IntegerType, FloatType>(elementType) && !elementType.isInteger(1)) {
-    int64_t most = std::max<int64_t>(1, 16 / elementBytes);
-    scratch.storeWidth = std::min(most, src.getRegisterRun(inner));
-    scratch.loadWidth = std::min(most, dst.getRegisterRun(inner));
-  }
-  // Pads keep every row aligned for both vectors; of those up to 128 bytes,
-  // the one with the fewest wavefronts (the smallest of equals).
-  int64_t step = std::max(scratch.storeWidth, scratch.loadWidth);
-  scratch.rowStride = rowLength;
-  int64_t fewest = -1;
-  for (int64_t pad = 0; shape.size() > 1 && pad * elementBytes <= 128;
-       pad = pad ? pad * 2 : step) {
-    int64_t wavefronts =
-        countWavefronts(src, scratch.storeWidth, elementBytes,
-                        rowLength + pad) +
-        countWavefronts(dst, scratch.loadWidth, elementBytes, rowLength + pad);
-    if (fewest < 0 || wavefronts < fewest) {
-      fewest = wavefronts;
-      scratch.rowStride = rowLength + pad;
-    }
-  }
-  int64_t rows = 1;
-  for (int64_t d = 0; d < inner; ++d)
-    rows *= shape[d];
-  scratch.bytes = rows * scratch.rowStride * elementBytes;
-  return scratch;
-}
 
 namespace {
 

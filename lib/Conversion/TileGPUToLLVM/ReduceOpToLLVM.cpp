@@ -86,46 +86,6 @@ LinearLayout::Coord dropAxis(ArrayRef<int64_t> coord, int64_t axis) {
   return key;
 }
 
-bool isZero(ArrayRef<int64_t> coord) {
-  return llvm::all_of(coord, [](int64_t v) { return v == 0; });
-}
-
-/// Hardware index bits whose basis points along `axis` only; fails when a
-/// basis mixes the axis with other dimensions.
-FailureOr<SmallVector<unsigned>> axisBits(const LinearLayout &layout, HwDim dim,
-                                          int64_t axis) {
-  SmallVector<unsigned> bits;
-  for (auto [bit, basis] : llvm::enumerate(layout.getBases(dim))) {
-    if (basis[axis] == 0)
-      continue;
-    if (!isZero(dropAxis(basis, axis)))
-      return failure();
-    bits.push_back(bit);
-  }
-  return bits;
-}
-
-/// Whether `op` reduces a 1-D tile spread over several warps to one scalar
-/// with max or min, and every element is 0 or 1: a boolean zero-extended
-/// (tl.max and tl.min of a boolean tile cast it so), through any layout
-/// conversions. max is then "any", min "every", and the whole CTA computes
-/// it in one bar.red; warps holding copies of the same elements change
-/// neither.
-bool isCtaWideBooleanReduce(tile::ReduceOp op) {
-  auto srcType = op.getSrc().getType();
-  if (srcType.getRank() != 1 || op.getKind() == tile::ReduceKind::sum ||
-      !srcType.getElementType().isInteger() || !getLayout(srcType))
-    return false;
-  auto warpBits = axisBits(getLinearLayout(srcType), HwDim::Warp, 0);
-  if (failed(warpBits) || warpBits->empty())
-    return false;
-  Value value = op.getSrc();
-  while (auto convert = value.getDefiningOp<ConvertLayoutOp>())
-    value = convert.getSrc();
-  auto extend = value.getDefiningOp<arith::ExtUIOp>();
-  return extend && getElementTypeOrSelf(extend.getIn().getType()).isInteger(1);
-}
-
 struct ReduceOpConversion : public ConvertOpToLLVMPattern<tile::ReduceOp> {
   ReduceOpConversion(const LLVMTypeConverter &converter,
                      const SharedScratch &scratch)
@@ -139,8 +99,8 @@ struct ReduceOpConversion : public ConvertOpToLLVMPattern<tile::ReduceOp> {
     int64_t axis = op.getAxis();
     tile::ReduceKind kind = op.getKind();
     LinearLayout layout = getLinearLayout(srcType);
-    auto laneBits = axisBits(layout, HwDim::Lane, axis);
-    auto warpBits = axisBits(layout, HwDim::Warp, axis);
+    auto laneBits = getAxisBits(layout, HwDim::Lane, axis);
+    auto warpBits = getAxisBits(layout, HwDim::Warp, axis);
     if (failed(laneBits) || failed(warpBits))
       return op.emitError() << "cannot reduce a layout whose lanes or warps "
                                "mix the reduced axis with other dimensions";
@@ -299,33 +259,6 @@ struct ReduceOpConversion : public ConvertOpToLLVMPattern<tile::ReduceOp> {
 };
 
 } // namespace
-
-int64_t tilegpu::getSharedScratchBytes(Operation *op) {
-  if (auto reduce = dyn_cast<tile::ReduceOp>(op)) {
-    auto srcType = reduce.getSrc().getType();
-    if (!getLayout(srcType) || isCtaWideBooleanReduce(reduce))
-      return 0;
-    auto warpBits =
-        axisBits(getLinearLayout(srcType), HwDim::Warp, reduce.getAxis());
-    if (failed(warpBits) || warpBits->empty())
-      return 0;
-    return srcType.getNumElements() / srcType.getDimSize(reduce.getAxis()) *
-           (int64_t(1) << warpBits->size()) *
-           getSharedElementBytes(srcType.getElementType());
-  }
-  if (auto convert = dyn_cast<ConvertLayoutOp>(op)) {
-    auto type = convert.getType();
-    LinearLayout src =
-        getLinearLayout(cast<RankedTensorType>(convert.getSrc().getType()));
-    LinearLayout dst = getLinearLayout(type);
-    auto inPlace = mapRegistersInPlace(
-        src, dst, [](ArrayRef<int64_t> c) { return LinearLayout::Coord(c); });
-    if (succeeded(inPlace))
-      return 0;
-    return getConvertScratchLayout(src, dst, type.getElementType()).bytes;
-  }
-  return 0;
-}
 
 void tilegpu::populateReduceOpToLLVMPatterns(
     TileGPUToLLVMTypeConverter &converter, RewritePatternSet &patterns,

@@ -1,10 +1,9 @@
-//===- SharedMemoryAllocation.cpp - Placing buffers, pruning barriers -----===//
+//===- SharedMemoryAllocation.cpp - Pruning barriers ----------------------===//
 //
-// Before lowering, convert-tilegpu-to-llvm places every shared-memory
-// buffer (and the scratch of conversions and reductions) at a byte offset,
-// then finds the local_allocs whose leading barrier cannot matter: those
-// that every path reaches through a barrier issued after the last access to
-// the memory they overwrite.
+// Before lowering, once shared memory is placed (SharedMemoryAllocation in
+// lib/Analysis), convert-tilegpu-to-llvm finds the local_allocs whose
+// leading barrier cannot matter: those that every path reaches through a
+// barrier issued after the last access to the memory they overwrite.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,75 +15,6 @@
 
 using namespace mlir;
 using namespace mlir::tilegpu;
-
-int64_t tilegpu::allocateSharedMemory(ModuleOp module) {
-  // Each op is numbered on entry and again after everything nested in it.
-  DenseMap<Operation *, int64_t> position, end;
-  int64_t next = 0;
-  std::function<void(Operation *)> number = [&](Operation *op) {
-    position[op] = next++;
-    for (Region &region : op->getRegions())
-      for (Operation &nested : region.getOps())
-        number(&nested);
-    end[op] = next++;
-  };
-  number(module);
-  struct Place {
-    Operation *op;
-    Operation *function;
-    int64_t first, last, bytes, offset = 0;
-  };
-  SmallVector<Place> places;
-  module.walk([&](Operation *op) {
-    auto alloc = dyn_cast<LocalAllocOp>(op);
-    if (!alloc) {
-      if (int64_t bytes = getSharedScratchBytes(op))
-        places.push_back({op, op->getParentOfType<func::FuncOp>(), position[op],
-                          end[op], bytes});
-      return;
-    }
-    int64_t last = position[alloc];
-    // Uses through views (transposed, or one buffer of a stack) keep the
-    // buffer alive too.
-    SmallVector<Value> views{alloc.getResult()};
-    while (!views.empty())
-      for (Operation *user : views.pop_back_val().getUsers()) {
-        if (isa<MemDescTransOp, MemDescIndexOp>(user))
-          views.push_back(user->getResult(0));
-        Operation *holder = alloc->getBlock()->findAncestorOpInBlock(*user);
-        last = std::max(last, holder ? end[holder] : end[user]);
-      }
-    places.push_back({alloc, alloc->getParentOfType<func::FuncOp>(),
-                      position[alloc], last, getSharedBytes(alloc.getType())});
-  });
-  int64_t total = 0;
-  for (size_t i = 0; i < places.size(); ++i) {
-    Place &place = places[i];
-    // The lowest 128-byte aligned place clear of every live one placed.
-    int64_t offset = 0;
-    bool moved = true;
-    while (moved) {
-      moved = false;
-      for (size_t j = 0; j < i; ++j) {
-        const Place &other = places[j];
-        bool liveTogether = other.function == place.function &&
-                            other.first <= place.last &&
-                            place.first <= other.last;
-        if (liveTogether && offset < other.offset + other.bytes &&
-            other.offset < offset + place.bytes) {
-          offset = llvm::alignTo(other.offset + other.bytes, 128);
-          moved = true;
-        }
-      }
-    }
-    place.offset = offset;
-    total = std::max(total, offset + place.bytes);
-    place.op->setAttr(
-        kAllocationOffsetAttr,
-        IntegerAttr::get(IntegerType::get(module.getContext(), 64), offset));
-  }
-  return total;
-}
 
 namespace {
 

@@ -47,7 +47,11 @@ struct ConvertTileGPUToLLVMPass
             .wasInterrupted())
       return signalPassFailure();
 
-    int64_t sharedBytes = allocateSharedMemory(module);
+    auto allocation = SharedMemoryAllocation::compute(module);
+    for (auto [op, interval] : allocation.getPlaces())
+      op->setAttr(kAllocationOffsetAttr,
+                  IntegerAttr::get(IntegerType::get(ctx, 64), interval.begin));
+    int64_t sharedBytes = allocation.getTotalBytes();
     markRedundantLeadingBarriers(module);
     // Scratch memory is dynamic shared memory: its size, recorded on the
     // module as tilegpu.shared_bytes, is given at launch, so it may exceed

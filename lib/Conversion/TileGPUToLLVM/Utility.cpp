@@ -136,20 +136,6 @@ Type tilegpu::getLoweredElementType(const TypeConverter &converter, Type type) {
   return converter.convertType(getElementTypeOrSelf(type));
 }
 
-int64_t tilegpu::getSharedElementBytes(Type elementType) {
-  if (isa<tile::PtrType>(elementType))
-    return 8;
-  unsigned bits = elementType.getIntOrFloatBitWidth();
-  return std::max<int64_t>(1, bits / 8);
-}
-
-int64_t tilegpu::getSharedBytes(MemDescType type) {
-  int64_t bytes = getSharedElementBytes(type.getElementType());
-  for (int64_t d : type.getShape())
-    bytes *= d;
-  return bytes;
-}
-
 LLVM::InlineAsmOp tilegpu::emitInlinePtx(OpBuilder &b, Location loc,
                                          Type result, ValueRange operands,
                                          StringRef text,

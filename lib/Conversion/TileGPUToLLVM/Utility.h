@@ -3,6 +3,7 @@
 #ifndef TILE_LIB_CONVERSION_TILEGPUTOLLVM_UTILITY_H
 #define TILE_LIB_CONVERSION_TILEGPUTOLLVM_UTILITY_H
 
+#include "tile/Analysis/Allocation.h"
 #include "tile/Conversion/TileGPUToLLVM/TileGPUToLLVM.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -51,22 +52,6 @@ Value isCanonicalHolder(OpBuilder &b, Location loc, const LinearLayout &layout,
 FailureOr<Value> getSharedBase(OpBuilder &b, Location loc,
                                const SharedScratch &scratch, Operation *op);
 
-/// Places in shared memory each local_alloc's buffer, and the scratch of
-/// each layout conversion and reduction that exchanges values between
-/// threads, 128-byte aligned so that swizzles stay bank-exact; sets their
-/// kAllocationOffsetAttr and returns the total. Places whose lifetimes do
-/// not overlap share memory: a buffer lives from its local_alloc to the op
-/// of the alloc's block that holds its last read (through views too),
-/// loops included; scratch lives for its op alone, so an
-/// epilogue's conversion reuses the operand buffers of the loop before it.
-/// Reuse is safe because every writer is behind a barrier issued after the
-/// memory's last read: a local_alloc with a source (see
-/// markRedundantLeadingBarriers), a conversion or reduction (which writes
-/// its scratch between two barriers), and every asynchronous copy, issued
-/// after an async_wait's barrier; and no copy is in flight when its loop
-/// ends (tilegpu-pipeline predicates off those past the end).
-int64_t allocateSharedMemory(ModuleOp module);
-
 /// Marks with kNoLeadingBarrierAttr each storing local_alloc that every
 /// path reaches through a barrier (an async_wait, or the barrier ending
 /// another store) issued after the last access to its placed memory, loop
@@ -79,11 +64,6 @@ void createBarrier(OpBuilder &b, Location loc);
 
 /// The lowered element type of a tensor or scalar type.
 Type getLoweredElementType(const TypeConverter &converter, Type type);
-
-/// Bytes an element of `type` takes in shared memory (i1 takes a byte).
-int64_t getSharedElementBytes(Type elementType);
-/// Bytes a buffer (or a stack of them) takes in shared memory.
-int64_t getSharedBytes(MemDescType type);
 
 /// Side-effecting inline PTX (AT&T dialect): the side effect keeps it in
 /// order with barriers and other inline PTX. `result` may be null.
@@ -149,24 +129,6 @@ int64_t getReachableOffsetBits(MemDescType type, ArrayRef<int64_t> coordBits);
 /// The address of element `coord` (i32 values) of a buffer at `base`.
 Value emitSharedAddress(OpBuilder &b, Location loc, Value base,
                         MemDescType type, Type element, ArrayRef<Value> coord);
-
-/// Where a layout conversion through shared memory puts its elements:
-/// row-major, each row of the innermost dimension `rowStride` elements
-/// apart (padded so that the warps' stores and loads meet few bank
-/// conflicts), written `storeWidth` and read `loadWidth` consecutive
-/// elements at a time.
-struct ConvertScratchLayout {
-  int64_t storeWidth = 1, loadWidth = 1, rowStride = 1;
-  int64_t elementBytes = 1;
-  /// The scratch's size.
-  int64_t bytes = 0;
-};
-/// The scratch layout of a conversion from `src` to `dst` of tile elements
-/// `elementType` (integers and floats as vectors; pointers and i1 one at a
-/// time).
-ConvertScratchLayout getConvertScratchLayout(const LinearLayout &src,
-                                             const LinearLayout &dst,
-                                             Type elementType);
 
 } // namespace mlir::tilegpu
 

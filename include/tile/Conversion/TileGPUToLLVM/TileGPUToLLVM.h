@@ -78,9 +78,6 @@ void populateConvertLayoutOpToLLVMPatterns(
     TileGPUToLLVMTypeConverter &converter, RewritePatternSet &patterns,
     const SharedScratch &scratch);
 
-/// Bytes of shared scratch memory `op` needs (0 when none).
-int64_t getSharedScratchBytes(Operation *op);
-
 } // namespace mlir::tilegpu
 
 #endif // TILE_CONVERSION_TILEGPUTOLLVM_TILEGPUTOLLVM_H

@@ -323,3 +323,18 @@ bool mlir::tilegpu::keepsElementsInPlace(const LinearLayout &src,
   return llvm::succeeded(mapRegistersInPlace(
       src, dst, [](ArrayRef<int64_t> c) { return LinearLayout::Coord(c); }));
 }
+
+llvm::FailureOr<llvm::SmallVector<unsigned>>
+mlir::tilegpu::getAxisBits(const LinearLayout &layout, HwDim dim,
+                           int64_t axis) {
+  llvm::SmallVector<unsigned> bits;
+  for (auto [bit, basis] : llvm::enumerate(layout.getBases(dim))) {
+    if (basis[axis] == 0)
+      continue;
+    for (auto [d, v] : llvm::enumerate(basis))
+      if (int64_t(d) != axis && v != 0)
+        return llvm::failure();
+    bits.push_back(bit);
+  }
+  return bits;
+}

@@ -140,6 +140,12 @@ llvm::FailureOr<llvm::SmallVector<int64_t>> mapRegistersInPlace(
 /// thread.
 bool keepsElementsInPlace(const LinearLayout &src, const LinearLayout &dst);
 
+/// The bits of hardware index `dim` whose bases point along dimension
+/// `axis` only (a reduction along `axis` combines across them); fails when a
+/// basis mixes `axis` with other dimensions.
+llvm::FailureOr<llvm::SmallVector<unsigned>>
+getAxisBits(const LinearLayout &layout, HwDim dim, int64_t axis);
+
 } // namespace mlir::tilegpu
 
 #endif // TILE_DIALECT_TILEGPU_IR_LINEARLAYOUT_H

@@ -1,0 +1,230 @@
+//===- Allocation.cpp - What shared memory each op needs, and where -------===//
+
+#include "tile/Analysis/Allocation.h"
+
+#include "tile/Dialect/Tile/IR/Tile.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <functional>
+#include <map>
+#include <set>
+
+using namespace mlir;
+using namespace mlir::tilegpu;
+
+int64_t tilegpu::getSharedElementBytes(Type elementType) {
+  if (isa<tile::PtrType>(elementType))
+    return 8;
+  unsigned bits = elementType.getIntOrFloatBitWidth();
+  return std::max<int64_t>(1, bits / 8);
+}
+
+int64_t tilegpu::getSharedBytes(MemDescType type) {
+  int64_t bytes = getSharedElementBytes(type.getElementType());
+  for (int64_t d : type.getShape())
+    bytes *= d;
+  return bytes;
+}
+
+namespace {
+
+/// The row-major offset of `coord` with rows `rowStride` elements apart.
+int64_t scratchOffset(ArrayRef<int64_t> shape, ArrayRef<int64_t> coord,
+                      int64_t rowStride) {
+  int64_t flat = 0;
+  for (size_t d = 0; d < coord.size(); ++d)
+    flat = flat * (d + 1 == coord.size() ? rowStride : shape[d]) + coord[d];
+  return flat;
+}
+
+/// Shared-memory wavefronts warp 0 needs to access its elements of `layout`
+/// `width` registers at a time: per instruction and phase (32 lanes for
+/// accesses of 4 bytes or less, 16 for 8 bytes, 8 for 16 bytes), the most
+/// distinct 4-byte words any of the 32 banks holds.
+int64_t countWavefronts(const LinearLayout &layout, int64_t width,
+                        int64_t elementBytes, int64_t rowStride) {
+  int64_t accessBytes = width * elementBytes;
+  int64_t lanesPerPhase = accessBytes <= 4 ? 32 : 128 / accessBytes;
+  int64_t total = 0;
+  for (int64_t r = 0; r < layout.getSize(HwDim::Register); r += width)
+    for (int64_t phase = 0; phase < 32; phase += lanesPerPhase) {
+      std::map<int64_t, std::set<int64_t>> wordsByBank;
+      for (int64_t lane = phase; lane < phase + lanesPerPhase; ++lane) {
+        int64_t start = scratchOffset(layout.getShape(),
+                                      layout.apply(r, lane, 0), rowStride) *
+                        elementBytes;
+        for (int64_t word = start / 4; word <= (start + accessBytes - 1) / 4;
+             ++word)
+          wordsByBank[word % 32].insert(word);
+      }
+      int64_t most = 1;
+      for (auto &[bank, words] : wordsByBank)
+        most = std::max<int64_t>(most, words.size());
+      total += most;
+    }
+  return total;
+}
+
+} // namespace
+
+ConvertScratchLayout tilegpu::getConvertScratchLayout(const LinearLayout &src,
+                                                      const LinearLayout &dst,
+                                                      Type elementType) {
+  ConvertScratchLayout scratch;
+  int64_t elementBytes = getSharedElementBytes(elementType);
+  scratch.elementBytes = elementBytes;
+  auto shape = src.getShape();
+  int64_t inner = shape.size() - 1, rowLength = shape.back();
+  if (isa<IntegerType, FloatType>(elementType) && !elementType.isInteger(1)) {
+    int64_t most = std::max<int64_t>(1, 16 / elementBytes);
+    scratch.storeWidth = std::min(most, src.getRegisterRun(inner));
+    scratch.loadWidth = std::min(most, dst.getRegisterRun(inner));
+  }
+  // Pads keep every row aligned for both vectors; of those up to 128 bytes,
+  // the one with the fewest wavefronts (the smallest of equals).
+  int64_t step = std::max(scratch.storeWidth, scratch.loadWidth);
+  scratch.rowStride = rowLength;
+  int64_t fewest = -1;
+  for (int64_t pad = 0; shape.size() > 1 && pad * elementBytes <= 128;
+       pad = pad ? pad * 2 : step) {
+    int64_t wavefronts =
+        countWavefronts(src, scratch.storeWidth, elementBytes,
+                        rowLength + pad) +
+        countWavefronts(dst, scratch.loadWidth, elementBytes, rowLength + pad);
+    if (fewest < 0 || wavefronts < fewest) {
+      fewest = wavefronts;
+      scratch.rowStride = rowLength + pad;
+    }
+  }
+  int64_t rows = 1;
+  for (int64_t d = 0; d < inner; ++d)
+    rows *= shape[d];
+  scratch.bytes = rows * scratch.rowStride * elementBytes;
+  return scratch;
+}
+
+bool tilegpu::isCtaWideBooleanReduce(tile::ReduceOp op) {
+  auto srcType = op.getSrc().getType();
+  if (srcType.getRank() != 1 || op.getKind() == tile::ReduceKind::sum ||
+      !srcType.getElementType().isInteger() || !getLayout(srcType))
+    return false;
+  auto warpBits = getAxisBits(getLinearLayout(srcType), HwDim::Warp, 0);
+  if (failed(warpBits) || warpBits->empty())
+    return false;
+  Value value = op.getSrc();
+  while (auto convert = value.getDefiningOp<ConvertLayoutOp>())
+    value = convert.getSrc();
+  auto extend = value.getDefiningOp<arith::ExtUIOp>();
+  return extend && getElementTypeOrSelf(extend.getIn().getType()).isInteger(1);
+}
+
+int64_t tilegpu::getSharedScratchBytes(Operation *op) {
+  if (auto reduce = dyn_cast<tile::ReduceOp>(op)) {
+    auto srcType = reduce.getSrc().getType();
+    if (!getLayout(srcType) || isCtaWideBooleanReduce(reduce))
+      return 0;
+    auto warpBits =
+        getAxisBits(getLinearLayout(srcType), HwDim::Warp, reduce.getAxis());
+    if (failed(warpBits) || warpBits->empty())
+      return 0;
+    return srcType.getNumElements() / srcType.getDimSize(reduce.getAxis()) *
+           (int64_t(1) << warpBits->size()) *
+           getSharedElementBytes(srcType.getElementType());
+  }
+  if (auto convert = dyn_cast<ConvertLayoutOp>(op)) {
+    auto type = convert.getType();
+    LinearLayout src =
+        getLinearLayout(cast<RankedTensorType>(convert.getSrc().getType()));
+    LinearLayout dst = getLinearLayout(type);
+    if (keepsElementsInPlace(src, dst))
+      return 0;
+    return getConvertScratchLayout(src, dst, type.getElementType()).bytes;
+  }
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Placement
+//===----------------------------------------------------------------------===//
+
+void SharedMemoryAllocation::add(Operation *op, SharedInterval interval) {
+  placeOf[op] = places.size();
+  places.push_back({op, interval});
+  totalBytes = std::max(totalBytes, interval.end);
+}
+
+std::optional<SharedInterval>
+SharedMemoryAllocation::getInterval(Operation *op) const {
+  auto it = placeOf.find(op);
+  if (it == placeOf.end())
+    return std::nullopt;
+  return places[it->second].second;
+}
+
+SharedMemoryAllocation SharedMemoryAllocation::compute(ModuleOp module) {
+  // Each op is numbered on entry and again after everything nested in it.
+  DenseMap<Operation *, int64_t> position, end;
+  int64_t next = 0;
+  std::function<void(Operation *)> number = [&](Operation *op) {
+    position[op] = next++;
+    for (Region &region : op->getRegions())
+      for (Operation &nested : region.getOps())
+        number(&nested);
+    end[op] = next++;
+  };
+  number(module);
+  struct Place {
+    Operation *op;
+    Operation *function;
+    int64_t first, last, bytes, offset = 0;
+  };
+  SmallVector<Place> places;
+  module.walk([&](Operation *op) {
+    auto alloc = dyn_cast<LocalAllocOp>(op);
+    if (!alloc) {
+      if (int64_t bytes = getSharedScratchBytes(op))
+        places.push_back({op, op->getParentOfType<func::FuncOp>(), position[op],
+                          end[op], bytes});
+      return;
+    }
+    int64_t last = position[alloc];
+    // Uses through views (transposed, or one buffer of a stack) keep the
+    // buffer alive too.
+    SmallVector<Value> views{alloc.getResult()};
+    while (!views.empty())
+      for (Operation *user : views.pop_back_val().getUsers()) {
+        if (isa<MemDescTransOp, MemDescIndexOp>(user))
+          views.push_back(user->getResult(0));
+        Operation *holder = alloc->getBlock()->findAncestorOpInBlock(*user);
+        last = std::max(last, holder ? end[holder] : end[user]);
+      }
+    places.push_back({alloc, alloc->getParentOfType<func::FuncOp>(),
+                      position[alloc], last, getSharedBytes(alloc.getType())});
+  });
+  SharedMemoryAllocation allocation;
+  for (size_t i = 0; i < places.size(); ++i) {
+    Place &place = places[i];
+    // The lowest 128-byte aligned place clear of every live one placed.
+    int64_t offset = 0;
+    bool moved = true;
+    while (moved) {
+      moved = false;
+      for (size_t j = 0; j < i; ++j) {
+        const Place &other = places[j];
+        bool liveTogether = other.function == place.function &&
+                            other.first <= place.last &&
+                            place.first <= other.last;
+        if (liveTogether && offset < other.offset + other.bytes &&
+            other.offset < offset + place.bytes) {
+          offset = llvm::alignTo(other.offset + other.bytes, 128);
+          moved = true;
+        }
+      }
+    }
+    place.offset = offset;
+    allocation.add(place.op, {offset, offset + place.bytes});
+  }
+  return allocation;
+}
