@@ -228,3 +228,47 @@ SharedMemoryAllocation SharedMemoryAllocation::compute(ModuleOp module) {
   }
   return allocation;
 }
+
+FailureOr<SharedMemoryAllocation>
+SharedMemoryAllocation::read(ModuleOp module, StringRef passName) {
+  auto missing =
+      [&](Operation *op) {
+        return op->emitError()
+               << passName
+               << " needs the shared memory tilegpu-allocate-shared-memory "
+                  "places (run it first): ";
+      };
+  StringRef totalName = TileGPUDialect::getSharedBytesAttrName();
+  auto total = module->getAttrOfType<IntegerAttr>(totalName);
+  if (!total) {
+    missing(module) << "the module has no " << totalName;
+    return failure();
+  }
+  SharedMemoryAllocation allocation;
+  StringRef offsetName = TileGPUDialect::getAllocationOffsetAttrName();
+  WalkResult walk = module.walk([&](Operation *op) {
+    auto alloc = dyn_cast<LocalAllocOp>(op);
+    int64_t bytes =
+        alloc ? getSharedBytes(alloc.getType()) : getSharedScratchBytes(op);
+    if (!bytes)
+      return WalkResult::advance();
+    auto offset = op->getAttrOfType<IntegerAttr>(offsetName);
+    if (!offset) {
+      missing(op) << "this op has no " << offsetName;
+      return WalkResult::interrupt();
+    }
+    SharedInterval interval{offset.getInt(), offset.getInt() + bytes};
+    if (interval.end > total.getInt()) {
+      missing(op) << "its " << bytes << " bytes at " << offsetName << " = "
+                  << interval.begin << " pass the module's " << totalName
+                  << " = " << total.getInt();
+      return WalkResult::interrupt();
+    }
+    allocation.add(op, interval);
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  allocation.totalBytes = total.getInt();
+  return allocation;
+}

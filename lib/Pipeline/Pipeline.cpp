@@ -73,6 +73,8 @@ void tile::buildTileToLLVMPipeline(OpPassManager &pm,
   pm.addPass(tilegpu::createTileGPUPipeline(pipeline));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // What the lowering reads, decided last, on the IR it lowers.
+  pm.addPass(tilegpu::createTileGPUAllocateSharedMemory());
 
   // Lowering to LLVM + NVVM.
   ConvertTileGPUToLLVMOptions lowering;

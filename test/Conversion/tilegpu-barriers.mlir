@@ -1,4 +1,4 @@
-// RUN: tile-opt %s -split-input-file -convert-tilegpu-to-llvm | FileCheck %s
+// RUN: tile-opt %s -split-input-file -tilegpu-allocate-shared-memory -convert-tilegpu-to-llvm | FileCheck %s
 
 // A local_alloc waits at a barrier before its store only where an earlier
 // access to the memory it was placed at may not be ordered by a barrier

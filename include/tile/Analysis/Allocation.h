@@ -86,6 +86,14 @@ public:
   /// Places the shared memory of every op of `module` that needs some.
   static SharedMemoryAllocation compute(ModuleOp module);
 
+  /// The placement tilegpu-allocate-shared-memory recorded on `module`
+  /// (tilegpu.allocation_offset on each op that needs shared memory,
+  /// tilegpu.shared_bytes on the module). Fails, with an error saying that
+  /// `passName` needs that pass, where one is missing or a place does not
+  /// fit in the total.
+  static FailureOr<SharedMemoryAllocation> read(ModuleOp module,
+                                                StringRef passName);
+
   /// The shared memory placed for `op` (its buffer or scratch), if any.
   std::optional<SharedInterval> getInterval(Operation *op) const;
 

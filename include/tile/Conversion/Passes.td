@@ -46,9 +46,11 @@ def ConvertTileGPUToLLVM : Pass<"convert-tilegpu-to-llvm", "::mlir::ModuleOp"> {
     the layout's map (see docs/pipeline.md). Kernels become `llvm.func`s
     marked `nvvm.kernel`. Scalar arith and math ops are lowered too; scf
     control flow keeps its structure (with lowered types) for
-    `convert-scf-to-cf`. Shared scratch memory for reductions across warps
-    and layout conversions is one module-level addrspace(3) array sized for
-    the largest use.
+    `convert-scf-to-cf`. Shared memory (buffers, and the scratch of
+    reductions across warps and of layout conversions) is one module-level
+    addrspace(3) array, each op's part where tilegpu-allocate-shared-memory
+    placed it; a module that has not been through that pass is an error
+    that names it.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::NVVM::NVVMDialect"];

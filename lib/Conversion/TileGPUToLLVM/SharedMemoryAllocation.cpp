@@ -41,8 +41,9 @@ LocalAllocOp getViewedBuffer(Value memdesc) {
 
 /// The shared memory placed for `op`, `bytes` long.
 Interval getPlacedInterval(Operation *op, int64_t bytes) {
-  int64_t begin =
-      op->getAttrOfType<IntegerAttr>(kAllocationOffsetAttr).getInt();
+  int64_t begin = op->getAttrOfType<IntegerAttr>(
+                        TileGPUDialect::getAllocationOffsetAttrName())
+                      .getInt();
   return {begin, begin + bytes};
 }
 

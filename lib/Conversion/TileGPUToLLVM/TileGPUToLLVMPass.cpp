@@ -47,11 +47,12 @@ struct ConvertTileGPUToLLVMPass
             .wasInterrupted())
       return signalPassFailure();
 
-    auto allocation = SharedMemoryAllocation::compute(module);
-    for (auto [op, interval] : allocation.getPlaces())
-      op->setAttr(kAllocationOffsetAttr,
-                  IntegerAttr::get(IntegerType::get(ctx, 64), interval.begin));
-    int64_t sharedBytes = allocation.getTotalBytes();
+    // Shared memory is where tilegpu-allocate-shared-memory placed it.
+    FailureOr<SharedMemoryAllocation> allocation =
+        SharedMemoryAllocation::read(module, getArgument());
+    if (failed(allocation))
+      return signalPassFailure();
+    int64_t sharedBytes = allocation->getTotalBytes();
     markRedundantLeadingBarriers(module);
     // Scratch memory is dynamic shared memory: its size, recorded on the
     // module as tilegpu.shared_bytes, is given at launch, so it may exceed
@@ -66,8 +67,6 @@ struct ConvertTileGPUToLLVMPass
                              /*addrSpace=*/3);
       scratch.symbol = kScratchSymbol.str();
     }
-    module->setAttr(TileGPUDialect::getSharedBytesAttrName(),
-                    IntegerAttr::get(IntegerType::get(ctx, 64), sharedBytes));
 
     TileGPUToLLVMTypeConverter converter(ctx, threadIndexPerOp);
     RewritePatternSet patterns(ctx);

@@ -116,10 +116,11 @@ Value tilegpu::isCanonicalHolder(OpBuilder &b, Location loc,
 FailureOr<Value> tilegpu::getSharedBase(OpBuilder &b, Location loc,
                                         const SharedScratch &scratch,
                                         Operation *op) {
-  auto offset = op->getAttrOfType<IntegerAttr>(kAllocationOffsetAttr);
+  auto offset = op->getAttrOfType<IntegerAttr>(
+      TileGPUDialect::getAllocationOffsetAttrName());
   if (!offset || scratch.symbol.empty())
     return op->emitError() << "shared memory was not allocated for this op "
-                              "(convert-tilegpu-to-llvm places it)";
+                              "(tilegpu-allocate-shared-memory places it)";
   auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 3);
   Value symbol = LLVM::AddressOfOp::create(b, loc, ptrType, scratch.symbol);
   return LLVM::GEPOp::create(

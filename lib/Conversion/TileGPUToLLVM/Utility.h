@@ -47,8 +47,9 @@ SmallVector<SmallVector<Value>> emitCoordinates(OpBuilder &b, Location loc,
 Value isCanonicalHolder(OpBuilder &b, Location loc, const LinearLayout &layout,
                         HwIndex hw);
 
-/// The address of the shared memory convert-tilegpu-to-llvm placed for `op`
-/// (its kAllocationOffsetAttr); fails with an error on `op` when it has none.
+/// The address of the shared memory tilegpu-allocate-shared-memory placed
+/// for `op` (its tilegpu.allocation_offset); fails with an error on `op`
+/// when it has none.
 FailureOr<Value> getSharedBase(OpBuilder &b, Location loc,
                                const SharedScratch &scratch, Operation *op);
 

@@ -399,3 +399,37 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // expected-error @below {{failed to parse TileGPU_TargetAttr parameter 'arch'}}
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_70>} {
 }
+
+// -----
+
+// expected-error @below {{tilegpu.shared_bytes is a module's bytes of shared memory: a non-negative integer attribute of a module}}
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = -128 : i64} {
+}
+
+// -----
+
+// expected-error @below {{tilegpu.shared_bytes is a module's bytes of shared memory: a non-negative integer attribute of a module}}
+func.func private @shared_bytes_of_a_function() attributes {tilegpu.shared_bytes = 0 : i64}
+
+// -----
+
+#b = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#s = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32} {
+  func.func @offset_not_aligned(%x: tensor<64x64xf16, #b>) {
+    // expected-error @below {{tilegpu.allocation_offset is a non-negative multiple of 128 bytes, not 64 : i64}}
+    %buf = tilegpu.local_alloc %x {tilegpu.allocation_offset = 64 : i64} : tensor<64x64xf16, #b> -> !tilegpu.memdesc<64x64xf16, #s>
+    return
+  }
+}
+
+// -----
+
+#b = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32} {
+  func.func @offset_of_an_add(%x: tensor<64x64xf16, #b>) -> tensor<64x64xf16, #b> {
+    // expected-error @below {{tilegpu.allocation_offset places the shared memory of a tilegpu.local_alloc, tilegpu.convert_layout or tile.reduce, not of 'arith.addf'}}
+    %y = arith.addf %x, %x {tilegpu.allocation_offset = 0 : i64} : tensor<64x64xf16, #b>
+    return %y : tensor<64x64xf16, #b>
+  }
+}

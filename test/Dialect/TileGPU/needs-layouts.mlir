@@ -3,6 +3,7 @@
 // says so instead of crashing.
 // RUN: tile-opt %s -split-input-file -verify-diagnostics -allow-unregistered-dialect -tilegpu-coalesce
 // RUN: tile-opt %s -split-input-file -verify-diagnostics -allow-unregistered-dialect -tilegpu-accelerate-matmul
+// RUN: tile-opt %s -split-input-file -verify-diagnostics -allow-unregistered-dialect -tilegpu-allocate-shared-memory
 // RUN: tile-opt %s -split-input-file -verify-diagnostics -allow-unregistered-dialect -tilegpu-remove-layout-conversions
 // RUN: tile-opt %s -split-input-file -verify-diagnostics -allow-unregistered-dialect -tilegpu-optimize-dot-operands
 // RUN: tile-opt %s -split-input-file -verify-diagnostics -allow-unregistered-dialect -tilegpu-pipeline

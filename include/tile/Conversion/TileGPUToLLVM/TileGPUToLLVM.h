@@ -33,12 +33,6 @@ private:
   bool threadIndexPerOp;
 };
 
-/// The byte offset in the kernel's dynamic shared memory of a local_alloc's
-/// buffer, or of the scratch a layout conversion or reduction exchanges
-/// values through; set by convert-tilegpu-to-llvm before lowering.
-constexpr llvm::StringLiteral kAllocationOffsetAttr =
-    "tilegpu.allocation_offset";
-
 /// Set on a local_alloc whose store needs no barrier before it: every
 /// earlier access to its memory is ordered by a barrier already.
 constexpr llvm::StringLiteral kNoLeadingBarrierAttr =

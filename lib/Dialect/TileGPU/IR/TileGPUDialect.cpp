@@ -123,8 +123,33 @@ TileGPUDialect::verifyOperationAttribute(Operation *op,
                              << attribute.getValue();
     return success();
   }
+  if (name == getSharedBytesAttrName()) {
+    auto value = dyn_cast<IntegerAttr>(attribute.getValue());
+    if (!isa<ModuleOp>(op) || !value || value.getInt() < 0)
+      return op->emitError() << name
+                             << " is a module's bytes of shared memory: a "
+                                "non-negative integer attribute of a module";
+    return success();
+  }
+  if (name == getAllocationOffsetAttrName()) {
+    if (!isa<LocalAllocOp, ConvertLayoutOp, tile::ReduceOp>(op))
+      return op->emitError()
+             << name
+             << " places the shared memory of a tilegpu.local_alloc, "
+                "tilegpu.convert_layout or tile.reduce, not of '"
+             << op->getName() << "'";
+    auto value = dyn_cast<IntegerAttr>(attribute.getValue());
+    // 128-byte alignment keeps a swizzled buffer's banks where its swizzle
+    // put them.
+    if (!value || value.getInt() < 0 || value.getInt() % 128)
+      return op->emitError() << name
+                             << " is a non-negative multiple of 128 bytes, "
+                                "not "
+                             << attribute.getValue();
+    return success();
+  }
   if (name != getNumWarpsAttrName())
-    return success(); // the attributes passes set are checked where read
+    return success();
   auto value = dyn_cast<IntegerAttr>(attribute.getValue());
   if (!isa<ModuleOp>(op) || !value)
     return op->emitError() << name << " is an integer attribute of a module";

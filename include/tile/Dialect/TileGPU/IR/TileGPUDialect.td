@@ -22,6 +22,11 @@ def TileGPU_Dialect : Dialect {
     The module carries the launch configuration: `tilegpu.num_warps` and
     `tilegpu.target` (a `#tilegpu.target`). Every layout in a module
     spreads over its `tilegpu.num_warps` warps.
+
+    Passes record what they decide for the lowering as attributes whose
+    names the dialect declares and whose values and places it verifies:
+    `tilegpu.allocation_offset` on each op that uses shared memory and
+    `tilegpu.shared_bytes` on the module (tilegpu-allocate-shared-memory).
   }];
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
@@ -40,9 +45,16 @@ def TileGPU_Dialect : Dialect {
       return ::llvm::StringLiteral("tilegpu.vector_width");
     }
     /// Bytes of dynamic shared memory a program of the module uses (an
-    /// integer on the module; set by convert-tilegpu-to-llvm).
+    /// integer on the module; set by tilegpu-allocate-shared-memory).
     static constexpr ::llvm::StringLiteral getSharedBytesAttrName() {
       return ::llvm::StringLiteral("tilegpu.shared_bytes");
+    }
+    /// The byte offset in the kernel's dynamic shared memory of a
+    /// local_alloc's buffer, or of the scratch a convert_layout or a reduce
+    /// exchanges values through (a multiple of 128; set by
+    /// tilegpu-allocate-shared-memory).
+    static constexpr ::llvm::StringLiteral getAllocationOffsetAttrName() {
+      return ::llvm::StringLiteral("tilegpu.allocation_offset");
     }
     static constexpr int getThreadsPerWarp() { return 32; }
   }];

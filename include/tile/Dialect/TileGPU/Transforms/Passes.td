@@ -20,6 +20,30 @@ def TileGPUAccelerateMatmul
   let dependentDialects = ["::mlir::tilegpu::TileGPUDialect"];
 }
 
+def TileGPUAllocateSharedMemory
+    : Pass<"tilegpu-allocate-shared-memory", "::mlir::ModuleOp"> {
+  let summary = "place every buffer and scratch in the kernel's shared memory";
+  let description = [{
+    Gives each `tilegpu.local_alloc` buffer, and the scratch through which a
+    `tilegpu.convert_layout` that moves elements between threads or a
+    `tile.reduce` across warps exchanges values, a byte offset in the
+    kernel's dynamic shared memory (`tilegpu.allocation_offset`, a multiple
+    of 128 so that swizzles stay bank-exact), and records on the module the
+    bytes a program uses (`tilegpu.shared_bytes`: the launch asks for them,
+    the kernel's metadata reports them). Places whose lifetimes do not
+    overlap share memory: a buffer lives from its `local_alloc` to its last
+    read (through views too), enclosing loops whole; scratch lives for its
+    op alone, so a conversion after a loop reuses the loop's buffers.
+
+    The analysis is `SharedMemoryAllocation` (`tile/Analysis/Allocation.h`).
+    As a pass of its own, its decisions can be read and tested in tilegpu
+    IR, and what comes after it reads one placement rather than computing
+    it again. It runs last among the tilegpu passes: an op added after it
+    would have no place, which convert-tilegpu-to-llvm reports.
+  }];
+  let dependentDialects = ["::mlir::tilegpu::TileGPUDialect"];
+}
+
 def TileGPUCoalesce : Pass<"tilegpu-coalesce", "::mlir::ModuleOp"> {
   let summary = "vectorise global loads and stores where the data allows";
   let description = [{
