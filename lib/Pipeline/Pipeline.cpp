@@ -75,6 +75,7 @@ void tile::buildTileToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
   // What the lowering reads, decided last, on the IR it lowers.
   pm.addPass(tilegpu::createTileGPUAllocateSharedMemory());
+  pm.addPass(tilegpu::createTileGPUPlaceBarriers());
 
   // Lowering to LLVM + NVVM.
   ConvertTileGPUToLLVMOptions lowering;

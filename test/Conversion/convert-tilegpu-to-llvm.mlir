@@ -1,4 +1,4 @@
-// RUN: tile-opt %s -split-input-file -tilegpu-allocate-shared-memory -convert-tilegpu-to-llvm | FileCheck %s
+// RUN: tile-opt %s -split-input-file -tilegpu-allocate-shared-memory -tilegpu-place-barriers -convert-tilegpu-to-llvm | FileCheck %s
 
 // Kernels become NVVM kernels; program ids are CTA ids.
 

@@ -1,17 +1,15 @@
-// RUN: tile-opt %s -split-input-file -tilegpu-allocate-shared-memory -convert-tilegpu-to-llvm | FileCheck %s
+// RUN: tile-opt %s -convert-tilegpu-to-llvm | FileCheck %s
 
-// A local_alloc waits at a barrier before its store only where an earlier
-// access to the memory it was placed at may not be ordered by a barrier
-// yet: walking back from the store, on every path (loop back edges too),
-// a barrier (an async_wait, or the one ending another store) must come
-// before any such access. The buffers here are 512 bytes; %p and %ds share
-// offset 0, as the backward's P^T and dS^T do.
+// The lowering follows the decisions of the passes before it, here written
+// by hand: a local_alloc stores its tile at its tilegpu.allocation_offset,
+// then waits at a barrier; it waits at one before the store too where
+// tilegpu.leading_barrier is true. (tilegpu-place-barriers makes these
+// decisions for this kernel: test/Dialect/TileGPU/tilegpu-place-barriers.mlir,
+// @exchange.) In the loop, async_wait's barrier comes first; %p's store
+// follows it directly, %ds's waits at its own.
 #b = #tilegpu.blocked<sizePerThread = [1, 2], threadsPerWarp = [16, 2], warpsPerCTA = [1, 1], order = [1, 0]>
 #s = #tilegpu.shared<vec = 8, perPhase = 8, maxPhase = 1, order = [1, 0]>
 #l = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]>
-// In the loop: async_wait's barrier orders the last iteration's reads of
-// offset 0 before %p's store, which needs no barrier of its own; %ds
-// reuses the memory %p was just read from, so it waits first.
 // CHECK-LABEL: llvm.func @exchange
 // CHECK: scf.for
 // CHECK-NEXT: nvvm.cp.async.wait.group 0
@@ -28,7 +26,7 @@
 // CHECK-NEXT: nvvm.barrier0
 // CHECK-NOT: nvvm.barrier0
 // CHECK: llvm.return
-module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.shared_bytes = 512 : i64, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @exchange(%xp: !tile.ptr<f16>, %op: !tile.ptr<f16>, %n: i32) attributes {tile.kernel} {
     %z = arith.constant 0 : i32
     %one = arith.constant 1 : i64
@@ -40,121 +38,13 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target
     %c1 = arith.constant 1 : i32
     scf.for %i = %z to %n step %c1 : i32 {
       tilegpu.async_wait {pending = 0 : i32}
-      %p = tilegpu.local_alloc %x : tensor<32x8xf16, #b> -> !tilegpu.memdesc<32x8xf16, #s>
+      %p = tilegpu.local_alloc %x {tilegpu.allocation_offset = 0 : i64, tilegpu.leading_barrier = false} : tensor<32x8xf16, #b> -> !tilegpu.memdesc<32x8xf16, #s>
       %pl = tilegpu.local_load %p [0, 0] : !tilegpu.memdesc<32x8xf16, #s> -> tensor<32x8xf16, #l>
       tile.store_block %obp, %pl : !tile.block_ptr<tensor<32x8xf16, #l>>
-      %ds = tilegpu.local_alloc %x : tensor<32x8xf16, #b> -> !tilegpu.memdesc<32x8xf16, #s>
+      %ds = tilegpu.local_alloc %x {tilegpu.allocation_offset = 0 : i64, tilegpu.leading_barrier = true} : tensor<32x8xf16, #b> -> !tilegpu.memdesc<32x8xf16, #s>
       %dsl = tilegpu.local_load %ds [0, 0] : !tilegpu.memdesc<32x8xf16, #s> -> tensor<32x8xf16, #l>
       tile.store_block %obp, %dsl : !tile.block_ptr<tensor<32x8xf16, #l>>
     }
-    return
-  }
-}
-
-// -----
-
-// Without the async_wait, the back edge leads from %p's store to the last
-// iteration's read of it: the barrier stays.
-#b = #tilegpu.blocked<sizePerThread = [1, 2], threadsPerWarp = [16, 2], warpsPerCTA = [1, 1], order = [1, 0]>
-#s = #tilegpu.shared<vec = 8, perPhase = 8, maxPhase = 1, order = [1, 0]>
-#l = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]>
-// CHECK-LABEL: llvm.func @back_edge
-// CHECK: scf.for
-// CHECK-NOT: into !llvm.ptr<3>
-// CHECK: nvvm.barrier0
-// CHECK-NOT: nvvm.barrier0
-// CHECK-COUNT-4: llvm.intr.masked.store {{.*}} into !llvm.ptr<3>
-// CHECK-NEXT: nvvm.barrier0
-// CHECK-NOT: nvvm.barrier0
-// CHECK: llvm.return
-module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
-  func.func @back_edge(%xp: !tile.ptr<f16>, %op: !tile.ptr<f16>, %n: i32) attributes {tile.kernel} {
-    %z = arith.constant 0 : i32
-    %one = arith.constant 1 : i64
-    %c8 = arith.constant 8 : i64
-    %c32 = arith.constant 32 : i64
-    %xbp = tile.make_block_ptr %xp, [%c32, %c8], [%c8, %one], [%z, %z] order [1, 0] : !tile.block_ptr<tensor<32x8xf16, #b>>
-    %x = tile.load_block %xbp : !tile.block_ptr<tensor<32x8xf16, #b>>
-    %obp = tile.make_block_ptr %op, [%c32, %c8], [%c8, %one], [%z, %z] order [1, 0] : !tile.block_ptr<tensor<32x8xf16, #l>>
-    %c1 = arith.constant 1 : i32
-    scf.for %i = %z to %n step %c1 : i32 {
-      %p = tilegpu.local_alloc %x : tensor<32x8xf16, #b> -> !tilegpu.memdesc<32x8xf16, #s>
-      %pl = tilegpu.local_load %p [0, 0] : !tilegpu.memdesc<32x8xf16, #s> -> tensor<32x8xf16, #l>
-      tile.store_block %obp, %pl : !tile.block_ptr<tensor<32x8xf16, #l>>
-    }
-    return
-  }
-}
-
-// -----
-
-// Nested regions. %a (offset 0) has nothing before it; %in (512) meets
-// the last iteration's read of itself on the back edge. After the loop %a
-// is dead and %e reuses offset 0: a loop may run no iteration, so the store
-// barrier in it does not count, and %a's read in it does; %e waits. In the
-// scf.if, %f (512) walks out of the region to %e's store barrier, issued
-// after the loop's reads of 512, and needs none. %d (0 again) meets the
-// scf.if, which reads %e: it waits.
-#b = #tilegpu.blocked<sizePerThread = [1, 2], threadsPerWarp = [16, 2], warpsPerCTA = [1, 1], order = [1, 0]>
-#s = #tilegpu.shared<vec = 8, perPhase = 8, maxPhase = 1, order = [1, 0]>
-#l = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]>
-// CHECK-LABEL: llvm.func @nested
-// CHECK-NOT: nvvm.barrier0
-// CHECK: llvm.getelementptr %{{.*}}[0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
-// CHECK-NOT: nvvm.barrier0
-// CHECK: llvm.intr.masked.store {{.*}} into !llvm.ptr<3>
-// CHECK: nvvm.barrier0
-// CHECK-NEXT: scf.for
-// CHECK: llvm.getelementptr %{{.*}}[512] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
-// CHECK-NOT: into !llvm.ptr<3>
-// CHECK: nvvm.barrier0
-// CHECK-NOT: nvvm.barrier0
-// CHECK: llvm.intr.masked.store {{.*}} into !llvm.ptr<3>
-// CHECK: llvm.getelementptr %{{.*}}[0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
-// CHECK-NOT: into !llvm.ptr<3>
-// CHECK: nvvm.barrier0
-// CHECK-NOT: nvvm.barrier0
-// CHECK: llvm.intr.masked.store {{.*}} into !llvm.ptr<3>
-// CHECK: nvvm.barrier0
-// CHECK-NEXT: scf.if
-// CHECK: llvm.getelementptr %{{.*}}[512] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
-// CHECK-NOT: nvvm.barrier0
-// CHECK: llvm.intr.masked.store {{.*}} into !llvm.ptr<3>
-// CHECK: nvvm.barrier0
-// CHECK: llvm.getelementptr %{{.*}}[0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
-// CHECK-NOT: into !llvm.ptr<3>
-// CHECK: nvvm.barrier0
-// CHECK-NOT: nvvm.barrier0
-// CHECK: llvm.intr.masked.store {{.*}} into !llvm.ptr<3>
-module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
-  func.func @nested(%xp: !tile.ptr<f16>, %op: !tile.ptr<f16>, %n: i32, %go: i1) attributes {tile.kernel} {
-    %z = arith.constant 0 : i32
-    %one = arith.constant 1 : i64
-    %c8 = arith.constant 8 : i64
-    %c32 = arith.constant 32 : i64
-    %xbp = tile.make_block_ptr %xp, [%c32, %c8], [%c8, %one], [%z, %z] order [1, 0] : !tile.block_ptr<tensor<32x8xf16, #b>>
-    %x = tile.load_block %xbp : !tile.block_ptr<tensor<32x8xf16, #b>>
-    %obp = tile.make_block_ptr %op, [%c32, %c8], [%c8, %one], [%z, %z] order [1, 0] : !tile.block_ptr<tensor<32x8xf16, #l>>
-    %c1 = arith.constant 1 : i32
-    %a = tilegpu.local_alloc %x : tensor<32x8xf16, #b> -> !tilegpu.memdesc<32x8xf16, #s>
-    scf.for %i = %z to %n step %c1 : i32 {
-      %in = tilegpu.local_alloc %x : tensor<32x8xf16, #b> -> !tilegpu.memdesc<32x8xf16, #s>
-      %al = tilegpu.local_load %a [0, 0] : !tilegpu.memdesc<32x8xf16, #s> -> tensor<32x8xf16, #l>
-      %il = tilegpu.local_load %in [0, 0] : !tilegpu.memdesc<32x8xf16, #s> -> tensor<32x8xf16, #l>
-      tile.store_block %obp, %al : !tile.block_ptr<tensor<32x8xf16, #l>>
-      tile.store_block %obp, %il : !tile.block_ptr<tensor<32x8xf16, #l>>
-    }
-    %e = tilegpu.local_alloc %x : tensor<32x8xf16, #b> -> !tilegpu.memdesc<32x8xf16, #s>
-    scf.if %go {
-      %el = tilegpu.local_load %e [0, 0] : !tilegpu.memdesc<32x8xf16, #s> -> tensor<32x8xf16, #l>
-      tile.store_block %obp, %el : !tile.block_ptr<tensor<32x8xf16, #l>>
-      %f = tilegpu.local_alloc %x : tensor<32x8xf16, #b> -> !tilegpu.memdesc<32x8xf16, #s>
-      %fl = tilegpu.local_load %f [0, 0] : !tilegpu.memdesc<32x8xf16, #s> -> tensor<32x8xf16, #l>
-      tile.store_block %obp, %fl : !tile.block_ptr<tensor<32x8xf16, #l>>
-    }
-    %d = tilegpu.local_alloc %x : tensor<32x8xf16, #b> -> !tilegpu.memdesc<32x8xf16, #s>
-    %dl = tilegpu.local_load %d [0, 0] : !tilegpu.memdesc<32x8xf16, #s> -> tensor<32x8xf16, #l>
-    tile.store_block %obp, %dl : !tile.block_ptr<tensor<32x8xf16, #l>>
     return
   }
 }

@@ -1,5 +1,5 @@
-// RUN: tile-opt %s -split-input-file -tilegpu-allocate-shared-memory -convert-tilegpu-to-llvm | FileCheck %s
-// RUN: tile-opt %s -split-input-file -tilegpu-allocate-shared-memory -convert-tilegpu-to-llvm -cse | FileCheck %s --check-prefix=ADDR
+// RUN: tile-opt %s -split-input-file -tilegpu-allocate-shared-memory -tilegpu-place-barriers -convert-tilegpu-to-llvm | FileCheck %s
+// RUN: tile-opt %s -split-input-file -tilegpu-allocate-shared-memory -tilegpu-place-barriers -convert-tilegpu-to-llvm -cse | FileCheck %s --check-prefix=ADDR
 
 // Shared-memory buffers (and the scratch of conversions and reductions) each
 // get a 128-byte aligned offset, and the module records their total as

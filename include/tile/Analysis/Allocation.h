@@ -1,5 +1,4 @@
-//===- Allocation.h - What shared memory each op needs, and where -*- C++
-//-*-===//
+//===- Allocation.h - Shared memory: what each op needs, where --*- C++ -*-===//
 //
 // The shared memory of a kernel is one dynamic array. Three kinds of ops
 // use it: a local_alloc's buffer, and the scratch through which a layout

@@ -1,13 +1,13 @@
 //===- SharedMemoryOpToLLVM.cpp - Tiles in shared memory ------------------===//
 //
 // A !tilegpu.memdesc lowers to the address of its buffer. local_alloc
-// stores a tile at the buffer the pass placed it at (attribute
-// tilegpu.allocation_offset, bytes into the kernel's dynamic shared memory)
-// between two barriers, the first left out where the placement finds it
-// redundant; memdesc_trans is the same memory, memdesc_index an
-// offset into a stack. async_wait waits for cp.async groups, then at a
-// barrier. local_load reads
-// a window of a buffer: a 16-bit tensor-core operand with ldmatrix, one
+// stores a tile at the buffer tilegpu-allocate-shared-memory placed it at
+// (tilegpu.allocation_offset, bytes into the kernel's dynamic shared
+// memory), then waits at a barrier; before the store too where
+// tilegpu-place-barriers decided so (tilegpu.leading_barrier);
+// memdesc_trans is the same memory, memdesc_index an offset into a stack.
+// async_wait waits for cp.async groups, then at a barrier. local_load reads a
+// window of a buffer: a 16-bit tensor-core operand with ldmatrix, one
 // instruction per four 8x8 matrices, anything else element by element.
 // extract_slice picks registers.
 //
@@ -115,7 +115,8 @@ struct LocalAllocOpConversion : public ConvertOpToLLVMPattern<LocalAllocOp> {
     // Earlier readers of this memory (the last iteration of a loop, a
     // buffer placed here before) must be done before it is overwritten,
     // unless a barrier already orders them; every writer before it is read.
-    if (!op->hasAttr(kNoLeadingBarrierAttr))
+    if (op->getAttrOfType<BoolAttr>(TileGPUDialect::getLeadingBarrierAttrName())
+            .getValue())
       createBarrier(rewriter, loc);
     storeTile(rewriter, loc, layout, hw, values, addresses, {},
               getStoreWidth(layout, op.getType()));

@@ -53,7 +53,22 @@ struct ConvertTileGPUToLLVMPass
     if (failed(allocation))
       return signalPassFailure();
     int64_t sharedBytes = allocation->getTotalBytes();
-    markRedundantLeadingBarriers(module);
+    // So is whether a store waits at a barrier first:
+    // tilegpu-place-barriers'.
+    StringRef barrierName = TileGPUDialect::getLeadingBarrierAttrName();
+    if (module
+            .walk([&](LocalAllocOp alloc) {
+              if (!alloc.getSrc() || alloc->hasAttr(barrierName))
+                return WalkResult::advance();
+              alloc.emitError()
+                  << getArgument()
+                  << " needs the barriers tilegpu-place-barriers places (run "
+                     "it first): this op has no "
+                  << barrierName;
+              return WalkResult::interrupt();
+            })
+            .wasInterrupted())
+      return signalPassFailure();
     // Scratch memory is dynamic shared memory: its size, recorded on the
     // module as tilegpu.shared_bytes, is given at launch, so it may exceed
     // the 48 KiB a static array is limited to.

@@ -53,13 +53,6 @@ Value isCanonicalHolder(OpBuilder &b, Location loc, const LinearLayout &layout,
 FailureOr<Value> getSharedBase(OpBuilder &b, Location loc,
                                const SharedScratch &scratch, Operation *op);
 
-/// Marks with kNoLeadingBarrierAttr each storing local_alloc that every
-/// path reaches through a barrier (an async_wait, or the barrier ending
-/// another store) issued after the last access to its placed memory, loop
-/// back edges included; the others wait at a barrier before storing. Run
-/// after allocateSharedMemory.
-void markRedundantLeadingBarriers(ModuleOp module);
-
 /// A barrier across the CTA.
 void createBarrier(OpBuilder &b, Location loc);
 

@@ -7,6 +7,7 @@
 // RUN: tile-opt %s -split-input-file -verify-diagnostics -allow-unregistered-dialect -tilegpu-remove-layout-conversions
 // RUN: tile-opt %s -split-input-file -verify-diagnostics -allow-unregistered-dialect -tilegpu-optimize-dot-operands
 // RUN: tile-opt %s -split-input-file -verify-diagnostics -allow-unregistered-dialect -tilegpu-pipeline
+// RUN: tile-opt %s -split-input-file -verify-diagnostics -allow-unregistered-dialect -tilegpu-place-barriers
 // RUN: tile-opt %s -split-input-file -verify-diagnostics -allow-unregistered-dialect -convert-tilegpu-to-llvm
 
 // expected-error @+1 {{needs the layouts of convert-tile-to-tilegpu (no tilegpu.num_warps)}}

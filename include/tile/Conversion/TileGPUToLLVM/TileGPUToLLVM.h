@@ -33,11 +33,6 @@ private:
   bool threadIndexPerOp;
 };
 
-/// Set on a local_alloc whose store needs no barrier before it: every
-/// earlier access to its memory is ordered by a barrier already.
-constexpr llvm::StringLiteral kNoLeadingBarrierAttr =
-    "tilegpu.no_leading_barrier";
-
 /// Where the patterns find the kernel's shared scratch memory.
 struct SharedScratch {
   /// Name of the module's addrspace(3) byte array; empty when none is needed.

@@ -148,6 +148,18 @@ TileGPUDialect::verifyOperationAttribute(Operation *op,
                              << attribute.getValue();
     return success();
   }
+  if (name == getLeadingBarrierAttrName()) {
+    auto alloc = dyn_cast<LocalAllocOp>(op);
+    if (!alloc || !alloc.getSrc())
+      return op->emitError()
+             << name
+             << " decides the barrier before a tilegpu.local_alloc's store: "
+                "it belongs on a local_alloc with a source";
+    if (!isa<BoolAttr>(attribute.getValue()))
+      return op->emitError()
+             << name << " is true or false, not " << attribute.getValue();
+    return success();
+  }
   if (name != getNumWarpsAttrName())
     return success();
   auto value = dyn_cast<IntegerAttr>(attribute.getValue());

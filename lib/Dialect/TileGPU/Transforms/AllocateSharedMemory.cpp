@@ -26,8 +26,12 @@ struct AllocateSharedMemoryPass
     if (failed(verifyLaidOut(module, getArgument())))
       return signalPassFailure();
     StringRef offsetName = TileGPUDialect::getAllocationOffsetAttrName();
-    // A placement from an earlier run would outlive the ops it was for.
-    module.walk([&](Operation *op) { op->removeAttr(offsetName); });
+    // A placement from an earlier run would outlive the ops it was for, and
+    // barriers placed for it may not suit this one.
+    module.walk([&](Operation *op) {
+      op->removeAttr(offsetName);
+      op->removeAttr(TileGPUDialect::getLeadingBarrierAttrName());
+    });
     auto allocation = SharedMemoryAllocation::compute(module);
     auto i64 = IntegerType::get(&getContext(), 64);
     for (auto [op, interval] : allocation.getPlaces())

@@ -26,7 +26,9 @@ def TileGPU_Dialect : Dialect {
     Passes record what they decide for the lowering as attributes whose
     names the dialect declares and whose values and places it verifies:
     `tilegpu.allocation_offset` on each op that uses shared memory and
-    `tilegpu.shared_bytes` on the module (tilegpu-allocate-shared-memory).
+    `tilegpu.shared_bytes` on the module (tilegpu-allocate-shared-memory);
+    `tilegpu.leading_barrier` on each `local_alloc` that stores a tile
+    (tilegpu-place-barriers).
   }];
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
@@ -55,6 +57,12 @@ def TileGPU_Dialect : Dialect {
     /// tilegpu-allocate-shared-memory).
     static constexpr ::llvm::StringLiteral getAllocationOffsetAttrName() {
       return ::llvm::StringLiteral("tilegpu.allocation_offset");
+    }
+    /// Whether a local_alloc that stores a tile waits at a barrier before
+    /// its store (a bool on each such local_alloc; set by
+    /// tilegpu-place-barriers).
+    static constexpr ::llvm::StringLiteral getLeadingBarrierAttrName() {
+      return ::llvm::StringLiteral("tilegpu.leading_barrier");
     }
     static constexpr int getThreadsPerWarp() { return 32; }
   }];

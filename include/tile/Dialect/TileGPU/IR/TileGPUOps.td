@@ -40,9 +40,10 @@ def TileGPU_LocalAllocOp : TileGPU_Op<"local_alloc", [
   let summary = "a new shared-memory buffer, optionally filled with a tile";
   let description = [{
     A buffer of shared memory. With `src`, it is filled with `src` in the
-    buffer's layout: the lowering waits at a barrier before writing (threads
-    may still be reading the previous contents, in a loop) and after (so
-    every thread sees them). Without `src`, the buffer is left for
+    buffer's layout, then waits at a barrier (so every thread sees it); it
+    waits at one before writing too where threads may still be reading the
+    memory's previous contents (in a loop, or a buffer placed there before),
+    as `tilegpu.leading_barrier` says (tilegpu-place-barriers decides it). Without `src`, the buffer is left for
     asynchronous copies to fill (`tilegpu.async_copy_block`); it may then be
     a stack of buffers, rank 3, whose leading dimension `memdesc_index`
     picks one from (the stages of a software pipeline).

@@ -37,9 +37,10 @@ def TileGPUAllocateSharedMemory
 
     The analysis is `SharedMemoryAllocation` (`tile/Analysis/Allocation.h`).
     As a pass of its own, its decisions can be read and tested in tilegpu
-    IR, and what comes after it reads one placement rather than computing
-    it again. It runs last among the tilegpu passes: an op added after it
-    would have no place, which convert-tilegpu-to-llvm reports.
+    IR, and what comes after it (tilegpu-place-barriers,
+    convert-tilegpu-to-llvm) reads one placement rather than computing it
+    again. It runs last among the tilegpu passes: an op added after it would
+    have no place, which convert-tilegpu-to-llvm reports.
   }];
   let dependentDialects = ["::mlir::tilegpu::TileGPUDialect"];
 }
@@ -124,6 +125,33 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {
   ];
   let dependentDialects = ["::mlir::tilegpu::TileGPUDialect",
                            "::mlir::arith::ArithDialect"];
+}
+
+def TileGPUPlaceBarriers : Pass<"tilegpu-place-barriers", "::mlir::ModuleOp"> {
+  let summary = "decide which shared-memory stores wait at a barrier first";
+  let description = [{
+    A `tilegpu.local_alloc` that stores a tile waits at a barrier after the
+    store, so that every thread sees the tile. Before the store it must
+    wait too where an earlier access to the memory it was placed at may
+    still be pending: another thread reading the previous iteration's tile,
+    or a buffer placed there before. This pass decides, for each such
+    store, and records it as `tilegpu.leading_barrier` (true or false),
+    which convert-tilegpu-to-llvm follows.
+
+    Walking back from the store along every path (a loop's back edge and
+    its entry too), the barrier is left out when a barrier (an
+    `async_wait`, or the one ending another store) comes before any access
+    to overlapping memory. Barriers inside a nested loop or branch are not
+    counted on, since it may not run; memory that `cp.async` copies into
+    always keeps the barrier. In the attention backward this leaves four
+    barriers an iteration instead of five.
+
+    The analysis is `needsLeadingBarrier` (`tile/Analysis/Barriers.h`); it
+    reads the placement of tilegpu-allocate-shared-memory, which must run
+    first (and which drops these decisions: a new placement needs new
+    ones).
+  }];
+  let dependentDialects = ["::mlir::tilegpu::TileGPUDialect"];
 }
 
 def TileGPURemoveLayoutConversions

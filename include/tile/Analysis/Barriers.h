@@ -1,0 +1,34 @@
+//===- Barriers.h - Which shared-memory stores wait first -------*- C++ -*-===//
+//
+// A local_alloc that stores a tile waits at a barrier after the store, so
+// that every thread sees the tile. Before the store it must wait too where
+// another thread may still be reading, or an op still writing, the memory
+// it was placed at (the previous iteration of a loop, a buffer placed there
+// before): unless a barrier already comes between. This analysis decides,
+// for each such store, whether that leading barrier is needed;
+// tilegpu-place-barriers records the decision, convert-tilegpu-to-llvm
+// follows it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_ANALYSIS_BARRIERS_H
+#define TILE_ANALYSIS_BARRIERS_H
+
+#include "tile/Analysis/Allocation.h"
+
+namespace mlir::tilegpu {
+
+/// Whether the store of `alloc` (a local_alloc with a source) must wait at
+/// a barrier first, its memory where `allocation` placed it: whether some
+/// path from the kernel's start, loop back edges and entries included,
+/// reaches it without meeting a barrier (an async_wait, or the one that
+/// ends another store) after the last access to memory overlapping its
+/// own. Barriers nested in a loop or branch are not counted on, since it
+/// may not run; memory an asynchronous copy writes always keeps its
+/// barrier, since a copy may still be in flight after one.
+bool needsLeadingBarrier(LocalAllocOp alloc,
+                         const SharedMemoryAllocation &allocation);
+
+} // namespace mlir::tilegpu
+
+#endif // TILE_ANALYSIS_BARRIERS_H

@@ -1,0 +1,41 @@
+//===- PlaceBarriers.cpp - Which shared-memory stores wait first ----------===//
+//
+// Runs needsLeadingBarrier (lib/Analysis/Barriers.cpp) on each local_alloc
+// that stores a tile, where tilegpu-allocate-shared-memory placed its
+// memory, and records the decision for convert-tilegpu-to-llvm.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Analysis/Barriers.h"
+#include "tile/Dialect/TileGPU/Transforms/Passes.h"
+
+namespace mlir::tilegpu {
+#define GEN_PASS_DEF_TILEGPUPLACEBARRIERS
+#include "tile/Dialect/TileGPU/Transforms/Passes.h.inc"
+} // namespace mlir::tilegpu
+
+using namespace mlir;
+using namespace mlir::tilegpu;
+
+namespace {
+
+struct PlaceBarriersPass
+    : public tilegpu::impl::TileGPUPlaceBarriersBase<PlaceBarriersPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (failed(verifyLaidOut(module, getArgument())))
+      return signalPassFailure();
+    FailureOr<SharedMemoryAllocation> allocation =
+        SharedMemoryAllocation::read(module, getArgument());
+    if (failed(allocation))
+      return signalPassFailure();
+    module.walk([&](LocalAllocOp alloc) {
+      if (alloc.getSrc())
+        alloc->setAttr(TileGPUDialect::getLeadingBarrierAttrName(),
+                       BoolAttr::get(&getContext(),
+                                     needsLeadingBarrier(alloc, *allocation)));
+    });
+  }
+};
+
+} // namespace
