@@ -123,6 +123,20 @@ TileGPUDialect::verifyOperationAttribute(Operation *op,
                              << attribute.getValue();
     return success();
   }
+  if (name == getVectorWidthAttrName()) {
+    if (!isa<tile::LoadOp, tile::StoreOp, tile::AtomicAddOp, tile::LoadBlockOp,
+             tile::StoreBlockOp>(op))
+      return op->emitError() << name
+                             << " is the vector width of a global access "
+                                "(tile.load, store, atomic_add, load_block, "
+                                "store_block), not of '"
+                             << op->getName() << "'";
+    auto value = dyn_cast<IntegerAttr>(attribute.getValue());
+    if (!value || value.getInt() < 1 || !llvm::isPowerOf2_64(value.getInt()))
+      return op->emitError()
+             << name << " is a power of two, not " << attribute.getValue();
+    return success();
+  }
   if (name == getSharedBytesAttrName()) {
     auto value = dyn_cast<IntegerAttr>(attribute.getValue());
     if (!isa<ModuleOp>(op) || !value || value.getInt() < 0)

@@ -25,6 +25,7 @@ def TileGPU_Dialect : Dialect {
 
     Passes record what they decide for the lowering as attributes whose
     names the dialect declares and whose values and places it verifies:
+    `tilegpu.vector_width` on a global access (tilegpu-coalesce),
     `tilegpu.allocation_offset` on each op that uses shared memory and
     `tilegpu.shared_bytes` on the module (tilegpu-allocate-shared-memory);
     `tilegpu.leading_barrier` on each `local_alloc` that stores a tile
