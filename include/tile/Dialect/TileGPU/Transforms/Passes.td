@@ -39,8 +39,9 @@ def TileGPUAllocateSharedMemory
     As a pass of its own, its decisions can be read and tested in tilegpu
     IR, and what comes after it (tilegpu-place-barriers,
     convert-tilegpu-to-llvm) reads one placement rather than computing it
-    again. It runs last among the tilegpu passes: an op added after it would
-    have no place, which convert-tilegpu-to-llvm reports.
+    again. It runs after every tilegpu pass that adds or changes ops: an op
+    added after it would have no place, which convert-tilegpu-to-llvm
+    reports.
   }];
   let dependentDialects = ["::mlir::tilegpu::TileGPUDialect"];
 }
