@@ -5,6 +5,7 @@ arguments and computing grids, and tile.attention finding its kernels
 
 import json
 import os
+import re
 
 import pytest
 
@@ -103,7 +104,7 @@ def test_unreadable_metadata_is_skipped_with_its_reason(tmp_path, text, message)
     assert opened.kernels == []
     warning, = opened.warnings
     assert str(path) in warning
-    assert __import__("re").search(message, warning), warning
+    assert re.search(message, warning), warning
 
 
 def test_select_by_dtype_head_dim_and_causality(tmp_path):
