@@ -280,7 +280,12 @@ rt::Status tile::run::runGeneric(const std::vector<std::string> &args,
                              info.name + " has no launch spec to compute it");
   std::printf("kernel %s grid %s\n", info.name.c_str(),
               grid.toString().c_str());
-  TILE_RETURN_IF_ERROR(session.launch(info, grid, launchArgs));
+  // Buffers are the backend's handles (the interpreter's are no addresses);
+  // they come from its allocator, aligned far beyond what kernels assume.
+  TILE_RETURN_IF_ERROR(
+      rt::checkArguments(info, launchArgs, rt::PointerKind::Handle));
+  PreparedLaunch run{&info, launchArgs, grid};
+  TILE_RETURN_IF_ERROR(session.launch(run));
   for (size_t i = 0; i < info.params.size(); ++i)
     if (info.params[i].isPointer)
       TILE_RETURN_IF_ERROR(session.download(buffers[i], &arrays[i]));
@@ -294,8 +299,8 @@ rt::Status tile::run::runGeneric(const std::vector<std::string> &args,
     printArray(info.params[index].name, arrays[index]);
   if (options.has("bench")) {
     double milliseconds;
-    TILE_RETURN_IF_ERROR(session.benchmark(
-        [&] { return session.launch(info, grid, launchArgs); }, &milliseconds));
+    TILE_RETURN_IF_ERROR(
+        session.benchmark([&] { return session.launch(run); }, &milliseconds));
     std::printf("bench: %.3f ms\n", milliseconds);
   }
   *passed = true;

@@ -94,14 +94,6 @@ rt::Status Session::launch(const PreparedLaunch &launch) {
   return device->synchronize().withContext(context);
 }
 
-rt::Status Session::launch(const rt::KernelInfo &info, const rt::Grid &grid,
-                           const std::vector<rt::LaunchArg> &args) {
-  // Buffers are the backend's handles (the interpreter's are no addresses);
-  // they come from its allocator, aligned far beyond what kernels assume.
-  TILE_RETURN_IF_ERROR(rt::checkArguments(info, args, rt::PointerKind::Handle));
-  return launch(PreparedLaunch{&info, args, grid});
-}
-
 rt::Status Session::benchmark(const std::function<rt::Status()> &work,
                               double *medianMilliseconds) {
   for (int64_t i = 0; i < warmup; ++i)

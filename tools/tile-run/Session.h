@@ -56,10 +56,6 @@ public:
           PreparedLaunch *launch);
   /// Loads the kernel (once) and launches it, waiting for the end.
   rt::Status launch(const PreparedLaunch &launch);
-  /// The same, over a grid given by the caller, arguments in parameter
-  /// order (they are checked here).
-  rt::Status launch(const rt::KernelInfo &info, const rt::Grid &grid,
-                    const std::vector<rt::LaunchArg> &args);
 
   /// Runs `work` --warmup times untimed, then --reps times timed; returns
   /// the median in milliseconds.
