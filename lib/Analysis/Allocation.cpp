@@ -178,7 +178,7 @@ SharedMemoryAllocation SharedMemoryAllocation::compute(ModuleOp module) {
   struct Place {
     Operation *op;
     Operation *function;
-    int64_t first, last, bytes, offset = 0;
+    int64_t first, last, bytes, alignment = 128, offset = 0;
   };
   SmallVector<Place> places;
   module.walk([&](Operation *op) {
@@ -200,13 +200,20 @@ SharedMemoryAllocation SharedMemoryAllocation::compute(ModuleOp module) {
         Operation *holder = alloc->getBlock()->findAncestorOpInBlock(*user);
         last = std::max(last, holder ? end[holder] : end[user]);
       }
+    // wgmma and TMA read a swizzle from the address bits: its buffers
+    // start where a whole swizzle pattern does.
+    int64_t alignment =
+        isa<NVMMASharedEncodingAttr>(alloc.getType().getEncoding())
+            ? NVMMASharedEncodingAttr::kAlignment
+            : 128;
     places.push_back({alloc, alloc->getParentOfType<func::FuncOp>(),
-                      position[alloc], last, getSharedBytes(alloc.getType())});
+                      position[alloc], last, getSharedBytes(alloc.getType()),
+                      alignment});
   });
   SharedMemoryAllocation allocation;
   for (size_t i = 0; i < places.size(); ++i) {
     Place &place = places[i];
-    // The lowest 128-byte aligned place clear of every live one placed.
+    // The lowest aligned place clear of every live one placed.
     int64_t offset = 0;
     bool moved = true;
     while (moved) {
@@ -218,7 +225,7 @@ SharedMemoryAllocation SharedMemoryAllocation::compute(ModuleOp module) {
                             place.first <= other.last;
         if (liveTogether && offset < other.offset + other.bytes &&
             other.offset < offset + place.bytes) {
-          offset = llvm::alignTo(other.offset + other.bytes, 128);
+          offset = llvm::alignTo(other.offset + other.bytes, place.alignment);
           moved = true;
         }
       }

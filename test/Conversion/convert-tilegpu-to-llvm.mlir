@@ -78,7 +78,7 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target
 // along the row; with two warps along the row, through shared memory.
 #b = #tilegpu.blocked<sizePerThread = [1, 2], threadsPerWarp = [4, 8], warpsPerCTA = [2, 2], order = [1, 0]>
 // CHECK: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 64 : i64, tilegpu.target = #tilegpu.target<sm_90a>}
-// CHECK: llvm.mlir.global external @tile_shared_scratch() {addr_space = 3 : i32, alignment = 128 : i64} : !llvm.array<0 x i8>
+// CHECK: llvm.mlir.global external @tile_shared_scratch() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
 // CHECK-LABEL: llvm.func @row_max
 // CHECK: llvm.intr.maximum
 // CHECK: nvvm.shfl.sync bfly %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : f32 -> f32

@@ -25,7 +25,7 @@
 #bop = #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>
 // Three buffers of 4096 bytes, no other scratch.
 // CHECK: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 12288 : i64, tilegpu.target = #tilegpu.target<sm_90a>}
-// CHECK: llvm.mlir.global external @tile_shared_scratch() {addr_space = 3 : i32, alignment = 128 : i64} : !llvm.array<0 x i8>
+// CHECK: llvm.mlir.global external @tile_shared_scratch() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
 // CHECK-LABEL: llvm.func @ldmatrix
 // A at offset 0: 16 elements per thread, 8 contiguous in registers and in
 // the buffer, so two 16-byte stores.

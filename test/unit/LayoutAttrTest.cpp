@@ -179,8 +179,8 @@ TEST_F(LayoutAttrTest, MmaAttributesParseAndVerify) {
     error = diag.str();
     return success();
   });
-  EXPECT_FALSE(parse("#tilegpu.mma<version = 3, warpsPerCTA = [4, 1]>"));
-  EXPECT_NE(error.find("mma version 3 is not supported"), std::string::npos);
+  EXPECT_FALSE(parse("#tilegpu.mma<version = 1, warpsPerCTA = [4, 1]>"));
+  EXPECT_NE(error.find("mma version 1 is not supported"), std::string::npos);
   EXPECT_FALSE(parse("#tilegpu.dot_operand<opIdx = 2, parent = #tilegpu.mma<"
                      "version = 2, warpsPerCTA = [4, 1]>, kWidth = 2>"));
   EXPECT_NE(error.find("operand 0 (A) or 1 (B), not 2"), std::string::npos);

@@ -69,8 +69,9 @@ struct SharedInterval {
 /// Where each op that needs shared memory has it.
 ///
 /// compute() places each local_alloc's buffer and each op's scratch at a
-/// 128-byte aligned offset, so that swizzles stay bank-exact. Places whose
-/// lifetimes do not overlap share memory: a buffer lives from its
+/// 128-byte aligned offset, so that swizzles stay bank-exact (1024-byte for
+/// an nvmma_shared buffer, whose swizzle wgmma reads off the address). Places
+/// whose lifetimes do not overlap share memory: a buffer lives from its
 /// local_alloc to the op of the alloc's block that holds its last read
 /// (through views too), loops included; scratch lives for its op alone, so
 /// an epilogue's conversion reuses the operand buffers of the loop before

@@ -71,14 +71,16 @@ struct ConvertTileGPUToLLVMPass
       return signalPassFailure();
     // Scratch memory is dynamic shared memory: its size, recorded on the
     // module as tilegpu.shared_bytes, is given at launch, so it may exceed
-    // the 48 KiB a static array is limited to.
+    // the 48 KiB a static array is limited to. It is aligned for the
+    // buffers that need the most (nvmma_shared).
     SharedScratch scratch;
     if (sharedBytes > 0) {
       OpBuilder b(module.getBodyRegion());
       auto type = LLVM::LLVMArrayType::get(b.getI8Type(), 0);
       LLVM::GlobalOp::create(b, module.getLoc(), type, /*isConstant=*/false,
                              LLVM::Linkage::External, kScratchSymbol,
-                             Attribute(), /*alignment=*/128,
+                             Attribute(),
+                             /*alignment=*/NVMMASharedEncodingAttr::kAlignment,
                              /*addrSpace=*/3);
       scratch.symbol = kScratchSymbol.str();
     }

@@ -151,24 +151,33 @@ LLVM::InlineAsmOp tilegpu::emitInlinePtx(OpBuilder &b, Location loc,
 
 Value tilegpu::emitSharedOffset(OpBuilder &b, Location loc, MemDescType type,
                                 ArrayRef<Value> coord) {
-  SharedEncodingAttr shared = type.getEncoding();
-  unsigned inner = shared.getOrder()[0], outer = shared.getOrder()[1];
+  ArrayRef<int64_t> shape = type.getShape().take_back(2);
+  SwizzledRows swizzle = type.getEncoding().getSwizzle(shape);
   auto constant = [&](int64_t v) { return createI32(b, loc, v); };
-  Value row = coord[outer], col = coord[inner];
+  Value row = coord[swizzle.outer], col = coord[swizzle.inner];
   Value phase = LLVM::AndOp::create(
       b, loc,
       LLVM::LShrOp::create(b, loc, row,
-                           constant(llvm::Log2_64(shared.getPerPhase()))),
-      constant(shared.getMaxPhase() - 1));
-  unsigned vecBits = llvm::Log2_64(shared.getVec());
+                           constant(llvm::Log2_64(swizzle.perPhase))),
+      constant(swizzle.maxPhase - 1));
+  unsigned vecBits = llvm::Log2_64(swizzle.vec);
+  Value column = col;
+  if (swizzle.rowLength < shape[swizzle.inner]) {
+    // Spans of rowLength columns lie one after another, rows each.
+    Value span = LLVM::LShrOp::create(
+        b, loc, col, constant(llvm::Log2_64(swizzle.rowLength)));
+    row = LLVM::AddOp::create(
+        b, loc, row,
+        LLVM::MulOp::create(b, loc, span, constant(shape[swizzle.outer])));
+    column = LLVM::AndOp::create(b, loc, col, constant(swizzle.rowLength - 1));
+  }
   Value vector = LLVM::XOrOp::create(
-      b, loc, LLVM::LShrOp::create(b, loc, col, constant(vecBits)), phase);
+      b, loc, LLVM::LShrOp::create(b, loc, column, constant(vecBits)), phase);
   return LLVM::AddOp::create(
-      b, loc,
-      LLVM::MulOp::create(b, loc, row, constant(type.getShape()[inner])),
+      b, loc, LLVM::MulOp::create(b, loc, row, constant(swizzle.rowLength)),
       LLVM::OrOp::create(
           b, loc, LLVM::ShlOp::create(b, loc, vector, constant(vecBits)),
-          LLVM::AndOp::create(b, loc, col, constant(shared.getVec() - 1))));
+          LLVM::AndOp::create(b, loc, column, constant(swizzle.vec - 1))));
 }
 
 int64_t tilegpu::getReachableOffsetBits(MemDescType type,

@@ -113,7 +113,8 @@ void forEachElementOnce(OpBuilder &b, Location loc, const LinearLayout &layout,
                         int64_t width, function_ref<void(size_t, Value)> emit);
 
 /// The offset in elements of element `coord` (i32 values) of a rank-2
-/// buffer: the swizzle of SharedEncodingAttr::getOffset, in instructions.
+/// buffer: the swizzle of SharedLayoutAttrInterface::getOffset, in
+/// instructions.
 Value emitSharedOffset(OpBuilder &b, Location loc, MemDescType type,
                        ArrayRef<Value> coord);
 /// The bits of a buffer's element offsets that coordinates made of the bits

@@ -278,6 +278,38 @@ LinearLayout mlir::tilegpu::makeBlockedLayout(ArrayRef<int64_t> shape,
   return layout;
 }
 
+int64_t SwizzledRows::getOffset(ArrayRef<int64_t> shape,
+                                ArrayRef<int64_t> coord) const {
+  int64_t row = coord[outer], col = coord[inner];
+  int64_t span = col / rowLength, column = col % rowLength;
+  int64_t phase = (row / perPhase) % maxPhase;
+  int64_t vector = (column / vec) ^ phase;
+  return (span * shape[outer] + row) * rowLength + vector * vec + column % vec;
+}
+
+LinearLayout mlir::tilegpu::makeSwizzledLayout(ArrayRef<int64_t> shape,
+                                               const SwizzledRows &swizzle) {
+  LinearLayout layout(shape);
+  auto basis = [&](int64_t row, int64_t col) {
+    LinearLayout::Coord coord(2, 0);
+    coord[swizzle.outer] = row;
+    coord[swizzle.inner] = col;
+    return coord;
+  };
+  // Offset bits: along a row, down the rows (a row bit also moves the
+  // column by the swizzle it adds), then from span to span.
+  int64_t rowLength = std::min(swizzle.rowLength, shape[swizzle.inner]);
+  for (int64_t v = 1; v < rowLength; v *= 2)
+    layout.addBasis(HwDim::Register, basis(0, v));
+  for (int64_t r = 1; r < shape[swizzle.outer]; r *= 2)
+    layout.addBasis(
+        HwDim::Register,
+        basis(r, swizzle.vec * ((r / swizzle.perPhase) % swizzle.maxPhase)));
+  for (int64_t v = rowLength; v < shape[swizzle.inner]; v *= 2)
+    layout.addBasis(HwDim::Register, basis(0, v));
+  return layout;
+}
+
 LinearLayout::Coord mlir::tilegpu::registerOffset(const LinearLayout &layout,
                                                   int64_t reg) {
   return layout.apply(reg, 0, 0);

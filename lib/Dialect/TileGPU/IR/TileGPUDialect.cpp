@@ -40,6 +40,7 @@ struct TileGPUOpAsmInterface : public OpAsmDialectInterface {
             .Case<MmaEncodingAttr>([](auto) { return "mma"; })
             .Case<DotOperandEncodingAttr>([](auto) { return "dot_op"; })
             .Case<SharedEncodingAttr>([](auto) { return "shared"; })
+            .Case<NVMMASharedEncodingAttr>([](auto) { return "nvmma"; })
             .Default([](Attribute) { return ""; });
     if (name.empty())
       return AliasResult::NoAlias;
@@ -340,13 +341,30 @@ unsigned SliceEncodingAttr::getRank() const {
 
 LogicalResult
 MmaEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                        unsigned version, ArrayRef<unsigned> warpsPerCTA) {
-  if (version != 2)
+                        unsigned version, ArrayRef<unsigned> warpsPerCTA,
+                        ArrayRef<unsigned> instrShape) {
+  if (version != 2 && version != 3)
     return emitError() << "mma version " << version
-                       << " is not supported: version 2 is mma.sync m16n8k16";
+                       << " is not supported: version 2 is mma.sync "
+                          "m16n8k16, version 3 wgmma m64nNk16";
   if (warpsPerCTA.size() != 2 || !llvm::all_of(warpsPerCTA, isPowerOf2))
     return emitError() << "an mma layout arranges warps over rows and "
                           "columns: two powers of two";
+  if (version == 2) {
+    if (!instrShape.empty())
+      return emitError() << "an mma version 2 layout has no instrShape: its "
+                            "instruction is m16n8";
+    return success();
+  }
+  if (warpsPerCTA[0] % 4)
+    return emitError() << "a wgmma layout (version 3) spreads whole "
+                          "warpgroups over the rows: warpsPerCTA[0] is a "
+                          "multiple of 4, not "
+                       << warpsPerCTA[0];
+  if (instrShape.size() != 2 || instrShape[0] != 64 || instrShape[1] < 8 ||
+      instrShape[1] > 256 || !isPowerOf2(instrShape[1]))
+    return emitError() << "a wgmma layout (version 3) needs instrShape = "
+                          "[64, N] with N a power of two from 8 to 256";
   return success();
 }
 
@@ -385,9 +403,20 @@ LinearLayout MmaEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
   layout.addBasis(HwDim::Lane, {1, 0});
   layout.addBasis(HwDim::Lane, {2, 0});
   layout.addBasis(HwDim::Lane, {4, 0});
-  addRepeats(layout, HwDim::Warp, 0, 16, wm);
-  addRepeats(layout, HwDim::Warp, 1, 8, wn);
-  addRepeats(layout, HwDim::Register, 1, 8 * wn, shape[1] / (8 * wn));
+  if (isHopper()) {
+    // wgmma m64nN: a warpgroup's d registers run over the N / 8 tiles of
+    // its 16 rows (d[4j .. 4j + 3] in tile j); its warps stack those rows
+    // into 64; warpgroups go down the rows, then across the columns.
+    int64_t n = getInstrShape()[1];
+    addRepeats(layout, HwDim::Register, 1, 8, n / 8);
+    addRepeats(layout, HwDim::Warp, 0, 16, wm);
+    addRepeats(layout, HwDim::Warp, 1, n, wn);
+    addRepeats(layout, HwDim::Register, 1, n * wn, shape[1] / (n * wn));
+  } else {
+    addRepeats(layout, HwDim::Warp, 0, 16, wm);
+    addRepeats(layout, HwDim::Warp, 1, 8, wn);
+    addRepeats(layout, HwDim::Register, 1, 8 * wn, shape[1] / (8 * wn));
+  }
   addRepeats(layout, HwDim::Register, 0, 16 * wm, shape[0] / (16 * wm));
   return layout;
 }
@@ -405,6 +434,10 @@ DotOperandEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "kWidth is 2 for 16-bit operands (mma.sync m16n8k16) "
                           "or 1 for 32-bit ones (m16n8k8), not "
                        << kWidth;
+  if (parent.isHopper() && (opIdx != 0 || kWidth != 2))
+    return emitError() << "wgmma (mma version 3) takes only a 16-bit A "
+                          "operand from registers; B is read from shared "
+                          "memory";
   return success();
 }
 
@@ -423,9 +456,11 @@ DotOperandEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
   // (m16n8k8); within it lane l sits at k = (l % 4) * kWidth.
   int64_t kWidth = getKWidth(), depth = 8 * kWidth;
   if (getOpIdx() == 0) {
-    // A (M x K), per 16 x depth tile, g = lane / 4, t = lane % 4:
-    // 16-bit: a0..a7 = (g, 2t + {0,1}), (g + 8, ...), (g, 2t + 8 + {0,1}), ...
-    // 32-bit: a0..a3 = (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4).
+    // A (M x K), per 16 x depth tile (per warp of a wgmma warpgroup too,
+    // whose warps stack their 16 rows as the result's do), g = lane / 4, t =
+    // lane % 4: 16-bit: a0..a7 = (g, 2t + {0,1}), (g + 8, ...), (g, 2t + 8 +
+    // {0,1}), ... 32-bit: a0..a3 = (g, t), (g + 8, t), (g, t + 4), (g + 8, t +
+    // 4).
     if (kWidth == 2)
       layout.addBasis(HwDim::Register, {0, 1});
     layout.addBasis(HwDim::Register, {8, 0});
@@ -488,45 +523,90 @@ SharedEncodingAttr SharedEncodingAttr::getForMatrixOperand(
   return get(ctx, vec, perPhase, maxPhase, order);
 }
 
-int64_t SharedEncodingAttr::getOffset(ArrayRef<int64_t> shape,
-                                      ArrayRef<int64_t> coord) const {
-  unsigned inner = getOrder()[0], outer = getOrder()[1];
-  int64_t row = coord[outer], col = coord[inner];
-  int64_t phase = (row / getPerPhase()) % getMaxPhase();
-  int64_t vector = (col / getVec()) ^ phase;
-  return row * shape[inner] + vector * getVec() + col % getVec();
+int64_t SharedEncodingAttr::getRowLength(ArrayRef<int64_t> shape) const {
+  return shape[getOrder()[0]];
 }
 
-LinearLayout SharedEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
-  unsigned inner = getOrder()[0], outer = getOrder()[1];
-  LinearLayout layout(shape);
-  auto basis = [&](int64_t row, int64_t col) {
-    LinearLayout::Coord coord(2, 0);
-    coord[outer] = row;
-    coord[inner] = col;
-    return coord;
-  };
-  // Offset bits: first along the row, then down the rows; a row bit also
-  // moves the column by the swizzle it adds.
-  for (int64_t v = 1; v < shape[inner]; v *= 2)
-    layout.addBasis(HwDim::Register, basis(0, v));
-  for (int64_t r = 1; r < shape[outer]; r *= 2)
-    layout.addBasis(HwDim::Register,
-                    basis(r, getVec() * ((r / getPerPhase()) % getMaxPhase())));
-  return layout;
+SharedLayoutAttrInterface SharedEncodingAttr::getTransposed() const {
+  return get(getContext(), getVec(), getPerPhase(), getMaxPhase(),
+             ArrayRef<unsigned>{getOrder()[1], getOrder()[0]});
+}
+
+//===----------------------------------------------------------------------===//
+// NVMMASharedEncodingAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+NVMMASharedEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                unsigned swizzle, unsigned elementBits,
+                                ArrayRef<unsigned> order) {
+  if (swizzle != 32 && swizzle != 64 && swizzle != 128)
+    return emitError() << "an nvmma_shared swizzle spans 32, 64 or 128 bytes, "
+                          "not "
+                       << swizzle;
+  if (elementBits != 8 && elementBits != 16 && elementBits != 32)
+    return emitError() << "nvmma_shared holds 8-, 16- or 32-bit elements, not "
+                       << elementBits << "-bit ones";
+  if (order.size() != 2 || order[0] > 1 || order[1] != 1 - order[0])
+    return emitError() << "an nvmma_shared layout orders the two dimensions "
+                          "of a matrix: [1, 0] or [0, 1]";
+  return success();
+}
+
+NVMMASharedEncodingAttr
+NVMMASharedEncodingAttr::getForMatrix(MLIRContext *ctx, ArrayRef<int64_t> shape,
+                                      unsigned elementBits,
+                                      ArrayRef<unsigned> order) {
+  int64_t rowBytes = shape[order[0]] * elementBits / 8;
+  unsigned swizzle =
+      std::clamp<int64_t>(llvm::bit_floor(uint64_t(rowBytes)), 32, 128);
+  return get(ctx, swizzle, elementBits, order);
+}
+
+// A 16-byte vector is the unit of every swizzle; a span of `swizzle` bytes
+// holds swizzle / 16 of them, and 8 rows x 128 bytes make one pattern.
+unsigned NVMMASharedEncodingAttr::getVec() const {
+  return 128 / getElementBits();
+}
+
+unsigned NVMMASharedEncodingAttr::getPerPhase() const {
+  return 128 / getSwizzle();
+}
+
+unsigned NVMMASharedEncodingAttr::getMaxPhase() const {
+  return getSwizzle() / 16;
+}
+
+int64_t NVMMASharedEncodingAttr::getRowLength(ArrayRef<int64_t>) const {
+  return getSwizzle() * 8 / getElementBits();
+}
+
+SharedLayoutAttrInterface NVMMASharedEncodingAttr::getTransposed() const {
+  return get(getContext(), getSwizzle(), getElementBits(),
+             ArrayRef<unsigned>{getOrder()[1], getOrder()[0]});
 }
 
 Type MemDescType::parse(AsmParser &parser) {
   SmallVector<int64_t> shape;
   Type elementType;
-  SharedEncodingAttr encoding;
+  Attribute encoding;
+  SMLoc encodingLoc;
   if (parser.parseLess() ||
       parser.parseDimensionList(shape, /*allowDynamic=*/false) ||
       parser.parseType(elementType) || parser.parseComma() ||
+      parser.getCurrentLocation(&encodingLoc) ||
       parser.parseAttribute(encoding) || parser.parseGreater())
     return {};
+  auto shared = dyn_cast<SharedLayoutAttrInterface>(encoding);
+  if (!shared) {
+    parser.emitError(encodingLoc)
+        << "a shared-memory tile needs a shared layout (#tilegpu.shared or "
+           "#tilegpu.nvmma_shared), not "
+        << encoding;
+    return {};
+  }
   return parser.getChecked<MemDescType>(parser.getContext(), shape, elementType,
-                                        encoding);
+                                        shared);
 }
 
 void MemDescType::print(AsmPrinter &printer) const {
@@ -538,7 +618,7 @@ void MemDescType::print(AsmPrinter &printer) const {
 
 LogicalResult MemDescType::verify(function_ref<InFlightDiagnostic()> emitError,
                                   ArrayRef<int64_t> shape, Type elementType,
-                                  SharedEncodingAttr encoding) {
+                                  SharedLayoutAttrInterface encoding) {
   if (shape.size() != 2 && shape.size() != 3)
     return emitError() << "a shared-memory tile is a matrix (rank 2), or a "
                           "stack of them (rank 3), not rank "
@@ -550,10 +630,22 @@ LogicalResult MemDescType::verify(function_ref<InFlightDiagnostic()> emitError,
     if (!isPowerOf2(d))
       return emitError() << "shared-memory tile sizes must be powers of two";
   if (!encoding)
-    return emitError() << "a shared-memory tile needs a #tilegpu.shared layout";
+    return emitError() << "a shared-memory tile needs a shared layout";
+  if (auto nvmma = dyn_cast<NVMMASharedEncodingAttr>(encoding)) {
+    if (!elementType.isIntOrFloat() ||
+        elementType.getIntOrFloatBitWidth() != nvmma.getElementBits())
+      return emitError() << encoding << " lays out " << nvmma.getElementBits()
+                         << "-bit elements, not " << elementType;
+    // A tile narrower than one swizzle span would leave holes in each row.
+    if (tile[nvmma.getOrder()[0]] < encoding.getRowLength(tile))
+      return emitError() << "a row of " << tile[nvmma.getOrder()[0]]
+                         << " elements is narrower than the "
+                         << nvmma.getSwizzle() << "-byte span of " << encoding;
+    return success();
+  }
   // The swizzle permutes whole vectors within a row: the row must hold at
   // least maxPhase of them.
-  int64_t rowLength = tile[encoding.getOrder()[0]];
+  int64_t rowLength = encoding.getRowLength(tile);
   if (rowLength < int64_t(encoding.getVec()) * encoding.getMaxPhase())
     return emitError() << "a row of " << rowLength
                        << " elements is too short for the swizzle of "
@@ -716,17 +808,14 @@ LogicalResult MemDescTransOp::verify() {
   MemDescType src = getSrc().getType(), result = getType();
   if (failed(verifyMatrix(*this, src)))
     return failure();
-  SharedEncodingAttr from = src.getEncoding(), to = result.getEncoding();
+  SharedLayoutAttrInterface from = src.getEncoding(), to = result.getEncoding();
   ArrayRef<int64_t> shape = src.getShape();
   if (result.getElementType() != src.getElementType() ||
       result.getShape() != ArrayRef<int64_t>{shape[1], shape[0]})
     return emitOpError() << "transposes " << src << " into " << result
                          << ": the view must have the transposed shape and "
                             "the same element type";
-  if (to.getVec() != from.getVec() || to.getPerPhase() != from.getPerPhase() ||
-      to.getMaxPhase() != from.getMaxPhase() ||
-      to.getOrder() !=
-          ArrayRef<unsigned>{from.getOrder()[1], from.getOrder()[0]})
+  if (to != from.getTransposed())
     return emitOpError() << "needs the view's encoding to be " << from
                          << " with its order reversed, not " << to;
   return success();

@@ -112,15 +112,11 @@ void stageThroughSharedMemory(ConvertLayoutOp convert) {
   if (Value untransposed = getTransposeSource(convert.getSrc())) {
     Value original = allocateOperandBuffer(b, loc, untransposed);
     auto originalType = cast<MemDescType>(original.getType());
-    SharedEncodingAttr shared = originalType.getEncoding();
-    ArrayRef<unsigned> order = shared.getOrder();
-    auto view = SharedEncodingAttr::get(
-        b.getContext(), shared.getVec(), shared.getPerPhase(),
-        shared.getMaxPhase(), ArrayRef<unsigned>{order[1], order[0]});
     buffer = MemDescTransOp::create(
         b, loc,
         MemDescType::get(b.getContext(), srcType.getShape(),
-                         srcType.getElementType(), view),
+                         srcType.getElementType(),
+                         originalType.getEncoding().getTransposed()),
         original);
   } else {
     buffer = allocateOperandBuffer(b, loc, convert.getSrc());

@@ -65,7 +65,7 @@ bool copiesInVectors(tile::LoadBlockOp load, LocalAllocOp alloc) {
   unsigned inner = layout.getOrder()[0];
   auto proven = load->getAttrOfType<IntegerAttr>(
       TileGPUDialect::getVectorWidthAttrName());
-  SharedEncodingAttr shared = alloc.getType().getEncoding();
+  SharedLayoutAttrInterface shared = alloc.getType().getEncoding();
   return proven && proven.getInt() == width &&
          layout.getSizePerThread()[inner] % width == 0 &&
          shared.getOrder()[0] == inner && shared.getVec() >= width &&

@@ -121,6 +121,26 @@ LinearLayout makeBlockedLayout(llvm::ArrayRef<int64_t> shape,
                                llvm::ArrayRef<unsigned> warpsPerCTA,
                                llvm::ArrayRef<unsigned> order);
 
+/// A matrix stored in shared memory as swizzled rows: dimension `inner` is
+/// cut into rows of `rowLength` elements, stored one after another down
+/// dimension `outer`, then the next `rowLength` columns; in row r the
+/// `vec`-element vector at position v is stored at position
+/// `v ^ ((r / perPhase) % maxPhase)`.
+struct SwizzledRows {
+  unsigned vec, perPhase, maxPhase;
+  unsigned inner, outer;
+  int64_t rowLength;
+
+  /// The offset, in elements, of `coord` in a buffer of `shape`.
+  int64_t getOffset(llvm::ArrayRef<int64_t> shape,
+                    llvm::ArrayRef<int64_t> coord) const;
+};
+
+/// The map from a buffer's offset (register bits) to the coordinates it
+/// holds.
+LinearLayout makeSwizzledLayout(llvm::ArrayRef<int64_t> shape,
+                                const SwizzledRows &swizzle);
+
 /// The part of a register's coordinates that does not depend on the thread.
 LinearLayout::Coord registerOffset(const LinearLayout &layout, int64_t reg);
 

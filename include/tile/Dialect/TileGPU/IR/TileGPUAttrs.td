@@ -28,6 +28,53 @@ def TileGPU_LayoutEncodingAttrInterface
   ];
 }
 
+def TileGPU_SharedLayoutAttrInterface
+    : AttrInterface<"SharedLayoutAttrInterface"> {
+  let cppNamespace = "::mlir::tilegpu";
+  let description = [{
+    Where each element of a matrix lives in a shared-memory buffer. Every
+    shared layout Tile uses is a swizzle of rows: the dimension `order[0]`
+    is cut into rows of `getRowLength` elements (the whole dimension, or one
+    swizzle span of it), stored one after another down dimension `order[1]`,
+    then the next span; in row r, the `vec`-element vector at position v is
+    stored at position `v ^ ((r / perPhase) % maxPhase)`. `getOffset` and
+    `toLinearLayout` follow from these numbers, once, for every such layout.
+  }];
+  let methods = [
+    InterfaceMethod<"Elements kept contiguous by the swizzle.", "unsigned",
+      "getVec">,
+    InterfaceMethod<"Rows that share one phase of the swizzle.", "unsigned",
+      "getPerPhase">,
+    InterfaceMethod<"The number of phases of the swizzle.", "unsigned",
+      "getMaxPhase">,
+    InterfaceMethod<"The dimensions, fastest first.",
+      "::llvm::ArrayRef<unsigned>", "getOrder">,
+    InterfaceMethod<"Elements of dimension order[0] in one stored row.",
+      "int64_t", "getRowLength", (ins "::llvm::ArrayRef<int64_t>":$shape)>,
+    InterfaceMethod<"The same layout seen with its dimensions swapped.",
+      "::mlir::tilegpu::SharedLayoutAttrInterface", "getTransposed">,
+  ];
+  let extraSharedClassDeclaration = [{
+    /// The swizzle of a buffer of `shape` in this layout.
+    ::mlir::tilegpu::SwizzledRows getSwizzle(
+        ::llvm::ArrayRef<int64_t> shape) const {
+      return {$_attr.getVec(), $_attr.getPerPhase(), $_attr.getMaxPhase(),
+              $_attr.getOrder()[0], $_attr.getOrder()[1],
+              $_attr.getRowLength(shape)};
+    }
+    /// The offset, in elements, of `coord` in a buffer of `shape`.
+    int64_t getOffset(::llvm::ArrayRef<int64_t> shape,
+                      ::llvm::ArrayRef<int64_t> coord) const {
+      return getSwizzle(shape).getOffset(shape, coord);
+    }
+    /// The map from offset (register bits) to coordinates.
+    ::mlir::tilegpu::LinearLayout toLinearLayout(
+        ::llvm::ArrayRef<int64_t> shape) const {
+      return ::mlir::tilegpu::makeSwizzledLayout(shape, getSwizzle(shape));
+    }
+  }];
+}
+
 class TileGPU_Attr<string name, string attrMnemonic, list<Trait> traits = []>
     : AttrDef<TileGPU_Dialect, name, traits> {
   let mnemonic = attrMnemonic;
@@ -107,16 +154,36 @@ def TileGPU_MmaEncodingAttr : TileGPU_LayoutAttr<"MmaEncoding", "mma"> {
     columns (warp bits along rows first); larger tensors repeat the pattern
     in registers.
 
+    Version 3 is Hopper's warpgroup MMA, `wgmma.mma_async.m64nNk16`, with
+    `instrShape = [64, N]`: four consecutive warps (a warpgroup) own a 64 x N
+    tile, warp w of the group rows 16w to 16w + 15 of it, each 16 x 8 part
+    held as in version 2. `warpsPerCTA[0]`, a multiple of four, counts warps
+    along the rows (so warpsPerCTA[0] / 4 warpgroups), `warpsPerCTA[1]`
+    warpgroups along the columns.
+
     ```mlir
     #tilegpu.mma<version = 2, warpsPerCTA = [4, 1]>
+    #tilegpu.mma<version = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]>
     ```
   }];
   let parameters = (ins "unsigned":$version,
-                        ArrayRefParameter<"unsigned">:$warpsPerCTA);
+                        ArrayRefParameter<"unsigned">:$warpsPerCTA,
+                        OptionalArrayRefParameter<"unsigned">:$instrShape);
   let assemblyFormat = [{
-    `<` `version` `=` $version `,` `warpsPerCTA` `=` `[` $warpsPerCTA `]` `>`
+    `<` `version` `=` $version `,` `warpsPerCTA` `=` `[` $warpsPerCTA `]`
+        (`,` `instrShape` `=` `[` $instrShape^ `]`)? `>`
   }];
   let genVerifyDecl = 1;
+  let builders = [
+    AttrBuilder<(ins "unsigned":$version,
+                     "::llvm::ArrayRef<unsigned>":$warpsPerCTA), [{
+      return $_get($_ctxt, version, warpsPerCTA, ::llvm::ArrayRef<unsigned>());
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    /// Warpgroup MMA (wgmma), as opposed to mma.sync.
+    bool isHopper() const { return getVersion() == 3; }
+  }];
 }
 
 def TileGPU_DotOperandEncodingAttr
@@ -144,7 +211,9 @@ def TileGPU_DotOperandEncodingAttr
   let genVerifyDecl = 1;
 }
 
-def TileGPU_SharedEncodingAttr : TileGPU_Attr<"SharedEncoding", "shared"> {
+def TileGPU_SharedEncodingAttr : TileGPU_Attr<"SharedEncoding", "shared", [
+    DeclareAttrInterfaceMethods<TileGPU_SharedLayoutAttrInterface,
+                                ["getRowLength", "getTransposed"]>]> {
   let summary = "a swizzled layout of a tile in shared memory";
   let description = [{
     Where each element of a 2-D tile lives in a shared-memory buffer. Rows
@@ -177,12 +246,48 @@ def TileGPU_SharedEncodingAttr : TileGPU_Attr<"SharedEncoding", "shared"> {
     static SharedEncodingAttr getForMatrixOperand(
         ::mlir::MLIRContext *ctx, ::llvm::ArrayRef<int64_t> shape,
         unsigned elementBytes, ::llvm::ArrayRef<unsigned> order);
-    /// The offset, in elements, of `coord` in a buffer of `shape`.
-    int64_t getOffset(::llvm::ArrayRef<int64_t> shape,
-                      ::llvm::ArrayRef<int64_t> coord) const;
-    /// The map from offset (register bits) to coordinates.
-    ::mlir::tilegpu::LinearLayout toLinearLayout(
-        ::llvm::ArrayRef<int64_t> shape) const;
+  }];
+}
+
+def TileGPU_NVMMASharedEncodingAttr
+    : TileGPU_Attr<"NVMMASharedEncoding", "nvmma_shared", [
+        DeclareAttrInterfaceMethods<TileGPU_SharedLayoutAttrInterface,
+            ["getVec", "getPerPhase", "getMaxPhase", "getRowLength",
+             "getTransposed"]>]> {
+  let summary = "the swizzled tile that TMA writes and wgmma reads";
+  let description = [{
+    The shared-memory layout of Hopper's tensor-memory accelerator and
+    warpgroup MMA: dimension `order[0]` is cut into spans of `swizzle` bytes
+    (32, 64 or 128); each span of the tile is stored as rows of `swizzle`
+    bytes down dimension `order[1]`, one span after another, and within each
+    group of 8 rows x 128 bytes the 16-byte vectors are permuted by the
+    swizzle of that width (vector v of row r at `v ^ ((r / (128 / swizzle))
+    % (swizzle / 16))`). That is how TMA lays out a box whose inner extent is
+    one span, and what a wgmma shared-memory descriptor with that swizzle
+    mode reads: its "leading" offset steps from span to span and its
+    "stride" offset from one 8-row group to the next. A buffer in this
+    layout starts on a 1024-byte boundary, so that the address bits the
+    swizzle reads are the row's.
+
+    ```mlir
+    #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [1, 0]>
+    ```
+  }];
+  let parameters = (ins "unsigned":$swizzle, "unsigned":$elementBits,
+                        ArrayRefParameter<"unsigned">:$order);
+  let assemblyFormat = [{
+    `<` `swizzle` `=` $swizzle `,` `elementBits` `=` $elementBits `,`
+        `order` `=` `[` $order `]` `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The widest swizzle for a matrix of `shape` whose dimension `order[0]`
+    /// is contiguous: the span is at most that dimension's length.
+    static NVMMASharedEncodingAttr getForMatrix(
+        ::mlir::MLIRContext *ctx, ::llvm::ArrayRef<int64_t> shape,
+        unsigned elementBits, ::llvm::ArrayRef<unsigned> order);
+    /// A buffer in this layout starts at a multiple of these bytes.
+    static constexpr int64_t kAlignment = 1024;
   }];
 }
 

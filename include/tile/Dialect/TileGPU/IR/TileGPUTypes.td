@@ -11,7 +11,8 @@ def TileGPU_MemDescType : TypeDef<TileGPU_Dialect, "MemDesc"> {
   let summary = "a tile in shared memory";
   let description = [{
     A buffer of shared memory holding a tile of `shape` and `elementType`,
-    laid out by a `#tilegpu.shared` encoding. It lowers to the buffer's
+    laid out by a shared layout (`#tilegpu.shared`, or `#tilegpu.nvmma_shared`
+    for TMA and wgmma). It lowers to the buffer's
     address; the buffer lives as long as the value. A rank-3 memdesc is a
     stack of such buffers, one after the other, each of the trailing two
     dimensions and laid out by the encoding (the stages of a pipeline).
@@ -23,7 +24,7 @@ def TileGPU_MemDescType : TypeDef<TileGPU_Dialect, "MemDesc"> {
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
                         "::mlir::Type":$elementType,
-                        "::mlir::tilegpu::SharedEncodingAttr":$encoding);
+                        "::mlir::tilegpu::SharedLayoutAttrInterface":$encoding);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
