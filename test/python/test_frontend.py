@@ -404,6 +404,7 @@ def test_manifest_covers_the_required_variants():
             for c in ("causal", "noncausal"):
                 assert f"attn_fwd_{t}_d{d}_{c}" in names
                 assert f"attn_bwd_{t}_d{d}_{c}" in names
+        assert f"matmul_{t}" in names
     for name in ("softmax_v2", "softmax_v3", "softmax_v4", "flash_attn_puzzle"):
         assert name in names
     assert len([n for n in names if n.startswith("softmax_v1_")]) >= 3

@@ -179,3 +179,60 @@ def test_attention_forward_and_backward(t, d, causal, n, heads_inner, causal_off
         scale = np.abs(ref).max()
         assert np.abs(got - ref).max() <= 2e-2 * scale, \
             f"{name}: max error {np.abs(got - ref).max()} vs scale {scale}"
+
+
+UNIT_ROUNDOFF = {"fp16": 2.0**-11, "bf16": 2.0**-8}
+
+
+def matmul_case(name, t, m, n, k, block=None, seed=0):
+    """Runs the matmul variant `name` (with the constexprs `block`
+    overriding the variant's, when given) on random [m, k] @ [k, n] in
+    type t, rows padded to multiples of 16 elements as the signature
+    promises, and checks C against the float64 product of the same
+    inputs: within one rounding to t, plus the fp32 accumulation's error
+    (K roundings of the running sum, at most).  The padding of C must stay
+    unwritten."""
+    variant = manifest.BY_NAME[name]
+    fn = getattr(importlib.import_module(variant.module), variant.kernel)
+    constexprs = dict(variant.constexprs, **(block or {}))
+    it = Interpreter(compile_kernel(fn, variant.signature, constexprs,
+                                    options=variant.options, entry=name))
+    pad = lambda x: -(-x // 16) * 16 + 16  # noqa: E731 - padded, never dense
+    stride_a, stride_b = pad(k), pad(n)
+    rng = np.random.RandomState(seed)
+    a = to_dtype(rng.randn(m, stride_a), t)
+    b = to_dtype(rng.randn(k, stride_b), t)
+    mem_dtype = np.float16 if t == "fp16" else np.float32
+    memory = {"A": a.ravel().copy(), "B": b.ravel().copy(),
+              "C": np.full(m * stride_b, np.nan, mem_dtype)}
+    grid = (-(-m // constexprs["BLOCK_M"]) * -(-n // constexprs["BLOCK_N"]),)
+    it.run([("ptr", "A"), ("ptr", "B"), ("ptr", "C")]
+           + [np.int32(x) for x in (m, n, k, stride_a, stride_b, stride_b)], grid, memory)
+    a64, b64 = a[:, :k].astype(np.float64), b[:, :n].astype(np.float64)
+    c = memory["C"].reshape(m, stride_b)
+    assert np.isnan(c[:, n:]).all(), "wrote past N"
+    ref = a64 @ b64
+    bound = UNIT_ROUNDOFF[t] * np.abs(ref) + k * 2.0**-24 * (np.abs(a64) @ np.abs(b64))
+    error = np.abs(c[:, :n].astype(np.float64) - ref)
+    assert (error <= bound).all(), \
+        f"{name} {m}x{n}x{k}: max error {error.max()}, worst ratio {(error / bound).max()}"
+
+
+# Small blocks so that the shapes span several programs and GROUP_M groups
+# (the last group short), full and partial blocks along M and N, whole K
+# steps and a K tail; a shape inside one block; K below BLOCK_K.
+SMALL_BLOCKS = {"BLOCK_M": 32, "BLOCK_N": 16, "BLOCK_K": 16, "GROUP_M": 2}
+
+
+@pytest.mark.parametrize("t", ["fp16", "bf16"])
+@pytest.mark.parametrize("m, n, k", [(100, 72, 40), (64, 48, 32), (7, 5, 3), (33, 17, 70)])
+def test_matmul_small_blocks(t, m, n, k):
+    matmul_case(f"matmul_{t}", t, m, n, k, SMALL_BLOCKS, seed=m + n + k)
+
+
+@pytest.mark.parametrize("t", ["fp16", "bf16"])
+def test_matmul_shipped_blocks(t):
+    """The variant as shipped, on a shape that crosses its blocks along M,
+    N and K."""
+    c = manifest.BY_NAME[f"matmul_{t}"].constexprs
+    matmul_case(f"matmul_{t}", t, c["BLOCK_M"] + 3, c["BLOCK_N"] + 5, c["BLOCK_K"] + 9)

@@ -6,7 +6,7 @@ runtimes pick from.
 Names: softmax_v1_n<BLOCK_N>, softmax_v2, softmax_v3, softmax_v4,
 flash_attn_puzzle, attn_fwd_<dtype>_d<HEAD_DIM>_<causal|noncausal>[_n<MAX_N_CTX>],
 attn_bwd_preprocess_<dtype>_d<HEAD_DIM>, attn_bwd_<dtype>_d<HEAD_DIM>_<causal|noncausal>,
-attn_bwd_postprocess_<dtype>_d<HEAD_DIM>.
+attn_bwd_postprocess_<dtype>_d<HEAD_DIM>, matmul_<dtype>.
 The function symbol of each module is the variant name.
 
 A variant with max_n_ctx is the faster choice for sequences of at most that
@@ -68,6 +68,12 @@ def _bwd_signature(t):
 
 def _postprocess_signature(t):
     return f"*{t}:16,*fp32:16,fp32,i32:16,i32:16,i32:16,i32,i32,i32"
+
+
+# A, B, C 16-byte aligned, their row strides multiples of 16 elements (the
+# block copies are 16-byte vectors); M, N and K take any value.
+def _matmul_signature(t):
+    return f"*{t}:16,*{t}:16,*{t}:16,i32,i32,i32,i32:16,i32:16,i32:16"
 
 
 def _variants():
@@ -154,6 +160,16 @@ def _variants():
                 f"attn_bwd_postprocess_{t}_d{head_dim}", "attention",
                 "attn_bwd_postprocess", _postprocess_signature(t),
                 {"HEAD_DIM": head_dim, "BLOCK_M": 4096 // head_dim}, warps))
+        # mma.sync fed by three stages of cp.async copies (tilegpu-pipeline),
+        # in the first tile of the Triton matmul tutorial's list: 128 x 256
+        # x 64 on 8 warps, 254 registers and 144 KiB of shared memory, no
+        # spills.  Not yet timed against the others that compile without
+        # spills (128 x 128 x 64: 208 registers; 128 x 256 x 32: 234):
+        # benchmarks/matmul_bench.py --kernels times a folder of them
+        # (scripts/make_variant_folder.sh).
+        out.append(Variant(f"matmul_{t}", "matmul", "matmul", _matmul_signature(t),
+                           {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8},
+                           8, num_stages=3))
     return out
 
 
