@@ -14,6 +14,8 @@
 #               through the generic mode, memcheck (softmax.sh)
 #   attention   attention forward and backward and the puzzle forward
 #               against the float64 reference, memcheck (attention.sh)
+#   matmul      the GEMM (matmul_fp16, matmul_bf16) against the float64
+#               product at ragged shapes and at 4096^3, memcheck (matmul.sh)
 #   atomic_add  tl.atomic_add (atomic_add.sh)
 #   api         tile.attention: a smoke test, the GPU-marked pytest tests,
 #               flash_attn_func against float32 SDPA (api.sh)
@@ -26,13 +28,13 @@
 # --quick: attention's eight quick checks instead of all, and fewer shapes
 # in the flash_attn_func checks. memcheck needs compute-sanitizer (its
 # cases are skipped without it); api and ring need PyTorch with CUDA.
-# Speed is measured apart, never here: benchmarks/attention_bench.py
-# (docs/benchmarks.md).
+# Speed is measured apart, never here: benchmarks/attention_bench.py and
+# benchmarks/matmul_bench.py (docs/benchmarks.md).
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 export OUT=${OUT:-$ROOT/results}
-ALL_PARTS="softmax attention atomic_add api ring crosscheck"
+ALL_PARTS="softmax attention matmul atomic_add api ring crosscheck"
 quick="" parts=()
 for arg in "$@"; do
   case " $ALL_PARTS --quick -h --help " in
@@ -41,7 +43,7 @@ for arg in "$@"; do
   esac
   case $arg in
     --quick) quick=--quick ;;
-    -h | --help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) parts+=("$arg") ;;
   esac
 done
@@ -100,6 +102,7 @@ for part in "${parts[@]}"; do
   case $part in
     softmax) "$HERE/softmax.sh" ;;
     attention) "$HERE/attention.sh" $quick ;;
+    matmul) "$HERE/matmul.sh" ;;
     atomic_add) "$HERE/atomic_add.sh" ;;
     api) "$HERE/api.sh" $quick ;;
     ring) ring ;;
