@@ -73,4 +73,4 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "gpu: needs a CUDA device and the compiled kernels")
 PY
 echo "GPU bundle in $OUT ($(du -sh "$OUT" | cut -f1)): run test/gpu/run.sh there" \
-  "(the tests), python3 benchmarks/attention_bench.py (the speed)"
+  "(the tests), python3 benchmarks/attention_bench.py and matmul_bench.py (the speed)"
