@@ -54,6 +54,8 @@ Status bindDriver(CudaDriver *d) {
   if (!bound)
     return Status::error("libcuda.so.1 lacks a driver entry point Tile needs: "
                          "the driver is too old");
+  // Optional: only TMA descriptors need it, and encodeTensorMap says so.
+  (void)bind(library, "cuTensorMapEncodeTiled", &d->cuTensorMapEncodeTiled);
   return d->check(d->cuInit(0), "cuInit");
 }
 

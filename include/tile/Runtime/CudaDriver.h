@@ -15,6 +15,7 @@
 #include "tile/Runtime/Bundle.h"
 #include "tile/Runtime/Status.h"
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -57,6 +58,12 @@ struct CudaDriver {
   CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
   CUresult (*cuGetErrorString)(CUresult, const char **);
   CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
+  /// CUDA 12.0 and newer; null in an older driver, which can still launch.
+  /// The enums are cuda.h's, as ints (TensorMap.cpp).
+  CUresult (*cuTensorMapEncodeTiled)(void *, int, uint32_t, void *,
+                                     const uint64_t *, const uint64_t *,
+                                     const uint32_t *, const uint32_t *, int,
+                                     int, int, int);
 
   /// The process's driver, bound and initialized (cuInit) on first use; an
   /// error says what is missing.
