@@ -5,7 +5,9 @@
 #include "tile/Runtime/Bundle.h"
 #include "tile/Runtime/CudaDriver.h"
 #include "tile/Runtime/Launch.h"
+#include "tile/Runtime/TensorMap.h"
 
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -68,6 +70,41 @@ Status toLaunchArgs(const TileKernel *kernel, int numArgs, const TileArg *args,
     }
   }
   return Status::success();
+}
+
+/// The C interface's arguments as a TensorMapDesc, validated. The counts
+/// are checked before the arrays are read.
+Status checkedTensorMapDesc(int dtype, int rank, uint64_t globalAddress,
+                            const uint64_t *globalDims,
+                            const uint64_t *globalStrides,
+                            const uint32_t *boxDims,
+                            const uint32_t *elementStrides, int swizzleBytes,
+                            int l2PromotionBytes, int oobFillNan,
+                            TensorMapDesc *desc) {
+  if (dtype < 0 || dtype > int(DType::F8E4M3FN))
+    return Status::error(
+        "TMA descriptor: element type: unknown element type code " +
+        std::to_string(dtype));
+  if (rank < 1 || rank > int(kTensorMapMaxRank))
+    return Status::error("TMA descriptor: rank: a descriptor has 1 to " +
+                         std::to_string(kTensorMapMaxRank) +
+                         " dimensions, not " + std::to_string(rank));
+  if (!globalDims || !boxDims || (rank > 1 && !globalStrides))
+    return Status::error("TMA descriptor: global dims, global strides and "
+                         "box dims are needed (NULL given)");
+  desc->elementType = DType(dtype);
+  desc->globalAddress = globalAddress;
+  desc->globalDims.assign(globalDims, globalDims + rank);
+  if (rank > 1)
+    desc->globalStrides.assign(globalStrides, globalStrides + (rank - 1));
+  desc->boxDims.assign(boxDims, boxDims + rank);
+  if (elementStrides)
+    desc->elementStrides.assign(elementStrides, elementStrides + rank);
+  // Any int is a value of these enums; validateTensorMap refuses the others.
+  desc->swizzle = TensorMapSwizzle(swizzleBytes);
+  desc->l2Promotion = TensorMapL2Promotion(l2PromotionBytes);
+  desc->oobFill = TensorMapOobFill(oobFillNan);
+  return validateTensorMap(*desc);
 }
 
 CudaKernels &cudaKernels() {
@@ -250,6 +287,41 @@ int tileLaunch(const TileKernel *kernel, int device, void *stream, int numArgs,
   status = cudaKernels().launch(*kernel->info, launchArgs, grid, device,
                                 static_cast<CUstream>(stream));
   return status.ok() ? 0 : fail(status, TILE_ERROR_DEVICE);
+}
+
+int tileCheckTensorMap(int dtype, int rank, uint64_t globalAddress,
+                       const uint64_t *globalDims,
+                       const uint64_t *globalStrides, const uint32_t *boxDims,
+                       const uint32_t *elementStrides, int swizzleBytes,
+                       int l2PromotionBytes, int oobFillNan) {
+  TensorMapDesc desc;
+  Status status = checkedTensorMapDesc(
+      dtype, rank, globalAddress, globalDims, globalStrides, boxDims,
+      elementStrides, swizzleBytes, l2PromotionBytes, oobFillNan, &desc);
+  return status.ok() ? 0 : fail(status);
+}
+
+int tileEncodeTensorMap(int dtype, int rank, uint64_t globalAddress,
+                        const uint64_t *globalDims,
+                        const uint64_t *globalStrides, const uint32_t *boxDims,
+                        const uint32_t *elementStrides, int swizzleBytes,
+                        int l2PromotionBytes, int oobFillNan, void *tensorMap) {
+  TensorMapDesc desc;
+  Status status = checkedTensorMapDesc(
+      dtype, rank, globalAddress, globalDims, globalStrides, boxDims,
+      elementStrides, swizzleBytes, l2PromotionBytes, oobFillNan, &desc);
+  if (status.ok() && !tensorMap)
+    status = Status::error("tileEncodeTensorMap: no place (NULL) for the "
+                           "descriptor");
+  if (!status.ok())
+    return fail(status);
+  // The driver writes 64-byte aligned memory; the caller's need not be.
+  TensorMap map;
+  status = encodeTensorMap(desc, &map);
+  if (!status.ok())
+    return fail(status, TILE_ERROR_DEVICE);
+  std::memcpy(tensorMap, map.bytes, kTensorMapBytes);
+  return 0;
 }
 
 } // extern "C"

@@ -5,7 +5,7 @@
  * libtile_runtime.so: Python's tile.runtime calls it through ctypes, and it
  * shares its code with tile-run (tile/Runtime/: Bundle.h selects, Launch.h
  * binds, checks and computes grids, CudaDriver.h launches). It needs only
- * the NVIDIA driver, loaded on first launch.
+ * the NVIDIA driver, loaded on first launch (or TMA descriptor).
  *
  * Every function that can fail returns 0 on success and a TileError code on
  * failure; tileLastError() then says why (per thread). Kernels belong to
@@ -112,6 +112,38 @@ TILE_RUNTIME_API int tileCheck(const TileKernel *kernel, int num_args,
 TILE_RUNTIME_API int tileLaunch(const TileKernel *kernel, int device,
                                 void *stream, int num_args,
                                 const TileArg *args);
+
+/* TMA descriptors (CUtensorMap) of tiled tensors, for kernels that copy
+ * with Hopper's tensor memory accelerator. `dtype`: an element type code
+ * (tileDTypeCode; fp8 travels as bytes). Dimensions are in the driver's
+ * order, the innermost (contiguous) first: `global_dims` (elements) and
+ * `box_dims` have `rank` (1 to 5) values, `global_strides` (bytes, of dims
+ * 1..rank-1) rank - 1, `element_strides` rank or NULL (all 1).
+ * `swizzle_bytes`: 0 (none), 32, 64 or 128; `l2_promotion_bytes`: 0 (none),
+ * 64, 128 or 256; `oob_fill_nan`: 0 fills what lies outside the tensor with
+ * zeros, 1 with the NaN that requests zero FMAs (floats only). */
+#define TILE_TENSOR_MAP_BYTES 128
+
+/* Checks a descriptor against cuTensorMapEncodeTiled's rules, as
+ * tileEncodeTensorMap does first; the error names the rule broken
+ * ("TMA descriptor: global address: ..."). Needs no driver. */
+TILE_RUNTIME_API int
+tileCheckTensorMap(int dtype, int rank, uint64_t global_address,
+                   const uint64_t *global_dims, const uint64_t *global_strides,
+                   const uint32_t *box_dims, const uint32_t *element_strides,
+                   int swizzle_bytes, int l2_promotion_bytes, int oob_fill_nan);
+/* Checks, then has the driver encode the descriptor into the
+ * TILE_TENSOR_MAP_BYTES bytes at `tensor_map` (any alignment: the driver
+ * writes 64-byte aligned memory, copied there). TILE_ERROR_REQUEST for a
+ * broken rule, TILE_ERROR_DEVICE when the driver is missing, lacks the
+ * entry point (before CUDA 12) or refuses; it may need a current CUDA
+ * context (a launch's, or PyTorch's). */
+TILE_RUNTIME_API int
+tileEncodeTensorMap(int dtype, int rank, uint64_t global_address,
+                    const uint64_t *global_dims, const uint64_t *global_strides,
+                    const uint32_t *box_dims, const uint32_t *element_strides,
+                    int swizzle_bytes, int l2_promotion_bytes, int oob_fill_nan,
+                    void *tensor_map);
 
 #ifdef __cplusplus
 }
