@@ -4,14 +4,17 @@ One runtime launches Tile's compiled kernels, for ``tile-run`` and for
 Python alike (include/tile/Runtime/tile_runtime.h): it reads the kernels'
 metadata, chooses variants, binds arguments by parameter name, checks them
 against what each kernel was compiled for, computes the grid from the
-kernel's launch spec, and launches through the NVIDIA driver.  This module
+kernel's launch spec, and launches through the NVIDIA driver; it also
+encodes the TMA descriptors of Hopper kernels (TensorMapDesc).  This module
 only finds the library and passes values across.
 
-Standard library only; it needs no PyTorch and, until a launch, no GPU.
+Standard library only; it needs no PyTorch and, until a launch or an
+encoded descriptor, no GPU.
 """
 
 import ctypes
 import json
+import operator
 import os
 import struct
 import threading
@@ -46,7 +49,8 @@ class BundleError(RuntimeError):
 
 
 class LaunchError(RuntimeError):
-    """The driver refused a launch (or the GPU is missing)."""
+    """The driver refused a launch or a TMA descriptor (or the GPU is
+    missing)."""
 
 
 class DevicePointer:
@@ -108,6 +112,16 @@ _SIGNATURES = {
                                   ctypes.c_int, ctypes.c_void_p]),
 }
 
+# Functions added to the C interface after version 1 (adding one keeps the
+# version): a library without them still loads, and using them says why not.
+_TENSOR_MAP_ARGS = [ctypes.c_int, ctypes.c_int, ctypes.c_uint64, ctypes.POINTER(ctypes.c_uint64),
+                    ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint32),
+                    ctypes.POINTER(ctypes.c_uint32), ctypes.c_int, ctypes.c_int, ctypes.c_int]
+_OPTIONAL_SIGNATURES = {
+    "tileCheckTensorMap": (ctypes.c_int, _TENSOR_MAP_ARGS),
+    "tileEncodeTensorMap": (ctypes.c_int, [*_TENSOR_MAP_ARGS, ctypes.c_void_p]),
+}
+
 
 class _Library:
     """The loaded libtile_runtime.so, its functions typed."""
@@ -137,6 +151,11 @@ class _Library:
                                           f"version of Tile") from None
             function.restype, function.argtypes = restype, argtypes
             setattr(self, name, function)
+        for name, (restype, argtypes) in _OPTIONAL_SIGNATURES.items():
+            function = getattr(lib, name, None)
+            if function is not None:
+                function.restype, function.argtypes = restype, argtypes
+            setattr(self, name, function)
         version = self.tileRuntimeAbiVersion()
         if version != ABI_VERSION:
             raise RuntimeLibraryError(f"{path} speaks C interface version {version}, "
@@ -145,6 +164,14 @@ class _Library:
 
     def error(self):
         return self.tileLastError().decode()
+
+    def optional(self, name):
+        """A function of _OPTIONAL_SIGNATURES, or RuntimeLibraryError."""
+        function = getattr(self, name)
+        if function is None:
+            raise RuntimeLibraryError(f"{self.path} lacks {name}: it is from an older "
+                                      f"version of Tile; rebuild it")
+        return function
 
 
 _library = None
@@ -392,3 +419,173 @@ class Bundle:
         handle = getattr(self, "_handle", None)
         if handle and _library is not None:
             _library.tileBundleClose(handle)
+
+
+# --------------------------------------------------------------------------
+# TMA descriptors
+# --------------------------------------------------------------------------
+
+TENSOR_MAP_BYTES = 128
+_OOB_FILLS = {"zero": 0, "nan": 1}
+# torch's dtype names (str(tensor.dtype) without "torch.") -> the runtime's.
+_TORCH_ELEMENT_TYPES = {"float16": "fp16", "bfloat16": "bf16", "float32": "fp32",
+                        "float64": "fp64", "int8": "i8", "int16": "i16", "int32": "i32",
+                        "int64": "i64", "float8_e5m2": "fp8e5", "float8_e4m3fn": "fp8e4nv"}
+
+
+def _refuse(rule, detail):
+    """The runtime's form of a broken rule, for what Python checks itself."""
+    return ValueError(f"TMA descriptor: {rule}: {detail}")
+
+
+def _unsigned(rule, value, bits):
+    if isinstance(value, bool):
+        raise _refuse(rule, f"{value!r} is not an integer")
+    try:
+        value = operator.index(value)   # ints, and numpy's
+    except TypeError:
+        raise _refuse(rule, f"{value!r} is not an integer") from None
+    if not 0 <= value < 2**bits:
+        raise _refuse(rule, f"{value} is not a {bits}-bit unsigned integer")
+    return value
+
+
+def _unsigned_list(rule, values, bits):
+    if isinstance(values, (str, bytes)):
+        raise _refuse(rule, f"{values!r} is not a sequence of integers")
+    try:
+        values = list(values)
+    except TypeError:
+        raise _refuse(rule, f"{values!r} is not a sequence of integers") from None
+    return [_unsigned(rule, value, bits) for value in values]
+
+
+class TensorMapDesc:
+    """A tiled view of a tensor in GPU memory, for a TMA descriptor
+    (CUtensorMap): what the runtime's tileEncodeTensorMap takes.
+
+    Dimensions are in the driver's order, the innermost (contiguous) first:
+    `global_dims` (elements) and `box_dims` (the tile copied at a time) have
+    one value per dimension (1 to 5), `global_strides` the bytes between
+    consecutive elements of dims 1..rank-1, `element_strides` the step
+    within the box (None: all 1).  `swizzle`: the span in bytes the box is
+    swizzled within in shared memory (0: none, 32, 64, 128);
+    `l2_promotion`: 0 (none), 64, 128 or 256 bytes; `oob_fill`: "zero", or
+    "nan" (the NaN that requests zero FMAs, floats only).
+    from_tensor() makes one from a PyTorch tensor and a block shape.
+
+    check() and encode() raise ValueError naming the rule a bad request
+    breaks ("TMA descriptor: global address: ..."); encode() raises
+    LaunchError when the driver is missing or refuses.
+    """
+
+    __slots__ = ("element_type", "address", "global_dims", "global_strides", "box_dims",
+                 "element_strides", "swizzle", "l2_promotion", "oob_fill")
+
+    def __init__(self, element_type, address, global_dims, global_strides, box_dims,
+                 element_strides=None, swizzle=0, l2_promotion=0, oob_fill="zero"):
+        self.element_type = element_type
+        self.address = address
+        self.global_dims = global_dims
+        self.global_strides = global_strides
+        self.box_dims = box_dims
+        self.element_strides = element_strides
+        self.swizzle = swizzle
+        self.l2_promotion = l2_promotion
+        self.oob_fill = oob_fill
+
+    @classmethod
+    def from_tensor(cls, tensor, block_shape, **options):
+        """The view of a CUDA tensor (PyTorch's, or anything with its
+        dtype, shape, stride(), element_size(), data_ptr() and device)
+        copied in boxes of `block_shape` (one size per dimension, in the
+        tensor's order).  Its last dimension must be contiguous; the others
+        are reversed into the driver's order.  `options`: element_strides
+        (in the tensor's order), swizzle, l2_promotion, oob_fill."""
+        torch_name = str(tensor.dtype).removeprefix("torch.")
+        element_type = _TORCH_ELEMENT_TYPES.get(torch_name)
+        if element_type is None:
+            raise _refuse("element type", f"{tensor.dtype} has no TMA data type (Tile's "
+                          f"are {', '.join(_TORCH_ELEMENT_TYPES)})")
+        if getattr(tensor.device, "type", None) != "cuda":
+            raise ValueError(f"TMA descriptor: the tensor is on {tensor.device}; TMA copies "
+                             f"from CUDA memory")
+        shape, strides = tuple(tensor.shape), tuple(tensor.stride())
+        block_shape = tuple(block_shape)
+        if len(block_shape) != len(shape):
+            raise _refuse("box dims", f"block shape {block_shape} for a tensor of shape "
+                          f"{shape}: one size per dimension")
+        if shape and shape[-1] != 1 and strides[-1] != 1:
+            raise _refuse("global strides", f"the last dimension (stride {strides[-1]}) is "
+                          f"not contiguous; TMA steps through it element by element")
+        element_bytes = tensor.element_size()
+        element_strides = options.pop("element_strides", None)
+        return cls(element_type, tensor.data_ptr(), shape[::-1],
+                   [stride * element_bytes for stride in strides[-2::-1]], block_shape[::-1],
+                   element_strides=None if element_strides is None
+                   else tuple(element_strides)[::-1], **options)
+
+    def _arguments(self):
+        """The arguments of tileCheckTensorMap.  Counts and C types are
+        checked here (C arrays carry no length); the rules by the runtime."""
+        codes = _dtype_codes()
+        if self.element_type not in codes:
+            raise _refuse("element type", f"unknown element type {self.element_type!r} "
+                          f"(known: {', '.join(codes)})")
+        address = _unsigned("global address", self.address, 64)
+        dims = _unsigned_list("global dims", self.global_dims, 64)
+        strides = _unsigned_list("global strides", () if self.global_strides is None
+                                 else self.global_strides, 64)
+        box = _unsigned_list("box dims", self.box_dims, 32)
+        rank = len(dims)
+        element_strides = (None if self.element_strides is None else
+                           _unsigned_list("element strides", self.element_strides, 32))
+        if 1 <= rank <= 5:   # the runtime names a wrong rank itself
+            for rule, values, count in (("global strides", strides, rank - 1),
+                                        ("box dims", box, rank),
+                                        ("element strides", element_strides, rank)):
+                if values is not None and len(values) != count:
+                    raise _refuse(rule, f"{len(values)} given; rank {rank} takes {count}")
+        options = []
+        for rule, value in (("swizzle", self.swizzle), ("L2 promotion", self.l2_promotion)):
+            if isinstance(value, bool) or not isinstance(value, int) or \
+                    not -2**31 <= value < 2**31:
+                raise _refuse(rule, f"{value!r} is not a number of bytes")
+            options.append(value)
+        if self.oob_fill not in _OOB_FILLS:
+            raise _refuse("OOB fill", f"{self.oob_fill!r}; 'zero', or 'nan' (the NaN that "
+                          f"requests zero FMAs)")
+
+        def array(ctype, values):
+            return (ctype * max(1, len(values)))(*values)
+
+        return (codes[self.element_type], rank, address, array(ctypes.c_uint64, dims),
+                array(ctypes.c_uint64, strides), array(ctypes.c_uint32, box),
+                None if element_strides is None else array(ctypes.c_uint32, element_strides),
+                *options, _OOB_FILLS[self.oob_fill])
+
+    def check(self):
+        """Checks the driver's rules, without the driver; ValueError names
+        the rule broken."""
+        arguments = self._arguments()
+        lib = library()
+        if lib.optional("tileCheckTensorMap")(*arguments):
+            raise ValueError(lib.error())
+
+    def encode(self):
+        """The descriptor: TENSOR_MAP_BYTES bytes from the driver's
+        cuTensorMapEncodeTiled, after check().  The driver may need a
+        current CUDA context (PyTorch's, once it has used the device)."""
+        arguments = self._arguments()
+        lib = library()
+        encoded = ctypes.create_string_buffer(TENSOR_MAP_BYTES)
+        error = lib.optional("tileEncodeTensorMap")(*arguments, encoded)
+        if error:
+            raise (LaunchError if error == _ERROR_DEVICE else ValueError)(lib.error())
+        return encoded.raw
+
+    def __repr__(self):
+        fields = ", ".join(f"{name}={value:#x}" if name == "address" and isinstance(value, int)
+                           else f"{name}={value!r}"
+                           for name, value in ((n, getattr(self, n)) for n in self.__slots__))
+        return f"TensorMapDesc({fields})"
