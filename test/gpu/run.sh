@@ -17,6 +17,9 @@
 #   matmul      the GEMM (matmul_fp16, matmul_bf16) against the float64
 #               product at ragged shapes and at 4096^3, memcheck (matmul.sh)
 #   atomic_add  tl.atomic_add (atomic_add.sh)
+#   tma         TMA descriptors encoded through the runtime: fp16, bf16,
+#               fp32 with the 128-byte swizzle, a misaligned address
+#               refused (tensor_maps.sh)
 #   api         tile.attention: a smoke test, the GPU-marked pytest tests,
 #               flash_attn_func against float32 SDPA (api.sh)
 #   ring        ring, striped and step attention over NCCL
@@ -27,14 +30,14 @@
 #
 # --quick: attention's eight quick checks instead of all, and fewer shapes
 # in the flash_attn_func checks. memcheck needs compute-sanitizer (its
-# cases are skipped without it); api and ring need PyTorch with CUDA.
+# cases are skipped without it); tma, api and ring need PyTorch with CUDA.
 # Speed is measured apart, never here: benchmarks/attention_bench.py and
 # benchmarks/matmul_bench.py (docs/benchmarks.md).
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 export OUT=${OUT:-$ROOT/results}
-ALL_PARTS="softmax attention matmul atomic_add api ring crosscheck"
+ALL_PARTS="softmax attention matmul atomic_add tma api ring crosscheck"
 quick="" parts=()
 for arg in "$@"; do
   case " $ALL_PARTS --quick -h --help " in
@@ -43,7 +46,7 @@ for arg in "$@"; do
   esac
   case $arg in
     --quick) quick=--quick ;;
-    -h | --help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) parts+=("$arg") ;;
   esac
 done
@@ -104,6 +107,7 @@ for part in "${parts[@]}"; do
     attention) "$HERE/attention.sh" $quick ;;
     matmul) "$HERE/matmul.sh" ;;
     atomic_add) "$HERE/atomic_add.sh" ;;
+    tma) "$HERE/tensor_maps.sh" ;;
     api) "$HERE/api.sh" $quick ;;
     ring) ring ;;
     crosscheck) crosscheck ;;

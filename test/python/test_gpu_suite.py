@@ -85,6 +85,16 @@ def test_ring_attention_is_skipped_without_two_gpus_and_says_so(bundle):
     assert result.returncode == 1   # nothing passed
 
 
+def test_tma_is_skipped_without_cuda_and_says_so(bundle, tmp_path):
+    # A PyTorch that sees no GPU, whatever this machine has.
+    (tmp_path / "torch").mkdir()
+    (tmp_path / "torch" / "__init__.py").write_text(
+        "class cuda:\n    is_available = staticmethod(lambda: False)\n")
+    result = run_suite(bundle, "tma", PYTHONPATH=str(tmp_path))
+    assert "TMA descriptors: skipped, PyTorch with CUDA is needed" in result.stdout
+    assert result.stdout.strip().splitlines()[-1] == "tile: 0 passed, 0 failed, 1 skipped"
+
+
 def test_an_unknown_part_is_refused(bundle):
     result = run_suite(bundle, "bandwidth")
     assert result.returncode == 2
