@@ -46,7 +46,7 @@ for arg in "$@"; do
   esac
   case $arg in
     --quick) quick=--quick ;;
-    -h | --help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) parts+=("$arg") ;;
   esac
 done
