@@ -72,6 +72,9 @@ private:
       return mayView(load.getSrc());
     if (auto copy = dyn_cast<AsyncCopyBlockOp>(op))
       return mayView(copy.getDst());
+    if (auto dot = dyn_cast<WarpGroupDotOp>(op))
+      return mayView(dot.getB()) ||
+             (isa<MemDescType>(dot.getA().getType()) && mayView(dot.getA()));
     if (auto alloc = dyn_cast<LocalAllocOp>(op))
       return alloc.getSrc() && mayView(alloc.getResult());
     std::optional<SharedInterval> scratch = allocation.getInterval(op);

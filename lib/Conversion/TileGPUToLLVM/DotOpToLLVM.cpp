@@ -7,6 +7,9 @@
 // lane 0 of warp 0 says which tile it belongs to and which element of the
 // fragment it is. tile.dot never lowers to scalar multiply-add loops.
 //
+// tilegpu.warpgroup_dot becomes Hopper's wgmma.mma_async (see
+// WarpGroupDotOpConversion).
+//
 // f16 and bf16 operands use m16n8k16. f32 operands use m16n8k8 on TF32
 // three times: each operand x splits into hi = tf32(x) and lo = tf32(x - hi),
 // and a*b ~ lo_a*hi_b + hi_a*lo_b + hi_a*hi_b, which leaves out only
@@ -18,6 +21,7 @@
 
 #include "tile/Dialect/Tile/IR/Tile.h"
 
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 #include <map>
@@ -185,9 +189,274 @@ struct DotOpConversion : public ConvertOpToLLVMPattern<tile::DotOp> {
   }
 };
 
+/// The wgmma shared-memory descriptor of part of an nvmma_shared buffer:
+/// the swizzle mode, the span-to-span ("leading") and 8-row ("stride")
+/// offsets, and the start address of the part, `offset` (i32 elements)
+/// into the buffer at `base`.
+Value createMatrixDescriptor(OpBuilder &b, Location loc, Value base,
+                             MemDescType type, Value offset) {
+  auto encoding = cast<NVMMASharedEncodingAttr>(type.getEncoding());
+  int64_t swizzle = encoding.getSwizzle();
+  int64_t rows = type.getShape()[encoding.getOrder()[1]];
+  uint64_t mode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : 3;
+  // Offsets are in 16-byte units: spans lie `rows` rows apart, 8-row groups
+  // 8 rows apart, each row `swizzle` bytes.
+  uint64_t leading = swizzle * rows / 16, stride = 8 * swizzle / 16;
+  uint64_t fields = mode << 62 | stride << 32 | leading << 16;
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  Value address = LLVM::AddOp::create(
+      b, loc, LLVM::PtrToIntOp::create(b, loc, i32, base),
+      LLVM::MulOp::create(b, loc, offset,
+                          createI32(b, loc, encoding.getElementBits() / 8)));
+  Value start = LLVM::LShrOp::create(
+      b, loc, LLVM::AndOp::create(b, loc, address, createI32(b, loc, 0x3FFFF)),
+      createI32(b, loc, 4));
+  return LLVM::OrOp::create(b, loc, LLVM::ZExtOp::create(b, loc, i64, start),
+                            createI64(b, loc, fields));
+}
+
+/// Where the instructions of one warpgroup read an operand in shared
+/// memory: the offset (elements) of the 16-deep part at (mn, k), `mn` along
+/// the operand's M (A) or N (B) dimension, plus `group` times the offset
+/// of `groupStep` rows or columns further.
+struct SharedOperand {
+  Value base;
+  MemDescType type;
+  unsigned mnDim, kDim;
+
+  /// K-major: k is contiguous (no transpose in the instruction).
+  bool isKMajor() const { return type.getEncoding().getOrder()[0] == kDim; }
+
+  int64_t offsetOf(int64_t mn, int64_t k) const {
+    SmallVector<int64_t> coord(2);
+    coord[mnDim] = mn;
+    coord[kDim] = k;
+    return type.getEncoding().getOffset(type.getShape(), coord);
+  }
+
+  Value descriptor(OpBuilder &b, Location loc, int64_t mn, int64_t k,
+                   Value group, int64_t groupStep) const {
+    Value offset = LLVM::AddOp::create(
+        b, loc, createI32(b, loc, offsetOf(mn, k)),
+        LLVM::MulOp::create(b, loc, group,
+                            createI32(b, loc, offsetOf(groupStep, 0))));
+    return createMatrixDescriptor(b, loc, base, type, offset);
+  }
+};
+
+/// tilegpu.warpgroup_dot: per warpgroup, one wgmma.mma_async m64nNk16 per
+/// 64 x N block of the result and 16-deep k step, between a proxy fence
+/// (what threads stored to the operands becomes visible to the tensor
+/// cores) and the wait for the group.
+struct WarpGroupDotOpConversion
+    : public ConvertOpToLLVMPattern<WarpGroupDotOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(WarpGroupDotOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto dType = op.getType();
+    auto mma = cast<MmaEncodingAttr>(dType.getEncoding());
+    int64_t wm = mma.getWarpsPerCTA()[0], wn = mma.getWarpsPerCTA()[1];
+    int64_t instrN = mma.getInstrShape()[1], groupsM = wm / 4;
+    MemDescType bType = op.getB().getType();
+    Type element = bType.getElementType();
+    int64_t depth = bType.getShape()[0];
+    SharedOperand b{adaptor.getB(), bType, /*mnDim=*/1, /*kDim=*/0};
+    std::optional<SharedOperand> aShared;
+    if (auto aType = dyn_cast<MemDescType>(op.getA().getType()))
+      aShared = SharedOperand{adaptor.getA(), aType, 0, 1};
+    // An MN-major operand's instructions start on whole swizzle spans.
+    for (auto [operand, step] : {std::pair{std::optional(b), instrN},
+                                 std::pair{aShared, int64_t(64)}}) {
+      if (!operand || operand->isKMajor())
+        continue;
+      int64_t span = operand->type.getEncoding().getRowLength({});
+      if (step % span)
+        return op.emitError()
+               << "wgmma reads an operand whose M or N is "
+                  "contiguous in whole "
+               << span << "-element spans; " << step << " is not a multiple";
+    }
+
+    HwIndex hw = getHwIndex(rewriter, loc, getTypeConverter());
+    Value group = LLVM::LShrOp::create(rewriter, loc, hw.warp,
+                                       createI32(rewriter, loc, 2));
+    Value groupM = LLVM::URemOp::create(rewriter, loc, group,
+                                        createI32(rewriter, loc, groupsM));
+    Value groupN = LLVM::UDivOp::create(rewriter, loc, group,
+                                        createI32(rewriter, loc, groupsM));
+
+    // The accumulator's registers by instruction: (row, column) origin of
+    // the block at warp 0 -> register per element of d.
+    LinearLayout ld = getLinearLayout(dType);
+    Fragments fd =
+        groupFragments(ld, 16, instrN, instrN / 2, [&](int64_t r, int64_t c) {
+          return c / 8 * 4 + (r >= 8) * 2 + c % 2;
+        });
+    Fragments fa;
+    SmallVector<Value> aRegs;
+    if (!aShared) {
+      fa = groupFragments(
+          getLinearLayout(cast<RankedTensorType>(op.getA().getType())), 16, 16,
+          8, [](int64_t r, int64_t c) {
+            return (c & 1) | (r >= 8) << 1 | (c >= 8) << 2;
+          });
+      aRegs = unpackRegisters(rewriter, loc, adaptor.getA());
+    }
+    SmallVector<Value> dRegs = unpackRegisters(rewriter, loc, adaptor.getC());
+
+    Type f32 = rewriter.getF32Type(), i32 = rewriter.getI32Type();
+    auto accType = LLVM::LLVMStructType::getLiteral(
+        getContext(), SmallVector<Type>(instrN / 2, f32));
+    auto ptxType =
+        element.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+    Type lowered = getTypeConverter()->convertType(element);
+    auto pairType = VectorType::get({2}, lowered);
+    auto pack = [&](Value low, Value high) -> Value {
+      Value pair = LLVM::UndefOp::create(rewriter, loc, pairType);
+      pair = LLVM::InsertElementOp::create(rewriter, loc, pair, low,
+                                           createI32(rewriter, loc, 0));
+      pair = LLVM::InsertElementOp::create(rewriter, loc, pair, high,
+                                           createI32(rewriter, loc, 1));
+      return LLVM::BitcastOp::create(rewriter, loc, i32, pair);
+    };
+    // The register-A form has no NVVM op: its PTX, with the accumulator
+    // tied in and out.
+    std::string registerForm;
+    {
+      // Operands: n results, the n accumulators tied to them, 4 A
+      // registers, B's descriptor, the scale-d flag.
+      int64_t n = instrN / 2, a = 2 * n;
+      llvm::raw_string_ostream os(registerForm);
+      os << "{\n.reg .pred p;\nsetp.ne.b32 p, $" << a + 5
+         << ", 0;\nwgmma.mma_async.sync.aligned.m64n" << instrN << "k16.f32."
+         << (element.isBF16() ? "bf16.bf16" : "f16.f16") << " {";
+      for (int64_t i = 0; i < n; ++i)
+        os << (i ? ", $" : "$") << i;
+      os << "}, {$" << a << ", $" << a + 1 << ", $" << a + 2 << ", $" << a + 3
+         << "}, $" << a + 4 << ", p, 1, 1, " << (b.isKMajor() ? 0 : 1)
+         << ";\n}\n";
+    }
+    std::string registerConstraints;
+    {
+      int64_t n = instrN / 2;
+      llvm::raw_string_ostream os(registerConstraints);
+      for (int64_t i = 0; i < n; ++i)
+        os << "=f,";
+      for (int64_t i = 0; i < n; ++i)
+        os << i << ",";
+      os << "r,r,r,r,l,r";
+    }
+
+    // Every operand is ready before the first instruction: a register
+    // written between two wgmma of a group makes ptxas wait for the group
+    // there (C7519).
+    struct Step {
+      Value aDesc, bDesc;
+      SmallVector<Value> aPacked;
+    };
+    SmallVector<SmallVector<Step>> steps;
+    for (auto &[origin, dFragment] : fd) {
+      auto [row, col] = origin;
+      if (llvm::is_contained(dFragment, -1))
+        return op.emitError() << "the result layout does not cover the "
+                                 "wgmma block at ("
+                              << row << ", " << col << ")";
+      SmallVector<Step> &blockSteps = steps.emplace_back();
+      for (int64_t k = 0; k < depth; k += 16) {
+        Step &step = blockSteps.emplace_back();
+        step.bDesc = b.descriptor(rewriter, loc, col, k, groupN, instrN);
+        if (aShared) {
+          step.aDesc = aShared->descriptor(rewriter, loc, row, k, groupM, 64);
+          continue;
+        }
+        auto it = fa.find({row, k});
+        if (it == fa.end() || llvm::is_contained(it->second, -1))
+          return op.emitError() << "the A operand's layout does not cover "
+                                   "the wgmma block at ("
+                                << row << ", " << k << ")";
+        for (int i = 0; i < 8; i += 2)
+          step.aPacked.push_back(
+              pack(aRegs[it->second[i]], aRegs[it->second[i + 1]]));
+      }
+    }
+    // A zero accumulator is not read: the first step of each block writes
+    // d instead of adding to it (and its registers need no zeroing).
+    Value c = op.getC();
+    while (auto convert = c.getDefiningOp<ConvertLayoutOp>())
+      c = convert.getSrc();
+    bool zeroAcc = matchPattern(c, m_AnyZeroFloat());
+    Value accumulate = createI32(rewriter, loc, 1);
+    Value overwrite = createI32(rewriter, loc, 0);
+
+    NVVM::FenceProxyOp::create(
+        rewriter, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+    NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
+    for (auto [fragment, blockSteps] : llvm::zip(fd, steps)) {
+      SmallVector<int64_t> &dFragment = fragment.second;
+      Value acc =
+          zeroAcc
+              ? LLVM::UndefOp::create(rewriter, loc, accType).getResult()
+              : packRegisters(rewriter, loc, accType,
+                              llvm::map_to_vector(dFragment, [&](int64_t r) {
+                                return dRegs[r];
+                              }));
+      for (auto [index, step] : llvm::enumerate(blockSteps)) {
+        bool reads = !zeroAcc || index > 0;
+        if (aShared) {
+          acc = NVVM::WgmmaMmaAsyncOp::create(
+              rewriter, loc, accType, acc, step.aDesc, step.bDesc,
+              NVVM::MMAShapeAttr::get(getContext(), 64, instrN, 16), ptxType,
+              ptxType, NVVM::WGMMATypes::f32,
+              reads ? NVVM::WGMMAScaleOut::one : NVVM::WGMMAScaleOut::zero,
+              NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+              aShared->isKMajor() ? NVVM::MMALayout::row : NVVM::MMALayout::col,
+              b.isKMajor() ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+              /*satfinite=*/nullptr);
+          continue;
+        }
+        SmallVector<Value> operands = unpackRegisters(rewriter, loc, acc);
+        llvm::append_range(operands, step.aPacked);
+        operands.push_back(step.bDesc);
+        operands.push_back(reads ? accumulate : overwrite);
+        acc = emitInlinePtx(rewriter, loc, accType, operands, registerForm,
+                            registerConstraints)
+                  .getResult(0);
+      }
+      for (auto [i, r] : llvm::enumerate(dFragment))
+        dRegs[r] = LLVM::ExtractValueOp::create(rewriter, loc, acc, i);
+    }
+    NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
+    // The wait passes the accumulators through, so that nothing reads them
+    // before the group is done (NVVM's wait op carries no registers).
+    std::string constraints;
+    {
+      llvm::raw_string_ostream os(constraints);
+      for (size_t i = 0; i < dRegs.size(); ++i)
+        os << (i ? ",=f" : "=f");
+      for (size_t i = 0; i < dRegs.size(); ++i)
+        os << "," << i;
+    }
+    auto allType = LLVM::LLVMStructType::getLiteral(
+        getContext(), SmallVector<Type>(dRegs.size(), f32));
+    Value waited =
+        emitInlinePtx(rewriter, loc, allType, dRegs,
+                      "wgmma.wait_group.sync.aligned 0;", constraints)
+            .getResult(0);
+    rewriter.replaceOp(
+        op, packRegisters(rewriter, loc, getTypeConverter()->convertType(dType),
+                          unpackRegisters(rewriter, loc, waited)));
+    return success();
+  }
+};
+
 } // namespace
 
 void tilegpu::populateDotOpToLLVMPatterns(TileGPUToLLVMTypeConverter &converter,
                                           RewritePatternSet &patterns) {
-  patterns.add<DotOpConversion>(converter);
+  patterns.add<DotOpConversion, WarpGroupDotOpConversion>(converter);
 }

@@ -173,6 +173,18 @@ FailureOr<OpLayouts> tilegpu::inferLayouts(Operation *op,
     return out;
   }
 
+  if (isa<WarpGroupDotOp>(op)) {
+    Attribute layout = known.results[0] ? known.results[0] : known.operands[2];
+    auto mma = dyn_cast_if_present<MmaEncodingAttr>(layout);
+    if (!mma)
+      return failure();
+    out.results[0] = out.operands[2] = mma;
+    if (isa<RankedTensorType>(op->getOperand(0).getType()))
+      out.operands[0] =
+          DotOperandEncodingAttr::get(op->getContext(), 0, mma, 2);
+    return out;
+  }
+
   return failure();
 }
 

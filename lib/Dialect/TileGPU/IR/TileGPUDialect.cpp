@@ -827,3 +827,68 @@ LogicalResult ExtractSliceOp::verify() {
     return emitOpError() << "needs a source and a result with layouts";
   return verifyWindow(*this, src.getShape(), result.getShape(), getOffsets());
 }
+
+//===----------------------------------------------------------------------===//
+// WarpGroupDotOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult WarpGroupDotOp::verify() {
+  auto result = getType();
+  auto mma = dyn_cast_or_null<MmaEncodingAttr>(result.getEncoding());
+  if (!mma || !mma.isHopper())
+    return emitOpError() << "needs a result in a wgmma layout (#tilegpu.mma "
+                            "version 3), not "
+                         << result;
+  if (!result.getElementType().isF32())
+    return emitOpError() << "accumulates in f32, not "
+                         << result.getElementType();
+  Type aType = getA().getType();
+  MemDescType b = getB().getType();
+  ArrayRef<int64_t> aShape;
+  Type element;
+  if (auto aBuffer = dyn_cast<MemDescType>(aType)) {
+    aShape = aBuffer.getShape();
+    element = aBuffer.getElementType();
+  } else {
+    aShape = cast<RankedTensorType>(aType).getShape();
+    element = cast<RankedTensorType>(aType).getElementType();
+  }
+  if (aShape.size() != 2 || b.getRank() != 2)
+    return emitOpError() << "multiplies matrices: a and b have rank 2";
+  int64_t m = result.getDimSize(0), n = result.getDimSize(1), k = aShape[1];
+  if (aShape[0] != m || b.getShape()[0] != k || b.getShape()[1] != n)
+    return emitOpError() << "multiplies " << aShape[0] << "x" << aShape[1]
+                         << " by " << b.getShape()[0] << "x" << b.getShape()[1]
+                         << " into " << m << "x" << n
+                         << ": the shapes must be MxK, KxN and MxN";
+  if (!(element.isF16() || element.isBF16()) || b.getElementType() != element)
+    return emitOpError() << "takes f16 or bf16 operands of one type, not "
+                         << element << " and " << b.getElementType();
+  if (k % 16)
+    return emitOpError() << "steps through k 16 at a time: K = " << k
+                         << " is not a multiple of 16";
+  ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
+  int64_t slab = 16 * warps[0], width = mma.getInstrShape()[1] * warps[1];
+  if (m % slab || n % width)
+    return emitOpError() << "needs M a multiple of " << slab << " and N of "
+                         << width << " for " << mma << ", not " << m << "x"
+                         << n;
+  auto isNvmma = [](MemDescType buffer) {
+    return isa<NVMMASharedEncodingAttr>(buffer.getEncoding());
+  };
+  if (!isNvmma(b))
+    return emitOpError() << "reads b from an nvmma_shared buffer, not " << b;
+  if (auto aBuffer = dyn_cast<MemDescType>(aType)) {
+    if (aBuffer.getRank() != 2 || !isNvmma(aBuffer))
+      return emitOpError() << "reads a from an nvmma_shared buffer, not "
+                           << aBuffer;
+    return success();
+  }
+  auto operand = dyn_cast_or_null<DotOperandEncodingAttr>(
+      cast<RankedTensorType>(aType).getEncoding());
+  if (!operand || operand.getOpIdx() != 0 || operand.getParent() != mma)
+    return emitOpError() << "takes a from registers in the dot_operand "
+                            "layout (opIdx 0) of "
+                         << mma;
+  return success();
+}

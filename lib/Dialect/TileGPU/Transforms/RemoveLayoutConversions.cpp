@@ -5,7 +5,8 @@
 // it. Every such conversion goes through shared memory. This pass removes
 // them in three steps:
 //
-// 1. Forward propagation. The mma layout of a dot result flows to the ops
+// 1. Forward propagation. The mma layout of a dot result (tile.dot or
+//    tilegpu.warpgroup_dot) flows to the ops
 //    that consume it, by the rules of LayoutPropagation.h: elementwise ops,
 //    reductions (as its slice), expand_dims and broadcast, and the values
 //    scf.for, scf.if and scf.while carry. The first layout to reach a value
@@ -25,6 +26,7 @@
 
 #include "tile/Dialect/Tile/IR/Tile.h"
 #include "tile/Dialect/TileGPU/IR/LayoutPropagation.h"
+#include "tile/Dialect/TileGPU/IR/TileGPU.h"
 #include "tile/Dialect/TileGPU/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -72,9 +74,10 @@ class ForwardPropagation {
 public:
   /// Spreads the mma layout of every dot result, dots in program order.
   void propagate(func::FuncOp func) {
-    func.walk([&](tile::DotOp dot) {
-      if (isa<MmaEncodingAttr>(encodingOf(dot.getResult())))
-        worklist.push_back({dot.getResult(), encodingOf(dot.getResult())});
+    func.walk([&](Operation *dot) {
+      if (isa<tile::DotOp, WarpGroupDotOp>(dot) &&
+          isa<MmaEncodingAttr>(encodingOf(dot->getResult(0))))
+        worklist.push_back({dot->getResult(0), encodingOf(dot->getResult(0))});
     });
     std::reverse(worklist.begin(), worklist.end());
     while (!worklist.empty()) {

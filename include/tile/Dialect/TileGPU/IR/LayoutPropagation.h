@@ -56,7 +56,9 @@ struct OpLayouts {
 ///   permutes the tile's (no other layout has a transposed form);
 /// * `tile.dot`: accumulator and result share a layout; an mma result asks
 ///   for A and B in its dot_operand layouts, two 16-bit (one 32-bit)
-///   elements of k per register; any other leaves them free.
+///   elements of k per register; any other leaves them free;
+/// * `tilegpu.warpgroup_dot`: accumulator and result share a wgmma layout;
+///   an A operand in registers has its dot_operand layout.
 ///
 /// Where a rule ties values to one layout, the first known one decides,
 /// results before operands, in order. Fails for ops without a rule (those

@@ -199,4 +199,31 @@ def TileGPU_ExtractSliceOp : TileGPU_Op<"extract_slice", [Pure,
   let hasVerifier = 1;
 }
 
+def TileGPU_WarpGroupDotOp : TileGPU_Op<"warpgroup_dot", [
+    MemoryEffects<[MemRead]>, AllTypesMatch<["c", "d"]>]> {
+  let summary = "a matrix product on Hopper's warpgroup MMA (wgmma)";
+  let description = [{
+    `d = a * b + c` with `wgmma.mma_async.m64nNk16`: each warpgroup (four
+    consecutive warps) computes its 64-row slabs of `d`, whose layout is an
+    mma version 3 layout, one instruction per 64 x N block and 16-deep k
+    step. `b` is read from shared memory (an `nvmma_shared` buffer, either
+    dimension contiguous); `a` from shared memory too, or from registers in
+    the `dot_operand` layout of `d`'s mma (as P is in attention's P * V).
+    The product is complete when the op returns: the lowering waits for
+    its wgmma group.
+
+    ```mlir
+    %d = tilegpu.warpgroup_dot %a, %b, %c : !tilegpu.memdesc<128x64xf16, #nvmma>, !tilegpu.memdesc<64x128xf16, #nvmma1>, tensor<128x128xf32, #mma> -> tensor<128x128xf32, #mma>
+    ```
+  }];
+  let arguments = (ins AnyTypeOf<[AnyRankedTensor, TileGPU_MemDescType]>:$a,
+                       TileGPU_MemDescType:$b, AnyRankedTensor:$c);
+  let results = (outs AnyRankedTensor:$d);
+  let assemblyFormat = [{
+    $a `,` $b `,` $c attr-dict `:` type($a) `,` qualified(type($b)) `,`
+    type($c) `->` type($d)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // TILE_DIALECT_TILEGPU_IR_TILEGPUOPS_TD
