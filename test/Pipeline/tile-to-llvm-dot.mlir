@@ -1,6 +1,6 @@
-// RUN: tile-opt %s -split-input-file -tile-to-llvm="num-warps=4" -verify-diagnostics | FileCheck %s
+// RUN: tile-opt %s -split-input-file -tile-to-llvm="num-warps=4 target=sm_80" -verify-diagnostics | FileCheck %s
 
-// f16 and bf16 products run on the tensor cores: one mma.sync m16n8k16 per
+// On sm_80 (sm_90a: tile-to-llvm-wgmma.mlir), f16 and bf16 products run on the tensor cores: one mma.sync m16n8k16 per
 // 16x8 result tile and 16-deep k step (64x32x32 over 4 warps along the rows:
 // each warp computes 16x32 = four tiles, two k steps each).
 

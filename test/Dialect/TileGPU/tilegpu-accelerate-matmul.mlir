@@ -5,6 +5,8 @@
 // the layout its users expect. The mma layout's warp grid gives each warp
 // the squarest tile, unless the dot is chained to another through an A
 // operand that can stay in registers.
+//
+// These are mma.sync, on sm_80; the cases at the end are wgmma, on sm_90a.
 
 #b = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
 // CHECK-DAG: #[[MMA:.*]] = #tilegpu.mma<version = 2, warpsPerCTA = [4, 1]>
@@ -16,7 +18,7 @@
 // CHECK: %[[ACC:.*]] = tilegpu.convert_layout %{{.*}} : tensor<128x64xf32, #blocked> -> tensor<128x64xf32, #[[MMA]]>
 // CHECK: %[[S:.*]] = tile.dot %[[QA]], %[[KB]], %[[ACC]] : tensor<128x64xf16, #[[A]]>, tensor<64x64xf16, #[[B]]> -> tensor<128x64xf32, #[[MMA]]>
 // CHECK: tilegpu.convert_layout %[[S]] : tensor<128x64xf32, #[[MMA]]> -> tensor<128x64xf32, #blocked>
-module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_80>} {
   func.func @attention_scores(%q: tensor<128x64xf16, #b>, %k: tensor<64x64xf16, #b>, %acc: tensor<128x64xf32, #b>) -> tensor<128x64xf32, #b> {
     %s = tile.dot %q, %k, %acc : tensor<128x64xf16, #b>, tensor<64x64xf16, #b> -> tensor<128x64xf32, #b>
     return %s : tensor<128x64xf32, #b>
@@ -28,7 +30,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
 // With fewer 16-row tiles than warps, the other warps spread over columns.
 #b = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [8, 1], order = [1, 0]>
 // CHECK: #tilegpu.mma<version = 2, warpsPerCTA = [2, 4]>
-module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_80>} {
   func.func @wide(%a: tensor<32x64xbf16, #b>, %w: tensor<64x128xbf16, #b>, %acc: tensor<32x128xf32, #b>) -> tensor<32x128xf32, #b> {
     %s = tile.dot %a, %w, %acc : tensor<32x64xbf16, #b>, tensor<64x128xbf16, #b> -> tensor<32x128xf32, #b>
     return %s : tensor<32x128xf32, #b>
@@ -41,7 +43,7 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target
 // each warp 32x64.
 #b = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [8, 1], order = [1, 0]>
 // CHECK: #tilegpu.mma<version = 2, warpsPerCTA = [4, 2]>
-module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_80>} {
   func.func @square(%a: tensor<128x64xf16, #b>, %w: tensor<64x128xf16, #b>, %acc: tensor<128x128xf32, #b>) -> tensor<128x128xf32, #b> {
     %s = tile.dot %a, %w, %acc : tensor<128x64xf16, #b>, tensor<64x128xf16, #b> -> tensor<128x128xf32, #b>
     return %s : tensor<128x128xf32, #b>
@@ -58,7 +60,7 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target
 // CHECK-LABEL: func.func @forward_chain
 // CHECK: tile.dot {{.*}} -> tensor<256x64xf32, #[[ROWS]]>
 // CHECK: tile.dot {{.*}} -> tensor<256x128xf32, #[[ROWS]]>
-module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_80>} {
   func.func @forward_chain(%q: tensor<256x128xf16, #b>, %kT: tensor<128x64xf16, #b>, %v: tensor<64x128xf16, #b>, %zs: tensor<256x64xf32, #b>, %acc: tensor<256x128xf32, #b>) -> tensor<256x128xf32, #b> {
     %s = tile.dot %q, %kT, %zs : tensor<256x128xf16, #b>, tensor<128x64xf16, #b> -> tensor<256x64xf32, #b>
     %e = tile.exp2 %s : tensor<256x64xf32, #b>
@@ -78,7 +80,7 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target
 // CHECK-LABEL: func.func @backward_chain
 // CHECK: tile.dot {{.*}} -> tensor<128x64xf32, #[[GRID]]>
 // CHECK: tile.dot {{.*}} -> tensor<128x128xf32, #[[GRID]]>
-module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_80>} {
   func.func @backward_chain(%k: tensor<128x128xf16, #b>, %qT: tensor<128x64xf16, #b>, %do: tensor<64x128xf16, #b>, %zs: tensor<128x64xf32, #b>, %dv: tensor<128x128xf32, #b>) -> tensor<128x128xf32, #b> {
     %sT = tile.dot %k, %qT, %zs : tensor<128x128xf16, #b>, tensor<128x64xf16, #b> -> tensor<128x64xf32, #b>
     %e = tile.exp2 %sT : tensor<128x64xf32, #b>
@@ -91,10 +93,80 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target
 // -----
 
 #b = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
-module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_80>} {
   func.func @int8(%a: tensor<32x32xi8, #b>, %acc: tensor<32x32xi32, #b>) -> tensor<32x32xi32, #b> {
     // expected-error @below {{tile.dot runs on the tensor cores with f16, bf16 or f32 operands; 'i8' operands are not supported on the GPU yet}}
     %s = tile.dot %a, %a, %acc : tensor<32x32xi8, #b>, tensor<32x32xi8, #b> -> tensor<32x32xi32, #b>
     return %s : tensor<32x32xi32, #b>
+  }
+}
+
+// -----
+
+// On sm_90a a dot becomes a warpgroup MMA: B (and A, loaded) stored to
+// nvmma_shared buffers in the order they were loaded in, the accumulator
+// in the wgmma layout of two warpgroups down the rows, one instruction as
+// wide as the result.
+#b = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]>
+#t = #tilegpu.blocked<sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 8], order = [0, 1]>
+// CHECK-DAG: #[[WG:.*]] = #tilegpu.mma<version = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]>
+// CHECK-DAG: #[[ROWMAJOR:.*]] = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [1, 0]>
+// CHECK-DAG: #[[KMAJOR:.*]] = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [0, 1]>
+// CHECK-LABEL: func.func @hopper_gemm
+// CHECK-DAG: %[[A:.*]] = tilegpu.local_alloc %arg0 : {{.*}} -> !tilegpu.memdesc<128x64xf16, #[[ROWMAJOR]]>
+// CHECK-DAG: %[[B:.*]] = tilegpu.local_alloc %arg1 : {{.*}} -> !tilegpu.memdesc<64x128xf16, #[[KMAJOR]]>
+// CHECK-DAG: %[[ACC:.*]] = tilegpu.convert_layout %arg2 {{.*}} -> tensor<128x128xf32, #[[WG]]>
+// CHECK: tilegpu.warpgroup_dot %[[A]], %[[B]], %[[ACC]]
+// CHECK-NOT: tile.dot
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @hopper_gemm(%a: tensor<128x64xf16, #b>, %k: tensor<64x128xf16, #t>, %acc: tensor<128x128xf32, #b>) -> tensor<128x128xf32, #b> {
+    %s = tile.dot %a, %k, %acc : tensor<128x64xf16, #b>, tensor<64x128xf16, #t> -> tensor<128x128xf32, #b>
+    return %s : tensor<128x128xf32, #b>
+  }
+}
+
+// -----
+
+// Attention's forward on sm_90a: P (S's exponentials) stays in the
+// registers wgmma left S in, the A operand of P·V in its dot_operand layout.
+#b = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-DAG: #[[S:.*]] = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]>
+// CHECK-DAG: #[[O:.*]] = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]>
+// CHECK-DAG: #[[P:.*]] = #tilegpu.dot_operand<opIdx = 0, parent = #[[O]], kWidth = 2>
+// CHECK-LABEL: func.func @hopper_forward_chain
+// CHECK: tilegpu.warpgroup_dot {{.*}} -> tensor<128x64xf32, #[[S]]>
+// CHECK: %[[PA:[0-9]+]] = tilegpu.convert_layout {{.*}} -> tensor<128x64xf16, #[[P]]>
+// CHECK: tilegpu.warpgroup_dot %[[PA]], {{.*}} -> tensor<128x128xf32, #[[O]]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @hopper_forward_chain(%q: tensor<128x64xf16, #b>, %k: tensor<64x64xf16, #b>, %v: tensor<64x128xf16, #b>, %acc: tensor<128x64xf32, #b>, %o: tensor<128x128xf32, #b>) -> tensor<128x128xf32, #b> {
+    %s = tile.dot %q, %k, %acc : tensor<128x64xf16, #b>, tensor<64x64xf16, #b> -> tensor<128x64xf32, #b>
+    %p = arith.truncf %s : tensor<128x64xf32, #b> to tensor<128x64xf16, #b>
+    %out = tile.dot %p, %v, %o : tensor<128x64xf16, #b>, tensor<64x128xf16, #b> -> tensor<128x128xf32, #b>
+    return %out : tensor<128x128xf32, #b>
+  }
+}
+
+// -----
+
+// A function with an operand transposed in registers (Pᵀ in attention's
+// backward) keeps mma.sync for every dot on sm_90a, and so does a dot that
+// warpgroups cannot take (M = 32).
+#b = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-DAG: #[[SYNC:.*]] = #tilegpu.mma<version = 2, warpsPerCTA = [2, 2]>
+// CHECK-LABEL: func.func @hopper_transposed_operand
+// CHECK-NOT: warpgroup_dot
+// CHECK: tile.dot {{.*}} -> tensor<64x64xf32, #[[SYNC]]>
+// CHECK-LABEL: func.func @hopper_short
+// CHECK: tile.dot {{.*}} -> tensor<32x64xf32, #{{.*}}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @hopper_transposed_operand(%s: tensor<64x64xf32, #b>, %do: tensor<64x64xf16, #b>, %acc: tensor<64x64xf32, #b>) -> tensor<64x64xf32, #b> {
+    %p = arith.truncf %s : tensor<64x64xf32, #b> to tensor<64x64xf16, #b>
+    %pt = tile.trans %p {order = array<i32: 1, 0>} : tensor<64x64xf16, #b> -> tensor<64x64xf16, #b>
+    %dv = tile.dot %pt, %do, %acc : tensor<64x64xf16, #b>, tensor<64x64xf16, #b> -> tensor<64x64xf32, #b>
+    return %dv : tensor<64x64xf32, #b>
+  }
+  func.func @hopper_short(%a: tensor<32x64xf16, #b>, %w: tensor<64x64xf16, #b>, %acc: tensor<32x64xf32, #b>) -> tensor<32x64xf32, #b> {
+    %s = tile.dot %a, %w, %acc : tensor<32x64xf16, #b>, tensor<64x64xf16, #b> -> tensor<32x64xf32, #b>
+    return %s : tensor<32x64xf32, #b>
   }
 }

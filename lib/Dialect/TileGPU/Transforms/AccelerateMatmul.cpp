@@ -4,8 +4,10 @@
 #include "tile/Dialect/TileGPU/IR/LayoutPropagation.h"
 #include "tile/Dialect/TileGPU/Transforms/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "tile/Dialect/TileGPU/IR/TileGPU.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 
 namespace mlir::tilegpu {
@@ -102,6 +104,100 @@ chooseWarpGrids(ModuleOp module, unsigned numWarps) {
   return grids;
 }
 
+/// Whether `value` reaches a dot as its A operand from another dot's result
+/// through ops that keep each element in place (P in attention's P * V):
+/// wgmma then takes it from the registers it is in.
+bool comesFromDot(Value value) {
+  SmallVector<Value> worklist{value};
+  SmallPtrSet<Operation *, 16> visited;
+  while (!worklist.empty()) {
+    Operation *def = worklist.pop_back_val().getDefiningOp();
+    if (!def || !visited.insert(def).second)
+      continue;
+    if (isa<tile::DotOp, WarpGroupDotOp>(def))
+      return true;
+    if (def->getNumResults() == 1 &&
+        (isElementwise(def) || isa<ConvertLayoutOp>(def)))
+      for (Value operand : def->getOperands())
+        if (isa<RankedTensorType>(operand.getType()))
+          worklist.push_back(operand);
+  }
+  return false;
+}
+
+/// Whether `value` is a tile transposed in registers (tile.trans, seen
+/// through layout conversions) of something not loaded from memory.
+bool isTransposedInRegisters(Value value) {
+  while (auto convert = value.getDefiningOp<ConvertLayoutOp>())
+    value = convert.getSrc();
+  auto trans = value.getDefiningOp<tile::TransOp>();
+  if (!trans)
+    return false;
+  Value src = trans.getSrc();
+  while (auto convert = src.getDefiningOp<ConvertLayoutOp>())
+    src = convert.getSrc();
+  return !src.getDefiningOp<tile::LoadBlockOp>() &&
+         !src.getDefiningOp<tile::LoadOp>();
+}
+
+/// The wgmma layout of a dot's M x N result over `numWarps` warps, or null
+/// when wgmma cannot take it: warpgroups down the rows while each gets a
+/// 64-row slab (all of them, for a chain: its A operand then stays in
+/// registers), the rest across the columns; one instruction as wide as a
+/// warpgroup's columns, up to 256.
+MmaEncodingAttr chooseWgmmaLayout(MLIRContext *ctx, unsigned numWarps,
+                                  int64_t m, int64_t n, bool chained) {
+  if (numWarps % 4 || m % 64)
+    return {};
+  int64_t groups = numWarps / 4;
+  int64_t groupsM = std::min<int64_t>(groups, m / 64);
+  if (chained && groupsM != groups)
+    return {};
+  int64_t groupsN = groups / groupsM;
+  if (n % (8 * groupsN))
+    return {};
+  int64_t instrN = std::min<int64_t>(256, n / groupsN);
+  if (!llvm::isPowerOf2_64(instrN) || m % (64 * groupsM))
+    return {};
+  return MmaEncodingAttr::get(ctx, 3,
+                              {unsigned(4 * groupsM), unsigned(groupsN)},
+                              {64u, unsigned(instrN)});
+}
+
+/// The order of the dimensions `value`'s registers run along, fastest
+/// first: a blocked layout's, else row-major.
+SmallVector<unsigned> getStorageOrder(Value value) {
+  Attribute layout = cast<RankedTensorType>(value.getType()).getEncoding();
+  if (auto blocked = dyn_cast<BlockedEncodingAttr>(layout))
+    return llvm::to_vector(blocked.getOrder());
+  return {1, 0};
+}
+
+/// `value` stored into a new nvmma_shared buffer that keeps its contiguous
+/// dimension contiguous, right after `value` is computed: a loop-invariant
+/// operand (Q) is stored once, before the loop.
+Value storeForWgmma(Value value) {
+  // A tile converted between blocked layouts is stored as it was loaded:
+  // the buffer holds it in any layout, and the load then feeds the buffer
+  // alone, as tilegpu-pipeline wants.
+  while (auto convert = value.getDefiningOp<ConvertLayoutOp>()) {
+    if (!isa<BlockedEncodingAttr>(convert.getSrc().getType().getEncoding()) ||
+        !isa<BlockedEncodingAttr>(convert.getType().getEncoding()))
+      break;
+    value = convert.getSrc();
+  }
+  auto type = cast<RankedTensorType>(value.getType());
+  OpBuilder b(value.getContext());
+  b.setInsertionPointAfterValue(value);
+  MLIRContext *ctx = value.getContext();
+  auto encoding = NVMMASharedEncodingAttr::getForMatrix(
+      ctx, type.getShape(), type.getElementType().getIntOrFloatBitWidth(),
+      getStorageOrder(value));
+  auto buffer =
+      MemDescType::get(ctx, type.getShape(), type.getElementType(), encoding);
+  return LocalAllocOp::create(b, value.getLoc(), buffer, value);
+}
+
 struct AccelerateMatmulPass
     : public tilegpu::impl::TileGPUAccelerateMatmulBase<AccelerateMatmulPass> {
   void runOnOperation() override {
@@ -113,9 +209,88 @@ struct AccelerateMatmulPass
     auto grids = chooseWarpGrids(module, numWarps.getInt());
     SmallVector<tile::DotOp> dots;
     module.walk([&](tile::DotOp dot) { dots.push_back(dot); });
+    TargetAttr target = getTarget(module);
+    bool hopper = target && target.getArch() == Arch::SM90a;
+    // wgmma reads A from shared memory or from the registers a dot left it
+    // in; a tile transposed in registers (Pᵀ, dSᵀ in attention's backward)
+    // would cross shared memory first and cost more than mma.sync gains
+    // (measured on the backward). A function with such a dot keeps
+    // mma.sync for all its dots, so that no layouts mix.
+    DenseSet<Operation *> mmaSyncFunctions;
     for (tile::DotOp dot : dots)
+      if (isTransposedInRegisters(dot.getA()))
+        mmaSyncFunctions.insert(dot->getParentOfType<func::FuncOp>());
+    for (tile::DotOp dot : dots) {
+      if (hopper &&
+          !mmaSyncFunctions.contains(dot->getParentOfType<func::FuncOp>()) &&
+          succeeded(accelerateOnWarpgroups(dot, numWarps.getInt())))
+        continue;
       if (failed(accelerate(dot, grids.lookup(dot))))
         return signalPassFailure();
+    }
+  }
+
+  /// The dot as tilegpu.warpgroup_dot, when wgmma takes it: 16-bit
+  /// operands, B (and A unless it comes from another dot) stored to
+  /// nvmma_shared buffers. Fails, changing nothing, otherwise.
+  LogicalResult accelerateOnWarpgroups(tile::DotOp dot, unsigned numWarps) {
+    auto aType = dot.getA().getType();
+    auto cType = dot.getType();
+    Type element = aType.getElementType();
+    if (!(element.isF16() || element.isBF16()) ||
+        !cType.getElementType().isF32())
+      return failure();
+    int64_t m = cType.getDimSize(0), n = cType.getDimSize(1),
+            k = aType.getDimSize(1);
+    // A k wider than one swizzle span must be a whole number of spans.
+    if (k % 16 || (k > 64 && k % 64))
+      return failure();
+    bool chained = comesFromDot(dot.getA());
+    MLIRContext *ctx = dot.getContext();
+    MmaEncodingAttr mma = chooseWgmmaLayout(ctx, numWarps, m, n, chained);
+    if (!mma)
+      return failure();
+    // An operand whose M or N is contiguous is read in whole spans.
+    auto spanFits = [&](Value operand, unsigned mnDim, int64_t step) {
+      auto type = cast<RankedTensorType>(operand.getType());
+      SmallVector<unsigned> order = getStorageOrder(operand);
+      if (order[0] != mnDim)
+        return type.getDimSize(1 - mnDim) >= 8;
+      auto encoding = NVMMASharedEncodingAttr::getForMatrix(
+          ctx, type.getShape(), 16, order);
+      return step % encoding.getRowLength(type.getShape()) == 0;
+    };
+    if (!spanFits(dot.getB(), 1, mma.getInstrShape()[1]) ||
+        (!chained && !spanFits(dot.getA(), 0, 64)))
+      return failure();
+
+    OpBuilder b(dot);
+    Location loc = dot.getLoc();
+    Value a = chained
+                  ? ConvertLayoutOp::create(
+                        b, loc,
+                        withLayout(aType,
+                                   DotOperandEncodingAttr::get(ctx, 0, mma, 2)),
+                        dot.getA())
+                  : storeForWgmma(dot.getA());
+    Value bBuffer = storeForWgmma(dot.getB());
+    Value acc =
+        ConvertLayoutOp::create(b, loc, withLayout(cType, mma), dot.getAcc());
+    auto product =
+        WarpGroupDotOp::create(b, loc, withLayout(cType, mma), a, bBuffer, acc);
+    Value back = ConvertLayoutOp::create(b, loc, cType, product.getResult());
+    Value aOriginal = dot.getA(), bOriginal = dot.getB();
+    dot.replaceAllUsesWith(back);
+    dot.erase();
+    // Conversions the buffers were stored around are left unused.
+    for (Value operand : {aOriginal, bOriginal})
+      while (auto convert = operand.getDefiningOp<ConvertLayoutOp>()) {
+        if (!convert->use_empty())
+          break;
+        operand = convert.getSrc();
+        convert.erase();
+      }
+    return success();
   }
 
   LogicalResult accelerate(tile::DotOp dot, ArrayRef<unsigned> warps) {

@@ -16,6 +16,14 @@ def TileGPUAccelerateMatmul
     the result first (a row of attention scores stays in one warp), then
     over its columns. A dot the tensor cores cannot take (other element
     types, M < 16, N < 8, K < 16) is an error naming why.
+
+    On `sm_90a` a dot with 16-bit operands that warpgroups can take (4k
+    warps, M a multiple of 64, K of 16) becomes `tilegpu.warpgroup_dot`
+    instead (wgmma): an mma version 3 result, B stored to an
+    `nvmma_shared` buffer, and A too unless it is another dot's result
+    through elementwise ops (P in attention), which stays in registers in
+    its dot_operand layout. A loop-invariant operand is stored once, where
+    it is computed. Other dots keep mma.sync.
   }];
   let dependentDialects = ["::mlir::tilegpu::TileGPUDialect"];
 }
@@ -28,7 +36,8 @@ def TileGPUAllocateSharedMemory
     `tilegpu.convert_layout` that moves elements between threads or a
     `tile.reduce` across warps exchanges values, a byte offset in the
     kernel's dynamic shared memory (`tilegpu.allocation_offset`, a multiple
-    of 128 so that swizzles stay bank-exact), and records on the module the
+    of 128 so that swizzles stay bank-exact, of 1024 for an `nvmma_shared`
+    buffer), and records on the module the
     bytes a program uses (`tilegpu.shared_bytes`: the launch asks for them,
     the kernel's metadata reports them). Places whose lifetimes do not
     overlap share memory: a buffer lives from its `local_alloc` to its last
