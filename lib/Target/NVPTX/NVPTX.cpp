@@ -167,18 +167,34 @@ mlir::tile::assembleCubin(llvm::StringRef ptx, tilegpu::TargetAttr target,
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, logFile.str(),
                                                 logFile.str()};
   std::string message;
-  int rc =
-      llvm::sys::ExecuteAndWait(ptxas, {ptxas, chip, "-o", cubinFile, ptxFile},
-                                std::nullopt, redirects, 0, 0, &message);
-  if (rc != 0) {
-    auto log = llvm::MemoryBuffer::getFile(logFile);
-    std::string printed =
-        log ? llvm::StringRef((*log)->getBuffer()).trim().str() : "";
+  // -v: ptxas reports, among its info lines, where it had to serialise
+  // wgmma (C7515-C7520).
+  int rc = llvm::sys::ExecuteAndWait(
+      ptxas, {ptxas, chip, "-v", "-o", cubinFile, ptxFile}, std::nullopt,
+      redirects, 0, 0, &message);
+  auto log = llvm::MemoryBuffer::getFile(logFile);
+  std::string printed =
+      log ? llvm::StringRef((*log)->getBuffer()).trim().str() : "";
+  if (rc != 0)
     return llvm::createStringError(
         "ptxas (" + ptxas.str() + ") failed" +
         (message.empty() ? std::string() : ": " + message) +
         (printed.empty() ? std::string() : ":\n" + printed));
-  }
+  // A wgmma ptxas waits for, or fences, where the code did not: the
+  // warpgroup MMA no longer overlaps anything. A bug in the Hopper
+  // lowering, reported as one.
+  llvm::SmallVector<llvm::StringRef> serialised;
+  llvm::SmallVector<llvm::StringRef> lines;
+  llvm::StringRef(printed).split(lines, '\n');
+  for (llvm::StringRef line : lines)
+    for (llvm::StringRef code :
+         {"(C7515)", "(C7516)", "(C7517)", "(C7518)", "(C7519)", "(C7520)"})
+      if (line.contains(code))
+        serialised.push_back(line.trim());
+  if (!serialised.empty())
+    return llvm::createStringError(
+        "ptxas serialised warpgroup MMA (a Hopper lowering bug):\n" +
+        llvm::join(serialised, "\n"));
   auto cubin = llvm::MemoryBuffer::getFile(cubinFile, /*IsText=*/false);
   if (!cubin)
     return llvm::createStringError(cubin.getError(),
