@@ -143,5 +143,25 @@ for args in "--mode fwd --seq 100 --head-dim 64 --causal" \
     record "memcheck $args" fail "$(tail -20 "$LOGS/memcheck.log")"
   fi
 done
-echo "attention, puzzle, memcheck: $passed passed, $failed failed, $skipped skipped"
+# Shared-memory hazards and barrier misuse: the forward on wgmma reads what
+# cp.async and the threads' stores wrote, across proxy fences and barriers.
+echo "== compute-sanitizer racecheck, synccheck"
+for tool in racecheck synccheck; do
+  for args in "--mode fwd --seq 100 --head-dim 64 --causal" \
+              "--mode fwd --seq 257 --head-dim 128 --dtype bf16" \
+              "--mode bwd --seq 100 --head-dim 64 --causal"; do
+    checks=$((checks + 1))
+    if ! command -v compute-sanitizer > /dev/null; then
+      record "$tool $args" skip "compute-sanitizer not found"
+    elif compute-sanitizer --tool "$tool" --error-exitcode 9 $RUN attention $args \
+        --batch 1 --heads 2 --backend "$BACKEND" --check > "$LOGS/$tool.log" 2>&1; then
+      echo "$tool $args: $(grep -m1 'ERROR SUMMARY\|RACECHECK SUMMARY' "$LOGS/$tool.log")"
+      record "$tool $args" pass
+    else
+      echo "FAIL $tool $args"; tail -20 "$LOGS/$tool.log"
+      record "$tool $args" fail "$(tail -20 "$LOGS/$tool.log")"
+    fi
+  done
+done
+echo "attention, puzzle, memcheck, racecheck, synccheck: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -70,6 +70,26 @@ for t in fp16 bf16; do
     fi
   done
 done
+echo "== compute-sanitizer racecheck, synccheck"
+for tool in racecheck synccheck; do
+  for t in fp16 bf16; do
+    IFS=x read -r m n k <<< "129x257x65"
+    if ! command -v compute-sanitizer > /dev/null; then
+      record "$tool matmul $t 129x257x65" skip "compute-sanitizer not found"
+      continue
+    fi
+    # shellcheck disable=SC2046
+    if compute-sanitizer --tool "$tool" --error-exitcode 9 \
+        $RUN run $(arguments $t "$m" "$n" "$k") --backend "$BACKEND" \
+        > "$LOGS/$tool.log" 2>&1; then
+      echo "$tool matmul $t 129x257x65: $(grep -m1 'ERROR SUMMARY\|RACECHECK SUMMARY' "$LOGS/$tool.log")"
+      record "$tool matmul $t 129x257x65" pass
+    else
+      echo "FAIL $tool matmul $t 129x257x65"; tail -20 "$LOGS/$tool.log"
+      record "$tool matmul $t 129x257x65" fail "$(tail -20 "$LOGS/$tool.log")"
+    fi
+  done
+done
 command -v compute-sanitizer > /dev/null || echo "compute-sanitizer not found: memcheck skipped"
 echo "matmul, memcheck: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
