@@ -189,6 +189,30 @@ struct DotOpConversion : public ConvertOpToLLVMPattern<tile::DotOp> {
   }
 };
 
+/// Waits until at most `pendings` wgmma groups are in flight, passing the
+/// accumulator registers `regs` through, so that nothing reads them before
+/// (NVVM's wait op carries no registers).
+SmallVector<Value> waitForGroups(OpBuilder &b, Location loc,
+                                 ArrayRef<Value> regs, int64_t pendings) {
+  std::string constraints;
+  {
+    llvm::raw_string_ostream os(constraints);
+    for (size_t i = 0; i < regs.size(); ++i)
+      os << (i ? ",=f" : "=f");
+    for (size_t i = 0; i < regs.size(); ++i)
+      os << "," << i;
+  }
+  auto type = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(regs.size(), b.getF32Type()));
+  Value waited =
+      emitInlinePtx(
+          b, loc, type, regs,
+          ("wgmma.wait_group.sync.aligned " + Twine(pendings) + ";").str(),
+          constraints)
+          .getResult(0);
+  return unpackRegisters(b, loc, waited);
+}
+
 /// The wgmma shared-memory descriptor of part of an nvmma_shared buffer:
 /// the swizzle mode, the span-to-span ("leading") and 8-row ("stride")
 /// offsets, and the start address of the part, `offset` (i32 elements)
@@ -431,25 +455,31 @@ struct WarpGroupDotOpConversion
         dRegs[r] = LLVM::ExtractValueOp::create(rewriter, loc, acc, i);
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
-    // The wait passes the accumulators through, so that nothing reads them
-    // before the group is done (NVVM's wait op carries no registers).
-    std::string constraints;
-    {
-      llvm::raw_string_ostream os(constraints);
-      for (size_t i = 0; i < dRegs.size(); ++i)
-        os << (i ? ",=f" : "=f");
-      for (size_t i = 0; i < dRegs.size(); ++i)
-        os << "," << i;
-    }
-    auto allType = LLVM::LLVMStructType::getLiteral(
-        getContext(), SmallVector<Type>(dRegs.size(), f32));
-    Value waited =
-        emitInlinePtx(rewriter, loc, allType, dRegs,
-                      "wgmma.wait_group.sync.aligned 0;", constraints)
-            .getResult(0);
+    if (!op.getIsAsync())
+      dRegs = waitForGroups(rewriter, loc, dRegs, 0);
+    rewriter.replaceOp(op, packRegisters(rewriter, loc,
+                                         getTypeConverter()->convertType(dType),
+                                         dRegs));
+    return success();
+  }
+};
+
+/// tilegpu.warpgroup_dot_wait: wgmma.wait_group with the accumulator's
+/// registers passed through.
+struct WarpGroupDotWaitOpConversion
+    : public ConvertOpToLLVMPattern<WarpGroupDotWaitOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(WarpGroupDotWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SmallVector<Value> regs = waitForGroups(
+        rewriter, loc, unpackRegisters(rewriter, loc, adaptor.getInput()),
+        op.getPendings());
     rewriter.replaceOp(
-        op, packRegisters(rewriter, loc, getTypeConverter()->convertType(dType),
-                          unpackRegisters(rewriter, loc, waited)));
+        op, packRegisters(rewriter, loc,
+                          getTypeConverter()->convertType(op.getType()), regs));
     return success();
   }
 };
@@ -458,5 +488,6 @@ struct WarpGroupDotOpConversion
 
 void tilegpu::populateDotOpToLLVMPatterns(TileGPUToLLVMTypeConverter &converter,
                                           RewritePatternSet &patterns) {
-  patterns.add<DotOpConversion, WarpGroupDotOpConversion>(converter);
+  patterns.add<DotOpConversion, WarpGroupDotOpConversion,
+               WarpGroupDotWaitOpConversion>(converter);
 }

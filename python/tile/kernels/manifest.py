@@ -160,16 +160,17 @@ def _variants():
                 f"attn_bwd_postprocess_{t}_d{head_dim}", "attention",
                 "attn_bwd_postprocess", _postprocess_signature(t),
                 {"HEAD_DIM": head_dim, "BLOCK_M": 4096 // head_dim}, warps))
-        # mma.sync fed by three stages of cp.async copies (tilegpu-pipeline),
-        # in the first tile of the Triton matmul tutorial's list: 128 x 256
-        # x 64 on 8 warps, 254 registers and 144 KiB of shared memory, no
-        # spills.  Not yet timed against the others that compile without
-        # spills (128 x 128 x 64: 208 registers; 128 x 256 x 32: 234):
-        # benchmarks/matmul_bench.py --kernels times a folder of them
-        # (scripts/make_variant_folder.sh).
+        # The first tile of the Triton matmul tutorial's list, 128 x 256 x 64
+        # on 8 warps: on sm_90a two warpgroups of wgmma m64n256, the product
+        # left in flight, fed by four stages of cp.async copies (192 KiB;
+        # tilegpu-pipeline copies two iterations back around a product in
+        # flight, so four stages prefetch two). Four stages against three,
+        # both in flight, H200 (docs/status.md): 464-489 TFLOP/s against
+        # 461-471.  Other tiles: benchmarks/matmul_bench.py --kernels times
+        # a folder of them (scripts/make_variant_folder.sh).
         out.append(Variant(f"matmul_{t}", "matmul", "matmul", _matmul_signature(t),
                            {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8},
-                           8, num_stages=3))
+                           8, num_stages=4))
     return out
 
 

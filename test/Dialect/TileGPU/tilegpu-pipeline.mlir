@@ -37,9 +37,12 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
     // The loop carries the slot it reads, from 0.
     // CHECK: scf.for %[[IV:.*]] = %{{.*}} to %arg2 step %{{.*}} iter_args(%[[KP:.*]] = %arg0, %[[VP:.*]] = %arg1, %[[ACC:.*]] = %{{.*}}, %[[SLOT:.*]] = %{{.*}})
     // CHECK-NEXT: tilegpu.async_wait {pending = 0 : i32}
-    // The buffer iteration k - 1 read takes iteration k + 1's copy, if it runs.
-    // CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[SLOT]], %{{.*}} : i32
-    // CHECK: %[[WRITE:.*]] = arith.select %[[FIRST]], %{{.*}}, %{{.*}} : i32
+    // The buffer iteration k - 1 read, (slot + S - 1) mod S, takes iteration
+    // k + 1's copy, if it runs.
+    // CHECK: %[[SUM:.*]] = arith.addi %[[SLOT]], %{{.*}} : i32
+    // CHECK: %[[WRAPS:.*]] = arith.cmpi sge, %[[SUM]], %{{.*}} : i32
+    // CHECK: %[[WRAPPED:.*]] = arith.subi %[[SUM]], %{{.*}} : i32
+    // CHECK: %[[WRITE:.*]] = arith.select %[[WRAPS]], %[[WRAPPED]], %[[SUM]] : i32
     // CHECK: %[[AHEAD:.*]] = arith.addi %[[IV]], %{{.*}} : i32
     // CHECK: %[[RUNS:.*]] = arith.cmpi slt, %[[AHEAD]], %arg2 : i32
     // CHECK: %[[KREAD:.*]] = tilegpu.memdesc_index %[[KS]][%[[SLOT]]]
@@ -114,5 +117,49 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
       scf.yield %next_a, %next_b, %next_c, %next_d, %sum : !tile.block_ptr<tensor<64x64xf16, #bv>>, !tile.block_ptr<tensor<64x64xf16, #bv>>, !tile.block_ptr<tensor<64x64xf16, #bv>>, !tile.block_ptr<tensor<64x64xf16, #bv>>, tensor<64x64xf16, #bv>
     }
     return %r#4 : tensor<64x64xf16, #bv>
+  }
+}
+
+// -----
+
+// A GEMM's main loop on wgmma: its one product accumulates into the value
+// the loop carries. With three stages it stays in flight into the next
+// iteration (each iteration waits until only its own group is pending, the
+// loop's result is waited for in full), and the copies go into the buffer
+// of iteration k - 2 for iteration k + 1: one group in the prologue.
+#ba = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#na = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [1, 0]>
+#acc = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  // S3-LABEL: func.func @gemm_loop
+  // S3: tilegpu.async_wait {pending = 0 : i32}
+  // S3-COUNT-1: tilegpu.async_commit_group
+  // S3-NOT: tilegpu.async_commit_group
+  // S3: scf.for
+  // S3-NEXT: tilegpu.async_wait {pending = 0 : i32}
+  // S3: tilegpu.async_commit_group
+  // S3: %[[D:.*]] = tilegpu.warpgroup_dot {{.*}} {is_async}
+  // S3: %[[W:.*]] = tilegpu.warpgroup_dot_wait %[[D]] {pendings = 1 : i32}
+  // S3: scf.yield {{.*}}%[[W]]
+  // S3: tilegpu.warpgroup_dot_wait %{{.*}}#2 {pendings = 0 : i32}
+  // S3-NEXT: return
+  // With two stages the product waits for itself.
+  // CHECK-LABEL: func.func @gemm_loop
+  // CHECK-NOT: is_async
+  // CHECK-NOT: warpgroup_dot_wait
+  func.func @gemm_loop(%ap: !tile.block_ptr<tensor<64x64xf16, #ba>>, %bp: !tile.block_ptr<tensor<64x64xf16, #ba>>, %n: i32, %zero: tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc> {
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %r:3 = scf.for %i = %c0 to %n step %c64 iter_args(%a_ptr = %ap, %b_ptr = %bp, %c = %zero) -> (!tile.block_ptr<tensor<64x64xf16, #ba>>, !tile.block_ptr<tensor<64x64xf16, #ba>>, tensor<64x64xf32, #acc>) : i32 {
+      %a = tile.load_block %a_ptr {tilegpu.vector_width = 8 : i32} : !tile.block_ptr<tensor<64x64xf16, #ba>>
+      %b = tile.load_block %b_ptr {tilegpu.vector_width = 8 : i32} : !tile.block_ptr<tensor<64x64xf16, #ba>>
+      %ab = tilegpu.local_alloc %a : tensor<64x64xf16, #ba> -> !tilegpu.memdesc<64x64xf16, #na>
+      %bb = tilegpu.local_alloc %b : tensor<64x64xf16, #ba> -> !tilegpu.memdesc<64x64xf16, #na>
+      %d = tilegpu.warpgroup_dot %ab, %bb, %c : !tilegpu.memdesc<64x64xf16, #na>, !tilegpu.memdesc<64x64xf16, #na>, tensor<64x64xf32, #acc> -> tensor<64x64xf32, #acc>
+      %next_a = tile.advance %a_ptr, [%c0, %c64] : !tile.block_ptr<tensor<64x64xf16, #ba>>
+      %next_b = tile.advance %b_ptr, [%c64, %c0] : !tile.block_ptr<tensor<64x64xf16, #ba>>
+      scf.yield %next_a, %next_b, %d : !tile.block_ptr<tensor<64x64xf16, #ba>>, !tile.block_ptr<tensor<64x64xf16, #ba>>, tensor<64x64xf32, #acc>
+    }
+    return %r#2 : tensor<64x64xf32, #acc>
   }
 }

@@ -14,11 +14,13 @@
 // CHECK-DAG: #[[KMAJOR:.*]] = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [0, 1]>
 // CHECK-LABEL: func.func @shared_and_registers
 // CHECK: tilegpu.warpgroup_dot %arg0, %arg1, %arg3 : !tilegpu.memdesc<128x64xf16, #[[ROWS]]>, !tilegpu.memdesc<64x128xf16, #[[KMAJOR]]>, tensor<128x128xf32, #[[ACC]]> -> tensor<128x128xf32, #[[ACC]]>
-// CHECK: tilegpu.warpgroup_dot %arg2, %arg4, %{{.*}} : tensor<128x64xf16, #{{.*}}>, !tilegpu.memdesc<64x128xf16, #[[ROWS]]>
+// CHECK: %[[O:.*]] = tilegpu.warpgroup_dot %arg2, %arg4, %{{.*}} {is_async} : tensor<128x64xf16, #{{.*}}>, !tilegpu.memdesc<64x128xf16, #[[ROWS]]>
+// CHECK: tilegpu.warpgroup_dot_wait %[[O]] {pendings = 0 : i32} : tensor<128x128xf32, #[[ACC]]>
 module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @shared_and_registers(%q: !tilegpu.memdesc<128x64xf16, #rows>, %k: !tilegpu.memdesc<64x128xf16, #kmajor>, %p: tensor<128x64xf16, #p>, %acc: tensor<128x128xf32, #acc>, %v: !tilegpu.memdesc<64x128xf16, #rows>) -> tensor<128x128xf32, #acc> {
     %s = tilegpu.warpgroup_dot %q, %k, %acc : !tilegpu.memdesc<128x64xf16, #rows>, !tilegpu.memdesc<64x128xf16, #kmajor>, tensor<128x128xf32, #acc> -> tensor<128x128xf32, #acc>
-    %o = tilegpu.warpgroup_dot %p, %v, %s : tensor<128x64xf16, #p>, !tilegpu.memdesc<64x128xf16, #rows>, tensor<128x128xf32, #acc> -> tensor<128x128xf32, #acc>
-    return %o : tensor<128x128xf32, #acc>
+    %o = tilegpu.warpgroup_dot %p, %v, %s {is_async} : tensor<128x64xf16, #p>, !tilegpu.memdesc<64x128xf16, #rows>, tensor<128x128xf32, #acc> -> tensor<128x128xf32, #acc>
+    %done = tilegpu.warpgroup_dot_wait %o {pendings = 0 : i32} : tensor<128x128xf32, #acc>
+    return %done : tensor<128x128xf32, #acc>
   }
 }

@@ -18,6 +18,13 @@
 // in flight when the loop ends. The loads no longer pass through registers,
 // and their latency hides behind S - 1 iterations of compute.
 //
+// A loop whose one product is a warpgroup_dot accumulating into a carried
+// value from the pipelined buffers (a GEMM) leaves that product in flight:
+// it becomes asynchronous, each iteration waits until only its own is
+// pending, and the copies go into the buffer of iteration k - 2 (whose
+// readers every thread has waited for by iteration k's barrier), for
+// iteration k + S - 2: S >= 3 stages.
+//
 //===----------------------------------------------------------------------===//
 
 #include "tile/Dialect/Tile/IR/Tile.h"
@@ -140,8 +147,12 @@ void copyAhead(OpBuilder &b, Location loc, PipelinedLoad p, Value pointer,
                            p.load.getBoundaryCheck());
 }
 
-void pipelineLoop(scf::ForOp loop, MutableArrayRef<PipelinedLoad> loads,
-                  int64_t stages) {
+/// Pipelines `loop`'s `loads` over `stages` buffers, the copy for
+/// iteration k + S - lag issued in iteration k into the buffer iteration
+/// k - lag read (lag 1; 2 when a read of iteration k - 1 may still be in
+/// flight in iteration k). Returns the new loop.
+scf::ForOp pipelineLoop(scf::ForOp loop, MutableArrayRef<PipelinedLoad> loads,
+                        int64_t stages, int64_t lag) {
   Location loc = loop.getLoc();
   OpBuilder b(loop);
   Value lower = loop.getLowerBound(), upper = loop.getUpperBound(),
@@ -161,7 +172,7 @@ void pipelineLoop(scf::ForOp loop, MutableArrayRef<PipelinedLoad> loads,
         Value()));
   }
   AsyncWaitOp::create(b, loc, 0);
-  for (int64_t s = 0; s + 1 < stages; ++s) {
+  for (int64_t s = 0; s + lag < stages; ++s) {
     Value runs = iterationRuns(b, loc, lower, step, upper, s);
     for (auto [p, stack] : llvm::zip(loads, stacks)) {
       Value init = loop.getInitArgs()[p.iterArg];
@@ -194,21 +205,24 @@ void pipelineLoop(scf::ForOp loop, MutableArrayRef<PipelinedLoad> loads,
   Block *body = newLoop.getBody();
   Value slot = body->getArguments().back();
   b.setInsertionPointToStart(body);
-  AsyncWaitOp::create(b, loc, stages - 2);
-  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, slot,
-                                      createSlot(b, loc, 0));
+  AsyncWaitOp::create(b, loc, stages - 1 - lag);
+  // (slot - lag) mod S, as slot + S - lag, less S when that wraps.
+  Value ahead =
+      arith::AddIOp::create(b, loc, slot, createSlot(b, loc, stages - lag));
+  Value wraps = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, ahead,
+                                      createSlot(b, loc, stages));
   Value writeSlot = arith::SelectOp::create(
-      b, loc, first, createSlot(b, loc, stages - 1),
-      arith::SubIOp::create(b, loc, slot, createSlot(b, loc, 1)));
+      b, loc, wraps,
+      arith::SubIOp::create(b, loc, ahead, createSlot(b, loc, stages)), ahead);
   Value runs =
       iterationRuns(b, loc, newLoop.getInductionVar(), newLoop.getStep(),
-                    newLoop.getUpperBound(), stages - 1);
+                    newLoop.getUpperBound(), stages - lag);
   for (auto [p, stack] : llvm::zip(loads, stacks)) {
     // The body's ops moved to the new loop; its arguments are new.
     Value pointer = newLoop.getRegionIterArgs()[p.iterArg];
     Value current =
         MemDescIndexOp::create(b, loc, p.alloc.getType(), stack, slot);
-    copyAhead(b, loc, p, advanceBy(b, loc, pointer, p.advance, stages - 1),
+    copyAhead(b, loc, p, advanceBy(b, loc, pointer, p.advance, stages - lag),
               stack, writeSlot, runs);
     p.alloc.getResult().replaceAllUsesWith(current);
   }
@@ -218,6 +232,57 @@ void pipelineLoop(scf::ForOp loop, MutableArrayRef<PipelinedLoad> loads,
     p.alloc.erase();
     p.load.erase();
   }
+  return newLoop;
+}
+
+/// The loop's one product that can stay in flight into the next iteration:
+/// a warpgroup_dot that accumulates into a value the loop carries and
+/// yields, reading only buffers the pipeline fills (the GEMM's main loop).
+WarpGroupDotOp findCarriedProduct(scf::ForOp loop,
+                                  ArrayRef<PipelinedLoad> loads) {
+  auto dots = loop.getBody()->getOps<WarpGroupDotOp>();
+  if (!llvm::hasSingleElement(dots))
+    return {};
+  WarpGroupDotOp dot = *dots.begin();
+  auto acc = dyn_cast<BlockArgument>(dot.getC());
+  if (!acc || acc.getOwner() != loop.getBody() || acc.getArgNumber() == 0 ||
+      !acc.hasOneUse() || !dot->hasOneUse())
+    return {};
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  unsigned index = acc.getArgNumber() - 1;
+  if (yield.getOperand(index) != dot.getResult())
+    return {};
+  auto isPipelined = [&](Value buffer) {
+    return llvm::any_of(
+        loads, [&](PipelinedLoad p) { return p.alloc.getResult() == buffer; });
+  };
+  if (!isPipelined(dot.getB()) ||
+      (isa<MemDescType>(dot.getA().getType()) && !isPipelined(dot.getA())) ||
+      !isa<MemDescType>(dot.getA().getType()))
+    return {};
+  return dot;
+}
+
+/// Leaves `dot`'s wgmma group in flight: each iteration waits for the one
+/// before (at most one pending), and the loop's result is waited for in
+/// full after it.
+void keepProductInFlight(scf::ForOp loop, WarpGroupDotOp dot) {
+  dot.setIsAsync(true);
+  OpBuilder b(dot->getContext());
+  b.setInsertionPointAfter(dot);
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  unsigned index = 0;
+  for (OpOperand &use : yield->getOpOperands())
+    if (use.get() == dot.getResult())
+      index = use.getOperandNumber();
+  auto previous = WarpGroupDotWaitOp::create(b, dot.getLoc(), dot.getType(),
+                                             dot.getResult(), /*pendings=*/1);
+  yield->setOperand(index, previous);
+  b.setInsertionPointAfter(loop);
+  Value result = loop.getResult(index);
+  auto done = WarpGroupDotWaitOp::create(b, dot.getLoc(), result.getType(),
+                                         result, /*pendings=*/0);
+  result.replaceAllUsesExcept(done, done);
 }
 
 struct TileGPUPipelinePass
@@ -245,8 +310,17 @@ struct TileGPUPipelinePass
       for (auto load : loop.getBody()->getOps<tile::LoadBlockOp>())
         if (auto p = matchLoad(loop, load))
           loads.push_back(*p);
-      if (!loads.empty())
-        pipelineLoop(loop, loads, numStages);
+      if (loads.empty())
+        continue;
+      // A product left in flight still reads the buffer of iteration k - 1
+      // in iteration k: copies then go two iterations back, which needs
+      // three stages.
+      WarpGroupDotOp carried =
+          numStages >= 3 ? findCarriedProduct(loop, loads) : WarpGroupDotOp();
+      scf::ForOp pipelined =
+          pipelineLoop(loop, loads, numStages, carried ? 2 : 1);
+      if (carried)
+        keepProductInFlight(pipelined, carried);
     }
   }
 };

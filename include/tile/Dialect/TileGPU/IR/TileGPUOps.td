@@ -209,21 +209,44 @@ def TileGPU_WarpGroupDotOp : TileGPU_Op<"warpgroup_dot", [
     step. `b` is read from shared memory (an `nvmma_shared` buffer, either
     dimension contiguous); `a` from shared memory too, or from registers in
     the `dot_operand` layout of `d`'s mma (as P is in attention's P * V).
-    The product is complete when the op returns: the lowering waits for
-    its wgmma group.
+    The product is complete when the op returns (the lowering waits for
+    its wgmma group), unless `is_async` is set: then the group is left in
+    flight, and only a later `tilegpu.warpgroup_dot_wait` makes `d` (and
+    the operands' memory) usable; until then `d` may only be the
+    accumulator of the next warpgroup_dot.
 
     ```mlir
     %d = tilegpu.warpgroup_dot %a, %b, %c : !tilegpu.memdesc<128x64xf16, #nvmma>, !tilegpu.memdesc<64x128xf16, #nvmma1>, tensor<128x128xf32, #mma> -> tensor<128x128xf32, #mma>
     ```
   }];
   let arguments = (ins AnyTypeOf<[AnyRankedTensor, TileGPU_MemDescType]>:$a,
-                       TileGPU_MemDescType:$b, AnyRankedTensor:$c);
+                       TileGPU_MemDescType:$b, AnyRankedTensor:$c,
+                       UnitAttr:$is_async);
   let results = (outs AnyRankedTensor:$d);
   let assemblyFormat = [{
     $a `,` $b `,` $c attr-dict `:` type($a) `,` qualified(type($b)) `,`
     type($c) `->` type($d)
   }];
   let hasVerifier = 1;
+}
+
+def TileGPU_WarpGroupDotWaitOp : TileGPU_Op<"warpgroup_dot_wait", [
+    MemoryEffects<[MemRead, MemWrite]>, AllTypesMatch<["input", "output"]>]> {
+  let summary = "wait until at most N asynchronous wgmma groups are in flight";
+  let description = [{
+    Waits (`wgmma.wait_group`) until at most `pendings` of this warpgroup's
+    asynchronous `warpgroup_dot` groups are still running, and returns
+    `input`, the result of the last of them: complete when `pendings` is
+    0, else still the accumulator of a product in flight.
+
+    ```mlir
+    %done = tilegpu.warpgroup_dot_wait %acc {pendings = 1 : i32} : tensor<128x256xf32, #mma>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input,
+                   ConfinedAttr<I32Attr, [IntNonNegative]>:$pendings);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
 #endif // TILE_DIALECT_TILEGPU_IR_TILEGPUOPS_TD

@@ -128,6 +128,14 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {
     tilegpu-coalesce) of 16 bytes, the buffer's contiguous dimension the
     layout's, and no boundary check on that dimension. `num-stages = 1`
     leaves the IR as it is.
+
+    With at least three stages, a loop whose one product is a
+    `tilegpu.warpgroup_dot` reading only pipelined buffers and accumulating
+    into a value the loop carries (a GEMM's main loop) keeps that product
+    in flight: it becomes `is_async`, a `warpgroup_dot_wait {pendings = 1}`
+    follows it, one `{pendings = 0}` follows the loop, and the copies go
+    `num-stages - 2` iterations ahead, into the buffer of iteration k - 2,
+    which every warpgroup has finished reading by iteration k's barrier.
   }];
   let options = [
     Option<"numStages", "num-stages", "int", /*default=*/"2",
