@@ -173,29 +173,41 @@ SmallVector<unsigned> getStorageOrder(Value value) {
   return {1, 0};
 }
 
-/// `value` stored into a new nvmma_shared buffer that keeps its contiguous
-/// dimension contiguous, right after `value` is computed: a loop-invariant
-/// operand (Q) is stored once, before the loop.
-Value storeForWgmma(Value value) {
-  // A tile converted between blocked layouts is stored as it was loaded:
-  // the buffer holds it in any layout, and the load then feeds the buffer
-  // alone, as tilegpu-pipeline wants.
+/// The tile an operand's buffer is filled from: `value` seen through
+/// conversions between blocked layouts, so that the buffer holds the tile
+/// as it was loaded, and the load then feeds the buffer alone, as
+/// tilegpu-pipeline wants.
+Value getStoredTile(Value value) {
   while (auto convert = value.getDefiningOp<ConvertLayoutOp>()) {
     if (!isa<BlockedEncodingAttr>(convert.getSrc().getType().getEncoding()) ||
         !isa<BlockedEncodingAttr>(convert.getType().getEncoding()))
       break;
     value = convert.getSrc();
   }
-  auto type = cast<RankedTensorType>(value.getType());
-  OpBuilder b(value.getContext());
-  b.setInsertionPointAfterValue(value);
-  MLIRContext *ctx = value.getContext();
-  auto encoding = NVMMASharedEncodingAttr::getForMatrix(
-      ctx, type.getShape(), type.getElementType().getIntOrFloatBitWidth(),
-      getStorageOrder(value));
-  auto buffer =
-      MemDescType::get(ctx, type.getShape(), type.getElementType(), encoding);
-  return LocalAllocOp::create(b, value.getLoc(), buffer, value);
+  return value;
+}
+
+/// The nvmma_shared layout of the buffer `operand` is stored to: its
+/// contiguous dimension kept contiguous, the widest swizzle that fits.
+NVMMASharedEncodingAttr getBufferLayout(Value operand) {
+  Value tile = getStoredTile(operand);
+  auto type = cast<RankedTensorType>(tile.getType());
+  return NVMMASharedEncodingAttr::getForMatrix(
+      tile.getContext(), type.getShape(),
+      type.getElementType().getIntOrFloatBitWidth(), getStorageOrder(tile));
+}
+
+/// `value` stored into a new nvmma_shared buffer, right after the tile it is
+/// filled from is computed: a loop-invariant operand (Q) is stored once,
+/// before the loop.
+Value storeForWgmma(Value value) {
+  Value tile = getStoredTile(value);
+  auto type = cast<RankedTensorType>(tile.getType());
+  OpBuilder b(tile.getContext());
+  b.setInsertionPointAfterValue(tile);
+  auto buffer = MemDescType::get(tile.getContext(), type.getShape(),
+                                 type.getElementType(), getBufferLayout(tile));
+  return LocalAllocOp::create(b, tile.getLoc(), buffer, tile);
 }
 
 struct AccelerateMatmulPass
@@ -252,13 +264,9 @@ struct AccelerateMatmulPass
       return failure();
     // An operand whose M or N is contiguous is read in whole spans.
     auto spanFits = [&](Value operand, unsigned mnDim, int64_t step) {
-      auto type = cast<RankedTensorType>(operand.getType());
-      SmallVector<unsigned> order = getStorageOrder(operand);
-      if (order[0] != mnDim)
-        return type.getDimSize(1 - mnDim) >= 8;
-      auto encoding = NVMMASharedEncodingAttr::getForMatrix(
-          ctx, type.getShape(), 16, order);
-      return step % encoding.getRowLength(type.getShape()) == 0;
+      NVMMASharedEncodingAttr layout = getBufferLayout(operand);
+      return layout.getOrder()[0] != mnDim ||
+             step % layout.getRowLength({}) == 0;
     };
     if (!spanFits(dot.getB(), 1, mma.getInstrShape()[1]) ||
         (!chained && !spanFits(dot.getA(), 0, 64)))

@@ -256,9 +256,8 @@ WarpGroupDotOp findCarriedProduct(scf::ForOp loop,
     return llvm::any_of(
         loads, [&](PipelinedLoad p) { return p.alloc.getResult() == buffer; });
   };
-  if (!isPipelined(dot.getB()) ||
-      (isa<MemDescType>(dot.getA().getType()) && !isPipelined(dot.getA())) ||
-      !isa<MemDescType>(dot.getA().getType()))
+  if (!isa<MemDescType>(dot.getA().getType()) || !isPipelined(dot.getA()) ||
+      !isPipelined(dot.getB()))
     return {};
   return dot;
 }
