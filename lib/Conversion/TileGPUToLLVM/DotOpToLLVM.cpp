@@ -282,8 +282,8 @@ struct WarpGroupDotOpConversion
     Location loc = op.getLoc();
     auto dType = op.getType();
     auto mma = cast<MmaEncodingAttr>(dType.getEncoding());
-    int64_t wm = mma.getWarpsPerCTA()[0], wn = mma.getWarpsPerCTA()[1];
-    int64_t instrN = mma.getInstrShape()[1], groupsM = wm / 4;
+    int64_t instrN = mma.getInstrShape()[1];
+    int64_t groupsM = mma.getWarpsPerCTA()[0] / 4;
     MemDescType bType = op.getB().getType();
     Type element = bType.getElementType();
     int64_t depth = bType.getShape()[0];
