@@ -51,6 +51,25 @@ Fragments groupFragments(const LinearLayout &layout, int64_t tileRows,
   return fragments;
 }
 
+/// The fragments of a 16-bit A operand: per 16 x 16 tile, a0..a7 at
+/// (g, 2t + {0,1}), (g + 8, ...), (g, 2t + 8 + {0,1}), (g + 8, ...), as
+/// mma.sync m16n8k16 and each warp of wgmma's register form take them.
+Fragments groupSixteenBitA(const LinearLayout &layout) {
+  return groupFragments(layout, 16, 16, 8, [](int64_t r, int64_t c) {
+    return (c & 1) | (r >= 8) << 1 | (c >= 8) << 2;
+  });
+}
+
+/// Two consecutive-k 16-bit elements as the pair one 32-bit operand
+/// register holds.
+Value packPair(OpBuilder &b, Location loc, Value low, Value high) {
+  auto pair = LLVM::UndefOp::create(b, loc, VectorType::get({2}, low.getType()))
+                  .getResult();
+  pair = LLVM::InsertElementOp::create(b, loc, pair, low, createI32(b, loc, 0));
+  return LLVM::InsertElementOp::create(b, loc, pair, high,
+                                       createI32(b, loc, 1));
+}
+
 struct DotOpConversion : public ConvertOpToLLVMPattern<tile::DotOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
 
@@ -75,14 +94,11 @@ struct DotOpConversion : public ConvertOpToLLVMPattern<tile::DotOp> {
     Location loc = op.getLoc();
     LinearLayout la = getLinearLayout(aType), lb = getLinearLayout(bType),
                  lc = getLinearLayout(cType);
-    Fragments fa =
-        isF32 ? groupFragments(la, 16, 8, 4,
-                               [](int64_t r, int64_t c) {
-                                 return (r >= 8) | (c >= 4) << 1;
-                               })
-              : groupFragments(la, 16, 16, 8, [](int64_t r, int64_t c) {
-                  return (c & 1) | (r >= 8) << 1 | (c >= 8) << 2;
-                });
+    Fragments fa = isF32 ? groupFragments(la, 16, 8, 4,
+                                          [](int64_t r, int64_t c) {
+                                            return (r >= 8) | (c >= 4) << 1;
+                                          })
+                         : groupSixteenBitA(la);
     Fragments fb =
         isF32 ? groupFragments(lb, 8, 8, 2,
                                [](int64_t r, int64_t) { return r >= 4; })
@@ -96,16 +112,10 @@ struct DotOpConversion : public ConvertOpToLLVMPattern<tile::DotOp> {
     SmallVector<Value> aRegs = unpackRegisters(rewriter, loc, adaptor.getA());
     SmallVector<Value> bRegs = unpackRegisters(rewriter, loc, adaptor.getB());
     SmallVector<Value> cRegs = unpackRegisters(rewriter, loc, adaptor.getAcc());
-    Type lowered = getTypeConverter()->convertType(element);
-    auto pairType = VectorType::get({2}, lowered);
     Type i32 = rewriter.getI32Type(), f32 = rewriter.getF32Type();
-    // Two consecutive-k elements in one 32-bit operand register.
+    // NVVM's mma.sync takes f16 pairs as vectors, bf16 pairs as i32.
     auto pack = [&](Value low, Value high) -> Value {
-      Value pair = LLVM::UndefOp::create(rewriter, loc, pairType);
-      pair = LLVM::InsertElementOp::create(rewriter, loc, pair, low,
-                                           createI32(rewriter, loc, 0));
-      pair = LLVM::InsertElementOp::create(rewriter, loc, pair, high,
-                                           createI32(rewriter, loc, 1));
+      Value pair = packPair(rewriter, loc, low, high);
       return element.isBF16()
                  ? LLVM::BitcastOp::create(rewriter, loc, i32, pair)
                  : pair;
@@ -322,11 +332,8 @@ struct WarpGroupDotOpConversion
     Fragments fa;
     SmallVector<Value> aRegs;
     if (!aShared) {
-      fa = groupFragments(
-          getLinearLayout(cast<RankedTensorType>(op.getA().getType())), 16, 16,
-          8, [](int64_t r, int64_t c) {
-            return (c & 1) | (r >= 8) << 1 | (c >= 8) << 2;
-          });
+      fa = groupSixteenBitA(
+          getLinearLayout(cast<RankedTensorType>(op.getA().getType())));
       aRegs = unpackRegisters(rewriter, loc, adaptor.getA());
     }
     SmallVector<Value> dRegs = unpackRegisters(rewriter, loc, adaptor.getC());
@@ -336,15 +343,9 @@ struct WarpGroupDotOpConversion
         getContext(), SmallVector<Type>(instrN / 2, f32));
     auto ptxType =
         element.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
-    Type lowered = getTypeConverter()->convertType(element);
-    auto pairType = VectorType::get({2}, lowered);
     auto pack = [&](Value low, Value high) -> Value {
-      Value pair = LLVM::UndefOp::create(rewriter, loc, pairType);
-      pair = LLVM::InsertElementOp::create(rewriter, loc, pair, low,
-                                           createI32(rewriter, loc, 0));
-      pair = LLVM::InsertElementOp::create(rewriter, loc, pair, high,
-                                           createI32(rewriter, loc, 1));
-      return LLVM::BitcastOp::create(rewriter, loc, i32, pair);
+      return LLVM::BitcastOp::create(rewriter, loc, i32,
+                                     packPair(rewriter, loc, low, high));
     };
     // The register-A form has no NVVM op: its PTX, with the accumulator
     // tied in and out.
