@@ -389,6 +389,30 @@ def softmax_implementation(name, bundle, cols):
     return run
 
 
+def time_in_alternating_passes(names, records, passes, sets, target_ms,
+                               implementation, check):
+    """Times each implementation named in `names`: `passes` passes, every
+    other one in reverse order, each the median of median_ms over the input
+    `sets`; its record collects the pass times in "passes".
+    implementation(name, record) gives its run(*inputs); check(run, record),
+    before the first pass is timed, records how far its output is from the
+    reference.  One that fails is recorded n/a (its "status") and skipped
+    from then on."""
+    for index in range(passes):
+        for name in (names if index % 2 == 0 else list(reversed(names))):
+            record = records[name]
+            if record["status"] != "ok":
+                continue
+            try:
+                run = implementation(name, record)
+                if index == 0:
+                    check(run, record)
+                record["passes"].append(median_ms(lambda i, run=run: run(*sets[i]),
+                                                  len(sets), target_ms))
+            except Exception as error:  # noqa: BLE001 - any failure is a recorded n/a
+                record["status"] = short_reason(error)
+
+
 def bench_softmax(names, bundle, rows, cols, passes, sets_count, target_ms):
     """[record] of each implementation on one size: `passes` passes of
     alternating order, each time the median of median_ms over `sets_count`
@@ -401,22 +425,16 @@ def bench_softmax(names, bundle, rows, cols, passes, sets_count, target_ms):
     records = {name: {"impl": name, "rows": rows, "cols": cols, "passes": [],
                       "ms": None, "gbps": None, "max_abs_error": None, "status": "ok"}
                for name in names}
-    for index in range(passes):
-        for name in (names if index % 2 == 0 else list(reversed(names))):
-            record = records[name]
-            if record["status"] != "ok":
-                continue
-            try:
-                run = softmax_implementation(name, bundle, cols)
-                if index == 0:
-                    x, y = sets[0]
-                    y.fill_(float("nan"))
-                    run(x, y)
-                    record["max_abs_error"] = (y - expected).abs().max().item()
-                record["passes"].append(median_ms(lambda i, run=run: run(*sets[i]),
-                                                  sets_count, target_ms))
-            except Exception as error:  # noqa: BLE001 - any failure is a recorded n/a
-                record["status"] = short_reason(error)
+
+    def check(run, record):
+        x, y = sets[0]
+        y.fill_(float("nan"))
+        run(x, y)
+        record["max_abs_error"] = (y - expected).abs().max().item()
+
+    time_in_alternating_passes(
+        names, records, passes, sets, target_ms,
+        lambda name, record: softmax_implementation(name, bundle, cols), check)
     out = []
     for name in names:
         record = records[name]
@@ -582,15 +600,22 @@ def parse_list(text, kind, allowed=None):
     return values
 
 
+def parse_dims(text, names):
+    """"4096x1024,4096x8192" with names ("ROWS", "COLS") ->
+    [(4096, 1024), (4096, 8192)]: positive sizes, len(names) each."""
+    expected = f"expected {'x'.join(names)},..., not '{text}'"
+    try:
+        dims = [tuple(int(v) for v in item.split("x")) for item in text.split(",") if item]
+    except ValueError:
+        raise argparse.ArgumentTypeError(expected) from None
+    if not dims or any(len(d) != len(names) or min(d) < 1 for d in dims):
+        raise argparse.ArgumentTypeError(expected)
+    return dims
+
+
 def parse_sizes(text):
     """"4096x1024,4096x8192" -> [(4096, 1024), (4096, 8192)]."""
-    try:
-        sizes = [tuple(int(v) for v in item.split("x")) for item in text.split(",") if item]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected ROWSxCOLS,..., not '{text}'") from None
-    if not sizes or any(len(size) != 2 or min(size) < 1 for size in sizes):
-        raise argparse.ArgumentTypeError(f"expected ROWSxCOLS,..., not '{text}'")
-    return sizes
+    return parse_dims(text, ("ROWS", "COLS"))
 
 
 def main():

@@ -39,8 +39,9 @@ sys.path.insert(0, HERE)
 
 import torch  # noqa: E402
 
+import attention_bench  # noqa: E402
 import tile  # noqa: E402
-from attention_bench import fmt, free_memory, median_ms, short_reason, warm_gpu  # noqa: E402
+from attention_bench import fmt, free_memory, time_in_alternating_passes, warm_gpu  # noqa: E402
 from tile import runtime  # noqa: E402
 from tile.attention.bundle import find_kernel_dir  # noqa: E402
 
@@ -100,23 +101,17 @@ def bench_shape(names, bundle, dtype_name, shape, passes, sets_count, target_ms)
     records = {name: {"impl": name, "dtype": dtype_name, "m": m, "n": n, "k": k,
                       "kernel": None, "passes": [], "ms": None, "tflops": None,
                       "rel_error": None, "status": "ok"} for name in names}
-    for index in range(passes):
-        for name in (names if index % 2 == 0 else list(reversed(names))):
-            record = records[name]
-            if record["status"] != "ok":
-                continue
-            try:
-                run, record["kernel"] = implementation(name, bundle, dtype_name)
-                if index == 0:
-                    a, b, c = sets[0]
-                    c.fill_(float("nan"))
-                    run(a, b, c)
-                    record["rel_error"] = ((c.float() - expected).norm()
-                                           / expected.norm()).item()
-                record["passes"].append(median_ms(lambda i, run=run: run(*sets[i]),
-                                                  sets_count, target_ms))
-            except Exception as error:  # noqa: BLE001 - any failure is a recorded n/a
-                record["status"] = short_reason(error)
+    def prepare(name, record):
+        run, record["kernel"] = implementation(name, bundle, dtype_name)
+        return run
+
+    def check(run, record):
+        a, b, c = sets[0]
+        c.fill_(float("nan"))
+        run(a, b, c)
+        record["rel_error"] = ((c.float() - expected).norm() / expected.norm()).item()
+
+    time_in_alternating_passes(names, records, passes, sets, target_ms, prepare, check)
     out = []
     for name in names:
         record = records[name]
@@ -147,22 +142,16 @@ def print_table(records, dtypes, shapes):
 
 
 def parse_list(text, allowed):
-    values = [item for item in text.split(",") if item]
-    wrong = [v for v in values if v not in allowed]
-    if wrong or not values:
-        raise argparse.ArgumentTypeError(f"{wrong or text!r} not among {list(allowed)}")
+    """A comma-separated list of `allowed` names, not empty."""
+    values = attention_bench.parse_list(text, str, allowed)
+    if not values:
+        raise argparse.ArgumentTypeError(f"{text!r} names none of {list(allowed)}")
     return values
 
 
 def parse_shapes(text):
     """"4096x4096x4096,100x72x40" -> [(4096, 4096, 4096), (100, 72, 40)]."""
-    try:
-        shapes = [tuple(int(v) for v in item.split("x")) for item in text.split(",") if item]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected MxNxK,..., not '{text}'") from None
-    if not shapes or any(len(shape) != 3 or min(shape) < 1 for shape in shapes):
-        raise argparse.ArgumentTypeError(f"expected MxNxK,..., not '{text}'")
-    return shapes
+    return attention_bench.parse_dims(text, ("M", "N", "K"))
 
 
 def main():
