@@ -72,6 +72,10 @@ private:
       return mayView(load.getSrc());
     if (auto copy = dyn_cast<AsyncCopyBlockOp>(op))
       return mayView(copy.getDst());
+    if (auto copy = dyn_cast<AsyncTMACopyBlockOp>(op))
+      return mayView(copy.getDst()) || mayView(copy.getBarrier());
+    if (auto wait = dyn_cast<WaitBarrierOp>(op))
+      return mayView(wait.getBarrier());
     if (auto dot = dyn_cast<WarpGroupDotOp>(op))
       return mayView(dot.getB()) ||
              (isa<MemDescType>(dot.getA().getType()) && mayView(dot.getA()));
@@ -85,10 +89,11 @@ private:
   /// every earlier access, an access to the buffer, or neither. Barriers
   /// nested in `op` are not counted on: a loop may not run.
   Found inspect(Operation *op) const {
-    // A storing local_alloc ends with a barrier; async_wait is one.
+    // A storing local_alloc ends with a barrier; async_wait, barrier and
+    // the mbarriers' set-up and end are ones.
     if (auto alloc = dyn_cast<LocalAllocOp>(op); alloc && alloc.getSrc())
       return Found::Barrier;
-    if (isa<AsyncWaitOp>(op))
+    if (isa<AsyncWaitOp, BarrierOp, InitBarriersOp, InvalBarriersOp>(op))
       return Found::Barrier;
     WalkResult walk = op->walk([&](Operation *nested) {
       return touches(nested) ? WalkResult::interrupt() : WalkResult::advance();
@@ -119,12 +124,18 @@ bool tilegpu::needsLeadingBarrier(LocalAllocOp alloc,
   // A copy may still be in flight after a barrier (async_wait with pending
   // groups): memory that copies write keeps its barriers.
   auto function = alloc->getParentOfType<FunctionOpInterface>();
-  bool copiedInto = function && function
-                                    ->walk([&](AsyncCopyBlockOp copy) {
-                                      return back.mayView(copy.getDst())
-                                                 ? WalkResult::interrupt()
-                                                 : WalkResult::advance();
-                                    })
-                                    .wasInterrupted();
+  bool copiedInto =
+      function && function
+                      ->walk([&](Operation *op) {
+                        Value dst;
+                        if (auto copy = dyn_cast<AsyncCopyBlockOp>(op))
+                          dst = copy.getDst();
+                        if (auto copy = dyn_cast<AsyncTMACopyBlockOp>(op))
+                          dst = copy.getDst();
+                        return dst && back.mayView(dst)
+                                   ? WalkResult::interrupt()
+                                   : WalkResult::advance();
+                      })
+                      .wasInterrupted();
   return copiedInto || !back.isBehindBarrier(alloc);
 }

@@ -95,10 +95,7 @@ FailureOr<llvm::json::Array> describeParams(func::FuncOp kernel) {
       return kernel.emitError()
              << "kernel argument " << index << " has type " << arg.getType()
              << ", which no runtime can pass";
-    std::string name = "arg" + std::to_string(index);
-    if (auto named = dyn_cast<NameLoc>(arg.getLoc()))
-      name = named.getName().str();
-    llvm::json::Object param{{"name", name}, {"type", *type}};
+    llvm::json::Object param{{"name", getParamName(arg)}, {"type", *type}};
     if (auto divisibility = kernel.getArgAttrOfType<IntegerAttr>(
             index, TileDialect::getDivisibilityAttrName()))
       param["divisibility"] = divisibility.getInt();
@@ -294,6 +291,15 @@ LogicalResult mlir::tile::compileKernel(ModuleOp module,
   if (auto bytes = module->getAttrOfType<IntegerAttr>(
           tilegpu::TileGPUDialect::getSharedBytesAttrName()))
     sharedBytes = bytes.getInt();
+  // What the runtime encodes for the descriptor parameters the lowering
+  // added after the declared ones.
+  if (auto maps = module->getAttrOfType<ArrayAttr>(
+          tilegpu::TileGPUDialect::getTensorMapsAttrName())) {
+    FailureOr<llvm::json::Value> json = toJson(maps);
+    if (failed(json))
+      return module.emitError() << "tilegpu.tensormaps has no JSON form";
+    gpu["tensormaps"] = std::move(*json);
+  }
   gpu["ptx"] = request.name + ".ptx";
   gpu["shared_bytes"] = sharedBytes;
   if (request.stage == CompileStage::Cubin) {

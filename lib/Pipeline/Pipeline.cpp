@@ -70,6 +70,7 @@ void tile::buildTileToLLVMPipeline(OpPassManager &pm,
   pm.addPass(tilegpu::createTileGPUOptimizeDotOperands());
   tilegpu::TileGPUPipelineOptions pipeline;
   pipeline.numStages = options.numStages;
+  pipeline.useTma = options.tma;
   pm.addPass(tilegpu::createTileGPUPipeline(pipeline));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -33,6 +33,12 @@ struct CompileOptions : public PassPipelineOptions<CompileOptions> {
       *this, "num-stages",
       llvm::cl::desc("buffers per block load copied ahead in loops (1: none)"),
       llvm::cl::init(2)};
+  Option<bool> tma{
+      *this, "tma",
+      llvm::cl::desc("on sm_90a, copy the blocks loops stage for wgmma with "
+                     "the TMA where the runtime can describe their tensor "
+                     "(else cp.async)"),
+      llvm::cl::init(true)};
   Option<bool> threadIndexPerOp{
       *this, "thread-index-per-op",
       llvm::cl::desc("each op reads the thread index itself, so that no "

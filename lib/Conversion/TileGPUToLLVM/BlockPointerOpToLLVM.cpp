@@ -5,7 +5,8 @@
 // offsets plus the register's coordinates), masks the dimensions named in
 // boundary_check to [0, shape), and reads with the padding value elsewhere.
 // An asynchronous copy through it sends each 16-byte vector straight to
-// shared memory with cp.async.
+// shared memory with cp.async; one through a TMA descriptor, a box per
+// swizzle span, issued by thread 0 and counted by an mbarrier.
 //
 //===----------------------------------------------------------------------===//
 
@@ -332,11 +333,68 @@ struct AsyncCopyBlockOpConversion
   }
 };
 
+/// Thread 0 arms the mbarrier with the buffer's bytes, then has the TMA copy
+/// the block one swizzle span of its contiguous dimension at a time: each
+/// span is a box of the descriptor, stored after the one before (the
+/// nvmma_shared layout). Coordinates are the block's offsets, contiguous
+/// dimension first, then the op's own.
+struct AsyncTMACopyBlockOpConversion
+    : public ConvertOpToLLVMPattern<AsyncTMACopyBlockOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(AsyncTMACopyBlockOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MemDescType buffer = op.getDst().getType();
+    ArrayRef<int64_t> shape = buffer.getShape();
+    SharedLayoutAttrInterface encoding = buffer.getEncoding();
+    unsigned inner = encoding.getOrder()[0], outer = encoding.getOrder()[1];
+    int64_t elementBytes = getSharedElementBytes(buffer.getElementType());
+    int64_t spanElements = encoding.getRowLength(shape);
+
+    BlockPtrFields fields(rewriter, loc, adaptor.getPtr(), shape.size());
+    Value issuer = isFirstThread(rewriter, loc, getTypeConverter());
+    if (adaptor.getPred())
+      issuer = LLVM::AndOp::create(rewriter, loc, issuer, adaptor.getPred());
+    int64_t bytes = shape[0] * shape[1] * elementBytes;
+    NVVM::MBarrierArriveExpectTxOp::create(
+        rewriter, loc, /*res=*/Type(), adaptor.getBarrier(),
+        createI32(rewriter, loc, bytes), NVVM::MemScopeKind::CTA,
+        /*relaxed=*/false, issuer);
+    auto clusterPtr = LLVM::LLVMPointerType::get(getContext(), 7);
+    for (int64_t first = 0; first < shape[inner]; first += spanElements) {
+      SmallVector<int64_t> corner(2, 0);
+      corner[inner] = first;
+      int64_t offset = encoding.getOffset(shape, corner) * elementBytes;
+      Value span = LLVM::GEPOp::create(
+          rewriter, loc, LLVM::LLVMPointerType::get(getContext(), 3),
+          rewriter.getI8Type(), adaptor.getDst(),
+          ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(offset)});
+      SmallVector<Value> coords{
+          LLVM::AddOp::create(rewriter, loc, fields.offsets[inner],
+                              createI32(rewriter, loc, first)),
+          fields.offsets[outer]};
+      llvm::append_range(coords, adaptor.getCoords());
+      NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+          rewriter, loc,
+          LLVM::AddrSpaceCastOp::create(rewriter, loc, clusterPtr, span),
+          adaptor.getDesc(), coords, adaptor.getBarrier(),
+          /*im2colOffsets=*/ValueRange(), /*multicastMask=*/Value(),
+          /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
+          /*isCTAOnly=*/false, /*group=*/NVVM::CTAGroupKindAttr(), issuer);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void tilegpu::populateBlockPointerOpToLLVMPatterns(
     TileGPUToLLVMTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns
-      .add<MakeBlockPtrOpConversion, AdvanceOpConversion, LoadBlockOpConversion,
-           StoreBlockOpConversion, AsyncCopyBlockOpConversion>(converter);
+  patterns.add<MakeBlockPtrOpConversion, AdvanceOpConversion,
+               LoadBlockOpConversion, StoreBlockOpConversion,
+               AsyncCopyBlockOpConversion, AsyncTMACopyBlockOpConversion>(
+      converter);
 }

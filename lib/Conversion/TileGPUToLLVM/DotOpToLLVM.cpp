@@ -416,10 +416,7 @@ struct WarpGroupDotOpConversion
     Value accumulate = createI32(rewriter, loc, 1);
     Value overwrite = createI32(rewriter, loc, 0);
 
-    NVVM::FenceProxyOp::create(
-        rewriter, loc, NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(getContext(),
-                                   NVVM::SharedSpace::shared_cta));
+    emitAsyncProxyFence(rewriter, loc);
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
     for (auto [fragment, blockSteps] : llvm::zip(fd, steps)) {
       SmallVector<int64_t> &dFragment = fragment.second;

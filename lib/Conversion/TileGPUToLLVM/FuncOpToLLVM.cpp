@@ -13,6 +13,9 @@ using namespace mlir::tilegpu;
 
 namespace {
 
+constexpr int64_t kTensorMapBytes = 128;
+constexpr int64_t kTensorMapAlignment = 64;
+
 /// A `tile.kernel` function becomes an `llvm.func` marked `nvvm.kernel`,
 /// with its thread count as `nvvm.maxntid`.
 struct KernelOpConversion : public ConvertOpToLLVMPattern<func::FuncOp> {
@@ -43,6 +46,19 @@ struct KernelOpConversion : public ConvertOpToLLVMPattern<func::FuncOp> {
     llvmFunc->setAttr("nvvm.kernel", rewriter.getUnitAttr());
     llvmFunc->setAttr("nvvm.maxntid", rewriter.getDenseI32ArrayAttr(
                                           {int32_t(*numWarps * 32), 1, 1}));
+    // A TMA descriptor is passed by value (128 bytes, 64-byte aligned) and
+    // read in place: a grid constant, whose address the TMA takes.
+    for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
+      if (!isa<TensorMapType>(type))
+        continue;
+      llvmFunc.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
+                          TypeAttr::get(LLVM::LLVMArrayType::get(
+                              rewriter.getI8Type(), kTensorMapBytes)));
+      llvmFunc.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                          rewriter.getI64IntegerAttr(kTensorMapAlignment));
+      llvmFunc.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(),
+                          rewriter.getUnitAttr());
+    }
     rewriter.inlineRegionBefore(func.getBody(), llvmFunc.getBody(),
                                 llvmFunc.end());
     if (failed(rewriter.convertRegionTypes(&llvmFunc.getBody(),

@@ -94,6 +94,7 @@ struct ConvertTileGPUToLLVMPass
     populatePointerOpToLLVMPatterns(converter, patterns);
     populateLoadStoreOpToLLVMPatterns(converter, patterns);
     populateBlockPointerOpToLLVMPatterns(converter, patterns);
+    populateBarrierOpToLLVMPatterns(converter, patterns);
     populateViewOpToLLVMPatterns(converter, patterns);
     populateDotOpToLLVMPatterns(converter, patterns);
     populateReduceOpToLLVMPatterns(converter, patterns, scratch);

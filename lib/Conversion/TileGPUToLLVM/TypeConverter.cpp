@@ -23,6 +23,10 @@ TileGPUToLLVMTypeConverter::TileGPUToLLVMTypeConverter(MLIRContext *ctx,
   addConversion([ctx](MemDescType) -> Type {
     return LLVM::LLVMPointerType::get(ctx, /*addressSpace=*/3);
   });
+  // A descriptor parameter is read where the kernel's parameters live
+  // (a generic address: FuncOpToLLVM marks it a grid constant).
+  addConversion(
+      [ctx](TensorMapType) -> Type { return LLVM::LLVMPointerType::get(ctx); });
   addConversion([this](RankedTensorType type) -> std::optional<Type> {
     auto layout = getLayout(type);
     if (!layout)

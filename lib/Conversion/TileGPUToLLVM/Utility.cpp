@@ -133,6 +133,21 @@ void tilegpu::createBarrier(OpBuilder &b, Location loc) {
   NVVM::Barrier0Op::create(b, loc);
 }
 
+Value tilegpu::isFirstThread(OpBuilder &b, Location loc,
+                             const TypeConverter *converter) {
+  HwIndex hw = getHwIndex(b, loc, converter);
+  Value both = LLVM::OrOp::create(b, loc, hw.lane, hw.warp);
+  return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, both,
+                              createI32(b, loc, 0));
+}
+
+void tilegpu::emitAsyncProxyFence(OpBuilder &b, Location loc) {
+  NVVM::FenceProxyOp::create(
+      b, loc, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(b.getContext(),
+                                 NVVM::SharedSpace::shared_cta));
+}
+
 Type tilegpu::getLoweredElementType(const TypeConverter &converter, Type type) {
   return converter.convertType(getElementTypeOrSelf(type));
 }

@@ -56,6 +56,14 @@ FailureOr<Value> getSharedBase(OpBuilder &b, Location loc,
 /// A barrier across the CTA.
 void createBarrier(OpBuilder &b, Location loc);
 
+/// Whether this is thread 0 of the program (i1): the one that issues what
+/// the whole program needs once (TMA copies, mbarrier set-up).
+Value isFirstThread(OpBuilder &b, Location loc, const TypeConverter *converter);
+
+/// Orders this thread's earlier shared-memory accesses before later ones of
+/// the asynchronous proxy (wgmma's reads, the TMA's writes).
+void emitAsyncProxyFence(OpBuilder &b, Location loc);
+
 /// The lowered element type of a tensor or scalar type.
 Type getLoweredElementType(const TypeConverter &converter, Type type);
 

@@ -27,6 +27,9 @@ class CompileOptions:
     num_warps: int = _option(4, "warps per program instance (a power of two up to 32)")
     target: str = _option("sm_90a", "the GPU architecture: " + ", ".join(TARGETS))
     num_stages: int = _option(2, "buffers per block load copied ahead in loops (1: none)")
+    tma: bool = _option(
+        True, "on sm_90a, copy the blocks loops stage for wgmma with the TMA where the "
+        "runtime can describe their tensor (else cp.async)")
     thread_index_per_op: bool = _option(
         False, "each op reads the thread index itself, so that no index arithmetic "
         "stays live across a loop")

@@ -51,6 +51,8 @@ void populatePointerOpToLLVMPatterns(TileGPUToLLVMTypeConverter &converter,
                                      RewritePatternSet &patterns);
 void populateLoadStoreOpToLLVMPatterns(TileGPUToLLVMTypeConverter &converter,
                                        RewritePatternSet &patterns);
+void populateBarrierOpToLLVMPatterns(TileGPUToLLVMTypeConverter &converter,
+                                     RewritePatternSet &patterns);
 void populateBlockPointerOpToLLVMPatterns(TileGPUToLLVMTypeConverter &converter,
                                           RewritePatternSet &patterns);
 void populateDotOpToLLVMPatterns(TileGPUToLLVMTypeConverter &converter,

@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -83,6 +84,12 @@ Type tile::getI1TypeLike(Type type) {
 
 bool tile::isKernel(Operation *op) {
   return isa<func::FuncOp>(op) && op->hasAttr(TileDialect::getKernelAttrName());
+}
+
+std::string tile::getParamName(BlockArgument arg) {
+  if (auto named = dyn_cast<NameLoc>(arg.getLoc()))
+    return named.getName().str();
+  return "arg" + std::to_string(arg.getArgNumber());
 }
 
 LogicalResult PtrType::verify(function_ref<InFlightDiagnostic()> emitError,
@@ -169,12 +176,15 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
   if (func.getFunctionType().getNumResults() != 0)
     return op->emitError() << "a kernel returns nothing: write results "
                               "through pointers";
-  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
-    if (!isa<PtrType, IntegerType, FloatType>(type))
+  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
+    // A lower level may add parameters of its own (a TMA descriptor).
+    bool lowerLevel = !isa<TileDialect, BuiltinDialect>(type.getDialect());
+    if (!lowerLevel && !isa<PtrType, IntegerType, FloatType>(type))
       return op->emitError() << "kernel argument " << i
                              << " must be a !tile.ptr, an integer or a float "
                                 "scalar, not "
                              << type;
+  }
   return success();
 }
 

@@ -163,6 +163,32 @@ TileGPUDialect::verifyOperationAttribute(Operation *op,
                              << attribute.getValue();
     return success();
   }
+  if (name == getTensorMapsAttrName()) {
+    auto maps = dyn_cast<ArrayAttr>(attribute.getValue());
+    auto isStrings = [](Attribute attr) {
+      auto array = dyn_cast_or_null<ArrayAttr>(attr);
+      return array && llvm::all_of(array, llvm::IsaPred<StringAttr>);
+    };
+    auto isIntegers = [](Attribute attr) {
+      auto array = dyn_cast_or_null<ArrayAttr>(attr);
+      return array && llvm::all_of(array, llvm::IsaPred<IntegerAttr>);
+    };
+    bool wellFormed =
+        isa<ModuleOp>(op) && maps && llvm::all_of(maps, [&](Attribute attr) {
+          auto map = dyn_cast<DictionaryAttr>(attr);
+          return map && isa_and_nonnull<StringAttr>(map.get("base")) &&
+                 isStrings(map.get("dims")) && isStrings(map.get("strides")) &&
+                 isIntegers(map.get("box")) &&
+                 isa_and_nonnull<IntegerAttr>(map.get("swizzle"));
+        });
+    if (!wellFormed)
+      return op->emitError()
+             << name
+             << " is a module's array of {base, dims, strides, box, swizzle} "
+                "dictionaries, not "
+             << attribute.getValue();
+    return success();
+  }
   if (name == getLeadingBarrierAttrName()) {
     auto alloc = dyn_cast<LocalAllocOp>(op);
     if (!alloc || !alloc.getSrc())
@@ -787,6 +813,63 @@ LogicalResult AsyncCopyBlockOp::verify() {
     return emitOpError() << "cannot check the block's contiguous dimension "
                          << layout.getOrder()[0]
                          << ": a 16-byte copy is all in or all out";
+  return success();
+}
+
+/// Whether `type` is one mbarrier (`stacked`: a stack of them): 64-bit
+/// words in 1x1 buffers.
+static bool isBarrierBuffer(MemDescType type, bool stacked) {
+  return type.getElementType().isInteger(64) &&
+         type.getRank() == (stacked ? 3 : 2) &&
+         type.getShape().take_back(2) == ArrayRef<int64_t>{1, 1};
+}
+
+static LogicalResult verifyBarrierStack(Operation *op, MemDescType type) {
+  if (!isBarrierBuffer(type, /*stacked=*/true))
+    return op->emitOpError()
+           << "takes a stack of mbarriers, !tilegpu.memdesc<Nx1x1xi64>, not "
+           << type;
+  return success();
+}
+
+LogicalResult InitBarriersOp::verify() {
+  return verifyBarrierStack(*this, getBarriers().getType());
+}
+
+LogicalResult InvalBarriersOp::verify() {
+  return verifyBarrierStack(*this, getBarriers().getType());
+}
+
+LogicalResult WaitBarrierOp::verify() {
+  if (!isBarrierBuffer(getBarrier().getType(), /*stacked=*/false))
+    return emitOpError()
+           << "waits on one mbarrier, !tilegpu.memdesc<1x1xi64>, not "
+           << getBarrier().getType();
+  return success();
+}
+
+LogicalResult AsyncTMACopyBlockOp::verify() {
+  MemDescType buffer = getDst().getType();
+  if (failed(verifyMatrix(*this, buffer)))
+    return failure();
+  if (!isa<NVMMASharedEncodingAttr>(buffer.getEncoding()))
+    return emitOpError() << "writes an nvmma_shared buffer, the layout the "
+                            "TMA swizzles into, not "
+                         << buffer.getEncoding();
+  auto block = getPtr().getType().getBlockType();
+  if (block.getShape() != buffer.getShape() ||
+      block.getElementType() != buffer.getElementType())
+    return emitOpError() << "copies a block of " << block
+                         << " into a buffer of another shape or element type";
+  if (!isBarrierBuffer(getBarrier().getType(), /*stacked=*/false))
+    return emitOpError()
+           << "signals one mbarrier, !tilegpu.memdesc<1x1xi64>, not "
+           << getBarrier().getType();
+  constexpr size_t kMaxRank = 5;
+  if (block.getRank() + getCoords().size() > kMaxRank)
+    return emitOpError() << "copies through a descriptor of rank "
+                         << block.getRank() + getCoords().size()
+                         << "; the TMA's go up to " << kMaxRank;
   return success();
 }
 

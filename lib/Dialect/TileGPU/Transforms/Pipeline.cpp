@@ -25,13 +25,23 @@
 // readers every thread has waited for by iteration k's barrier), for
 // iteration k + S - 2: S >= 3 stages.
 //
+// With use-tma, a block the runtime can describe (TensorMaps.h) is copied by
+// the TMA instead, through a descriptor the kernel takes as a parameter:
+// thread 0 issues the copy, an mbarrier per buffer counts its bytes, and
+// each thread waits on it (phase parity carried by the loop) before the
+// buffer's first use; a plain barrier opens the iteration where no
+// async_wait does.
+//
 //===----------------------------------------------------------------------===//
+
+#include "TensorMaps.h"
 
 #include "tile/Dialect/Tile/IR/Tile.h"
 #include "tile/Dialect/TileGPU/IR/TileGPU.h"
 #include "tile/Dialect/TileGPU/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -55,6 +65,10 @@ struct PipelinedLoad {
   LocalAllocOp alloc;
   tile::AdvanceOp advance;
   unsigned iterArg;
+  /// With the TMA: the descriptor parameter and the coordinates past the
+  /// block's; null `descriptor` for cp.async.
+  Value descriptor;
+  SmallVector<Value> coords;
 };
 
 /// True when each thread's part of the block is whole 16-byte vectors
@@ -89,8 +103,7 @@ std::optional<PipelinedLoad> matchLoad(scf::ForOp loop,
       pointer.getArgNumber() == 0 || !load->hasOneUse())
     return std::nullopt;
   auto alloc = dyn_cast<LocalAllocOp>(*load->getUsers().begin());
-  if (!alloc || alloc->getBlock() != loop.getBody() ||
-      !copiesInVectors(load, alloc))
+  if (!alloc || alloc->getBlock() != loop.getBody())
     return std::nullopt;
   // The pointer feeds the load and one advance by loop-invariant offsets,
   // whose result is what the loop carries on.
@@ -140,11 +153,30 @@ Value createSlot(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantIntOp::create(b, loc, value, 32);
 }
 
-void copyAhead(OpBuilder &b, Location loc, PipelinedLoad p, Value pointer,
-               Value stack, Value slot, Value runs) {
+/// The type of one mbarrier of a stack (`stages` of them when non-zero).
+MemDescType getBarrierType(MLIRContext *ctx, int64_t stages = 0) {
+  auto encoding = SharedEncodingAttr::get(ctx, /*vec=*/1, /*perPhase=*/1,
+                                          /*maxPhase=*/1, {1, 0});
+  SmallVector<int64_t> shape{1, 1};
+  if (stages)
+    shape.insert(shape.begin(), stages);
+  return MemDescType::get(ctx, shape, IntegerType::get(ctx, 64), encoding);
+}
+
+/// Copies `p`'s block at `pointer` into buffer `slot` of `stack` where
+/// `runs`: cp.async, or the TMA signalling mbarrier `slot` of `barriers`.
+void copyAhead(OpBuilder &b, Location loc, PipelinedLoad &p, Value pointer,
+               Value stack, Value barriers, Value slot, Value runs) {
   Value buffer = MemDescIndexOp::create(b, loc, p.alloc.getType(), stack, slot);
-  AsyncCopyBlockOp::create(b, loc, pointer, buffer, runs,
-                           p.load.getBoundaryCheck());
+  if (!p.descriptor) {
+    AsyncCopyBlockOp::create(b, loc, pointer, buffer, runs,
+                             p.load.getBoundaryCheck());
+    return;
+  }
+  Value barrier = MemDescIndexOp::create(b, loc, getBarrierType(b.getContext()),
+                                         barriers, slot);
+  AsyncTMACopyBlockOp::create(b, loc, pointer, p.descriptor, p.coords, buffer,
+                              barrier, runs);
 }
 
 /// Pipelines `loop`'s `loads` over `stages` buffers, the copy for
@@ -154,58 +186,88 @@ void copyAhead(OpBuilder &b, Location loc, PipelinedLoad p, Value pointer,
 scf::ForOp pipelineLoop(scf::ForOp loop, MutableArrayRef<PipelinedLoad> loads,
                         int64_t stages, int64_t lag) {
   Location loc = loop.getLoc();
+  MLIRContext *ctx = loop.getContext();
   OpBuilder b(loop);
   Value lower = loop.getLowerBound(), upper = loop.getUpperBound(),
         step = loop.getStep();
+  bool anyCpAsync =
+      llvm::any_of(loads, [](const PipelinedLoad &p) { return !p.descriptor; });
+  bool anyTma = llvm::any_of(
+      loads, [](const PipelinedLoad &p) { return bool(p.descriptor); });
 
-  // Stacks of buffers and the prologue, after a barrier: the stacks may
-  // share memory with buffers that threads were reading until now.
-  SmallVector<Value> stacks;
+  // Stacks of buffers (and of mbarriers) and the prologue, after a barrier:
+  // the stacks may share memory with buffers that threads were reading
+  // until now.
+  SmallVector<Value> stacks, barrierStacks;
   for (PipelinedLoad &p : loads) {
     MemDescType buffer = p.alloc.getType();
     SmallVector<int64_t> shape{stages};
     llvm::append_range(shape, buffer.getShape());
     stacks.push_back(LocalAllocOp::create(
         b, loc,
-        MemDescType::get(b.getContext(), shape, buffer.getElementType(),
+        MemDescType::get(ctx, shape, buffer.getElementType(),
                          buffer.getEncoding()),
         Value()));
+    barrierStacks.push_back(
+        p.descriptor
+            ? LocalAllocOp::create(b, loc, getBarrierType(ctx, stages), Value())
+                  .getResult()
+            : Value());
   }
-  AsyncWaitOp::create(b, loc, 0);
+  if (anyCpAsync)
+    AsyncWaitOp::create(b, loc, 0);
+  for (Value barriers : barrierStacks)
+    if (barriers)
+      InitBarriersOp::create(b, loc, barriers);
   for (int64_t s = 0; s + lag < stages; ++s) {
     Value runs = iterationRuns(b, loc, lower, step, upper, s);
-    for (auto [p, stack] : llvm::zip(loads, stacks)) {
+    for (auto [p, stack, barriers] : llvm::zip(loads, stacks, barrierStacks)) {
       Value init = loop.getInitArgs()[p.iterArg];
       copyAhead(b, loc, p, advanceBy(b, loc, init, p.advance, s), stack,
-                createSlot(b, loc, s), runs);
+                barriers, createSlot(b, loc, s), runs);
     }
-    AsyncCommitGroupOp::create(b, loc);
+    if (anyCpAsync)
+      AsyncCommitGroupOp::create(b, loc);
   }
 
-  // The loop carries the slot it reads; the slot iteration k - 1 read is
-  // the one iteration k + S - 1 fills.
-  IRRewriter rewriter(loop.getContext());
+  // The loop carries the slot it reads (and, with mbarriers, the parity of
+  // the slot's phase: it flips each time the slots wrap around); the slot
+  // iteration k - lag read is the one iteration k + S - lag fills.
+  SmallVector<Value> carried{createSlot(b, loc, 0)};
+  if (anyTma)
+    carried.push_back(createSlot(b, loc, 0));
+  IRRewriter rewriter(ctx);
   rewriter.setInsertionPoint(loop);
   auto newLoop = cast<scf::ForOp>(*loop.replaceWithAdditionalYields(
-      rewriter, ValueRange{createSlot(b, loc, 0)},
+      rewriter, carried,
       /*replaceInitOperandUsesInLoop=*/false,
-      [&](OpBuilder &yieldBuilder, Location yieldLoc,
+      [&](OpBuilder &yb, Location yieldLoc,
           ArrayRef<BlockArgument> newArgs) -> SmallVector<Value> {
         Value slot = newArgs[0];
-        Value last = arith::CmpIOp::create(
-            yieldBuilder, yieldLoc, arith::CmpIPredicate::eq, slot,
-            createSlot(yieldBuilder, yieldLoc, stages - 1));
-        Value next =
-            arith::AddIOp::create(yieldBuilder, yieldLoc, slot,
-                                  createSlot(yieldBuilder, yieldLoc, 1));
-        return {arith::SelectOp::create(yieldBuilder, yieldLoc, last,
-                                        createSlot(yieldBuilder, yieldLoc, 0),
-                                        next)};
+        Value last =
+            arith::CmpIOp::create(yb, yieldLoc, arith::CmpIPredicate::eq, slot,
+                                  createSlot(yb, yieldLoc, stages - 1));
+        Value next = arith::AddIOp::create(yb, yieldLoc, slot,
+                                           createSlot(yb, yieldLoc, 1));
+        SmallVector<Value> yields{arith::SelectOp::create(
+            yb, yieldLoc, last, createSlot(yb, yieldLoc, 0), next)};
+        if (anyTma) {
+          Value phase = newArgs[1];
+          Value flipped = arith::XOrIOp::create(yb, yieldLoc, phase,
+                                                createSlot(yb, yieldLoc, 1));
+          yields.push_back(
+              arith::SelectOp::create(yb, yieldLoc, last, flipped, phase));
+        }
+        return yields;
       }));
   Block *body = newLoop.getBody();
-  Value slot = body->getArguments().back();
+  Value slot = body->getArgument(body->getNumArguments() - carried.size());
+  Value phase = anyTma ? body->getArguments().back() : Value();
   b.setInsertionPointToStart(body);
-  AsyncWaitOp::create(b, loc, stages - 1 - lag);
+  if (anyCpAsync)
+    AsyncWaitOp::create(b, loc, stages - 1 - lag);
+  else
+    BarrierOp::create(b, loc);
   // (slot - lag) mod S, as slot + S - lag, less S when that wraps.
   Value ahead =
       arith::AddIOp::create(b, loc, slot, createSlot(b, loc, stages - lag));
@@ -217,16 +279,38 @@ scf::ForOp pipelineLoop(scf::ForOp loop, MutableArrayRef<PipelinedLoad> loads,
   Value runs =
       iterationRuns(b, loc, newLoop.getInductionVar(), newLoop.getStep(),
                     newLoop.getUpperBound(), stages - lag);
-  for (auto [p, stack] : llvm::zip(loads, stacks)) {
+  for (auto [p, stack, barriers] : llvm::zip(loads, stacks, barrierStacks)) {
     // The body's ops moved to the new loop; its arguments are new.
     Value pointer = newLoop.getRegionIterArgs()[p.iterArg];
     Value current =
         MemDescIndexOp::create(b, loc, p.alloc.getType(), stack, slot);
     copyAhead(b, loc, p, advanceBy(b, loc, pointer, p.advance, stages - lag),
-              stack, writeSlot, runs);
+              stack, barriers, writeSlot, runs);
+    if (barriers) {
+      // Each thread waits for the buffer's bytes before its first use.
+      Operation *firstUse = nullptr;
+      for (Operation *user : p.alloc->getUsers()) {
+        Operation *holder = body->findAncestorOpInBlock(*user);
+        if (holder && (!firstUse || holder->isBeforeInBlock(firstUse)))
+          firstUse = holder;
+      }
+      OpBuilder::InsertionGuard guard(b);
+      if (firstUse)
+        b.setInsertionPoint(firstUse);
+      Value barrier =
+          MemDescIndexOp::create(b, loc, getBarrierType(ctx), barriers, slot);
+      WaitBarrierOp::create(b, loc, barrier, phase);
+    }
     p.alloc.getResult().replaceAllUsesWith(current);
   }
-  AsyncCommitGroupOp::create(b, loc);
+  if (anyCpAsync)
+    AsyncCommitGroupOp::create(b, loc);
+  // No copy is in flight after the loop (those past its end never ran):
+  // the mbarriers' memory may be reused.
+  b.setInsertionPointAfter(newLoop);
+  for (Value barriers : barrierStacks)
+    if (barriers)
+      InvalBarriersOp::create(b, loc, barriers);
   // Erased last: the builder inserts before what was the body's first op.
   for (PipelinedLoad &p : loads) {
     p.alloc.erase();
@@ -288,6 +372,44 @@ struct TileGPUPipelinePass
     : public tilegpu::impl::TileGPUPipelineBase<TileGPUPipelinePass> {
   using TileGPUPipelineBase::TileGPUPipelineBase;
 
+  /// Has `p` copied by the TMA where the runtime can describe its tensor:
+  /// the kernel's descriptor parameter for it (one per distinct descriptor,
+  /// added on first use and listed in the module's tilegpu.tensormaps).
+  void planTensorMapCopy(scf::ForOp loop, PipelinedLoad &p) {
+    auto kernel = loop->getParentOfType<func::FuncOp>();
+    // The TMA reads zeros outside the tensor.
+    if (!kernel || !tile::isKernel(kernel) ||
+        (!p.load.getBoundaryCheck().empty() &&
+         p.load.getPadding() != tile::Padding::zero))
+      return;
+    auto &axis = axisInfo.try_emplace(kernel, kernel).first->second;
+    OpBuilder b(loop);
+    std::optional<TensorMapAccess> access = planTensorMapAccess(
+        b, loop.getInitArgs()[p.iterArg], p.alloc.getType(), axis);
+    if (!access)
+      return;
+    auto module = kernel->getParentOfType<ModuleOp>();
+    StringRef name = TileGPUDialect::getTensorMapsAttrName();
+    SmallVector<Attribute> maps;
+    if (auto listed = module->getAttrOfType<ArrayAttr>(name))
+      maps.assign(listed.begin(), listed.end());
+    auto *found = llvm::find(maps, access->descriptor);
+    unsigned index = found - maps.begin();
+    // The descriptors are the kernel's last parameters, in the list's order.
+    unsigned first = kernel.getNumArguments() - maps.size();
+    if (found == maps.end()) {
+      maps.push_back(access->descriptor);
+      module->setAttr(name, b.getArrayAttr(maps));
+      (void)kernel.insertArgument(kernel.getNumArguments(),
+                                  TensorMapType::get(b.getContext()),
+                                  DictionaryAttr(), kernel.getLoc());
+    }
+    p.descriptor = kernel.getArgument(first + index);
+    p.coords = std::move(access->coords);
+  }
+
+  llvm::DenseMap<Operation *, tile::AxisInfoAnalysis> axisInfo;
+
   void runOnOperation() override {
     if (numStages < 1) {
       getOperation().emitError() << "num-stages must be at least 1, not "
@@ -298,17 +420,32 @@ struct TileGPUPipelinePass
       return signalPassFailure();
     if (numStages == 1)
       return;
-    SmallVector<scf::ForOp> loops;
-    getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
-    for (scf::ForOp loop : loops) {
+    // Which loads each loop pipelines, and how each is copied, decided on
+    // the IR as it came (the analyses see no half-pipelined function).
+    SmallVector<std::pair<scf::ForOp, SmallVector<PipelinedLoad>>> plans;
+    getOperation().walk([&](scf::ForOp loop) {
       // Iterations are counted forwards from the lower bound.
       auto step = getConstantIntValue(loop.getStep());
       if (!step || *step <= 0)
-        continue;
+        return;
       SmallVector<PipelinedLoad> loads;
       for (auto load : loop.getBody()->getOps<tile::LoadBlockOp>())
         if (auto p = matchLoad(loop, load))
           loads.push_back(*p);
+      if (!loads.empty())
+        plans.emplace_back(loop, std::move(loads));
+    });
+    // Each load is copied by the TMA where it can, else by cp.async where
+    // it can, else not pipelined.
+    for (auto &[loop, loads] : plans) {
+      if (useTma)
+        for (PipelinedLoad &p : loads)
+          planTensorMapCopy(loop, p);
+      llvm::erase_if(loads, [](PipelinedLoad &p) {
+        return !p.descriptor && !copiesInVectors(p.load, p.alloc);
+      });
+    }
+    for (auto &[loop, loads] : plans) {
       if (loads.empty())
         continue;
       // A product left in flight still reads the buffer of iteration k - 1
@@ -321,6 +458,7 @@ struct TileGPUPipelinePass
       if (carried)
         keepProductInFlight(pipelined, carried);
     }
+    axisInfo.clear();
   }
 };
 

@@ -34,6 +34,11 @@ Type getI1TypeLike(Type type);
 /// True when `op` is a func.func marked `tile.kernel`.
 bool isKernel(Operation *op);
 
+/// The name of a kernel parameter, as the metadata and launch specs spell
+/// it: its argument's name location (which the frontend writes), else
+/// "argN".
+std::string getParamName(BlockArgument arg);
+
 } // namespace mlir::tile
 
 #define GET_OP_CLASSES

@@ -29,7 +29,9 @@ def TileGPU_Dialect : Dialect {
     `tilegpu.allocation_offset` on each op that uses shared memory and
     `tilegpu.shared_bytes` on the module (tilegpu-allocate-shared-memory);
     `tilegpu.leading_barrier` on each `local_alloc` that stores a tile
-    (tilegpu-place-barriers).
+    (tilegpu-place-barriers); `tilegpu.tensormaps` on the module, what the
+    runtime encodes for each `!tilegpu.tensormap` parameter
+    (tilegpu-pipeline).
   }];
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
@@ -64,6 +66,16 @@ def TileGPU_Dialect : Dialect {
     /// tilegpu-place-barriers).
     static constexpr ::llvm::StringLiteral getLeadingBarrierAttrName() {
       return ::llvm::StringLiteral("tilegpu.leading_barrier");
+    }
+    /// How the runtime encodes each `!tilegpu.tensormap` kernel parameter,
+    /// in their order: an array of dictionaries on the module, each
+    /// {base = "Q" (a pointer parameter), dims = ["128", "N_CTX", ...] and
+    /// strides = [...] (expressions of the integer parameters, innermost
+    /// dimension first; strides in elements, from dimension 1), box = [...]
+    /// (elements), swizzle = 0, 32, 64 or 128}; set by tilegpu-pipeline and
+    /// written to the metadata as "gpu": {"tensormaps": [...]}.
+    static constexpr ::llvm::StringLiteral getTensorMapsAttrName() {
+      return ::llvm::StringLiteral("tilegpu.tensormaps");
     }
     static constexpr int getThreadsPerWarp() { return 32; }
   }];

@@ -134,6 +134,108 @@ def TileGPU_AsyncWaitOp : TileGPU_Op<"async_wait", [
   let assemblyFormat = "attr-dict";
 }
 
+def TileGPU_BarrierOp : TileGPU_Op<"barrier", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "every thread of the program waits here";
+  let description = [{
+    A barrier of the whole program (`bar.sync 0`): after it, every thread has
+    finished what it did before it, and what it wrote to shared memory is
+    visible to all.
+
+    ```mlir
+    tilegpu.barrier
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def TileGPU_InitBarriersOp : TileGPU_Op<"init_barriers", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "make each slot of a buffer an mbarrier, for every thread";
+  let description = [{
+    Each slot of `barriers` (a stack of `1x1xi64` buffers) becomes an
+    mbarrier that completes a phase on one arrival and its transactions:
+    every thread fences its earlier shared-memory accesses against the
+    asynchronous proxy (so TMA may write memory they wrote) and waits at a
+    barrier, thread 0 initialises the mbarriers and fences the
+    initialisation, and every thread waits at a barrier again. Each starts
+    in phase 0.
+
+    ```mlir
+    tilegpu.init_barriers %bars : !tilegpu.memdesc<3x1x1xi64, #shared>
+    ```
+  }];
+  let arguments = (ins TileGPU_MemDescType:$barriers);
+  let assemblyFormat = "$barriers attr-dict `:` qualified(type($barriers))";
+  let hasVerifier = 1;
+}
+
+def TileGPU_InvalBarriersOp : TileGPU_Op<"inval_barriers", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "end the mbarriers of a buffer, so its memory can be reused";
+  let description = [{
+    Every thread waits at a barrier (no thread still waits on the
+    mbarriers), then thread 0 invalidates each mbarrier of `barriers`. No
+    transfer may be pending on them.
+
+    ```mlir
+    tilegpu.inval_barriers %bars : !tilegpu.memdesc<3x1x1xi64, #shared>
+    ```
+  }];
+  let arguments = (ins TileGPU_MemDescType:$barriers);
+  let assemblyFormat = "$barriers attr-dict `:` qualified(type($barriers))";
+  let hasVerifier = 1;
+}
+
+def TileGPU_AsyncTMACopyBlockOp : TileGPU_Op<"async_tma_copy_block", [
+    AttrSizedOperandSegments, MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "start copying a block to shared memory with the TMA";
+  let description = [{
+    Where `pred` (if given) is true, thread 0 tells the mbarrier `barrier`
+    to expect the buffer's bytes and has the tensor memory accelerator copy
+    the block `ptr` designates into `dst` (an `nvmma_shared` buffer), as the
+    descriptor `desc` lays out the tensor. The descriptor's dimensions are
+    the block's, contiguous one first (`dst`'s order), then one per entry of
+    `coords`: the block's offsets, then `coords`, are the copy's
+    coordinates. Elements outside the tensor read as zero. The copy is
+    complete, and `dst` readable, once the mbarrier's current phase
+    completes (`tilegpu.wait_barrier`). Rows wider than the swizzle span are
+    copied one span at a time.
+
+    ```mlir
+    tilegpu.async_tma_copy_block %kptr, %desc[%z, %h], %k, %bar if %runs : !tile.block_ptr<tensor<128x64xf16, #blocked>>, !tilegpu.memdesc<128x64xf16, #nvmma>, !tilegpu.memdesc<1x1xi64, #shared>
+    ```
+  }];
+  let arguments = (ins TileGPU_BlockPtr:$ptr, TileGPU_TensorMapType:$desc,
+                   Variadic<I32>:$coords, TileGPU_MemDescType:$dst,
+                   TileGPU_MemDescType:$barrier, Optional<I1>:$pred);
+  let assemblyFormat = [{
+    $ptr `,` $desc `[` $coords `]` `,` $dst `,` $barrier (`if` $pred^)?
+    attr-dict `:` qualified(type($ptr)) `,` qualified(type($dst)) `,`
+    qualified(type($barrier))
+  }];
+  let hasVerifier = 1;
+}
+
+def TileGPU_WaitBarrierOp : TileGPU_Op<"wait_barrier", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "wait until an mbarrier completes the phase of a parity";
+  let description = [{
+    This thread waits until the mbarrier `barrier` has completed its phase
+    of parity `phase` (an i32, 0 or 1); then what the transfers of that
+    phase wrote is visible to it.
+
+    ```mlir
+    tilegpu.wait_barrier %bar, %phase : !tilegpu.memdesc<1x1xi64, #shared>
+    ```
+  }];
+  let arguments = (ins TileGPU_MemDescType:$barrier, I32:$phase);
+  let assemblyFormat = [{
+    $barrier `,` $phase attr-dict `:` qualified(type($barrier))
+  }];
+  let hasVerifier = 1;
+}
+
 def TileGPU_LocalLoadOp : TileGPU_Op<"local_load", [
     MemoryEffects<[MemRead]>]> {
   let summary = "read a tile, or part of it, out of shared memory";

@@ -32,4 +32,20 @@ def TileGPU_MemDescType : TypeDef<TileGPU_Dialect, "MemDesc"> {
   }];
 }
 
+def TileGPU_TensorMapType : TypeDef<TileGPU_Dialect, "TensorMap"> {
+  let mnemonic = "tensormap";
+  let summary = "a TMA descriptor the kernel takes as a parameter";
+  let description = [{
+    A `CUtensorMap`: 128 bytes, passed by value, that the tensor memory
+    accelerator reads to copy boxes of a tensor between global and shared
+    memory. Kernel parameters of this type come after the declared ones; the
+    runtime encodes each at launch from the kernel's other arguments, as the
+    module's `tilegpu.tensormaps` says (tilegpu-pipeline adds them).
+
+    ```mlir
+    !tilegpu.tensormap
+    ```
+  }];
+}
+
 #endif // TILE_DIALECT_TILEGPU_IR_TILEGPUTYPES_TD

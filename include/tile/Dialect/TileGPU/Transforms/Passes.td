@@ -106,7 +106,7 @@ def TileGPUOptimizeDotOperands
 }
 
 def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {
-  let summary = "copy the blocks a loop stages in shared memory ahead, with cp.async";
+  let summary = "copy the blocks a loop stages in shared memory ahead (cp.async, TMA)";
   let description = [{
     In an `scf.for` with a positive constant step, a `tile.load_block`
     through a loop-carried block pointer (advanced by loop-invariant offsets
@@ -136,10 +136,25 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {
     follows it, one `{pendings = 0}` follows the loop, and the copies go
     `num-stages - 2` iterations ahead, into the buffer of iteration k - 2,
     which every warpgroup has finished reading by iteration k's barrier.
+
+    With `use-tma`, a load into an `nvmma_shared` buffer whose tensor the
+    runtime can describe (extents and strides that are the kernel's integer
+    parameters and constants, strides of whole 16 bytes, a 16-byte aligned
+    base parameter, offset by multiples of strides the host knows) is
+    copied by the TMA instead: the kernel takes a `!tilegpu.tensormap`
+    parameter more (one per distinct descriptor, listed in the module's
+    `tilegpu.tensormaps`), each stage of its buffers gets an mbarrier
+    (`tilegpu.init_barriers` before the loop, `inval_barriers` after),
+    copies are `tilegpu.async_tma_copy_block`, a `tilegpu.barrier` opens
+    each iteration where no `async_wait` does, and the iteration waits for
+    its buffer's mbarrier (`tilegpu.wait_barrier`, the phase the loop
+    carries) before the buffer's first use.
   }];
   let options = [
     Option<"numStages", "num-stages", "int", /*default=*/"2",
-           "buffers per pipelined load (1: no pipelining)">
+           "buffers per pipelined load (1: no pipelining)">,
+    Option<"useTma", "use-tma", "bool", /*default=*/"false",
+           "copy blocks with the TMA where the runtime can describe them">
   ];
   let dependentDialects = ["::mlir::tilegpu::TileGPUDialect",
                            "::mlir::arith::ArithDialect"];

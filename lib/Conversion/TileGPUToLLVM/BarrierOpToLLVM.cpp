@@ -1,0 +1,127 @@
+//===- BarrierOpToLLVM.cpp - Program barriers and mbarriers ---------------===//
+//
+// tilegpu.barrier is bar.sync 0. The mbarriers that count the bytes of TMA
+// copies live in 8-byte slots of shared memory: init_barriers makes each
+// slot of a stack one (thread 0, between proxy fences and barriers), and
+// inval_barriers ends them so that the memory can hold something else;
+// wait_barrier spins on mbarrier.try_wait.parity.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Utility.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+using namespace mlir::tilegpu;
+
+namespace {
+
+/// The address of each mbarrier of the stack `barriers` lowered to `base`.
+SmallVector<Value> getBarrierSlots(OpBuilder &b, Location loc, Value base,
+                                   MemDescType barriers) {
+  auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  SmallVector<Value> slots;
+  for (int64_t i = 0; i < barriers.getShape()[0]; ++i)
+    slots.push_back(
+        LLVM::GEPOp::create(b, loc, ptrType, b.getI64Type(), base,
+                            ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)}));
+  return slots;
+}
+
+/// Runs `body` in thread 0 of the program only.
+void inFirstThread(OpBuilder &b, Location loc, const TypeConverter *converter,
+                   function_ref<void()> body) {
+  auto branch = scf::IfOp::create(b, loc, isFirstThread(b, loc, converter),
+                                  /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(branch.thenBlock());
+  body();
+}
+
+struct BarrierOpConversion : public ConvertOpToLLVMPattern<BarrierOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(BarrierOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    createBarrier(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Earlier generic-proxy accesses of every thread are fenced and waited for
+/// before thread 0 writes the mbarriers (the memory may have held a tile),
+/// and the initialisation is fenced and waited for before anyone uses them.
+struct InitBarriersOpConversion
+    : public ConvertOpToLLVMPattern<InitBarriersOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(InitBarriersOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    emitAsyncProxyFence(rewriter, loc);
+    createBarrier(rewriter, loc);
+    SmallVector<Value> slots = getBarrierSlots(
+        rewriter, loc, adaptor.getBarriers(), op.getBarriers().getType());
+    inFirstThread(rewriter, loc, getTypeConverter(), [&] {
+      Value arrivals = createI32(rewriter, loc, 1);
+      for (Value slot : slots)
+        NVVM::MBarrierInitOp::create(rewriter, loc, slot, arrivals,
+                                     /*predicate=*/Value());
+      NVVM::FenceMbarrierInitOp::create(rewriter, loc);
+    });
+    createBarrier(rewriter, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct InvalBarriersOpConversion
+    : public ConvertOpToLLVMPattern<InvalBarriersOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(InvalBarriersOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    createBarrier(rewriter, loc);
+    SmallVector<Value> slots = getBarrierSlots(
+        rewriter, loc, adaptor.getBarriers(), op.getBarriers().getType());
+    inFirstThread(rewriter, loc, getTypeConverter(), [&] {
+      for (Value slot : slots)
+        NVVM::MBarrierInvalOp::create(rewriter, loc, slot);
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct WaitBarrierOpConversion : public ConvertOpToLLVMPattern<WaitBarrierOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(WaitBarrierOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    // The suspend-time hint of each try (ns): the op retries until the
+    // phase completes.
+    constexpr int64_t kSuspendHint = 10'000'000;
+    Location loc = op.getLoc();
+    NVVM::MBarrierTryWaitParityOp::create(
+        rewriter, loc, adaptor.getBarrier(), adaptor.getPhase(),
+        createI32(rewriter, loc, kSuspendHint));
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void tilegpu::populateBarrierOpToLLVMPatterns(
+    TileGPUToLLVMTypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<BarrierOpConversion, InitBarriersOpConversion,
+               InvalBarriersOpConversion, WaitBarrierOpConversion>(converter);
+}

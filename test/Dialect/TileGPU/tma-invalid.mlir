@@ -1,0 +1,79 @@
+// RUN: tile-opt %s -split-input-file -verify-diagnostics
+
+// Each rule of the TMA and mbarrier ops, and of tilegpu.tensormaps, broken
+// once.
+
+#bar = #tilegpu.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>
+func.func @init_one(%b: !tilegpu.memdesc<1x1xi64, #bar>) {
+  // expected-error @below {{takes a stack of mbarriers, !tilegpu.memdesc<Nx1x1xi64>}}
+  tilegpu.init_barriers %b : !tilegpu.memdesc<1x1xi64, #bar>
+  return
+}
+
+// -----
+
+#bar = #tilegpu.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>
+func.func @inval_i32(%b: !tilegpu.memdesc<2x1x1xi32, #bar>) {
+  // expected-error @below {{takes a stack of mbarriers, !tilegpu.memdesc<Nx1x1xi64>}}
+  tilegpu.inval_barriers %b : !tilegpu.memdesc<2x1x1xi32, #bar>
+  return
+}
+
+// -----
+
+#bar = #tilegpu.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>
+func.func @wait_stack(%b: !tilegpu.memdesc<2x1x1xi64, #bar>, %phase: i32) {
+  // expected-error @below {{waits on one mbarrier, !tilegpu.memdesc<1x1xi64>}}
+  tilegpu.wait_barrier %b, %phase : !tilegpu.memdesc<2x1x1xi64, #bar>
+  return
+}
+
+// -----
+
+#blocked = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#shared = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+#bar = #tilegpu.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>
+func.func @not_nvmma(%p: !tile.block_ptr<tensor<64x64xf16, #blocked>>, %d: !tilegpu.tensormap, %buf: !tilegpu.memdesc<64x64xf16, #shared>, %b: !tilegpu.memdesc<1x1xi64, #bar>) {
+  // expected-error @below {{writes an nvmma_shared buffer, the layout the TMA swizzles into}}
+  tilegpu.async_tma_copy_block %p, %d[], %buf, %b : !tile.block_ptr<tensor<64x64xf16, #blocked>>, !tilegpu.memdesc<64x64xf16, #shared>, !tilegpu.memdesc<1x1xi64, #bar>
+  return
+}
+
+// -----
+
+#blocked = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#nvmma = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [1, 0]>
+#bar = #tilegpu.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>
+func.func @other_shape(%p: !tile.block_ptr<tensor<64x64xf16, #blocked>>, %d: !tilegpu.tensormap, %buf: !tilegpu.memdesc<128x64xf16, #nvmma>, %b: !tilegpu.memdesc<1x1xi64, #bar>) {
+  // expected-error @below {{into a buffer of another shape or element type}}
+  tilegpu.async_tma_copy_block %p, %d[], %buf, %b : !tile.block_ptr<tensor<64x64xf16, #blocked>>, !tilegpu.memdesc<128x64xf16, #nvmma>, !tilegpu.memdesc<1x1xi64, #bar>
+  return
+}
+
+// -----
+
+#blocked = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#nvmma = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [1, 0]>
+#bar = #tilegpu.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>
+func.func @barrier_stack(%p: !tile.block_ptr<tensor<64x64xf16, #blocked>>, %d: !tilegpu.tensormap, %buf: !tilegpu.memdesc<64x64xf16, #nvmma>, %b: !tilegpu.memdesc<2x1x1xi64, #bar>) {
+  // expected-error @below {{signals one mbarrier, !tilegpu.memdesc<1x1xi64>}}
+  tilegpu.async_tma_copy_block %p, %d[], %buf, %b : !tile.block_ptr<tensor<64x64xf16, #blocked>>, !tilegpu.memdesc<64x64xf16, #nvmma>, !tilegpu.memdesc<2x1x1xi64, #bar>
+  return
+}
+
+// -----
+
+#blocked = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#nvmma = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [1, 0]>
+#bar = #tilegpu.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>
+func.func @rank_six(%p: !tile.block_ptr<tensor<64x64xf16, #blocked>>, %d: !tilegpu.tensormap, %buf: !tilegpu.memdesc<64x64xf16, #nvmma>, %b: !tilegpu.memdesc<1x1xi64, #bar>, %c: i32) {
+  // expected-error @below {{copies through a descriptor of rank 6; the TMA's go up to 5}}
+  tilegpu.async_tma_copy_block %p, %d[%c, %c, %c, %c], %buf, %b : !tile.block_ptr<tensor<64x64xf16, #blocked>>, !tilegpu.memdesc<64x64xf16, #nvmma>, !tilegpu.memdesc<1x1xi64, #bar>
+  return
+}
+
+// -----
+
+// expected-error @below {{tilegpu.tensormaps is a module's array of {base, dims, strides, box, swizzle} dictionaries}}
+module attributes {tilegpu.tensormaps = [{base = "K", dims = [64], strides = [], box = [64], swizzle = 128}]} {
+}
