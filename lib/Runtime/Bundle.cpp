@@ -62,6 +62,12 @@ int KernelInfo::paramIndex(const std::string &paramName) const {
   return -1;
 }
 
+bool KernelInfo::isIntegerParam(const std::string &paramName) const {
+  int index = paramIndex(paramName);
+  return index >= 0 && !params[index].isPointer &&
+         !isFloat(params[index].dtype);
+}
+
 std::string KernelInfo::constexprSummary() const {
   std::string text;
   for (const auto &entry : constexprs)
@@ -85,6 +91,93 @@ static Status requireString(const JsonValue &root, const char *key,
                          "'");
   *out = value->getString();
   return Status::success();
+}
+
+/// Parses one "gpu.tensormaps" entry of `info`, whose params and constexprs
+/// are read. Everything a launch's argument values cannot change is checked
+/// here, so that a launch fails only on those.
+static Status parseTensorMapSpec(const JsonValue &json, const KernelInfo &info,
+                                 TensorMapSpec *spec) {
+  if (!json.isObject())
+    return Status::error("is not an object");
+  const JsonValue *base = json.get("base");
+  if (!base || !base->isString())
+    return Status::error("lacks the string 'base'");
+  spec->base = info.paramIndex(base->getString());
+  if (spec->base < 0 || !info.params[spec->base].isPointer)
+    return Status::error("base '" + base->getString() +
+                         "' is no pointer parameter of " + info.name + " " +
+                         info.signatureSummary());
+  auto expressions = [&](const char *key, std::vector<GridExpr> *parsed) {
+    const JsonValue *list = json.get(key);
+    if (!list || !list->isArray())
+      return Status::error(std::string("lacks the array '") + key +
+                           "' of expressions");
+    for (const JsonValue &text : list->getArray()) {
+      std::string where =
+          std::string(key) + "[" + std::to_string(parsed->size()) + "]";
+      if (!text.isString())
+        return Status::error(where + " is " + text.toString() +
+                             ", not an expression string");
+      GridExpr expr;
+      TILE_RETURN_IF_ERROR(
+          GridExpr::parse(text.getString(), &expr).withContext(where));
+      for (const std::string &name : expr.names())
+        if (!info.isIntegerParam(name) && !info.constexprInt(name))
+          return Status::error(where + " '" + expr.text() + "': '" + name +
+                               "' is no integer parameter or constexpr of " +
+                               info.name);
+      parsed->push_back(std::move(expr));
+    }
+    return Status::success();
+  };
+  TILE_RETURN_IF_ERROR(expressions("dims", &spec->dims));
+  size_t rank = spec->dims.size();
+  if (rank < 1 || rank > kTensorMapMaxRank)
+    return Status::error("has " + std::to_string(rank) +
+                         " dims; a tensor map has 1 to " +
+                         std::to_string(kTensorMapMaxRank));
+  TILE_RETURN_IF_ERROR(expressions("strides", &spec->strides));
+  if (spec->strides.size() != rank - 1)
+    return Status::error("has " + std::to_string(spec->strides.size()) +
+                         " strides; " + std::to_string(rank) + " dims take " +
+                         std::to_string(rank - 1) + " (of dims 1.." +
+                         std::to_string(rank - 1) + ")");
+  const JsonValue *box = json.get("box");
+  if (!box || !box->isArray())
+    return Status::error("lacks the array 'box'");
+  if (box->getArray().size() != rank)
+    return Status::error("has " + std::to_string(box->getArray().size()) +
+                         " box dims; " + std::to_string(rank) + " dims take " +
+                         std::to_string(rank));
+  for (const JsonValue &size : box->getArray()) {
+    if (!size.isInteger() || size.getInteger() < 1 ||
+        size.getInteger() > kTensorMapMaxBoxDim)
+      return Status::error("box[" + std::to_string(spec->box.size()) + "] is " +
+                           size.toString() +
+                           "; box dims are integers from 1 to " +
+                           std::to_string(kTensorMapMaxBoxDim));
+    spec->box.push_back(static_cast<uint32_t>(size.getInteger()));
+  }
+  const JsonValue *swizzle = json.get("swizzle");
+  if (!swizzle || !swizzle->isInteger())
+    return Status::error("lacks the integer 'swizzle'");
+  int64_t span = swizzle->getInteger();
+  if (span != 0 && span != 32 && span != 64 && span != 128)
+    return Status::error("swizzle " + std::to_string(span) +
+                         " is no swizzle span; the spans are 0 (none), 32, 64 "
+                         "and 128 bytes");
+  spec->swizzle = TensorMapSwizzle(span);
+  // The rules that do not depend on the arguments (the element type, the
+  // box against the swizzle span), checked now: placeholder extents and
+  // strides that break none of the others.
+  TensorMapDesc placeholder;
+  placeholder.elementType = info.params[spec->base].dtype;
+  placeholder.globalDims.assign(rank, 1);
+  placeholder.globalStrides.assign(rank - 1, 16);
+  placeholder.boxDims = spec->box;
+  placeholder.swizzle = spec->swizzle;
+  return validateTensorMap(placeholder);
 }
 
 Status tile::rt::parseKernelInfo(const std::string &text,
@@ -164,6 +257,21 @@ Status tile::rt::parseKernelInfo(const std::string &text,
     TILE_RETURN_IF_ERROR(parseLaunchSpec(*launch, &spec));
     info->launch = std::move(spec);
     TILE_RETURN_IF_ERROR(verifyLaunchSpec(*info));
+  }
+  const JsonValue *gpu = root.get("gpu");
+  if (const JsonValue *maps = gpu ? gpu->get("tensormaps") : nullptr) {
+    if (!maps->isArray())
+      return Status::error(info->name + ": 'gpu.tensormaps' is not an array");
+    for (const JsonValue &map : maps->getArray()) {
+      std::string where = info->name + ": tensor map " +
+                          std::to_string(info->tensorMaps.size());
+      if (const JsonValue *base = map.get("base"); base && base->isString())
+        where += " (base " + base->getString() + ")";
+      TensorMapSpec spec;
+      TILE_RETURN_IF_ERROR(
+          parseTensorMapSpec(map, *info, &spec).withContext(where));
+      info->tensorMaps.push_back(std::move(spec));
+    }
   }
   info->metadata = std::move(root);
   return Status::success();

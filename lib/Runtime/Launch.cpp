@@ -4,6 +4,7 @@
 
 #include "tile/Runtime/Backend.h"
 #include "tile/Runtime/Bundle.h"
+#include "tile/Runtime/TensorMap.h"
 
 #include <algorithm>
 #include <cctype>
@@ -124,8 +125,6 @@ private:
   std::vector<std::string> referenced;
 };
 
-bool isIntegerType(DType type) { return !isFloat(type); }
-
 /// The range of an integer parameter type.
 std::pair<int64_t, int64_t> integerRange(DType type) {
   unsigned bits = integerWidth(type);
@@ -147,6 +146,19 @@ std::string kindName(const LaunchArg &arg) {
     return "the float " + std::to_string(arg.floatValue);
   }
   return "?";
+}
+
+/// The value of a name in a launch's expressions: the integer argument of
+/// that parameter, else the integer constexpr.
+GridExpr::Lookup argumentLookup(const KernelInfo &info,
+                                const std::vector<LaunchArg> &args) {
+  return [&info, &args](const std::string &name) -> std::optional<int64_t> {
+    int index = info.paramIndex(name);
+    if (index >= 0 && size_t(index) < args.size() &&
+        args[index].kind == LaunchArg::Kind::Int)
+      return args[index].intValue;
+    return info.constexprInt(name);
+  };
 }
 
 } // namespace
@@ -244,14 +256,9 @@ Status tile::rt::parseLaunchSpec(const JsonValue &json, LaunchSpec *spec) {
 Status tile::rt::verifyLaunchSpec(const KernelInfo &info) {
   if (!info.launch)
     return Status::success();
-  auto integerParam = [&](const std::string &name) {
-    int index = info.paramIndex(name);
-    return index >= 0 && !info.params[index].isPointer &&
-           isIntegerType(info.params[index].dtype);
-  };
   for (const GridExpr &dimension : info.launch->grid)
     for (const std::string &name : dimension.names())
-      if (!integerParam(name) && !info.constexprInt(name))
+      if (!info.isIntegerParam(name) && !info.constexprInt(name))
         return Status::error(
             "launch grid '" + dimension.text() + "': '" + name +
             "' is no integer parameter or constexpr of " + info.name);
@@ -259,7 +266,7 @@ Status tile::rt::verifyLaunchSpec(const KernelInfo &info) {
     if (!info.constexprValue(key))
       return Status::error("launch key '" + key + "' is no constexpr of " +
                            info.name);
-  if (!info.launch->length.empty() && !integerParam(info.launch->length))
+  if (!info.launch->length.empty() && !info.isIntegerParam(info.launch->length))
     return Status::error("launch length '" + info.launch->length +
                          "' is no integer parameter of " + info.name);
   return Status::success();
@@ -363,17 +370,75 @@ Status tile::rt::computeGrid(const KernelInfo &info,
   if (!info.launch)
     return Status::error(info.name +
                          " has no launch spec: its metadata says no grid");
-  auto lookup = [&](const std::string &name) -> std::optional<int64_t> {
-    int index = info.paramIndex(name);
-    if (index >= 0 && size_t(index) < args.size() &&
-        args[index].kind == LaunchArg::Kind::Int)
-      return args[index].intValue;
-    return info.constexprInt(name);
-  };
+  GridExpr::Lookup lookup = argumentLookup(info, args);
   int64_t sizes[3] = {1, 1, 1};
   for (size_t axis = 0; axis < info.launch->grid.size(); ++axis)
     TILE_RETURN_IF_ERROR(
         info.launch->grid[axis].evaluate(lookup, &sizes[axis]));
   return makeGrid(sizes[0], sizes[1], sizes[2], grid)
       .withContext("launching " + info.name);
+}
+
+Status tile::rt::computeTensorMapDesc(const KernelInfo &info, size_t index,
+                                      const std::vector<LaunchArg> &args,
+                                      TensorMapDesc *desc) {
+  if (index >= info.tensorMaps.size())
+    return Status::error(
+        info.name + " has " + std::to_string(info.tensorMaps.size()) +
+        " tensor maps, no tensor map " + std::to_string(index));
+  const TensorMapSpec &spec = info.tensorMaps[index];
+  std::string where = info.name + ": tensor map " + std::to_string(index);
+  if (spec.base < 0 || size_t(spec.base) >= info.params.size())
+    return Status::error(where + ": its base is no parameter");
+  const ParamInfo &base = info.params[spec.base];
+  where += " (base " + base.name + ")";
+  auto fail = [&](const std::string &why) {
+    return Status::error(where + ": " + why);
+  };
+  if (args.size() != info.params.size())
+    return fail("the launch gives " + std::to_string(args.size()) +
+                " arguments; " + info.name + " takes " +
+                std::to_string(info.params.size()));
+  if (args[spec.base].kind != LaunchArg::Kind::Buffer)
+    return fail("the launch gives no pointer for " + base.name);
+  GridExpr::Lookup lookup = argumentLookup(info, args);
+  TensorMapDesc result;
+  result.elementType = base.dtype;
+  result.globalAddress = args[spec.base].buffer;
+  for (size_t i = 0; i < spec.dims.size(); ++i) {
+    int64_t extent = 0;
+    TILE_RETURN_IF_ERROR(
+        spec.dims[i]
+            .evaluate(lookup, &extent)
+            .withContext(where + ": dim " + std::to_string(i)));
+    if (extent < 1)
+      return fail("dim " + std::to_string(i) + " '" + spec.dims[i].text() +
+                  "' is " + std::to_string(extent) +
+                  "; a tensor has at least one element along each dim");
+    result.globalDims.push_back(uint64_t(extent));
+  }
+  int64_t elementBytes = int64_t(dtypeSize(base.dtype));
+  for (size_t i = 0; i < spec.strides.size(); ++i) {
+    std::string which = "the stride of dim " + std::to_string(i + 1);
+    int64_t stride = 0, bytes = 0;
+    TILE_RETURN_IF_ERROR(spec.strides[i]
+                             .evaluate(lookup, &stride)
+                             .withContext(where + ": " + which));
+    if (stride < 0)
+      return fail(which + " '" + spec.strides[i].text() + "' is " +
+                  std::to_string(stride) + " elements, negative");
+    if (__builtin_mul_overflow(stride, elementBytes, &bytes))
+      return fail(which + " '" + spec.strides[i].text() + "' is " +
+                  std::to_string(stride) + " elements: in bytes it " +
+                  "overflows int64");
+    result.globalStrides.push_back(uint64_t(bytes));
+  }
+  result.boxDims = spec.box;
+  result.elementStrides.assign(spec.dims.size(), 1);
+  result.swizzle = spec.swizzle;
+  result.l2Promotion = TensorMapL2Promotion::Bytes128;
+  result.oobFill = TensorMapOobFill::Zero;
+  TILE_RETURN_IF_ERROR(validateTensorMap(result).withContext(where));
+  *desc = std::move(result);
+  return Status::success();
 }

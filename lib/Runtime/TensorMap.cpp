@@ -31,7 +31,6 @@ constexpr uint64_t kStrideLimit = uint64_t(1) << 40;
 constexpr uint64_t kAddressAlignment = 16;
 constexpr uint64_t kStrideMultiple = 16;
 constexpr uint64_t kInnerBoxMultiple = 16;
-constexpr uint32_t kMaxBoxDim = 256;
 constexpr uint32_t kMaxElementStride = 8;
 
 /// The driver's data type for `type`, or -1. fp8 travels as bytes: TMA
@@ -176,11 +175,11 @@ Status tile::rt::validateTensorMap(const TensorMapDesc &desc) {
                                           " bytes, not below 2^40");
   }
   for (size_t i = 0; i < rank; ++i)
-    if (desc.boxDims[i] < 1 || desc.boxDims[i] > kMaxBoxDim)
+    if (desc.boxDims[i] < 1 || desc.boxDims[i] > kTensorMapMaxBoxDim)
       return broken("box dims", dim(i) + " of the box has " +
                                     std::to_string(desc.boxDims[i]) +
                                     " elements; each has 1 to " +
-                                    std::to_string(kMaxBoxDim));
+                                    std::to_string(kTensorMapMaxBoxDim));
   for (size_t i = 0; i < desc.elementStrides.size(); ++i)
     if (desc.elementStrides[i] < 1 ||
         desc.elementStrides[i] > kMaxElementStride)

@@ -15,6 +15,7 @@
 #include "tile/Runtime/Json.h"
 #include "tile/Runtime/Launch.h"
 #include "tile/Runtime/Status.h"
+#include "tile/Runtime/TensorMap.h"
 
 #include <optional>
 #include <string>
@@ -43,6 +44,23 @@ struct ParamInfo {
 /// Parses a Triton-style parameter type ("*bf16", "fp32", "i64").
 std::optional<ParamInfo> parseParamType(const std::string &type);
 
+/// A TMA descriptor (CUtensorMap) the kernel takes as a hidden parameter:
+/// one entry of the metadata's "gpu.tensormaps". The runtime encodes it at
+/// each launch from the kernel's arguments (computeTensorMapDesc) and passes
+/// it, 128 bytes by value, after the declared parameters.
+struct TensorMapSpec {
+  /// The pointer parameter whose address and element type the tensor has.
+  int base = -1;
+  /// The tensor's extent along each dimension, innermost first: the rank is
+  /// their number (1 to kTensorMapMaxRank).
+  std::vector<GridExpr> dims;
+  /// The stride of dims 1..rank-1, in elements of the base's type.
+  std::vector<GridExpr> strides;
+  /// Elements copied at a time along each dimension, innermost first.
+  std::vector<uint32_t> box;
+  TensorMapSwizzle swizzle = TensorMapSwizzle::None;
+};
+
 struct KernelInfo {
   std::string name;   ///< The variant, e.g. attn_fwd_fp16_d64_causal.
   std::string kernel; ///< The family, e.g. attn_fwd.
@@ -61,6 +79,9 @@ struct KernelInfo {
   /// "launch": how the kernel is launched (its grid, its selection keys);
   /// none for a kernel compiled without one (a grid must then be given).
   std::optional<LaunchSpec> launch;
+  /// "gpu.tensormaps": the kernel's hidden TMA descriptor parameters, in
+  /// parameter order; empty when it takes none.
+  std::vector<TensorMapSpec> tensorMaps;
   std::string metadataPath; ///< The .json file this came from.
   /// The whole metadata object, for what backends read beyond the fields
   /// above (the GPU's "gpu": {"ptx", "cubin", "shared_bytes", "target"}).
@@ -74,6 +95,8 @@ struct KernelInfo {
   std::optional<int64_t> constexprInt(const std::string &constexprName) const;
   /// Index of the parameter named `paramName`, or -1.
   int paramIndex(const std::string &paramName) const;
+  /// Whether `paramName` is a scalar integer parameter.
+  bool isIntegerParam(const std::string &paramName) const;
   /// "HEAD_DIM=64 BLOCK_M=128 ..." for messages.
   std::string constexprSummary() const;
   /// "(Q: *fp16, sm_scale: fp32, ...)" for messages.

@@ -28,6 +28,7 @@ namespace tile::rt {
 struct KernelInfo;
 struct LaunchArg;
 struct Grid;
+struct TensorMapDesc;
 
 /// One grid dimension of a launch spec: integers, names of the kernel's
 /// integer parameters and constexprs, `+`, `-`, `*`, `cdiv(a, b)` (the
@@ -101,6 +102,16 @@ Status checkArguments(const KernelInfo &info,
 /// The grid of a launch, from the kernel's launch spec and its arguments.
 Status computeGrid(const KernelInfo &info, const std::vector<LaunchArg> &args,
                    Grid *grid);
+
+/// The TMA descriptor of the kernel's tensor map `index` (info.tensorMaps)
+/// for a launch with `args` (checked, in parameter order): its expressions
+/// evaluated, strides in bytes, the base argument's address, the runtime's
+/// choices (OOB fill zero, L2 promotion 128 bytes, element strides 1), and
+/// validated (validateTensorMap); needs no driver. An error names the tensor
+/// map ("attn_fwd: tensor map 0 (base Q): ...").
+Status computeTensorMapDesc(const KernelInfo &info, size_t index,
+                            const std::vector<LaunchArg> &args,
+                            TensorMapDesc *desc);
 
 } // namespace tile::rt
 

@@ -44,6 +44,8 @@ enum class TensorMapOobFill : int { Zero = 0, NanRequestZeroFma = 1 };
 
 constexpr unsigned kTensorMapMaxRank = 5;
 constexpr size_t kTensorMapBytes = 128;
+/// Elements of a box along any dimension, at most.
+constexpr uint32_t kTensorMapMaxBoxDim = 256;
 
 /// A tiled view of a tensor in global memory, as cuTensorMapEncodeTiled
 /// takes it (without interleave, which Tile's kernels do not use).
