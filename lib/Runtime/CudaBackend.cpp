@@ -41,7 +41,9 @@ private:
   CUevent start = nullptr, stop = nullptr;
   struct Loaded {
     LoadedKernel kernel;
-    std::vector<ParamInfo> params; ///< how each argument is packed
+    /// How its arguments are packed: the parameters and tensor maps (a
+    /// copy: the caller's may not outlive the backend).
+    KernelInfo info;
   };
   std::vector<Loaded> kernels;
 };
@@ -71,7 +73,7 @@ Status CudaBackend::create(std::unique_ptr<Backend> *backend) {
 Status CudaBackend::loadKernel(const KernelInfo &info, KernelHandle *kernel) {
   Loaded loaded;
   TILE_RETURN_IF_ERROR(tile::rt::loadKernel(*driver, info, &loaded.kernel));
-  loaded.params = info.params;
+  loaded.info = info;
   kernels.push_back(std::move(loaded));
   *kernel = kernels.size(); // handles count from 1
   return Status::success();
@@ -108,17 +110,13 @@ Status CudaBackend::launch(KernelHandle kernel, const Grid &grid,
   if (kernel == 0 || kernel > kernels.size())
     return Status::error("launch of a kernel that was never loaded");
   const Loaded &loaded = kernels[kernel - 1];
-  if (args.size() != loaded.params.size())
-    return Status::error("launch with " + std::to_string(args.size()) +
-                         " arguments of a kernel that takes " +
-                         std::to_string(loaded.params.size()));
-  std::vector<uint64_t> slots;
-  std::vector<void *> pointers;
-  packArguments(loaded.params, args, &slots, &pointers);
+  PackedArguments packed;
+  TILE_RETURN_IF_ERROR(packArguments(loaded.info, args, &packed));
   return driver->check(
-      driver->cuLaunchKernel(
-          loaded.kernel.function, grid.x, grid.y, grid.z, loaded.kernel.threads,
-          1, 1, loaded.kernel.sharedBytes, nullptr, pointers.data(), nullptr),
+      driver->cuLaunchKernel(loaded.kernel.function, grid.x, grid.y, grid.z,
+                             loaded.kernel.threads, 1, 1,
+                             loaded.kernel.sharedBytes, nullptr,
+                             packed.pointers.data(), nullptr),
       "launching over grid " + grid.toString());
 }
 

@@ -126,16 +126,19 @@ Status tile::rt::loadKernel(const CudaDriver &driver, const KernelInfo &info,
   return Status::success();
 }
 
-void tile::rt::packArguments(const std::vector<ParamInfo> &params,
-                             const std::vector<LaunchArg> &args,
-                             std::vector<uint64_t> *slots,
-                             std::vector<void *> *pointers) {
-  slots->assign(args.size(), 0);
-  pointers->resize(args.size());
+Status tile::rt::packArguments(const KernelInfo &info,
+                               const std::vector<LaunchArg> &args,
+                               PackedArguments *packed) {
+  const std::vector<ParamInfo> &params = info.params;
+  if (args.size() != params.size())
+    return Status::error("launch of " + info.name + " with " +
+                         std::to_string(args.size()) + " arguments; it takes " +
+                         std::to_string(params.size()));
+  packed->slots.assign(args.size(), 0);
   for (size_t i = 0; i < args.size(); ++i) {
     const ParamInfo &param = params[i];
     const LaunchArg &arg = args[i];
-    void *slot = &(*slots)[i];
+    void *slot = &packed->slots[i];
     if (param.isPointer) {
       std::memcpy(slot, &arg.buffer, sizeof(CUdeviceptr));
     } else if (isFloat(param.dtype)) {
@@ -153,8 +156,24 @@ void tile::rt::packArguments(const std::vector<ParamInfo> &params,
       // Little-endian: the low bytes of the value are the narrower integer.
       std::memcpy(slot, &arg.intValue, dtypeSize(param.dtype));
     }
-    (*pointers)[i] = slot;
   }
+  packed->tensorMaps.resize(info.tensorMaps.size());
+  for (size_t i = 0; i < info.tensorMaps.size(); ++i) {
+    TensorMapDesc desc;
+    TILE_RETURN_IF_ERROR(computeTensorMapDesc(info, i, args, &desc));
+    TILE_RETURN_IF_ERROR(encodeTensorMap(desc, &packed->tensorMaps[i])
+                             .withContext(info.name + ": tensor map " +
+                                          std::to_string(i) + " (base " +
+                                          params[info.tensorMaps[i].base].name +
+                                          ")"));
+  }
+  // Pointers last: the vectors above no longer move.
+  packed->pointers.clear();
+  for (uint64_t &slot : packed->slots)
+    packed->pointers.push_back(&slot);
+  for (TensorMap &map : packed->tensorMaps)
+    packed->pointers.push_back(map.bytes);
+  return Status::success();
 }
 
 Status CudaKernels::makeCurrent(const CudaDriver &driver, int device) {
@@ -197,13 +216,13 @@ Status CudaKernels::launch(const KernelInfo &info,
     }
     kernel = found->second;
   }
-  thread_local std::vector<uint64_t> slots;
-  thread_local std::vector<void *> pointers;
-  packArguments(info.params, args, &slots, &pointers);
+  // Reused, so that a launch allocates nothing once the sizes are reached.
+  thread_local PackedArguments packed;
+  TILE_RETURN_IF_ERROR(packArguments(info, args, &packed));
   return driver->check(
       driver->cuLaunchKernel(kernel.function, grid.x, grid.y, grid.z,
                              kernel.threads, 1, 1, kernel.sharedBytes, stream,
-                             pointers.data(), nullptr),
+                             packed.pointers.data(), nullptr),
       "launching " + info.name + " over grid " + grid.toString());
 }
 

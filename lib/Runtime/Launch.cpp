@@ -362,6 +362,13 @@ Status tile::rt::checkArguments(const KernelInfo &info,
                            std::to_string(param.divisibility) + ", but it is " +
                            std::to_string(arg.intValue));
   }
+  // The descriptors' rules hold of device addresses; a handle has no
+  // alignment to check.
+  if (pointers == PointerKind::Address)
+    for (size_t i = 0; i < info.tensorMaps.size(); ++i) {
+      TensorMapDesc desc;
+      TILE_RETURN_IF_ERROR(computeTensorMapDesc(info, i, args, &desc));
+    }
   return Status::success();
 }
 

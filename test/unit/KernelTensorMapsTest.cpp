@@ -1,19 +1,21 @@
 //===- KernelTensorMapsTest.cpp - A kernel's hidden TMA descriptors -------===//
 //
 // "gpu.tensormaps" in kernel metadata: read and checked with the metadata,
-// and turned into a TensorMapDesc from a launch's arguments. None of this
-// needs a GPU.
+// turned into a TensorMapDesc from a launch's arguments, and packed after the
+// declared parameters. Everything before the driver's encoding needs no GPU.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tile/Runtime/Backend.h"
 #include "tile/Runtime/Bundle.h"
+#include "tile/Runtime/CudaDriver.h"
 #include "tile/Runtime/Launch.h"
 #include "tile/Runtime/TensorMap.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -277,4 +279,63 @@ TEST(KernelTensorMaps, LaunchErrorsNameTheTensorMap) {
   EXPECT_EQ(status.message(),
             "fa_fwd: tensor map 0 (base K): dim 1: grid expression 'N_CTX * "
             "4611686018427387904': overflows int64");
+}
+
+TEST(KernelTensorMaps, CheckedWithDeviceAddresses) {
+  KernelInfo info = attentionKernel();
+  std::vector<LaunchArg> args = attentionArgs();
+  EXPECT_TRUE(checkArguments(info, args, PointerKind::Address).ok());
+  args[5] = LaunchArg::integer(60);
+  Status status = checkArguments(info, args, PointerKind::Address);
+  EXPECT_EQ(status.message().rfind("fa_fwd: tensor map 0 (base Q): TMA "
+                                   "descriptor: global strides:",
+                                   0),
+            0u)
+      << status.message();
+  // A backend's handles are no addresses: nothing to encode from them.
+  EXPECT_TRUE(checkArguments(info, args, PointerKind::Handle).ok());
+}
+
+TEST(KernelTensorMaps, PackedAfterTheDeclaredParameters) {
+  // Without tensor maps, packing needs no driver: one slot per argument.
+  KernelInfo plain;
+  ASSERT_TRUE(parse("[]", &plain).ok());
+  std::vector<LaunchArg> args = attentionArgs();
+  PackedArguments packed;
+  Status status = packArguments(plain, args, &packed);
+  ASSERT_TRUE(status.ok()) << status.message();
+  ASSERT_EQ(packed.pointers.size(), args.size());
+  EXPECT_TRUE(packed.tensorMaps.empty());
+  EXPECT_EQ(packed.pointers[0], &packed.slots[0]);
+  EXPECT_EQ(packed.slots[0], 0x7f0000000000u);
+  EXPECT_EQ(packed.slots[8], 1000u);
+  float scale;
+  std::memcpy(&scale, packed.pointers[2], sizeof scale);
+  EXPECT_EQ(scale, 0.125f);
+
+  // A descriptor that breaks a rule fails before the driver, named.
+  KernelInfo info = attentionKernel();
+  args[5] = LaunchArg::integer(60);
+  status = packArguments(info, args, &packed);
+  EXPECT_EQ(status.message().rfind("fa_fwd: tensor map 0 (base Q): TMA "
+                                   "descriptor: global strides:",
+                                   0),
+            0u)
+      << status.message();
+
+  // A valid one reaches the driver: encoded after the declared parameters
+  // on a GPU machine; elsewhere the error names the map and the driver.
+  status = packArguments(info, attentionArgs(), &packed);
+  if (!status.ok()) {
+    EXPECT_EQ(status.message().rfind("fa_fwd: tensor map 0 (base Q): ", 0), 0u)
+        << status.message();
+    EXPECT_EQ(status.message().find("TMA descriptor:"), std::string::npos)
+        << status.message();
+    return;
+  }
+  ASSERT_EQ(packed.pointers.size(), args.size() + 2);
+  ASSERT_EQ(packed.tensorMaps.size(), 2u);
+  EXPECT_EQ(packed.pointers[args.size()], packed.tensorMaps[0].bytes);
+  EXPECT_EQ(packed.pointers[args.size() + 1], packed.tensorMaps[1].bytes);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(packed.tensorMaps[1].bytes) % 64, 0u);
 }

@@ -14,6 +14,7 @@
 #include "tile/Runtime/Backend.h"
 #include "tile/Runtime/Bundle.h"
 #include "tile/Runtime/Status.h"
+#include "tile/Runtime/TensorMap.h"
 
 #include <cstdint>
 #include <map>
@@ -85,11 +86,27 @@ struct LoadedKernel {
 Status loadKernel(const CudaDriver &driver, const KernelInfo &info,
                   LoadedKernel *kernel);
 
-/// Each argument's bytes in its parameter's type, and the pointers to them
-/// cuLaunchKernel takes. The arguments were checked (checkArguments).
-void packArguments(const std::vector<ParamInfo> &params,
-                   const std::vector<LaunchArg> &args,
-                   std::vector<uint64_t> *slots, std::vector<void *> *pointers);
+/// A launch's kernel parameters as cuLaunchKernel takes them. The driver
+/// copies them when the launch is enqueued: they must live until
+/// cuLaunchKernel returns, and are reused across launches.
+struct PackedArguments {
+  /// Each declared argument's bytes in its parameter's type.
+  std::vector<uint64_t> slots;
+  /// The hidden parameters: the kernel's TMA descriptors, in the order of
+  /// its metadata's "gpu.tensormaps".
+  std::vector<TensorMap> tensorMaps;
+  /// cuLaunchKernel's kernelParams: the declared arguments' slots, then the
+  /// tensor maps.
+  std::vector<void *> pointers;
+};
+
+/// Packs a launch of `info` with `args` (checked: checkArguments): each
+/// argument in its parameter's type, then each tensor map the kernel takes,
+/// computed from the arguments (computeTensorMapDesc) and encoded by the
+/// driver, which needs the launch's context current. An error names the
+/// tensor map that could not be encoded.
+Status packArguments(const KernelInfo &info, const std::vector<LaunchArg> &args,
+                     PackedArguments *packed);
 
 /// Launches compiled kernels on the streams of a process's devices, each in
 /// its primary context (the one PyTorch's runtime uses): the runtime behind

@@ -95,7 +95,10 @@ enum class PointerKind { Address, Handle };
 /// Checks arguments in parameter order: their number, each one's kind and
 /// element type against its parameter, the range of the integer types, and
 /// the divisibility the kernel was compiled for (of an integer's value, of
-/// a pointer's address). An error names the parameter.
+/// a pointer's address); with device addresses, also the TMA descriptors the
+/// kernel takes (computeTensorMapDesc), so that a launch that would fail to
+/// encode one is refused as a bad request. An error names the parameter or
+/// the tensor map.
 Status checkArguments(const KernelInfo &info,
                       const std::vector<LaunchArg> &args, PointerKind pointers);
 
