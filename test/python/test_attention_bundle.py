@@ -40,7 +40,7 @@ def write_kernel(directory, name, params=FWD_PARAMS, kernel="attn_fwd",
                  max_n_ctx=None, tuning=None, launch=FWD_LAUNCH):
     """Metadata in the format tile-compile writes, with placeholder GPU code
     beside it."""
-    meta = {"schema_version": 1, "name": name, "kernel": kernel, "entry": name,
+    meta = {"schema_version": 2, "name": name, "kernel": kernel, "entry": name,
             "params": [{"name": n, "type": t, **({"divisibility": d} if d > 1 else {})}
                        for n, t, d in params],
             "constexprs": constexprs if constexprs is not None else
@@ -87,14 +87,14 @@ def test_kernel_without_gpu_code_is_kept_apart(tmp_path, gpu, files):
     ("{not json", "JSON"),
     ("[1, 2]", "not a JSON object"),
     ('{"name": "k", "kernel": "attn_fwd", "params": []}',
-     r"schema_version \(none\), but this runtime reads version 1"),
-    ('{"schema_version": 2, "name": "k", "kernel": "attn_fwd", "params": []}',
-     "schema_version 2, but this runtime reads version 1: compile the kernel"),
-    ('{"schema_version": 1, "name": "k", "kernel": "attn_fwd", "num_warps": 4, '
+     r"schema_version \(none\), but this runtime reads version 2"),
+    ('{"schema_version": 3, "name": "k", "kernel": "attn_fwd", "params": []}',
+     "schema_version 3, but this runtime reads version 2: compile the kernel"),
+    ('{"schema_version": 2, "name": "k", "kernel": "attn_fwd", "num_warps": 4, '
      '"params": [{"name": "X", "type": "f65"}]}', "unknown type 'f65'"),
-    ('{"schema_version": 1, "name": "k", "kernel": "attn_fwd", "num_warps": 4, '
+    ('{"schema_version": 2, "name": "k", "kernel": "attn_fwd", "num_warps": 4, '
      '"params": [{"name": "X", "type": "i32", "divisibility": 3}]}', "divisibility"),
-    ('{"schema_version": 1, "name": "k", "kernel": "attn_fwd", "num_warps": 4, '
+    ('{"schema_version": 2, "name": "k", "kernel": "attn_fwd", "num_warps": 4, '
      '"params": [], "launch": {"grid": ["cdiv(N, 2)"]}}', "'N' is no integer parameter"),
 ])
 def test_unreadable_metadata_is_skipped_with_its_reason(tmp_path, text, message):

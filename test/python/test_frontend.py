@@ -302,7 +302,7 @@ def test_cli_writes_module_metadata_and_ptx(tmp_path, verify, run_cli):
     metadata = json.loads((tmp_path / "attn_fwd_test.json").read_text())
     gpu = metadata.pop("gpu")
     assert metadata == {
-        "schema_version": 1, "name": "attn_fwd_test", "kernel": "attn_fwd",
+        "schema_version": 2, "name": "attn_fwd_test", "kernel": "attn_fwd",
         "entry": "attn_fwd", "source": "python/tile/kernels/attention.py",
         "params": [{"name": n, "type": t} for n, t in [
             ("Q", "*fp16"), ("K", "*fp16"), ("V", "*fp16"), ("O", "*fp16"),

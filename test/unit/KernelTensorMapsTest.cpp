@@ -27,7 +27,7 @@ namespace {
 /// Q's descriptor as the compiler writes it for a 4-D block (its outer dims
 /// unbounded, 2^32), K's from parameters and constexprs.
 const char *kPrefix = R"json({
-  "schema_version": 1, "name": "fa_fwd", "kernel": "fa_fwd",
+  "schema_version": 2, "name": "fa_fwd", "kernel": "fa_fwd",
   "params": [{"name": "Q", "type": "*fp16", "divisibility": 16},
              {"name": "K", "type": "*bf16", "divisibility": 16},
              {"name": "sm_scale", "type": "fp32"},
@@ -97,7 +97,7 @@ TEST(KernelTensorMaps, ReadsTheSpecs) {
   KernelInfo none;
   ASSERT_TRUE(parse("[]", &none).ok());
   EXPECT_TRUE(none.tensorMaps.empty());
-  ASSERT_TRUE(parseKernelInfo(R"({"schema_version": 1, "name": "a",
+  ASSERT_TRUE(parseKernelInfo(R"({"schema_version": 2, "name": "a",
       "kernel": "a", "params": [], "gpu": {"target": "sm_90a"}})",
                               "a.json", &none)
                   .ok());

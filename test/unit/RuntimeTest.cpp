@@ -179,7 +179,7 @@ TEST(Npy, MissingFile) {
 //===----------------------------------------------------------------------===//
 
 const char *kMetadata = R"({
-  "schema_version": 1, "name": "attn_fwd_fp16_d64_causal", "kernel": "attn_fwd",
+  "schema_version": 2, "name": "attn_fwd_fp16_d64_causal", "kernel": "attn_fwd",
   "entry": "attn_fwd_fp16_d64_causal", "source": "attention.py",
   "params": [{"name": "Q", "type": "*fp16"}, {"name": "sm_scale", "type": "fp32"},
              {"name": "N_CTX", "type": "i32"}],
@@ -215,10 +215,10 @@ TEST(KernelInfo, RejectsBadMetadata) {
   KernelInfo info;
   EXPECT_FALSE(parseKernelInfo("[]", "x.json", &info).ok());
   EXPECT_FALSE(
-      parseKernelInfo(R"({"schema_version": 1, "name": "a"})", "x.json", &info)
+      parseKernelInfo(R"({"schema_version": 2, "name": "a"})", "x.json", &info)
           .ok());
   Status status = parseKernelInfo(
-      R"({"schema_version": 1, "name": "a", "kernel": "k", "params": [{"name": "X", "type": "*fp17"}]})",
+      R"({"schema_version": 2, "name": "a", "kernel": "k", "params": [{"name": "X", "type": "*fp17"}]})",
       "x.json", &info);
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("*fp17"), std::string::npos);
@@ -227,14 +227,14 @@ TEST(KernelInfo, RejectsBadMetadata) {
 TEST(KernelInfo, RefusesAnotherSchemaVersion) {
   KernelInfo info;
   for (const char *version :
-       {"", R"("schema_version": 0,)", R"("schema_version": 2,)",
-        R"("schema_version": "1",)"}) {
+       {"", R"("schema_version": 1,)", R"("schema_version": 3,)",
+        R"("schema_version": "2",)"}) {
     Status status =
         parseKernelInfo(std::string("{") + version +
                             R"( "name": "a", "kernel": "k", "params": []})",
                         "x.json", &info);
     ASSERT_FALSE(status.ok()) << version;
-    EXPECT_NE(status.message().find("this runtime reads version 1"),
+    EXPECT_NE(status.message().find("this runtime reads version 2"),
               std::string::npos)
         << status.message();
   }
@@ -242,7 +242,7 @@ TEST(KernelInfo, RefusesAnotherSchemaVersion) {
 
 TEST(KernelInfo, MaxNCtxIsAPositiveInteger) {
   auto withMaxNCtx = [](const std::string &value) {
-    return R"({"schema_version": 1, "name": "a", "kernel": "attn_fwd", "params": [], "max_n_ctx": )" +
+    return R"({"schema_version": 2, "name": "a", "kernel": "attn_fwd", "params": [], "max_n_ctx": )" +
            value + "}";
   };
   KernelInfo info;
@@ -259,7 +259,7 @@ TEST(KernelInfo, MaxNCtxIsAPositiveInteger) {
 
 TEST(KernelInfo, TuningNamesTheVariantACandidateTunes) {
   auto withTuning = [](const std::string &value) {
-    return R"({"schema_version": 1, "name": "a__m64", "kernel": "attn_fwd", "params": [], "tuning": )" +
+    return R"({"schema_version": 2, "name": "a__m64", "kernel": "attn_fwd", "params": [], "tuning": )" +
            value + "}";
   };
   KernelInfo info;
@@ -539,7 +539,7 @@ int64_t evaluate(const std::string &text,
 }
 
 const char *kLaunchMetadata = R"json({
-  "schema_version": 1, "name": "fwd_d64", "kernel": "fwd",
+  "schema_version": 2, "name": "fwd_d64", "kernel": "fwd",
   "params": [{"name": "Q", "type": "*fp16", "divisibility": 16},
              {"name": "scale", "type": "fp32"},
              {"name": "N", "type": "i32", "divisibility": 16},
@@ -692,7 +692,7 @@ TEST(Bundle, SelectsByKeysTypeAndLength) {
   auto write = [&](const std::string &name, const std::string &type,
                    int headDim, bool causal, int maxNCtx) {
     std::ofstream out(dir + "/" + name + ".json");
-    out << R"({"schema_version": 1, "name": ")" << name
+    out << R"({"schema_version": 2, "name": ")" << name
         << R"(", "kernel": "fwd", "params": [{"name": "Q", "type": ")" << type
         << R"("}], "constexprs": {"HEAD_DIM": )" << headDim << R"(, "CAUSAL": )"
         << (causal ? "true" : "false") << "}"

@@ -26,7 +26,7 @@ namespace tile::rt {
 
 /// The layout of a kernel's metadata file (docs/kernel-metadata.md)
 /// that tile-compile writes and the runtimes read: a reader refuses another.
-constexpr int64_t kMetadataSchemaVersion = 1;
+constexpr int64_t kMetadataSchemaVersion = 2;
 
 /// One run-time parameter: `*fp16` is a pointer to fp16, `i32` a scalar.
 struct ParamInfo {
