@@ -17,9 +17,12 @@ namespace {
 /// (bytes) of the tensor's address and of each stride.
 constexpr int64_t kMaxBoxElements = 256;
 constexpr int64_t kGlobalAlignment = 16;
-/// The extent of a dimension the program offsets its base along: the TMA's
-/// largest, so that no coordinate the program computes is out of bounds.
-constexpr llvm::StringLiteral kUnboundedExtent = "4294967296";
+/// A dimension the program offsets its base along spans this many bytes:
+/// more than any GPU's memory, so that no coordinate of a valid address is
+/// out of bounds. (The TMA faults, an illegal instruction, on a descriptor
+/// whose extents times strides reach far past the address space: 2^32
+/// elements of a head's stride did on the H200.)
+constexpr int64_t kDimensionBytes = int64_t(1) << 40;
 
 /// `value` as an expression of the kernel's integer parameters that the
 /// runtime evaluates before launch (a launch spec's grammar), or none.
@@ -167,9 +170,12 @@ tilegpu::planTensorMapAccess(OpBuilder &b, Value pointer, MemDescType buffer,
     Value coordinate = getCoordinate(b, loc, term.coefficient);
     if (!coordinate || !isAligned(term.stride))
       return std::nullopt;
+    std::string stride = *getHostExpression(term.stride);
     access.coords.push_back(coordinate);
-    dims.push_back(b.getStringAttr(kUnboundedExtent));
-    strides.push_back(b.getStringAttr(*getHostExpression(term.stride)));
+    dims.push_back(b.getStringAttr("cdiv(" + std::to_string(kDimensionBytes) +
+                                   ", (" + stride + " * " +
+                                   std::to_string(elementBytes) + "))"));
+    strides.push_back(b.getStringAttr(stride));
     box.push_back(b.getI64IntegerAttr(1));
   }
   access.descriptor = b.getDictionaryAttr({
