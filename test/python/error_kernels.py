@@ -146,3 +146,77 @@ def atomic_add_block_pointer(X):
 @tile.jit
 def atomic_add_acq_rel(X):
     tl.atomic_add(X, 1.0, sem="acq_rel")  # expect-error: tl.atomic_add: sem='acq_rel' is not supported (relaxed only)
+
+
+# -- tensor descriptors ---------------------------------------------------------
+
+@tile.jit
+def desc_base_not_pointer(X, n):
+    d = tl.make_tensor_descriptor(n, [n, n], [n, 1], [16, 16])  # expect-error: tl.make_tensor_descriptor: base must be a scalar pointer, got int32
+
+
+@tile.jit
+def desc_rank_6(X, n):
+    d = tl.make_tensor_descriptor(X, [n, n, n, n, n, n], [n, n, n, n, n, 1], [2, 2, 2, 2, 2, 16])  # expect-error: tl.make_tensor_descriptor: a tensor descriptor has 1 to 5 dimensions, got a shape of 6
+
+
+@tile.jit
+def desc_strides_count(X, n):
+    d = tl.make_tensor_descriptor(X, [n, n], [1], [16, 16])  # expect-error: tl.make_tensor_descriptor: strides has 1 entries but shape has 2
+
+
+@tile.jit
+def desc_block_not_power_of_two(X, n):
+    d = tl.make_tensor_descriptor(X, [n, n], [n, 1], [16, 24])  # expect-error: tl.make_tensor_descriptor: block_shape: every dimension must be a power of two, got shape [16, 24]
+
+
+@tile.jit
+def desc_block_too_narrow(X, n):
+    d = tl.make_tensor_descriptor(X, [n, n], [n, 1], [16, 2])  # expect-error: the block's last dimension must span at least 16 bytes, got 2 fp32 elements (8 bytes)
+
+
+@tile.jit
+def desc_last_stride(X, n):
+    d = tl.make_tensor_descriptor(X, [n, n], [n, 2], [16, 16])  # expect-error: tl.make_tensor_descriptor: the last stride must be 1 (the innermost dimension is contiguous), got 2
+
+
+@tile.jit
+def desc_runtime_last_stride(X, n, stride):
+    d = tl.make_tensor_descriptor(X, [n, n], [n, stride], [16, 16])  # expect-error: the last stride must be the constant 1 (the innermost dimension is contiguous), got a run-time int32; write 1
+
+
+@tile.jit
+def desc_nan_padding_int(X, n):
+    d = tl.make_tensor_descriptor(X, [n], [1], [16], padding_option="nan")  # expect-error: tl.make_tensor_descriptor: padding_option='nan' needs float elements, not int32
+
+
+@tile.jit
+def desc_offsets_rank(X, n):
+    d = tl.make_tensor_descriptor(X, [n, n], [n, 1], [16, 16])
+    tl.store(X, tl.sum(d.load([0]), axis=None))  # expect-error: desc.load: a tensor descriptor of rank 2 takes 2 offsets, got 1
+
+
+@tile.jit
+def desc_float_offset(X, n):
+    d = tl.make_tensor_descriptor(X, [n, n], [n, 1], [16, 16])
+    tl.store(X, tl.sum(d.load([0, 1.5]), axis=None))  # expect-error: desc.load: offsets must be integer scalars, got the constant 1.5
+
+
+@tile.jit
+def desc_store_shape(X, n):
+    d = tl.make_tensor_descriptor(X, [n, n], [n, 1], [16, 16])
+    d.store([0, 0], tl.zeros((16,), tl.float32))  # expect-error: desc.store: the value must be a tensor of the block's shape [16, 16], got fp32[16]
+
+
+@tile.jit
+def desc_through_tl_load(X, n):
+    d = tl.make_tensor_descriptor(X, [n, n], [n, 1], [16, 16])
+    tl.store(X, tl.sum(tl.load(d), axis=None))  # expect-error: tl.load takes pointers and block pointers; load through a tensor descriptor with desc.load(offsets)
+
+
+@tile.jit
+def desc_rebound_in_loop(X, n):
+    d = tl.make_tensor_descriptor(X, [n, n], [n, 1], [16, 16])
+    for i in range(0, n, 16):
+        tl.store(X, tl.sum(d.load([i, 0]), axis=None))
+        d = tl.make_tensor_descriptor(X + i, [n, n], [n, 1], [16, 16])  # expect-error: variable 'd' holds a tensor descriptor and is re-bound in a run-time if or loop

@@ -195,6 +195,19 @@ ERROR_CASES = [
     ("atomic_add_fp16", "*fp16", {}),
     ("atomic_add_block_pointer", "*fp32", {}),
     ("atomic_add_acq_rel", "*fp32", {}),
+    ("desc_base_not_pointer", "*fp32,i32", {}),
+    ("desc_rank_6", "*fp32,i32", {}),
+    ("desc_strides_count", "*fp32,i32", {}),
+    ("desc_block_not_power_of_two", "*fp32,i32", {}),
+    ("desc_block_too_narrow", "*fp32,i32", {}),
+    ("desc_last_stride", "*fp32,i32", {}),
+    ("desc_runtime_last_stride", "*fp32,i32,i32", {}),
+    ("desc_nan_padding_int", "*i32,i32", {}),
+    ("desc_offsets_rank", "*fp32,i32", {}),
+    ("desc_float_offset", "*fp32,i32", {}),
+    ("desc_store_shape", "*fp32,i32", {}),
+    ("desc_through_tl_load", "*fp32,i32", {}),
+    ("desc_rebound_in_loop", "*fp32,i32", {}),
 ]
 
 

@@ -176,6 +176,22 @@ def advance(cg, base, offsets):
     return semantic.advance(cg.b, base, offsets)
 
 
+@implements(tl.make_tensor_descriptor)
+def make_tensor_descriptor(cg, base, shape, strides, block_shape, padding_option="zero"):
+    return semantic.make_tensor_descriptor(cg.b, base, shape, strides, block_shape,
+                                           padding_option)
+
+
+@implements(tl.load_tensor_descriptor)
+def load_tensor_descriptor(cg, desc, offsets):
+    return semantic.descriptor_load(cg.b, desc, offsets)
+
+
+@implements(tl.store_tensor_descriptor)
+def store_tensor_descriptor(cg, desc, offsets, value):
+    return semantic.descriptor_store(cg.b, desc, offsets, value)
+
+
 # -- compute ----------------------------------------------------------------
 
 @implements(tl.dot)

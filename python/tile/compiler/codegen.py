@@ -70,7 +70,7 @@ def same(a, b):
 
 
 def is_constexpr(x):
-    if isinstance(x, Value):
+    if isinstance(x, (Value, semantic.TensorDescriptor)):
         return False
     if isinstance(x, (tuple, list)):
         return all(is_constexpr(e) for e in x)
@@ -88,8 +88,9 @@ def renumber(text):
 
 
 class BoundMethod:
-    """``tensor.method`` before the call: the tensor, the method's name and
-    the builtin it calls (``tl.tensor`` declares them)."""
+    """``tensor.method`` (or ``descriptor.method``) before the call: the
+    tensor, the method's name and the builtin it calls (``tl.tensor`` and
+    ``tl.tensor_descriptor`` declare them)."""
 
     def __init__(self, value, name, fn):
         self.value = value
@@ -471,6 +472,11 @@ class CodeGenerator:
             return value.type
         if semantic.is_literal(value):
             return semantic.literal_dtype(value)
+        if isinstance(value, semantic.TensorDescriptor):
+            raise TileTypeError(
+                f"variable '{name}' holds a tensor descriptor and is re-bound in a run-time "
+                f"if or loop; a descriptor is a compile-time value: make it once before the "
+                f"loop or if, and vary the offsets of its loads and stores instead")
         raise TileTypeError(
             f"variable '{name}' holds {semantic.describe(value)} and changes at run time; "
             f"only tensors, scalars and block pointers can change in a run-time if or loop")
@@ -889,6 +895,8 @@ class CodeGenerator:
         attr = node.attr
         if isinstance(obj, Value):
             return self.tensor_attribute(obj, attr)
+        if isinstance(obj, semantic.TensorDescriptor):
+            return self.descriptor_attribute(obj, attr)
         if isinstance(obj, type(math)):
             if not hasattr(obj, attr):
                 raise TileTypeError(f"module '{obj.__name__}' has no attribute '{attr}'")
@@ -913,6 +921,21 @@ class CodeGenerator:
         if fn is not None:
             return BoundMethod(value, attr, fn)
         raise TileTypeError(f"tensor has no attribute '{attr}'")
+
+    @staticmethod
+    def descriptor_attribute(desc, attr):
+        attributes = {"shape": lambda: tuple(desc.shape),
+                      "strides": lambda: tuple(desc.strides),
+                      "block_shape": lambda: tuple(desc.type.block_shape),
+                      "block_type": lambda: desc.type.block_type,
+                      "dtype": lambda: desc.type.element_ty,
+                      "type": lambda: desc.type}
+        if attr in attributes:
+            return attributes[attr]()
+        fn = core.descriptor_method(attr)
+        if fn is not None:
+            return BoundMethod(desc, attr, fn)
+        raise TileTypeError(f"tensor descriptor has no attribute '{attr}'")
 
     # -- calls ------------------------------------------------------------
 

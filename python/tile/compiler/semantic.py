@@ -25,7 +25,7 @@ def is_literal(x):
 
 def describe(x):
     """A short description of an operand for error messages."""
-    if is_value(x):
+    if is_value(x) or isinstance(x, TensorDescriptor):
         return str(x.type)
     if x is None:
         return "None"
@@ -559,6 +559,9 @@ def load(b, ptr, mask=None, other=None, boundary_check=None, padding_option=""):
                 raise TileTypeError("tl.load: padding_option='nan' needs a float tensor")
             text += " padding nan"
         return b.op(f"{text} : {ptr.type.mlir}", ptr.type.block)
+    if isinstance(ptr, TensorDescriptor):
+        raise TileTypeError("tl.load takes pointers and block pointers; load through a "
+                            "tensor descriptor with desc.load(offsets)")
     if not _is_pointer(ptr):
         raise TileTypeError(f"tl.load expects a pointer, got {describe(ptr)}")
     if boundary_check:
@@ -600,6 +603,9 @@ def store(b, ptr, value, mask=None, boundary_check=None):
             text += " boundary_check [" + ", ".join(map(str, dims)) + "]"
         b.line(f"{text} : {ptr.type.mlir}")
         return None
+    if isinstance(ptr, TensorDescriptor):
+        raise TileTypeError("tl.store takes pointers and block pointers; store through a "
+                            "tensor descriptor with desc.store(offsets, value)")
     if not _is_pointer(ptr):
         raise TileTypeError(f"tl.store expects a pointer, got {describe(ptr)}")
     if boundary_check:
@@ -697,3 +703,161 @@ def advance(b, ptr, offsets):
     offset_v = [_scalar_int(b, s, core.int32, "tl.advance: offsets") for s in offsets]
     listed = ", ".join(v.ssa for v in offset_v)
     return b.op(f"tile.advance {ptr.ssa}, [{listed}] : {ptr.type.mlir}", ptr.type)
+
+
+# --------------------------------------------------------------------------
+# Tensor descriptors
+# --------------------------------------------------------------------------
+
+class TensorDescriptor:
+    """A tensor descriptor (``tl.make_tensor_descriptor``) while a kernel
+    compiles: not an SSA value but a compile-time record of the base
+    pointer, the shape and the strides (the values the user gave, as
+    ``desc.shape`` and ``desc.strides`` show them, and their int64 forms,
+    emitted once where the descriptor is made) and the block type.  Each
+    load and store makes a block pointer from them at its offsets, so the
+    compiler sees block-pointer ops only."""
+
+    __slots__ = ("base", "shape", "strides", "type", "padding", "shape_i64", "strides_i64")
+
+    def __init__(self, base, shape, strides, type, padding, shape_i64, strides_i64):
+        self.base = base
+        self.shape = shape
+        self.strides = strides
+        self.type = type
+        self.padding = padding
+        self.shape_i64 = shape_i64
+        self.strides_i64 = strides_i64
+
+    @property
+    def rank(self):
+        return len(self.type.block_shape)
+
+    def __repr__(self):
+        return str(self.type)
+
+
+# Triton's limit: a TMA descriptor has 1 to 5 dimensions.
+MAX_DESCRIPTOR_RANK = 5
+
+
+def _descriptor_entry(b, x, scalar, what):
+    """A shape entry or stride: a Python int stays a constant; an integer
+    scalar is converted to ``scalar``."""
+    if isinstance(x, int) and not isinstance(x, bool):
+        literal_dtype(x)   # fits in 64 bits
+        return x
+    if is_value(x) and not x.is_block() and x.dtype.is_int() and not x.dtype.is_bool():
+        return cast(b, x, scalar)
+    raise TileTypeError(f"{what} must be integers or integer scalars, got {describe(x)}")
+
+
+def make_tensor_descriptor(b, base, shape, strides, block_shape, padding_option="zero"):
+    what = "tl.make_tensor_descriptor"
+    if not _is_pointer(base) or base.is_block():
+        raise TileTypeError(f"{what}: base must be a scalar pointer, got {describe(base)}")
+    elem = base.dtype.element_ty
+    shape = _int_list(shape, f"{what}: shape")
+    strides = _int_list(strides, f"{what}: strides")
+    block_shape = _int_list(block_shape, f"{what}: block_shape")
+    rank = len(shape)
+    if not 1 <= rank <= MAX_DESCRIPTOR_RANK:
+        raise TileTypeError(
+            f"{what}: a tensor descriptor has 1 to {MAX_DESCRIPTOR_RANK} dimensions, "
+            f"got a shape of {rank}")
+    for name, items in (("strides", strides), ("block_shape", block_shape)):
+        if len(items) != rank:
+            raise TileTypeError(
+                f"{what}: {name} has {len(items)} entries but shape has {rank}")
+    block_shape = check_shape(tuple(block_shape), f"{what}: block_shape")
+    if elem.is_bool():
+        raise TileTypeError(f"{what}: int1 elements are not supported (store booleans as int8)")
+    inner_bytes = block_shape[-1] * elem.primitive_bitwidth // 8
+    if inner_bytes < 16:
+        raise TileTypeError(
+            f"{what}: the block's last dimension must span at least 16 bytes, got "
+            f"{block_shape[-1]} {elem} elements ({inner_bytes} bytes)")
+    last = strides[-1]
+    if is_value(last):
+        raise TileTypeError(
+            f"{what}: the last stride must be the constant 1 (the innermost dimension is "
+            f"contiguous), got a run-time {describe(last)}; write 1 (Triton specialises "
+            f"an argument equal to 1 into a constant, Tile compiles ahead of time)")
+    if isinstance(last, bool) or last != 1:
+        raise TileTypeError(
+            f"{what}: the last stride must be 1 (the innermost dimension is contiguous), "
+            f"got {last!r}")
+    if padding_option in ("", None):
+        padding_option = "zero"
+    if padding_option not in ("zero", "nan"):
+        raise TileTypeError(
+            f"{what}: padding_option must be 'zero' or 'nan', got {padding_option!r}")
+    if padding_option == "nan" and not elem.is_floating():
+        raise TileTypeError(f"{what}: padding_option='nan' needs float elements, not {elem}")
+    shape = tuple(_descriptor_entry(b, s, core.int32, f"{what}: shape entries") for s in shape)
+    for s in shape:
+        if isinstance(s, int) and not 0 <= s < 2**31:
+            raise TileTypeError(
+                f"{what}: shape entries must be in [0, 2**31) (int32), got {s}")
+    shape_i64 = [_scalar_int(b, s, core.int64, f"{what}: shape entries") for s in shape]
+    strides = tuple(_descriptor_entry(b, s, core.int64, f"{what}: strides") for s in strides)
+    strides_i64 = [_scalar_int(b, s, core.int64, f"{what}: strides") for s in strides]
+    ty = core.tensor_descriptor_type(core.block_type(elem, block_shape))
+    return TensorDescriptor(base, shape, strides, ty, padding_option, shape_i64, strides_i64)
+
+
+def _check_descriptor(desc, fn):
+    if not isinstance(desc, TensorDescriptor):
+        raise TileTypeError(
+            f"{fn} expects a tensor descriptor (tl.make_tensor_descriptor), got "
+            f"{describe(desc)}")
+
+
+def _descriptor_offsets(b, desc, offsets, what):
+    """``offsets`` as int32 values, one per dimension of ``desc``."""
+    if not isinstance(offsets, (tuple, list)):
+        raise TileTypeError(
+            f"{what}: offsets must be a tuple or list with one integer per dimension, got "
+            f"{describe(offsets)}")
+    if len(offsets) != desc.rank:
+        raise TileTypeError(
+            f"{what}: a tensor descriptor of rank {desc.rank} takes {desc.rank} offsets, "
+            f"got {len(offsets)}")
+    for o in offsets:
+        if isinstance(o, (bool, float)):   # _scalar_int would take them
+            raise TileTypeError(f"{what}: offsets must be integer scalars, got {describe(o)}")
+    return [_scalar_int(b, o, core.int32, f"{what}: offsets") for o in offsets]
+
+
+def _descriptor_block_ptr(b, desc, offsets):
+    """The block pointer to ``desc``'s block at ``offsets`` (int32 values):
+    the innermost dimension fastest."""
+    order = tuple(range(desc.rank - 1, -1, -1))
+    return make_block_ptr(b, desc.base, desc.shape_i64, desc.strides_i64, offsets,
+                          desc.type.block_shape, order)
+
+
+def descriptor_load(b, desc, offsets):
+    """``desc.load(offsets)``: a block-pointer load checked in every
+    dimension, padded with the descriptor's padding."""
+    _check_descriptor(desc, "tl.load_tensor_descriptor")
+    offsets = _descriptor_offsets(b, desc, offsets, "desc.load")
+    ptr = _descriptor_block_ptr(b, desc, offsets)
+    return load(b, ptr, boundary_check=tuple(range(desc.rank)),
+                padding_option=desc.padding)
+
+
+def descriptor_store(b, desc, offsets, value):
+    """``desc.store(offsets, value)``: ``value``, of the block's shape (no
+    broadcasting, as in Triton), converted to the element type and stored
+    through a block pointer checked in every dimension."""
+    _check_descriptor(desc, "tl.store_tensor_descriptor")
+    offsets = _descriptor_offsets(b, desc, offsets, "desc.store")
+    block = desc.type.block
+    if not is_value(value) or not value.is_block() or value.shape != block.shape:
+        raise TileTypeError(
+            f"desc.store: the value must be a tensor of the block's shape "
+            f"{list(block.shape)}, got {describe(value)}")
+    value = cast(b, value, block.element_ty)
+    ptr = _descriptor_block_ptr(b, desc, offsets)
+    return store(b, ptr, value, boundary_check=tuple(range(desc.rank)))

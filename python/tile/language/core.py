@@ -203,6 +203,39 @@ class block_ptr_type:
     __str__ = __repr__
 
 
+class tensor_descriptor_type:
+    """The type of a tensor descriptor (``tl.make_tensor_descriptor``): the
+    blocks it loads and stores.  A descriptor is a compile-time value of the
+    frontend, not an MLIR value: its loads and stores become block-pointer
+    ops."""
+
+    def __init__(self, block):
+        self.block = block
+
+    @property
+    def block_type(self):
+        return self.block
+
+    @property
+    def element_ty(self):
+        return self.block.element_ty
+
+    @property
+    def block_shape(self):
+        return self.block.shape
+
+    def __eq__(self, other):
+        return isinstance(other, tensor_descriptor_type) and other.block == self.block
+
+    def __hash__(self):
+        return hash(("tensor_descriptor", self.block))
+
+    def __repr__(self):
+        return f"tensor_descriptor<{self.block!r}>"
+
+    __str__ = __repr__
+
+
 int1 = dtype("int1")
 int8 = dtype("int8")
 int16 = dtype("int16")
@@ -305,27 +338,75 @@ class tensor:
         """The transpose: the dimensions in reverse order, as ``tl.trans(x)``."""
 
 
-def _tensor_member(fn, name=None):
-    """Makes the builtin ``fn`` a method of ``tensor`` too: ``x.name(...)``
-    is ``fn(x, ...)``, with ``fn``'s signature (its first parameter named
-    ``self``).  The method carries ``fn`` as ``__tile_function__``."""
+class tensor_descriptor:
+    """A descriptor of a tensor in global memory, made by
+    ``tl.make_tensor_descriptor``: loads and stores blocks of its
+    ``block_shape`` at offsets given per load.
+
+    ``desc.load(offsets)`` is ``tl.load_tensor_descriptor(desc, offsets)``
+    and ``desc.store(offsets, value)`` is ``tl.store_tensor_descriptor(desc,
+    offsets, value)``.  A descriptor exists only while a kernel compiles:
+    it may be passed to and returned from ``@tile.jit`` helpers and used in
+    loops and branches, but a name holding one may not be re-bound inside a
+    run-time loop or ``if`` (make it once before).  This class says what it
+    offers, and is never instantiated.
+    """
+
+    __module__ = "tile.language"   # as users reach it: tl.tensor_descriptor
+
+    def __init__(self, *args, **kwargs):
+        raise RuntimeError("tl.tensor_descriptor values exist only inside a @tile.jit function")
+
+    @property
+    def shape(self):
+        """The tensor's shape, a tuple: int32 scalars, or numbers where
+        ``tl.make_tensor_descriptor`` was given numbers."""
+
+    @property
+    def strides(self):
+        """The tensor's strides in elements, a tuple: int64 scalars, or
+        numbers where ``tl.make_tensor_descriptor`` was given numbers."""
+
+    @property
+    def block_shape(self):
+        """The shape of the blocks loaded and stored, a tuple of ints."""
+
+    @property
+    def block_type(self):
+        """The type of the blocks loaded: ``block_shape`` of ``dtype``."""
+
+    @property
+    def dtype(self):
+        """The element type: that of the base pointer's elements."""
+
+    @property
+    def type(self):
+        """The descriptor's type, a ``tl.tensor_descriptor_type``."""
+
+
+def _tensor_member(fn, name=None, cls=tensor):
+    """Makes the builtin ``fn`` a method of ``cls`` (``tensor`` or
+    ``tensor_descriptor``) too: ``x.name(...)`` is ``fn(x, ...)``, with
+    ``fn``'s signature (its first parameter named ``self``).  The method
+    carries ``fn`` as ``__tile_function__``."""
     name = name or fn.__name__
     signature = inspect.signature(fn)
     params = list(signature.parameters.values())
     params[0] = params[0].replace(name="self")
+    owner = cls.__name__
 
     def method(self, *args, **kwargs):
-        raise RuntimeError(f"tensor.{name}() can only be called inside a @tile.jit function")
+        raise RuntimeError(f"{owner}.{name}() can only be called inside a @tile.jit function")
 
     method.__name__ = name
-    method.__qualname__ = f"tensor.{name}"
+    method.__qualname__ = f"{owner}.{name}"
     method.__module__ = fn.__module__
     method.__signature__ = signature.replace(parameters=params)
     summary = " ".join(fn.__doc__.strip().split("\n\n")[0].split())
     call = f"tl.{fn.__name__}(self{', ...' if len(params) > 1 else ''})"
     method.__doc__ = f"{summary}\n\nThe same as ``{call}``: see its help."
     method.__tile_function__ = fn
-    setattr(tensor, name, method)
+    setattr(cls, name, method)
     return fn
 
 
@@ -333,6 +414,12 @@ def tensor_method(name):
     """The builtin that ``x.name(...)`` calls, or None if tensors have no
     such method."""
     return getattr(getattr(tensor, name, None), "__tile_function__", None)
+
+
+def descriptor_method(name):
+    """The builtin that ``desc.name(...)`` calls on a tensor descriptor, or
+    None if descriptors have no such method."""
+    return getattr(getattr(tensor_descriptor, name, None), "__tile_function__", None)
 
 
 # -- the grid ---------------------------------------------------------------
@@ -472,6 +559,60 @@ def advance(base, offsets) -> tensor:
     ``offsets`` holds one integer or integer scalar (taken as int32) per
     dimension.  ``base`` itself does not change: use the result.
     """
+
+
+@builtin
+def make_tensor_descriptor(base, shape, strides, block_shape,
+                           padding_option="zero") -> tensor_descriptor:
+    """A descriptor of a tensor in global memory, through which blocks of
+    ``block_shape`` are loaded and stored (``desc.load``, ``desc.store``).
+
+    ``base`` is a scalar pointer to the tensor's first element.  ``shape``
+    and ``strides`` (in elements) hold one integer or integer scalar per
+    dimension, 1 to 5 of them; shape entries are taken as int32, strides as
+    int64.  The last stride must be the constant ``1``: the innermost
+    dimension is contiguous (Triton specialises an argument equal to 1 into
+    a constant; Tile, ahead of time, needs it written).  ``block_shape``
+    holds constexpr powers of two, one per dimension, and its last entry
+    must span at least 16 bytes.  A load reads elements outside ``shape``
+    as zero (``padding_option="zero"``) or NaN (``"nan"``, floats only); a
+    store does not write them.
+
+    Loads and stores are block-pointer accesses, checked in every
+    dimension: ``desc.load(offsets)`` is ``tl.load(tl.make_block_ptr(base,
+    shape, strides, offsets, block_shape, order=(rank-1, ..., 0)),
+    boundary_check=(0, ..., rank-1))``.  On sm_90a the GPU lowering turns
+    them into TMA copies where possible.  Unlike Triton's, the base need
+    not be 16-byte aligned nor the other strides multiples of 16 bytes.
+    """
+
+
+@builtin
+def load_tensor_descriptor(desc, offsets) -> tensor:
+    """Loads the block of ``desc`` (``tl.make_tensor_descriptor``) that
+    starts at ``offsets``.
+
+    ``offsets`` holds one integer or integer scalar (taken as int32) per
+    dimension.  The result has the descriptor's ``block_shape`` and element
+    type; elements outside the tensor's shape read as the descriptor's
+    padding (zero by default).  ``desc.load(offsets)`` is the same.
+    """
+
+
+@builtin
+def store_tensor_descriptor(desc, offsets, value) -> None:
+    """Stores ``value`` to the block of ``desc`` (``tl.make_tensor_descriptor``)
+    that starts at ``offsets``.
+
+    ``offsets`` is as for ``tl.load_tensor_descriptor``.  ``value`` is a
+    tensor of the descriptor's ``block_shape`` (no broadcasting, as in
+    Triton), converted to its element type.  Elements outside the tensor's
+    shape are not written.  ``desc.store(offsets, value)`` is the same.
+    """
+
+
+_tensor_member(load_tensor_descriptor, name="load", cls=tensor_descriptor)
+_tensor_member(store_tensor_descriptor, name="store", cls=tensor_descriptor)
 
 
 # -- compute ----------------------------------------------------------------
