@@ -105,12 +105,14 @@ private:
             text[position] == '_'))
       ++position;
     std::string name = text.substr(start, position - start);
-    if (name == "cdiv" && accept('(')) {
+    if ((name == "cdiv" || name == "min" || name == "max") && accept('(')) {
       TILE_RETURN_IF_ERROR(expression());
       TILE_RETURN_IF_ERROR(expect(','));
       TILE_RETURN_IF_ERROR(expression());
       TILE_RETURN_IF_ERROR(expect(')'));
-      steps.push_back({Kind::CeilDiv});
+      steps.push_back({name == "cdiv"  ? Kind::CeilDiv
+                       : name == "min" ? Kind::Min
+                                       : Kind::Max});
       return Status::success();
     }
     if (std::find(referenced.begin(), referenced.end(), name) ==
@@ -211,6 +213,12 @@ Status GridExpr::evaluate(const Lookup &lookup, int64_t *value) const {
       if (b <= 0)
         return fail("cdiv by " + std::to_string(b));
       result = a / b + (a % b > 0);
+      break;
+    case Step::Kind::Min:
+      result = std::min(a, b);
+      break;
+    case Step::Kind::Max:
+      result = std::max(a, b);
       break;
     default:
       break;
@@ -412,18 +420,6 @@ Status tile::rt::computeTensorMapDesc(const KernelInfo &info, size_t index,
   TensorMapDesc result;
   result.elementType = base.dtype;
   result.globalAddress = args[spec.base].buffer;
-  for (size_t i = 0; i < spec.dims.size(); ++i) {
-    int64_t extent = 0;
-    TILE_RETURN_IF_ERROR(
-        spec.dims[i]
-            .evaluate(lookup, &extent)
-            .withContext(where + ": dim " + std::to_string(i)));
-    if (extent < 1)
-      return fail("dim " + std::to_string(i) + " '" + spec.dims[i].text() +
-                  "' is " + std::to_string(extent) +
-                  "; a tensor has at least one element along each dim");
-    result.globalDims.push_back(uint64_t(extent));
-  }
   int64_t elementBytes = int64_t(dtypeSize(base.dtype));
   for (size_t i = 0; i < spec.strides.size(); ++i) {
     std::string which = "the stride of dim " + std::to_string(i + 1);
@@ -439,6 +435,20 @@ Status tile::rt::computeTensorMapDesc(const KernelInfo &info, size_t index,
                   std::to_string(stride) + " elements: in bytes it " +
                   "overflows int64");
     result.globalStrides.push_back(uint64_t(bytes));
+  }
+  // Extents after strides: an extent may divide by a stride, whose own
+  // error names the problem better.
+  for (size_t i = 0; i < spec.dims.size(); ++i) {
+    int64_t extent = 0;
+    TILE_RETURN_IF_ERROR(
+        spec.dims[i]
+            .evaluate(lookup, &extent)
+            .withContext(where + ": dim " + std::to_string(i)));
+    if (extent < 1)
+      return fail("dim " + std::to_string(i) + " '" + spec.dims[i].text() +
+                  "' is " + std::to_string(extent) +
+                  "; a tensor has at least one element along each dim");
+    result.globalDims.push_back(uint64_t(extent));
   }
   result.boxDims = spec.box;
   result.elementStrides.assign(spec.dims.size(), 1);

@@ -40,7 +40,7 @@ const char *kPrefix = R"json({
   "gpu": {"target": "sm_90a", "shared_bytes": 1234, "tensormaps": )json";
 
 const char *kQ = R"json({"base": "Q",
-  "dims": ["64", "N_CTX", "cdiv(1099511627776, (stride_h * 2))", "cdiv(1099511627776, (stride_z * 2))"],
+  "dims": ["64", "N_CTX", "min(4294967296, cdiv(1099511627776, max(1, (stride_h * 2))))", "min(4294967296, cdiv(1099511627776, max(1, (stride_z * 2))))"],
   "strides": ["stride_n", "stride_h", "stride_z"],
   "box": [64, 128, 1, 1], "swizzle": 128})json";
 
@@ -84,7 +84,8 @@ TEST(KernelTensorMaps, ReadsTheSpecs) {
   EXPECT_EQ(q.base, 0);
   ASSERT_EQ(q.dims.size(), 4u);
   EXPECT_EQ(q.dims[1].text(), "N_CTX");
-  EXPECT_EQ(q.dims[3].text(), "cdiv(1099511627776, (stride_z * 2))");
+  EXPECT_EQ(q.dims[3].text(),
+            "min(4294967296, cdiv(1099511627776, max(1, (stride_z * 2))))");
   ASSERT_EQ(q.strides.size(), 3u);
   EXPECT_EQ(q.strides[2].text(), "stride_z");
   EXPECT_EQ(q.box, (std::vector<uint32_t>{64, 128, 1, 1}));
@@ -193,8 +194,11 @@ TEST(KernelTensorMaps, ComputesTheDescriptorFromTheArguments) {
   ASSERT_TRUE(status.ok()) << status.message();
   EXPECT_EQ(q.elementType, DType::F16);
   EXPECT_EQ(q.globalAddress, 0x7f0000000000u);
-  EXPECT_EQ(q.globalDims, (std::vector<uint64_t>{64, 1000, uint64_t(1) << 32,
-                                                 uint64_t(1) << 32}));
+  // The head and batch dims span 2^40 bytes: cdiv(2^40, stride in bytes).
+  constexpr uint64_t span = uint64_t(1) << 40;
+  EXPECT_EQ(q.globalDims,
+            (std::vector<uint64_t>{64, 1000, (span + 127999) / 128000,
+                                   (span + 511999) / 512000}));
   // Elements times 2 bytes of fp16.
   EXPECT_EQ(q.globalStrides, (std::vector<uint64_t>{128, 128000, 512000}));
   EXPECT_EQ(q.boxDims, (std::vector<uint32_t>{64, 128, 1, 1}));

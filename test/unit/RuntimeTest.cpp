@@ -559,6 +559,9 @@ TEST(GridExpr, Evaluates) {
   EXPECT_EQ(evaluate("H * (2 + 1)", names), 9);
   EXPECT_EQ(evaluate("N - B - 1", names), 871);
   EXPECT_EQ(evaluate(" 5 ", names), 5);
+  EXPECT_EQ(evaluate("min(N, 1000)", names), 1000);
+  EXPECT_EQ(evaluate("max(1, H - 3)", names), 1);
+  EXPECT_EQ(evaluate("min(2, cdiv(N, max(1, B)))", names), 2);
   GridExpr expr;
   ASSERT_TRUE(GridExpr::parse("cdiv(N, B) * N", &expr).ok());
   EXPECT_EQ(expr.names(), (std::vector<std::string>{"N", "B"}));
@@ -566,8 +569,9 @@ TEST(GridExpr, Evaluates) {
 
 TEST(GridExpr, RefusesBadText) {
   GridExpr expr;
-  for (const char *bad : {"", "N +", "cdiv(N)", "(N", "N / 2", "N ** 2",
-                          "99999999999999999999", "cdiv(N, 2))"}) {
+  for (const char *bad :
+       {"", "N +", "cdiv(N)", "(N", "N / 2", "N ** 2", "99999999999999999999",
+        "cdiv(N, 2))", "min(N)", "max(N, 2"}) {
     Status status = GridExpr::parse(bad, &expr);
     ASSERT_FALSE(status.ok()) << bad;
     EXPECT_NE(status.message().find("grid expression"), std::string::npos);

@@ -32,7 +32,8 @@ struct TensorMapDesc;
 
 /// One grid dimension of a launch spec: integers, names of the kernel's
 /// integer parameters and constexprs, `+`, `-`, `*`, `cdiv(a, b)` (the
-/// quotient rounded up) and parentheses; e.g. "cdiv(N_CTX, BLOCK_M)".
+/// quotient rounded up), `min(a, b)`, `max(a, b)` and parentheses; e.g.
+/// "cdiv(N_CTX, BLOCK_M)".
 class GridExpr {
 public:
   static Status parse(const std::string &text, GridExpr *expr);
@@ -47,7 +48,7 @@ public:
 
   /// One step of the postfix program the expression compiles to.
   struct Step {
-    enum class Kind { Constant, Name, Add, Sub, Mul, CeilDiv } kind;
+    enum class Kind { Constant, Name, Add, Sub, Mul, CeilDiv, Min, Max } kind;
     int64_t constant = 0;
     std::string name;
   };

@@ -17,12 +17,15 @@ namespace {
 /// (bytes) of the tensor's address and of each stride.
 constexpr int64_t kMaxBoxElements = 256;
 constexpr int64_t kGlobalAlignment = 16;
-/// A dimension the program offsets its base along spans this many bytes:
-/// more than any GPU's memory, so that no coordinate of a valid address is
-/// out of bounds. (The TMA faults, an illegal instruction, on a descriptor
-/// whose extents times strides reach far past the address space: 2^32
-/// elements of a head's stride did on the H200.)
+/// A dimension the program offsets its base along spans this many bytes
+/// (or the TMA's most elements, 2^32, where fewer, as with a stride of 0
+/// for a dimension of one): more than any GPU's
+/// memory, so that no coordinate of a valid address is out of bounds. (The
+/// TMA faults, an illegal instruction, on a descriptor whose extents times
+/// strides reach far past the address space: 2^32 elements of a head's
+/// stride did on the H200.)
 constexpr int64_t kDimensionBytes = int64_t(1) << 40;
+constexpr int64_t kMaxExtent = int64_t(1) << 32;
 
 /// `value` as an expression of the kernel's integer parameters that the
 /// runtime evaluates before launch (a launch spec's grammar), or none.
@@ -172,9 +175,10 @@ tilegpu::planTensorMapAccess(OpBuilder &b, Value pointer, MemDescType buffer,
       return std::nullopt;
     std::string stride = *getHostExpression(term.stride);
     access.coords.push_back(coordinate);
-    dims.push_back(b.getStringAttr("cdiv(" + std::to_string(kDimensionBytes) +
-                                   ", (" + stride + " * " +
-                                   std::to_string(elementBytes) + "))"));
+    dims.push_back(b.getStringAttr("min(" + std::to_string(kMaxExtent) +
+                                   ", cdiv(" + std::to_string(kDimensionBytes) +
+                                   ", max(1, (" + stride + " * " +
+                                   std::to_string(elementBytes) + "))))"));
     strides.push_back(b.getStringAttr(stride));
     box.push_back(b.getI64IntegerAttr(1));
   }
