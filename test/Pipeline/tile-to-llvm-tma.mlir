@@ -38,7 +38,7 @@
 // JSON-NEXT: "dims": [
 // JSON-NEXT: "K",
 // JSON-NEXT: "M",
-// JSON-NEXT: "min(4294967296, cdiv(1099511627776, max(1, (stride_batch * 2))))"
+// JSON-NEXT: "min(2147483648, cdiv(1099511627776, max(1, (stride_batch * 2))))"
 // JSON-NEXT: ],
 // JSON-NEXT: "strides": [
 // JSON-NEXT: "stride_m",

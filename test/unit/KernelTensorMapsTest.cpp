@@ -40,7 +40,7 @@ const char *kPrefix = R"json({
   "gpu": {"target": "sm_90a", "shared_bytes": 1234, "tensormaps": )json";
 
 const char *kQ = R"json({"base": "Q",
-  "dims": ["64", "N_CTX", "min(4294967296, cdiv(1099511627776, max(1, (stride_h * 2))))", "min(4294967296, cdiv(1099511627776, max(1, (stride_z * 2))))"],
+  "dims": ["64", "N_CTX", "min(2147483648, cdiv(1099511627776, max(1, (stride_h * 2))))", "min(2147483648, cdiv(1099511627776, max(1, (stride_z * 2))))"],
   "strides": ["stride_n", "stride_h", "stride_z"],
   "box": [64, 128, 1, 1], "swizzle": 128})json";
 
@@ -85,7 +85,7 @@ TEST(KernelTensorMaps, ReadsTheSpecs) {
   ASSERT_EQ(q.dims.size(), 4u);
   EXPECT_EQ(q.dims[1].text(), "N_CTX");
   EXPECT_EQ(q.dims[3].text(),
-            "min(4294967296, cdiv(1099511627776, max(1, (stride_z * 2))))");
+            "min(2147483648, cdiv(1099511627776, max(1, (stride_z * 2))))");
   ASSERT_EQ(q.strides.size(), 3u);
   EXPECT_EQ(q.strides[2].text(), "stride_z");
   EXPECT_EQ(q.box, (std::vector<uint32_t>{64, 128, 1, 1}));

@@ -10,7 +10,7 @@
 #ba = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 #na = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [1, 0]>
 #acc = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]>
-// CHECK: module attributes {{{.*}}tilegpu.tensormaps = [{base = "A", box = [64, 64, 1], dims = ["K", "M", "min(4294967296, cdiv(1099511627776, max(1, (stride_z * 2))))"], strides = ["stride_m", "stride_z"], swizzle = 128 : i64}, {base = "B", box = [64, 64], dims = ["M", "K"], strides = ["stride_m"], swizzle = 128 : i64}]}
+// CHECK: module attributes {{{.*}}tilegpu.tensormaps = [{base = "A", box = [64, 64, 1], dims = ["K", "M", "min(2147483648, cdiv(1099511627776, max(1, (stride_z * 2))))"], strides = ["stride_m", "stride_z"], swizzle = 128 : i64}, {base = "B", box = [64, 64], dims = ["M", "K"], strides = ["stride_m"], swizzle = 128 : i64}]}
 // CHECK-LABEL: func.func @gemm
 // CHECK-SAME: %[[ADESC:arg[0-9]+]]: !tilegpu.tensormap, %[[BDESC:arg[0-9]+]]: !tilegpu.tensormap) attributes {tile.kernel}
 // CHECK: %[[PID:.*]] = tile.program_id y

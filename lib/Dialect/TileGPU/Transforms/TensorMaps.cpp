@@ -17,15 +17,13 @@ namespace {
 /// (bytes) of the tensor's address and of each stride.
 constexpr int64_t kMaxBoxElements = 256;
 constexpr int64_t kGlobalAlignment = 16;
-/// A dimension the program offsets its base along spans this many bytes
-/// (or the TMA's most elements, 2^32, where fewer, as with a stride of 0
-/// for a dimension of one): more than any GPU's
-/// memory, so that no coordinate of a valid address is out of bounds. (The
-/// TMA faults, an illegal instruction, on a descriptor whose extents times
-/// strides reach far past the address space: 2^32 elements of a head's
-/// stride did on the H200.)
+/// A dimension the program offsets its base along spans this many bytes,
+/// more than any GPU's memory, so that no coordinate of a valid address is
+/// out of bounds, and at most 2^31 elements, every non-negative i32
+/// coordinate. (On the H200 the TMA faults, an illegal instruction, on a
+/// descriptor with an extent of 2^32, which the driver encodes.)
 constexpr int64_t kDimensionBytes = int64_t(1) << 40;
-constexpr int64_t kMaxExtent = int64_t(1) << 32;
+constexpr int64_t kMaxExtent = int64_t(1) << 31;
 
 /// `value` as an expression of the kernel's integer parameters that the
 /// runtime evaluates before launch (a launch spec's grammar), or none.
