@@ -131,6 +131,12 @@ def _variants():
                 tiles = [(128, 64, 4, None)]
                 if head_dim == 128 and causal:
                     tiles = [(256, 64, 8, None), (128, 32, 4, 2048)]
+                # K and V by TMA only at d128 without the mask: there +0-6%
+                # against cp.async, at d64 3-7% slower and causal d128 2-4%
+                # (H200, 2026-11-26: one barrier a step orders each
+                # buffer's reuse, thread 0 issues every copy; warp
+                # specialisation is what TMA is for).
+                tma = head_dim == 128 and not causal
                 for block_m, block_n, fwd_warps, max_n_ctx in tiles:
                     bound = f"_n{max_n_ctx}" if max_n_ctx else ""
                     out.append(Variant(
@@ -138,7 +144,7 @@ def _variants():
                         _fwd_signature(t),
                         {"HEAD_DIM": head_dim, "BLOCK_M": block_m, "BLOCK_N": block_n,
                          "CAUSAL": causal, "HEAD_GROUP": 8}, fwd_warps,
-                        thread_index_per_op=True, max_n_ctx=max_n_ctx))
+                        thread_index_per_op=True, max_n_ctx=max_n_ctx, tma=tma))
             out.append(Variant(
                 f"attn_bwd_preprocess_{t}_d{head_dim}", "attention", "attn_bwd_preprocess",
                 _preprocess_signature(t), {"HEAD_DIM": head_dim, "BLOCK_M": 64},
@@ -162,12 +168,12 @@ def _variants():
                 {"HEAD_DIM": head_dim, "BLOCK_M": 4096 // head_dim}, warps))
         # The first tile of the Triton matmul tutorial's list, 128 x 256 x 64
         # on 8 warps: on sm_90a two warpgroups of wgmma m64n256, the product
-        # left in flight, fed by four stages of cp.async copies (192 KiB;
+        # left in flight, fed by four stages of TMA copies (192 KiB;
         # tilegpu-pipeline copies two iterations back around a product in
-        # flight, so four stages prefetch two). Four stages against three,
-        # both in flight, H200 (docs/status.md): 464-489 TFLOP/s against
-        # 461-471.  Other tiles: benchmarks/matmul_bench.py --kernels times
-        # a folder of them (scripts/make_variant_folder.sh).
+        # flight, so four stages prefetch two). TMA against cp.async, H200
+        # (docs/status.md): 610-674 TFLOP/s against 461-505.  Other tiles:
+        # benchmarks/matmul_bench.py --kernels times a folder of them
+        # (scripts/make_variant_folder.sh).
         out.append(Variant(f"matmul_{t}", "matmul", "matmul", _matmul_signature(t),
                            {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8},
                            8, num_stages=4))
