@@ -89,11 +89,12 @@ private:
   /// every earlier access, an access to the buffer, or neither. Barriers
   /// nested in `op` are not counted on: a loop may not run.
   Found inspect(Operation *op) const {
-    // A storing local_alloc ends with a barrier; async_wait, barrier and
-    // the mbarriers' set-up and end are ones.
+    // A storing local_alloc ends with a barrier; async_wait, barrier, the
+    // mbarriers' set-up and end, and a TMA store (after its reads) are ones.
     if (auto alloc = dyn_cast<LocalAllocOp>(op); alloc && alloc.getSrc())
       return Found::Barrier;
-    if (isa<AsyncWaitOp, BarrierOp, InitBarriersOp, InvalBarriersOp>(op))
+    if (isa<AsyncWaitOp, BarrierOp, InitBarriersOp, InvalBarriersOp,
+            AsyncTMAStoreBlockOp>(op))
       return Found::Barrier;
     WalkResult walk = op->walk([&](Operation *nested) {
       return touches(nested) ? WalkResult::interrupt() : WalkResult::advance();

@@ -72,6 +72,8 @@ void tile::buildTileToLLVMPipeline(OpPassManager &pm,
   pipeline.numStages = options.numStages;
   pipeline.useTma = options.tma;
   pm.addPass(tilegpu::createTileGPUPipeline(pipeline));
+  if (options.tmaStores)
+    pm.addPass(tilegpu::createTileGPUTMAStores());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // What the lowering reads, decided last, on the IR it lowers.

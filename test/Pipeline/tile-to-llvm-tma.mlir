@@ -2,6 +2,7 @@
 // RUN: rm -rf %t && tile-compile %s --emit=ptx --options="num-warps=4 num-stages=3" --name batched_gemm --out-dir %t
 // RUN: FileCheck %s --check-prefix=JSON < %t/batched_gemm.json
 // RUN: tile-opt %s -tile-to-llvm="num-warps=4 num-stages=3 tma=false" | tile-translate --emit=ptx | FileCheck %s --check-prefix=CPASYNC
+// RUN: tile-opt %s -tile-to-llvm="num-warps=4 num-stages=3 tma-stores=true" | tile-translate --emit=ptx | FileCheck %s --check-prefix=STORE
 
 // A GEMM loop over block pointers goes from tile IR to TMA copies on
 // sm_90a: the kernel takes a descriptor per operand (A's with a third
@@ -49,12 +50,25 @@
 // JSON-NEXT: {
 // JSON-NEXT: "base": "B",
 
+// With tma-stores, C (rows of M floats, M a multiple of 16) is stored by the
+// TMA from a swizzled buffer too, through a third descriptor: every thread
+// fences its stores to the buffer, thread 0 issues one box per 128-byte span
+// and waits until they have read it.
+// STORE: .param .align 64 .b8 batched_gemm_param_9[128]
+// STORE: fence.proxy.async.shared::cta
+// STORE-NEXT: bar.sync 0
+// STORE-COUNT-2: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
+// STORE: cp.async.bulk.commit_group
+// STORE-NEXT: cp.async.bulk.wait_group.read 0
+// STORE-NEXT: bar.sync 0
+// STORE-NOT: st.global
+
 // With tma=false the same loop copies with cp.async.
 // CPASYNC-NOT: .param .align 64
 // CPASYNC: cp.async.cg.shared.global
 // CPASYNC-NOT: cp.async.bulk.tensor
 module attributes {tile.metadata = {"kernel" = "batched_gemm"}} {
-  func.func @batched_gemm(%A: !tile.ptr<f16> {tile.divisibility = 16 : i32} loc("A"), %B: !tile.ptr<f16> {tile.divisibility = 16 : i32} loc("B"), %C: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("C"), %M: i32 loc("M"), %K: i32 loc("K"), %stride_m: i32 {tile.divisibility = 16 : i32} loc("stride_m"), %stride_batch: i32 {tile.divisibility = 16 : i32} loc("stride_batch")) attributes {tile.kernel} {
+  func.func @batched_gemm(%A: !tile.ptr<f16> {tile.divisibility = 16 : i32} loc("A"), %B: !tile.ptr<f16> {tile.divisibility = 16 : i32} loc("B"), %C: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("C"), %M: i32 {tile.divisibility = 16 : i32} loc("M"), %K: i32 loc("K"), %stride_m: i32 {tile.divisibility = 16 : i32} loc("stride_m"), %stride_batch: i32 {tile.divisibility = 16 : i32} loc("stride_batch")) attributes {tile.kernel} {
     %c0 = arith.constant 0 : i32
     %c64 = arith.constant 64 : i32
     %c1_i64 = arith.constant 1 : i64

@@ -39,6 +39,12 @@ struct CompileOptions : public PassPipelineOptions<CompileOptions> {
                      "the TMA where the runtime can describe their tensor "
                      "(else cp.async)"),
       llvm::cl::init(true)};
+  Option<bool> tmaStores{
+      *this, "tma-stores",
+      llvm::cl::desc("on sm_90a, store the blocks a kernel writes after its "
+                     "loops with the TMA where the runtime can describe "
+                     "their tensor (measured no faster yet)"),
+      llvm::cl::init(false)};
   Option<bool> threadIndexPerOp{
       *this, "thread-index-per-op",
       llvm::cl::desc("each op reads the thread index itself, so that no "

@@ -333,6 +333,34 @@ struct AsyncCopyBlockOpConversion
   }
 };
 
+/// Calls `copy` for each swizzle span of the contiguous dimension of
+/// `buffer` (lowered to `base`): the span's address, and the coordinates of
+/// its box in the descriptor: the block's offsets, contiguous dimension
+/// first, moved to the span, then `extra`. Spans lie one after another (the
+/// nvmma_shared layout).
+void forEachSpan(OpBuilder &b, Location loc, MemDescType buffer, Value base,
+                 const BlockPtrFields &fields, ValueRange extra,
+                 function_ref<void(Value, ValueRange)> copy) {
+  ArrayRef<int64_t> shape = buffer.getShape();
+  SharedLayoutAttrInterface encoding = buffer.getEncoding();
+  unsigned inner = encoding.getOrder()[0], outer = encoding.getOrder()[1];
+  int64_t elementBytes = getSharedElementBytes(buffer.getElementType());
+  int64_t spanElements = encoding.getRowLength(shape);
+  for (int64_t first = 0; first < shape[inner]; first += spanElements) {
+    SmallVector<int64_t> corner(2, 0);
+    corner[inner] = first;
+    int64_t offset = encoding.getOffset(shape, corner) * elementBytes;
+    Value span = LLVM::GEPOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), b.getI8Type(),
+        base, ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(offset)});
+    SmallVector<Value> coords{LLVM::AddOp::create(b, loc, fields.offsets[inner],
+                                                  createI32(b, loc, first)),
+                              fields.offsets[outer]};
+    llvm::append_range(coords, extra);
+    copy(span, coords);
+  }
+}
+
 /// Thread 0 arms the mbarrier with the buffer's bytes, then has the TMA copy
 /// the block one swizzle span of its contiguous dimension at a time: each
 /// span is a box of the descriptor, stored after the one before (the
@@ -348,11 +376,7 @@ struct AsyncTMACopyBlockOpConversion
     Location loc = op.getLoc();
     MemDescType buffer = op.getDst().getType();
     ArrayRef<int64_t> shape = buffer.getShape();
-    SharedLayoutAttrInterface encoding = buffer.getEncoding();
-    unsigned inner = encoding.getOrder()[0], outer = encoding.getOrder()[1];
     int64_t elementBytes = getSharedElementBytes(buffer.getElementType());
-    int64_t spanElements = encoding.getRowLength(shape);
-
     BlockPtrFields fields(rewriter, loc, adaptor.getPtr(), shape.size());
     Value issuer = isFirstThread(rewriter, loc, getTypeConverter());
     if (adaptor.getPred())
@@ -363,27 +387,53 @@ struct AsyncTMACopyBlockOpConversion
         createI32(rewriter, loc, bytes), NVVM::MemScopeKind::CTA,
         /*relaxed=*/false, issuer);
     auto clusterPtr = LLVM::LLVMPointerType::get(getContext(), 7);
-    for (int64_t first = 0; first < shape[inner]; first += spanElements) {
-      SmallVector<int64_t> corner(2, 0);
-      corner[inner] = first;
-      int64_t offset = encoding.getOffset(shape, corner) * elementBytes;
-      Value span = LLVM::GEPOp::create(
-          rewriter, loc, LLVM::LLVMPointerType::get(getContext(), 3),
-          rewriter.getI8Type(), adaptor.getDst(),
-          ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(offset)});
-      SmallVector<Value> coords{
-          LLVM::AddOp::create(rewriter, loc, fields.offsets[inner],
-                              createI32(rewriter, loc, first)),
-          fields.offsets[outer]};
-      llvm::append_range(coords, adaptor.getCoords());
-      NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-          rewriter, loc,
-          LLVM::AddrSpaceCastOp::create(rewriter, loc, clusterPtr, span),
-          adaptor.getDesc(), coords, adaptor.getBarrier(),
-          /*im2colOffsets=*/ValueRange(), /*multicastMask=*/Value(),
-          /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
-          /*isCTAOnly=*/false, /*group=*/NVVM::CTAGroupKindAttr(), issuer);
-    }
+    forEachSpan(
+        rewriter, loc, buffer, adaptor.getDst(), fields, adaptor.getCoords(),
+        [&](Value span, ValueRange coords) {
+          NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+              rewriter, loc,
+              LLVM::AddrSpaceCastOp::create(rewriter, loc, clusterPtr, span),
+              adaptor.getDesc(), coords, adaptor.getBarrier(),
+              /*im2colOffsets=*/ValueRange(),
+              /*multicastMask=*/Value(),
+              /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
+              /*isCTAOnly=*/false,
+              /*group=*/NVVM::CTAGroupKindAttr(), issuer);
+        });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Every thread's writes to the buffer are fenced against the asynchronous
+/// proxy and waited for; thread 0 has the TMA store it one swizzle span at a
+/// time and waits until the copies have read it (the bulk group of the
+/// others is empty); then everyone waits, so the memory may be reused.
+struct AsyncTMAStoreBlockOpConversion
+    : public ConvertOpToLLVMPattern<AsyncTMAStoreBlockOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(AsyncTMAStoreBlockOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MemDescType buffer = op.getSrc().getType();
+    BlockPtrFields fields(rewriter, loc, adaptor.getPtr(),
+                          buffer.getShape().size());
+    emitAsyncProxyFence(rewriter, loc);
+    createBarrier(rewriter, loc);
+    Value issuer = isFirstThread(rewriter, loc, getTypeConverter());
+    forEachSpan(rewriter, loc, buffer, adaptor.getSrc(), fields,
+                adaptor.getCoords(), [&](Value span, ValueRange coords) {
+                  NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+                      rewriter, loc, adaptor.getDesc(), span, coords,
+                      /*l2CacheHint=*/Value(), NVVM::TMAStoreMode::TILE,
+                      issuer);
+                });
+    NVVM::CpAsyncBulkCommitGroupOp::create(rewriter, loc);
+    NVVM::CpAsyncBulkWaitGroupOp::create(rewriter, loc, /*group=*/0,
+                                         /*read=*/rewriter.getUnitAttr());
+    createBarrier(rewriter, loc);
     rewriter.eraseOp(op);
     return success();
   }
@@ -393,8 +443,9 @@ struct AsyncTMACopyBlockOpConversion
 
 void tilegpu::populateBlockPointerOpToLLVMPatterns(
     TileGPUToLLVMTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<MakeBlockPtrOpConversion, AdvanceOpConversion,
-               LoadBlockOpConversion, StoreBlockOpConversion,
-               AsyncCopyBlockOpConversion, AsyncTMACopyBlockOpConversion>(
-      converter);
+  patterns
+      .add<MakeBlockPtrOpConversion, AdvanceOpConversion, LoadBlockOpConversion,
+           StoreBlockOpConversion, AsyncCopyBlockOpConversion,
+           AsyncTMACopyBlockOpConversion, AsyncTMAStoreBlockOpConversion>(
+          converter);
 }

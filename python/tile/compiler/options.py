@@ -30,6 +30,9 @@ class CompileOptions:
     tma: bool = _option(
         True, "on sm_90a, copy the blocks loops stage for wgmma with the TMA where the "
         "runtime can describe their tensor (else cp.async)")
+    tma_stores: bool = _option(
+        False, "on sm_90a, store the blocks a kernel writes after its loops with the "
+        "TMA where the runtime can describe their tensor (measured no faster yet)")
     thread_index_per_op: bool = _option(
         False, "each op reads the thread index itself, so that no index arithmetic "
         "stays live across a loop")

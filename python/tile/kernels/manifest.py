@@ -158,7 +158,10 @@ def _variants():
                      "CAUSAL": causal, "GROUP_PROGRAMS": 128,
                      "DV_LAST": head_dim == 64}, bwd_warps,
                     num_stages=bwd_stages, thread_index_per_op=True,
-                    max_row_span=128 if head_dim == 128 else 0))
+                    max_row_span=128 if head_dim == 128 else 0,
+                    # Its loads feed mma.sync (no TMA); TMA stores of dK
+                    # and dV spill 16 bytes in the causal d128 kernel.
+                    tma=False))
             # 4096 elements a program (16 a thread): at d128, 32-row blocks
             # took 76 us instead of 96 with 64 rows (B * N = 16384, H = 16),
             # FA2's convert_dq 78.

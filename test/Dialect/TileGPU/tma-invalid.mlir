@@ -74,6 +74,26 @@ func.func @rank_six(%p: !tile.block_ptr<tensor<64x64xf16, #blocked>>, %d: !tileg
 
 // -----
 
+#blocked = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#shared = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @store_not_nvmma(%p: !tile.block_ptr<tensor<64x64xf16, #blocked>>, %d: !tilegpu.tensormap, %buf: !tilegpu.memdesc<64x64xf16, #shared>) {
+  // expected-error @below {{reads an nvmma_shared buffer, the layout the TMA swizzles from}}
+  tilegpu.async_tma_store_block %p, %d[], %buf : !tile.block_ptr<tensor<64x64xf16, #blocked>>, !tilegpu.memdesc<64x64xf16, #shared>
+  return
+}
+
+// -----
+
+#blocked = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#nvmma = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [1, 0]>
+func.func @store_other_type(%p: !tile.block_ptr<tensor<64x64xf16, #blocked>>, %d: !tilegpu.tensormap, %buf: !tilegpu.memdesc<64x64xbf16, #nvmma>) {
+  // expected-error @below {{to a block of another shape or element type}}
+  tilegpu.async_tma_store_block %p, %d[], %buf : !tile.block_ptr<tensor<64x64xf16, #blocked>>, !tilegpu.memdesc<64x64xbf16, #nvmma>
+  return
+}
+
+// -----
+
 // expected-error @below {{tilegpu.tensormaps is a module's array of {base, dims, strides, box, swizzle} dictionaries}}
 module attributes {tilegpu.tensormaps = [{base = "K", dims = [64], strides = [], box = [64], swizzle = 128}]} {
 }

@@ -4,7 +4,7 @@
 // The TMA and mbarrier ops round-trip: a stack of mbarriers set up and
 // ended, a TMA copy of a block through a descriptor parameter (with and
 // without coordinates past the block's, with and without a predicate),
-// a wait on one mbarrier, a plain barrier.
+// a wait on one mbarrier, a plain barrier, a TMA store.
 
 #blocked = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 #nvmma = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [1, 0]>
@@ -31,6 +31,8 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
     tilegpu.barrier
     // CHECK: tilegpu.inval_barriers %[[BARS]] : !tilegpu.memdesc<2x1x1xi64, #shared>
     tilegpu.inval_barriers %bars : !tilegpu.memdesc<2x1x1xi64, #bar>
+    // CHECK: tilegpu.async_tma_store_block %arg0, %[[DESC]][%arg1], %{{.*}} : !tile.block_ptr<tensor<64x64xf16, #blocked>>, !tilegpu.memdesc<64x64xf16, #nvmma>
+    tilegpu.async_tma_store_block %p, %desc[%h], %buf : !tile.block_ptr<tensor<64x64xf16, #blocked>>, !tilegpu.memdesc<64x64xf16, #nvmma>
     return
   }
 }

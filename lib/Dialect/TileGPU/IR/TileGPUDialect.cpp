@@ -873,6 +873,27 @@ LogicalResult AsyncTMACopyBlockOp::verify() {
   return success();
 }
 
+LogicalResult AsyncTMAStoreBlockOp::verify() {
+  MemDescType buffer = getSrc().getType();
+  if (failed(verifyMatrix(*this, buffer)))
+    return failure();
+  if (!isa<NVMMASharedEncodingAttr>(buffer.getEncoding()))
+    return emitOpError() << "reads an nvmma_shared buffer, the layout the "
+                            "TMA swizzles from, not "
+                         << buffer.getEncoding();
+  auto block = getPtr().getType().getBlockType();
+  if (block.getShape() != buffer.getShape() ||
+      block.getElementType() != buffer.getElementType())
+    return emitOpError() << "stores a buffer of " << buffer
+                         << " to a block of another shape or element type";
+  constexpr size_t kMaxRank = 5;
+  if (block.getRank() + getCoords().size() > kMaxRank)
+    return emitOpError() << "copies through a descriptor of rank "
+                         << block.getRank() + getCoords().size()
+                         << "; the TMA's go up to " << kMaxRank;
+  return success();
+}
+
 LogicalResult LocalLoadOp::verify() {
   MemDescType buffer = getSrc().getType();
   if (failed(verifyMatrix(*this, buffer)))

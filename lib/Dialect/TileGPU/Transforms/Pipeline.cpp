@@ -372,9 +372,8 @@ struct TileGPUPipelinePass
     : public tilegpu::impl::TileGPUPipelineBase<TileGPUPipelinePass> {
   using TileGPUPipelineBase::TileGPUPipelineBase;
 
-  /// Has `p` copied by the TMA where the runtime can describe its tensor:
-  /// the kernel's descriptor parameter for it (one per distinct descriptor,
-  /// added on first use and listed in the module's tilegpu.tensormaps).
+  /// Has `p` copied by the TMA where the runtime can describe its tensor,
+  /// through the kernel's descriptor parameter for it.
   void planTensorMapCopy(scf::ForOp loop, PipelinedLoad &p) {
     auto kernel = loop->getParentOfType<func::FuncOp>();
     // The TMA reads zeros outside the tensor.
@@ -388,23 +387,7 @@ struct TileGPUPipelinePass
         b, loop.getInitArgs()[p.iterArg], p.alloc.getType(), axis);
     if (!access)
       return;
-    auto module = kernel->getParentOfType<ModuleOp>();
-    StringRef name = TileGPUDialect::getTensorMapsAttrName();
-    SmallVector<Attribute> maps;
-    if (auto listed = module->getAttrOfType<ArrayAttr>(name))
-      maps.assign(listed.begin(), listed.end());
-    auto *found = llvm::find(maps, access->descriptor);
-    unsigned index = found - maps.begin();
-    // The descriptors are the kernel's last parameters, in the list's order.
-    unsigned first = kernel.getNumArguments() - maps.size();
-    if (found == maps.end()) {
-      maps.push_back(access->descriptor);
-      module->setAttr(name, b.getArrayAttr(maps));
-      (void)kernel.insertArgument(kernel.getNumArguments(),
-                                  TensorMapType::get(b.getContext()),
-                                  DictionaryAttr(), kernel.getLoc());
-    }
-    p.descriptor = kernel.getArgument(first + index);
+    p.descriptor = getTensorMapParameter(kernel, access->descriptor);
     p.coords = std::move(access->coords);
   }
 

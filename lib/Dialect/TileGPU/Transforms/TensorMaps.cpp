@@ -104,6 +104,26 @@ Value getCoordinate(OpBuilder &b, Location loc, Value coefficient) {
 
 } // namespace
 
+Value tilegpu::getTensorMapParameter(func::FuncOp kernel,
+                                     DictionaryAttr descriptor) {
+  auto module = kernel->getParentOfType<ModuleOp>();
+  StringRef name = TileGPUDialect::getTensorMapsAttrName();
+  SmallVector<Attribute> maps;
+  if (auto listed = module->getAttrOfType<ArrayAttr>(name))
+    maps.assign(listed.begin(), listed.end());
+  auto *found = llvm::find(maps, descriptor);
+  unsigned index = found - maps.begin();
+  unsigned first = kernel.getNumArguments() - maps.size();
+  if (found == maps.end()) {
+    maps.push_back(descriptor);
+    module->setAttr(name, ArrayAttr::get(module.getContext(), maps));
+    (void)kernel.insertArgument(kernel.getNumArguments(),
+                                TensorMapType::get(module.getContext()),
+                                DictionaryAttr(), kernel.getLoc());
+  }
+  return kernel.getArgument(first + index);
+}
+
 std::optional<TensorMapAccess>
 tilegpu::planTensorMapAccess(OpBuilder &b, Value pointer, MemDescType buffer,
                              const tile::AxisInfoAnalysis &axis) {

@@ -19,6 +19,8 @@
 #include "tile/Dialect/Tile/IR/Tile.h"
 #include "tile/Dialect/TileGPU/IR/TileGPU.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
 #include <optional>
 
 namespace mlir::tilegpu {
@@ -42,6 +44,11 @@ struct TensorMapAccess {
 std::optional<TensorMapAccess>
 planTensorMapAccess(OpBuilder &b, Value pointer, MemDescType buffer,
                     const tile::AxisInfoAnalysis &axis);
+
+/// The kernel's descriptor parameter for `descriptor`: one per distinct
+/// descriptor, added after the other parameters on first use and listed,
+/// in the parameters' order, in the module's tilegpu.tensormaps.
+Value getTensorMapParameter(func::FuncOp kernel, DictionaryAttr descriptor);
 
 } // namespace mlir::tilegpu
 

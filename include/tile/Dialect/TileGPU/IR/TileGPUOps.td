@@ -217,6 +217,31 @@ def TileGPU_AsyncTMACopyBlockOp : TileGPU_Op<"async_tma_copy_block", [
   let hasVerifier = 1;
 }
 
+def TileGPU_AsyncTMAStoreBlockOp : TileGPU_Op<"async_tma_store_block", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "store a buffer to the block a block pointer designates, by TMA";
+  let description = [{
+    Every thread fences its writes to shared memory against the
+    asynchronous proxy and waits at a barrier; thread 0 has the tensor
+    memory accelerator copy `src` (an `nvmma_shared` buffer) to the block
+    `ptr` designates, as the descriptor `desc` lays out the tensor (its
+    dimensions the block's, contiguous one first, then one per entry of
+    `coords`), and waits until the copy has read `src`; then every thread
+    waits at a barrier. Elements outside the tensor are not written.
+
+    ```mlir
+    tilegpu.async_tma_store_block %optr, %desc[%z, %h], %o : !tile.block_ptr<tensor<128x64xf16>>, !tilegpu.memdesc<128x64xf16, #nvmma>
+    ```
+  }];
+  let arguments = (ins TileGPU_BlockPtr:$ptr, TileGPU_TensorMapType:$desc,
+                   Variadic<I32>:$coords, TileGPU_MemDescType:$src);
+  let assemblyFormat = [{
+    $ptr `,` $desc `[` $coords `]` `,` $src attr-dict `:`
+    qualified(type($ptr)) `,` qualified(type($src))
+  }];
+  let hasVerifier = 1;
+}
+
 def TileGPU_WaitBarrierOp : TileGPU_Op<"wait_barrier", [
     MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "wait until an mbarrier completes the phase of a parity";

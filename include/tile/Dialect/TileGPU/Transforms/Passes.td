@@ -160,6 +160,22 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def TileGPUTMAStores : Pass<"tilegpu-tma-stores", "::mlir::ModuleOp"> {
+  let summary = "store a kernel's epilogue blocks with the TMA";
+  let description = [{
+    On sm_90a, a `tile.store_block` of a rank-2 tile outside loops whose
+    tensor the runtime can describe (the rules of tilegpu-pipeline's TMA
+    copies), with a contiguous extent of whole 16 bytes (the TMA writes a
+    row 16 bytes at a time), becomes a `tilegpu.local_alloc` of the tile into an
+    `nvmma_shared` buffer and a `tilegpu.async_tma_store_block` of it,
+    through a `!tilegpu.tensormap` parameter listed in the module's
+    `tilegpu.tensormaps`. Stores in loops, and on other targets, stay as
+    they are.
+  }];
+  let dependentDialects = ["::mlir::tilegpu::TileGPUDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def TileGPUPlaceBarriers : Pass<"tilegpu-place-barriers", "::mlir::ModuleOp"> {
   let summary = "decide which shared-memory stores wait at a barrier first";
   let description = [{

@@ -1,0 +1,65 @@
+// RUN: tile-opt %s -split-input-file -tilegpu-tma-stores | FileCheck %s
+
+// An epilogue store whose tensor the runtime can describe, with rows of
+// whole 16 bytes (HEAD_DIM = 64 fp16), goes through an nvmma_shared buffer
+// and a TMA store, its descriptor a parameter listed in tilegpu.tensormaps.
+// A row whose length is a parameter without divisibility stays (the TMA
+// would write past a ragged end), and so does a store in a loop.
+#b = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK: tilegpu.tensormaps = [{base = "O", box = [64, 64, 1], dims = ["64", "N", "min(2147483648, cdiv(1099511627776, max(1, (stride_h * 2))))"], strides = ["stride_n", "stride_h"], swizzle = 128 : i64}]
+// CHECK-LABEL: func.func @epilogue
+// CHECK-SAME: %[[DESC:arg[0-9]+]]: !tilegpu.tensormap) attributes {tile.kernel}
+// CHECK: %[[PID:.*]] = tile.program_id y
+// CHECK: %[[BUF:.*]] = tilegpu.local_alloc %{{.*}} : tensor<64x64xf16, #blocked> -> !tilegpu.memdesc<64x64xf16, #nvmma>
+// CHECK-NEXT: tilegpu.async_tma_store_block %{{.*}}, %[[DESC]][%[[PID]]], %[[BUF]]
+// CHECK-NOT: tile.store_block %{{.*}}, %{{.*}} boundary_check [0]
+// CHECK: scf.for
+// CHECK: tile.store_block
+// CHECK: tile.store_block %{{.*}}, %{{.*}} boundary_check [0, 1]
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @epilogue(%O: !tile.ptr<f16> {tile.divisibility = 16 : i32} loc("O"), %N: i32 loc("N"), %stride_n: i32 {tile.divisibility = 16 : i32} loc("stride_n"), %stride_h: i32 {tile.divisibility = 16 : i32} loc("stride_h")) attributes {tile.kernel} {
+    %tile = arith.constant dense<1.0> : tensor<64x64xf16, #b>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c64 = arith.constant 64 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %c64_i64 = arith.constant 64 : i64
+    %h = tile.program_id y
+    %h64 = arith.extsi %h : i32 to i64
+    %sh = arith.extsi %stride_h : i32 to i64
+    %off = arith.muli %h64, %sh : i64
+    %base = tile.addptr %O, %off : !tile.ptr<f16>, i64
+    %n = arith.extsi %N : i32 to i64
+    %sn = arith.extsi %stride_n : i32 to i64
+    %p = tile.make_block_ptr %base, [%n, %c64_i64], [%sn, %c1_i64], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<64x64xf16, #b>>
+    tile.store_block %p, %tile boundary_check [0] : !tile.block_ptr<tensor<64x64xf16, #b>>
+    scf.for %i = %c0 to %N step %c64 : i32 {
+      tile.store_block %p, %tile boundary_check [0] : !tile.block_ptr<tensor<64x64xf16, #b>>
+    }
+    %ragged = tile.make_block_ptr %O, [%n, %n], [%sn, %c1_i64], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<64x64xf16, #b>>
+    tile.store_block %ragged, %tile boundary_check [0, 1] : !tile.block_ptr<tensor<64x64xf16, #b>>
+    return
+  }
+}
+
+// -----
+
+// On sm_80 stores stay as they are.
+#b = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-NOT: tilegpu.tensormaps
+// CHECK-LABEL: func.func @ampere
+// CHECK: tile.store_block
+// CHECK-NOT: tilegpu.async_tma_store_block
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_80>} {
+  func.func @ampere(%O: !tile.ptr<f16> {tile.divisibility = 16 : i32} loc("O"), %N: i32 loc("N"), %stride_n: i32 {tile.divisibility = 16 : i32} loc("stride_n")) attributes {tile.kernel} {
+    %tile = arith.constant dense<1.0> : tensor<64x64xf16, #b>
+    %c0 = arith.constant 0 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %c64_i64 = arith.constant 64 : i64
+    %n = arith.extsi %N : i32 to i64
+    %sn = arith.extsi %stride_n : i32 to i64
+    %p = tile.make_block_ptr %O, [%n, %c64_i64], [%sn, %c1_i64], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<64x64xf16, #b>>
+    tile.store_block %p, %tile boundary_check [0] : !tile.block_ptr<tensor<64x64xf16, #b>>
+    return
+  }
+}
