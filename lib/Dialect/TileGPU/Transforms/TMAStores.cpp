@@ -5,7 +5,7 @@
 // (TensorMaps.h) and rows are whole 16 bytes, the tile goes to a swizzled
 // shared-memory buffer and the TMA writes it out from there, one thread
 // issuing. Run with the compile option tma-stores: on the H200 the GEMM and
-// the d128 forward ran no faster with it (-3% to +2%).
+// the d128 forward ran no faster with it (-4% to +4%).
 //
 //===----------------------------------------------------------------------===//
 
