@@ -34,7 +34,7 @@ func.func @wait_stack(%b: !tilegpu.memdesc<2x1x1xi64, #bar>, %phase: i32) {
 #shared = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
 #bar = #tilegpu.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>
 func.func @not_nvmma(%p: !tile.block_ptr<tensor<64x64xf16, #blocked>>, %d: !tilegpu.tensormap, %buf: !tilegpu.memdesc<64x64xf16, #shared>, %b: !tilegpu.memdesc<1x1xi64, #bar>) {
-  // expected-error @below {{writes an nvmma_shared buffer, the layout the TMA swizzles into}}
+  // expected-error @below {{copies into an nvmma_shared buffer, the layout the TMA swizzles}}
   tilegpu.async_tma_copy_block %p, %d[], %buf, %b : !tile.block_ptr<tensor<64x64xf16, #blocked>>, !tilegpu.memdesc<64x64xf16, #shared>, !tilegpu.memdesc<1x1xi64, #bar>
   return
 }
@@ -45,7 +45,7 @@ func.func @not_nvmma(%p: !tile.block_ptr<tensor<64x64xf16, #blocked>>, %d: !tile
 #nvmma = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [1, 0]>
 #bar = #tilegpu.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>
 func.func @other_shape(%p: !tile.block_ptr<tensor<64x64xf16, #blocked>>, %d: !tilegpu.tensormap, %buf: !tilegpu.memdesc<128x64xf16, #nvmma>, %b: !tilegpu.memdesc<1x1xi64, #bar>) {
-  // expected-error @below {{into a buffer of another shape or element type}}
+  // expected-error @below {{copies a block of 'tensor<64x64xf16, #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>>' into a buffer of another shape or element type}}
   tilegpu.async_tma_copy_block %p, %d[], %buf, %b : !tile.block_ptr<tensor<64x64xf16, #blocked>>, !tilegpu.memdesc<128x64xf16, #nvmma>, !tilegpu.memdesc<1x1xi64, #bar>
   return
 }
@@ -77,7 +77,7 @@ func.func @rank_six(%p: !tile.block_ptr<tensor<64x64xf16, #blocked>>, %d: !tileg
 #blocked = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 #shared = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
 func.func @store_not_nvmma(%p: !tile.block_ptr<tensor<64x64xf16, #blocked>>, %d: !tilegpu.tensormap, %buf: !tilegpu.memdesc<64x64xf16, #shared>) {
-  // expected-error @below {{reads an nvmma_shared buffer, the layout the TMA swizzles from}}
+  // expected-error @below {{copies from an nvmma_shared buffer, the layout the TMA swizzles}}
   tilegpu.async_tma_store_block %p, %d[], %buf : !tile.block_ptr<tensor<64x64xf16, #blocked>>, !tilegpu.memdesc<64x64xf16, #shared>
   return
 }
@@ -87,7 +87,7 @@ func.func @store_not_nvmma(%p: !tile.block_ptr<tensor<64x64xf16, #blocked>>, %d:
 #blocked = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 #nvmma = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [1, 0]>
 func.func @store_other_type(%p: !tile.block_ptr<tensor<64x64xf16, #blocked>>, %d: !tilegpu.tensormap, %buf: !tilegpu.memdesc<64x64xbf16, #nvmma>) {
-  // expected-error @below {{to a block of another shape or element type}}
+  // expected-error @below {{from a buffer of another shape or element type}}
   tilegpu.async_tma_store_block %p, %d[], %buf : !tile.block_ptr<tensor<64x64xf16, #blocked>>, !tilegpu.memdesc<64x64xbf16, #nvmma>
   return
 }

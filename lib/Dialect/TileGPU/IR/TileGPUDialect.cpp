@@ -848,50 +848,47 @@ LogicalResult WaitBarrierOp::verify() {
   return success();
 }
 
-LogicalResult AsyncTMACopyBlockOp::verify() {
-  MemDescType buffer = getDst().getType();
-  if (failed(verifyMatrix(*this, buffer)))
+/// The rules a TMA copy between the block `ptr` designates and `buffer`
+/// meets: one nvmma_shared buffer of the block's shape and element type, and
+/// a descriptor of the block's rank plus `coords` of rank 5 at most.
+/// `direction` says which way the copy goes, for the messages.
+static LogicalResult verifyTMACopy(Operation *op, Value ptr, MemDescType buffer,
+                                   ValueRange coords, StringRef direction) {
+  if (failed(verifyMatrix(op, buffer)))
     return failure();
   if (!isa<NVMMASharedEncodingAttr>(buffer.getEncoding()))
-    return emitOpError() << "writes an nvmma_shared buffer, the layout the "
-                            "TMA swizzles into, not "
-                         << buffer.getEncoding();
-  auto block = getPtr().getType().getBlockType();
+    return op->emitOpError()
+           << "copies " << direction
+           << " an nvmma_shared buffer, the layout the TMA swizzles, not "
+           << buffer.getEncoding();
+  auto block = cast<tile::BlockPtrType>(ptr.getType()).getBlockType();
   if (block.getShape() != buffer.getShape() ||
       block.getElementType() != buffer.getElementType())
-    return emitOpError() << "copies a block of " << block
-                         << " into a buffer of another shape or element type";
+    return op->emitOpError()
+           << "copies a block of " << block << " " << direction
+           << " a buffer of another shape or element type";
+  constexpr size_t kMaxRank = 5;
+  if (block.getRank() + coords.size() > kMaxRank)
+    return op->emitOpError() << "copies through a descriptor of rank "
+                             << block.getRank() + coords.size()
+                             << "; the TMA's go up to " << kMaxRank;
+  return success();
+}
+
+LogicalResult AsyncTMACopyBlockOp::verify() {
+  if (failed(verifyTMACopy(*this, getPtr(), getDst().getType(), getCoords(),
+                           "into")))
+    return failure();
   if (!isBarrierBuffer(getBarrier().getType(), /*stacked=*/false))
     return emitOpError()
            << "signals one mbarrier, !tilegpu.memdesc<1x1xi64>, not "
            << getBarrier().getType();
-  constexpr size_t kMaxRank = 5;
-  if (block.getRank() + getCoords().size() > kMaxRank)
-    return emitOpError() << "copies through a descriptor of rank "
-                         << block.getRank() + getCoords().size()
-                         << "; the TMA's go up to " << kMaxRank;
   return success();
 }
 
 LogicalResult AsyncTMAStoreBlockOp::verify() {
-  MemDescType buffer = getSrc().getType();
-  if (failed(verifyMatrix(*this, buffer)))
-    return failure();
-  if (!isa<NVMMASharedEncodingAttr>(buffer.getEncoding()))
-    return emitOpError() << "reads an nvmma_shared buffer, the layout the "
-                            "TMA swizzles from, not "
-                         << buffer.getEncoding();
-  auto block = getPtr().getType().getBlockType();
-  if (block.getShape() != buffer.getShape() ||
-      block.getElementType() != buffer.getElementType())
-    return emitOpError() << "stores a buffer of " << buffer
-                         << " to a block of another shape or element type";
-  constexpr size_t kMaxRank = 5;
-  if (block.getRank() + getCoords().size() > kMaxRank)
-    return emitOpError() << "copies through a descriptor of rank "
-                         << block.getRank() + getCoords().size()
-                         << "; the TMA's go up to " << kMaxRank;
-  return success();
+  return verifyTMACopy(*this, getPtr(), getSrc().getType(), getCoords(),
+                       "from");
 }
 
 LogicalResult LocalLoadOp::verify() {
