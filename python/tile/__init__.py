@@ -2,12 +2,15 @@
 
 ``import tile`` gives ``tile.jit``; ``import tile.language as tl`` gives the
 language.  ``python3 -m tile.compile`` compiles a kernel to the ``tile``
-MLIR dialect.  ``tile.__version__`` is Tile's version (``tile/_version.py``).
+MLIR dialect.  ``tile.TensorDescriptor`` is a tensor descriptor made on the
+host, for a kernel parameter of type ``tensordesc<...>``.
+``tile.__version__`` is Tile's version (``tile/_version.py``).
 """
 
 from . import language  # noqa: F401
 from ._version import __version__  # noqa: F401
 from .jit import JITFunction, Launch, jit  # noqa: F401
 from .language import constexpr  # noqa: F401
+from .tensor_descriptor import TensorDescriptor  # noqa: F401
 
-__all__ = ["jit", "JITFunction", "Launch", "constexpr", "language"]
+__all__ = ["jit", "JITFunction", "Launch", "TensorDescriptor", "constexpr", "language"]

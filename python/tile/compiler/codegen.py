@@ -22,6 +22,8 @@ import re
 
 from ..jit import JITFunction
 from ..language import core
+from ..tensor_descriptor import ALIGNMENT as DESCRIPTOR_ALIGNMENT
+from ..tensor_descriptor import hidden_names, stride_divisibility
 from . import semantic
 from .builder import Builder, Value, format_attribute, quote
 from .errors import CompilationError, TileTypeError
@@ -234,20 +236,45 @@ class CodeGenerator:
         fdef = frame.fdef
         self.node = fdef
         args = []
+        descriptors = []
         runtime = [p for p in fn.params if not p.is_constexpr]
+
+        def argument(name, ty, divisor, arg_node):
+            ssa = f"%{name}" if name.isascii() else f"%arg{len(args)}"
+            attrs = f" {{tile.divisibility = {divisor} : i32}}" if divisor else ""
+            # A name location: tile-compile names the parameter after it.
+            loc = f"{quote(name)}({self.loc_of(arg_node)})"
+            args.append(f"{ssa}: {ty.mlir}{attrs} loc({loc})")
+            return Value(ssa, ty)
+
         for param in fn.params:
             if param.is_constexpr:
                 frame.scope[param.name] = constexprs[param.name]
                 continue
             ty = arg_types[runtime.index(param)]
-            ssa = f"%{param.name}" if param.name.isascii() else f"%arg{len(args)}"
-            frame.scope[param.name] = Value(ssa, ty)
             arg_node = next(a for a in fdef.args.args if a.arg == param.name)
-            divisor = divisibilities[runtime.index(param)]
-            attrs = f" {{tile.divisibility = {divisor} : i32}}" if divisor else ""
-            # A name location: tile-compile names the parameter after it.
-            loc = f"{quote(param.name)}({self.loc_of(arg_node)})"
-            args.append(f"{ssa}: {ty.mlir}{attrs} loc({loc})")
+            if isinstance(ty, core.tensor_descriptor_type):
+                # A host descriptor: its base, shape and strides are
+                # parameters (tile/tensor_descriptor.py names them), the
+                # last stride the constant 1.
+                elem = ty.element_ty
+                base, shape, strides = hidden_names(param.name, len(ty.block_shape))
+                base = argument(base, core.pointer_type(elem), DESCRIPTOR_ALIGNMENT, arg_node)
+                shape = [argument(s, core.int32, None, arg_node) for s in shape]
+                multiple = stride_divisibility(elem.signature_name)
+                strides = [argument(s, core.int64, multiple if multiple > 1 else None,
+                                    arg_node) for s in strides]
+                descriptors.append((param.name, arg_node, ty, base, shape, strides))
+                continue
+            frame.scope[param.name] = argument(
+                param.name, ty, divisibilities[runtime.index(param)], arg_node)
+        for name, arg_node, ty, base, shape, strides in descriptors:
+            self.b.loc = f"loc({self.loc_of(arg_node)})"
+            try:
+                frame.scope[name] = semantic.make_tensor_descriptor(
+                    self.b, base, shape, [*strides, 1], list(ty.block_shape))
+            except TileTypeError as e:
+                raise self.error(arg_node, str(e)) from None
         self.b.loc = f"loc({self.loc_of(fdef)})"
         self.visit_block(fdef.body)
         end_node = fdef.body[-1] if fdef.body else fdef
