@@ -19,6 +19,14 @@ it in the interpreter, the descriptors given by their parts:
         c_desc__base=zeros:100x40 c_desc__shape0=100 c_desc__shape1=40 \\
         c_desc__stride0=40 --print c_desc__base
 
+or launch it from Python on the GPU with tile.TensorDescriptor (PyTorch
+tensors a, b, c on the GPU):
+
+    kernel = tile.runtime.Bundle("build/user-kernels").find("descriptor_matmul")
+    kernel.launch({"a_desc": tile.TensorDescriptor.from_tensor(a, [64, 64]),
+                   "b_desc": tile.TensorDescriptor.from_tensor(b, [64, 64]),
+                   "c_desc": tile.TensorDescriptor.from_tensor(c, [64, 64])},
+                  a.device.index, torch.cuda.current_stream().cuda_stream)
 """
 
 import tile

@@ -20,6 +20,8 @@ import struct
 import threading
 from pathlib import Path
 
+from .tensor_descriptor import ELEMENT_TYPES, descriptor_params, expand_descriptors
+
 # The C interface this module speaks (TILE_RUNTIME_ABI_VERSION).
 ABI_VERSION = 1
 
@@ -236,6 +238,18 @@ class Kernel:
                        for p in self.params]
         self._struct = struct.Struct("=" + "".join(_ARG_FORMATS[k] for _, k in self._kinds))
         self._per_thread = threading.local()
+        # Tensor descriptor parameters (tensordesc<...> in the signature), by
+        # name: a launch gives each a TensorDescriptor, which stands for
+        # the hidden parameters the kernel takes.
+        self.descriptors = descriptor_params(self.metadata)
+        # The names a launch gives values for, in order: the parameters,
+        # each descriptor's in place of its hidden ones.
+        by_base = {d.base: d.name for d in self.descriptors.values()}
+        hidden = {name for d in self.descriptors.values() for name in d.hidden}
+        self.arguments = [by_base.get(name, name) for name in self._names
+                          if name in by_base or name not in hidden]
+        self._types = {p.name: p.type for p in self.params}
+        self._types.update((d.name, d.type) for d in self.descriptors.values())
 
     def constexpr_int(self, name):
         """A positive integer constexpr (a block size), or BundleError."""
@@ -254,6 +268,8 @@ class Kernel:
             buffer = getattr(self._per_thread, "buffer", None)
         if buffer is None:
             buffer = self._per_thread.buffer = self._new_buffer()
+        if self.descriptors:
+            values = self._expand_descriptors(values)
         try:
             if len(values) != len(self._kinds):
                 raise KeyError
@@ -274,13 +290,36 @@ class Kernel:
             self._pack_any(values, buffer)   # what the runtime is to refuse
         return buffer
 
+    def _expand_descriptors(self, values):
+        """`values` with each descriptor replaced by the values of the
+        parameters it stands for, its base as a DevicePointer; ValueError
+        naming the parameter a descriptor does not fit."""
+        expanded = expand_descriptors(self.descriptors, values, self.name, self._types)
+        for param in self.descriptors.values():
+            base = expanded.get(param.base)
+            if param.name not in values or type(base) is DevicePointer:
+                continue
+            address = getattr(base, "data_ptr", None)
+            if not callable(address):
+                raise ValueError(f"{self.name}: parameter {param.name}: the descriptor's "
+                                 f"base, a {type(base).__name__}, has no device address "
+                                 f"(data_ptr())")
+            expanded[param.base] = DevicePointer(address(), param.element_type)
+        return expanded
+
     def _pack_any(self, values, buffer):
         """_pack for values of any kind: each as what it is, so that the
         runtime's check names a mismatch."""
         if len(values) != len(self._names) or any(n not in values for n in self._names):
-            missing = [n for n in self._names if n not in values]
+            # Named as the caller gives them: a descriptor, not its parts
+            # (unless some of them are given).
+            missing = []
+            for name in self.arguments:
+                parts = self.descriptors[name].hidden if name in self.descriptors else [name]
+                absent = [part for part in parts if part not in values]
+                missing += [name] if len(absent) == len(parts) else absent
             extra = [n for n in values if n not in self._index]
-            raise ValueError(f"{self.name} takes {self._names}; missing {missing}, "
+            raise ValueError(f"{self.name} takes {self.arguments}; missing {missing}, "
                              f"unexpected {extra}")
         fields, fmt = [], []
         codes = _dtype_codes()
@@ -428,9 +467,7 @@ class Bundle:
 TENSOR_MAP_BYTES = 128
 _OOB_FILLS = {"zero": 0, "nan": 1}
 # torch's dtype names (str(tensor.dtype) without "torch.") -> the runtime's.
-_TORCH_ELEMENT_TYPES = {"float16": "fp16", "bfloat16": "bf16", "float32": "fp32",
-                        "float64": "fp64", "int8": "i8", "int16": "i16", "int32": "i32",
-                        "int64": "i64", "float8_e5m2": "fp8e5", "float8_e4m3fn": "fp8e4nv"}
+_TORCH_ELEMENT_TYPES = ELEMENT_TYPES
 
 
 def _refuse(rule, detail):

@@ -2,6 +2,7 @@
 ``triton.tools.tensor_descriptor.TensorDescriptor``:
 
     desc = tile.TensorDescriptor.from_tensor(a, block_shape=[64, 64])
+    kernel.launch({"a_desc": desc, ...}, device, stream)
 
 A kernel parameter of signature type ``tensordesc<fp16[64, 64]>`` is, in
 the kernel, the descriptor ``tl.make_tensor_descriptor`` returns; at the
@@ -15,8 +16,8 @@ rank ``r`` they are, in order:
 
 (strides in elements; the last stride is the constant 1 and no parameter).
 The kernel's metadata lists its descriptors under ``tensor_descriptors``
-(docs/kernel-metadata.md), from which expand_descriptors() expands the
-descriptors given for them after checking them against the signature.
+(docs/kernel-metadata.md), which ``tile.runtime.Kernel`` reads to expand
+the descriptors of a launch after checking them against the signature.
 
 Standard library only: the frontend uses the naming, the runtime the
 checks, and neither needs PyTorch.
@@ -109,7 +110,7 @@ class TensorDescriptor:
     dimension (1 to 5).  ``padding``: "zero", what Tile's host descriptors
     read outside the tensor (Triton's "nan" is refused at launch).
 
-    It is checked against the kernel's parameter when expanded (block shape,
+    It is checked against the kernel's parameter at launch (block shape,
     element type, rank, last stride 1, 16-byte aligned base, strides of
     16 bytes' multiples): ValueError naming the parameter."""
 

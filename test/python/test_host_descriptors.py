@@ -3,7 +3,8 @@ parameter of type tensordesc<...>): the signature's spelling, the hidden
 parameters the frontend expands a descriptor parameter into and the block
 pointers it loads through, kernels run by the C++ interpreter (tile-run run
 --backend interp) with the expanded arguments against numpy at shapes that
-are no multiples of the blocks, and the sm_90a lowering."""
+are no multiples of the blocks, the launch path's checks (tile.runtime,
+no GPU), and the sm_90a lowering."""
 
 import json
 import os
@@ -16,8 +17,10 @@ import pytest
 import tile
 import tile.language as tl
 from conftest import PYTHON_DIR, REPO, find_tool, strip_locs
+from tile import runtime
 from tile.compiler import UsageError, compile_kernel, parse_signature
 from tile.compiler.options import CompileOptions
+from tile.runtime import DevicePointer
 from tile.tensor_descriptor import TensorDescriptor, descriptor_params, expand_descriptors
 
 try:
@@ -303,6 +306,148 @@ def test_tile_run_holds_the_hidden_parameters_to_their_promises(tmp_path, interp
                x_desc__base=x, x_desc__shape0=4, x_desc__shape1=30, x_desc__stride0=30,
                y_desc=TensorDescriptor(x.astype(np.float16), [4, 32], [32, 1], [16, 32]),
                P=np.zeros((16, 32), np.float32))
+
+
+# -- the launch path (tile.runtime; no GPU) -------------------------------------
+
+def runtime_library_built():
+    try:
+        runtime.library()
+    except runtime.RuntimeLibraryError:
+        return False
+    return True
+
+
+class FakeTensor:
+    """What TensorDescriptor reads of a torch tensor: dtype, shape, stride()
+    and data_ptr()."""
+
+    def __init__(self, dtype, shape, strides, address):
+        self.dtype, self.shape, self._strides, self._address = dtype, shape, strides, address
+
+    def stride(self):
+        return self._strides
+
+    def data_ptr(self):
+        return self._address
+
+
+@pytest.fixture
+def copy_kernel(tmp_path, tile_compile):
+    if not runtime_library_built():
+        pytest.skip("libtile_runtime.so is not built (./dev.sh build)")
+    module = tmp_path / "copy_desc.mlir"
+    module.write_text(compile_kernel(copy_desc, COPY_SIGNATURE, COPY_CONSTEXPRS))
+    compiled = subprocess.run([tile_compile, str(module), "--emit=metadata"],
+                              capture_output=True, text=True)
+    assert compiled.returncode == 0, compiled.stderr
+    kernel, = runtime.Bundle(tmp_path).kernels
+    return kernel
+
+
+X = FakeTensor("torch.float32", (37, 50), (52, 1), 0x7F0000000000)
+Y = FakeTensor("torch.float16", (37, 50), (56, 1), 0x7F0000100000)
+
+
+def copy_values(**overrides):
+    values = {"x_desc": TensorDescriptor.from_tensor(X, [16, 32]),
+              "y_desc": TensorDescriptor.from_tensor(Y, block_shape=[16, 32]),
+              "P": DevicePointer(0x7F0000200000, "fp32")}
+    values.update(overrides)
+    return values
+
+
+def test_a_launch_expands_descriptors(copy_kernel):
+    assert copy_kernel.arguments == ["x_desc", "y_desc", "P"]
+    assert copy_kernel.descriptors["y_desc"].hidden == [
+        "y_desc__base", "y_desc__shape0", "y_desc__shape1", "y_desc__stride0"]
+    # The grid of the launch spec, computed from the hidden shape.
+    assert copy_kernel.check(copy_values()) == (2, 3, 1)
+    expanded = copy_kernel._expand_descriptors(copy_values())
+    assert expanded["x_desc__base"].address == 0x7F0000000000
+    assert expanded["x_desc__base"].element_type == "fp32"
+    assert [expanded[f"x_desc__{n}"] for n in ("shape0", "shape1", "stride0")] == [37, 50, 52]
+    # A DevicePointer base, and the hidden parameters given by name.
+    base = DevicePointer(0x7F0000000000, "fp32")
+    assert copy_kernel.check(copy_values(
+        x_desc=TensorDescriptor(base, [37, 50], [52, 1], [16, 32]))) == (2, 3, 1)
+    by_name = copy_values(x_desc__base=base, x_desc__shape0=100, x_desc__shape1=64,
+                          x_desc__stride0=64)
+    del by_name["x_desc"]
+    assert copy_kernel.check(by_name) == (2, 7, 1)
+
+
+def test_torch_tensors(copy_kernel):
+    torch = pytest.importorskip("torch")
+    x = torch.zeros(37, 56)
+    desc = tile.TensorDescriptor.from_tensor(x[:, :50], [16, 32])
+    assert (desc.shape, desc.strides, desc.element_type) == ([37, 50], [56, 1], "fp32")
+    y = torch.zeros(37, 50, dtype=torch.float16)
+    # A column view of y: rows of 50 fp16 (100 bytes) are no 16 bytes' multiple.
+    with pytest.raises(ValueError, match=r"y_desc .*: stride\[0\] = 50 elements \(100 bytes\)"):
+        copy_kernel.check(copy_values(x_desc=desc,
+                                      y_desc=tile.TensorDescriptor.from_tensor(y, [16, 32])))
+
+
+@pytest.mark.parametrize("overrides, message", [
+    ({"x_desc": TensorDescriptor(X, [37, 50], [52, 1], [16, 16])},
+     r"copy_desc: parameter x_desc \(tensordesc<fp32\[16, 32\]>\) was compiled for blocks of "
+     r"\[16, 32\]; the descriptor's block shape is \[16, 16\]"),
+    ({"x_desc": TensorDescriptor(Y, [37, 50], [56, 1], [16, 32])},
+     r"parameter x_desc .* takes fp32 elements; the descriptor's base holds fp16"),
+    ({"x_desc": TensorDescriptor(X, [37, 50], [52, 2], [16, 32])},
+     r"parameter x_desc .*: the last stride must be 1 .*, got strides \[52, 2\]"),
+    ({"x_desc": TensorDescriptor(FakeTensor("torch.float32", (37, 50), (52, 1),
+                                            0x7F0000000004), [37, 50], [52, 1], [16, 32])},
+     r"parameter x_desc .*: the base address 0x7f0000000004 is not 16-byte aligned"),
+    ({"x_desc": TensorDescriptor(X, [37, 50], [50, 1], [16, 32])},
+     r"parameter x_desc .*: stride\[0\] = 50 elements \(200 bytes\) is not a multiple of 16"),
+    ({"x_desc": TensorDescriptor(X, [1, 37, 50], [0, 52, 1], [1, 16, 32])},
+     r"parameter x_desc .* has rank 2; the descriptor has shape \[1, 37, 50\]"),
+    ({"x_desc": TensorDescriptor(X, [37, 50], [52, 1], [16, 32], padding="nan")},
+     r"parameter x_desc .* reads zeros outside the tensor; the descriptor asks for "
+     r"padding 'nan'"),
+    ({"x_desc": TensorDescriptor(X, [2**31, 50], [52, 1], [16, 32])},
+     r"parameter x_desc .*: shape\[0\] = 2147483648 is outside \[0, 2\*\*31\)"),
+    ({"x_desc": DevicePointer(0x7F0000000000, "fp32")},
+     r"parameter x_desc .* takes a tile.TensorDescriptor, not DevicePointer"),
+    ({"P": TensorDescriptor.from_tensor(X, [16, 32])},
+     r"copy_desc: P is given a tile.TensorDescriptor, but it is a \*fp32 parameter; only "
+     r"tensordesc<...> parameters take one \(x_desc, y_desc\)"),
+    ({"Q": TensorDescriptor.from_tensor(X, [16, 32])}, "Q .* but it is no parameter"),
+    ({"x_desc__shape0": 5}, "x_desc__shape0 is given, and the descriptor x_desc gives it too"),
+    ({"x_desc": TensorDescriptor(np.zeros((37, 52), np.float32) if np else X,
+                                 [37, 50], [52, 1], [16, 32])},
+     r"parameter x_desc: the descriptor's base, a ndarray, has no device address"),
+])
+def test_descriptors_that_do_not_fit_are_refused(copy_kernel, overrides, message):
+    if np is None and "ndarray" in message:
+        pytest.skip("numpy is needed for this case")
+    with pytest.raises(ValueError, match=message):
+        copy_kernel.check(copy_values(**overrides))
+
+
+def test_missing_descriptors_are_named(copy_kernel):
+    values = copy_values()
+    del values["y_desc"]
+    with pytest.raises(ValueError, match=r"copy_desc takes \['x_desc', 'y_desc', 'P'\]; "
+                                         r"missing \['y_desc'\]"):
+        copy_kernel.check(values)
+    values["y_desc__base"] = DevicePointer(0x7F0000100000, "fp16")
+    with pytest.raises(ValueError, match=r"missing \['y_desc__shape0', 'y_desc__shape1', "
+                                         r"'y_desc__stride0'\]"):
+        copy_kernel.check(values)
+
+
+@pytest.mark.parametrize("args, error, message", [
+    (([1, 2], [2], [1, 1]), ValueError, r"strides \[2\] for shape \[1, 2\]"),
+    (([], [], []), ValueError, "1 to 5 dimensions"),
+    (([1.5], [1], [16]), TypeError, "shape must be integers, got 1.5"),
+    (("ab", [1], [16]), TypeError, "shape must be a sequence of integers"),
+])
+def test_the_class_checks_its_form(args, error, message):
+    with pytest.raises(error, match=message):
+        TensorDescriptor(X, *args)
 
 
 # -- the GPU lowering ----------------------------------------------------------
