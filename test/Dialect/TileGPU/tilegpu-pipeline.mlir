@@ -163,3 +163,38 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
     return %r#2 : tensor<64x64xf32, #acc>
   }
 }
+
+// -----
+
+// A block pointer made in each iteration at offsets linear in the induction
+// variable (a descriptor's desc.load([m, k])) is made once before the loop,
+// at the lower bound's offsets, and carried, advanced by the offsets' step;
+// then its load is pipelined like any carried pointer's.
+#bk = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#sk = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_80>} {
+  // CHECK-LABEL: func.func @made_each_iteration
+  // CHECK: %[[NEXT:.*]] = arith.addi %c16_i32, %c32_i32
+  // CHECK: %[[STEP:.*]] = arith.subi %[[NEXT]], %c16_i32
+  // CHECK: %[[FIRST:.*]] = tile.make_block_ptr %arg0, [%arg3, %arg3], [%arg4, %c1_i64], [%arg2, %c16_i32]
+  // CHECK: tilegpu.async_copy_block %[[FIRST]]
+  // CHECK: scf.for {{.*}} iter_args(%{{.*}}, %[[P:.*]] = %[[FIRST]],
+  // CHECK-NOT: tile.make_block_ptr
+  // CHECK: %[[ADV:.*]] = tile.advance %[[P]], [%{{.*}}, %[[STEP]]]
+  // CHECK: scf.yield {{.*}}%[[ADV]]
+  func.func @made_each_iteration(%base: !tile.ptr<f16>, %n: i32, %m: i32, %size: i64, %stride: i64) -> tensor<64x64xf16, #bk> {
+    %c16 = arith.constant 16 : i32
+    %c32 = arith.constant 32 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %zero = arith.constant dense<0.0> : tensor<64x64xf16, #bk>
+    %r = scf.for %k = %c16 to %n step %c32 iter_args(%acc = %zero) -> (tensor<64x64xf16, #bk>) : i32 {
+      %p = tile.make_block_ptr %base, [%size, %size], [%stride, %c1_i64], [%m, %k] order [1, 0] : !tile.block_ptr<tensor<64x64xf16, #bk>>
+      %x = tile.load_block %p boundary_check [0] padding zero {tilegpu.vector_width = 8 : i32} : !tile.block_ptr<tensor<64x64xf16, #bk>>
+      %xb = tilegpu.local_alloc %x : tensor<64x64xf16, #bk> -> !tilegpu.memdesc<64x64xf16, #sk>
+      %y = tilegpu.local_load %xb [0, 0] : !tilegpu.memdesc<64x64xf16, #sk> -> tensor<64x64xf16, #bk>
+      %sum = arith.addf %acc, %y : tensor<64x64xf16, #bk>
+      scf.yield %sum : tensor<64x64xf16, #bk>
+    }
+    return %r : tensor<64x64xf16, #bk>
+  }
+}

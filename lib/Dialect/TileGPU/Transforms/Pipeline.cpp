@@ -18,6 +18,11 @@
 // in flight when the loop ends. The loads no longer pass through registers,
 // and their latency hides behind S - 1 iterations of compute.
 //
+// A block pointer the loop makes each iteration from values it does not
+// change, at offsets linear in the induction variable (a descriptor's
+// desc.load([m, k])), is first made once and carried, advanced each
+// iteration, so that its loads qualify.
+//
 // A loop whose one product is a warpgroup_dot accumulating into a carried
 // value from the pipelined buffers (a GEMM) leaves that product in flight:
 // it becomes asynchronous, each iteration waits until only its own is
@@ -45,6 +50,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::tilegpu {
@@ -56,6 +62,95 @@ using namespace mlir;
 using namespace mlir::tilegpu;
 
 namespace {
+
+/// Whether `value`, an offset in `loop`'s body, is a + b * iv with a and b
+/// defined before the loop: a sum or difference of such, or such times a
+/// value defined before the loop.
+bool isLinearInInductionVar(scf::ForOp loop, Value value) {
+  if (loop.isDefinedOutsideOfLoop(value) || value == loop.getInductionVar())
+    return true;
+  Operation *def = value.getDefiningOp();
+  if (!def || def->getBlock() != loop.getBody())
+    return false;
+  if (isa<arith::AddIOp, arith::SubIOp>(def))
+    return isLinearInInductionVar(loop, def->getOperand(0)) &&
+           isLinearInInductionVar(loop, def->getOperand(1));
+  if (isa<arith::MulIOp>(def))
+    return (loop.isDefinedOutsideOfLoop(def->getOperand(0)) &&
+            isLinearInInductionVar(loop, def->getOperand(1))) ||
+           (loop.isDefinedOutsideOfLoop(def->getOperand(1)) &&
+            isLinearInInductionVar(loop, def->getOperand(0)));
+  return false;
+}
+
+/// `value` (linear in `loop`'s induction variable) at induction value
+/// `iv`, computed with `b` outside the loop.
+Value evaluateAt(OpBuilder &b, scf::ForOp loop, Value value, Value iv) {
+  if (loop.isDefinedOutsideOfLoop(value))
+    return value;
+  if (value == loop.getInductionVar())
+    return iv;
+  Operation *def = value.getDefiningOp();
+  IRMapping mapping;
+  for (Value operand : def->getOperands())
+    mapping.map(operand, evaluateAt(b, loop, operand, iv));
+  return b.clone(*def, mapping)->getResult(0);
+}
+
+/// A block pointer made in each iteration from what the loop does not
+/// change, at offsets linear in the induction variable (a descriptor's
+/// `desc.load([m, k])`), becomes one the loop carries and advances by the
+/// offsets' step, so that the pipeliner can copy its loads ahead.
+void carryBlockPointers(scf::ForOp loop) {
+  SmallVector<tile::MakeBlockPtrOp> made;
+  for (auto block : loop.getBody()->getOps<tile::MakeBlockPtrOp>())
+    if (loop.isDefinedOutsideOfLoop(block.getBase()) &&
+        llvm::all_of(block.getShape(),
+                     [&](Value v) { return loop.isDefinedOutsideOfLoop(v); }) &&
+        llvm::all_of(block.getStrides(),
+                     [&](Value v) { return loop.isDefinedOutsideOfLoop(v); }) &&
+        llvm::all_of(block.getOffsets(),
+                     [&](Value v) { return isLinearInInductionVar(loop, v); }))
+      made.push_back(block);
+  if (made.empty())
+    return;
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  Value next =
+      arith::AddIOp::create(b, loc, loop.getLowerBound(), loop.getStep());
+  SmallVector<Value> initial;
+  SmallVector<SmallVector<Value>> steps;
+  for (tile::MakeBlockPtrOp block : made) {
+    SmallVector<Value> offsets, step;
+    for (Value offset : block.getOffsets()) {
+      Value first = evaluateAt(b, loop, offset, loop.getLowerBound());
+      offsets.push_back(first);
+      step.push_back(arith::SubIOp::create(
+          b, loc, evaluateAt(b, loop, offset, next), first));
+    }
+    initial.push_back(tile::MakeBlockPtrOp::create(
+        b, block.getLoc(), block.getType(), block.getBase(), block.getShape(),
+        block.getStrides(), offsets, block.getOrder()));
+    steps.push_back(std::move(step));
+  }
+  IRRewriter rewriter(loop.getContext());
+  rewriter.setInsertionPoint(loop);
+  auto carried = cast<scf::ForOp>(*loop.replaceWithAdditionalYields(
+      rewriter, initial, /*replaceInitOperandUsesInLoop=*/false,
+      [&](OpBuilder &yb, Location yieldLoc,
+          ArrayRef<BlockArgument> pointers) -> SmallVector<Value> {
+        SmallVector<Value> advanced;
+        for (auto [pointer, step] : llvm::zip(pointers, steps))
+          advanced.push_back(tile::AdvanceOp::create(
+              yb, yieldLoc, pointer.getType(), pointer, step));
+        return advanced;
+      }));
+  auto pointers = carried.getRegionIterArgs().take_back(made.size());
+  for (auto [block, pointer] : llvm::zip(made, pointers)) {
+    block.getResult().replaceAllUsesWith(pointer);
+    block.erase();
+  }
+}
 
 /// A block load the loop can copy ahead: `load` reads through the loop's
 /// iter_arg number `iterArg`, which `advance` moves by loop-invariant
@@ -403,6 +498,14 @@ struct TileGPUPipelinePass
       return signalPassFailure();
     if (numStages == 1)
       return;
+    SmallVector<scf::ForOp> loops;
+    getOperation().walk([&](scf::ForOp loop) {
+      auto step = getConstantIntValue(loop.getStep());
+      if (step && *step > 0)
+        loops.push_back(loop);
+    });
+    for (scf::ForOp loop : loops)
+      carryBlockPointers(loop);
     // Which loads each loop pipelines, and how each is copied, decided on
     // the IR as it came (the analyses see no half-pipelined function).
     SmallVector<std::pair<scf::ForOp, SmallVector<PipelinedLoad>>> plans;

@@ -123,6 +123,13 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {
       k + num-stages - 1 into that buffer, a commit; the iteration reads its
       buffer through `tilegpu.memdesc_index`.
 
+    A `tile.make_block_ptr` in the loop whose base, shape and strides are
+    defined before it and whose offsets are linear in the induction
+    variable (sums of, and products by loop-invariant values of, the
+    induction variable and loop-invariant values: a descriptor's
+    `desc.load([m, k])`) is first made once before the loop and carried,
+    advanced by its offsets' step each iteration.
+
     Copies for iterations past the end are predicated off. The block must
     be copyable in 16-byte vectors: `tilegpu.vector_width` (from
     tilegpu-coalesce) of 16 bytes, the buffer's contiguous dimension the
