@@ -40,6 +40,12 @@ compile "$ROOT/examples/atomic_add.py:tile_sum" \
 compile "$ROOT/examples/atomic_add.py:take_tickets" \
   --signature "*i32:16,*i32:16" --constexpr BLOCK=256 --num-warps 4 \
   -o "$OUT/user-kernels/take_tickets.mlir"
+# A GEMM through host-side tensor descriptors, its K loop copied by the TMA
+# (three stages), for test/gpu/matmul.sh.
+compile "$ROOT/examples/descriptor_matmul.py:matmul" \
+  --signature "tensordesc<fp16[64, 64]>,tensordesc<fp16[64, 64]>,tensordesc<fp16[64, 64]>" \
+  --constexpr BM=64 --constexpr BN=64 --constexpr BK=64 --num-stages 3 \
+  -o "$OUT/user-kernels/descriptor_matmul.mlir"
 
 # The GPU tools (profiling, spills, launch overhead, block-size sweeps) run
 # from the bundle's root.

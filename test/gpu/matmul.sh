@@ -91,5 +91,17 @@ for tool in racecheck synccheck; do
   done
 done
 command -v compute-sanitizer > /dev/null || echo "compute-sanitizer not found: memcheck skipped"
+
+# The GEMM through host-side tensor descriptors (user-kernels/, TMA copies in
+# its K loop), launched from PyTorch with tile.TensorDescriptor arguments.
+if ! python3 -c "import torch; assert torch.cuda.is_available()" 2> /dev/null; then
+  record "descriptor matmul" skip "PyTorch with CUDA is needed"
+elif python3 "$GPU_TESTS/check_descriptor_matmul.py" user-kernels > "$LOGS/descriptor.log" 2>&1; then
+  tail -1 "$LOGS/descriptor.log"
+  record "descriptor matmul" pass
+else
+  echo "FAIL descriptor matmul"; tail -8 "$LOGS/descriptor.log"
+  record "descriptor matmul" fail "$(tail -8 "$LOGS/descriptor.log")"
+fi
 echo "matmul, memcheck: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

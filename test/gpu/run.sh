@@ -15,7 +15,8 @@
 #   attention   attention forward and backward and the puzzle forward
 #               against the float64 reference, memcheck (attention.sh)
 #   matmul      the GEMM (matmul_fp16, matmul_bf16) against the float64
-#               product at ragged shapes and at 4096^3, memcheck (matmul.sh)
+#               product at ragged shapes and at 4096^3, memcheck, and a GEMM
+#               through host-side tensor descriptors (matmul.sh)
 #   atomic_add  tl.atomic_add (atomic_add.sh)
 #   tma         TMA descriptors encoded through the runtime: fp16, bf16,
 #               fp32 with the 128-byte swizzle, a misaligned address
@@ -46,7 +47,7 @@ for arg in "$@"; do
   esac
   case $arg in
     --quick) quick=--quick ;;
-    -h | --help) sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) parts+=("$arg") ;;
   esac
 done
