@@ -1,4 +1,4 @@
-//===- Pipeline.cpp - Block loads copied ahead with cp.async --------------===//
+//===- Pipeline.cpp - Block loads copied ahead (cp.async, TMA) ------------===//
 //
 // A loop that reads a block through a block pointer advanced by the same
 // amount each iteration, only to store it into a shared-memory buffer (a
