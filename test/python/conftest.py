@@ -65,6 +65,41 @@ def verify(tile_opt):
     return run
 
 
+@pytest.fixture(scope="session")
+def tile_run():
+    path = find_tool("tile-run", "TILE_RUN")
+    if path is None:
+        pytest.skip("tile-run not found: build it (build/bin/tile-run) or set TILE_RUN")
+    return path
+
+
+@pytest.fixture
+def run_on_interpreter(tmp_path, tile_run):
+    """Runs a compiled kernel (its metadata .json) with tile-run run
+    --backend interp: numpy arrays are its buffers, read back in place after
+    the run; other values are passed as written. Returns tile-run's output."""
+    def run(metadata, args, grid=None):
+        import numpy as np
+        command = [tile_run, "run", str(metadata), "--backend", "interp"]
+        if grid is not None:
+            command += ["--grid", ",".join(map(str, grid))]
+        buffers = {}
+        for name, value in args.items():
+            if isinstance(value, np.ndarray):
+                path = tmp_path / f"{name}.npy"
+                np.save(path, value)
+                buffers[name] = (value, tmp_path / f"{name}.out.npy")
+                command += [f"{name}={path}", "--out", f"{name}={buffers[name][1]}"]
+            else:
+                command.append(f"{name}={value}")
+        result = subprocess.run(command, capture_output=True, text=True)
+        assert result.returncode == 0, result.stdout + result.stderr
+        for array, path in buffers.values():
+            array[...] = np.load(path).reshape(array.shape)
+        return result.stdout
+    return run
+
+
 def strip_locs(text):
     import re
     return re.sub(r" loc\((?:[^()]|\([^()]*\))*\)", "", text)

@@ -16,7 +16,7 @@ import pytest
 
 import tile
 import tile.language as tl
-from conftest import PYTHON_DIR, REPO, find_tool, strip_locs
+from conftest import PYTHON_DIR, REPO, strip_locs
 from tile import runtime
 from tile.compiler import UsageError, compile_kernel, parse_signature
 from tile.compiler.options import CompileOptions
@@ -205,16 +205,8 @@ def test_the_cli_takes_descriptor_signatures(tmp_path, tile_compile):
 
 # -- run by the interpreter -------------------------------------------------
 
-@pytest.fixture(scope="session")
-def tile_run():
-    path = find_tool("tile-run", "TILE_RUN")
-    if path is None:
-        pytest.skip("tile-run not found: build it (build/bin/tile-run) or set TILE_RUN")
-    return path
-
-
 @pytest.fixture
-def interp(tmp_path, tile_compile, tile_run):
+def interp(tmp_path, tile_compile, run_on_interpreter):
     """Compiles a kernel to its metadata and runs it with tile-run run
     --backend interp.  A TensorDescriptor over a numpy array is expanded as
     the launch path expands it (tile.tensor_descriptor, from the metadata)
@@ -232,23 +224,7 @@ def interp(tmp_path, tile_compile, tile_run):
         meta = json.loads(module.with_suffix(".json").read_text())
         types = {p["name"]: p["type"] for p in meta["params"]}
         args = expand_descriptors(descriptor_params(meta), args, fn.__name__, types)
-        command = [tile_run, "run", str(module.with_suffix(".json")), "--backend", "interp"]
-        if grid is not None:
-            command += ["--grid", ",".join(map(str, grid))]
-        buffers = {}
-        for name, value in args.items():
-            if isinstance(value, np.ndarray):
-                path = tmp_path / f"{name}.npy"
-                np.save(path, value)
-                buffers[name] = (value, tmp_path / f"{name}.out.npy")
-                command += [f"{name}={path}", "--out", f"{name}={buffers[name][1]}"]
-            else:
-                command.append(f"{name}={value}")
-        result = subprocess.run(command, capture_output=True, text=True)
-        assert result.returncode == 0, result.stdout + result.stderr
-        for array, path in buffers.values():
-            array[...] = np.load(path).reshape(array.shape)
-        return result.stdout
+        return run_on_interpreter(module.with_suffix(".json"), args, grid)
     return run
 
 

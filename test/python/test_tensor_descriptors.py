@@ -13,7 +13,7 @@ import pytest
 
 import tile
 import tile.language as tl
-from conftest import find_tool, strip_locs
+from conftest import strip_locs
 from tile.compiler import compile_kernel
 
 try:
@@ -200,16 +200,8 @@ def test_attributes(capfd):
 
 # -- run by the interpreter -------------------------------------------------
 
-@pytest.fixture(scope="session")
-def tile_run():
-    path = find_tool("tile-run", "TILE_RUN")
-    if path is None:
-        pytest.skip("tile-run not found: build it (build/bin/tile-run) or set TILE_RUN")
-    return path
-
-
 @pytest.fixture
-def interp(tmp_path, tile_compile, tile_run):
+def interp(tmp_path, tile_compile, run_on_interpreter):
     """Compiles a kernel to its metadata and runs it with tile-run run
     --backend interp: the buffers are numpy arrays (read back after the
     run, in place), the scalars numbers."""
@@ -222,21 +214,7 @@ def interp(tmp_path, tile_compile, tile_run):
         compiled = subprocess.run([tile_compile, str(module), "--emit=metadata"],
                                   capture_output=True, text=True)
         assert compiled.returncode == 0, compiled.stderr
-        command = [tile_run, "run", str(module.with_suffix(".json")), "--backend", "interp",
-                   "--grid", ",".join(map(str, grid))]
-        buffers = {}
-        for name, value in args.items():
-            if isinstance(value, np.ndarray):
-                path = tmp_path / f"{name}.npy"
-                np.save(path, value)
-                buffers[name] = (value, tmp_path / f"{name}.out.npy")
-                command += [f"{name}={path}", "--out", f"{name}={buffers[name][1]}"]
-            else:
-                command.append(f"{name}={value}")
-        result = subprocess.run(command, capture_output=True, text=True)
-        assert result.returncode == 0, result.stdout + result.stderr
-        for array, path in buffers.values():
-            array[...] = np.load(path).reshape(array.shape)
+        run_on_interpreter(module.with_suffix(".json"), args, grid)
     return run
 
 

@@ -867,11 +867,11 @@ static LogicalResult verifyTMACopy(Operation *op, Value ptr, MemDescType buffer,
     return op->emitOpError()
            << "copies a block of " << block << " " << direction
            << " a buffer of another shape or element type";
-  constexpr size_t kMaxRank = 5;
-  if (block.getRank() + coords.size() > kMaxRank)
-    return op->emitOpError() << "copies through a descriptor of rank "
-                             << block.getRank() + coords.size()
-                             << "; the TMA's go up to " << kMaxRank;
+  if (block.getRank() + coords.size() > TensorMapType::kMaxRank)
+    return op->emitOpError()
+           << "copies through a descriptor of rank "
+           << block.getRank() + coords.size() << "; the TMA's go up to "
+           << TensorMapType::kMaxRank;
   return success();
 }
 

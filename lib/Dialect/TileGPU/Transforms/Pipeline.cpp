@@ -100,8 +100,9 @@ Value evaluateAt(OpBuilder &b, scf::ForOp loop, Value value, Value iv) {
 /// A block pointer made in each iteration from what the loop does not
 /// change, at offsets linear in the induction variable (a descriptor's
 /// `desc.load([m, k])`), becomes one the loop carries and advances by the
-/// offsets' step, so that the pipeliner can copy its loads ahead.
-void carryBlockPointers(scf::ForOp loop) {
+/// offsets' step, so that the pipeliner can copy its loads ahead. Returns
+/// the loop, new where it carries more.
+scf::ForOp carryBlockPointers(scf::ForOp loop) {
   SmallVector<tile::MakeBlockPtrOp> made;
   for (auto block : loop.getBody()->getOps<tile::MakeBlockPtrOp>())
     if (loop.isDefinedOutsideOfLoop(block.getBase()) &&
@@ -113,7 +114,7 @@ void carryBlockPointers(scf::ForOp loop) {
                      [&](Value v) { return isLinearInInductionVar(loop, v); }))
       made.push_back(block);
   if (made.empty())
-    return;
+    return loop;
   OpBuilder b(loop);
   Location loc = loop.getLoc();
   Value next =
@@ -150,6 +151,7 @@ void carryBlockPointers(scf::ForOp loop) {
     block.getResult().replaceAllUsesWith(pointer);
     block.erase();
   }
+  return carried;
 }
 
 /// A block load the loop can copy ahead: `load` reads through the loop's
@@ -463,30 +465,31 @@ void keepProductInFlight(scf::ForOp loop, WarpGroupDotOp dot) {
   result.replaceAllUsesExcept(done, done);
 }
 
+/// Has `p` copied by the TMA where the runtime can describe its tensor,
+/// through the kernel's descriptor parameter for it; `axisInfo` holds each
+/// kernel's analysis, made on first use.
+void planTensorMapCopy(
+    scf::ForOp loop, PipelinedLoad &p,
+    llvm::DenseMap<Operation *, tile::AxisInfoAnalysis> &axisInfo) {
+  auto kernel = loop->getParentOfType<func::FuncOp>();
+  // The TMA reads zeros outside the tensor.
+  if (!kernel || !tile::isKernel(kernel) ||
+      (!p.load.getBoundaryCheck().empty() &&
+       p.load.getPadding() != tile::Padding::zero))
+    return;
+  auto &axis = axisInfo.try_emplace(kernel, kernel).first->second;
+  OpBuilder b(loop);
+  std::optional<TensorMapAccess> access = planTensorMapAccess(
+      b, loop.getInitArgs()[p.iterArg], p.alloc.getType(), axis);
+  if (!access)
+    return;
+  p.descriptor = getTensorMapParameter(kernel, access->descriptor);
+  p.coords = std::move(access->coords);
+}
+
 struct TileGPUPipelinePass
     : public tilegpu::impl::TileGPUPipelineBase<TileGPUPipelinePass> {
   using TileGPUPipelineBase::TileGPUPipelineBase;
-
-  /// Has `p` copied by the TMA where the runtime can describe its tensor,
-  /// through the kernel's descriptor parameter for it.
-  void planTensorMapCopy(scf::ForOp loop, PipelinedLoad &p) {
-    auto kernel = loop->getParentOfType<func::FuncOp>();
-    // The TMA reads zeros outside the tensor.
-    if (!kernel || !tile::isKernel(kernel) ||
-        (!p.load.getBoundaryCheck().empty() &&
-         p.load.getPadding() != tile::Padding::zero))
-      return;
-    auto &axis = axisInfo.try_emplace(kernel, kernel).first->second;
-    OpBuilder b(loop);
-    std::optional<TensorMapAccess> access = planTensorMapAccess(
-        b, loop.getInitArgs()[p.iterArg], p.alloc.getType(), axis);
-    if (!access)
-      return;
-    p.descriptor = getTensorMapParameter(kernel, access->descriptor);
-    p.coords = std::move(access->coords);
-  }
-
-  llvm::DenseMap<Operation *, tile::AxisInfoAnalysis> axisInfo;
 
   void runOnOperation() override {
     if (numStages < 1) {
@@ -498,35 +501,35 @@ struct TileGPUPipelinePass
       return signalPassFailure();
     if (numStages == 1)
       return;
+    // Iterations are counted forwards from the lower bound. Inner loops
+    // come first, so carrying an outer loop's pointers (which makes a new
+    // loop around them) leaves them valid.
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) {
       auto step = getConstantIntValue(loop.getStep());
       if (step && *step > 0)
         loops.push_back(loop);
     });
-    for (scf::ForOp loop : loops)
-      carryBlockPointers(loop);
+    for (scf::ForOp &loop : loops)
+      loop = carryBlockPointers(loop);
     // Which loads each loop pipelines, and how each is copied, decided on
     // the IR as it came (the analyses see no half-pipelined function).
     SmallVector<std::pair<scf::ForOp, SmallVector<PipelinedLoad>>> plans;
-    getOperation().walk([&](scf::ForOp loop) {
-      // Iterations are counted forwards from the lower bound.
-      auto step = getConstantIntValue(loop.getStep());
-      if (!step || *step <= 0)
-        return;
+    for (scf::ForOp loop : loops) {
       SmallVector<PipelinedLoad> loads;
       for (auto load : loop.getBody()->getOps<tile::LoadBlockOp>())
         if (auto p = matchLoad(loop, load))
           loads.push_back(*p);
       if (!loads.empty())
         plans.emplace_back(loop, std::move(loads));
-    });
+    }
     // Each load is copied by the TMA where it can, else by cp.async where
     // it can, else not pipelined.
+    llvm::DenseMap<Operation *, tile::AxisInfoAnalysis> axisInfo;
     for (auto &[loop, loads] : plans) {
       if (useTma)
         for (PipelinedLoad &p : loads)
-          planTensorMapCopy(loop, p);
+          planTensorMapCopy(loop, p, axisInfo);
       llvm::erase_if(loads, [](PipelinedLoad &p) {
         return !p.descriptor && !copiesInVectors(p.load, p.alloc);
       });
@@ -544,7 +547,6 @@ struct TileGPUPipelinePass
       if (carried)
         keepProductInFlight(pipelined, carried);
     }
-    axisInfo.clear();
   }
 };
 

@@ -32,19 +32,11 @@ namespace {
 /// Bytes the TMA writes a row in.
 constexpr int64_t kRowBytes = 16;
 
-/// The make_block_ptr `store` writes through (after advances), or null.
-tile::MakeBlockPtrOp getBlockPointer(tile::StoreBlockOp store) {
-  Value pointer = store.getPtr();
-  while (auto advance = pointer.getDefiningOp<tile::AdvanceOp>())
-    pointer = advance.getPtr();
-  return pointer.getDefiningOp<tile::MakeBlockPtrOp>();
-}
-
 /// The nvmma_shared buffer the TMA stores `store`'s tile from: contiguous
 /// along the dimension the block pointer's order names first.
 std::optional<MemDescType> getStoreBuffer(tile::StoreBlockOp store) {
   auto type = cast<RankedTensorType>(store.getValue().getType());
-  auto block = getBlockPointer(store);
+  auto block = getMadeBlockPointer(store.getPtr());
   if (!block || type.getRank() != 2 || !type.getElementType().isIntOrFloat())
     return std::nullopt;
   unsigned bits = type.getElementType().getIntOrFloatBitWidth();
@@ -84,7 +76,7 @@ struct TMAStoresPass
         // The TMA stores whole 16 bytes of a row: a row whose length
         // (the contiguous extent) may end inside 16 bytes would be written
         // past its end (seen on the H200 with a GEMM's odd N).
-        auto block = getBlockPointer(store);
+        auto block = getMadeBlockPointer(store.getPtr());
         unsigned inner = buffer->getEncoding().getOrder()[0];
         int64_t bytes = getSharedElementBytes(buffer->getElementType());
         if ((axis.get(block.getShape()[inner]).divisibility[0] * bytes) %

@@ -104,6 +104,12 @@ Value getCoordinate(OpBuilder &b, Location loc, Value coefficient) {
 
 } // namespace
 
+tile::MakeBlockPtrOp tilegpu::getMadeBlockPointer(Value pointer) {
+  while (auto advance = pointer.getDefiningOp<tile::AdvanceOp>())
+    pointer = advance.getPtr();
+  return pointer.getDefiningOp<tile::MakeBlockPtrOp>();
+}
+
 Value tilegpu::getTensorMapParameter(func::FuncOp kernel,
                                      DictionaryAttr descriptor) {
   auto module = kernel->getParentOfType<ModuleOp>();
@@ -130,9 +136,7 @@ tilegpu::planTensorMapAccess(OpBuilder &b, Value pointer, MemDescType buffer,
   auto nvmma = dyn_cast<NVMMASharedEncodingAttr>(buffer.getEncoding());
   if (!nvmma || buffer.getRank() != 2)
     return std::nullopt;
-  while (auto advance = pointer.getDefiningOp<tile::AdvanceOp>())
-    pointer = advance.getPtr();
-  auto block = pointer.getDefiningOp<tile::MakeBlockPtrOp>();
+  tile::MakeBlockPtrOp block = getMadeBlockPointer(pointer);
   if (!block)
     return std::nullopt;
   Location loc = block.getLoc();
@@ -184,8 +188,7 @@ tilegpu::planTensorMapAccess(OpBuilder &b, Value pointer, MemDescType buffer,
   SmallVector<Attribute> box{b.getI64IntegerAttr(span),
                              b.getI64IntegerAttr(shape[outer])};
   TensorMapAccess access;
-  constexpr size_t kMaxRank = 5;
-  if (2 + terms.size() > kMaxRank)
+  if (2 + terms.size() > TensorMapType::kMaxRank)
     return std::nullopt;
   for (OffsetTerm term : terms) {
     Value coordinate = getCoordinate(b, loc, term.coefficient);

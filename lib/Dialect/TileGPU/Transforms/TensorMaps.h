@@ -45,6 +45,10 @@ std::optional<TensorMapAccess>
 planTensorMapAccess(OpBuilder &b, Value pointer, MemDescType buffer,
                     const tile::AxisInfoAnalysis &axis);
 
+/// The make_block_ptr a block pointer value comes from through advances, or
+/// null.
+tile::MakeBlockPtrOp getMadeBlockPointer(Value pointer);
+
 /// The kernel's descriptor parameter for `descriptor`: one per distinct
 /// descriptor, added after the other parameters on first use and listed,
 /// in the parameters' order, in the module's tilegpu.tensormaps.

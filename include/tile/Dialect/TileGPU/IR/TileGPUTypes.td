@@ -46,6 +46,10 @@ def TileGPU_TensorMapType : TypeDef<TileGPU_Dialect, "TensorMap"> {
     !tilegpu.tensormap
     ```
   }];
+  let extraClassDeclaration = [{
+    /// The most dimensions a descriptor has.
+    static constexpr unsigned kMaxRank = 5;
+  }];
 }
 
 #endif // TILE_DIALECT_TILEGPU_IR_TILEGPUTYPES_TD
