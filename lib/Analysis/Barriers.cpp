@@ -30,8 +30,14 @@ enum class Found { Nothing, Barrier, Access };
 /// store.
 class WalkBack {
 public:
-  WalkBack(const SharedMemoryAllocation &allocation, SharedInterval buffer)
-      : allocation(allocation), buffer(buffer) {}
+  WalkBack(const SharedMemoryAllocation &allocation, SharedInterval buffer,
+           Operation *function)
+      : allocation(allocation), buffer(buffer) {
+    if (function)
+      function->walk([&](WarpGroupDotOp dot) {
+        asyncReadsBuffer |= dot.getIsAsync() && readsBuffer(dot);
+      });
+  }
 
   /// Whether `memdesc` may view memory in the buffer.
   bool mayView(Value memdesc) const {
@@ -40,6 +46,12 @@ public:
       return true;
     std::optional<SharedInterval> placed = allocation.getInterval(alloc);
     return !placed || placed->overlaps(buffer);
+  }
+
+  /// Whether `dot` reads memory in the buffer.
+  bool readsBuffer(WarpGroupDotOp dot) const {
+    return mayView(dot.getB()) ||
+           (isa<MemDescType>(dot.getA().getType()) && mayView(dot.getA()));
   }
 
   /// Whether every path from the kernel's start to `op` meets a barrier
@@ -77,8 +89,10 @@ private:
     if (auto wait = dyn_cast<WaitBarrierOp>(op))
       return mayView(wait.getBarrier());
     if (auto dot = dyn_cast<WarpGroupDotOp>(op))
-      return mayView(dot.getB()) ||
-             (isa<MemDescType>(dot.getA().getType()) && mayView(dot.getA()));
+      return readsBuffer(dot);
+    // An asynchronous product reads until a wait; which one is not traced.
+    if (isa<WarpGroupDotWaitOp>(op))
+      return asyncReadsBuffer;
     if (auto alloc = dyn_cast<LocalAllocOp>(op))
       return alloc.getSrc() && mayView(alloc.getResult());
     std::optional<SharedInterval> scratch = allocation.getInterval(op);
@@ -112,6 +126,8 @@ private:
 
   const SharedMemoryAllocation &allocation;
   SharedInterval buffer;
+  /// Whether an asynchronous product may read the buffer.
+  bool asyncReadsBuffer = false;
 };
 
 } // namespace
@@ -121,10 +137,10 @@ bool tilegpu::needsLeadingBarrier(LocalAllocOp alloc,
   std::optional<SharedInterval> buffer = allocation.getInterval(alloc);
   if (!buffer)
     return true;
-  WalkBack back(allocation, *buffer);
+  auto function = alloc->getParentOfType<FunctionOpInterface>();
+  WalkBack back(allocation, *buffer, function);
   // A copy may still be in flight after a barrier (async_wait with pending
   // groups): memory that copies write keeps its barriers.
-  auto function = alloc->getParentOfType<FunctionOpInterface>();
   bool copiedInto =
       function && function
                       ->walk([&](Operation *op) {

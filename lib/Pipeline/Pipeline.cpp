@@ -68,6 +68,8 @@ void tile::buildTileToLLVMPipeline(OpPassManager &pm,
   pm.addPass(tilegpu::createTileGPUAccelerateMatmul());
   pm.addPass(tilegpu::createTileGPURemoveLayoutConversions());
   pm.addPass(tilegpu::createTileGPUOptimizeDotOperands());
+  if (options.overlapProducts)
+    pm.addPass(tilegpu::createTileGPUOverlapProducts());
   tilegpu::TileGPUPipelineOptions pipeline;
   pipeline.numStages = options.numStages;
   pipeline.useTma = options.tma;

@@ -45,6 +45,12 @@ struct CompileOptions : public PassPipelineOptions<CompileOptions> {
                      "loops with the TMA where the runtime can describe "
                      "their tensor (measured no faster yet)"),
       llvm::cl::init(false)};
+  Option<bool> overlapProducts{
+      *this, "overlap-products",
+      llvm::cl::desc("on sm_90a, issue a loop's next independent product "
+                     "before its carried one, so that the work between "
+                     "them (attention's softmax) overlaps it"),
+      llvm::cl::init(false)};
   Option<bool> threadIndexPerOp{
       *this, "thread-index-per-op",
       llvm::cl::desc("each op reads the thread index itself, so that no "

@@ -33,6 +33,9 @@ class CompileOptions:
     tma_stores: bool = _option(
         False, "on sm_90a, store the blocks a kernel writes after its loops with the "
         "TMA where the runtime can describe their tensor (measured no faster yet)")
+    overlap_products: bool = _option(
+        False, "on sm_90a, issue a loop's next independent product before its carried "
+        "one, so that the work between them (attention's softmax) overlaps it")
     thread_index_per_op: bool = _option(
         False, "each op reads the thread index itself, so that no index arithmetic "
         "stays live across a loop")

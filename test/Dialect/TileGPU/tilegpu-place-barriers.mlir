@@ -173,3 +173,30 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target
     return %c, %pl : tensor<32x8xf16, #l>, tensor<32x8xf16, #l>
   }
 }
+
+// -----
+
+// An asynchronous product reads its buffer until a warpgroup_dot_wait, so a
+// barrier between the two does not order those reads: the next iteration's
+// store into the buffer waits first.
+// CHECK-LABEL: func.func @async_reader
+// CHECK: scf.for
+// CHECK-NEXT: tilegpu.local_alloc %{{.*}} {tilegpu.allocation_offset = 0 : i64, tilegpu.leading_barrier = true}
+#b = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]>
+#n = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @async_reader(%x: tensor<64x64xf16, #b>, %n: i32) {
+    %z = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    %r = scf.for %i = %z to %n step %c1 iter_args(%acc = %zero) -> (tensor<64x64xf32, #mma>) : i32 {
+      %k = tilegpu.local_alloc %x : tensor<64x64xf16, #b> -> !tilegpu.memdesc<64x64xf16, #n>
+      %s = tilegpu.warpgroup_dot %k, %k, %acc {is_async} : !tilegpu.memdesc<64x64xf16, #n>, !tilegpu.memdesc<64x64xf16, #n>, tensor<64x64xf32, #mma> -> tensor<64x64xf32, #mma>
+      tilegpu.barrier
+      %done = tilegpu.warpgroup_dot_wait %s {pendings = 0 : i32} : tensor<64x64xf32, #mma>
+      scf.yield %done : tensor<64x64xf32, #mma>
+    }
+    return
+  }
+}

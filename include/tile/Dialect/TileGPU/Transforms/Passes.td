@@ -167,6 +167,38 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def TileGPUOverlapProducts : Pass<"tilegpu-overlap-products", "::mlir::ModuleOp"> {
+  let summary = "issue a loop's next product before its carried one, so that the work between them overlaps it";
+  let description = [{
+    An `scf.for` (positive constant step, no nested loop) with two
+    `tilegpu.warpgroup_dot`s, one into a fresh accumulator (attention's
+    S = Q K^T) and one accumulating into an iter_arg (O += P V) whose
+    operand A is computed from the first's result, is split in two stages:
+    stage 1 is the carried product and every op on its accumulator's path
+    or feeding only it (the loads of V), stage 0 the rest. An `scf.if`
+    yielding both kinds of values (the lazy rescale) is split in two first.
+    Iteration j of the new loop runs stage 0 of iteration j + 1 and stage 1
+    of iteration j, in this order: the first product, asynchronous; a
+    `warpgroup_dot_wait {pendings = 1}` for the carried product of
+    iteration j - 1; stage 1, its product asynchronous and left in flight
+    into the next iteration; a `warpgroup_dot_wait {pendings = 1}` for the
+    first product; the rest of stage 0, which now runs beside the carried
+    product on the tensor cores. Stage 0 of the first iteration runs before
+    the loop and stage 1 of the last after it (waiting with
+    `{pendings = 0}`), under an `scf.if` of `lb < ub`. Values stage 1 reads
+    from stage 0 are carried one iteration, except those computed from
+    loop-invariant values only, which are computed again.
+
+    Loops of other shapes are left as they are. Run before
+    tilegpu-pipeline, which then copies the carried product's operands two
+    iterations back (at least three stages), as it reads them into the
+    next iteration.
+  }];
+  let dependentDialects = ["::mlir::tilegpu::TileGPUDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def TileGPUTMAStores : Pass<"tilegpu-tma-stores", "::mlir::ModuleOp"> {
   let summary = "store a kernel's epilogue blocks with the TMA";
   let description = [{
