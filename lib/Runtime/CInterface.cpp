@@ -252,13 +252,19 @@ const char *tileKernelMetadata(const TileKernel *kernel) {
   return kernel->metadataText.c_str();
 }
 
-/// Converts, checks and computes the grid: what every launch does first.
+/// Converts and checks the arguments: what every launch does first.
+static Status convertAndCheck(const TileKernel *kernel, int numArgs,
+                              const TileArg *args,
+                              std::vector<LaunchArg> *launchArgs) {
+  TILE_RETURN_IF_ERROR(toLaunchArgs(kernel, numArgs, args, launchArgs));
+  return checkArguments(*kernel->info, *launchArgs, PointerKind::Address);
+}
+
+/// Converts, checks and computes the grid from the launch spec.
 static Status prepare(const TileKernel *kernel, int numArgs,
                       const TileArg *args, std::vector<LaunchArg> *launchArgs,
                       Grid *grid) {
-  TILE_RETURN_IF_ERROR(toLaunchArgs(kernel, numArgs, args, launchArgs));
-  TILE_RETURN_IF_ERROR(
-      checkArguments(*kernel->info, *launchArgs, PointerKind::Address));
+  TILE_RETURN_IF_ERROR(convertAndCheck(kernel, numArgs, args, launchArgs));
   return computeGrid(*kernel->info, *launchArgs, grid);
 }
 
@@ -285,6 +291,22 @@ int tileLaunch(const TileKernel *kernel, int device, void *stream, int numArgs,
   if (!status.ok())
     return fail(status);
   status = cudaKernels().launch(*kernel->info, launchArgs, grid, device,
+                                static_cast<CUstream>(stream));
+  return status.ok() ? 0 : fail(status, TILE_ERROR_DEVICE);
+}
+
+int tileLaunchGrid(const TileKernel *kernel, int device, void *stream,
+                   int numArgs, const TileArg *args, const uint32_t *grid) {
+  thread_local std::vector<LaunchArg> launchArgs;
+  Grid chosen;
+  Status status = convertAndCheck(kernel, numArgs, args, &launchArgs);
+  if (status.ok() && !grid)
+    status = Status::error("tileLaunchGrid: no grid (NULL)");
+  if (status.ok())
+    status = makeGrid(grid[0], grid[1], grid[2], &chosen);
+  if (!status.ok())
+    return fail(status);
+  status = cudaKernels().launch(*kernel->info, launchArgs, chosen, device,
                                 static_cast<CUstream>(stream));
   return status.ok() ? 0 : fail(status, TILE_ERROR_DEVICE);
 }

@@ -112,6 +112,12 @@ TILE_RUNTIME_API int tileCheck(const TileKernel *kernel, int num_args,
 TILE_RUNTIME_API int tileLaunch(const TileKernel *kernel, int device,
                                 void *stream, int num_args,
                                 const TileArg *args);
+/* tileLaunch over `grid` (x, y, z: 3 values, each at least 1) chosen by the
+ * caller instead of the kernel's launch spec, which the kernel need not
+ * have: how a kernel is launched as Triton's are, kernel[grid](...). */
+TILE_RUNTIME_API int tileLaunchGrid(const TileKernel *kernel, int device,
+                                    void *stream, int num_args,
+                                    const TileArg *args, const uint32_t *grid);
 
 /* TMA descriptors (CUtensorMap) of tiled tensors, for kernels that copy
  * with Hopper's tensor memory accelerator. `dtype`: an element type code
