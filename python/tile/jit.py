@@ -3,6 +3,7 @@
 import ast
 import inspect
 import textwrap
+import threading
 
 from .language import core
 
@@ -81,10 +82,13 @@ class Launch:
 
 
 class JITFunction:
-    """A kernel or helper in the tile language; compiled ahead of time by
-    ``tile.compile`` (it cannot be launched from Python)."""
+    """A kernel or helper in the tile language.  A kernel is launched from
+    PyTorch as Triton's are, ``kernel[grid](*args, **constexprs,
+    num_warps=4, num_stages=2)`` (tile/launcher.py: CUDA tensors on the
+    GPU, CPU tensors on the interpreter), or compiled ahead of time by
+    ``tile.compile`` for the runner; a helper is called from kernels."""
 
-    def __init__(self, fn, launch=None):
+    def __init__(self, fn, launch=None, do_not_specialize=()):
         self.fn = fn
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
@@ -101,6 +105,26 @@ class JITFunction:
         if launch is not None:
             launch.check(self)
         self.launch = launch
+        self.do_not_specialize = self._parameter_names(do_not_specialize)
+        # kernel[grid](...)'s compiled specialisations (tile/launcher.py).
+        self._launch_cache = {}
+        self._launch_lock = threading.Lock()
+
+    def _parameter_names(self, given):
+        """`do_not_specialize`'s entries (names or indices of run-time
+        parameters) as names; TypeError for one that is neither."""
+        if isinstance(given, (str, int)):
+            given = [given]
+        names = []
+        for entry in given:
+            if isinstance(entry, int) and not isinstance(entry, bool) and \
+                    0 <= entry < len(self.params):
+                entry = self.params[entry].name
+            if not any(p.name == entry and not p.is_constexpr for p in self.params):
+                raise TypeError(f"@tile.jit(do_not_specialize=...) of {self.__name__}: "
+                                f"{entry!r} is no run-time parameter (by name or index)")
+            names.append(entry)
+        return frozenset(names)
 
     @property
     def filename(self):
@@ -124,20 +148,33 @@ class JITFunction:
             self._parsed = (fdef, first_line - 1, col_offset)
         return self._parsed
 
+    def __getitem__(self, grid):
+        """``kernel[grid]``: a launcher; calling it, ``kernel[grid](*args,
+        **kwargs)``, specialises the kernel on its arguments, compiles it
+        once and launches it over ``grid`` (one to three positive ints, or
+        a function of the meta-parameters, the arguments by name, that
+        returns them).  See tile/launcher.py and docs/python-api.md."""
+        from .launcher import Launcher
+        return Launcher(self, grid)
+
     def __call__(self, *args, **kwargs):
         raise RuntimeError(
-            f"{self.__name__} is a @tile.jit kernel: compile it ahead of time with "
-            f"`python3 -m tile.compile FILE.py:{self.__name__} ...` or call it from "
+            f"{self.__name__} is a @tile.jit kernel: launch it over a grid, "
+            f"{self.__name__}[grid](...), compile it ahead of time with "
+            f"`python3 -m tile.compile FILE.py:{self.__name__} ...`, or call it from "
             f"another @tile.jit function")
 
     def __repr__(self):
         return f"<tile.jit {self.__name__}>"
 
 
-def jit(fn=None, *, launch=None, **options):
+def jit(fn=None, *, launch=None, do_not_specialize=(), **options):
     """Decorator: ``@tile.jit`` or ``@tile.jit(launch=tile.Launch(...))``
-    (how the kernel is launched: see Launch); other options are accepted
-    for compatibility with Triton (e.g. ``do_not_specialize``) and ignored."""
+    (how the runtimes launch the kernel ahead of time: see Launch).
+    ``do_not_specialize`` names run-time parameters (or their indices)
+    that ``kernel[grid](...)`` compiles no specialisation on (no
+    divisibility, no constant 1), as in Triton; other options are accepted
+    for compatibility with Triton and ignored."""
     if fn is None:
-        return lambda f: JITFunction(f, launch)
-    return JITFunction(fn, launch)
+        return lambda f: JITFunction(f, launch, do_not_specialize)
+    return JITFunction(fn, launch, do_not_specialize)

@@ -122,6 +122,9 @@ _TENSOR_MAP_ARGS = [ctypes.c_int, ctypes.c_int, ctypes.c_uint64, ctypes.POINTER(
 _OPTIONAL_SIGNATURES = {
     "tileCheckTensorMap": (ctypes.c_int, _TENSOR_MAP_ARGS),
     "tileEncodeTensorMap": (ctypes.c_int, [*_TENSOR_MAP_ARGS, ctypes.c_void_p]),
+    "tileLaunchGrid": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p,
+                                      ctypes.c_int, ctypes.c_void_p,
+                                      ctypes.POINTER(ctypes.c_uint32)]),
 }
 
 
@@ -351,12 +354,14 @@ class Kernel:
         (x, y, z) the launch spec gives; ValueError naming the problem."""
         return self._check_packed(self._pack(values))
 
-    def launch(self, values, device, stream):
+    def launch(self, values, device, stream, grid=None):
         """Launches on the raw CUDA stream handle `stream` (0: the default
         stream) of device index `device`, after the checks of check():
         ValueError for a bad argument, LaunchError for what the GPU
-        refused."""
-        self._launch_packed(self._pack(values), device, stream)
+        refused.  `grid` (x, y, z), when given, is the grid, in place of
+        the one the kernel's launch spec computes (a kernel launched with
+        a grid needs no launch spec)."""
+        self._launch_packed(self._pack(values), device, stream, grid)
 
     def _new_buffer(self):
         return ctypes.create_string_buffer(max(1, _ARG_BYTES * len(self._names)))
@@ -368,9 +373,14 @@ class Kernel:
             raise ValueError(lib.error())
         return tuple(grid)
 
-    def _launch_packed(self, buffer, device, stream):
+    def _launch_packed(self, buffer, device, stream, grid=None):
         lib = library()
-        error = lib.tileLaunch(self._handle, device, stream, len(self._names), buffer)
+        if grid is None:
+            error = lib.tileLaunch(self._handle, device, stream, len(self._names), buffer)
+        else:
+            error = lib.optional("tileLaunchGrid")(
+                self._handle, device, stream, len(self._names), buffer,
+                (ctypes.c_uint32 * 3)(*grid))
         if error:
             raise (LaunchError if error == _ERROR_DEVICE else ValueError)(lib.error())
 

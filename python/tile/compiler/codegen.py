@@ -226,18 +226,23 @@ class CodeGenerator:
 
     # -- entry points -----------------------------------------------------
 
-    def generate_kernel(self, fn, arg_types, constexprs, entry, divisibilities=None):
+    def generate_kernel(self, fn, arg_types, constexprs, entry, divisibilities=None,
+                        constants=None):
         """The text of ``func.func @entry`` for kernel ``fn`` specialised on
         ``arg_types`` (run-time parameters) and ``constexprs``; an argument
-        whose ``divisibilities`` entry is set carries ``tile.divisibility``."""
+        whose ``divisibilities`` entry is set carries ``tile.divisibility``.
+        ``constants`` (run-time parameter name -> value) are run-time
+        parameters specialised as constants, as constexprs are: they are
+        no parameters of the function and take no ``arg_types`` entry."""
         divisibilities = divisibilities or [None] * len(arg_types)
+        constants = constants or {}
         frame = Frame(fn, {}, None)
         self.frames.append(frame)
         fdef = frame.fdef
         self.node = fdef
         args = []
         descriptors = []
-        runtime = [p for p in fn.params if not p.is_constexpr]
+        runtime = [p for p in fn.params if not p.is_constexpr and p.name not in constants]
 
         def argument(name, ty, divisor, arg_node):
             ssa = f"%{name}" if name.isascii() else f"%arg{len(args)}"
@@ -250,6 +255,9 @@ class CodeGenerator:
         for param in fn.params:
             if param.is_constexpr:
                 frame.scope[param.name] = constexprs[param.name]
+                continue
+            if param.name in constants:
+                frame.scope[param.name] = constants[param.name]
                 continue
             ty = arg_types[runtime.index(param)]
             arg_node = next(a for a in fdef.args.args if a.arg == param.name)

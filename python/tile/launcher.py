@@ -1,0 +1,484 @@
+"""Launching ``@tile.jit`` kernels from PyTorch, as Triton's are:
+
+    add_kernel[(tile.cdiv(n, 256),)](x, y, out, n, BLOCK=256, num_warps=4)
+    add_kernel[lambda meta: (tile.cdiv(n, meta["BLOCK"]),)](x, y, out, n, BLOCK=256)
+
+The call binds its arguments by the kernel's Python signature and
+specialises the kernel on them (``specialise``): a tensor is a pointer to
+its element type, an int an ``i32`` (``i64`` when it does not fit), a float
+an ``fp32``, a bool an ``i1``; pointers whose address and integers whose
+value are multiples of 16 are promised to be (the signature's ``:16``, as
+Triton's ``tt.divisibility``), and integers equal to 1 and None become
+constants, but for the parameters the kernel's ``do_not_specialize``
+names.  Each specialisation is compiled once per process through the
+compiler driver (tile/compiler/driver.py, which also caches it on disk),
+then:
+
+- CUDA tensors: launched on the GPU on the current PyTorch stream through
+  the one runtime (tile/runtime.py), over the grid given;
+- CPU tensors (and CUDA tensors with ``TILE_INTERPRET=1``): run by the
+  interpreter (``tile-run run --backend interp``), the tensors written to
+  .npy files and what the kernel stored read back into them in place, as
+  ``TRITON_INTERPRET=1`` does.
+
+The frontend stays standard-library only: this module imports PyTorch when
+a kernel is launched, never before.
+"""
+
+import ctypes
+import hashlib
+import operator
+import os
+import shutil
+import struct
+import subprocess
+import tempfile
+
+from .compiler import REPO_ROOT, compile_kernel, driver
+from .compiler import options as compile_options
+from .compiler.errors import UsageError
+from .compiler.options import CompileOptions
+from .tensor_descriptor import ELEMENT_TYPES
+
+# The power of two that addresses and integers are specialised on when they
+# are multiples of it (Triton's divisibility 16).
+DIVISIBILITY = 16
+# Set to 1: run CUDA tensors on the interpreter too (copied to the CPU and
+# back), as Triton's TRITON_INTERPRET=1.
+INTERPRET_VARIABLE = "TILE_INTERPRET"
+# Names the tile-run that runs the interpreter.
+RUN_VARIABLE = "TILE_RUN"
+
+# A tensor's pointer type, by its dtype's name (str(dtype) without "torch.").
+POINTER_TYPES = {**ELEMENT_TYPES, "bool": "i1"}
+# How the interpreter's .npy files hold each element type: NumPy's type
+# string; bf16 and fp8 travel as raw bits (tile-run reads them so, and
+# writes them back as float32).
+_NPY_TYPES = {"i1": "|b1", "i8": "|i1", "i16": "<i2", "i32": "<i4", "i64": "<i8",
+              "fp16": "<f2", "fp32": "<f4", "fp64": "<f8", "bf16": "<u2", "fp8e5": "|u1",
+              "fp8e4nv": "|u1"}
+
+_INT32 = (-2**31, 2**31 - 1)
+_INT64 = (-2**63, 2**63 - 1)
+# The grid's limits, as the runtime's (x, y, z).
+_GRID_LIMITS = (2**31 - 1, 65535, 65535)
+
+
+def cdiv(a, b):
+    """``a`` divided by ``b``, rounded up (for grids: blocks of ``b`` that
+    cover ``a``)."""
+    return (a + b - 1) // b
+
+
+def next_power_of_2(n):
+    """The smallest power of two not below ``n`` (1 for ``n`` <= 1)."""
+    n = operator.index(n)
+    return 1 if n <= 1 else 1 << (n - 1).bit_length()
+
+
+def _torch():
+    try:
+        import torch
+    except ImportError:
+        raise RuntimeError("kernel[grid](...) launches with PyTorch tensors; PyTorch is "
+                           "not installed") from None
+    return torch
+
+
+def interpreting():
+    """Whether $TILE_INTERPRET asks for the interpreter for every launch."""
+    return os.environ.get(INTERPRET_VARIABLE, "").lower() not in ("", "0", "false", "no")
+
+
+# --------------------------------------------------------------------------
+# Specialisation
+# --------------------------------------------------------------------------
+
+
+class Specialization:
+    """What one call compiles for: the signature of the run-time
+    parameters that stay parameters (``*fp16:16``, ``i32``, ...), the ones
+    that became constants, the constexprs and the compile options; and
+    the arguments, in the compiled kernel's parameter order."""
+
+    def __init__(self, fn, signature, constants, constexprs, options, arguments, tensors):
+        self.fn = fn
+        self.signature = signature        # [entry], the kept run-time parameters'
+        self.constants = constants        # {name: 1 or None}
+        self.constexprs = constexprs      # {name: value}
+        self.options = options            # CompileOptions
+        self.arguments = arguments        # [(name, value)], the kept parameters
+        self.tensors = tensors            # {name: tensor}
+
+    def key(self, backend):
+        return (backend, tuple(self.signature), tuple(self.constants.items()),
+                tuple((name, _hashable(value)) for name, value in self.constexprs.items()),
+                self.options)
+
+
+def _hashable(value):
+    try:
+        hash(value)
+    except TypeError:
+        return (type(value).__name__, repr(value))
+    return (type(value).__name__, value)
+
+
+def _describe(value):
+    text = repr(value)
+    return text if len(text) <= 40 else type(value).__name__
+
+
+def specialise(fn, args, kwargs):
+    """Binds a call's arguments to kernel ``fn``'s parameters and returns
+    (Specialization, {name: value} of every parameter and option given);
+    TypeError or ValueError naming the problem."""
+    torch = _torch()
+    option_names = set(compile_options.names()) - {p.name for p in fn.params}
+    given_options = {k: kwargs.pop(k) for k in list(kwargs) if k in option_names}
+    try:
+        bound = fn.signature.bind(*args, **kwargs)
+    except TypeError as error:
+        raise TypeError(f"{fn.__name__}[grid](...): {error} (it takes "
+                        f"{', '.join(p.name for p in fn.params)}; launch options: "
+                        f"{', '.join(sorted(option_names))})") from None
+    bound.apply_defaults()
+    values = dict(bound.arguments)
+    try:
+        options = CompileOptions(**given_options)
+    except UsageError as error:
+        raise ValueError(f"{fn.__name__}[grid](...): {error}") from None
+    signature, constants, constexprs, arguments, tensors = [], {}, {}, [], {}
+    for param in fn.params:
+        value = values[param.name]
+        if param.is_constexpr:
+            constexprs[param.name] = getattr(value, "value", value) \
+                if type(value).__name__ == "constexpr" else value
+            continue
+        specialize = param.name not in fn.do_not_specialize
+        if isinstance(value, torch.Tensor):
+            name = str(value.dtype).removeprefix("torch.")
+            element = POINTER_TYPES.get(name)
+            if element is None:
+                raise TypeError(f"{fn.__name__}[grid](...): parameter {param.name} is a "
+                                f"tensor of {value.dtype}, which Tile has no pointer to "
+                                f"(it has {', '.join(f'torch.{n}' for n in POINTER_TYPES)})")
+            aligned = specialize and value.data_ptr() % DIVISIBILITY == 0
+            signature.append(f"*{element}" + (f":{DIVISIBILITY}" if aligned else ""))
+            arguments.append((param.name, value))
+            tensors[param.name] = value
+        elif value is None:
+            constants[param.name] = None
+        elif isinstance(value, bool):
+            signature.append("i1")
+            arguments.append((param.name, value))
+        elif isinstance(value, int):
+            if specialize and value == 1:
+                constants[param.name] = 1
+                continue
+            if _INT32[0] <= value <= _INT32[1]:
+                entry = "i32"
+            elif _INT64[0] <= value <= _INT64[1]:
+                entry = "i64"
+            else:
+                raise ValueError(f"{fn.__name__}[grid](...): parameter {param.name} = "
+                                 f"{value} does not fit in 64 bits")
+            if specialize and value % DIVISIBILITY == 0:
+                entry += f":{DIVISIBILITY}"
+            signature.append(entry)
+            arguments.append((param.name, value))
+        elif isinstance(value, float):
+            signature.append("fp32")
+            arguments.append((param.name, value))
+        else:
+            raise TypeError(f"{fn.__name__}[grid](...): parameter {param.name} is given "
+                            f"{_describe(value)} ({type(value).__name__}); a run-time "
+                            f"parameter takes a torch.Tensor, an int, a float, a bool or "
+                            f"None")
+    meta = {**values, **given_options}
+    return Specialization(fn, signature, constants, constexprs, options, arguments,
+                          tensors), meta
+
+
+def _device(fn, tensors):
+    """The one device of the call's tensors (None: no tensors);
+    ValueError for tensors on several, or on a device Tile cannot run."""
+    devices = {}
+    for name, tensor in tensors.items():
+        devices.setdefault(tensor.device, []).append(name)
+    if len(devices) > 1:
+        listed = "; ".join(f"{', '.join(names)} on {device}" for device, names in
+                           devices.items())
+        raise ValueError(f"{fn.__name__}[grid](...): the tensors are on different devices "
+                         f"({listed}); a launch takes them all on one")
+    if not devices:
+        return None
+    device = next(iter(devices))
+    if device.type not in ("cpu", "cuda"):
+        raise ValueError(f"{fn.__name__}[grid](...): the tensors are on {device}; Tile "
+                         f"launches CUDA tensors on the GPU and runs CPU tensors on the "
+                         f"interpreter")
+    return device
+
+
+def check_grid(fn, grid, meta):
+    """The grid as (x, y, z): ``grid`` is one to three positive ints, or a
+    callable of the meta-parameters (the bound arguments by name) that
+    returns them; ValueError or TypeError naming the problem."""
+    given = grid
+    if callable(grid):
+        grid = grid(meta)
+    if isinstance(grid, (list, tuple)):
+        dims = list(grid)
+    else:
+        dims = [grid]
+    what = (f"the grid function returned {grid!r}" if callable(given)
+            else f"the grid is {grid!r}")
+    if not 1 <= len(dims) <= 3:
+        raise ValueError(f"{fn.__name__}[grid]: {what}; a grid is one to three positive "
+                         f"ints")
+    sizes = []
+    for axis, size in enumerate(dims):
+        try:
+            if isinstance(size, bool):
+                raise TypeError
+            size = operator.index(size)
+        except TypeError:
+            raise TypeError(f"{fn.__name__}[grid]: {what}; a grid is one to three "
+                            f"positive ints") from None
+        if not 1 <= size <= _GRID_LIMITS[axis]:
+            raise ValueError(f"{fn.__name__}[grid]: {what}; its {'xyz'[axis]} size must "
+                             f"lie in [1, {_GRID_LIMITS[axis]}]")
+        sizes.append(size)
+    return tuple(sizes + [1] * (3 - len(sizes)))
+
+
+# --------------------------------------------------------------------------
+# Compilation
+# --------------------------------------------------------------------------
+
+
+class Compiled:
+    """One specialisation compiled: its folder (a bundle of one kernel),
+    the kernel's name there, and for the GPU its runtime Kernel."""
+
+    def __init__(self, folder, name, kernel=None):
+        self.folder = folder
+        self.name = name
+        self.metadata = os.path.join(folder, name + ".json")
+        self.kernel = kernel
+
+
+_scratch = None
+
+
+def _jit_dir():
+    """Where compiled specialisations go: the driver's cache folder's
+    jit/, else (caching off) a folder of this process's."""
+    global _scratch
+    cache = driver.cache_dir()
+    if cache:
+        return os.path.join(cache, "jit")
+    if _scratch is None:
+        _scratch = tempfile.mkdtemp(prefix="tile-jit-")
+    return _scratch
+
+
+def compile_specialization(spec, backend):
+    """Compiles ``spec`` for ``backend`` ('interp': the metadata the
+    interpreter needs; 'cuda': GPU code too) into a folder named by the
+    module's text.  Without tile-compile, a folder compiled before (a GPU
+    bundle's, say) is used as it is."""
+    fn = spec.fn
+    text = compile_kernel(fn, spec.signature, spec.constexprs, options=spec.options,
+                          constants=spec.constants)
+    emit = "metadata" if backend == "interp" else "auto"
+    digest = hashlib.sha256((text + "\0" + emit).encode()).hexdigest()[:32]
+    folder = os.path.join(_jit_dir(), f"{fn.__name__}-{digest}")
+    name = fn.__name__
+    module = os.path.join(folder, name + ".mlir")
+    try:
+        driver.find_tile_compile()
+        found = True
+    except UsageError:
+        found = False
+    ready = os.path.isfile(os.path.join(folder, name + ".json")) and (
+        backend == "interp" or any(os.path.isfile(os.path.join(folder, name + ext))
+                                   for ext in (".cubin", ".ptx")))
+    if found or not ready:
+        driver.write_module(text, module)
+        driver.run_tile_compile([module], emit=emit)
+    compiled = Compiled(folder, name)
+    if backend == "cuda":
+        from . import runtime
+        compiled.bundle = runtime.Bundle(folder)
+        compiled.kernel = compiled.bundle.find(name)
+        if compiled.kernel is None:
+            raise RuntimeError(f"{fn.__name__}: the compiled kernel is missing from "
+                               f"{folder}")
+    return compiled
+
+
+# --------------------------------------------------------------------------
+# Launching
+# --------------------------------------------------------------------------
+
+
+def run(fn, grid, args, kwargs):
+    """``fn[grid](*args, **kwargs)``: specialise, compile once, launch."""
+    spec, meta = specialise(fn, args, dict(kwargs))
+    device = _device(fn, spec.tensors)
+    backend = "cuda" if device is not None and device.type == "cuda" and \
+        not interpreting() else "interp"
+    sizes = check_grid(fn, grid, meta)
+    key = spec.key(backend)
+    with fn._launch_lock:
+        compiled = fn._launch_cache.get(key)
+    if compiled is None:
+        compiled = compile_specialization(spec, backend)
+        with fn._launch_lock:
+            fn._launch_cache[key] = compiled
+    if backend == "cuda":
+        _launch_gpu(spec, compiled, device, sizes)
+    else:
+        _run_interpreter(spec, compiled, sizes)
+
+
+def _launch_gpu(spec, compiled, device, grid):
+    from . import runtime
+    torch = _torch()
+    values = {}
+    for name, value in spec.arguments:
+        if isinstance(value, torch.Tensor):
+            element = POINTER_TYPES[str(value.dtype).removeprefix("torch.")]
+            values[name] = runtime.DevicePointer(value.data_ptr(), element)
+        else:
+            values[name] = int(value) if isinstance(value, bool) else value
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    stream = torch.cuda.current_stream(index).cuda_stream
+    try:
+        compiled.kernel.launch(values, index, stream, grid=grid)
+    except ValueError as error:
+        raise ValueError(f"{spec.fn.__name__}[grid](...): {error}") from None
+
+
+def find_tile_run():
+    """$TILE_RUN, else a GPU bundle's or a build folder's bin/tile-run
+    ($TILE_BUILD_DIR, then this checkout's build/), else the one on PATH."""
+    override = os.environ.get(RUN_VARIABLE)
+    if override:
+        if not os.access(override, os.X_OK):
+            raise RuntimeError(f"${RUN_VARIABLE} names {override}, which is no executable")
+        return override
+    folders = [REPO_ROOT, os.environ.get("TILE_BUILD_DIR"), os.path.join(REPO_ROOT, "build")]
+    for folder in filter(None, folders):
+        candidate = os.path.join(folder, "bin", "tile-run")
+        if os.access(candidate, os.X_OK):
+            return candidate
+    found = shutil.which("tile-run")
+    if found:
+        return found
+    raise RuntimeError(f"the interpreter runs CPU tensors, and tile-run was not found "
+                       f"(build it with ./dev.sh build, or name it with ${RUN_VARIABLE})")
+
+
+def _flat(tensor):
+    """The tensor's storage from its first element on, as a flat tensor of
+    its dtype (a view): what the kernel's pointer can reach."""
+    count = tensor.untyped_storage().nbytes() // tensor.element_size() - \
+        tensor.storage_offset()
+    return tensor.as_strided((max(count, 0),), (1,), tensor.storage_offset())
+
+
+def _write_npy(path, descr, count, data):
+    header = f"{{'descr': '{descr}', 'fortran_order': False, 'shape': ({count},), }}"
+    header += " " * (-(len(header) + 11) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+        f.write(data)
+
+
+def _read_npy(path):
+    """(descr, the data bytes) of a .npy file tile-run wrote."""
+    with open(path, "rb") as f:
+        raw = f.read()
+    if raw[:6] != b"\x93NUMPY":
+        raise RuntimeError(f"{path} is no .npy file")
+    if raw[6] == 1:
+        length, start = struct.unpack("<H", raw[8:10])[0], 10
+    else:
+        length, start = struct.unpack("<I", raw[8:12])[0], 12
+    header = raw[start:start + length].decode("latin1")
+    descr = header.split("'descr':")[1].split("'")[1]
+    return descr, raw[start + length:]
+
+
+_TORCH_OF_DESCR = {"|b1": "bool", "|i1": "int8", "<i2": "int16", "<i4": "int32",
+                   "<i8": "int64", "<f2": "float16", "<f4": "float32", "<f8": "float64"}
+# Same-sized integer types, to compare elements bit for bit.
+_BITS = {1: "uint8", 2: "int16", 4: "int32", 8: "int64"}
+
+
+def _run_interpreter(spec, compiled, grid):
+    torch = _torch()
+    tool = find_tile_run()
+    command = [tool, "run", compiled.metadata, "--backend", "interp", "--grid",
+               ",".join(map(str, grid))]
+    buffers = []
+    with tempfile.TemporaryDirectory(prefix="tile-interp-") as scratch:
+        for name, value in spec.arguments:
+            if isinstance(value, torch.Tensor):
+                flat = _flat(value)
+                host = flat.detach().to("cpu", copy=True).contiguous()
+                element = POINTER_TYPES[str(value.dtype).removeprefix("torch.")]
+                data = ctypes.string_at(host.data_ptr(), host.numel() * host.element_size()) \
+                    if host.numel() else b""
+                path = os.path.join(scratch, f"{name}.npy")
+                out = os.path.join(scratch, f"{name}.out.npy")
+                _write_npy(path, _NPY_TYPES[element], host.numel(), data)
+                command += [f"{name}={path}", "--out", f"{name}={out}"]
+                buffers.append((flat, host, out))
+            elif isinstance(value, bool):
+                command.append(f"{name}={'true' if value else 'false'}")
+            elif isinstance(value, float):
+                command.append(f"{name}={value!r}")
+            else:
+                command.append(f"{name}={value}")
+        result = subprocess.run(command, capture_output=True, text=True)
+        if result.returncode != 0:
+            message = (result.stderr or result.stdout).strip()
+            raise RuntimeError(f"{spec.fn.__name__}[grid](...) on the interpreter failed: "
+                               f"{message}")
+        for flat, host, out in buffers:
+            descr, data = _read_npy(out)
+            written = torch.frombuffer(bytearray(data), dtype=getattr(
+                torch, _TORCH_OF_DESCR[descr])) if data else host.new_empty(0)
+            written = written.to(host.dtype).reshape(host.shape)
+            # What the kernel stored: the elements whose bits changed (two
+            # arguments may share the storage; each brings back its own).
+            bits = getattr(torch, _BITS[host.element_size()])
+            changed = written.view(bits) != host.view(bits)
+            if bool(changed.any()):
+                updated = flat.detach()
+                updated[changed.to(flat.device)] = written[changed].to(flat.device)
+
+
+class Launcher:
+    """``kernel[grid]``: calling it launches the kernel over ``grid``."""
+
+    __slots__ = ("fn", "grid")
+
+    def __init__(self, fn, grid):
+        if not callable(grid) and not isinstance(grid, (tuple, list, int)):
+            raise TypeError(f"{fn.__name__}[grid]: the grid is one to three positive ints "
+                            f"or a function of the meta-parameters, not "
+                            f"{type(grid).__name__}")
+        self.fn = fn
+        self.grid = grid
+
+    def __call__(self, *args, **kwargs):
+        return run(self.fn, self.grid, args, kwargs)
+
+    def __repr__(self):
+        return f"<launcher of {self.fn.__name__} over {self.grid!r}>"
+
