@@ -157,6 +157,14 @@ class JITFunction:
         from .launcher import Launcher
         return Launcher(self, grid)
 
+    def warmup(self, *args, grid=None, **kwargs):
+        """Compiles the kernel for the GPU as ``kernel[grid](*args,
+        **kwargs)`` would on CUDA tensors, launching nothing (tensors may be
+        on any device: CPU or meta on a machine without a GPU); returns
+        the compiled kernel (its ``folder`` holds it)."""
+        from .launcher import warmup
+        return warmup(self, args, kwargs, grid)
+
     def __call__(self, *args, **kwargs):
         raise RuntimeError(
             f"{self.__name__} is a @tile.jit kernel: launch it over a grid, "

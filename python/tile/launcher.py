@@ -305,7 +305,14 @@ def compile_specialization(spec, backend):
     ready = os.path.isfile(os.path.join(folder, name + ".json")) and (
         backend == "interp" or any(os.path.isfile(os.path.join(folder, name + ext))
                                    for ext in (".cubin", ".ptx")))
-    if found or not ready:
+    if not found and not ready:
+        raise RuntimeError(
+            f"{fn.__name__}: this specialisation ({', '.join(spec.signature)}) has not "
+            f"been compiled for {'the interpreter' if backend == 'interp' else 'the GPU'} "
+            f"in {_jit_dir()}, and tile-compile, which would compile it, was not found "
+            f"(build it with ./dev.sh build, or name it with ${driver.TOOL_VARIABLE}; on a "
+            f"machine without it, compile ahead with kernel.warmup(...) and $TILE_CACHE_DIR)")
+    if found:
         driver.write_module(text, module)
         driver.run_tile_compile([module], emit=emit)
     compiled = Compiled(folder, name)
@@ -322,6 +329,26 @@ def compile_specialization(spec, backend):
 # --------------------------------------------------------------------------
 # Launching
 # --------------------------------------------------------------------------
+
+
+def warmup(fn, args, kwargs, grid=None):
+    """Compiles ``fn`` for the GPU as ``fn[grid](*args, **kwargs)`` would
+    on CUDA tensors, and launches nothing: the tensors may be on any device
+    (their addresses decide the divisibility; a meta tensor's, 0, is
+    aligned as CUDA's are).  ``grid``, when given, is checked.  Returns the
+    Compiled, whose folder holds the kernel; ahead of time, for a machine
+    without tile-compile (a GPU bundle, with $TILE_CACHE_DIR there)."""
+    spec, meta = specialise(fn, args, dict(kwargs))
+    if grid is not None:
+        check_grid(fn, grid, meta)
+    key = spec.key("cuda")
+    with fn._launch_lock:
+        compiled = fn._launch_cache.get(key)
+    if compiled is None:
+        compiled = compile_specialization(spec, "cuda")
+        with fn._launch_lock:
+            fn._launch_cache[key] = compiled
+    return compiled
 
 
 def run(fn, grid, args, kwargs):

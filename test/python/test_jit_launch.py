@@ -321,3 +321,32 @@ def test_out_of_bounds_access_is_reported():
     with pytest.raises(RuntimeError, match=r"scale\[grid\]\(\.\.\.\) on the interpreter "
                                            r"failed"):
         scale[(1,)](x, x, 64, 1, 1.0)   # n past the tensor's end
+
+
+# -- ahead of time: warmup, and a machine without tile-compile ----------------
+
+
+def test_warmup_compiles_gpu_code_and_launches_nothing(counted):
+    kernel = fresh(EXAMPLE.add_kernel)
+    meta = torch.empty(1000, device="meta")
+    compiled = kernel.warmup(meta, meta, meta, 1000, BLOCK_SIZE=128, grid=(8,))
+    names = os.listdir(compiled.folder)
+    assert "add_kernel.json" in names and "add_kernel.ptx" in names
+    assert compiled.kernel.params[0].type == "*fp32"
+    assert compiled.kernel.params[0].divisibility == 16
+    assert counted == {"frontend": 1, "driver": 1}
+    kernel.warmup(meta, meta, meta, 999, BLOCK_SIZE=128)
+    assert counted == {"frontend": 1, "driver": 1}
+
+
+def test_compiled_folders_serve_a_machine_without_tile_compile(monkeypatch, tmp_path):
+    x, y, out = vectors()
+    fresh(EXAMPLE.add_kernel)[(1,)](x, y, out, 100, BLOCK_SIZE=128)
+    monkeypatch.setenv("TILE_COMPILE", str(tmp_path / "absent"))
+    out.zero_()
+    fresh(EXAMPLE.add_kernel)[(1,)](x, y, out, 100, BLOCK_SIZE=128)
+    assert torch.allclose(out, x + y)
+    with pytest.raises(RuntimeError, match=r"add_kernel: this specialisation \(\*fp32:16, "
+                                           r"\*fp32:16, \*fp32:16, i32\) has not been "
+                                           r"compiled for the interpreter in .*tile-compile"):
+        fresh(EXAMPLE.add_kernel)[(4,)](x, y, out, 100, BLOCK_SIZE=32)   # no test's
