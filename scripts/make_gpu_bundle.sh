@@ -2,12 +2,13 @@
 # Assembles a self-contained GPU bundle: tile-run and the runtime library,
 # the compiled kernels, users' kernels for the generic mode, the GPU tests
 # (test/gpu, with the pytest tests of tile.attention in test/python and the
-# summary script in scripts/), tile.attention (python/tile), the benchmark
-# harness (benchmarks/) and the GPU tools of scripts/gpu (at the root). Copy
-# the folder to any machine with the NVIDIA driver and run test/gpu/run.sh
-# there: it needs no MLIR and no CUDA toolkit; python3 with numpy and
-# PyTorch runs the checks of outputs, tile.attention's tests and the
-# summary.
+# summary script in scripts/), the examples with the kernels test/gpu's jit
+# part launches from them (jit-kernels/), tile.attention (python/tile), the
+# benchmark harness (benchmarks/) and the GPU tools of scripts/gpu (at the
+# root). Copy the folder to any machine with the NVIDIA driver and run
+# test/gpu/run.sh there: it needs no MLIR and no CUDA toolkit; python3 with
+# numpy and PyTorch runs the checks of outputs, tile.attention's tests and
+# the summary.
 #
 #   scripts/make_gpu_bundle.sh [OUT]     (default OUT: build/gpu-bundle)
 set -euo pipefail
@@ -46,6 +47,25 @@ compile "$ROOT/examples/descriptor_matmul.py:matmul" \
   --signature "tensordesc<fp16[64, 64]>,tensordesc<fp16[64, 64]>,tensordesc<fp16[64, 64]>" \
   --constexpr BM=64 --constexpr BN=64 --constexpr BK=64 --num-stages 3 \
   -o "$OUT/user-kernels/descriptor_matmul.mlir"
+
+# kernel[grid](...) from PyTorch (test/gpu/check_jit_launch.py, the jit part
+# of test/gpu/run.sh): the examples it launches, and their kernels compiled
+# ahead of time into jit-kernels/, since the GPU machine has no tile-compile.
+# Needs PyTorch ($PYTHON, else build/venv's python3, else python3).
+mkdir -p "$OUT/examples"
+cp "$ROOT"/examples/*.py "$OUT/examples/"
+PYTHON=${PYTHON:-$BUILD/venv/bin/python3}
+[ -x "$PYTHON" ] || PYTHON=python3
+if "$PYTHON" -c "import torch" 2> /dev/null; then
+  TILE_BUILD_DIR="$BUILD" TILE_COMPILE="$BUILD/bin/tile-compile" TILE_RUN="$BUILD/bin/tile-run" \
+    PYTHONPATH="$ROOT/python" "$PYTHON" "$ROOT/test/gpu/check_jit_launch.py" --prepare \
+    --kernels "$OUT/jit-kernels" > /dev/null
+  # The launcher's folders alone: the driver's cache entries serve no one there.
+  find "$OUT/jit-kernels" -mindepth 1 -maxdepth 1 ! -name jit -exec rm -rf {} +
+else
+  echo "make_gpu_bundle.sh: $PYTHON has no PyTorch: jit-kernels/ is not prepared, and" \
+    "the jit part of test/gpu/run.sh will fail"
+fi
 
 # The GPU tools (profiling, spills, launch overhead, block-size sweeps) run
 # from the bundle's root.

@@ -259,14 +259,27 @@ def check_grid(fn, grid, meta):
 
 
 class Compiled:
-    """One specialisation compiled: its folder (a bundle of one kernel),
-    the kernel's name there, and for the GPU its runtime Kernel."""
+    """One specialisation compiled: its folder (a bundle of one kernel)
+    and the kernel's name there; ``kernel`` is its runtime Kernel, loaded
+    on first use (a GPU launch)."""
 
-    def __init__(self, folder, name, kernel=None):
+    def __init__(self, folder, name):
         self.folder = folder
         self.name = name
         self.metadata = os.path.join(folder, name + ".json")
-        self.kernel = kernel
+        self._kernel = None
+
+    @property
+    def kernel(self):
+        if self._kernel is None:
+            from . import runtime
+            self._bundle = runtime.Bundle(self.folder)
+            kernel = self._bundle.find(self.name)
+            if kernel is None:
+                raise RuntimeError(f"the compiled kernel {self.name} is missing from "
+                                   f"{self.folder}")
+            self._kernel = kernel
+        return self._kernel
 
 
 _scratch = None
@@ -315,15 +328,7 @@ def compile_specialization(spec, backend):
     if found:
         driver.write_module(text, module)
         driver.run_tile_compile([module], emit=emit)
-    compiled = Compiled(folder, name)
-    if backend == "cuda":
-        from . import runtime
-        compiled.bundle = runtime.Bundle(folder)
-        compiled.kernel = compiled.bundle.find(name)
-        if compiled.kernel is None:
-            raise RuntimeError(f"{fn.__name__}: the compiled kernel is missing from "
-                               f"{folder}")
-    return compiled
+    return Compiled(folder, name)
 
 
 # --------------------------------------------------------------------------

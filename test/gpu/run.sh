@@ -23,6 +23,10 @@
 #               refused (tensor_maps.sh)
 #   api         tile.attention: a smoke test, the GPU-marked pytest tests,
 #               flash_attn_func against float32 SDPA (api.sh)
+#   jit         Triton's tutorials 01-03 (examples/pytorch_launch.py)
+#               launched from PyTorch with kernel[grid](...), against
+#               float64 references at ragged sizes (check_jit_launch.py;
+#               the kernels compiled into the bundle's jit-kernels/)
 #   ring        ring, striped and step attention over NCCL
 #               (check_ring_attention.py), where two or more GPUs are
 #               visible; else one skipped case that says so
@@ -31,14 +35,15 @@
 #
 # --quick: attention's eight quick checks instead of all, and fewer shapes
 # in the flash_attn_func checks. memcheck needs compute-sanitizer (its
-# cases are skipped without it); tma, api and ring need PyTorch with CUDA.
+# cases are skipped without it); tma, api, jit and ring need PyTorch with
+# CUDA.
 # Speed is measured apart, never here: benchmarks/attention_bench.py and
 # benchmarks/matmul_bench.py (docs/benchmarks.md).
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 export OUT=${OUT:-$ROOT/results}
-ALL_PARTS="softmax attention matmul atomic_add tma api ring crosscheck"
+ALL_PARTS="softmax attention matmul atomic_add tma api jit ring crosscheck"
 quick="" parts=()
 for arg in "$@"; do
   case " $ALL_PARTS --quick -h --help " in
@@ -47,7 +52,7 @@ for arg in "$@"; do
   esac
   case $arg in
     --quick) quick=--quick ;;
-    -h | --help) sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,41p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) parts+=("$arg") ;;
   esac
 done
@@ -61,7 +66,35 @@ command -v python3 > /dev/null ||
 mkdir -p "$OUT"
 rm -rf "$OUT/junit"   # reports of an earlier run must not be counted
 
-# ring and crosscheck record their cases here, each in a subshell of its own.
+# jit, ring and crosscheck record their cases here, each in a subshell of its
+# own.
+jit() (
+  # shellcheck source=lib.sh
+  . "$HERE/lib.sh"
+  junit_begin jit
+  if ! python3 -c "import torch; assert torch.cuda.is_available()" 2> /dev/null; then
+    record "kernel[grid](...) from PyTorch" skip "PyTorch with CUDA is needed"
+  else
+    python3 "$GPU_TESTS/check_jit_launch.py" --kernels "$ROOT/jit-kernels" \
+      > "$LOGS/jit_launch.log" 2>&1
+    status=$?
+    # One case per PASS, FAIL or SKIP line; a run that failed without one
+    # fails whole.
+    while IFS= read -r line; do
+      case $line in
+        "PASS "*) record "${line#PASS }" pass ;;
+        "SKIP "*) record "${line#SKIP }" skip "$line" ;;
+        "FAIL "*) echo "$line"; record "${line#FAIL }" fail "$line" ;;
+      esac
+    done < "$LOGS/jit_launch.log"
+    tail -1 "$LOGS/jit_launch.log"
+    if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
+      record "kernel[grid](...) from PyTorch" fail "$(tail -8 "$LOGS/jit_launch.log")"
+    fi
+  fi
+  [ "$failed" -eq 0 ]
+)
+
 ring() (
   # shellcheck source=lib.sh
   . "$HERE/lib.sh"
@@ -110,6 +143,7 @@ for part in "${parts[@]}"; do
     atomic_add) "$HERE/atomic_add.sh" ;;
     tma) "$HERE/tensor_maps.sh" ;;
     api) "$HERE/api.sh" $quick ;;
+    jit) jit ;;
     ring) ring ;;
     crosscheck) crosscheck ;;
   esac

@@ -1,0 +1,174 @@
+"""Triton's tutorials 01-03 in Tile's language (examples/pytorch_launch.py:
+vector add, fused softmax, matmul with tl.dot) launched from PyTorch as
+Triton's are, kernel[grid](...), on CUDA tensors: each output against a
+float64 reference of the same inputs, at sizes that are not multiples of
+the blocks; strided rows, a transposed operand, the constant 1 (n = 1), a
+side stream, and TILE_INTERPRET=1 (CUDA tensors on the interpreter, where
+the bundle has it). One PASS, FAIL or SKIP line per case; exits 1 if one
+failed, 2 without a GPU.
+
+The GPU machine has no tile-compile: the kernels are compiled ahead of
+time, where it is, into a folder the launcher finds through
+$TILE_CACHE_DIR (scripts/make_gpu_bundle.sh does this):
+
+    check_jit_launch.py --prepare --kernels DIR   (compiles, launches nothing)
+    check_jit_launch.py --kernels DIR             (on the GPU, from a GPU bundle)
+"""
+
+import argparse
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+
+import torch  # noqa: E402
+
+from tile import launcher  # noqa: E402
+from tile.compile import load_module  # noqa: E402
+
+EXAMPLE = load_module(os.path.join(ROOT, "examples", "pytorch_launch.py"))
+# fp16 products summed in fp32 and rounded once to fp16: the largest
+# |c - reference| / (|reference| + 1) stays near 5e-4.
+MATMUL_LIMIT = 2e-3
+SOFTMAX_LIMIT = 1e-6
+# One rounding of the exact sum: half an ulp of fp32 and of bf16.
+ADD_FP32_LIMIT = 2**-24
+ADD_BF16_LIMIT = 2**-8
+
+
+def relative(result, reference):
+    if result.device.type == "meta":   # --prepare: nothing ran
+        return 0.0
+    return ((result.double() - reference).abs() / (reference.abs() + 1)).max().item()
+
+
+def add_case(n, dtype, limit):
+    def case(device):
+        x = torch.randn(n, device=device).to(dtype)
+        y = torch.randn(n, device=device).to(dtype)
+        return relative(EXAMPLE.add(x, y), x.double() + y.double()), limit
+    return case
+
+
+def softmax_case(rows, cols, strided=False):
+    def case(device):
+        if strided:
+            x = (torch.randn(rows, cols + 40, device=device) * 4)[:, 8:8 + cols]
+        else:
+            x = torch.randn(rows, cols, device=device) * 4
+        return relative(EXAMPLE.softmax(x), torch.softmax(x.double(), dim=1)), SOFTMAX_LIMIT
+    return case
+
+
+def matmul_case(m, n, k, transposed=False):
+    def case(device):
+        a = torch.randn(m, k, device=device).to(torch.float16)
+        if transposed:
+            b = torch.randn(n, k, device=device).to(torch.float16).t()
+        else:
+            b = torch.randn(k, n, device=device).to(torch.float16)
+        return relative(EXAMPLE.matmul(a, b), a.double() @ b.double()), MATMUL_LIMIT
+    return case
+
+
+def side_stream_case(device):
+    x = torch.randn(5000, device=device)
+    y = torch.randn(5000, device=device)
+    if device != "cuda":
+        return relative(EXAMPLE.add(x, y), x.double() + y.double()), ADD_FP32_LIMIT
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        out = EXAMPLE.add(x, y)
+    stream.synchronize()
+    return relative(out, x.double() + y.double()), ADD_FP32_LIMIT
+
+
+CASES = [
+    ("add fp32 n=1 (the constant 1)", add_case(1, torch.float32, ADD_FP32_LIMIT)),
+    ("add fp32 n=1000", add_case(1000, torch.float32, ADD_FP32_LIMIT)),
+    ("add fp32 n=98765", add_case(98765, torch.float32, ADD_FP32_LIMIT)),
+    ("add bf16 n=4097", add_case(4097, torch.bfloat16, ADD_BF16_LIMIT)),
+    ("add fp32 n=5000 on a side stream", side_stream_case),
+    ("softmax fp32 37x1000", softmax_case(37, 1000)),
+    ("softmax fp32 1823x781", softmax_case(1823, 781)),
+    ("softmax fp32 4x17", softmax_case(4, 17)),
+    ("softmax fp32 300x100, strided rows", softmax_case(300, 100, strided=True)),
+    ("matmul fp16 7x9x17", matmul_case(7, 9, 17)),
+    ("matmul fp16 100x70x90", matmul_case(100, 70, 90)),
+    ("matmul fp16 129x257x65", matmul_case(129, 257, 65)),
+    ("matmul fp16 1000x1001x999", matmul_case(1000, 1001, 999)),
+    ("matmul fp16 200x72x136, B transposed", matmul_case(200, 72, 136, transposed=True)),
+]
+# CUDA tensors on the interpreter (copied to the CPU and back).
+INTERPRETED = [
+    ("TILE_INTERPRET=1: add fp32 n=1000", add_case(1000, torch.float32, ADD_FP32_LIMIT)),
+    ("TILE_INTERPRET=1: matmul fp16 33x65x17", matmul_case(33, 65, 17)),
+]
+
+
+def prepare():
+    """Compiles every case's kernels for the GPU (meta tensors: aligned as
+    CUDA's are) and for the interpreter (the interpreted cases, run on CPU
+    tensors), launching nothing on a GPU."""
+    real_run = launcher.run
+    launcher.run = lambda fn, grid, args, kwargs: launcher.warmup(fn, args, kwargs, grid)
+    try:
+        for name, case in CASES:
+            case("meta")
+            print(f"compiled: {name}")
+    finally:
+        launcher.run = real_run
+    for name, case in INTERPRETED:
+        error, limit = case("cpu")
+        print(f"compiled and ran on the CPU: {name}: {error:.2e}")
+
+
+def check(name, case):
+    """True (passed), False (failed) or None (skipped: a bundle without the
+    interpreter, which needs MLIR, for the TILE_INTERPRET=1 cases)."""
+    try:
+        error, limit = case("cuda")
+        torch.cuda.synchronize()
+    except Exception as exception:   # a case that raises fails, and the rest run
+        if "interpreter backend is not available" in str(exception):
+            print(f"SKIP {name}: this bundle has no interpreter")
+            return None
+        print(f"FAIL {name}: {type(exception).__name__}: {exception}")
+        return False
+    ok = error <= limit
+    print(f"{'PASS' if ok else 'FAIL'} {name}: error {error:.2e} (limit {limit:.0e})")
+    return ok
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--kernels", help="the folder of compiled kernels ($TILE_CACHE_DIR)")
+    parser.add_argument("--prepare", action="store_true",
+                        help="compile the cases' kernels into --kernels; launch nothing")
+    args = parser.parse_args()
+    if args.kernels:
+        os.environ["TILE_CACHE_DIR"] = os.path.abspath(args.kernels)
+    torch.manual_seed(0)
+    if args.prepare:
+        prepare()
+        return 0
+    if not torch.cuda.is_available():
+        print("FAIL kernel[grid](...) on CUDA tensors: PyTorch sees no GPU")
+        return 2
+    results = [check(name, case) for name, case in CASES]
+    os.environ[launcher.INTERPRET_VARIABLE] = "1"
+    try:
+        results += [check(name, case) for name, case in INTERPRETED]
+    finally:
+        del os.environ[launcher.INTERPRET_VARIABLE]
+    passed, failed = results.count(True), results.count(False)
+    print(f"kernel[grid](...) from PyTorch: {passed} passed, {failed} failed, "
+          f"{results.count(None)} skipped")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
