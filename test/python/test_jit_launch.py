@@ -350,3 +350,15 @@ def test_compiled_folders_serve_a_machine_without_tile_compile(monkeypatch, tmp_
                                            r"\*fp32:16, \*fp32:16, i32\) has not been "
                                            r"compiled for the interpreter in .*tile-compile"):
         fresh(EXAMPLE.add_kernel)[(4,)](x, y, out, 100, BLOCK_SIZE=32)   # no test's
+
+
+def test_the_documented_example_runs(tmp_path):
+    """docs/python-api.md's "Launching from PyTorch" example, as written
+    (from a file: the frontend reads a kernel's source)."""
+    with open(os.path.join(REPO, "docs", "python-api.md")) as f:
+        text = f.read()
+    section = text[text.index("## Launching from PyTorch"):]
+    start = section.index("```python\n") + len("```python\n")
+    example = tmp_path / "launching_from_pytorch.py"
+    example.write_text(section[start:section.index("```", start)])
+    load_module(str(example))
