@@ -316,6 +316,24 @@ def test_a_launch_without_a_gpu_is_a_clear_error(forward, monkeypatch):
         forward.launch(forward_values(), 0, 0)
 
 
+def test_a_launch_over_a_given_grid(tmp_path):
+    """kernel[grid](...)'s path, tileLaunchGrid: the caller's grid, for a
+    kernel without a launch spec; the grid and the arguments are checked
+    before the driver is reached."""
+    if runtime.library().tileLaunchGrid is None:
+        pytest.skip("libtile_runtime.so predates tileLaunchGrid: rebuild it")
+    write_kernel(tmp_path, "no_spec", launch=None)
+    kernel = runtime.Bundle(tmp_path).kernels[0]
+    with pytest.raises(ValueError, match="has no launch spec"):
+        kernel.check(forward_values())
+    with pytest.raises(ValueError, match="grid dimension y = 0 lies outside"):
+        kernel.launch(forward_values(), 0, 0, grid=(4, 0, 1))
+    with pytest.raises(ValueError, match="multiples of 16"):
+        kernel.launch(forward_values(stride_n=8), 0, 0, grid=(4, 1, 1))
+    with pytest.raises(LaunchError, match="NVIDIA driver|loading the GPU code|failed"):
+        kernel.launch(forward_values(), 0, 0, grid=(4, 2, 1))
+
+
 def test_a_missing_runtime_library_is_a_clear_error(monkeypatch, tmp_path):
     monkeypatch.setenv("TILE_RUNTIME_LIBRARY", str(tmp_path / "libtile_runtime.so"))
     with pytest.raises(runtime.RuntimeLibraryError,
