@@ -168,7 +168,7 @@ mlir::tile::assembleCubin(llvm::StringRef ptx, tilegpu::TargetAttr target,
                                                 logFile.str()};
   std::string message;
   // -v: ptxas reports, among its info lines, where it had to serialise
-  // wgmma (C7515-C7520).
+  // wgmma or waited for it where the code did not (C7509-C7520).
   int rc = llvm::sys::ExecuteAndWait(
       ptxas, {ptxas, chip, "-v", "-o", cubinFile, ptxFile}, std::nullopt,
       redirects, 0, 0, &message);
@@ -187,9 +187,8 @@ mlir::tile::assembleCubin(llvm::StringRef ptx, tilegpu::TargetAttr target,
   llvm::SmallVector<llvm::StringRef> lines;
   llvm::StringRef(printed).split(lines, '\n');
   for (llvm::StringRef line : lines)
-    for (llvm::StringRef code :
-         {"(C7515)", "(C7516)", "(C7517)", "(C7518)", "(C7519)", "(C7520)"})
-      if (line.contains(code))
+    for (int code = 7509; code <= 7520; ++code)
+      if (line.contains(("(C" + llvm::Twine(code) + ")").str()))
         serialised.push_back(line.trim());
   if (!serialised.empty())
     return llvm::createStringError(
