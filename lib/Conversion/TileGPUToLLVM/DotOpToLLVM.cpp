@@ -250,7 +250,7 @@ Value createMatrixDescriptor(OpBuilder &b, Location loc, Value base,
 }
 
 /// Where the instructions of one warpgroup read an operand in shared
-/// memory: the offset (elements) of the 16-deep part at (mn, k), `mn` along
+/// memory: the offset (elements) of the k step at (mn, k), `mn` along
 /// the operand's M (A) or N (B) dimension, plus `group` times the offset
 /// of `groupStep` rows or columns further.
 struct SharedOperand {
@@ -278,10 +278,10 @@ struct SharedOperand {
   }
 };
 
-/// tilegpu.warpgroup_dot: per warpgroup, one wgmma.mma_async m64nNk16 per
-/// 64 x N block of the result and 16-deep k step, between a proxy fence
-/// (what threads stored to the operands becomes visible to the tensor
-/// cores) and the wait for the group.
+/// tilegpu.warpgroup_dot: per warpgroup, one wgmma.mma_async m64nNk16
+/// (k32 for 8-bit operands) per 64 x N block of the result and k step,
+/// between a proxy fence (what threads stored to the operands becomes
+/// visible to the tensor cores) and the wait for the group.
 struct WarpGroupDotOpConversion
     : public ConvertOpToLLVMPattern<WarpGroupDotOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
@@ -297,6 +297,7 @@ struct WarpGroupDotOpConversion
     MemDescType bType = op.getB().getType();
     Type element = bType.getElementType();
     int64_t depth = bType.getShape()[0];
+    int64_t kStep = getWarpGroupDotKStep(element);
     SharedOperand b{adaptor.getB(), bType, /*mnDim=*/1, /*kDim=*/0};
     std::optional<SharedOperand> aShared;
     if (auto aType = dyn_cast<MemDescType>(op.getA().getType()))
@@ -341,8 +342,20 @@ struct WarpGroupDotOpConversion
     Type f32 = rewriter.getF32Type(), i32 = rewriter.getI32Type();
     auto accType = LLVM::LLVMStructType::getLiteral(
         getContext(), SmallVector<Type>(instrN / 2, f32));
-    auto ptxType =
-        element.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+    auto getPtxType = [](Type type) {
+      if (type.isBF16())
+        return NVVM::WGMMATypes::bf16;
+      if (isa<Float8E4M3FNType>(type))
+        return NVVM::WGMMATypes::e4m3;
+      if (isa<Float8E5M2Type>(type))
+        return NVVM::WGMMATypes::e5m2;
+      return NVVM::WGMMATypes::f16;
+    };
+    Type aElement =
+        aShared ? aShared->type.getElementType()
+                : cast<RankedTensorType>(op.getA().getType()).getElementType();
+    NVVM::WGMMATypes aPtxType = getPtxType(aElement);
+    NVVM::WGMMATypes bPtxType = getPtxType(element);
     auto pack = [&](Value low, Value high) -> Value {
       return LLVM::BitcastOp::create(rewriter, loc, i32,
                                      packPair(rewriter, loc, low, high));
@@ -390,7 +403,7 @@ struct WarpGroupDotOpConversion
                                  "wgmma block at ("
                               << row << ", " << col << ")";
       SmallVector<Step> &blockSteps = steps.emplace_back();
-      for (int64_t k = 0; k < depth; k += 16) {
+      for (int64_t k = 0; k < depth; k += kStep) {
         Step &step = blockSteps.emplace_back();
         step.bDesc = b.descriptor(rewriter, loc, col, k, groupN, instrN);
         if (aShared) {
@@ -432,8 +445,8 @@ struct WarpGroupDotOpConversion
         if (aShared) {
           acc = NVVM::WgmmaMmaAsyncOp::create(
               rewriter, loc, accType, acc, step.aDesc, step.bDesc,
-              NVVM::MMAShapeAttr::get(getContext(), 64, instrN, 16), ptxType,
-              ptxType, NVVM::WGMMATypes::f32,
+              NVVM::MMAShapeAttr::get(getContext(), 64, instrN, kStep),
+              aPtxType, bPtxType, NVVM::WGMMATypes::f32,
               reads ? NVVM::WGMMAScaleOut::one : NVVM::WGMMAScaleOut::zero,
               NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
               aShared->isKMajor() ? NVVM::MMALayout::row : NVVM::MMALayout::col,

@@ -170,3 +170,39 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
     return %s : tensor<32x64xf32, #b>
   }
 }
+
+// -----
+
+// fp8 on sm_90a: wgmma reads 8-bit operands with k contiguous only, so B
+// comes as an [N, K] tile, transposed: the tile is stored as it came and
+// read through a transposed view (which the pipeliner's copy then fills).
+#b = #tilegpu.blocked<sizePerThread = [1, 16], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#t = #tilegpu.blocked<sizePerThread = [16, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]>
+// CHECK-DAG: #[[ROWS8:.*]] = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 8, order = [1, 0]>
+// CHECK-DAG: #[[COLS8:.*]] = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 8, order = [0, 1]>
+// CHECK-LABEL: func.func @hopper_fp8
+// CHECK-DAG: %[[A:.*]] = tilegpu.local_alloc %arg0 : {{.*}} -> !tilegpu.memdesc<128x128xf8E4M3FN, #[[ROWS8]]>
+// CHECK-DAG: %[[BT:.*]] = tilegpu.local_alloc %arg1 : {{.*}} -> !tilegpu.memdesc<64x128xf8E4M3FN, #[[ROWS8]]>
+// CHECK-DAG: %[[B:.*]] = tilegpu.memdesc_trans %[[BT]] : {{.*}} -> !tilegpu.memdesc<128x64xf8E4M3FN, #[[COLS8]]>
+// CHECK: tilegpu.warpgroup_dot %[[A]], %[[B]], %{{.*}} : !tilegpu.memdesc<128x128xf8E4M3FN, #[[ROWS8]]>, !tilegpu.memdesc<128x64xf8E4M3FN, #[[COLS8]]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @hopper_fp8(%a: tensor<128x128xf8E4M3FN, #b>, %bt: tensor<64x128xf8E4M3FN, #b>, %acc: tensor<128x64xf32, #b>) -> tensor<128x64xf32, #b> {
+    %k = tile.trans %bt {order = array<i32: 1, 0>} : tensor<64x128xf8E4M3FN, #b> -> tensor<128x64xf8E4M3FN, #t>
+    %s = tile.dot %a, %k, %acc : tensor<128x128xf8E4M3FN, #b>, tensor<128x64xf8E4M3FN, #t> -> tensor<128x64xf32, #b>
+    return %s : tensor<128x64xf32, #b>
+  }
+}
+
+// -----
+
+// fp8 with B's n contiguous: no wgmma takes it, and mma.sync has no fp8;
+// the error says what would run (tile-compile then ships the kernel for
+// the interpreter only).
+#b = #tilegpu.blocked<sizePerThread = [1, 16], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @hopper_fp8_n_major(%a: tensor<128x128xf8E4M3FN, #b>, %w: tensor<128x64xf8E4M3FN, #b>, %acc: tensor<128x64xf32, #b>) -> tensor<128x64xf32, #b> {
+    // expected-error @below {{tile.dot of float8 operands runs on sm_90a's wgmma, with A's rows and B's columns contiguous (B loaded as an [N, K] tile and transposed: tl.dot(a, tl.trans(b))), A from memory, M a multiple of 64 and K of 32; this one is not supported on the GPU yet}}
+    %s = tile.dot %a, %w, %acc : tensor<128x128xf8E4M3FN, #b>, tensor<128x64xf8E4M3FN, #b> -> tensor<128x64xf32, #b>
+    return %s : tensor<128x64xf32, #b>
+  }
+}

@@ -55,11 +55,11 @@ func.func @a_not_an_operand(%a: tensor<64x64xf16, #blocked>, %b: !tilegpu.memdes
 // -----
 
 #acc = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]>
+#acc8 = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]>
 #rows8 = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 8, order = [1, 0]>
-#cols8 = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 8, order = [0, 1]>
-func.func @fp8_not_yet(%a: !tilegpu.memdesc<64x128xf8E4M3FN, #rows8>, %b: !tilegpu.memdesc<128x64xf8E4M3FN, #cols8>, %acc: tensor<64x64xf32, #acc>) {
-  // expected-error @below {{takes f16 or bf16 operands of one type}}
-  %d = tilegpu.warpgroup_dot %a, %b, %acc : !tilegpu.memdesc<64x128xf8E4M3FN, #rows8>, !tilegpu.memdesc<128x64xf8E4M3FN, #cols8>, tensor<64x64xf32, #acc> -> tensor<64x64xf32, #acc>
+func.func @fp8_b_n_major(%a: !tilegpu.memdesc<64x128xf8E4M3FN, #rows8>, %b: !tilegpu.memdesc<128x128xf8E4M3FN, #rows8>, %acc: tensor<64x128xf32, #acc8>) {
+  // expected-error @below {{reads 8-bit operands with k contiguous (A's order [1, 0], B's [0, 1]) only}}
+  %d = tilegpu.warpgroup_dot %a, %b, %acc : !tilegpu.memdesc<64x128xf8E4M3FN, #rows8>, !tilegpu.memdesc<128x128xf8E4M3FN, #rows8>, tensor<64x128xf32, #acc8> -> tensor<64x128xf32, #acc8>
   return
 }
 

@@ -24,3 +24,16 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target
     return %done : tensor<128x128xf32, #acc>
   }
 }
+
+// -----
+
+// fp8 operands, k contiguous in both buffers; e4m3 and e5m2 may mix.
+#acc = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]>
+#rows8 = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 8, order = [1, 0]>
+#cols8 = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 8, order = [0, 1]>
+// CHECK-LABEL: func.func @fp8
+// CHECK: tilegpu.warpgroup_dot %arg0, %arg1, %arg2 : !tilegpu.memdesc<64x128xf8E4M3FN, #{{.*}}>, !tilegpu.memdesc<128x128xf8E5M2, #{{.*}}>
+func.func @fp8(%a: !tilegpu.memdesc<64x128xf8E4M3FN, #rows8>, %b: !tilegpu.memdesc<128x128xf8E5M2, #cols8>, %acc: tensor<64x128xf32, #acc>) -> tensor<64x128xf32, #acc> {
+  %d = tilegpu.warpgroup_dot %a, %b, %acc : !tilegpu.memdesc<64x128xf8E4M3FN, #rows8>, !tilegpu.memdesc<128x128xf8E5M2, #cols8>, tensor<64x128xf32, #acc> -> tensor<64x128xf32, #acc>
+  return %d : tensor<64x128xf32, #acc>
+}

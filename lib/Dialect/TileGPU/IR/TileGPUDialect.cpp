@@ -933,6 +933,10 @@ LogicalResult ExtractSliceOp::verify() {
 // WarpGroupDotOp
 //===----------------------------------------------------------------------===//
 
+int64_t tilegpu::getWarpGroupDotKStep(Type element) {
+  return 256 / element.getIntOrFloatBitWidth();
+}
+
 LogicalResult WarpGroupDotOp::verify() {
   auto result = getType();
   auto mma = dyn_cast_or_null<MmaEncodingAttr>(result.getEncoding());
@@ -962,12 +966,18 @@ LogicalResult WarpGroupDotOp::verify() {
                          << " by " << b.getShape()[0] << "x" << b.getShape()[1]
                          << " into " << m << "x" << n
                          << ": the shapes must be MxK, KxN and MxN";
-  if (!(element.isF16() || element.isBF16()) || b.getElementType() != element)
-    return emitOpError() << "takes f16 or bf16 operands of one type, not "
+  bool eightBit = isa<Float8E4M3FNType, Float8E5M2Type>(element) &&
+                  isa<Float8E4M3FNType, Float8E5M2Type>(b.getElementType());
+  if (!eightBit &&
+      (!(element.isF16() || element.isBF16()) || b.getElementType() != element))
+    return emitOpError() << "takes f16 or bf16 operands of one type, or "
+                            "f8E4M3FN and f8E5M2 ones, not "
                          << element << " and " << b.getElementType();
-  if (k % 16)
-    return emitOpError() << "steps through k 16 at a time: K = " << k
-                         << " is not a multiple of 16";
+  int64_t kStep = getWarpGroupDotKStep(element);
+  if (k % kStep)
+    return emitOpError() << "steps through k " << kStep
+                         << " at a time: K = " << k << " is not a multiple of "
+                         << kStep;
   ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
   int64_t slab = 16 * warps[0], width = mma.getInstrShape()[1] * warps[1];
   if (m % slab || n % width)
@@ -983,6 +993,11 @@ LogicalResult WarpGroupDotOp::verify() {
     if (aBuffer.getRank() != 2 || !isNvmma(aBuffer))
       return emitOpError() << "reads a from an nvmma_shared buffer, not "
                            << aBuffer;
+    // wgmma transposes 16-bit operands only.
+    if (eightBit && (aBuffer.getEncoding().getOrder()[0] != 1 ||
+                     b.getEncoding().getOrder()[0] != 0))
+      return emitOpError() << "reads 8-bit operands with k contiguous "
+                              "(A's order [1, 0], B's [0, 1]) only";
     return success();
   }
   auto operand = dyn_cast_or_null<DotOperandEncodingAttr>(

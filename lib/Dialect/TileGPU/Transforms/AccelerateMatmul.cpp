@@ -140,6 +140,10 @@ bool isTransposedInRegisters(Value value) {
          !src.getDefiningOp<tile::LoadOp>();
 }
 
+bool isEightBitFloat(Type type) {
+  return isa<Float8E4M3FNType, Float8E5M2Type>(type);
+}
+
 /// The wgmma layout of a dot's M x N result over `numWarps` warps, or null
 /// when wgmma cannot take it: warpgroups down the rows while each gets a
 /// 64-row slab (all of them, for a chain: its A operand then stays in
@@ -202,6 +206,23 @@ NVMMASharedEncodingAttr getBufferLayout(Value operand) {
 /// before the loop.
 Value storeForWgmma(Value value) {
   Value tile = getStoredTile(value);
+  // A transposed tile (B loaded as [N, K]) is stored as it came and read
+  // through a transposed view: its load then feeds the buffer alone, which
+  // the pipeliner copies, and 8-bit B keeps k contiguous.
+  if (auto trans = tile.getDefiningOp<tile::TransOp>();
+      trans && trans.getOrder() == ArrayRef<int32_t>{1, 0}) {
+    Value buffer = storeForWgmma(trans.getSrc());
+    auto type = cast<MemDescType>(buffer.getType());
+    OpBuilder b(tile.getContext());
+    b.setInsertionPointAfterValue(buffer);
+    return MemDescTransOp::create(
+        b, trans.getLoc(),
+        MemDescType::get(tile.getContext(),
+                         {type.getShape()[1], type.getShape()[0]},
+                         type.getElementType(),
+                         type.getEncoding().getTransposed()),
+        buffer);
+  }
   auto type = cast<RankedTensorType>(tile.getType());
   OpBuilder b(tile.getContext());
   b.setInsertionPointAfterValue(tile);
@@ -244,20 +265,30 @@ struct AccelerateMatmulPass
 
   /// The dot as tilegpu.warpgroup_dot, when wgmma takes it: 16-bit
   /// operands, B (and A unless it comes from another dot) stored to
-  /// nvmma_shared buffers. Fails, changing nothing, otherwise.
+  /// nvmma_shared buffers; or 8-bit float ones, both stored with k
+  /// contiguous (wgmma transposes 16-bit operands only). Fails, changing
+  /// nothing, otherwise.
   LogicalResult accelerateOnWarpgroups(tile::DotOp dot, unsigned numWarps) {
     auto aType = dot.getA().getType();
     auto cType = dot.getType();
     Type element = aType.getElementType();
-    if (!(element.isF16() || element.isBF16()) ||
+    bool eightBit = isEightBitFloat(element) &&
+                    isEightBitFloat(dot.getB().getType().getElementType());
+    if (!(eightBit || element.isF16() || element.isBF16()) ||
         !cType.getElementType().isF32())
       return failure();
     int64_t m = cType.getDimSize(0), n = cType.getDimSize(1),
             k = aType.getDimSize(1);
-    // A k wider than one swizzle span must be a whole number of spans.
-    if (k % 16 || (k > 64 && k % 64))
+    // A k wider than one 128-byte swizzle span must be a whole number of
+    // spans.
+    int64_t span = 1024 / element.getIntOrFloatBitWidth();
+    if (k % getWarpGroupDotKStep(element) || (k > span && k % span))
       return failure();
     bool chained = comesFromDot(dot.getA());
+    if (eightBit &&
+        (chained || getBufferLayout(dot.getA()).getOrder()[0] != 1 ||
+         getBufferLayout(dot.getB()).getOrder()[0] != 0))
+      return failure();
     MLIRContext *ctx = dot.getContext();
     MmaEncodingAttr mma = chooseWgmmaLayout(ctx, numWarps, m, n, chained);
     if (!mma)
@@ -307,6 +338,13 @@ struct AccelerateMatmulPass
     if (isa<MmaEncodingAttr>(cType.getEncoding()))
       return success(); // already on the tensor cores
     Type element = aType.getElementType();
+    if (isEightBitFloat(element))
+      return dot.emitError()
+             << "tile.dot of float8 operands runs on sm_90a's wgmma, with "
+                "A's rows and B's columns contiguous (B loaded as an [N, K] "
+                "tile and transposed: tl.dot(a, tl.trans(b))), A from memory, "
+                "M a multiple of 64 and K of 32; this one is "
+             << kUnsupportedOnGPU;
     if (!element.isF16() && !element.isBF16() && !element.isF32())
       return dot.emitError()
              << "tile.dot runs on the tensor cores with f16, bf16 or f32 "

@@ -434,6 +434,9 @@ WarpGroupDotOp findCarriedProduct(scf::ForOp loop,
   if (yield.getOperand(index) != dot.getResult())
     return {};
   auto isPipelined = [&](Value buffer) {
+    // A transposed view reads the same buffer (an [N, K] tile of B).
+    if (auto trans = buffer.getDefiningOp<MemDescTransOp>())
+      buffer = trans.getSrc();
     return llvm::any_of(
         loads, [&](PipelinedLoad p) { return p.alloc.getResult() == buffer; });
   };

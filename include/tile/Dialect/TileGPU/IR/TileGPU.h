@@ -35,6 +35,10 @@ namespace mlir::tilegpu {
 constexpr llvm::StringLiteral kUnsupportedOnGPU =
     "not supported on the GPU yet";
 
+/// How deep one wgmma instruction reads k for operands of `element`: 32
+/// bytes, 16 elements of 16 bits or 32 of 8.
+int64_t getWarpGroupDotKStep(Type element);
+
 /// The layout of a tensor type, or null when it has none.
 LayoutEncodingAttrInterface getLayout(Type type);
 
