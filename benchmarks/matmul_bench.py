@@ -6,7 +6,12 @@ Times C = A @ B (row-major, C in the inputs' type) for
           through the Tile runtime (tile.runtime), as tile-run would choose it
   cublas  torch.matmul(a, b, out=c)
 in fp16 and bf16 at 4096^3, 8192^3 and one shape that is a multiple of no
-block (M x N x K).  Rows are padded to multiples of 16 elements (the Tile
+block (M x N x K).  fp8 (--dtype fp8e4nv,fp8e5) times C = (A @ B) * scales
+in bf16 with B column-major (stored as its [N, K] transpose), per-tensor
+scales on the device:
+  tile    the matmul_scaled_<dtype> variant
+  cublas  torch._scaled_mm(a, b, scale_a, scale_b, out_dtype=torch.bfloat16)
+Rows are padded to multiples of 16 elements (the Tile
 kernels' signature promises it): both implementations get the same strided
 views.  Timing as attention_bench.py: CUDA events around each call, warm-up
 first, median of many, input sets rotated so that the L2 cache does not
@@ -45,7 +50,11 @@ from attention_bench import fmt, free_memory, time_in_alternating_passes, warm_g
 from tile import runtime  # noqa: E402
 from tile.attention.bundle import find_kernel_dir  # noqa: E402
 
-DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16}
+DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16,
+          "fp8e4nv": torch.float8_e4m3fn, "fp8e5": torch.float8_e5m2}
+# The scales of the fp8 product: powers of two, so that the float32
+# reference scales exactly.
+FP8_SCALES = (0.5, 0.25)
 SHAPES = ((4096, 4096, 4096), (8192, 8192, 8192), (4095, 4097, 4099))
 IMPLEMENTATIONS = ("tile", "cublas")
 ROW_ALIGNMENT = 16      # elements: what the kernels' signature promises
@@ -60,17 +69,42 @@ def strided(rows, cols, dtype, generator=None, fill=None):
     elements (random normal, or `fill`)."""
     if fill is None:
         base = torch.randn(rows, padded(cols), generator=generator, device="cuda",
-                           dtype=dtype)
+                           dtype=torch.float32 if dtype.itemsize == 1 else dtype)
+        base = base.to(dtype)
     else:
         base = torch.full((rows, padded(cols)), fill, device="cuda", dtype=dtype)
     return base[:, :cols]
 
 
+def is_fp8(dtype_name):
+    return dtype_name.startswith("fp8")
+
+
+def fp8_scales():
+    return [torch.tensor([s], device="cuda") for s in FP8_SCALES]
+
+
 def tile_matmul(bundle, dtype_name):
     """A function (a, b, c) that writes a @ b into c with the folder's
-    matmul variant for dtype_name."""
-    kernel = bundle.select("matmul", dtype_name)
+    matmul variant for dtype_name (for fp8, b is B's [N, K] transpose and
+    c = a @ b.T * scales)."""
     stream = torch.cuda.current_stream().cuda_stream
+    if is_fp8(dtype_name):
+        kernel = bundle.select("matmul_scaled", dtype_name)
+        scale_a, scale_b = fp8_scales()
+
+        def run_scaled(a, bt, c):
+            (m, k), n = a.shape, bt.shape[0]
+            kernel.launch({"A": runtime.DevicePointer(a.data_ptr(), dtype_name),
+                           "B": runtime.DevicePointer(bt.data_ptr(), dtype_name),
+                           "C": runtime.DevicePointer(c.data_ptr(), "bf16"),
+                           "A_SCALE": runtime.DevicePointer(scale_a.data_ptr(), "fp32"),
+                           "B_SCALE": runtime.DevicePointer(scale_b.data_ptr(), "fp32"),
+                           "M": m, "N": n, "K": k, "stride_am": a.stride(0),
+                           "stride_bn": bt.stride(0), "stride_cm": c.stride(0)},
+                          a.device.index, stream)
+        return run_scaled, kernel.name
+    kernel = bundle.select("matmul", dtype_name)
 
     def run(a, b, c):
         (m, k), n = a.shape, b.shape[1]
@@ -87,6 +121,11 @@ def implementation(name, bundle, dtype_name):
     """(run(a, b, c), what runs)."""
     if name == "tile":
         return tile_matmul(bundle, dtype_name)
+    if is_fp8(dtype_name):
+        scale_a, scale_b = fp8_scales()
+        return (lambda a, bt, c: torch._scaled_mm(a, bt.t(), scale_a, scale_b,
+                                                  out_dtype=torch.bfloat16, out=c)), \
+            "torch._scaled_mm"
     return (lambda a, b, c: torch.matmul(a, b, out=c)), "torch.matmul"
 
 
@@ -95,9 +134,17 @@ def bench_shape(names, bundle, dtype_name, shape, passes, sets_count, target_ms)
     m, n, k = shape
     dtype = DTYPES[dtype_name]
     generator = torch.Generator(device="cuda").manual_seed(m + n + k)
-    sets = [(strided(m, k, dtype, generator), strided(k, n, dtype, generator),
-             strided(m, n, dtype, fill=float("nan"))) for _ in range(sets_count)]
-    expected = sets[0][0].float() @ sets[0][1].float()
+    if is_fp8(dtype_name):
+        # B stored as its [N, K] transpose (column-major B), C in bf16.
+        sets = [(strided(m, k, dtype, generator), strided(n, k, dtype, generator),
+                 strided(m, n, torch.bfloat16, fill=float("nan")))
+                for _ in range(sets_count)]
+        expected = (sets[0][0].float() @ sets[0][1].float().T
+                    * FP8_SCALES[0] * FP8_SCALES[1])
+    else:
+        sets = [(strided(m, k, dtype, generator), strided(k, n, dtype, generator),
+                 strided(m, n, dtype, fill=float("nan"))) for _ in range(sets_count)]
+        expected = sets[0][0].float() @ sets[0][1].float()
     records = {name: {"impl": name, "dtype": dtype_name, "m": m, "n": n, "k": k,
                       "kernel": None, "passes": [], "ms": None, "tflops": None,
                       "rel_error": None, "status": "ok"} for name in names}

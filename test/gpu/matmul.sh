@@ -103,5 +103,15 @@ else
   echo "FAIL descriptor matmul"; tail -8 "$LOGS/descriptor.log"
   record "descriptor matmul" fail "$(tail -8 "$LOGS/descriptor.log")"
 fi
+# The fp8 GEMM (matmul_scaled_*: wgmma k32 on TMA copies), from PyTorch.
+if ! python3 -c "import torch; assert torch.cuda.is_available()" 2> /dev/null; then
+  record "scaled matmul" skip "PyTorch with CUDA is needed"
+elif python3 "$GPU_TESTS/check_scaled_matmul.py" kernels > "$LOGS/scaled.log" 2>&1; then
+  tail -1 "$LOGS/scaled.log"
+  record "scaled matmul" pass
+else
+  echo "FAIL scaled matmul"; tail -8 "$LOGS/scaled.log"
+  record "scaled matmul" fail "$(tail -8 "$LOGS/scaled.log")"
+fi
 echo "matmul, memcheck: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -6,7 +6,8 @@ runtimes pick from.
 Names: softmax_v1_n<BLOCK_N>, softmax_v2, softmax_v3, softmax_v4,
 flash_attn_puzzle, attn_fwd_<dtype>_d<HEAD_DIM>_<causal|noncausal>[_n<MAX_N_CTX>],
 attn_bwd_preprocess_<dtype>_d<HEAD_DIM>, attn_bwd_<dtype>_d<HEAD_DIM>_<causal|noncausal>,
-attn_bwd_postprocess_<dtype>_d<HEAD_DIM>, matmul_<dtype>.
+attn_bwd_postprocess_<dtype>_d<HEAD_DIM>, matmul_<dtype>,
+matmul_scaled_<fp8 dtype>.
 The function symbol of each module is the variant name.
 
 A variant with max_n_ctx is the faster choice for sequences of at most that
@@ -74,6 +75,12 @@ def _postprocess_signature(t):
 # block copies are 16-byte vectors); M, N and K take any value.
 def _matmul_signature(t):
     return f"*{t}:16,*{t}:16,*{t}:16,i32,i32,i32,i32:16,i32:16,i32:16"
+
+
+# matmul_scaled: fp8 A and B (B as its [N, K] transpose), bf16 C, the two
+# scales fp32 scalars in device memory.
+def _scaled_matmul_signature(t):
+    return f"*{t}:16,*{t}:16,*bf16:16,*fp32:16,*fp32:16,i32,i32,i32,i32:16,i32:16,i32:16"
 
 
 def _variants():
@@ -179,6 +186,13 @@ def _variants():
         # (scripts/make_variant_folder.sh).
         out.append(Variant(f"matmul_{t}", "matmul", "matmul", _matmul_signature(t),
                            {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8},
+                           8, num_stages=4))
+    # fp8 on wgmma (k32): the same tile in bytes, BLOCK_K 128 one 128-byte
+    # swizzle span.
+    for t in ("fp8e4nv", "fp8e5"):
+        out.append(Variant(f"matmul_scaled_{t}", "matmul", "matmul_scaled",
+                           _scaled_matmul_signature(t),
+                           {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 128, "GROUP_M": 8},
                            8, num_stages=4))
     return out
 
