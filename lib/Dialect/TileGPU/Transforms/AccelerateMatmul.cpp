@@ -217,10 +217,9 @@ Value storeForWgmma(Value value) {
     b.setInsertionPointAfterValue(buffer);
     return MemDescTransOp::create(
         b, trans.getLoc(),
-        MemDescType::get(tile.getContext(),
-                         {type.getShape()[1], type.getShape()[0]},
-                         type.getElementType(),
-                         type.getEncoding().getTransposed()),
+        MemDescType::get(
+            tile.getContext(), {type.getShape()[1], type.getShape()[0]},
+            type.getElementType(), type.getEncoding().getTransposed()),
         buffer);
   }
   auto type = cast<RankedTensorType>(tile.getType());
