@@ -538,7 +538,16 @@ void addArithHandlers(HandlerMap &handlers) {
                     [width](int64_t a) { return zeroExtend(a, width); });
   };
   handlers["arith.truncf"] = [](Executor &ex, Operation *op) {
-    return floatUnary(ex, op, [](double a) { return a; });
+    // To fp8, as the GPU's cvt .satfinite: beyond the largest finite value
+    // (infinities too) gives that value; NaN stays NaN.
+    rt::DType dtype = elemInfo(op->getResult(0).getType()).dtype;
+    double largest = dtype == rt::DType::F8E4M3FN ? 448.0
+                     : dtype == rt::DType::F8E5M2 ? 57344.0
+                                                  : 0.0;
+    return floatUnary(ex, op, [largest](double a) {
+      return largest > 0 && !std::isnan(a) ? std::clamp(a, -largest, largest)
+                                           : a;
+    });
   };
   handlers["arith.sitofp"] = [](Executor &ex, Operation *op) {
     const RValue &a = ex.get(op->getOperand(0));

@@ -317,3 +317,30 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target
     return
   }
 }
+
+// -----
+
+// Rounding to fp8 takes the registers two at a time through cvt.rn.satfinite
+// (nvvm.convert.f32x2.to.f8x2), f16 widened to f32 first; an odd register
+// count converts the last one with itself.
+#one = #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]>
+#two = #tilegpu.blocked<sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]>
+// CHECK-LABEL: llvm.func @to_fp8
+// CHECK: nvvm.convert.f32x2.to.f8x2 %[[X:.*]], %[[X]] {rnd = #nvvm.fp_rnd_mode<rn>, sat = #nvvm.sat_mode<satfinite>} : vector<2xi8>(f8E4M3FN)
+// CHECK: llvm.fpext %{{.*}} : f16 to f32
+// CHECK: llvm.fpext %{{.*}} : f16 to f32
+// CHECK: nvvm.convert.f32x2.to.f8x2 {{.*}} : vector<2xi8>(f8E5M2)
+// CHECK-NOT: nvvm.convert.f32x2.to.f8x2
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @to_fp8(%x: f32, %h: f16, %p: !tile.ptr<f8E4M3FN>, %q: !tile.ptr<f8E5M2>) attributes {tile.kernel} {
+    %xs = tile.splat %x : tensor<32xf32, #one>
+    %hs = tile.splat %h : tensor<64xf16, #two>
+    %a = arith.truncf %xs : tensor<32xf32, #one> to tensor<32xf8E4M3FN, #one>
+    %b = arith.truncf %hs : tensor<64xf16, #two> to tensor<64xf8E5M2, #two>
+    %ps = tile.splat %p : tensor<32x!tile.ptr<f8E4M3FN>, #one>
+    %qs = tile.splat %q : tensor<64x!tile.ptr<f8E5M2>, #two>
+    tile.store %ps, %a : tensor<32x!tile.ptr<f8E4M3FN>, #one>
+    tile.store %qs, %b : tensor<64x!tile.ptr<f8E5M2>, #two>
+    return
+  }
+}

@@ -13,6 +13,7 @@
 #include "tile/Dialect/TileGPU/IR/LayoutPropagation.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -67,6 +68,32 @@ Value lowerSpecialScalar(OpBuilder &b, Operation *op, ValueRange operands) {
   return {};
 }
 
+/// `regs` rounded to fp8 `type` two at a time (cvt.rn.satfinite: beyond the
+/// largest finite value gives it, as the interpreter does), as i8 registers.
+SmallVector<Value> truncToFloat8(OpBuilder &b, Location loc,
+                                 ArrayRef<Value> regs, Type type) {
+  Type f32 = b.getF32Type(), i8 = b.getI8Type();
+  auto widen = [&](Value x) -> Value {
+    return x.getType() == f32 ? x : LLVM::FPExtOp::create(b, loc, f32, x);
+  };
+  SmallVector<Value> out;
+  for (size_t i = 0; i < regs.size(); i += 2) {
+    Value first = widen(regs[i]);
+    Value second = i + 1 < regs.size() ? widen(regs[i + 1]) : first;
+    // The op packs `a` into the high byte: element 0 is `b`'s.
+    Value pair = NVVM::ConvertF32x2ToF8x2Op::create(
+        b, loc, VectorType::get({2}, i8), /*a=*/second, /*b=*/first,
+        NVVM::FPRoundingMode::RN, NVVM::SaturationMode::SATFINITE,
+        /*relu=*/false, type);
+    for (size_t j = 0; j < 2 && i + j < regs.size(); ++j)
+      out.push_back(LLVM::ExtractElementOp::create(
+          b, loc, pair,
+          LLVM::ConstantOp::create(b, loc, b.getI32Type(),
+                                   b.getI32IntegerAttr(j))));
+  }
+  return out;
+}
+
 /// The elementwise ops this pattern lowers: all but tile.addptr, which
 /// PointerOpToLLVM lowers.
 bool isLoweredHere(Operation *op) {
@@ -97,6 +124,14 @@ struct ElementwiseTileOpConversion : public ConversionPattern {
     Type structType = getTypeConverter()->convertType(resultType);
     int64_t numRegs = cast<LLVM::LLVMStructType>(structType).getBody().size();
     Type scalarType = resultType.getElementType();
+    if (isa<arith::TruncFOp>(op) &&
+        isa<Float8E4M3FNType, Float8E5M2Type>(scalarType)) {
+      rewriter.replaceOp(
+          op, packRegisters(
+                  rewriter, loc, structType,
+                  truncToFloat8(rewriter, loc, operandRegs[0], scalarType)));
+      return success();
+    }
     SmallVector<Value> results;
     for (int64_t r = 0; r < numRegs; ++r) {
       SmallVector<Value> scalars;

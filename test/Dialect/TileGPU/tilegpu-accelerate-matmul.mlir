@@ -201,7 +201,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
 #b = #tilegpu.blocked<sizePerThread = [1, 16], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @hopper_fp8_n_major(%a: tensor<128x128xf8E4M3FN, #b>, %w: tensor<128x64xf8E4M3FN, #b>, %acc: tensor<128x64xf32, #b>) -> tensor<128x64xf32, #b> {
-    // expected-error @below {{tile.dot of float8 operands runs on sm_90a's wgmma, with A's rows and B's columns contiguous (B loaded as an [N, K] tile and transposed: tl.dot(a, tl.trans(b))), A from memory, M a multiple of 64 and K of 32; this one is not supported on the GPU yet}}
+    // expected-error @below {{tile.dot of float8 operands runs on sm_90a's wgmma, with A's rows and B's columns contiguous (B loaded as an [N, K] tile and transposed: tl.dot(a, tl.trans(b))), M a multiple of 64 and K of 32; this one is not supported on the GPU yet}}
     %s = tile.dot %a, %w, %acc : tensor<128x128xf8E4M3FN, #b>, tensor<128x64xf8E4M3FN, #b> -> tensor<128x64xf32, #b>
     return %s : tensor<128x64xf32, #b>
   }

@@ -283,10 +283,11 @@ struct AccelerateMatmulPass
     int64_t span = 1024 / element.getIntOrFloatBitWidth();
     if (k % getWarpGroupDotKStep(element) || (k > span && k % span))
       return failure();
-    bool chained = comesFromDot(dot.getA());
-    if (eightBit &&
-        (chained || getBufferLayout(dot.getA()).getOrder()[0] != 1 ||
-         getBufferLayout(dot.getB()).getOrder()[0] != 0))
+    // 8-bit A always crosses shared memory: wgmma's 8-bit register
+    // fragment is not the accumulator's.
+    bool chained = !eightBit && comesFromDot(dot.getA());
+    if (eightBit && (getBufferLayout(dot.getA()).getOrder()[0] != 1 ||
+                     getBufferLayout(dot.getB()).getOrder()[0] != 0))
       return failure();
     MLIRContext *ctx = dot.getContext();
     MmaEncodingAttr mma = chooseWgmmaLayout(ctx, numWarps, m, n, chained);
@@ -341,7 +342,7 @@ struct AccelerateMatmulPass
       return dot.emitError()
              << "tile.dot of float8 operands runs on sm_90a's wgmma, with "
                 "A's rows and B's columns contiguous (B loaded as an [N, K] "
-                "tile and transposed: tl.dot(a, tl.trans(b))), A from memory, "
+                "tile and transposed: tl.dot(a, tl.trans(b))), "
                 "M a multiple of 64 and K of 32; this one is "
              << kUnsupportedOnGPU;
     if (!element.isF16() && !element.isBF16() && !element.isF32())

@@ -180,7 +180,12 @@ struct CoalescePass : public tilegpu::impl::TileGPUCoalesceBase<CoalescePass> {
             return;
         }
     width = floorPowerOf2(std::max<int64_t>(width, 1));
-    if (width <= 1)
+    // Without vectors, lanes still run along the contiguous dimension where
+    // the layout had them across it (a transposed view of keys whose tail
+    // is checked): the accesses coalesce, and a buffer filled from the
+    // tile keeps that dimension contiguous (fp8 wgmma operands need it).
+    auto blocked = dyn_cast<BlockedEncodingAttr>(blockType.getEncoding());
+    if (width <= 1 && (!blocked || blocked.getOrder()[0] == dim))
       return;
 
     MLIRContext *ctx = make.getContext();
