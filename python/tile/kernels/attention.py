@@ -244,6 +244,59 @@ def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n, Z, H, N_CT
     tl.store(O_block_ptr, o.to(O.dtype.element_ty), boundary_check=(0,))
 
 
+@tile.jit(launch=tile.Launch(grid=("cdiv(N_CTX, BLOCK_M)", "Z * H"), keys=("HEAD_DIM",),
+                             length="N_CTX"))
+def attn_fwd_fp8(Q, K, VT, O, LSE, DESCALE, sm_scale, stride_z, stride_h, stride_n,
+                 stride_vz, stride_vh, stride_vd, stride_oz, stride_oh, stride_on,
+                 Z, H, N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
+                 BLOCK_N: tl.constexpr):
+    """The forward on fp8 (e4m3) Q, K and V, without a mask: O (bf16) and LSE
+    of softmax(Q K^T * sm_scale) V for the real tensors DESCALE[0] * Q,
+    DESCALE[1] * K and DESCALE[2] * V (per-tensor descale factors in device
+    memory, as FlashAttention-3's fp8 forward takes them).  Q and K are
+    [Z, H, N_CTX, HEAD_DIM] with strides (stride_z, stride_h, stride_n, 1);
+    V comes transposed, VT [Z, H, HEAD_DIM, N_CTX] with strides (stride_vz,
+    stride_vh, stride_vd, 1), because wgmma reads 8-bit operands with k
+    (here the keys) contiguous; O has strides (stride_oz, stride_oh,
+    stride_on, 1).  P is rounded to e4m3 for P V."""
+    tl.static_assert(BLOCK_M % BLOCK_N == 0, "BLOCK_M must be a multiple of BLOCK_N")
+    start_m = tl.program_id(0)
+    off_hz = tl.program_id(1)
+    offset = _head_offset(off_hz, H, stride_z, stride_h)
+    v_offset = _head_offset(off_hz, H, stride_vz, stride_vh)
+    o_offset = _head_offset(off_hz, H, stride_oz, stride_oh)
+    Q_block_ptr = tl.make_block_ptr(base=Q + offset, shape=(N_CTX, HEAD_DIM),
+                                    strides=(stride_n, 1), offsets=(start_m * BLOCK_M, 0),
+                                    block_shape=(BLOCK_M, HEAD_DIM), order=(1, 0))
+    K_block_ptr = tl.make_block_ptr(base=K + offset, shape=(HEAD_DIM, N_CTX),
+                                    strides=(1, stride_n), offsets=(0, 0),
+                                    block_shape=(HEAD_DIM, BLOCK_N), order=(0, 1))
+    # V [N_CTX, HEAD_DIM] read from VT: the keys contiguous.
+    V_block_ptr = tl.make_block_ptr(base=VT + v_offset, shape=(N_CTX, HEAD_DIM),
+                                    strides=(1, stride_vd), offsets=(0, 0),
+                                    block_shape=(BLOCK_N, HEAD_DIM), order=(0, 1))
+    O_block_ptr = tl.make_block_ptr(base=O + o_offset, shape=(N_CTX, HEAD_DIM),
+                                    strides=(stride_on, 1), offsets=(start_m * BLOCK_M, 0),
+                                    block_shape=(BLOCK_M, HEAD_DIM), order=(1, 0))
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    m_i = tl.full([BLOCK_M], -float("inf"), tl.float32)
+    l_i = tl.zeros([BLOCK_M], tl.float32)
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], tl.float32)
+    qk_scale = sm_scale * LOG2E * tl.load(DESCALE) * tl.load(DESCALE + 1)
+    q = tl.load(Q_block_ptr, boundary_check=(0,), padding_option="zero")
+    full_end = N_CTX // BLOCK_N * BLOCK_N
+    acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
+                                    0, full_end, offs_m, qk_scale, N_CTX, 0,
+                                    BLOCK_N, False, False)
+    acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
+                                    full_end, N_CTX, offs_m, qk_scale, N_CTX, 0,
+                                    BLOCK_N, False, True)
+    lse = (m_i + tl.math.log2(l_i)) * LN2
+    tl.store(LSE + off_hz.to(tl.int64) * N_CTX + offs_m, lse, mask=offs_m < N_CTX)
+    o = acc * (tl.load(DESCALE + 2) / l_i)[:, None]
+    tl.store(O_block_ptr, o.to(O.dtype.element_ty), boundary_check=(0,))
+
+
 # --------------------------------------------------------------------------
 # Backward
 # --------------------------------------------------------------------------

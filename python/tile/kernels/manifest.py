@@ -7,7 +7,7 @@ Names: softmax_v1_n<BLOCK_N>, softmax_v2, softmax_v3, softmax_v4,
 flash_attn_puzzle, attn_fwd_<dtype>_d<HEAD_DIM>_<causal|noncausal>[_n<MAX_N_CTX>],
 attn_bwd_preprocess_<dtype>_d<HEAD_DIM>, attn_bwd_<dtype>_d<HEAD_DIM>_<causal|noncausal>,
 attn_bwd_postprocess_<dtype>_d<HEAD_DIM>, matmul_<dtype>,
-matmul_scaled_<fp8 dtype>.
+matmul_scaled_<fp8 dtype>, attn_fwd_fp8e4nv_d<HEAD_DIM>.
 The function symbol of each module is the variant name.
 
 A variant with max_n_ctx is the faster choice for sequences of at most that
@@ -187,6 +187,14 @@ def _variants():
         out.append(Variant(f"matmul_{t}", "matmul", "matmul", _matmul_signature(t),
                            {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8},
                            8, num_stages=4))
+    # The fp8 forward (e4m3, V transposed): 128-row programs on 4 warps,
+    # 64 keys a step (128 keys spill at d128).
+    for head_dim in (64, 128):
+        out.append(Variant(
+            f"attn_fwd_fp8e4nv_d{head_dim}", "attention", "attn_fwd_fp8",
+            "*fp8e4nv:16,*fp8e4nv:16,*fp8e4nv:16,*bf16:16,*fp32:16,*fp32:16,fp32,"
+            "i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32,i32,i32",
+            {"HEAD_DIM": head_dim, "BLOCK_M": 128, "BLOCK_N": 64}, 4))
     # fp8 on wgmma (k32): the same tile in bytes, BLOCK_K 128 one 128-byte
     # swizzle span.
     for t in ("fp8e4nv", "fp8e5"):
