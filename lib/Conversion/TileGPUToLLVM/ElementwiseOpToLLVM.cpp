@@ -124,8 +124,7 @@ struct ElementwiseTileOpConversion : public ConversionPattern {
     Type structType = getTypeConverter()->convertType(resultType);
     int64_t numRegs = cast<LLVM::LLVMStructType>(structType).getBody().size();
     Type scalarType = resultType.getElementType();
-    if (isa<arith::TruncFOp>(op) &&
-        isa<Float8E4M3FNType, Float8E5M2Type>(scalarType)) {
+    if (isa<arith::TruncFOp>(op) && isFloat8(scalarType)) {
       rewriter.replaceOp(
           op, packRegisters(
                   rewriter, loc, structType,

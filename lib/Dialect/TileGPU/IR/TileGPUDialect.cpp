@@ -933,6 +933,10 @@ LogicalResult ExtractSliceOp::verify() {
 // WarpGroupDotOp
 //===----------------------------------------------------------------------===//
 
+bool tilegpu::isFloat8(Type type) {
+  return isa<Float8E4M3FNType, Float8E5M2Type>(type);
+}
+
 int64_t tilegpu::getWarpGroupDotKStep(Type element) {
   return 256 / element.getIntOrFloatBitWidth();
 }
@@ -966,8 +970,7 @@ LogicalResult WarpGroupDotOp::verify() {
                          << " by " << b.getShape()[0] << "x" << b.getShape()[1]
                          << " into " << m << "x" << n
                          << ": the shapes must be MxK, KxN and MxN";
-  bool eightBit = isa<Float8E4M3FNType, Float8E5M2Type>(element) &&
-                  isa<Float8E4M3FNType, Float8E5M2Type>(b.getElementType());
+  bool eightBit = isFloat8(element) && isFloat8(b.getElementType());
   if (!eightBit &&
       (!(element.isF16() || element.isBF16()) || b.getElementType() != element))
     return emitOpError() << "takes f16 or bf16 operands of one type, or "

@@ -140,10 +140,6 @@ bool isTransposedInRegisters(Value value) {
          !src.getDefiningOp<tile::LoadOp>();
 }
 
-bool isEightBitFloat(Type type) {
-  return isa<Float8E4M3FNType, Float8E5M2Type>(type);
-}
-
 /// The wgmma layout of a dot's M x N result over `numWarps` warps, or null
 /// when wgmma cannot take it: warpgroups down the rows while each gets a
 /// 64-row slab (all of them, for a chain: its A operand then stays in
@@ -271,8 +267,8 @@ struct AccelerateMatmulPass
     auto aType = dot.getA().getType();
     auto cType = dot.getType();
     Type element = aType.getElementType();
-    bool eightBit = isEightBitFloat(element) &&
-                    isEightBitFloat(dot.getB().getType().getElementType());
+    bool eightBit =
+        isFloat8(element) && isFloat8(dot.getB().getType().getElementType());
     if (!(eightBit || element.isF16() || element.isBF16()) ||
         !cType.getElementType().isF32())
       return failure();
@@ -338,7 +334,7 @@ struct AccelerateMatmulPass
     if (isa<MmaEncodingAttr>(cType.getEncoding()))
       return success(); // already on the tensor cores
     Type element = aType.getElementType();
-    if (isEightBitFloat(element))
+    if (isFloat8(element))
       return dot.emitError()
              << "tile.dot of float8 operands runs on sm_90a's wgmma, with "
                 "A's rows and B's columns contiguous (B loaded as an [N, K] "

@@ -35,6 +35,10 @@ namespace mlir::tilegpu {
 constexpr llvm::StringLiteral kUnsupportedOnGPU =
     "not supported on the GPU yet";
 
+/// Whether `type` is one of the 8-bit floats the GPU path takes (f8E4M3FN,
+/// f8E5M2).
+bool isFloat8(Type type);
+
 /// How deep one wgmma instruction reads k for operands of `element`: 32
 /// bytes, 16 elements of 16 bits or 32 of 8.
 int64_t getWarpGroupDotKStep(Type element);
