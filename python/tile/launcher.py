@@ -356,8 +356,30 @@ def warmup(fn, args, kwargs, grid=None):
     return compiled
 
 
-def run(fn, grid, args, kwargs):
-    """``fn[grid](*args, **kwargs)``: specialise, compile once, launch."""
+class PreparedLaunch:
+    """One ``fn[grid](...)`` call specialised and compiled, not yet run:
+    ``launch()`` runs it (again and again, on the same arguments: the
+    autotuner times it so)."""
+
+    __slots__ = ("spec", "compiled", "backend", "device", "grid")
+
+    def __init__(self, spec, compiled, backend, device, grid):
+        self.spec = spec
+        self.compiled = compiled
+        self.backend = backend    # "cuda" or "interp"
+        self.device = device      # the tensors' torch.device, or None
+        self.grid = grid          # (x, y, z)
+
+    def launch(self):
+        if self.backend == "cuda":
+            _launch_gpu(self.spec, self.compiled, self.device, self.grid)
+        else:
+            _run_interpreter(self.spec, self.compiled, self.grid)
+
+
+def prepare(fn, grid, args, kwargs):
+    """``fn[grid](*args, **kwargs)`` up to the launch: specialise, check
+    the grid, compile once (per process); returns a PreparedLaunch."""
     spec, meta = specialise(fn, args, dict(kwargs))
     device = _device(fn, spec.tensors)
     backend = "cuda" if device is not None and device.type == "cuda" and \
@@ -370,10 +392,12 @@ def run(fn, grid, args, kwargs):
         compiled = compile_specialization(spec, backend)
         with fn._launch_lock:
             fn._launch_cache[key] = compiled
-    if backend == "cuda":
-        _launch_gpu(spec, compiled, device, sizes)
-    else:
-        _run_interpreter(spec, compiled, sizes)
+    return PreparedLaunch(spec, compiled, backend, device, sizes)
+
+
+def run(fn, grid, args, kwargs):
+    """``fn[grid](*args, **kwargs)``: specialise, compile once, launch."""
+    prepare(fn, grid, args, kwargs).launch()
 
 
 def _launch_gpu(spec, compiled, device, grid):
