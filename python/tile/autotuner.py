@@ -324,17 +324,29 @@ class Autotuner(KernelWrapper):
         self.early_config_prune = prune_configs_by.get("early_config_prune")
         self.perf_model = prune_configs_by.get("perf_model")
         self.top_k = top_k
-        self.warmup = DEFAULT_WARMUP_MS if warmup is None else warmup
-        self.rep = DEFAULT_REP_MS if rep is None else rep
-        if not (self.warmup >= 0 and self.rep > 0):
+        self.warmup_ms = DEFAULT_WARMUP_MS if warmup is None else warmup
+        self.rep_ms = DEFAULT_REP_MS if rep is None else rep
+        if not (self.warmup_ms >= 0 and self.rep_ms > 0):
             raise ValueError(f"{where}: warmup (>= 0) and rep (> 0) are milliseconds, not "
-                             f"{self.warmup!r} and {self.rep!r}")
+                             f"{self.warmup_ms!r} and {self.rep_ms!r}")
         self.timer = timer
         self.cache = {}
         self.best_config = None
         self.configs_timings = None
         # Names any config passes: a caller who gives one clashes with it.
         self._chosen_names = set().union(*(c.all_kwargs() for c in self.configs))
+
+    def warmup(self, *args, grid=None, **kwargs):
+        """Compiles every config (those the pruning keeps) for the GPU as
+        ``self[grid](*args, **kwargs)`` would on CUDA tensors, launching
+        nothing, as ``launcher.warmup`` does for one kernel: ahead of time,
+        for a machine without tile-compile.  Returns the Compiled of each."""
+        if not isinstance(self.fn, JITFunction):
+            raise TypeError(f"{self.__name__}.warmup: only an @tile.autotune directly over "
+                            f"@tile.jit compiles its configs ahead of time")
+        _, named = self._bind(args, kwargs)
+        return [launcher.warmup(self.fn, args, {**kwargs, **config.all_kwargs()}, grid)
+                for config in self.prune_configs(named)]
 
     # -- choosing ------------------------------------------------------------
 
@@ -407,7 +419,7 @@ class Autotuner(KernelWrapper):
                     failures.append((config, error))
                     timings[config] = math.inf
                     continue
-                trial = Trial(config, prepared[config], reset, self.warmup, self.rep)
+                trial = Trial(config, prepared[config], reset, self.warmup_ms, self.rep_ms)
                 timings[config] = float(timer(trial))
         finally:
             # The caller's launch sees the tensors as the caller gave them.

@@ -25,6 +25,7 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 
 import torch  # noqa: E402
 
+import tile  # noqa: E402
 from tile import launcher  # noqa: E402
 from tile.compile import load_module  # noqa: E402
 
@@ -86,12 +87,39 @@ def side_stream_case(device):
     return relative(out, x.double() + y.double()), ADD_FP32_LIMIT
 
 
+# The tutorial's vector add under @tile.autotune: the configs timed with
+# CUDA events on the first call, the fastest kept for the key.
+TUNED_ADD = tile.autotune(
+    configs=[tile.Config({"BLOCK_SIZE": block}, num_warps=warps)
+             for block, warps in ((256, 2), (1024, 4), (4096, 8))],
+    key=["n_elements"])(EXAMPLE.add_kernel)
+
+
+def autotuned_add_case(n):
+    def case(device):
+        x = torch.randn(n, device=device)
+        y = torch.randn(n, device=device)
+        out = torch.empty_like(x)
+
+        def grid(meta):
+            return (tile.cdiv(n, meta["BLOCK_SIZE"]),)
+        if device == "meta":   # --prepare: every config, compiled
+            TUNED_ADD.warmup(x, y, out, n, grid=grid)
+            return 0.0, ADD_FP32_LIMIT
+        TUNED_ADD[grid](x, y, out, n)
+        if device == "cuda" and TUNED_ADD.configs_timings is None:
+            raise RuntimeError("the configs were not timed")
+        return relative(out, x.double() + y.double()), ADD_FP32_LIMIT
+    return case
+
+
 CASES = [
     ("add fp32 n=1 (the constant 1)", add_case(1, torch.float32, ADD_FP32_LIMIT)),
     ("add fp32 n=1000", add_case(1000, torch.float32, ADD_FP32_LIMIT)),
     ("add fp32 n=98765", add_case(98765, torch.float32, ADD_FP32_LIMIT)),
     ("add bf16 n=4097", add_case(4097, torch.bfloat16, ADD_BF16_LIMIT)),
     ("add fp32 n=5000 on a side stream", side_stream_case),
+    ("add fp32 n=98765, autotuned (3 configs timed)", autotuned_add_case(98765)),
     ("softmax fp32 37x1000", softmax_case(37, 1000)),
     ("softmax fp32 1823x781", softmax_case(1823, 781)),
     ("softmax fp32 4x17", softmax_case(4, 17)),

@@ -199,6 +199,17 @@ def test_the_interpreter_compiles_one_config_and_times_nothing(counted):
     assert torch.allclose(out, x + y)
 
 
+def test_warmup_compiles_every_config_for_the_gpu_and_runs_nothing(counted):
+    """Ahead of time, for a GPU machine without tile-compile: meta tensors
+    (aligned as CUDA's are) stand for the call's."""
+    kernel = autotuned_add()
+    x, y, out = (torch.empty(5000, device="meta") for _ in range(3))
+    compiled = kernel.warmup(x, y, out, 5000, grid=add_grid(5000))
+    assert len(compiled) == len(ADD_CONFIGS)
+    assert counted == {"compiles": len(ADD_CONFIGS), "launches": 0}
+    assert kernel.cache == {}   # nothing chosen: nothing was timed
+
+
 def test_a_config_that_does_not_compile_is_skipped():
     @tile.jit
     def needs_a_small_block(X, n, BLOCK: tl.constexpr):
