@@ -41,10 +41,12 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "test", "gpu"))
 
 import torch  # noqa: E402
 
 import attention_bench  # noqa: E402
+import check_scaled_matmul  # noqa: E402
 import tile  # noqa: E402
 from attention_bench import fmt, free_memory, time_in_alternating_passes, warm_gpu  # noqa: E402
 from tile import runtime  # noqa: E402
@@ -94,15 +96,7 @@ def tile_matmul(bundle, dtype_name):
         scale_a, scale_b = fp8_scales()
 
         def run_scaled(a, bt, c):
-            (m, k), n = a.shape, bt.shape[0]
-            kernel.launch({"A": runtime.DevicePointer(a.data_ptr(), dtype_name),
-                           "B": runtime.DevicePointer(bt.data_ptr(), dtype_name),
-                           "C": runtime.DevicePointer(c.data_ptr(), "bf16"),
-                           "A_SCALE": runtime.DevicePointer(scale_a.data_ptr(), "fp32"),
-                           "B_SCALE": runtime.DevicePointer(scale_b.data_ptr(), "fp32"),
-                           "M": m, "N": n, "K": k, "stride_am": a.stride(0),
-                           "stride_bn": bt.stride(0), "stride_cm": c.stride(0)},
-                          a.device.index, stream)
+            check_scaled_matmul.launch(kernel, dtype_name, a, bt, c, scale_a, scale_b)
         return run_scaled, kernel.name
     kernel = bundle.select("matmul", dtype_name)
 

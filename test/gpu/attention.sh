@@ -164,14 +164,6 @@ for tool in racecheck synccheck; do
   done
 done
 # The fp8 forward (e4m3, V transposed, descale factors), from PyTorch.
-if ! python3 -c "import torch; assert torch.cuda.is_available()" 2> /dev/null; then
-  record "fp8 attention" skip "PyTorch with CUDA is needed"
-elif python3 "$GPU_TESTS/check_fp8_attention.py" kernels > "$LOGS/fp8.log" 2>&1; then
-  tail -1 "$LOGS/fp8.log"
-  record "fp8 attention" pass
-else
-  echo "FAIL fp8 attention"; tail -12 "$LOGS/fp8.log"
-  record "fp8 attention" fail "$(tail -12 "$LOGS/fp8.log")"
-fi
+record_torch_check "fp8 attention" fp8 check_fp8_attention.py kernels
 echo "attention, puzzle, memcheck, racecheck, synccheck: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

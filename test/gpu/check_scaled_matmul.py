@@ -36,6 +36,21 @@ def padded(rows, cols, dtype, fill=None):
     return full, full[:, :cols]
 
 
+def launch(kernel, dtype_name, a, bt, c, scale_a, scale_b):
+    """c = (a @ bt.T) * scale_a * scale_b by a matmul_scaled variant, on the
+    current stream: a [M, K] and bt [N, K] in dtype_name, c [M, N] bf16, the
+    scales one-element fp32 tensors."""
+    (m, k), n = a.shape, bt.shape[0]
+    kernel.launch({"A": runtime.DevicePointer(a.data_ptr(), dtype_name),
+                   "B": runtime.DevicePointer(bt.data_ptr(), dtype_name),
+                   "C": runtime.DevicePointer(c.data_ptr(), "bf16"),
+                   "A_SCALE": runtime.DevicePointer(scale_a.data_ptr(), "fp32"),
+                   "B_SCALE": runtime.DevicePointer(scale_b.data_ptr(), "fp32"),
+                   "M": m, "N": n, "K": k, "stride_am": a.stride(0),
+                   "stride_bn": bt.stride(0), "stride_cm": c.stride(0)},
+                  a.device.index, torch.cuda.current_stream().cuda_stream)
+
+
 def main():
     bundle = runtime.Bundle(sys.argv[1])
     torch.manual_seed(0)
@@ -48,14 +63,7 @@ def main():
             _, a = padded(m, k, dtype)
             _, bt = padded(n, k, dtype)
             c_full, c = padded(m, n, torch.bfloat16, PAD)
-            kernel.launch({"A": runtime.DevicePointer(a.data_ptr(), name),
-                           "B": runtime.DevicePointer(bt.data_ptr(), name),
-                           "C": runtime.DevicePointer(c.data_ptr(), "bf16"),
-                           "A_SCALE": runtime.DevicePointer(scale_a.data_ptr(), "fp32"),
-                           "B_SCALE": runtime.DevicePointer(scale_b.data_ptr(), "fp32"),
-                           "M": m, "N": n, "K": k, "stride_am": a.stride(0),
-                           "stride_bn": bt.stride(0), "stride_cm": c.stride(0)},
-                          torch.cuda.current_device(), torch.cuda.current_stream().cuda_stream)
+            launch(kernel, name, a, bt, c, scale_a, scale_b)
             torch.cuda.synchronize()
             reference = (a.double() @ bt.double().T) * 0.5 * 0.125
             # Elementwise, relative to the row-and-column scale of the sum.

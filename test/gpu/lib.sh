@@ -62,6 +62,23 @@ record() {
   esac
 }
 
+# A check written in Python on PyTorch's CUDA tensors, recorded as one
+# case (its output in $LOGS/LOG.log), skipped where PyTorch sees no GPU:
+#   record_torch_check NAME LOG SCRIPT [ARG ...]    (SCRIPT in test/gpu/)
+record_torch_check() {
+  local name=$1 log="$LOGS/$2.log" script=$3
+  shift 3
+  if ! python3 -c "import torch; assert torch.cuda.is_available()" 2> /dev/null; then
+    record "$name" skip "PyTorch with CUDA is needed"
+  elif python3 "$GPU_TESTS/$script" "$@" > "$log" 2>&1; then
+    tail -1 "$log"
+    record "$name" pass
+  else
+    echo "FAIL $name"; tail -12 "$log"
+    record "$name" fail "$(tail -12 "$log")"
+  fi
+}
+
 # A script that stops with an error it did not record fails as a case of
 # its own, so that the summary cannot miss it.
 junit_end() {

@@ -94,24 +94,8 @@ command -v compute-sanitizer > /dev/null || echo "compute-sanitizer not found: m
 
 # The GEMM through host-side tensor descriptors (user-kernels/, TMA copies in
 # its K loop), launched from PyTorch with tile.TensorDescriptor arguments.
-if ! python3 -c "import torch; assert torch.cuda.is_available()" 2> /dev/null; then
-  record "descriptor matmul" skip "PyTorch with CUDA is needed"
-elif python3 "$GPU_TESTS/check_descriptor_matmul.py" user-kernels > "$LOGS/descriptor.log" 2>&1; then
-  tail -1 "$LOGS/descriptor.log"
-  record "descriptor matmul" pass
-else
-  echo "FAIL descriptor matmul"; tail -8 "$LOGS/descriptor.log"
-  record "descriptor matmul" fail "$(tail -8 "$LOGS/descriptor.log")"
-fi
+record_torch_check "descriptor matmul" descriptor check_descriptor_matmul.py user-kernels
 # The fp8 GEMM (matmul_scaled_*: wgmma k32 on TMA copies), from PyTorch.
-if ! python3 -c "import torch; assert torch.cuda.is_available()" 2> /dev/null; then
-  record "scaled matmul" skip "PyTorch with CUDA is needed"
-elif python3 "$GPU_TESTS/check_scaled_matmul.py" kernels > "$LOGS/scaled.log" 2>&1; then
-  tail -1 "$LOGS/scaled.log"
-  record "scaled matmul" pass
-else
-  echo "FAIL scaled matmul"; tail -8 "$LOGS/scaled.log"
-  record "scaled matmul" fail "$(tail -8 "$LOGS/scaled.log")"
-fi
+record_torch_check "scaled matmul" scaled check_scaled_matmul.py kernels
 echo "matmul, memcheck: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -74,6 +74,16 @@ def tile_run():
 
 
 @pytest.fixture
+def launcher_tools(tile_compile, tile_run, monkeypatch):
+    """kernel[grid](...) (tile/launcher.py) finds the tools the tests found,
+    and runs CUDA tensors on the GPU unless a test asks otherwise. Modules
+    that launch kernels use it: pytestmark = pytest.mark.usefixtures(...)."""
+    monkeypatch.setenv("TILE_COMPILE", tile_compile)
+    monkeypatch.setenv("TILE_RUN", tile_run)
+    monkeypatch.delenv("TILE_INTERPRET", raising=False)
+
+
+@pytest.fixture
 def run_on_interpreter(tmp_path, tile_run):
     """Runs a compiled kernel (its metadata .json) with tile-run run
     --backend interp: numpy arrays are its buffers, read back in place after

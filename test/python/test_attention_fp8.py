@@ -17,12 +17,7 @@ from tile.kernels.attention import attn_fwd_fp8  # noqa: E402
 
 DESCALE = (0.5, 0.25, 2.0)
 
-
-@pytest.fixture(autouse=True)
-def tools(tile_compile, tile_run, monkeypatch):
-    monkeypatch.setenv("TILE_COMPILE", tile_compile)
-    monkeypatch.setenv("TILE_RUN", tile_run)
-    monkeypatch.delenv("TILE_INTERPRET", raising=False)
+pytestmark = pytest.mark.usefixtures("launcher_tools")
 
 
 def fp8_attention(z, h, n, d, block_m, block_n, seed):

@@ -21,13 +21,7 @@ ADD_CONFIGS = [tile.Config({"BLOCK_SIZE": 128}, num_warps=4),
                tile.Config({"BLOCK_SIZE": 256}, num_warps=8, num_stages=3),
                tile.Config({"BLOCK_SIZE": 64}, num_warps=2)]
 
-
-@pytest.fixture(autouse=True)
-def tools(tile_compile, tile_run, monkeypatch):
-    """The launcher finds the tools the tests found."""
-    monkeypatch.setenv("TILE_COMPILE", tile_compile)
-    monkeypatch.setenv("TILE_RUN", tile_run)
-    monkeypatch.delenv("TILE_INTERPRET", raising=False)
+pytestmark = pytest.mark.usefixtures("launcher_tools")
 
 
 def fresh(kernel):

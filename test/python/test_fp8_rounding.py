@@ -11,12 +11,7 @@ torch = pytest.importorskip("torch")
 import tile  # noqa: E402
 import tile.language as tl  # noqa: E402
 
-
-@pytest.fixture(autouse=True)
-def tools(tile_compile, tile_run, monkeypatch):
-    monkeypatch.setenv("TILE_COMPILE", tile_compile)
-    monkeypatch.setenv("TILE_RUN", tile_run)
-    monkeypatch.delenv("TILE_INTERPRET", raising=False)
+pytestmark = pytest.mark.usefixtures("launcher_tools")
 
 
 @tile.jit

@@ -20,13 +20,7 @@ from tile.compiler.errors import CompilationError  # noqa: E402
 
 EXAMPLE = load_module(os.path.join(REPO, "examples", "pytorch_launch.py"))
 
-
-@pytest.fixture(autouse=True)
-def tools(tile_compile, tile_run, monkeypatch):
-    """The launcher finds the tools the tests found."""
-    monkeypatch.setenv("TILE_COMPILE", tile_compile)
-    monkeypatch.setenv("TILE_RUN", tile_run)
-    monkeypatch.delenv("TILE_INTERPRET", raising=False)
+pytestmark = pytest.mark.usefixtures("launcher_tools")
 
 
 def fresh(kernel):

@@ -16,12 +16,7 @@ from tile.kernels.matmul import matmul_scaled  # noqa: E402
 DTYPES = {"fp8e4nv": torch.float8_e4m3fn, "fp8e5": torch.float8_e5m2}
 SMALL_BLOCKS = {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32, "GROUP_M": 2}
 
-
-@pytest.fixture(autouse=True)
-def tools(tile_compile, tile_run, monkeypatch):
-    monkeypatch.setenv("TILE_COMPILE", tile_compile)
-    monkeypatch.setenv("TILE_RUN", tile_run)
-    monkeypatch.delenv("TILE_INTERPRET", raising=False)
+pytestmark = pytest.mark.usefixtures("launcher_tools")
 
 
 def padded(rows, cols, dtype, generator, fill=None):
