@@ -8,6 +8,7 @@
 #include "tile/Target/NVPTX.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 
@@ -302,6 +303,11 @@ LogicalResult mlir::tile::compileKernel(ModuleOp module,
   }
   gpu["ptx"] = request.name + ".ptx";
   gpu["shared_bytes"] = sharedBytes;
+  // The block the kernel runs as: its warps, and a warp-specialized
+  // kernel's producer warps besides.
+  for (auto kernel : module.getOps<LLVM::LLVMFuncOp>())
+    if (auto threads = kernel->getAttrOfType<DenseI32ArrayAttr>("nvvm.maxntid"))
+      gpu["threads"] = int64_t(threads[0]);
   if (request.stage == CompileStage::Cubin) {
     start = std::chrono::steady_clock::now();
     auto cubin = assembleCubin(result.ptx, target, request.ptxas);

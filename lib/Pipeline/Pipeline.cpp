@@ -73,6 +73,7 @@ void tile::buildTileToLLVMPipeline(OpPassManager &pm,
   tilegpu::TileGPUPipelineOptions pipeline;
   pipeline.numStages = options.numStages;
   pipeline.useTma = options.tma;
+  pipeline.warpSpecialize = options.warpSpecialize;
   pm.addPass(tilegpu::createTileGPUPipeline(pipeline));
   if (options.tmaStores)
     pm.addPass(tilegpu::createTileGPUTMAStores());

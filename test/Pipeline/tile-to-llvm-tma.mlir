@@ -3,6 +3,9 @@
 // RUN: FileCheck %s --check-prefix=JSON < %t/batched_gemm.json
 // RUN: tile-opt %s -tile-to-llvm="num-warps=4 num-stages=3 tma=false" | tile-translate --emit=ptx | FileCheck %s --check-prefix=CPASYNC
 // RUN: tile-opt %s -tile-to-llvm="num-warps=4 num-stages=3 tma-stores=true" | tile-translate --emit=ptx | FileCheck %s --check-prefix=STORE
+// RUN: tile-compile %s --emit=ptx --options="num-warps=4 num-stages=3 warp-specialize=true" --name batched_gemm --out-dir %t/ws
+// RUN: FileCheck %s --check-prefix=WS < %t/ws/batched_gemm.ptx
+// RUN: FileCheck %s --check-prefix=WS-JSON < %t/ws/batched_gemm.json
 
 // A GEMM loop over block pointers goes from tile IR to TMA copies on
 // sm_90a: the kernel takes a descriptor per operand (A's with a third
@@ -26,6 +29,32 @@
 // CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
 // CHECK: mbarrier.inval.shared.b64
 // CHECK-NOT: cp.async.cg
+
+// With warp-specialize, a warpgroup of producer warps is launched beside
+// the kernel's four (two programs an SM): every thread sets up the
+// mbarriers, then the producers give up registers and one of them issues
+// the copies, waiting on "empty" mbarriers; the consumers take registers,
+// wait on "full" ones, release each stage with an arrive once the product
+// reading it is done, and their barriers count 128 threads.
+// WS: .maxntid 256, 1, 1
+// WS-NEXT: .minnctapersm 2
+// WS: mbarrier.init.shared.b64
+// WS: bar.sync 0;
+// WS: setmaxnreg.inc.sync.aligned.u32 232;
+// WS: mbarrier.try_wait.parity.shared.b64
+// WS: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// WS: wgmma.wait_group.sync.aligned 1;
+// WS: mbarrier.arrive.shared.b64
+// WS: wgmma.wait_group.sync.aligned 0;
+// WS: mbarrier.arrive.shared.b64
+// WS: bar.sync 0, 128;
+// WS: setmaxnreg.dec.sync.aligned.u32 24;
+// WS: mbarrier.try_wait.parity.shared.b64
+// WS: mbarrier.arrive.expect_tx.shared.b64
+// WS: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// WS: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// WS: exit;
+// WS-JSON: "threads": 256
 
 // JSON: "gpu": {
 // JSON: "tensormaps": [

@@ -45,6 +45,12 @@ struct CompileOptions : public PassPipelineOptions<CompileOptions> {
                      "loops with the TMA where the runtime can describe "
                      "their tensor (measured no faster yet)"),
       llvm::cl::init(false)};
+  Option<bool> warpSpecialize{
+      *this, "warp-specialize",
+      llvm::cl::desc("on sm_90a, have a warpgroup of producer warps issue "
+                     "the TMA copies of a kernel's loops, through mbarrier "
+                     "rings, while the kernel's warps compute"),
+      llvm::cl::init(false)};
   Option<bool> overlapProducts{
       *this, "overlap-products",
       llvm::cl::desc("on sm_90a, issue a loop's next independent product "

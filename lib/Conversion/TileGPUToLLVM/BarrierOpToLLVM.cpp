@@ -1,10 +1,14 @@
 //===- BarrierOpToLLVM.cpp - Program barriers and mbarriers ---------------===//
 //
-// tilegpu.barrier is bar.sync 0. The mbarriers that count the bytes of TMA
-// copies live in 8-byte slots of shared memory: init_barriers makes each
-// slot of a stack one (thread 0, between proxy fences and barriers), and
+// tilegpu.barrier is bar.sync 0 (in a warp-specialized kernel, the consumer
+// warps' named barrier). The mbarriers that count the bytes of TMA copies
+// live in 8-byte slots of shared memory: init_barriers makes each slot of a
+// stack one (thread 0, between proxy fences and barriers), and
 // inval_barriers ends them so that the memory can hold something else;
-// wait_barrier spins on mbarrier.try_wait.parity.
+// wait_barrier spins on mbarrier.try_wait.parity, arrive_barrier arrives.
+// tilegpu.warp_specialize stays through the conversion (its region is
+// converted in place) and becomes the split last: the producer warps lower
+// their registers, one of them runs the region, and they exit.
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,6 +59,8 @@ struct BarrierOpConversion : public ConvertOpToLLVMPattern<BarrierOp> {
 /// Earlier generic-proxy accesses of every thread are fenced and waited for
 /// before thread 0 writes the mbarriers (the memory may have held a tile),
 /// and the initialisation is fenced and waited for before anyone uses them.
+/// In a warp-specialized kernel the op precedes the split, and its barriers
+/// are the whole CTA's, the producer warps included.
 struct InitBarriersOpConversion
     : public ConvertOpToLLVMPattern<InitBarriersOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
@@ -63,18 +69,25 @@ struct InitBarriersOpConversion
   matchAndRewrite(InitBarriersOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    bool specialized = getWarpSpecialization(op).has_value();
+    auto barrier = [&] {
+      if (specialized)
+        NVVM::Barrier0Op::create(rewriter, loc);
+      else
+        createBarrier(rewriter, loc);
+    };
     emitAsyncProxyFence(rewriter, loc);
-    createBarrier(rewriter, loc);
+    barrier();
     SmallVector<Value> slots = getBarrierSlots(
         rewriter, loc, adaptor.getBarriers(), op.getBarriers().getType());
     inFirstThread(rewriter, loc, getTypeConverter(), [&] {
-      Value arrivals = createI32(rewriter, loc, 1);
+      Value arrivals = createI32(rewriter, loc, op.getArrivals());
       for (Value slot : slots)
         NVVM::MBarrierInitOp::create(rewriter, loc, slot, arrivals,
                                      /*predicate=*/Value());
       NVVM::FenceMbarrierInitOp::create(rewriter, loc);
     });
-    createBarrier(rewriter, loc);
+    barrier();
     rewriter.eraseOp(op);
     return success();
   }
@@ -118,10 +131,71 @@ struct WaitBarrierOpConversion : public ConvertOpToLLVMPattern<WaitBarrierOp> {
   }
 };
 
+struct ArriveBarrierOpConversion
+    : public ConvertOpToLLVMPattern<ArriveBarrierOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(ArriveBarrierOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto arrive = [&] {
+      NVVM::MBarrierArriveOp::create(rewriter, loc, /*res=*/Type(),
+                                     adaptor.getBarrier(), /*count=*/Value());
+    };
+    if (!adaptor.getPred()) {
+      arrive();
+    } else {
+      auto branch = scf::IfOp::create(rewriter, loc, adaptor.getPred(),
+                                      /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(branch.thenBlock());
+      arrive();
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
+
+void tilegpu::lowerWarpSpecialization(LLVM::LLVMFuncOp kernel) {
+  std::optional<WarpSpecializeOp> found = getWarpSpecialization(kernel);
+  if (!found)
+    return;
+  WarpSpecializeOp ws = *found;
+  Location loc = ws.getLoc();
+  OpBuilder b(ws);
+  int32_t consumerThreads =
+      *getNumWarps(kernel) * TileGPUDialect::getThreadsPerWarp();
+  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+  Value first = createI32(b, loc, consumerThreads);
+  Value producer =
+      LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::uge, tid, first);
+  auto producerWarps = scf::IfOp::create(b, loc, producer,
+                                         /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(producerWarps.thenBlock());
+    NVVM::SetMaxRegisterOp::create(b, loc, ws.getProducerRegisters(),
+                                   NVVM::SetMaxRegisterAction::decrease);
+    Value leader =
+        LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, tid, first);
+    auto leaderOnly = scf::IfOp::create(b, loc, leader,
+                                        /*withElseRegion=*/false);
+    Block &body = ws.getProducer().front();
+    leaderOnly.thenBlock()->getOperations().splice(
+        leaderOnly.thenBlock()->begin(), body.getOperations());
+    NVVM::Exit::create(b, loc);
+  }
+  NVVM::SetMaxRegisterOp::create(b, loc, ws.getConsumerRegisters(),
+                                 NVVM::SetMaxRegisterAction::increase);
+  ws.erase();
+}
 
 void tilegpu::populateBarrierOpToLLVMPatterns(
     TileGPUToLLVMTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<BarrierOpConversion, InitBarriersOpConversion,
-               InvalBarriersOpConversion, WaitBarrierOpConversion>(converter);
+               InvalBarriersOpConversion, WaitBarrierOpConversion,
+               ArriveBarrierOpConversion>(converter);
 }

@@ -361,7 +361,8 @@ void forEachSpan(OpBuilder &b, Location loc, MemDescType buffer, Value base,
   }
 }
 
-/// Thread 0 arms the mbarrier with the buffer's bytes, then has the TMA copy
+/// Thread 0 (or the producer thread) arms the mbarrier with the buffer's
+/// bytes, then has the TMA copy
 /// the block one swizzle span of its contiguous dimension at a time: each
 /// span is a box of the descriptor, stored after the one before (the
 /// nvmma_shared layout). Coordinates are the block's offsets, contiguous
@@ -378,9 +379,11 @@ struct AsyncTMACopyBlockOpConversion
     ArrayRef<int64_t> shape = buffer.getShape();
     int64_t elementBytes = getSharedElementBytes(buffer.getElementType());
     BlockPtrFields fields(rewriter, loc, adaptor.getPtr(), shape.size());
-    Value issuer = isFirstThread(rewriter, loc, getTypeConverter());
+    Value issuer = isIssuingThread(rewriter, loc, getTypeConverter());
     if (adaptor.getPred())
-      issuer = LLVM::AndOp::create(rewriter, loc, issuer, adaptor.getPred());
+      issuer =
+          issuer ? LLVM::AndOp::create(rewriter, loc, issuer, adaptor.getPred())
+                 : adaptor.getPred();
     int64_t bytes = shape[0] * shape[1] * elementBytes;
     NVVM::MBarrierArriveExpectTxOp::create(
         rewriter, loc, /*res=*/Type(), adaptor.getBarrier(),

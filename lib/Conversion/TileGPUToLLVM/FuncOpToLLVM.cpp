@@ -17,7 +17,8 @@ constexpr int64_t kTensorMapBytes = 128;
 constexpr int64_t kTensorMapAlignment = 64;
 
 /// A `tile.kernel` function becomes an `llvm.func` marked `nvvm.kernel`,
-/// with its thread count as `nvvm.maxntid`.
+/// with its thread count as `nvvm.maxntid` (the producer warps of a
+/// warp-specialized kernel included).
 struct KernelOpConversion : public ConvertOpToLLVMPattern<func::FuncOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
 
@@ -44,8 +45,15 @@ struct KernelOpConversion : public ConvertOpToLLVMPattern<func::FuncOp> {
     auto llvmFunc =
         LLVM::LLVMFuncOp::create(rewriter, func.getLoc(), func.getName(), type);
     llvmFunc->setAttr("nvvm.kernel", rewriter.getUnitAttr());
-    llvmFunc->setAttr("nvvm.maxntid", rewriter.getDenseI32ArrayAttr(
-                                          {int32_t(*numWarps * 32), 1, 1}));
+    int32_t warps = *numWarps;
+    if (std::optional<WarpSpecializeOp> ws = getWarpSpecialization(func)) {
+      // The occupancy its register split assumes.
+      warps += ws->getProducerWarps();
+      llvmFunc->setAttr("nvvm.minctasm",
+                        rewriter.getI32IntegerAttr(ws->getCtasPerSm()));
+    }
+    llvmFunc->setAttr("nvvm.maxntid",
+                      rewriter.getDenseI32ArrayAttr({warps * 32, 1, 1}));
     // A TMA descriptor is passed by value (128 bytes, 64-byte aligned) and
     // read in place: a grid constant, whose address the TMA takes.
     for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {

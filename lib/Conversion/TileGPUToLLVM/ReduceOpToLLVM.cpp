@@ -142,6 +142,25 @@ struct ReduceOpConversion : public ConvertOpToLLVMPattern<tile::ReduceOp> {
       auto reduction = kind == tile::ReduceKind::max
                            ? NVVM::BarrierReduction::OR
                            : NVVM::BarrierReduction::AND;
+      // In a warp-specialized kernel, among the consumer warps: barrier 0
+      // with their count, through the intrinsic (nvvm.barrier refuses a
+      // count with a reduction).
+      if (Value threads = getProgramBarrierThreads(rewriter, loc)) {
+        Type i1 = rewriter.getI1Type();
+        Value flag =
+            LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ne,
+                                 predicate, createI32(rewriter, loc, 0));
+        StringRef name = kind == tile::ReduceKind::max
+                             ? "llvm.nvvm.barrier.cta.red.or.aligned.count"
+                             : "llvm.nvvm.barrier.cta.red.and.aligned.count";
+        Value result =
+            LLVM::CallIntrinsicOp::create(
+                rewriter, loc, i1, rewriter.getStringAttr(name),
+                ValueRange{createI32(rewriter, loc, 0), threads, flag})
+                .getResult(0);
+        rewriter.replaceOp(op, resize(result, element));
+        return success();
+      }
       Value result =
           NVVM::BarrierOp::create(
               rewriter, loc, TypeRange{i32}, Value(), Value(),

@@ -110,10 +110,14 @@ struct ConvertTileGPUToLLVMPass
                              arith::ArithDialect, math::MathDialect,
                              func::FuncDialect>();
     target.addLegalOp<ModuleOp>();
+    // Lowered after its region (lowerWarpSpecialization).
+    target.addLegalOp<WarpSpecializeOp>();
     scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                          target);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
+    module.walk(
+        [](LLVM::LLVMFuncOp kernel) { lowerWarpSpecialization(kernel); });
   }
 };
 

@@ -129,8 +129,36 @@ FailureOr<Value> tilegpu::getSharedBase(OpBuilder &b, Location loc,
       .getResult();
 }
 
+Value tilegpu::getProgramBarrierThreads(OpBuilder &b, Location loc) {
+  Operation *anchor = b.getInsertionBlock()->getParentOp();
+  if (!getWarpSpecialization(anchor))
+    return Value();
+  int32_t threads = *getNumWarps(anchor) * TileGPUDialect::getThreadsPerWarp();
+  return createI32(b, loc, threads);
+}
+
 void tilegpu::createBarrier(OpBuilder &b, Location loc) {
-  NVVM::Barrier0Op::create(b, loc);
+  Value threads = getProgramBarrierThreads(b, loc);
+  if (!threads) {
+    NVVM::Barrier0Op::create(b, loc);
+    return;
+  }
+  // Barrier 0, as bar.red must use (NVVM's rule), with the consumers' count.
+  NVVM::BarrierOp::create(b, loc, TypeRange{}, createI32(b, loc, 0), threads,
+                          NVVM::BarrierReductionAttr(), Value());
+}
+
+bool tilegpu::insertsIntoProducer(OpBuilder &b) {
+  Operation *anchor = b.getInsertionBlock()->getParentOp();
+  return anchor && (isa<WarpSpecializeOp>(anchor) ||
+                    anchor->getParentOfType<WarpSpecializeOp>());
+}
+
+Value tilegpu::isIssuingThread(OpBuilder &b, Location loc,
+                               const TypeConverter *converter) {
+  if (insertsIntoProducer(b))
+    return Value();
+  return isFirstThread(b, loc, converter);
 }
 
 Value tilegpu::isFirstThread(OpBuilder &b, Location loc,

@@ -53,12 +53,28 @@ Value isCanonicalHolder(OpBuilder &b, Location loc, const LinearLayout &layout,
 FailureOr<Value> getSharedBase(OpBuilder &b, Location loc,
                                const SharedScratch &scratch, Operation *op);
 
-/// A barrier across the CTA.
+/// A barrier across the program's warps (tilegpu.num_warps): the whole CTA,
+/// or in a warp-specialized kernel the consumer warps alone (barrier 0 with
+/// their thread count; the producer warps, past the split, use none). `b`
+/// inserts into the kernel's body.
 void createBarrier(OpBuilder &b, Location loc);
+
+/// The thread count of createBarrier's barrier: null (every thread of the
+/// CTA), or the consumer warps' in a warp-specialized kernel.
+Value getProgramBarrierThreads(OpBuilder &b, Location loc);
+
+/// Whether `b` inserts into the region of a tilegpu.warp_specialize: code
+/// that one producer thread runs.
+bool insertsIntoProducer(OpBuilder &b);
 
 /// Whether this is thread 0 of the program (i1): the one that issues what
 /// the whole program needs once (TMA copies, mbarrier set-up).
 Value isFirstThread(OpBuilder &b, Location loc, const TypeConverter *converter);
+
+/// Whether this thread issues a TMA copy (i1): thread 0; null in a
+/// warp_specialize region, whose one thread issues every copy.
+Value isIssuingThread(OpBuilder &b, Location loc,
+                      const TypeConverter *converter);
 
 /// Orders this thread's earlier shared-memory accesses before later ones of
 /// the asynchronous proxy (wgmma's reads, the TMA's writes).
@@ -72,6 +88,12 @@ Type getLoweredElementType(const TypeConverter &converter, Type type);
 LLVM::InlineAsmOp emitInlinePtx(OpBuilder &b, Location loc, Type result,
                                 ValueRange operands, StringRef text,
                                 StringRef constraints);
+
+/// Replaces `kernel`'s tilegpu.warp_specialize, once its region is lowered,
+/// by the split: threads past the consumer warps set their registers to
+/// producer_registers, the first of them runs the region, and they exit;
+/// the consumer warps set theirs to consumer_registers and go on.
+void lowerWarpSpecialization(LLVM::LLVMFuncOp kernel);
 
 /// Reports a tile.atomic_add the lowering cannot take: one whose old values
 /// are used while its layout holds elements in several places (only the

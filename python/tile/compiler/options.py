@@ -33,6 +33,9 @@ class CompileOptions:
     tma_stores: bool = _option(
         False, "on sm_90a, store the blocks a kernel writes after its loops with the "
         "TMA where the runtime can describe their tensor (measured no faster yet)")
+    warp_specialize: bool = _option(
+        False, "on sm_90a, have a warpgroup of producer warps issue the TMA copies of a "
+        "kernel's loops, through mbarrier rings, while the kernel's warps compute")
     overlap_products: bool = _option(
         False, "on sm_90a, issue a loop's next independent product before its carried "
         "one, so that the work between them (attention's softmax) overlaps it")

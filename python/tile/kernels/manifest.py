@@ -138,12 +138,14 @@ def _variants():
                 tiles = [(128, 64, 4, None)]
                 if head_dim == 128 and causal:
                     tiles = [(256, 64, 8, None), (128, 32, 4, 2048)]
-                # K and V by TMA only at d128 without the mask: there +0-6%
-                # against cp.async, at d64 3-7% slower and causal d128 2-4%
-                # (H200, 2026-11-26: one barrier a step orders each
-                # buffer's reuse, thread 0 issues every copy; warp
-                # specialisation is what TMA is for).
-                tma = head_dim == 128 and not causal
+                # K and V copied by the TMA, issued by a producer warpgroup
+                # (warp_specialize): 0-8% faster than the kernels without
+                # it (H200, 2026-11-27; docs/status.md); without the
+                # producer, TMA was slower than cp.async at d64 and causal
+                # d128.  The consumer warpgroup of a 128-row program keeps
+                # 232 registers (two programs an SM): at d128 without the
+                # mask it spills 12 bytes, and 32-key steps, which do not,
+                # ran 15-17% slower.
                 for block_m, block_n, fwd_warps, max_n_ctx in tiles:
                     bound = f"_n{max_n_ctx}" if max_n_ctx else ""
                     out.append(Variant(
@@ -151,7 +153,8 @@ def _variants():
                         _fwd_signature(t),
                         {"HEAD_DIM": head_dim, "BLOCK_M": block_m, "BLOCK_N": block_n,
                          "CAUSAL": causal, "HEAD_GROUP": 8}, fwd_warps,
-                        thread_index_per_op=True, max_n_ctx=max_n_ctx, tma=tma))
+                        thread_index_per_op=True, max_n_ctx=max_n_ctx,
+                        warp_specialize=True))
             out.append(Variant(
                 f"attn_bwd_preprocess_{t}_d{head_dim}", "attention", "attn_bwd_preprocess",
                 _preprocess_signature(t), {"HEAD_DIM": head_dim, "BLOCK_M": 64},

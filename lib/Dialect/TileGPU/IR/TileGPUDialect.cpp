@@ -848,6 +848,84 @@ LogicalResult WaitBarrierOp::verify() {
   return success();
 }
 
+LogicalResult ArriveBarrierOp::verify() {
+  if (!isBarrierBuffer(getBarrier().getType(), /*stacked=*/false))
+    return emitOpError()
+           << "arrives on one mbarrier, !tilegpu.memdesc<1x1xi64>, not "
+           << getBarrier().getType();
+  return success();
+}
+
+LogicalResult WarpSpecializeOp::verify() {
+  // setmaxnreg's rule: a multiple of 8 in [24, 256].
+  for (auto [name, count] : {std::pair<StringRef, int32_t>{
+                                 "producer_registers", getProducerRegisters()},
+                             {"consumer_registers", getConsumerRegisters()}})
+    if (count < 24 || count > 256 || count % 8)
+      return emitOpError() << name << " must be a multiple of 8 from 24 to "
+                           << "256 (setmaxnreg), not " << count;
+  if (getProducerWarps() % 4)
+    return emitOpError() << "needs whole warpgroups of producer warps (a "
+                            "multiple of 4), not "
+                         << getProducerWarps();
+  Operation *function = (*this)->getParentOp();
+  if (!function || !function->hasTrait<OpTrait::IsIsolatedFromAbove>() ||
+      (*this)->getBlock() != &function->getRegion(0).front())
+    return emitOpError() << "must be at the top of a kernel's body";
+  // Before it: what every thread computes alike, and the mbarriers' set-up,
+  // whose barriers include the producer warps.
+  for (Operation &earlier :
+       llvm::make_range((*this)->getBlock()->begin(), (*this)->getIterator())) {
+    auto alloc = dyn_cast<LocalAllocOp>(earlier);
+    if (isa<InitBarriersOp>(earlier) || (alloc && !alloc.getSrc()) ||
+        isMemoryEffectFree(&earlier))
+      continue;
+    return emitOpError() << "may follow only buffers, init_barriers and pure "
+                            "ops, not "
+                         << earlier.getName();
+  }
+  for (Operation &later : llvm::make_range(std::next((*this)->getIterator()),
+                                           (*this)->getBlock()->end())) {
+    WalkResult walk = later.walk([&](Operation *op) {
+      if (isa<InitBarriersOp, WarpSpecializeOp>(op))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return emitOpError() << "must follow every init_barriers of its kernel "
+                              "and be its only warp_specialize";
+  }
+  // The region runs on one thread: no tile, nothing that waits for others.
+  WalkResult walk = getProducer().walk([&](Operation *op) {
+    bool tiles =
+        llvm::any_of(op->getResultTypes(), llvm::IsaPred<RankedTensorType>) ||
+        llvm::any_of(op->getOperandTypes(), llvm::IsaPred<RankedTensorType>);
+    if (tiles || isa<BarrierOp, AsyncWaitOp, InitBarriersOp, InvalBarriersOp,
+                     LocalAllocOp, LocalLoadOp, WarpGroupDotOp,
+                     AsyncTMAStoreBlockOp, ArriveBarrierOp>(op)) {
+      op->emitOpError() << "cannot run in a warp_specialize region, which "
+                           "one producer thread runs";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+std::optional<WarpSpecializeOp> tilegpu::getWarpSpecialization(Operation *op) {
+  Operation *function =
+      op->hasTrait<OpTrait::IsIsolatedFromAbove>()
+          ? op
+          : op->getParentWithTrait<OpTrait::IsIsolatedFromAbove>();
+  if (!function || function->getNumRegions() != 1 ||
+      function->getRegion(0).empty())
+    return std::nullopt;
+  for (Block &block : function->getRegion(0))
+    for (auto ws : block.getOps<WarpSpecializeOp>())
+      return ws;
+  return std::nullopt;
+}
+
 /// The rules a TMA copy between the block `ptr` designates and `buffer`
 /// meets: one nvmma_shared buffer of the block's shape and element type, and
 /// a descriptor of the block's rank plus `coords` of rank 5 at most.

@@ -55,6 +55,10 @@ LinearLayout getLinearLayout(RankedTensorType type);
 /// The number of warps of the module around `op` (tilegpu.num_warps).
 std::optional<unsigned> getNumWarps(Operation *op);
 
+/// The warp_specialize op of the kernel `op` is in (or is), if the kernel
+/// is warp-specialized: after it, a barrier is among the consumer warps.
+std::optional<WarpSpecializeOp> getWarpSpecialization(Operation *op);
+
 /// The target of the module around `op` (tilegpu.target), or null.
 TargetAttr getTarget(Operation *op);
 

@@ -154,18 +154,23 @@ def TileGPU_InitBarriersOp : TileGPU_Op<"init_barriers", [
   let summary = "make each slot of a buffer an mbarrier, for every thread";
   let description = [{
     Each slot of `barriers` (a stack of `1x1xi64` buffers) becomes an
-    mbarrier that completes a phase on one arrival and its transactions:
-    every thread fences its earlier shared-memory accesses against the
-    asynchronous proxy (so TMA may write memory they wrote) and waits at a
-    barrier, thread 0 initialises the mbarriers and fences the
-    initialisation, and every thread waits at a barrier again. Each starts
-    in phase 0.
+    mbarrier that completes a phase on `arrivals` arrivals (1 by default:
+    the thread that issues a TMA copy) and its transactions: every thread
+    fences its earlier shared-memory accesses against the asynchronous
+    proxy (so TMA may write memory they wrote) and waits at a barrier,
+    thread 0 initialises the mbarriers and fences the initialisation, and
+    every thread waits at a barrier again. Each starts in phase 0. In a
+    warp-specialized kernel these barriers include the producer warps: the
+    op precedes `tilegpu.warp_specialize`.
 
     ```mlir
     tilegpu.init_barriers %bars : !tilegpu.memdesc<3x1x1xi64, #shared>
+    tilegpu.init_barriers %empty {arrivals = 256 : i32} : !tilegpu.memdesc<3x1x1xi64, #shared>
     ```
   }];
-  let arguments = (ins TileGPU_MemDescType:$barriers);
+  let arguments = (ins TileGPU_MemDescType:$barriers,
+                   DefaultValuedAttr<ConfinedAttr<I32Attr, [IntPositive]>,
+                                     "1">:$arrivals);
   let assemblyFormat = "$barriers attr-dict `:` qualified(type($barriers))";
   let hasVerifier = 1;
 }
@@ -258,6 +263,55 @@ def TileGPU_WaitBarrierOp : TileGPU_Op<"wait_barrier", [
   let assemblyFormat = [{
     $barrier `,` $phase attr-dict `:` qualified(type($barrier))
   }];
+  let hasVerifier = 1;
+}
+
+def TileGPU_ArriveBarrierOp : TileGPU_Op<"arrive_barrier", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "every thread arrives on an mbarrier";
+  let description = [{
+    Where `pred` (if given) is true, each thread that runs this arrives
+    once on the mbarrier `barrier`, releasing what it did before (its reads
+    of a buffer, so that a producer may overwrite it). The mbarrier's phase
+    completes when as many threads as its `arrivals` have arrived.
+
+    ```mlir
+    tilegpu.arrive_barrier %empty : !tilegpu.memdesc<1x1xi64, #shared>
+    ```
+  }];
+  let arguments = (ins TileGPU_MemDescType:$barrier, Optional<I1>:$pred);
+  let assemblyFormat = [{
+    $barrier (`if` $pred^)? attr-dict `:` qualified(type($barrier))
+  }];
+  let hasVerifier = 1;
+}
+
+def TileGPU_WarpSpecializeOp : TileGPU_Op<"warp_specialize", [
+    SingleBlock, NoTerminator, MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "producer warps run the region; the program's warps go on";
+  let description = [{
+    Splits the program in two. `producer_warps` warps beyond the module's
+    `tilegpu.num_warps` (launched in addition to them) lower their register
+    budget to `producer_registers` a thread, and one thread of theirs runs
+    the region (TMA copies, waits on mbarriers, scalar arithmetic) and
+    then they exit. The program's own warps raise theirs to
+    `consumer_registers` and run what follows the op, in which every
+    barrier is among them alone. The registers are those `ctas_per_sm`
+    programs an SM leave each (the kernel asks for that occupancy). The op is the kernel's, at the top of its
+    body: before it come only what every thread computes alike (constants,
+    buffers, `init_barriers`).
+
+    ```mlir
+    tilegpu.warp_specialize {
+      scf.for ... { tilegpu.wait_barrier ...; tilegpu.async_tma_copy_block ... }
+    } {consumer_registers = 240 : i32, ctas_per_sm = 1 : i32, producer_registers = 24 : i32, producer_warps = 4 : i32}
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntPositive]>:$producer_warps,
+                   I32Attr:$producer_registers, I32Attr:$consumer_registers,
+                   ConfinedAttr<I32Attr, [IntPositive]>:$ctas_per_sm);
+  let regions = (region SizedRegion<1>:$producer);
+  let assemblyFormat = "$producer attr-dict";
   let hasVerifier = 1;
 }
 

@@ -156,12 +156,27 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {
     each iteration where no `async_wait` does, and the iteration waits for
     its buffer's mbarrier (`tilegpu.wait_barrier`, the phase the loop
     carries) before the buffer's first use.
+
+    With `warp-specialize` too, a kernel whose pipelined loops are all at
+    the top of its body and copy every load by the TMA is split
+    (`tilegpu.warp_specialize`): a warpgroup of producer warps, launched
+    besides the kernel's, issues every copy of those loops, in their order,
+    into rings of buffers the loops share where their loads are alike; each
+    ring has a "full" mbarrier per stage (the copy's bytes) and an "empty"
+    one (every consumer thread arrives on it once it has read the buffer:
+    after the buffer's last use, at the iteration's end if a product reads
+    it asynchronously, in the next iteration for a product left in flight).
+    The producer waits on "empty" before it refills a stage, so no barrier
+    of all threads opens the iterations. Other kernels are pipelined as
+    without it.
   }];
   let options = [
     Option<"numStages", "num-stages", "int", /*default=*/"2",
            "buffers per pipelined load (1: no pipelining)">,
     Option<"useTma", "use-tma", "bool", /*default=*/"false",
-           "copy blocks with the TMA where the runtime can describe them">
+           "copy blocks with the TMA where the runtime can describe them">,
+    Option<"warpSpecialize", "warp-specialize", "bool", /*default=*/"false",
+           "with use-tma, have producer warps issue the TMA copies">
   ];
   let dependentDialects = ["::mlir::tilegpu::TileGPUDialect",
                            "::mlir::arith::ArithDialect"];

@@ -1,0 +1,195 @@
+// RUN: tile-opt %s -split-input-file -tilegpu-pipeline="num-stages=3 use-tma=true warp-specialize=true" | FileCheck %s
+// RUN: tile-opt %s -split-input-file -tilegpu-pipeline="num-stages=3 use-tma=true" | FileCheck %s --check-prefix=PLAIN
+
+// A GEMM loop whose product stays in flight: the producer warps copy A and
+// B for every iteration into a three-stage ring, each copy after its
+// stage's "empty" mbarrier completed the phase before (parity phase ^ 1);
+// the consumer waits on "full" before the dot and releases the stage of
+// the iteration before once this iteration's product leaves one in
+// flight, the last one after the loop. No barrier of all threads opens the
+// iteration.
+#ba = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#na = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [1, 0]>
+#acc = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]>
+// CHECK-LABEL: func.func @gemm
+// CHECK-SAME: %[[ADESC:arg[0-9]+]]: !tilegpu.tensormap, %[[BDESC:arg[0-9]+]]: !tilegpu.tensormap) attributes {tile.kernel}
+// CHECK-NEXT: %[[ASTACK:.*]] = tilegpu.local_alloc : !tilegpu.memdesc<3x64x64xf16, #nvmma>
+// CHECK-NEXT: %[[AFULL:.*]] = tilegpu.local_alloc : !tilegpu.memdesc<3x1x1xi64, #shared>
+// CHECK-NEXT: %[[AEMPTY:.*]] = tilegpu.local_alloc : !tilegpu.memdesc<3x1x1xi64, #shared>
+// CHECK-NEXT: %[[BSTACK:.*]] = tilegpu.local_alloc : !tilegpu.memdesc<3x64x64xf16, #nvmma>
+// CHECK-NEXT: %[[BFULL:.*]] = tilegpu.local_alloc : !tilegpu.memdesc<3x1x1xi64, #shared>
+// CHECK-NEXT: %[[BEMPTY:.*]] = tilegpu.local_alloc : !tilegpu.memdesc<3x1x1xi64, #shared>
+// CHECK-NEXT: tilegpu.init_barriers %[[AFULL]] :
+// CHECK-NEXT: tilegpu.init_barriers %[[BFULL]] :
+// CHECK-NEXT: tilegpu.init_barriers %[[AEMPTY]] {arrivals = 128 : i32}
+// CHECK-NEXT: tilegpu.init_barriers %[[BEMPTY]] {arrivals = 128 : i32}
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0 : i32
+// CHECK-NEXT: tilegpu.warp_specialize {
+// CHECK: %[[PID:.*]] = tile.program_id y
+// CHECK: scf.for {{.*}} iter_args(%[[APTR:.*]] = %{{.*}}, %[[BPTR:.*]] = %{{.*}}, %[[PSLOT:.*]] = %[[ZERO]], %[[PPHASE:.*]] = %[[ZERO]])
+// CHECK: %[[EMPTYPHASE:.*]] = arith.xori %[[PPHASE]], %c1
+// CHECK-NEXT: %[[AE:.*]] = tilegpu.memdesc_index %[[AEMPTY]][%[[PSLOT]]]
+// CHECK-NEXT: tilegpu.wait_barrier %[[AE]], %[[EMPTYPHASE]]
+// CHECK-NEXT: %[[ABUF:.*]] = tilegpu.memdesc_index %[[ASTACK]][%[[PSLOT]]]
+// CHECK-NEXT: %[[AF:.*]] = tilegpu.memdesc_index %[[AFULL]][%[[PSLOT]]]
+// CHECK-NEXT: tilegpu.async_tma_copy_block %[[APTR]], %[[ADESC]][%[[PID]]], %[[ABUF]], %[[AF]] :
+// CHECK: tilegpu.wait_barrier
+// CHECK: tilegpu.async_tma_copy_block %[[BPTR]], %[[BDESC]][],
+// CHECK: scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: } {consumer_registers = 232 : i32, ctas_per_sm = 2 : i32, producer_registers = 24 : i32, producer_warps = 4 : i32}
+// CHECK-NOT: tilegpu.async_tma_copy_block
+// CHECK: %[[LOOP:.*]]:5 = scf.for %[[IV:.*]] = %[[LB:[^ ]*]] to %[[UB:[^ ]*]] step {{.*}} iter_args({{.*}}, %[[SLOT:.*]] = %[[ZERO]], %[[PHASE:.*]] = %[[ZERO]])
+// CHECK-NOT: tilegpu.barrier
+// CHECK: %[[PREVIOUS:.*]] = arith.select
+// CHECK: %[[NOTFIRST:.*]] = arith.cmpi ne, %[[IV]], %[[LB]]
+// CHECK: %[[AF:.*]] = tilegpu.memdesc_index %[[AFULL]][%[[SLOT]]]
+// CHECK-NEXT: tilegpu.wait_barrier %[[AF]], %[[PHASE]]
+// CHECK: %[[BF:.*]] = tilegpu.memdesc_index %[[BFULL]][%[[SLOT]]]
+// CHECK-NEXT: tilegpu.wait_barrier %[[BF]], %[[PHASE]]
+// CHECK-NEXT: %[[D:.*]] = tilegpu.warpgroup_dot {{.*}} {is_async}
+// CHECK-NEXT: tilegpu.warpgroup_dot_wait %[[D]] {pendings = 1 : i32}
+// CHECK: %[[AE:.*]] = tilegpu.memdesc_index %[[AEMPTY]][%[[PREVIOUS]]]
+// CHECK-NEXT: tilegpu.arrive_barrier %[[AE]] if %[[NOTFIRST]]
+// CHECK: %[[BE:.*]] = tilegpu.memdesc_index %[[BEMPTY]][%[[PREVIOUS]]]
+// CHECK-NEXT: tilegpu.arrive_barrier %[[BE]] if %[[NOTFIRST]]
+// CHECK: scf.yield
+// The last iteration's stages, released once its product is done.
+// CHECK: tilegpu.warpgroup_dot_wait %[[LOOP]]#2 {pendings = 0 : i32}
+// CHECK: %[[RAN:.*]] = arith.cmpi slt, %[[LB]], %[[UB]]
+// CHECK: tilegpu.arrive_barrier %{{.*}} if %[[RAN]]
+// CHECK: tilegpu.arrive_barrier %{{.*}} if %[[RAN]]
+// CHECK: tilegpu.inval_barriers %[[AFULL]]
+// CHECK-NEXT: tilegpu.inval_barriers %[[BFULL]]
+// CHECK-NEXT: tilegpu.inval_barriers %[[AEMPTY]]
+// CHECK-NEXT: tilegpu.inval_barriers %[[BEMPTY]]
+// CHECK-NEXT: return
+// Without warp-specialize, thread 0 issues the copies in the loop.
+// PLAIN-LABEL: func.func @gemm
+// PLAIN-NOT: tilegpu.warp_specialize
+// PLAIN: scf.for
+// PLAIN-NEXT: tilegpu.barrier
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @gemm(%A: !tile.ptr<f16> {tile.divisibility = 16 : i32} loc("A"), %B: !tile.ptr<f16> {tile.divisibility = 16 : i32} loc("B"), %M: i32 loc("M"), %K: i32 loc("K"), %stride: i32 {tile.divisibility = 16 : i32} loc("stride_m"), %stride_z: i32 {tile.divisibility = 8 : i32} loc("stride_z")) attributes {tile.kernel} {
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %pid = tile.program_id y
+    %z = arith.extsi %pid : i32 to i64
+    %sz = arith.extsi %stride_z : i32 to i64
+    %off = arith.muli %z, %sz : i64
+    %a0 = tile.addptr %A, %off : !tile.ptr<f16>, i64
+    %m = arith.extsi %M : i32 to i64
+    %k = arith.extsi %K : i32 to i64
+    %s = arith.extsi %stride : i32 to i64
+    %ap = tile.make_block_ptr %a0, [%m, %k], [%s, %c1_i64], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<64x64xf16, #ba>>
+    %bp = tile.make_block_ptr %B, [%k, %m], [%s, %c1_i64], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<64x64xf16, #ba>>
+    %r:3 = scf.for %i = %c0 to %K step %c64 iter_args(%a_ptr = %ap, %b_ptr = %bp, %c = %zero) -> (!tile.block_ptr<tensor<64x64xf16, #ba>>, !tile.block_ptr<tensor<64x64xf16, #ba>>, tensor<64x64xf32, #acc>) : i32 {
+      %a = tile.load_block %a_ptr boundary_check [0] padding zero {tilegpu.vector_width = 8 : i32} : !tile.block_ptr<tensor<64x64xf16, #ba>>
+      %b = tile.load_block %b_ptr {tilegpu.vector_width = 8 : i32} : !tile.block_ptr<tensor<64x64xf16, #ba>>
+      %ab = tilegpu.local_alloc %a : tensor<64x64xf16, #ba> -> !tilegpu.memdesc<64x64xf16, #na>
+      %bb = tilegpu.local_alloc %b : tensor<64x64xf16, #ba> -> !tilegpu.memdesc<64x64xf16, #na>
+      %d = tilegpu.warpgroup_dot %ab, %bb, %c : !tilegpu.memdesc<64x64xf16, #na>, !tilegpu.memdesc<64x64xf16, #na>, tensor<64x64xf32, #acc> -> tensor<64x64xf32, #acc>
+      %next_a = tile.advance %a_ptr, [%c0, %c64] : !tile.block_ptr<tensor<64x64xf16, #ba>>
+      %next_b = tile.advance %b_ptr, [%c64, %c0] : !tile.block_ptr<tensor<64x64xf16, #ba>>
+      scf.yield %next_a, %next_b, %d : !tile.block_ptr<tensor<64x64xf16, #ba>>, !tile.block_ptr<tensor<64x64xf16, #ba>>, tensor<64x64xf32, #acc>
+    }
+    return
+  }
+}
+
+// -----
+
+// Two loops whose loads are alike (attention's unmasked and masked key
+// blocks) share one ring: the second starts from the slot and phase the
+// first ends at, in the producer and in the consumer. A product waited for
+// at once releases its stage right after it.
+#bk = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#nk = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [1, 0]>
+#acc = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]>
+// CHECK-LABEL: func.func @two_loops
+// CHECK: %[[STACK:.*]] = tilegpu.local_alloc : !tilegpu.memdesc<3x64x64xf16, #nvmma>
+// CHECK-NEXT: %[[FULL:.*]] = tilegpu.local_alloc
+// CHECK-NEXT: %[[EMPTY:.*]] = tilegpu.local_alloc
+// CHECK-NOT: tilegpu.local_alloc :
+// CHECK: tilegpu.warp_specialize {
+// CHECK: %[[FIRST:.*]]:3 = scf.for
+// CHECK: tilegpu.async_tma_copy_block
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %[[FIRST]]#1, %{{.*}} = %[[FIRST]]#2)
+// CHECK: tilegpu.async_tma_copy_block
+// CHECK: } {consumer_registers
+// CHECK: %[[LOOP1:.*]]:4 = scf.for
+// CHECK: tilegpu.wait_barrier
+// CHECK-NEXT: %[[S:.*]] = tilegpu.warpgroup_dot
+// CHECK-NEXT: %[[E:.*]] = tilegpu.memdesc_index %[[EMPTY]]
+// CHECK-NEXT: tilegpu.arrive_barrier %[[E]] :
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[LOOP1]]#0, %{{.*}} = %{{.*}}, %{{.*}} = %[[LOOP1]]#2, %{{.*}} = %[[LOOP1]]#3)
+// CHECK: tilegpu.arrive_barrier
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @two_loops(%K: !tile.ptr<f16> {tile.divisibility = 16 : i32} loc("K"), %N: i32 loc("N"), %stride: i32 {tile.divisibility = 16 : i32} loc("stride_n"), %mid: i32) attributes {tile.kernel} {
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %n = arith.extsi %N : i32 to i64
+    %s = arith.extsi %stride : i32 to i64
+    %q = tilegpu.local_alloc : !tilegpu.memdesc<64x64xf16, #nk>
+    %kp = tile.make_block_ptr %K, [%n, %c1_i64], [%s, %c1_i64], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<64x64xf16, #bk>>
+    %r1:2 = scf.for %i = %c0 to %mid step %c64 iter_args(%acc = %zero, %k_ptr = %kp) -> (tensor<64x64xf32, #acc>, !tile.block_ptr<tensor<64x64xf16, #bk>>) : i32 {
+      %k = tile.load_block %k_ptr {tilegpu.vector_width = 8 : i32} : !tile.block_ptr<tensor<64x64xf16, #bk>>
+      %kb = tilegpu.local_alloc %k : tensor<64x64xf16, #bk> -> !tilegpu.memdesc<64x64xf16, #nk>
+      %d = tilegpu.warpgroup_dot %q, %kb, %zero : !tilegpu.memdesc<64x64xf16, #nk>, !tilegpu.memdesc<64x64xf16, #nk>, tensor<64x64xf32, #acc> -> tensor<64x64xf32, #acc>
+      %sum = arith.addf %acc, %d : tensor<64x64xf32, #acc>
+      %next = tile.advance %k_ptr, [%c64, %c0] : !tile.block_ptr<tensor<64x64xf16, #bk>>
+      scf.yield %sum, %next : tensor<64x64xf32, #acc>, !tile.block_ptr<tensor<64x64xf16, #bk>>
+    }
+    %kp2 = tile.advance %kp, [%mid, %c0] : !tile.block_ptr<tensor<64x64xf16, #bk>>
+    %r2:2 = scf.for %i = %mid to %N step %c64 iter_args(%acc = %r1#0, %k_ptr = %kp2) -> (tensor<64x64xf32, #acc>, !tile.block_ptr<tensor<64x64xf16, #bk>>) : i32 {
+      %k = tile.load_block %k_ptr boundary_check [0] padding zero {tilegpu.vector_width = 8 : i32} : !tile.block_ptr<tensor<64x64xf16, #bk>>
+      %kb = tilegpu.local_alloc %k : tensor<64x64xf16, #bk> -> !tilegpu.memdesc<64x64xf16, #nk>
+      %d = tilegpu.warpgroup_dot %q, %kb, %zero : !tilegpu.memdesc<64x64xf16, #nk>, !tilegpu.memdesc<64x64xf16, #nk>, tensor<64x64xf32, #acc> -> tensor<64x64xf32, #acc>
+      %sum = arith.addf %acc, %d : tensor<64x64xf32, #acc>
+      %next = tile.advance %k_ptr, [%c64, %c0] : !tile.block_ptr<tensor<64x64xf16, #bk>>
+      scf.yield %sum, %next : tensor<64x64xf32, #acc>, !tile.block_ptr<tensor<64x64xf16, #bk>>
+    }
+    return
+  }
+}
+
+// -----
+
+// A loop under a branch is not at the top of the kernel: pipelined as
+// without warp-specialize.
+#bk = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#nk = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [1, 0]>
+#acc = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]>
+// CHECK-LABEL: func.func @under_branch
+// CHECK-NOT: tilegpu.warp_specialize
+// CHECK: scf.if
+// CHECK: scf.for
+// CHECK-NEXT: tilegpu.barrier
+// CHECK: tilegpu.async_tma_copy_block
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @under_branch(%K: !tile.ptr<f16> {tile.divisibility = 16 : i32} loc("K"), %N: i32 loc("N"), %stride: i32 {tile.divisibility = 16 : i32} loc("stride_n"), %flag: i1) attributes {tile.kernel} {
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %n = arith.extsi %N : i32 to i64
+    %s = arith.extsi %stride : i32 to i64
+    %q = tilegpu.local_alloc : !tilegpu.memdesc<64x64xf16, #nk>
+    %kp = tile.make_block_ptr %K, [%n, %c1_i64], [%s, %c1_i64], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<64x64xf16, #bk>>
+    scf.if %flag {
+      %r:2 = scf.for %i = %c0 to %N step %c64 iter_args(%acc = %zero, %k_ptr = %kp) -> (tensor<64x64xf32, #acc>, !tile.block_ptr<tensor<64x64xf16, #bk>>) : i32 {
+        %k = tile.load_block %k_ptr {tilegpu.vector_width = 8 : i32} : !tile.block_ptr<tensor<64x64xf16, #bk>>
+        %kb = tilegpu.local_alloc %k : tensor<64x64xf16, #bk> -> !tilegpu.memdesc<64x64xf16, #nk>
+        %d = tilegpu.warpgroup_dot %q, %kb, %zero : !tilegpu.memdesc<64x64xf16, #nk>, !tilegpu.memdesc<64x64xf16, #nk>, tensor<64x64xf32, #acc> -> tensor<64x64xf32, #acc>
+        %sum = arith.addf %acc, %d : tensor<64x64xf32, #acc>
+        %next = tile.advance %k_ptr, [%c64, %c0] : !tile.block_ptr<tensor<64x64xf16, #bk>>
+        scf.yield %sum, %next : tensor<64x64xf32, #acc>, !tile.block_ptr<tensor<64x64xf16, #bk>>
+      }
+    }
+    return
+  }
+}
