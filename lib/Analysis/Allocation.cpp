@@ -2,10 +2,13 @@
 
 #include "tile/Analysis/Allocation.h"
 
+#include "mlir/Interfaces/LoopLikeInterface.h"
+
 #include "tile/Dialect/Tile/IR/Tile.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 
 #include <functional>
 #include <map>
@@ -197,8 +200,15 @@ SharedMemoryAllocation SharedMemoryAllocation::compute(ModuleOp module) {
       for (Operation *user : views.pop_back_val().getUsers()) {
         if (isa<MemDescTransOp, MemDescIndexOp>(user))
           views.push_back(user->getResult(0));
-        Operation *holder = alloc->getBlock()->findAncestorOpInBlock(*user);
-        last = std::max(last, holder ? end[holder] : end[user]);
+        // A use in a loop lasts until the loop ends (the next iteration
+        // reads again); one in a branch only as long as itself.
+        Operation *holder = user;
+        for (Operation *parent = user->getParentOp();
+             parent && parent != alloc->getParentOp();
+             parent = parent->getParentOp())
+          if (isa<LoopLikeOpInterface>(parent))
+            holder = parent;
+        last = std::max(last, end[holder]);
       }
     // wgmma and TMA read a swizzle from the address bits: its buffers
     // start where a whole swizzle pattern does.

@@ -72,10 +72,10 @@ struct SharedInterval {
 /// 128-byte aligned offset, so that swizzles stay bank-exact (1024-byte for
 /// an nvmma_shared buffer, whose swizzle wgmma reads off the address). Places
 /// whose lifetimes do not overlap share memory: a buffer lives from its
-/// local_alloc to the op of the alloc's block that holds its last read
-/// (through views too), loops included; scratch lives for its op alone, so
-/// an epilogue's conversion reuses the operand buffers of the loop before
-/// it. Reuse is safe because every writer waits, before writing, for a
+/// local_alloc to its last read (through views too), or to the end of the
+/// outermost loop around that read below the alloc; scratch lives for its op
+/// alone, so an epilogue's conversion reuses the operand buffers of the loop
+/// before it. Reuse is safe because every writer waits, before writing, for a
 /// barrier issued after the memory's last read: a local_alloc with a source
 /// (see Barriers.h), a conversion or reduction (which writes its scratch
 /// between two barriers), and every asynchronous copy, issued after an

@@ -2,12 +2,12 @@
 // RUN: tile-opt %s -split-input-file -tilegpu-pipeline="num-stages=3 use-tma=true" | FileCheck %s --check-prefix=PLAIN
 
 // A GEMM loop whose product stays in flight: the producer warps copy A and
-// B for every iteration into a three-stage ring, each copy after its
-// stage's "empty" mbarrier completed the phase before (parity phase ^ 1);
-// the consumer waits on "full" before the dot and releases the stage of
-// the iteration before once this iteration's product leaves one in
-// flight, the last one after the loop. No barrier of all threads opens the
-// iteration.
+// B for every iteration, each into a three-stage ring of its own, each copy
+// after its stage's "empty" mbarrier completed the phase before (parity
+// phase ^ 1); the consumer waits on "full" before the dot and releases the
+// stage of the iteration before once this iteration's product leaves one
+// in flight, the last one after the loop. No barrier of all threads opens
+// the iteration.
 #ba = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 #na = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [1, 0]>
 #acc = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]>
@@ -26,12 +26,12 @@
 // CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0 : i32
 // CHECK-NEXT: tilegpu.warp_specialize {
 // CHECK: %[[PID:.*]] = tile.program_id y
-// CHECK: scf.for {{.*}} iter_args(%[[APTR:.*]] = %{{.*}}, %[[BPTR:.*]] = %{{.*}}, %[[PSLOT:.*]] = %[[ZERO]], %[[PPHASE:.*]] = %[[ZERO]])
-// CHECK: %[[EMPTYPHASE:.*]] = arith.xori %[[PPHASE]], %c1
-// CHECK-NEXT: %[[AE:.*]] = tilegpu.memdesc_index %[[AEMPTY]][%[[PSLOT]]]
+// CHECK: scf.for {{.*}} iter_args(%[[APTR:.*]] = %{{.*}}, %[[BPTR:.*]] = %{{.*}}, %[[ASLOT:.*]] = %[[ZERO]], %[[BSLOT:.*]] = %[[ZERO]], %[[APHASE:.*]] = %[[ZERO]], %[[BPHASE:.*]] = %[[ZERO]])
+// CHECK: %[[EMPTYPHASE:.*]] = arith.xori %[[APHASE]], %c1
+// CHECK-NEXT: %[[AE:.*]] = tilegpu.memdesc_index %[[AEMPTY]][%[[ASLOT]]]
 // CHECK-NEXT: tilegpu.wait_barrier %[[AE]], %[[EMPTYPHASE]]
-// CHECK-NEXT: %[[ABUF:.*]] = tilegpu.memdesc_index %[[ASTACK]][%[[PSLOT]]]
-// CHECK-NEXT: %[[AF:.*]] = tilegpu.memdesc_index %[[AFULL]][%[[PSLOT]]]
+// CHECK-NEXT: %[[ABUF:.*]] = tilegpu.memdesc_index %[[ASTACK]][%[[ASLOT]]]
+// CHECK-NEXT: %[[AF:.*]] = tilegpu.memdesc_index %[[AFULL]][%[[ASLOT]]]
 // CHECK-NEXT: tilegpu.async_tma_copy_block %[[APTR]], %[[ADESC]][%[[PID]]], %[[ABUF]], %[[AF]] :
 // CHECK: tilegpu.wait_barrier
 // CHECK: tilegpu.async_tma_copy_block %[[BPTR]], %[[BDESC]][],
@@ -39,20 +39,18 @@
 // CHECK-NEXT: }
 // CHECK-NEXT: } {consumer_registers = 232 : i32, ctas_per_sm = 2 : i32, producer_registers = 24 : i32, producer_warps = 4 : i32}
 // CHECK-NOT: tilegpu.async_tma_copy_block
-// CHECK: %[[LOOP:.*]]:5 = scf.for %[[IV:.*]] = %[[LB:[^ ]*]] to %[[UB:[^ ]*]] step {{.*}} iter_args({{.*}}, %[[SLOT:.*]] = %[[ZERO]], %[[PHASE:.*]] = %[[ZERO]])
+// CHECK: %[[LOOP:.*]]:7 = scf.for %[[IV:.*]] = %[[LB:[^ ]*]] to %[[UB:[^ ]*]] step {{.*}} iter_args({{.*}}, %[[SLOT:.*]] = %[[ZERO]], %{{.*}} = %[[ZERO]], %[[PHASE:.*]] = %[[ZERO]], %{{.*}} = %[[ZERO]])
 // CHECK-NOT: tilegpu.barrier
-// CHECK: %[[PREVIOUS:.*]] = arith.select
-// CHECK: %[[NOTFIRST:.*]] = arith.cmpi ne, %[[IV]], %[[LB]]
 // CHECK: %[[AF:.*]] = tilegpu.memdesc_index %[[AFULL]][%[[SLOT]]]
 // CHECK-NEXT: tilegpu.wait_barrier %[[AF]], %[[PHASE]]
-// CHECK: %[[BF:.*]] = tilegpu.memdesc_index %[[BFULL]][%[[SLOT]]]
-// CHECK-NEXT: tilegpu.wait_barrier %[[BF]], %[[PHASE]]
+// CHECK: tilegpu.wait_barrier
 // CHECK-NEXT: %[[D:.*]] = tilegpu.warpgroup_dot {{.*}} {is_async}
 // CHECK-NEXT: tilegpu.warpgroup_dot_wait %[[D]] {pendings = 1 : i32}
-// CHECK: %[[AE:.*]] = tilegpu.memdesc_index %[[AEMPTY]][%[[PREVIOUS]]]
+// CHECK: %[[NOTFIRST:.*]] = arith.cmpi ne, %[[IV]], %[[LB]]
+// CHECK-NEXT: %[[AE:.*]] = tilegpu.memdesc_index %[[AEMPTY]]
 // CHECK-NEXT: tilegpu.arrive_barrier %[[AE]] if %[[NOTFIRST]]
-// CHECK: %[[BE:.*]] = tilegpu.memdesc_index %[[BEMPTY]][%[[PREVIOUS]]]
-// CHECK-NEXT: tilegpu.arrive_barrier %[[BE]] if %[[NOTFIRST]]
+// CHECK: %[[BE:.*]] = tilegpu.memdesc_index %[[BEMPTY]]
+// CHECK-NEXT: tilegpu.arrive_barrier %[[BE]] if
 // CHECK: scf.yield
 // The last iteration's stages, released once its product is done.
 // CHECK: tilegpu.warpgroup_dot_wait %[[LOOP]]#2 {pendings = 0 : i32}
@@ -101,8 +99,8 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
 
 // -----
 
-// Two loops whose loads are alike (attention's unmasked and masked key
-// blocks) share one ring: the second starts from the slot and phase the
+// Two loops reading the same tensor (attention's unmasked and masked key
+// blocks) share its ring: the second starts from the slot and phase the
 // first ends at, in the producer and in the consumer. A product waited for
 // at once releases its stage right after it.
 #bk = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
@@ -159,17 +157,27 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
 
 // -----
 
-// A loop under a branch is not at the top of the kernel: pipelined as
-// without warp-specialize.
+// A loop under a branch: the producer mirrors the branch, on the same
+// condition, and both sides carry the ring's slot and phase out of it.
 #bk = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 #nk = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [1, 0]>
 #acc = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]>
 // CHECK-LABEL: func.func @under_branch
-// CHECK-NOT: tilegpu.warp_specialize
-// CHECK: scf.if
+// CHECK-SAME: %[[FLAG:arg[0-9]+]]: i1
+// CHECK: tilegpu.warp_specialize {
+// CHECK: scf.if %[[FLAG]] -> (i32, i32) {
 // CHECK: scf.for
-// CHECK-NEXT: tilegpu.barrier
 // CHECK: tilegpu.async_tma_copy_block
+// CHECK: } else {
+// CHECK-NEXT: scf.yield %[[ZERO:.*]], %[[ZERO]] : i32, i32
+// CHECK: } {consumer_registers
+// CHECK: scf.if %[[FLAG]] -> (i32, i32) {
+// CHECK: scf.for
+// CHECK-NOT: tilegpu.barrier
+// CHECK: tilegpu.wait_barrier
+// CHECK: tilegpu.arrive_barrier
+// CHECK: } else {
+// CHECK-NEXT: scf.yield
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @under_branch(%K: !tile.ptr<f16> {tile.divisibility = 16 : i32} loc("K"), %N: i32 loc("N"), %stride: i32 {tile.divisibility = 16 : i32} loc("stride_n"), %flag: i1) attributes {tile.kernel} {
     %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>

@@ -77,16 +77,16 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target
 // the last iteration's read of itself on the back edge. After the loop %a
 // is dead and %e reuses offset 0: a loop may run no iteration, so the store
 // barrier in it does not count, and %a's read in it does; %e waits. In the
-// scf.if, %f (512) walks out of the region to %e's store barrier, issued
-// after the loop's reads of 512, and needs none. %d (0 again) meets the
-// scf.if, which reads %e: it waits.
+// scf.if, %e is read for the last time before %f is made, so %f reuses
+// offset 0 and waits for that read. %d (0 again) meets the scf.if, which
+// reads %f: it waits.
 // CHECK-LABEL: func.func @nested
 // CHECK: tilegpu.local_alloc %{{.*}} {tilegpu.allocation_offset = 0 : i64, tilegpu.leading_barrier = false}
 // CHECK: scf.for
 // CHECK: tilegpu.local_alloc %{{.*}} {tilegpu.allocation_offset = 512 : i64, tilegpu.leading_barrier = true}
 // CHECK: tilegpu.local_alloc %{{.*}} {tilegpu.allocation_offset = 0 : i64, tilegpu.leading_barrier = true}
 // CHECK: scf.if
-// CHECK: tilegpu.local_alloc %{{.*}} {tilegpu.allocation_offset = 512 : i64, tilegpu.leading_barrier = false}
+// CHECK: tilegpu.local_alloc %{{.*}} {tilegpu.allocation_offset = 0 : i64, tilegpu.leading_barrier = true}
 // CHECK: tilegpu.local_alloc %{{.*}} {tilegpu.allocation_offset = 0 : i64, tilegpu.leading_barrier = true}
 #b = #tilegpu.blocked<sizePerThread = [1, 2], threadsPerWarp = [16, 2], warpsPerCTA = [1, 1], order = [1, 0]>
 #s = #tilegpu.shared<vec = 8, perPhase = 8, maxPhase = 1, order = [1, 0]>

@@ -112,6 +112,10 @@ bool TargetAttr::hasVectorReductions() const {
   return getArch() == Arch::SM90a;
 }
 
+int64_t TargetAttr::getMaxSharedBytes() const {
+  return getArch() == Arch::SM90a ? 227 * 1024 : 163 * 1024;
+}
+
 LogicalResult
 TileGPUDialect::verifyOperationAttribute(Operation *op,
                                          NamedAttribute attribute) {

@@ -33,6 +33,16 @@ struct AllocateSharedMemoryPass
       op->removeAttr(TileGPUDialect::getLeadingBarrierAttrName());
     });
     auto allocation = SharedMemoryAllocation::compute(module);
+    // Past the target's limit the kernel could not launch: say so now.
+    if (TargetAttr target = getTarget(module);
+        target && allocation.getTotalBytes() > target.getMaxSharedBytes()) {
+      module.emitError() << "the kernel needs " << allocation.getTotalBytes()
+                         << " bytes of shared memory, more than the "
+                         << target.getMaxSharedBytes() << " a program may use "
+                         << "on " << target.getChip()
+                         << ": use fewer stages or smaller blocks";
+      return signalPassFailure();
+    }
     auto i64 = IntegerType::get(&getContext(), 64);
     for (auto [op, interval] : allocation.getPlaces())
       op->setAttr(offsetName, IntegerAttr::get(i64, interval.begin));

@@ -37,8 +37,12 @@
 // buffer's first use; a plain barrier opens the iteration where no
 // async_wait does.
 //
+// With warp-specialize, a kernel whose every such load the TMA can copy is
+// split instead, producer warps issuing the copies (WarpSpecialize.cpp).
+//
 //===----------------------------------------------------------------------===//
 
+#include "Pipelining.h"
 #include "TensorMaps.h"
 
 #include "tile/Dialect/Tile/IR/Tile.h"
@@ -53,8 +57,6 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 
-#include <deque>
-
 namespace mlir::tilegpu {
 #define GEN_PASS_DEF_TILEGPUPIPELINE
 #include "tile/Dialect/TileGPU/Transforms/Passes.h.inc"
@@ -62,6 +64,73 @@ namespace mlir::tilegpu {
 
 using namespace mlir;
 using namespace mlir::tilegpu;
+
+Value tilegpu::createSlot(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIntOp::create(b, loc, value, 32);
+}
+
+/// The type of one mbarrier of a stack (`stages` of them when non-zero).
+MemDescType tilegpu::getBarrierType(MLIRContext *ctx, int64_t stages) {
+  auto encoding = SharedEncodingAttr::get(ctx, /*vec=*/1, /*perPhase=*/1,
+                                          /*maxPhase=*/1, {1, 0});
+  SmallVector<int64_t> shape{1, 1};
+  if (stages)
+    shape.insert(shape.begin(), stages);
+  return MemDescType::get(ctx, shape, IntegerType::get(ctx, 64), encoding);
+}
+
+/// The loop's one product that can stay in flight into the next iteration:
+/// a warpgroup_dot that accumulates into a value the loop carries and
+/// yields, reading only buffers the pipeline fills (the GEMM's main loop).
+WarpGroupDotOp tilegpu::findCarriedProduct(scf::ForOp loop,
+                                           ArrayRef<Value> buffers) {
+  auto dots = loop.getBody()->getOps<WarpGroupDotOp>();
+  if (!llvm::hasSingleElement(dots))
+    return {};
+  WarpGroupDotOp dot = *dots.begin();
+  auto acc = dyn_cast<BlockArgument>(dot.getC());
+  if (!acc || acc.getOwner() != loop.getBody() || acc.getArgNumber() == 0 ||
+      !acc.hasOneUse() || !dot->hasOneUse())
+    return {};
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  unsigned index = acc.getArgNumber() - 1;
+  if (yield.getOperand(index) != dot.getResult())
+    return {};
+  auto isPipelined = [&](Value buffer) {
+    // A transposed view reads the same buffer (an [N, K] tile of B).
+    if (auto trans = buffer.getDefiningOp<MemDescTransOp>())
+      buffer = trans.getSrc();
+    return llvm::is_contained(buffers, buffer);
+  };
+  if (!isa<MemDescType>(dot.getA().getType()) || !isPipelined(dot.getA()) ||
+      !isPipelined(dot.getB()))
+    return {};
+  return dot;
+}
+
+/// Leaves `dot`'s wgmma group in flight: each iteration waits for the one
+/// before (at most one pending), and the loop's result is waited for in
+/// full after it.
+WarpGroupDotWaitOp tilegpu::keepProductInFlight(scf::ForOp loop,
+                                                WarpGroupDotOp dot) {
+  dot.setIsAsync(true);
+  OpBuilder b(dot->getContext());
+  b.setInsertionPointAfter(dot);
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  unsigned index = 0;
+  for (OpOperand &use : yield->getOpOperands())
+    if (use.get() == dot.getResult())
+      index = use.getOperandNumber();
+  auto previous = WarpGroupDotWaitOp::create(b, dot.getLoc(), dot.getType(),
+                                             dot.getResult(), /*pendings=*/1);
+  yield->setOperand(index, previous);
+  b.setInsertionPointAfter(loop);
+  Value result = loop.getResult(index);
+  auto done = WarpGroupDotWaitOp::create(b, dot.getLoc(), result.getType(),
+                                         result, /*pendings=*/0);
+  result.replaceAllUsesExcept(done, done);
+  return done;
+}
 
 namespace {
 
@@ -248,20 +317,6 @@ Value iterationRuns(OpBuilder &b, Location loc, Value lower, Value step,
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, iv, upper);
 }
 
-Value createSlot(OpBuilder &b, Location loc, int64_t value) {
-  return arith::ConstantIntOp::create(b, loc, value, 32);
-}
-
-/// The type of one mbarrier of a stack (`stages` of them when non-zero).
-MemDescType getBarrierType(MLIRContext *ctx, int64_t stages = 0) {
-  auto encoding = SharedEncodingAttr::get(ctx, /*vec=*/1, /*perPhase=*/1,
-                                          /*maxPhase=*/1, {1, 0});
-  SmallVector<int64_t> shape{1, 1};
-  if (stages)
-    shape.insert(shape.begin(), stages);
-  return MemDescType::get(ctx, shape, IntegerType::get(ctx, 64), encoding);
-}
-
 /// Copies `p`'s block at `pointer` into buffer `slot` of `stack` where
 /// `runs`: cp.async, or the TMA signalling mbarrier `slot` of `barriers`.
 void copyAhead(OpBuilder &b, Location loc, PipelinedLoad &p, Value pointer,
@@ -418,59 +473,6 @@ scf::ForOp pipelineLoop(scf::ForOp loop, MutableArrayRef<PipelinedLoad> loads,
   return newLoop;
 }
 
-/// The loop's one product that can stay in flight into the next iteration:
-/// a warpgroup_dot that accumulates into a value the loop carries and
-/// yields, reading only buffers the pipeline fills (the GEMM's main loop).
-WarpGroupDotOp findCarriedProduct(scf::ForOp loop,
-                                  ArrayRef<PipelinedLoad> loads) {
-  auto dots = loop.getBody()->getOps<WarpGroupDotOp>();
-  if (!llvm::hasSingleElement(dots))
-    return {};
-  WarpGroupDotOp dot = *dots.begin();
-  auto acc = dyn_cast<BlockArgument>(dot.getC());
-  if (!acc || acc.getOwner() != loop.getBody() || acc.getArgNumber() == 0 ||
-      !acc.hasOneUse() || !dot->hasOneUse())
-    return {};
-  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-  unsigned index = acc.getArgNumber() - 1;
-  if (yield.getOperand(index) != dot.getResult())
-    return {};
-  auto isPipelined = [&](Value buffer) {
-    // A transposed view reads the same buffer (an [N, K] tile of B).
-    if (auto trans = buffer.getDefiningOp<MemDescTransOp>())
-      buffer = trans.getSrc();
-    return llvm::any_of(
-        loads, [&](PipelinedLoad p) { return p.alloc.getResult() == buffer; });
-  };
-  if (!isa<MemDescType>(dot.getA().getType()) || !isPipelined(dot.getA()) ||
-      !isPipelined(dot.getB()))
-    return {};
-  return dot;
-}
-
-/// Leaves `dot`'s wgmma group in flight: each iteration waits for the one
-/// before (at most one pending), and the loop's result is waited for in
-/// full after it.
-WarpGroupDotWaitOp keepProductInFlight(scf::ForOp loop, WarpGroupDotOp dot) {
-  dot.setIsAsync(true);
-  OpBuilder b(dot->getContext());
-  b.setInsertionPointAfter(dot);
-  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-  unsigned index = 0;
-  for (OpOperand &use : yield->getOpOperands())
-    if (use.get() == dot.getResult())
-      index = use.getOperandNumber();
-  auto previous = WarpGroupDotWaitOp::create(b, dot.getLoc(), dot.getType(),
-                                             dot.getResult(), /*pendings=*/1);
-  yield->setOperand(index, previous);
-  b.setInsertionPointAfter(loop);
-  Value result = loop.getResult(index);
-  auto done = WarpGroupDotWaitOp::create(b, dot.getLoc(), result.getType(),
-                                         result, /*pendings=*/0);
-  result.replaceAllUsesExcept(done, done);
-  return done;
-}
-
 /// Has `p` copied by the TMA where the runtime can describe its tensor,
 /// through the kernel's descriptor parameter for it; `axisInfo` holds each
 /// kernel's analysis, made on first use.
@@ -491,373 +493,6 @@ void planTensorMapCopy(
     return;
   p.descriptor = getTensorMapParameter(kernel, access->descriptor);
   p.coords = std::move(access->coords);
-}
-
-//===----------------------------------------------------------------------===//
-// Warp specialization: producer warps issue the copies
-//===----------------------------------------------------------------------===//
-
-/// The stacks of buffers and mbarriers that loops with alike loads share:
-/// per load, `stages` buffers, a "full" mbarrier per stage (the copy's
-/// bytes landed) and an "empty" one (every consumer thread is done with
-/// the buffer).
-struct Ring {
-  SmallVector<MemDescType> buffers;
-  SmallVector<Value> stacks, full, empty;
-  /// The slot and phase the next loop on the ring starts from: the
-  /// consumer's (in the kernel's body) and the producer's (in its region).
-  Value slot, phase, producerSlot, producerPhase;
-};
-
-/// A pipelined loop as the producer warps see it.
-struct ProducerLoop {
-  scf::ForOp loop;
-  Ring *ring;
-  SmallVector<PipelinedLoad> loads;
-};
-
-/// Whether the producer thread can compute `value` from the kernel's
-/// arguments alone: through pure scalar ops (no tile) at the top of the
-/// kernel's body.
-bool producerCanCompute(Value value, Block *entry,
-                        llvm::DenseMap<Value, bool> &known) {
-  if (auto arg = dyn_cast<BlockArgument>(value))
-    return arg.getOwner() == entry;
-  auto [it, inserted] = known.try_emplace(value, false);
-  if (!inserted)
-    return it->second;
-  Operation *def = value.getDefiningOp();
-  auto isTile = llvm::IsaPred<RankedTensorType>;
-  bool can = def->getBlock() == entry && def->getNumRegions() == 0 &&
-             isMemoryEffectFree(def) &&
-             llvm::none_of(def->getResultTypes(), isTile) &&
-             llvm::none_of(def->getOperandTypes(), isTile) &&
-             llvm::all_of(def->getOperands(), [&](Value operand) {
-               return producerCanCompute(operand, entry, known);
-             });
-  known[value] = can;
-  return can;
-}
-
-/// `value` computed in the producer's region by `b` (clones of the ops it
-/// comes from, each made once).
-Value cloneIntoProducer(OpBuilder &b, Value value, IRMapping &mapping) {
-  if (isa<BlockArgument>(value) || mapping.contains(value))
-    return mapping.lookupOrDefault(value);
-  Operation *def = value.getDefiningOp();
-  for (Value operand : def->getOperands())
-    cloneIntoProducer(b, operand, mapping);
-  b.clone(*def, mapping);
-  return mapping.lookup(value);
-}
-
-/// Values the producer needs to copy `p`'s blocks in `loop`.
-SmallVector<Value> getProducerInputs(scf::ForOp loop, PipelinedLoad &p) {
-  SmallVector<Value> inputs{loop.getLowerBound(), loop.getUpperBound(),
-                            loop.getStep(), loop.getInitArgs()[p.iterArg],
-                            p.descriptor};
-  llvm::append_range(inputs, p.advance.getOffsets());
-  llvm::append_range(inputs, p.coords);
-  return inputs;
-}
-
-/// Every op that reads `buffer`, through transposed views.
-SmallVector<Operation *> getReaders(Value buffer) {
-  SmallVector<Operation *> readers;
-  SmallVector<Value> views{buffer};
-  while (!views.empty())
-    for (Operation *user : views.pop_back_val().getUsers()) {
-      if (isa<MemDescTransOp>(user))
-        views.push_back(user->getResult(0));
-      else
-        readers.push_back(user);
-    }
-  return readers;
-}
-
-Value getBarrier(OpBuilder &b, Location loc, Value stack, Value slot) {
-  return MemDescIndexOp::create(b, loc, getBarrierType(b.getContext()), stack,
-                                slot);
-}
-
-/// (slot + 1) mod stages, and the phase, flipped when the slot wraps.
-std::pair<Value, Value> nextSlot(OpBuilder &b, Location loc, Value slot,
-                                 Value phase, int64_t stages) {
-  Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, slot,
-                                     createSlot(b, loc, stages - 1));
-  Value next = arith::SelectOp::create(
-      b, loc, last, createSlot(b, loc, 0),
-      arith::AddIOp::create(b, loc, slot, createSlot(b, loc, 1)));
-  Value flipped = arith::XOrIOp::create(b, loc, phase, createSlot(b, loc, 1));
-  return {next, arith::SelectOp::create(b, loc, last, flipped, phase)};
-}
-
-/// The consumer's side of `pl.loop`: it carries the ring's slot and phase,
-/// waits on a load's "full" mbarrier before the buffer's first use and
-/// arrives on its "empty" one once done with it (lag 1: after its last
-/// use, at the iteration's end where a product reads it asynchronously;
-/// lag 2, a product left in flight: the buffer of the iteration before,
-/// after this iteration's product). Returns the new loop.
-scf::ForOp consumeRing(ProducerLoop &pl, int64_t stages,
-                       WarpGroupDotOp carried) {
-  scf::ForOp loop = pl.loop;
-  Ring &ring = *pl.ring;
-  Location loc = loop.getLoc();
-  IRRewriter rewriter(loop.getContext());
-  rewriter.setInsertionPoint(loop);
-  auto newLoop = cast<scf::ForOp>(*loop.replaceWithAdditionalYields(
-      rewriter, ValueRange{ring.slot, ring.phase},
-      /*replaceInitOperandUsesInLoop=*/false,
-      [&](OpBuilder &yb, Location yieldLoc,
-          ArrayRef<BlockArgument> newArgs) -> SmallVector<Value> {
-        auto [slot, phase] =
-            nextSlot(yb, yieldLoc, newArgs[0], newArgs[1], stages);
-        return {slot, phase};
-      }));
-  Block *body = newLoop.getBody();
-  Value slot = body->getArgument(body->getNumArguments() - 2);
-  Value phase = body->getArguments().back();
-  OpBuilder b(body, body->begin());
-  Value previousSlot;
-  Value notFirst;
-  if (carried) {
-    // (slot - 1) mod S; the first iteration of the loop has no previous
-    // one of its own (the loop before on the ring released its last).
-    Value wraps = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, slot,
-                                        createSlot(b, loc, 0));
-    previousSlot = arith::SelectOp::create(
-        b, loc, wraps, createSlot(b, loc, stages - 1),
-        arith::SubIOp::create(b, loc, slot, createSlot(b, loc, 1)));
-    notFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
-                                     newLoop.getInductionVar(),
-                                     newLoop.getLowerBound());
-  }
-  for (auto [i, p] : llvm::enumerate(pl.loads)) {
-    Value current =
-        MemDescIndexOp::create(b, loc, p.alloc.getType(), ring.stacks[i], slot);
-    SmallVector<Operation *> readers = getReaders(p.alloc.getResult());
-    Operation *firstUse = nullptr, *lastUse = nullptr;
-    bool readAsync = false;
-    for (Operation *reader : readers) {
-      Operation *holder = body->findAncestorOpInBlock(*reader);
-      if (!firstUse || holder->isBeforeInBlock(firstUse))
-        firstUse = holder;
-      if (!lastUse || lastUse->isBeforeInBlock(holder))
-        lastUse = holder;
-      auto dot = dyn_cast<WarpGroupDotOp>(reader);
-      readAsync |= dot && dot.getIsAsync();
-    }
-    {
-      OpBuilder::InsertionGuard guard(b);
-      if (firstUse)
-        b.setInsertionPoint(firstUse);
-      WaitBarrierOp::create(b, loc, getBarrier(b, loc, ring.full[i], slot),
-                            phase);
-    }
-    {
-      OpBuilder::InsertionGuard guard(b);
-      if (carried) {
-        b.setInsertionPoint(body->getTerminator());
-        ArriveBarrierOp::create(
-            b, loc, getBarrier(b, loc, ring.empty[i], previousSlot), notFirst);
-      } else {
-        if (readAsync || !lastUse)
-          b.setInsertionPoint(body->getTerminator());
-        else
-          b.setInsertionPointAfter(lastUse);
-        ArriveBarrierOp::create(b, loc, getBarrier(b, loc, ring.empty[i], slot),
-                                Value());
-      }
-    }
-    p.alloc.getResult().replaceAllUsesWith(current);
-  }
-  for (PipelinedLoad &p : pl.loads) {
-    p.alloc.erase();
-    p.load.erase();
-  }
-  ring.slot = newLoop.getResults().drop_back().back();
-  ring.phase = newLoop.getResults().back();
-  if (carried) {
-    WarpGroupDotWaitOp done = keepProductInFlight(newLoop, carried);
-    // The last iteration's buffers are released once its product is done.
-    OpBuilder after(done->getContext());
-    after.setInsertionPointAfter(done);
-    Value wraps = arith::CmpIOp::create(after, loc, arith::CmpIPredicate::eq,
-                                        ring.slot, createSlot(after, loc, 0));
-    Value lastSlot = arith::SelectOp::create(
-        after, loc, wraps, createSlot(after, loc, stages - 1),
-        arith::SubIOp::create(after, loc, ring.slot,
-                              createSlot(after, loc, 1)));
-    Value ran =
-        arith::CmpIOp::create(after, loc, arith::CmpIPredicate::slt,
-                              newLoop.getLowerBound(), newLoop.getUpperBound());
-    for (Value empty : ring.empty)
-      ArriveBarrierOp::create(after, loc,
-                              getBarrier(after, loc, empty, lastSlot), ran);
-  }
-  pl.loop = newLoop;
-  return newLoop;
-}
-
-/// The producer's side of `pl`, in the warp_specialize region `b` inserts
-/// into: the same iterations, each waiting until its stage is empty, then
-/// copying every load into it.
-void produceRing(OpBuilder &b, ProducerLoop &pl, IRMapping &mapping,
-                 int64_t stages) {
-  scf::ForOp loop = pl.loop;
-  Ring &ring = *pl.ring;
-  Location loc = loop.getLoc();
-  Value lower = cloneIntoProducer(b, loop.getLowerBound(), mapping);
-  Value upper = cloneIntoProducer(b, loop.getUpperBound(), mapping);
-  Value step = cloneIntoProducer(b, loop.getStep(), mapping);
-  SmallVector<Value> inits;
-  SmallVector<SmallVector<Value>> coords, offsets;
-  for (PipelinedLoad &p : pl.loads) {
-    inits.push_back(
-        cloneIntoProducer(b, loop.getInitArgs()[p.iterArg], mapping));
-    auto clone = [&](Value v) { return cloneIntoProducer(b, v, mapping); };
-    coords.push_back(llvm::map_to_vector(p.coords, clone));
-    offsets.push_back(llvm::map_to_vector(p.advance.getOffsets(), clone));
-  }
-  inits.push_back(ring.producerSlot);
-  inits.push_back(ring.producerPhase);
-  auto producer = scf::ForOp::create(
-      b, loc, lower, upper, step, inits,
-      [&](OpBuilder &lb, Location bodyLoc, Value iv, ValueRange args) {
-        Value slot = args[args.size() - 2], phase = args.back();
-        // A stage is empty once its previous phase completed: parity
-        // phase ^ 1 (at once for the first round).
-        Value emptyPhase = arith::XOrIOp::create(lb, bodyLoc, phase,
-                                                 createSlot(lb, bodyLoc, 1));
-        SmallVector<Value> yields;
-        for (auto [i, p] : llvm::enumerate(pl.loads)) {
-          WaitBarrierOp::create(lb, bodyLoc,
-                                getBarrier(lb, bodyLoc, ring.empty[i], slot),
-                                emptyPhase);
-          Value buffer = MemDescIndexOp::create(lb, bodyLoc, p.alloc.getType(),
-                                                ring.stacks[i], slot);
-          AsyncTMACopyBlockOp::create(
-              lb, bodyLoc, args[i], p.descriptor, coords[i], buffer,
-              getBarrier(lb, bodyLoc, ring.full[i], slot), Value());
-          yields.push_back(tile::AdvanceOp::create(
-              lb, bodyLoc, args[i].getType(), args[i], offsets[i]));
-        }
-        auto [nextS, nextP] = nextSlot(lb, bodyLoc, slot, phase, stages);
-        yields.push_back(nextS);
-        yields.push_back(nextP);
-        scf::YieldOp::create(lb, bodyLoc, yields);
-      });
-  ring.producerSlot = producer.getResults().drop_back().back();
-  ring.producerPhase = producer.getResults().back();
-}
-
-/// How a warp-specialized kernel shares an SM's 64K registers: the
-/// producer warpgroup keeps the fewest, the consumer warps what the CTA's
-/// registers at launch leave them (up to FlashAttention-3's 240). One
-/// warpgroup of consumers runs two CTAs an SM, so that each hides the
-/// other's softmax, more run one.
-struct RegisterSplit {
-  int32_t producer, consumer, ctasPerSM;
-};
-constexpr int32_t kProducerWarps = 4;
-RegisterSplit splitRegisters(unsigned numWarps) {
-  constexpr int32_t kRegistersPerSM = 65536, kMaxPerThread = 248;
-  RegisterSplit split{24, 0, numWarps <= 4 ? 2 : 1};
-  int32_t consumerThreads = 32 * numWarps;
-  int32_t threads = consumerThreads + 32 * kProducerWarps;
-  int32_t atLaunch = std::min(kMaxPerThread, kRegistersPerSM / split.ctasPerSM /
-                                                 threads / 8 * 8);
-  int32_t spare = atLaunch * threads - split.producer * 32 * kProducerWarps;
-  split.consumer = std::min<int32_t>(240, spare / consumerThreads / 8 * 8);
-  return split;
-}
-
-/// Warp-specializes `kernel` if every loop of `plans` (the kernel's) is at
-/// the top of its body, copies every load by the TMA, and the producer can
-/// compute what the copies need; returns whether it did.
-bool specializeWarps(
-    func::FuncOp kernel,
-    MutableArrayRef<std::pair<scf::ForOp, SmallVector<PipelinedLoad>>> plans,
-    int64_t stages, unsigned numWarps) {
-  Block *entry = &kernel.front();
-  llvm::DenseMap<Value, bool> known;
-  for (auto &[loop, loads] : plans) {
-    if (loop->getBlock() != entry)
-      return false;
-    for (PipelinedLoad &p : loads)
-      if (!p.descriptor ||
-          !llvm::all_of(getProducerInputs(loop, p), [&](Value v) {
-            return producerCanCompute(v, entry, known);
-          }))
-        return false;
-  }
-  if (!kernel.getOps<WarpSpecializeOp>().empty())
-    return false;
-  llvm::sort(plans, [](auto &a, auto &b) {
-    return a.first->isBeforeInBlock(b.first);
-  });
-  MLIRContext *ctx = kernel.getContext();
-  Location loc = kernel.getLoc();
-  OpBuilder top(entry, entry->begin());
-  std::deque<Ring> rings;
-  SmallVector<ProducerLoop> loops;
-  for (auto &[loop, loads] : plans) {
-    SmallVector<MemDescType> buffers;
-    for (PipelinedLoad &p : loads)
-      buffers.push_back(p.alloc.getType());
-    Ring *ring = nullptr;
-    for (Ring &r : rings)
-      if (r.buffers == buffers)
-        ring = &r;
-    if (!ring) {
-      ring = &rings.emplace_back();
-      ring->buffers = buffers;
-      for (MemDescType buffer : buffers) {
-        SmallVector<int64_t> shape{stages};
-        llvm::append_range(shape, buffer.getShape());
-        ring->stacks.push_back(LocalAllocOp::create(
-            top, loc,
-            MemDescType::get(ctx, shape, buffer.getElementType(),
-                             buffer.getEncoding()),
-            Value()));
-        ring->full.push_back(LocalAllocOp::create(
-            top, loc, getBarrierType(ctx, stages), Value()));
-        ring->empty.push_back(LocalAllocOp::create(
-            top, loc, getBarrierType(ctx, stages), Value()));
-      }
-    }
-    loops.push_back({loop, ring, loads});
-  }
-  int32_t consumerThreads = 32 * numWarps;
-  for (Ring &ring : rings) {
-    for (Value full : ring.full)
-      InitBarriersOp::create(top, loc, full, 1);
-    for (Value empty : ring.empty)
-      InitBarriersOp::create(top, loc, empty, consumerThreads);
-    ring.slot = ring.producerSlot = createSlot(top, loc, 0);
-    ring.phase = ring.producerPhase = ring.slot;
-  }
-  RegisterSplit split = splitRegisters(numWarps);
-  auto ws = WarpSpecializeOp::create(top, loc, kProducerWarps, split.producer,
-                                     split.consumer, split.ctasPerSM);
-  OpBuilder producer(ctx);
-  producer.setInsertionPointToStart(&ws.getProducer().emplaceBlock());
-  IRMapping mapping;
-  // The producer's inputs are cloned before the consumers' loops change.
-  for (ProducerLoop &pl : loops)
-    produceRing(producer, pl, mapping, stages);
-  for (ProducerLoop &pl : loops) {
-    WarpGroupDotOp carried =
-        stages >= 3 ? findCarriedProduct(pl.loop, pl.loads) : WarpGroupDotOp();
-    consumeRing(pl, stages, carried);
-  }
-  // At the kernel's end no copy is pending and no thread waits: the
-  // mbarriers end there (their memory is reused by nothing after).
-  OpBuilder end(entry->getTerminator());
-  for (Ring &ring : rings)
-    for (Value barriers : llvm::concat<Value>(ring.full, ring.empty))
-      InvalBarriersOp::create(end, loc, barriers);
-  return true;
 }
 
 struct TileGPUPipelinePass
@@ -885,6 +520,32 @@ struct TileGPUPipelinePass
     });
     for (scf::ForOp &loop : loops)
       loop = carryBlockPointers(loop);
+    llvm::DenseMap<Operation *, tile::AxisInfoAnalysis> axisInfo;
+    // A kernel split in producer and consumer warps has its copies planned
+    // whole; the others' loops are pipelined one by one.
+    if (useTma && warpSpecialize) {
+      auto numWarps = getOperation()->getAttrOfType<IntegerAttr>(
+          TileGPUDialect::getNumWarpsAttrName());
+      // Each loop's kernel, known before any loop is replaced.
+      SmallVector<Operation *> kernels =
+          llvm::map_to_vector(loops, [](scf::ForOp loop) -> Operation * {
+            return loop->getParentOfType<func::FuncOp>();
+          });
+      llvm::DenseSet<Operation *> specialized;
+      for (auto kernel : getOperation().getOps<func::FuncOp>()) {
+        if (!tile::isKernel(kernel) || !numWarps ||
+            !kernel.getOps<WarpSpecializeOp>().empty())
+          continue;
+        auto &axis = axisInfo.try_emplace(kernel, kernel).first->second;
+        if (specializeWarps(kernel, numStages, numWarps.getInt(), axis))
+          specialized.insert(kernel);
+      }
+      SmallVector<scf::ForOp> rest;
+      for (auto [loop, kernel] : llvm::zip(loops, kernels))
+        if (!specialized.contains(kernel))
+          rest.push_back(loop);
+      loops = std::move(rest);
+    }
     // Which loads each loop pipelines, and how each is copied, decided on
     // the IR as it came (the analyses see no half-pipelined function).
     SmallVector<std::pair<scf::ForOp, SmallVector<PipelinedLoad>>> plans;
@@ -898,7 +559,6 @@ struct TileGPUPipelinePass
     }
     // Each load is copied by the TMA where it can, else by cp.async where
     // it can, else not pipelined.
-    llvm::DenseMap<Operation *, tile::AxisInfoAnalysis> axisInfo;
     for (auto &[loop, loads] : plans) {
       if (useTma)
         for (PipelinedLoad &p : loads)
@@ -908,34 +568,14 @@ struct TileGPUPipelinePass
       });
     }
     llvm::erase_if(plans, [](auto &plan) { return plan.second.empty(); });
-    if (useTma && warpSpecialize) {
-      auto numWarps = getOperation()->getAttrOfType<IntegerAttr>(
-          TileGPUDialect::getNumWarpsAttrName());
-      llvm::DenseMap<Operation *, SmallVector<size_t>> byKernel;
-      for (auto [i, plan] : llvm::enumerate(plans))
-        byKernel[plan.first->getParentOfType<func::FuncOp>()].push_back(i);
-      llvm::DenseSet<size_t> specialized;
-      for (auto &[kernel, indices] : byKernel) {
-        SmallVector<std::pair<scf::ForOp, SmallVector<PipelinedLoad>>> mine;
-        for (size_t i : indices)
-          mine.push_back(plans[i]);
-        auto func = dyn_cast_or_null<func::FuncOp>(kernel);
-        if (func && tile::isKernel(func) && numWarps &&
-            specializeWarps(func, mine, numStages, numWarps.getInt()))
-          specialized.insert(indices.begin(), indices.end());
-      }
-      SmallVector<std::pair<scf::ForOp, SmallVector<PipelinedLoad>>> rest;
-      for (auto [i, plan] : llvm::enumerate(plans))
-        if (!specialized.contains(i))
-          rest.push_back(std::move(plan));
-      plans = std::move(rest);
-    }
     for (auto &[loop, loads] : plans) {
       // A product left in flight still reads the buffer of iteration k - 1
       // in iteration k: copies then go two iterations back, which needs
       // three stages.
+      SmallVector<Value> buffers = llvm::map_to_vector(
+          loads, [](PipelinedLoad &p) -> Value { return p.alloc.getResult(); });
       WarpGroupDotOp carried =
-          numStages >= 3 ? findCarriedProduct(loop, loads) : WarpGroupDotOp();
+          numStages >= 3 ? findCarriedProduct(loop, buffers) : WarpGroupDotOp();
       scf::ForOp pipelined =
           pipelineLoop(loop, loads, numStages, carried ? 2 : 1);
       if (carried)

@@ -157,18 +157,23 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {
     its buffer's mbarrier (`tilegpu.wait_barrier`, the phase the loop
     carries) before the buffer's first use.
 
-    With `warp-specialize` too, a kernel whose pipelined loops are all at
-    the top of its body and copy every load by the TMA is split
+    With `warp-specialize` too, a kernel whose every block load into an
+    `nvmma_shared` buffer the TMA can copy is split
     (`tilegpu.warp_specialize`): a warpgroup of producer warps, launched
-    besides the kernel's, issues every copy of those loops, in their order,
-    into rings of buffers the loops share where their loads are alike; each
-    ring has a "full" mbarrier per stage (the copy's bytes) and an "empty"
-    one (every consumer thread arrives on it once it has read the buffer:
-    after the buffer's last use, at the iteration's end if a product reads
-    it asynchronously, in the next iteration for a product left in flight).
-    The producer waits on "empty" before it refills a stage, so no barrier
-    of all threads opens the iterations. Other kernels are pipelined as
-    without it.
+    besides the kernel's, copies every such load, in program order, through
+    a region that mirrors the loops and branches around them (same bounds
+    and conditions, the block pointers carried, all computed from the
+    kernel's arguments by pure scalar ops). Each operand stream (a buffer
+    type and the tensor it comes from) has a ring: `num-stages` buffers
+    where a loop copies into it, one otherwise, a "full" mbarrier per stage
+    (the copy's bytes) and an "empty" one (every consumer thread arrives on
+    it once done with the buffer: after its last use, after the wait that
+    retires an asynchronous product reading it, in the next iteration for
+    a product left in flight). Producer and consumer carry each ring's slot
+    and phase through the same loops and branches; the producer waits on
+    "empty" before it refills a stage, so no barrier of all threads opens
+    the iterations. A kernel that does not qualify is pipelined as without
+    it.
   }];
   let options = [
     Option<"numStages", "num-stages", "int", /*default=*/"2",
