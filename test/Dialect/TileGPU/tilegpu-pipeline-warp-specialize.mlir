@@ -201,3 +201,33 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
     return
   }
 }
+
+// -----
+
+// Two warps are half a warpgroup: the producer warps would share theirs,
+// and setmaxnreg acts on whole warpgroups. Pipelined as without
+// warp-specialize.
+#bk = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [2, 1], order = [1, 0]>
+#nk = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [1, 0]>
+// CHECK-LABEL: func.func @half_warpgroup
+// CHECK-NOT: tilegpu.warp_specialize
+// CHECK: scf.for
+// CHECK-NEXT: tilegpu.barrier
+module attributes {tilegpu.num_warps = 2 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @half_warpgroup(%K: !tile.ptr<f16> {tile.divisibility = 16 : i32} loc("K"), %N: i32 loc("N"), %stride: i32 {tile.divisibility = 16 : i32} loc("stride_n")) attributes {tile.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %n = arith.extsi %N : i32 to i64
+    %s = arith.extsi %stride : i32 to i64
+    %kp = tile.make_block_ptr %K, [%n, %c1_i64], [%s, %c1_i64], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<64x64xf16, #bk>>
+    %r = scf.for %i = %c0 to %N step %c64 iter_args(%k_ptr = %kp) -> (!tile.block_ptr<tensor<64x64xf16, #bk>>) : i32 {
+      %k = tile.load_block %k_ptr {tilegpu.vector_width = 8 : i32} : !tile.block_ptr<tensor<64x64xf16, #bk>>
+      %kb = tilegpu.local_alloc %k : tensor<64x64xf16, #bk> -> !tilegpu.memdesc<64x64xf16, #nk>
+      %l = tilegpu.local_load %kb [0, 0] : !tilegpu.memdesc<64x64xf16, #nk> -> tensor<64x64xf16, #bk>
+      %next = tile.advance %k_ptr, [%c64, %c0] : !tile.block_ptr<tensor<64x64xf16, #bk>>
+      scf.yield %next : !tile.block_ptr<tensor<64x64xf16, #bk>>
+    }
+    return
+  }
+}

@@ -38,7 +38,9 @@ WarpGroupDotWaitOp keepProductInFlight(scf::ForOp loop, WarpGroupDotOp dot);
 /// Splits `kernel` in producer warps, which copy every block load into an
 /// nvmma_shared buffer by the TMA, and the kernel's `numWarps` warps, which
 /// consume the copies from rings of `stages` buffers (tilegpu-pipeline's
-/// warp-specialize); returns false, the kernel unchanged, where it cannot.
+/// warp-specialize); returns false, the kernel unchanged, where it cannot
+/// (`numWarps` not whole warpgroups, a load the TMA cannot copy, a value
+/// the producer cannot compute).
 bool specializeWarps(func::FuncOp kernel, int64_t stages, unsigned numWarps,
                      const tile::AxisInfoAnalysis &axis);
 

@@ -224,6 +224,10 @@ bool WarpSpecializer::need(Value value) {
 }
 
 bool WarpSpecializer::plan(const tile::AxisInfoAnalysis &axis) {
+  // setmaxnreg acts on whole warpgroups: the producer warps must not share
+  // one with the kernel's.
+  if (numWarps % 4)
+    return false;
   SmallVector<std::pair<tile::LoadBlockOp, LocalAllocOp>> loads;
   kernel.walk([&](tile::LoadBlockOp load) {
     if (!load->hasOneUse())
