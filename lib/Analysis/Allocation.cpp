@@ -8,6 +8,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 
 #include <functional>
@@ -178,46 +179,81 @@ SharedMemoryAllocation SharedMemoryAllocation::compute(ModuleOp module) {
     end[op] = next++;
   };
   number(module);
+  // When a place is live: intervals of that numbering.
+  using Interval = std::pair<int64_t, int64_t>;
   struct Place {
     Operation *op;
     Operation *function;
-    int64_t first, last, bytes, alignment = 128, offset = 0;
+    SmallVector<Interval> live;
+    int64_t bytes, alignment = 128, offset = 0;
+  };
+  // `intervals` less [begin, end].
+  auto cut = [](SmallVector<Interval> &intervals, int64_t begin, int64_t end) {
+    SmallVector<Interval> kept;
+    for (auto [first, last] : intervals) {
+      if (last < begin || end < first) {
+        kept.push_back({first, last});
+        continue;
+      }
+      if (first < begin)
+        kept.push_back({first, begin - 1});
+      if (end < last)
+        kept.push_back({end + 1, last});
+    }
+    intervals = std::move(kept);
   };
   SmallVector<Place> places;
   module.walk([&](Operation *op) {
     auto alloc = dyn_cast<LocalAllocOp>(op);
     if (!alloc) {
       if (int64_t bytes = getSharedScratchBytes(op))
-        places.push_back({op, op->getParentOfType<func::FuncOp>(), position[op],
-                          end[op], bytes});
+        places.push_back({op,
+                          op->getParentOfType<func::FuncOp>(),
+                          {{position[op], end[op]}},
+                          bytes});
       return;
     }
-    int64_t last = position[alloc];
-    // Uses through views (transposed, or one buffer of a stack) keep the
-    // buffer alive too.
+    // A buffer lives from its alloc to each use, through every path that
+    // reaches the use: a use in a loop lasts until the loop ends (the next
+    // iteration reads again); the other side of a branch around a use
+    // cannot reach it. Uses through views (transposed, or one buffer of a
+    // stack) count too.
+    SmallVector<Interval> live{{position[alloc], position[alloc]}};
     SmallVector<Value> views{alloc.getResult()};
     while (!views.empty())
       for (Operation *user : views.pop_back_val().getUsers()) {
         if (isa<MemDescTransOp, MemDescIndexOp>(user))
           views.push_back(user->getResult(0));
-        // A use in a loop lasts until the loop ends (the next iteration
-        // reads again); one in a branch only as long as itself.
         Operation *holder = user;
         for (Operation *parent = user->getParentOp();
              parent && parent != alloc->getParentOp();
              parent = parent->getParentOp())
           if (isa<LoopLikeOpInterface>(parent))
             holder = parent;
-        last = std::max(last, end[holder]);
+        SmallVector<Interval> reaching{{position[alloc], end[holder]}};
+        for (Operation *inner = holder;
+             inner->getParentOp() != alloc->getParentOp();
+             inner = inner->getParentOp()) {
+          auto branch = dyn_cast<scf::IfOp>(inner->getParentOp());
+          if (!branch)
+            continue;
+          for (Region &other : branch->getRegions())
+            if (&other != inner->getParentRegion() && !other.empty() &&
+                !other.front().empty())
+              cut(reaching, position[&other.front().front()],
+                  end[&other.front().back()]);
+        }
+        llvm::append_range(live, reaching);
       }
-    // wgmma and TMA read a swizzle from the address bits: its buffers
-    // start where a whole swizzle pattern does.
+    // wgmma and TMA read a swizzle from the address bits: its buffers    //
+    // wgmma and TMA read a swizzle from the address bits: its buffers start
+    // where a whole swizzle pattern does.
     int64_t alignment =
         isa<NVMMASharedEncodingAttr>(alloc.getType().getEncoding())
             ? NVMMASharedEncodingAttr::kAlignment
             : 128;
     places.push_back({alloc, alloc->getParentOfType<func::FuncOp>(),
-                      position[alloc], last, getSharedBytes(alloc.getType()),
+                      std::move(live), getSharedBytes(alloc.getType()),
                       alignment});
   });
   SharedMemoryAllocation allocation;
@@ -230,9 +266,13 @@ SharedMemoryAllocation SharedMemoryAllocation::compute(ModuleOp module) {
       moved = false;
       for (size_t j = 0; j < i; ++j) {
         const Place &other = places[j];
-        bool liveTogether = other.function == place.function &&
-                            other.first <= place.last &&
-                            place.first <= other.last;
+        bool liveTogether =
+            other.function == place.function &&
+            llvm::any_of(place.live, [&](Interval a) {
+              return llvm::any_of(other.live, [&](Interval b) {
+                return a.first <= b.second && b.first <= a.second;
+              });
+            });
         if (liveTogether && offset < other.offset + other.bytes &&
             other.offset < offset + place.bytes) {
           offset = llvm::alignTo(other.offset + other.bytes, place.alignment);

@@ -72,9 +72,10 @@ struct SharedInterval {
 /// 128-byte aligned offset, so that swizzles stay bank-exact (1024-byte for
 /// an nvmma_shared buffer, whose swizzle wgmma reads off the address). Places
 /// whose lifetimes do not overlap share memory: a buffer lives from its
-/// local_alloc to its last read (through views too), or to the end of the
-/// outermost loop around that read below the alloc; scratch lives for its op
-/// alone, so an epilogue's conversion reuses the operand buffers of the loop
+/// local_alloc to each read (through views too) along the paths that reach
+/// it: to the end of the outermost loop around the read below the alloc,
+/// not through the other side of a branch around it; scratch lives for its
+/// op alone, so an epilogue's conversion reuses the operand buffers of the loop
 /// before it. Reuse is safe because every writer waits, before writing, for a
 /// barrier issued after the memory's last read: a local_alloc with a source
 /// (see Barriers.h), a conversion or reduction (which writes its scratch

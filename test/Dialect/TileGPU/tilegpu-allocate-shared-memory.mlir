@@ -143,3 +143,37 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
     return %x : i32
   }
 }
+
+// -----
+
+// A buffer lives along the paths that reach its uses: %ring, read in both
+// branches, is dead in the first branch after its read there (the second
+// branch's read is not on that path), so %then reuses offset 0; in the
+// second branch %else is stored before %ring's read there and does not.
+#b = #tilegpu.blocked<sizePerThread = [1, 2], threadsPerWarp = [16, 2], warpsPerCTA = [1, 1], order = [1, 0]>
+#s = #tilegpu.shared<vec = 8, perPhase = 8, maxPhase = 1, order = [1, 0]>
+#l = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]>
+// CHECK-LABEL: module attributes {tilegpu.num_warps = 1 : i32, tilegpu.shared_bytes = 1024 : i64
+// CHECK-LABEL: func.func @branches
+// CHECK: tilegpu.local_alloc %{{.*}} {tilegpu.allocation_offset = 0 : i64}
+// CHECK: scf.if
+// CHECK: tilegpu.local_alloc %{{.*}} {tilegpu.allocation_offset = 0 : i64}
+// CHECK: } else {
+// CHECK: tilegpu.local_alloc %{{.*}} {tilegpu.allocation_offset = 512 : i64}
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @branches(%x: tensor<32x8xf16, #b>, %c: i1) -> (tensor<32x8xf16, #l>, tensor<32x8xf16, #l>) {
+    %ring = tilegpu.local_alloc %x : tensor<32x8xf16, #b> -> !tilegpu.memdesc<32x8xf16, #s>
+    %r:2 = scf.if %c -> (tensor<32x8xf16, #l>, tensor<32x8xf16, #l>) {
+      %rl = tilegpu.local_load %ring [0, 0] : !tilegpu.memdesc<32x8xf16, #s> -> tensor<32x8xf16, #l>
+      %then = tilegpu.local_alloc %x : tensor<32x8xf16, #b> -> !tilegpu.memdesc<32x8xf16, #s>
+      %tl = tilegpu.local_load %then [0, 0] : !tilegpu.memdesc<32x8xf16, #s> -> tensor<32x8xf16, #l>
+      scf.yield %rl, %tl : tensor<32x8xf16, #l>, tensor<32x8xf16, #l>
+    } else {
+      %else = tilegpu.local_alloc %x : tensor<32x8xf16, #b> -> !tilegpu.memdesc<32x8xf16, #s>
+      %rl = tilegpu.local_load %ring [0, 0] : !tilegpu.memdesc<32x8xf16, #s> -> tensor<32x8xf16, #l>
+      %el = tilegpu.local_load %else [0, 0] : !tilegpu.memdesc<32x8xf16, #s> -> tensor<32x8xf16, #l>
+      scf.yield %rl, %el : tensor<32x8xf16, #l>, tensor<32x8xf16, #l>
+    }
+    return %r#0, %r#1 : tensor<32x8xf16, #l>, tensor<32x8xf16, #l>
+  }
+}
