@@ -211,6 +211,15 @@ Status tile::rt::parseKernelInfo(const std::string &text,
       return Status::error("'num_warps' is not a positive integer");
     info->numWarps = static_cast<int>(warps->getInteger());
   }
+  if (const JsonValue *gpu = root.get("gpu"); gpu && gpu->isObject())
+    if (const JsonValue *threads = gpu->get("threads")) {
+      if (!threads->isInteger() ||
+          threads->getInteger() < 32 * info->numWarps ||
+          threads->getInteger() > 1024 || threads->getInteger() % 32)
+        return Status::error("'gpu.threads' is not a whole number of warps "
+                             "from 32 * num_warps to 1024");
+      info->threads = static_cast<int>(threads->getInteger());
+    }
   if (const JsonValue *maxNCtx = root.get("max_n_ctx")) {
     if (!maxNCtx->isInteger() || maxNCtx->getInteger() <= 0)
       return Status::error("'max_n_ctx' is not a positive integer");

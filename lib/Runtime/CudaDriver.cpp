@@ -112,29 +112,17 @@ Status tile::rt::loadKernel(const CudaDriver &driver, const KernelInfo &info,
       driver.cuModuleGetFunction(&function, module, info.entry.c_str()),
       "finding entry '" + info.entry + "' of '" + info.name + "'"));
   unsigned sharedBytes = 0;
-  // The block: the kernel's warps (num_warps), or what "gpu.threads" says
-  // (a warp-specialized kernel's producer warps besides).
-  unsigned threads = 32 * info.numWarps;
-  if (const JsonValue *gpu = info.metadata.get("gpu")) {
+  if (const JsonValue *gpu = info.metadata.get("gpu"))
     if (const JsonValue *bytes = gpu->get("shared_bytes"))
       if (bytes->isInteger())
         sharedBytes = static_cast<unsigned>(bytes->getInteger());
-    if (const JsonValue *count = gpu->get("threads")) {
-      if (!count->isInteger() || count->getInteger() < threads ||
-          count->getInteger() > 1024 || count->getInteger() % 32)
-        return Status::error("kernel '" + info.name +
-                             "': 'gpu.threads' is not a whole number of warps "
-                             "from num_warps' to 1024");
-      threads = static_cast<unsigned>(count->getInteger());
-    }
-  }
   if (sharedBytes > kDefaultSharedLimit)
     TILE_RETURN_IF_ERROR(driver.check(
         driver.cuFuncSetAttribute(function, kMaxDynamicSharedBytesAttribute,
                                   static_cast<int>(sharedBytes)),
         "allowing '" + info.name + "' " + std::to_string(sharedBytes) +
             " bytes of shared memory"));
-  *kernel = {function, threads, sharedBytes};
+  *kernel = {function, unsigned(info.blockThreads()), sharedBytes};
   return Status::success();
 }
 

@@ -257,6 +257,25 @@ TEST(KernelInfo, MaxNCtxIsAPositiveInteger) {
   }
 }
 
+TEST(KernelInfo, ThreadsAreWholeWarpsFromTheKernelsOwn) {
+  auto withThreads = [](const std::string &value) {
+    return R"({"schema_version": 2, "name": "a", "kernel": "k", "params": [],
+               "num_warps": 4, "gpu": {"target": "sm_90a", "threads": )" +
+           value + "}}";
+  };
+  KernelInfo info;
+  ASSERT_TRUE(parseKernelInfo(kMetadata, "x.json", &info).ok());
+  EXPECT_EQ(info.blockThreads(), 128);
+  // A warp-specialized kernel: a warpgroup of producer warps besides.
+  ASSERT_TRUE(parseKernelInfo(withThreads("256"), "x.json", &info).ok());
+  EXPECT_EQ(info.blockThreads(), 256);
+  for (const char *bad : {"64", "100", "2048", "\"256\"", "-128"}) {
+    Status status = parseKernelInfo(withThreads(bad), "x.json", &info);
+    ASSERT_FALSE(status.ok()) << bad;
+    EXPECT_NE(status.message().find("gpu.threads"), std::string::npos);
+  }
+}
+
 TEST(KernelInfo, TuningNamesTheVariantACandidateTunes) {
   auto withTuning = [](const std::string &value) {
     return R"({"schema_version": 2, "name": "a__m64", "kernel": "attn_fwd", "params": [], "tuning": )" +

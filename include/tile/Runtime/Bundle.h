@@ -67,6 +67,12 @@ struct KernelInfo {
   std::string entry;  ///< The function to launch.
   std::string source;
   int numWarps = 4;
+  /// "gpu.threads": the block the kernel runs as (its warps, and a
+  /// warp-specialized kernel's producer warps besides); 32 * numWarps
+  /// where absent.
+  int threads = 0;
+  /// The block to launch: `threads`, else 32 * numWarps.
+  int blockThreads() const { return threads ? threads : 32 * numWarps; }
   /// "max_n_ctx": the longest sequence this variant is the faster choice
   /// for (it is correct at any length); none for a general variant.
   std::optional<int64_t> maxNCtx;
