@@ -231,3 +231,37 @@ module attributes {tilegpu.num_warps = 2 : i32, tilegpu.target = #tilegpu.target
     return
   }
 }
+
+// -----
+
+// An asynchronous product waited for only after its loop: the buffer it
+// reads could not be released on time. Pipelined as without
+// warp-specialize.
+#bk = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#nk = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [1, 0]>
+#acc = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]>
+// CHECK-LABEL: func.func @waited_after_the_loop
+// CHECK-NOT: tilegpu.warp_specialize
+// CHECK: scf.for
+// CHECK-NEXT: tilegpu.barrier
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @waited_after_the_loop(%K: !tile.ptr<f16> {tile.divisibility = 16 : i32} loc("K"), %N: i32 loc("N"), %stride: i32 {tile.divisibility = 16 : i32} loc("stride_n")) attributes {tile.kernel} {
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %n = arith.extsi %N : i32 to i64
+    %s = arith.extsi %stride : i32 to i64
+    %q = tilegpu.local_alloc : !tilegpu.memdesc<64x64xf16, #nk>
+    %kp = tile.make_block_ptr %K, [%n, %c1_i64], [%s, %c1_i64], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<64x64xf16, #bk>>
+    %r:2 = scf.for %i = %c0 to %N step %c64 iter_args(%last = %zero, %k_ptr = %kp) -> (tensor<64x64xf32, #acc>, !tile.block_ptr<tensor<64x64xf16, #bk>>) : i32 {
+      %k = tile.load_block %k_ptr {tilegpu.vector_width = 8 : i32} : !tile.block_ptr<tensor<64x64xf16, #bk>>
+      %kb = tilegpu.local_alloc %k : tensor<64x64xf16, #bk> -> !tilegpu.memdesc<64x64xf16, #nk>
+      %d = tilegpu.warpgroup_dot %q, %kb, %zero {is_async} : !tilegpu.memdesc<64x64xf16, #nk>, !tilegpu.memdesc<64x64xf16, #nk>, tensor<64x64xf32, #acc> -> tensor<64x64xf32, #acc>
+      %next = tile.advance %k_ptr, [%c64, %c0] : !tile.block_ptr<tensor<64x64xf16, #bk>>
+      scf.yield %d, %next : tensor<64x64xf32, #acc>, !tile.block_ptr<tensor<64x64xf16, #bk>>
+    }
+    %done = tilegpu.warpgroup_dot_wait %r#0 {pendings = 0 : i32} : tensor<64x64xf32, #acc>
+    return
+  }
+}

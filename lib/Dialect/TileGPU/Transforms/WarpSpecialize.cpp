@@ -125,9 +125,9 @@ SmallVector<Operation *> getReaders(Value buffer) {
 /// them; the producer's region mirrors the loops and branches around the
 /// loads, and carries what the copies need (block pointers, bounds,
 /// descriptor coordinates, computed from the kernel's arguments by pure
-/// scalar ops). Each buffer type has a ring of `stages` buffers whose slot
-/// and phase both sides carry through the same loops and branches in the
-/// same order.
+/// scalar ops). Each operand stream has a ring of buffers whose slot and
+/// phase both sides carry through the same loops and branches in the same
+/// order.
 class WarpSpecializer {
 public:
   WarpSpecializer(func::FuncOp kernel, int64_t stages, unsigned numWarps)
@@ -269,6 +269,18 @@ bool WarpSpecializer::plan(const tile::AxisInfoAnalysis &axis) {
                      std::move(access->coords)});
   }
   for (TakenLoad &t : taken) {
+    // A stage is released once its readers are done: an asynchronous
+    // product must be waited for in its own block (one left in flight
+    // across iterations is waited for in the next: the GEMM's, below).
+    for (Operation *reader : getReaders(t.alloc.getResult())) {
+      auto dot = dyn_cast<WarpGroupDotOp>(reader);
+      if (dot && dot.getIsAsync() &&
+          llvm::none_of(dot->getUsers(), [&](Operation *user) {
+            return isa<WarpGroupDotWaitOp>(user) &&
+                   user->getBlock() == dot->getBlock();
+          }))
+        return false;
+    }
     if (!need(t.load.getPtr()) ||
         !llvm::all_of(t.coords, [&](Value v) { return need(v); }))
       return false;
