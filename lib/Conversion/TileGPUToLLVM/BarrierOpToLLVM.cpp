@@ -1,11 +1,12 @@
 //===- BarrierOpToLLVM.cpp - Program barriers and mbarriers ---------------===//
 //
-// tilegpu.barrier is bar.sync 0 (in a warp-specialized kernel, the consumer
-// warps' named barrier). The mbarriers that count the bytes of TMA copies
-// live in 8-byte slots of shared memory: init_barriers makes each slot of a
-// stack one (thread 0, between proxy fences and barriers), and
-// inval_barriers ends them so that the memory can hold something else;
-// wait_barrier spins on mbarrier.try_wait.parity, arrive_barrier arrives.
+// tilegpu.barrier is bar.sync 0 (in a warp-specialized kernel, after the
+// split, with the consumer warps' thread count). The mbarriers that count
+// the bytes of TMA copies live in 8-byte slots of shared memory:
+// init_barriers makes each slot of a stack one (thread 0, between proxy
+// fences and barriers), and inval_barriers ends them so that the memory can
+// hold something else; wait_barrier spins on mbarrier.try_wait.parity,
+// arrive_barrier arrives.
 // tilegpu.warp_specialize stays through the conversion (its region is
 // converted in place) and becomes the split last: the producer warps lower
 // their registers, one of them runs the region, and they exit.
