@@ -362,11 +362,10 @@ void forEachSpan(OpBuilder &b, Location loc, MemDescType buffer, Value base,
 }
 
 /// Thread 0 (or the producer thread) arms the mbarrier with the buffer's
-/// bytes, then has the TMA copy
-/// the block one swizzle span of its contiguous dimension at a time: each
-/// span is a box of the descriptor, stored after the one before (the
-/// nvmma_shared layout). Coordinates are the block's offsets, contiguous
-/// dimension first, then the op's own.
+/// bytes, then has the TMA copy the block one swizzle span of its
+/// contiguous dimension at a time: each span is a box of the descriptor,
+/// stored after the one before (the nvmma_shared layout). Coordinates are the
+/// block's offsets, contiguous dimension first, then the op's own.
 struct AsyncTMACopyBlockOpConversion
     : public ConvertOpToLLVMPattern<AsyncTMACopyBlockOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;

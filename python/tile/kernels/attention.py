@@ -53,6 +53,16 @@ def _head_offset(off_hz, H, stride_z, stride_h):
 
 
 @tile.jit
+def _row_block(base, start_n, stride_n, N_CTX, HEAD_DIM: tl.constexpr,
+               BLOCK_N: tl.constexpr):
+    """The (BLOCK_N, HEAD_DIM) block of rows [start_n, start_n + BLOCK_N)
+    of a head's (N_CTX, HEAD_DIM) matrix at base."""
+    return tl.make_block_ptr(base=base, shape=(N_CTX, HEAD_DIM), strides=(stride_n, 1),
+                             offsets=(start_n, 0), block_shape=(BLOCK_N, HEAD_DIM),
+                             order=(1, 0))
+
+
+@tile.jit
 def _longest_first(heads_per_group):
     """(rank, head) of this program in a causal kernel, whose programs' work
     falls with rank: rank 0 is the longest.
@@ -265,9 +275,8 @@ def attn_fwd_fp8(Q, K, VT, O, LSE, DESCALE, sm_scale, stride_z, stride_h, stride
     offset = _head_offset(off_hz, H, stride_z, stride_h)
     v_offset = _head_offset(off_hz, H, stride_vz, stride_vh)
     o_offset = _head_offset(off_hz, H, stride_oz, stride_oh)
-    Q_block_ptr = tl.make_block_ptr(base=Q + offset, shape=(N_CTX, HEAD_DIM),
-                                    strides=(stride_n, 1), offsets=(start_m * BLOCK_M, 0),
-                                    block_shape=(BLOCK_M, HEAD_DIM), order=(1, 0))
+    Q_block_ptr = _row_block(Q + offset, start_m * BLOCK_M, stride_n, N_CTX, HEAD_DIM,
+                             BLOCK_M)
     K_block_ptr = tl.make_block_ptr(base=K + offset, shape=(HEAD_DIM, N_CTX),
                                     strides=(1, stride_n), offsets=(0, 0),
                                     block_shape=(HEAD_DIM, BLOCK_N), order=(0, 1))
@@ -275,9 +284,8 @@ def attn_fwd_fp8(Q, K, VT, O, LSE, DESCALE, sm_scale, stride_z, stride_h, stride
     V_block_ptr = tl.make_block_ptr(base=VT + v_offset, shape=(N_CTX, HEAD_DIM),
                                     strides=(1, stride_vd), offsets=(0, 0),
                                     block_shape=(BLOCK_N, HEAD_DIM), order=(0, 1))
-    O_block_ptr = tl.make_block_ptr(base=O + o_offset, shape=(N_CTX, HEAD_DIM),
-                                    strides=(stride_on, 1), offsets=(start_m * BLOCK_M, 0),
-                                    block_shape=(BLOCK_M, HEAD_DIM), order=(1, 0))
+    O_block_ptr = _row_block(O + o_offset, start_m * BLOCK_M, stride_on, N_CTX, HEAD_DIM,
+                             BLOCK_M)
     offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
     m_i = tl.full([BLOCK_M], -float("inf"), tl.float32)
     l_i = tl.zeros([BLOCK_M], tl.float32)
@@ -397,16 +405,6 @@ def _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, qk_
     return dk, dv
 
 
-@tile.jit
-def _key_block(base, start_n, stride_n, N_CTX, HEAD_DIM: tl.constexpr,
-               BLOCK_N: tl.constexpr):
-    """The (BLOCK_N, HEAD_DIM) block of rows [start_n, start_n + BLOCK_N)
-    of a head's (N_CTX, HEAD_DIM) matrix at base."""
-    return tl.make_block_ptr(base=base, shape=(N_CTX, HEAD_DIM), strides=(stride_n, 1),
-                             offsets=(start_n, 0), block_shape=(BLOCK_N, HEAD_DIM),
-                             order=(1, 0))
-
-
 @tile.jit(launch=tile.Launch(grid=("cdiv(N_CTX, BLOCK_N1)", "Z * H"),
                              keys=("HEAD_DIM", "CAUSAL"), length="N_CTX"))
 def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
@@ -446,9 +444,9 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
     # Block pointers, not one offsets tensor for all four: each access
     # computes its addresses where it runs, and none stay live through the
     # loops to the dK and dV stores.
-    k = tl.load(_key_block(K, start_n, stride_n, N_CTX, HEAD_DIM, BLOCK_N1),
+    k = tl.load(_row_block(K, start_n, stride_n, N_CTX, HEAD_DIM, BLOCK_N1),
                 boundary_check=(0,), padding_option="zero")
-    v = tl.load(_key_block(V, start_n, stride_n, N_CTX, HEAD_DIM, BLOCK_N1),
+    v = tl.load(_row_block(V, start_n, stride_n, N_CTX, HEAD_DIM, BLOCK_N1),
                 boundary_check=(0,), padding_option="zero")
     dk = tl.zeros([BLOCK_N1, HEAD_DIM], tl.float32)
     dv = tl.zeros([BLOCK_N1, HEAD_DIM], tl.float32)
@@ -491,10 +489,10 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
     dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX,
                             qk_scale, off, start_n, full_end, N_CTX,
                             BLOCK_M1, BLOCK_N1, HEAD_DIM, False, True, DV_LAST)
-    tl.store(_key_block(DV, start_n, stride_n, N_CTX, HEAD_DIM, BLOCK_N1),
+    tl.store(_row_block(DV, start_n, stride_n, N_CTX, HEAD_DIM, BLOCK_N1),
              dv.to(DV.dtype.element_ty), boundary_check=(0,))
     dk = dk * sm_scale
-    tl.store(_key_block(DK, start_n, stride_n, N_CTX, HEAD_DIM, BLOCK_N1),
+    tl.store(_row_block(DK, start_n, stride_n, N_CTX, HEAD_DIM, BLOCK_N1),
              dk.to(DK.dtype.element_ty), boundary_check=(0,))
 
 

@@ -72,3 +72,13 @@ func.func @arrive_on_stack(%b: !tilegpu.memdesc<2x1x1xi64, #bar>) {
   tilegpu.arrive_barrier %b : !tilegpu.memdesc<2x1x1xi64, #bar>
   return
 }
+
+// -----
+
+// An mbarrier's phase completes on at least one arrival.
+#bar = #tilegpu.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>
+func.func @no_arrivals(%b: !tilegpu.memdesc<2x1x1xi64, #bar>) {
+  // expected-error @below {{attribute 'arrivals' failed to satisfy constraint: 32-bit signless integer attribute whose value is positive}}
+  tilegpu.init_barriers %b {arrivals = 0 : i32} : !tilegpu.memdesc<2x1x1xi64, #bar>
+  return
+}

@@ -844,20 +844,21 @@ LogicalResult InvalBarriersOp::verify() {
   return verifyBarrierStack(*this, getBarriers().getType());
 }
 
-LogicalResult WaitBarrierOp::verify() {
-  if (!isBarrierBuffer(getBarrier().getType(), /*stacked=*/false))
-    return emitOpError()
-           << "waits on one mbarrier, !tilegpu.memdesc<1x1xi64>, not "
-           << getBarrier().getType();
+/// `verb` (what the op does on it) names the op's use in the message.
+static LogicalResult verifyOneBarrier(Operation *op, MemDescType type,
+                                      StringRef verb) {
+  if (!isBarrierBuffer(type, /*stacked=*/false))
+    return op->emitOpError()
+           << verb << " one mbarrier, !tilegpu.memdesc<1x1xi64>, not " << type;
   return success();
 }
 
+LogicalResult WaitBarrierOp::verify() {
+  return verifyOneBarrier(*this, getBarrier().getType(), "waits on");
+}
+
 LogicalResult ArriveBarrierOp::verify() {
-  if (!isBarrierBuffer(getBarrier().getType(), /*stacked=*/false))
-    return emitOpError()
-           << "arrives on one mbarrier, !tilegpu.memdesc<1x1xi64>, not "
-           << getBarrier().getType();
-  return success();
+  return verifyOneBarrier(*this, getBarrier().getType(), "arrives on");
 }
 
 LogicalResult WarpSpecializeOp::verify() {

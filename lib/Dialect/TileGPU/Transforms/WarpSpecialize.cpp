@@ -163,8 +163,11 @@ private:
   llvm::DenseMap<Operation *, llvm::SmallSetVector<unsigned, 4>> carried;
   /// Loops whose product stays in flight (a GEMM's), and the rings of the
   /// buffers it reads.
-  llvm::DenseMap<Operation *, WarpGroupDotOp> inFlight;
-  llvm::DenseMap<Operation *, SmallVector<unsigned>> inFlightRings;
+  struct InFlight {
+    WarpGroupDotOp dot;
+    SmallVector<unsigned> rings;
+  };
+  llvm::DenseMap<Operation *, InFlight> inFlight;
   SmallVector<Operation *> erased;
   IRMapping mapping;
 };
@@ -299,11 +302,12 @@ bool WarpSpecializer::plan(const tile::AxisInfoAnalysis &axis) {
         if (t.load->getBlock() == loop.getBody())
           inLoop.push_back(t.alloc.getResult());
       if (WarpGroupDotOp dot = findCarriedProduct(loop, inLoop)) {
-        inFlight[loop] = dot;
+        InFlight &product = inFlight[loop];
+        product.dot = dot;
         for (TakenLoad &t : taken)
           if (t.load->getBlock() == loop.getBody() &&
-              !llvm::is_contained(inFlightRings[loop], t.ring))
-            inFlightRings[loop].push_back(t.ring);
+              !llvm::is_contained(product.rings, t.ring))
+            product.rings.push_back(t.ring);
       }
     }
   return true;
@@ -462,7 +466,7 @@ void WarpSpecializer::consume(Ops ops, SmallVector<Value> &slots,
       slots[t.ring] = next;
       phases[t.ring] = nextPhase;
       auto loop = dyn_cast<scf::ForOp>(block.getParentOp());
-      WarpGroupDotOp dot = loop ? inFlight.lookup(loop) : WarpGroupDotOp();
+      WarpGroupDotOp dot = loop ? inFlight.lookup(loop).dot : WarpGroupDotOp();
       if (!dot) {
         consumeLoad(t, slot, phase, nullptr, Value());
         continue;
@@ -494,10 +498,10 @@ void WarpSpecializer::consume(Ops ops, SmallVector<Value> &slots,
           [&](OpBuilder &, Location, ArrayRef<BlockArgument> args) {
             return SmallVector<Value>(args.begin(), args.end());
           }));
-      if (WarpGroupDotOp dot = inFlight.lookup(loop)) {
-        inFlight.erase(loop);
-        inFlight[grown] = dot;
-        inFlightRings[grown] = inFlightRings.lookup(loop);
+      if (auto it = inFlight.find(loop); it != inFlight.end()) {
+        InFlight product = std::move(it->second);
+        inFlight.erase(it);
+        inFlight[grown] = std::move(product);
       }
       auto args = grown.getRegionIterArgs().take_back(2 * n);
       SmallVector<Value> innerSlots(args.take_front(n));
@@ -512,15 +516,15 @@ void WarpSpecializer::consume(Ops ops, SmallVector<Value> &slots,
       auto results = grown.getResults().take_back(2 * n);
       slots.assign(results.begin(), results.begin() + n);
       phases.assign(results.begin() + n, results.end());
-      if (WarpGroupDotOp dot = inFlight.lookup(grown)) {
-        WarpGroupDotWaitOp done = keepProductInFlight(grown, dot);
+      if (auto it = inFlight.find(grown); it != inFlight.end()) {
+        WarpGroupDotWaitOp done = keepProductInFlight(grown, it->second.dot);
         // Its last iteration's stages, once its product is done.
         OpBuilder after(done->getContext());
         after.setInsertionPointAfter(done);
         Value ran =
             arith::CmpIOp::create(after, loc, arith::CmpIPredicate::slt,
                                   grown.getLowerBound(), grown.getUpperBound());
-        for (unsigned k : inFlightRings.lookup(grown))
+        for (unsigned k : it->second.rings)
           ArriveBarrierOp::create(
               after, loc,
               getBarrier(after, loc, rings[k].empty,
