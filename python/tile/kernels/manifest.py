@@ -110,11 +110,12 @@ def _variants():
             # bytes) up to N = 2048, 7-19% faster at 512-1024.  No forward
             # spills.
             # The backward's programs own 128 keys.  At d128 they run on 8
-            # warps, 64 queries a step; the dots run on 4 x 2 or 2 x 4 warp
-            # grids (tilegpu-accelerate-matmul), which read a third less
-            # shared memory an mma than 16-key slabs and pass P^T and dS^T
-            # between warps through shared memory, as FlashAttention-2
-            # does.  At d64 they run on 4 warps, 32 queries a step, and two
+            # warps, two warpgroups of 64 keys, 64 queries a step (wgmma,
+            # below).  At d64 (mma.sync) the dots run on 4 x 2 or 2 x 4
+            # warp grids (tilegpu-accelerate-matmul), which read a third
+            # less shared memory an mma than 16-key slabs and pass P^T and
+            # dS^T between warps through shared memory, as FlashAttention-2
+            # does; they run on 4 warps, 32 queries a step, and two
             # programs share an SM: their phases (exponentials,
             # shared-memory exchanges, atomic adds) overlap where the 8
             # warps of one program are all in the same phase.  Neither
@@ -169,9 +170,15 @@ def _variants():
                      "DV_LAST": head_dim == 64}, bwd_warps,
                     num_stages=bwd_stages, thread_index_per_op=True,
                     max_row_span=128 if head_dim == 128 else 0,
-                    # Its loads feed mma.sync (no TMA); TMA stores of dK
-                    # and dV spill 16 bytes in the causal d128 kernel.
-                    tma=False))
+                    # At d128 on sm_90a every product runs on wgmma (dQ
+                    # reads dS^T through a transposed view of shared
+                    # memory) and a producer warpgroup copies Q and dO by
+                    # the TMA: 24-27% faster than on mma.sync (H200,
+                    # 2026-11-27; docs/status.md).  The d64 kernel's
+                    # 32-query dQ is no wgmma shape, so it keeps mma.sync,
+                    # whose loads the TMA does not feed; on wgmma (8 warps,
+                    # 128 queries a step) it spilled and was no faster.
+                    tma=head_dim == 128, warp_specialize=head_dim == 128))
             # 4096 elements a program (16 a thread): at d128, 32-row blocks
             # took 76 us instead of 96 with 64 rows (B * N = 16384, H = 16),
             # FA2's convert_dq 78.

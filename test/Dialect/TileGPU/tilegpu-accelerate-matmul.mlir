@@ -148,26 +148,55 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
 
 // -----
 
-// A function with an operand transposed in registers (Pᵀ in attention's
-// backward) keeps mma.sync for every dot on sm_90a, and so does a dot that
-// warpgroups cannot take (M = 32).
+// Attention's backward on sm_90a, 64 queries a step: dQ's A operand, dS^T
+// transposed in registers, is stored as it is and read through a transposed
+// view; dV takes P^T from the registers S^T was left in.
 #b = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
-// CHECK-DAG: #[[SYNC:.*]] = #tilegpu.mma<version = 2, warpsPerCTA = [2, 2]>
-// CHECK-LABEL: func.func @hopper_transposed_operand
-// CHECK-NOT: warpgroup_dot
-// CHECK: tile.dot {{.*}} -> tensor<64x64xf32, #[[SYNC]]>
-// CHECK-LABEL: func.func @hopper_short
-// CHECK: tile.dot {{.*}} -> tensor<32x64xf32, #{{.*}}>
+// CHECK-DAG: #[[KEYS:.*]] = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]>
+// CHECK-DAG: #[[PT:.*]] = #tilegpu.dot_operand<opIdx = 0, parent = #[[KEYS]], kWidth = 2>
+// CHECK-LABEL: func.func @hopper_backward
+// CHECK: tilegpu.warpgroup_dot {{.*}} -> tensor<64x64xf32, #[[KEYS]]>
+// CHECK: %[[PT16:.*]] = arith.truncf
+// CHECK: %[[DST:.*]] = tilegpu.local_alloc %[[PT16]] : tensor<64x64xf16, #blocked> -> !tilegpu.memdesc<64x64xf16, #[[ROWS:.*]]>
+// CHECK: %[[DS:.*]] = tilegpu.memdesc_trans %[[DST]] : !tilegpu.memdesc<64x64xf16, #[[ROWS]]> -> !tilegpu.memdesc<64x64xf16, #{{.*}}>
+// CHECK: %[[PA:.*]] = tilegpu.convert_layout {{.*}} -> tensor<64x64xf16, #[[PT]]>
+// CHECK: tilegpu.warpgroup_dot %[[PA]]
+// CHECK: tilegpu.warpgroup_dot %[[DS]]
+// CHECK-NOT: tile.dot
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
-  func.func @hopper_transposed_operand(%s: tensor<64x64xf32, #b>, %do: tensor<64x64xf16, #b>, %acc: tensor<64x64xf32, #b>) -> tensor<64x64xf32, #b> {
-    %p = arith.truncf %s : tensor<64x64xf32, #b> to tensor<64x64xf16, #b>
-    %pt = tile.trans %p {order = array<i32: 1, 0>} : tensor<64x64xf16, #b> -> tensor<64x64xf16, #b>
+  func.func @hopper_backward(%k: tensor<64x64xf16, #b>, %qt: tensor<64x64xf16, #b>, %do: tensor<64x64xf16, #b>, %acc: tensor<64x64xf32, #b>) -> (tensor<64x64xf32, #b>, tensor<64x64xf32, #b>) {
+    %st = tile.dot %k, %qt, %acc : tensor<64x64xf16, #b>, tensor<64x64xf16, #b> -> tensor<64x64xf32, #b>
+    %pt = arith.truncf %st : tensor<64x64xf32, #b> to tensor<64x64xf16, #b>
     %dv = tile.dot %pt, %do, %acc : tensor<64x64xf16, #b>, tensor<64x64xf16, #b> -> tensor<64x64xf32, #b>
-    return %dv : tensor<64x64xf32, #b>
+    %ds = tile.trans %pt {order = array<i32: 1, 0>} : tensor<64x64xf16, #b> -> tensor<64x64xf16, #b>
+    %dq = tile.dot %ds, %k, %acc : tensor<64x64xf16, #b>, tensor<64x64xf16, #b> -> tensor<64x64xf32, #b>
+    return %dv, %dq : tensor<64x64xf32, #b>, tensor<64x64xf32, #b>
   }
-  func.func @hopper_short(%a: tensor<32x64xf16, #b>, %w: tensor<64x64xf16, #b>, %acc: tensor<32x64xf32, #b>) -> tensor<32x64xf32, #b> {
-    %s = tile.dot %a, %w, %acc : tensor<32x64xf16, #b>, tensor<64x64xf16, #b> -> tensor<32x64xf32, #b>
-    return %s : tensor<32x64xf32, #b>
+}
+
+// -----
+
+// On sm_90a a function with a dot warpgroups cannot take (M = 32: dQ of
+// 32 queries) keeps mma.sync for all its dots, so that no layouts mix; a
+// function of its own is not held back by it.
+#b = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-LABEL: func.func @hopper_short
+// CHECK-NOT: warpgroup_dot
+// CHECK: tile.dot {{.*}} -> tensor<64x32xf32, #mma{{[0-9]*}}>
+// CHECK: tile.dot {{.*}} -> tensor<32x64xf32, #mma{{[0-9]*}}>
+// CHECK-LABEL: func.func @hopper_alone
+// CHECK: tilegpu.warpgroup_dot
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @hopper_short(%k: tensor<64x64xf16, #b>, %qt: tensor<64x32xf16, #b>, %acc: tensor<64x32xf32, #b>, %dqacc: tensor<32x64xf32, #b>) -> tensor<32x64xf32, #b> {
+    %st = tile.dot %k, %qt, %acc : tensor<64x64xf16, #b>, tensor<64x32xf16, #b> -> tensor<64x32xf32, #b>
+    %pt = arith.truncf %st : tensor<64x32xf32, #b> to tensor<64x32xf16, #b>
+    %ds = tile.trans %pt {order = array<i32: 1, 0>} : tensor<64x32xf16, #b> -> tensor<32x64xf16, #b>
+    %dq = tile.dot %ds, %k, %dqacc : tensor<32x64xf16, #b>, tensor<64x64xf16, #b> -> tensor<32x64xf32, #b>
+    return %dq : tensor<32x64xf32, #b>
+  }
+  func.func @hopper_alone(%a: tensor<64x64xf16, #b>, %w: tensor<64x64xf16, #b>, %acc: tensor<64x64xf32, #b>) -> tensor<64x64xf32, #b> {
+    %s = tile.dot %a, %w, %acc : tensor<64x64xf16, #b>, tensor<64x64xf16, #b> -> tensor<64x64xf32, #b>
+    return %s : tensor<64x64xf32, #b>
   }
 }
 

@@ -125,21 +125,6 @@ bool comesFromDot(Value value) {
   return false;
 }
 
-/// Whether `value` is a tile transposed in registers (tile.trans, seen
-/// through layout conversions) of something not loaded from memory.
-bool isTransposedInRegisters(Value value) {
-  while (auto convert = value.getDefiningOp<ConvertLayoutOp>())
-    value = convert.getSrc();
-  auto trans = value.getDefiningOp<tile::TransOp>();
-  if (!trans)
-    return false;
-  Value src = trans.getSrc();
-  while (auto convert = src.getDefiningOp<ConvertLayoutOp>())
-    src = convert.getSrc();
-  return !src.getDefiningOp<tile::LoadBlockOp>() &&
-         !src.getDefiningOp<tile::LoadOp>();
-}
-
 /// The wgmma layout of a dot's M x N result over `numWarps` warps, or null
 /// when wgmma cannot take it: warpgroups down the rows while each gets a
 /// 64-row slab (all of them, for a chain: its A operand then stays in
@@ -239,31 +224,47 @@ struct AccelerateMatmulPass
     module.walk([&](tile::DotOp dot) { dots.push_back(dot); });
     TargetAttr target = getTarget(module);
     bool hopper = target && target.getArch() == Arch::SM90a;
-    // wgmma reads A from shared memory or from the registers a dot left it
-    // in; a tile transposed in registers (Pᵀ, dSᵀ in attention's backward)
-    // would cross shared memory first and cost more than mma.sync gains
-    // (measured on the backward). A function with such a dot keeps
-    // mma.sync for all its dots, so that no layouts mix.
+    // On sm_90a a function's dots run on wgmma when warpgroups can take
+    // every one of them; else its 16-bit dots all keep mma.sync, since
+    // mixing the two would convert between their layouts (a backward whose
+    // 32-row dQ product kept mma.sync ran 15% slower than all on mma.sync).
+    // 8-bit dots have only wgmma.
+    DenseMap<Operation *, WarpgroupPlan> plans;
     DenseSet<Operation *> mmaSyncFunctions;
-    for (tile::DotOp dot : dots)
-      if (isTransposedInRegisters(dot.getA()))
-        mmaSyncFunctions.insert(dot->getParentOfType<func::FuncOp>());
+    if (hopper)
+      for (tile::DotOp dot : dots) {
+        if (std::optional<WarpgroupPlan> plan =
+                planOnWarpgroups(dot, numWarps.getInt()))
+          plans[dot] = *plan;
+        else
+          mmaSyncFunctions.insert(dot->getParentOfType<func::FuncOp>());
+      }
     for (tile::DotOp dot : dots) {
-      if (hopper &&
-          !mmaSyncFunctions.contains(dot->getParentOfType<func::FuncOp>()) &&
-          succeeded(accelerateOnWarpgroups(dot, numWarps.getInt())))
+      auto plan = plans.find(dot);
+      if (plan != plans.end() &&
+          (isFloat8(dot.getA().getType().getElementType()) ||
+           !mmaSyncFunctions.contains(dot->getParentOfType<func::FuncOp>()))) {
+        rewriteOnWarpgroups(dot, plan->second);
         continue;
+      }
       if (failed(accelerate(dot, grids.lookup(dot))))
         return signalPassFailure();
     }
   }
 
-  /// The dot as tilegpu.warpgroup_dot, when wgmma takes it: 16-bit
-  /// operands, B (and A unless it comes from another dot) stored to
-  /// nvmma_shared buffers; or 8-bit float ones, both stored with k
-  /// contiguous (wgmma transposes 16-bit operands only). Fails, changing
-  /// nothing, otherwise.
-  LogicalResult accelerateOnWarpgroups(tile::DotOp dot, unsigned numWarps) {
+  /// How wgmma takes a dot: the accumulator's layout, and whether A stays
+  /// in the registers another dot left it in.
+  struct WarpgroupPlan {
+    MmaEncodingAttr layout;
+    bool chained = false;
+  };
+
+  /// The plan for a dot wgmma takes: 16-bit operands, B (and A unless it
+  /// comes from another dot) stored to nvmma_shared buffers; or 8-bit float
+  /// ones, both stored with k contiguous (wgmma transposes 16-bit operands
+  /// only). None otherwise.
+  std::optional<WarpgroupPlan> planOnWarpgroups(tile::DotOp dot,
+                                                unsigned numWarps) {
     auto aType = dot.getA().getType();
     auto cType = dot.getType();
     Type element = aType.getElementType();
@@ -271,24 +272,24 @@ struct AccelerateMatmulPass
         isFloat8(element) && isFloat8(dot.getB().getType().getElementType());
     if (!(eightBit || element.isF16() || element.isBF16()) ||
         !cType.getElementType().isF32())
-      return failure();
+      return std::nullopt;
     int64_t m = cType.getDimSize(0), n = cType.getDimSize(1),
             k = aType.getDimSize(1);
     // A k wider than one 128-byte swizzle span must be a whole number of
     // spans.
     int64_t span = 1024 / element.getIntOrFloatBitWidth();
     if (k % getWarpGroupDotKStep(element) || (k > span && k % span))
-      return failure();
+      return std::nullopt;
     // 8-bit A always crosses shared memory: wgmma's 8-bit register
     // fragment is not the accumulator's.
     bool chained = !eightBit && comesFromDot(dot.getA());
     if (eightBit && (getBufferLayout(dot.getA()).getOrder()[0] != 1 ||
                      getBufferLayout(dot.getB()).getOrder()[0] != 0))
-      return failure();
-    MLIRContext *ctx = dot.getContext();
-    MmaEncodingAttr mma = chooseWgmmaLayout(ctx, numWarps, m, n, chained);
+      return std::nullopt;
+    MmaEncodingAttr mma =
+        chooseWgmmaLayout(dot.getContext(), numWarps, m, n, chained);
     if (!mma)
-      return failure();
+      return std::nullopt;
     // An operand whose M or N is contiguous is read in whole spans.
     auto spanFits = [&](Value operand, unsigned mnDim, int64_t step) {
       NVMMASharedEncodingAttr layout = getBufferLayout(operand);
@@ -297,22 +298,28 @@ struct AccelerateMatmulPass
     };
     if (!spanFits(dot.getB(), 1, mma.getInstrShape()[1]) ||
         (!chained && !spanFits(dot.getA(), 0, 64)))
-      return failure();
+      return std::nullopt;
+    return WarpgroupPlan{mma, chained};
+  }
 
+  /// The dot as tilegpu.warpgroup_dot, as `plan` says.
+  void rewriteOnWarpgroups(tile::DotOp dot, const WarpgroupPlan &plan) {
+    auto aType = dot.getA().getType();
+    auto cType = dot.getType();
+    MLIRContext *ctx = dot.getContext();
     OpBuilder b(dot);
     Location loc = dot.getLoc();
-    Value a = chained
-                  ? ConvertLayoutOp::create(
-                        b, loc,
-                        withLayout(aType,
-                                   DotOperandEncodingAttr::get(ctx, 0, mma, 2)),
-                        dot.getA())
-                  : storeForWgmma(dot.getA());
+    Value a = plan.chained ? ConvertLayoutOp::create(
+                                 b, loc,
+                                 withLayout(aType, DotOperandEncodingAttr::get(
+                                                       ctx, 0, plan.layout, 2)),
+                                 dot.getA())
+                           : storeForWgmma(dot.getA());
     Value bBuffer = storeForWgmma(dot.getB());
-    Value acc =
-        ConvertLayoutOp::create(b, loc, withLayout(cType, mma), dot.getAcc());
-    auto product =
-        WarpGroupDotOp::create(b, loc, withLayout(cType, mma), a, bBuffer, acc);
+    Value acc = ConvertLayoutOp::create(b, loc, withLayout(cType, plan.layout),
+                                        dot.getAcc());
+    auto product = WarpGroupDotOp::create(
+        b, loc, withLayout(cType, plan.layout), a, bBuffer, acc);
     Value back = ConvertLayoutOp::create(b, loc, cType, product.getResult());
     Value aOriginal = dot.getA(), bOriginal = dot.getB();
     dot.replaceAllUsesWith(back);
@@ -325,7 +332,6 @@ struct AccelerateMatmulPass
         operand = convert.getSrc();
         convert.erase();
       }
-    return success();
   }
 
   LogicalResult accelerate(tile::DotOp dot, ArrayRef<unsigned> warps) {
