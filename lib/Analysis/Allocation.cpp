@@ -167,6 +167,17 @@ SharedMemoryAllocation::getInterval(Operation *op) const {
   return places[it->second].second;
 }
 
+/// The last op of its block before which an asynchronous product may still
+/// be reading its operands: a wait on it, else the block's terminator.
+static Operation *getAsyncReadEnd(WarpGroupDotOp dot) {
+  Operation *end = nullptr;
+  for (Operation *user : dot->getUsers())
+    if (isa<WarpGroupDotWaitOp>(user) && user->getBlock() == dot->getBlock() &&
+        (!end || end->isBeforeInBlock(user)))
+      end = user;
+  return end ? end : dot->getBlock()->getTerminator();
+}
+
 SharedMemoryAllocation SharedMemoryAllocation::compute(ModuleOp module) {
   // Each op is numbered on entry and again after everything nested in it.
   DenseMap<Operation *, int64_t> position, end;
@@ -224,6 +235,10 @@ SharedMemoryAllocation SharedMemoryAllocation::compute(ModuleOp module) {
       for (Operation *user : views.pop_back_val().getUsers()) {
         if (isa<MemDescTransOp, MemDescIndexOp>(user))
           views.push_back(user->getResult(0));
+        // An asynchronous product reads until the wait on it in its block
+        // (or, without one, to the block's end).
+        if (auto dot = dyn_cast<WarpGroupDotOp>(user); dot && dot.getIsAsync())
+          user = getAsyncReadEnd(dot);
         Operation *holder = user;
         for (Operation *parent = user->getParentOp();
              parent && parent != alloc->getParentOp();
@@ -245,7 +260,6 @@ SharedMemoryAllocation SharedMemoryAllocation::compute(ModuleOp module) {
         }
         llvm::append_range(live, reaching);
       }
-    // wgmma and TMA read a swizzle from the address bits: its buffers    //
     // wgmma and TMA read a swizzle from the address bits: its buffers start
     // where a whole swizzle pattern does.
     int64_t alignment =

@@ -70,6 +70,7 @@ void tile::buildTileToLLVMPipeline(OpPassManager &pm,
   pm.addPass(tilegpu::createTileGPUOptimizeDotOperands());
   if (options.overlapProducts)
     pm.addPass(tilegpu::createTileGPUOverlapProducts());
+  pm.addPass(tilegpu::createTileGPUScheduleProducts());
   tilegpu::TileGPUPipelineOptions pipeline;
   pipeline.numStages = options.numStages;
   pipeline.useTma = options.tma;

@@ -143,13 +143,15 @@ for args in "--mode fwd --seq 100 --head-dim 64 --causal" \
     record "memcheck $args" fail "$(tail -20 "$LOGS/memcheck.log")"
   fi
 done
-# Shared-memory hazards and barrier misuse: the forward on wgmma reads what
-# cp.async and the threads' stores wrote, across proxy fences and barriers.
+# Shared-memory hazards and barrier misuse: wgmma reads what the TMA and the
+# threads' stores wrote (the d128 backward's dS^T, read by both warpgroups
+# while their products are in flight), across proxy fences and barriers.
 echo "== compute-sanitizer racecheck, synccheck"
 for tool in racecheck synccheck; do
   for args in "--mode fwd --seq 100 --head-dim 64 --causal" \
               "--mode fwd --seq 257 --head-dim 128 --dtype bf16" \
-              "--mode bwd --seq 100 --head-dim 64 --causal"; do
+              "--mode bwd --seq 100 --head-dim 64 --causal" \
+              "--mode bwd --seq 257 --head-dim 128 --causal --causal-offset -37"; do
     checks=$((checks + 1))
     if ! command -v compute-sanitizer > /dev/null; then
       record "$tool $args" skip "compute-sanitizer not found"

@@ -177,3 +177,32 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target
     return %r#0, %r#1 : tensor<32x8xf16, #l>, tensor<32x8xf16, #l>
   }
 }
+
+// -----
+
+// An asynchronous product reads its buffers until the wait on it: %late,
+// stored before that wait, does not reuse %b's memory; %after, stored after
+// it, does.
+#b = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]>
+#n = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [1, 0]>
+#nt = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [0, 1]>
+// CHECK-LABEL: func.func @async_product
+// CHECK: tilegpu.local_alloc %{{.*}} {tilegpu.allocation_offset = 0 : i64}
+// CHECK: tilegpu.warpgroup_dot
+// CHECK: tilegpu.local_alloc %{{.*}} {tilegpu.allocation_offset = 8192 : i64}
+// CHECK: tilegpu.warpgroup_dot_wait
+// CHECK: tilegpu.local_alloc %{{.*}} {tilegpu.allocation_offset = 0 : i64}
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @async_product(%a: !tilegpu.memdesc<64x64xf16, #n>, %t: tensor<64x64xf16, #b>) -> (tensor<64x64xf32, #mma>, tensor<64x64xf16, #b>, tensor<64x64xf16, #b>) {
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    %b = tilegpu.local_alloc %t : tensor<64x64xf16, #b> -> !tilegpu.memdesc<64x64xf16, #nt>
+    %d = tilegpu.warpgroup_dot %a, %b, %zero {is_async} : !tilegpu.memdesc<64x64xf16, #n>, !tilegpu.memdesc<64x64xf16, #nt>, tensor<64x64xf32, #mma> -> tensor<64x64xf32, #mma>
+    %late = tilegpu.local_alloc %t : tensor<64x64xf16, #b> -> !tilegpu.memdesc<64x64xf16, #n>
+    %done = tilegpu.warpgroup_dot_wait %d {pendings = 0 : i32} : tensor<64x64xf32, #mma>
+    %after = tilegpu.local_alloc %t : tensor<64x64xf16, #b> -> !tilegpu.memdesc<64x64xf16, #n>
+    %l = tilegpu.local_load %late [0, 0] : !tilegpu.memdesc<64x64xf16, #n> -> tensor<64x64xf16, #b>
+    %m = tilegpu.local_load %after [0, 0] : !tilegpu.memdesc<64x64xf16, #n> -> tensor<64x64xf16, #b>
+    return %done, %l, %m : tensor<64x64xf32, #mma>, tensor<64x64xf16, #b>, tensor<64x64xf16, #b>
+  }
+}
