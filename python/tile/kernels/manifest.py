@@ -109,28 +109,25 @@ def _variants():
             # N = 4096 on, and those (32-key steps: 64-key ones spill 16
             # bytes) up to N = 2048, 7-19% faster at 512-1024.  No forward
             # spills.
-            # The backward's programs own 128 keys.  At d128 they run on 8
-            # warps, two warpgroups of 64 keys, 64 queries a step (wgmma,
-            # below).  At d64 (mma.sync) the dots run on 4 x 2 or 2 x 4
-            # warp grids (tilegpu-accelerate-matmul), which read a third
-            # less shared memory an mma than 16-key slabs and pass P^T and
-            # dS^T between warps through shared memory, as FlashAttention-2
-            # does; they run on 4 warps, 32 queries a step, and two
-            # programs share an SM: their phases (exponentials,
-            # shared-memory exchanges, atomic adds) overlap where the 8
-            # warps of one program are all in the same phase.  Neither
+            # The backward runs every product on wgmma (dQ reads dS^T
+            # through a transposed view of shared memory), Q and dO copied
+            # by the TMA from a producer warpgroup.  At d128 its programs
+            # own 128 keys on 8 warps, two warpgroups of 64 keys, 64
+            # queries a step: 24-27% faster than the mma.sync kernel it
+            # replaced (4 x 2 warp grids, as FlashAttention-2), H200,
+            # 2026-11-27 (docs/status.md).  At d64 they own 64 keys on 4
+            # warps, 64 queries a step, two programs an SM: 1-4% faster than
+            # mma.sync (32 queries a step: a 32-row dQ is no wgmma shape);
+            # 128 keys on 8 warps spilled and were no faster.  Neither
             # spills: each step adds dQ before dK, in the order of products
             # (DV_LAST) that ptxas allocates without spilling for its head
-            # dim, and the d128 copies repeat along rows 128 bytes apart
-            # (max_row_span), their addresses immediates.  Against the order
-            # and copies before, which spilled 8-28 bytes: 5-13% faster at
-            # d64, 0.5-2.5% at d128.  Causal programs run longest first,
-            # dealt out 8 heads at a time in the forward and in groups of at
-            # least 128 programs in the backward.  Each op reads the thread
-            # index itself (thread_index_per_op), so that no index
-            # arithmetic stays live through the loops.
+            # dim.  Causal programs run longest first, dealt out 8 heads at
+            # a time in the forward and in groups of at least 128 programs
+            # in the backward.  Each op reads the thread index itself
+            # (thread_index_per_op), so that no index arithmetic stays live
+            # through the loops.
             warps = 8
-            bwd_warps, bwd_step = (4, 32) if head_dim == 64 else (8, 64)
+            bwd_warps, bwd_keys = (4, 64) if head_dim == 64 else (8, 128)
             # Q and dO three steps ahead: +1-3% at d128, -1 to +1% at d64.
             bwd_stages = 3 if head_dim == 128 else 2
             for causal in (True, False):
@@ -165,20 +162,12 @@ def _variants():
                 out.append(Variant(
                     f"attn_bwd_{t}_d{head_dim}_{suffix}", "attention", "attn_bwd",
                     _bwd_signature(t),
-                    {"HEAD_DIM": head_dim, "BLOCK_M1": bwd_step, "BLOCK_N1": 128,
+                    {"HEAD_DIM": head_dim, "BLOCK_M1": 64, "BLOCK_N1": bwd_keys,
                      "CAUSAL": causal, "GROUP_PROGRAMS": 128,
                      "DV_LAST": head_dim == 64}, bwd_warps,
                     num_stages=bwd_stages, thread_index_per_op=True,
                     max_row_span=128 if head_dim == 128 else 0,
-                    # At d128 on sm_90a every product runs on wgmma (dQ
-                    # reads dS^T through a transposed view of shared
-                    # memory) and a producer warpgroup copies Q and dO by
-                    # the TMA: 24-27% faster than on mma.sync (H200,
-                    # 2026-11-27; docs/status.md).  The d64 kernel's
-                    # 32-query dQ is no wgmma shape, so it keeps mma.sync,
-                    # whose loads the TMA does not feed; on wgmma (8 warps,
-                    # 128 queries a step) it spilled and was no faster.
-                    tma=head_dim == 128, warp_specialize=head_dim == 128))
+                    warp_specialize=True))
             # 4096 elements a program (16 a thread): at d128, 32-row blocks
             # took 76 us instead of 96 with 64 rows (B * N = 16384, H = 16),
             # FA2's convert_dq 78.
