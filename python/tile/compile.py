@@ -75,7 +75,10 @@ def load_module(path):
     except SyntaxError as e:
         raise CompilationError(e.filename or path, e.lineno or 0,
                                f"syntax error: {e.msg}") from None
-    except Exception as e:
+    except SystemExit as e:
+        raise UsageError(f"importing {path} failed: it exited (sys.exit({e.code!r})) "
+                         f"at import") from None
+    except (Exception, KeyboardInterrupt) as e:
         raise UsageError(f"importing {path} failed: {type(e).__name__}: {e}") from None
     finally:
         sys.path.pop(0)

@@ -143,8 +143,19 @@ class JITFunction:
             col_offset = len(lines[0]) - len(lines[0].lstrip()) if dedented != source else 0
             module = ast.parse(dedented)
             fdef = module.body[0]
-            if not isinstance(fdef, ast.FunctionDef):
-                raise TypeError(f"{self.__name__} is not a plain function")
+            problem = None
+            if isinstance(fdef, ast.AsyncFunctionDef):
+                problem = "a tile kernel is a plain 'def' function, not 'async def'"
+            elif not isinstance(fdef, ast.FunctionDef):
+                problem = f"{self.__name__} is not a plain function"
+            elif fdef.args.vararg or fdef.args.kwarg:
+                problem = ("variadic parameters (*args, **kwargs) are not supported "
+                           "in a tile kernel: name each parameter")
+            if problem:
+                from .compiler.errors import CompilationError
+                line = getattr(fdef, "lineno", 1) + first_line - 1
+                raise CompilationError(self.filename, line, problem,
+                                       source_line=lines[line - first_line])
             self._parsed = (fdef, first_line - 1, col_offset)
         return self._parsed
 

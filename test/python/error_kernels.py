@@ -220,3 +220,50 @@ def desc_rebound_in_loop(X, n):
     for i in range(0, n, 16):
         tl.store(X, tl.sum(d.load([i, 0]), axis=None))
         d = tl.make_tensor_descriptor(X + i, [n, n], [n, 1], [16, 16])  # expect-error: variable 'd' holds a tensor descriptor and is re-bound in a run-time if or loop
+
+
+@tile.jit
+def variadic(*args):  # expect-error: variadic parameters (*args, **kwargs) are not supported in a tile kernel
+    pass
+
+
+@tile.jit
+async def asynchronous(X):  # expect-error: a tile kernel is a plain 'def' function, not 'async def'
+    pass
+
+
+@tile.jit
+def huge_shift(X):
+    tl.store(X, 1 << 100000)  # expect-error: the constant 1 << 100000 needs at least 100001 bits; integer constants in a tile kernel fit in 64
+
+
+@tile.jit
+def huge_power(X):
+    tl.store(X, 10 ** 10 ** 8)  # expect-error: the constant 10 ** 100000000 needs at least 300000000 bits
+
+
+@tile.jit
+def huge_static_range(X):
+    acc = 0
+    for i in tl.static_range(1000000000):  # expect-error: tl.static_range unrolls 1000000000 iterations, more than 16384: use range() for a loop
+        acc += i
+    tl.store(X, acc)
+
+
+@tile.jit
+def arange_past_int32(X):
+    x = tl.arange(2**31 - 16, 2**31)  # expect-error: tl.arange: end 2147483648 does not fit in int32
+    tl.store(X + x, x)
+
+
+@tile.jit
+def huge_zeros(X):
+    x = tl.zeros((1 << 20, 1 << 20), tl.float32)  # expect-error: tl.zeros: a tile of shape [1048576, 1048576] holds 1099511627776 elements, more than the 1048576 (2^20) a tile may hold
+    tl.store(X, tl.sum(x, axis=None))
+
+
+@tile.jit
+def huge_broadcast(X):
+    a = tl.arange(0, 1 << 20)
+    x = a[:, None] + a[None, :]  # expect-error: a tile of shape [1048576, 1048576] holds 1099511627776 elements
+    tl.store(X, tl.sum(x, axis=None))

@@ -163,7 +163,7 @@ def marked_errors():
     function = None
     with open(ERROR_FILE) as f:
         for number, line in enumerate(f, 1):
-            m = re.match(r"def (\w+)\(", line)
+            m = re.match(r"(?:async )?def (\w+)\(", line)
             if m:
                 function = m.group(1)
             if "# expect-error:" in line:
@@ -208,6 +208,14 @@ ERROR_CASES = [
     ("desc_store_shape", "*fp32,i32", {}),
     ("desc_through_tl_load", "*fp32,i32", {}),
     ("desc_rebound_in_loop", "*fp32,i32", {}),
+    ("variadic", "", {}),
+    ("asynchronous", "*fp32", {}),
+    ("huge_shift", "*i64", {}),
+    ("huge_power", "*i64", {}),
+    ("huge_static_range", "*i32", {}),
+    ("arange_past_int32", "*i32", {}),
+    ("huge_zeros", "*fp32", {}),
+    ("huge_broadcast", "*i32", {}),
 ]
 
 
@@ -369,6 +377,20 @@ def test_cli_reports_errors_without_traceback(tmp_path, run_cli):
         f"{ERROR_DISPLAY}:{line}: error: name 'y' is not defined"), result.stderr
     assert "Traceback" not in result.stderr
     assert not (tmp_path / "x.mlir").exists()
+
+
+@pytest.mark.parametrize("statement, message", [
+    ("import sys\nsys.exit(0)", "it exited (sys.exit(0)) at import"),
+    ("raise KeyboardInterrupt", "KeyboardInterrupt"),
+])
+def test_cli_reports_a_file_that_exits_at_import(tmp_path, run_cli, statement, message):
+    source = tmp_path / "exits.py"
+    source.write_text(statement + "\n")
+    result = run_cli(f"{source}:kernel", "--signature", "*fp32", "-o", str(tmp_path / "x.mlir"))
+    assert result.returncode == 1
+    assert f"error: importing {source} failed: " in result.stderr, result.stderr
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
 
 
 def test_cli_usage_error(tmp_path, run_cli):

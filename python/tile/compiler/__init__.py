@@ -185,6 +185,11 @@ def compile_kernel(fn, signature, constexprs=None, options=None, entry=None,
     """
     if not isinstance(fn, JITFunction):
         raise UsageError(f"{getattr(fn, '__name__', fn)!r} is not a @tile.jit function")
+    try:
+        fn.parse()   # an 'async def' or *args is refused before its parameters are bound
+    except CompilationError as e:
+        e.filename = display_path(e.filename)
+        raise
     constexprs = dict(constexprs or {})
     constants = dict(constants or {})
     arg_types = parse_signature(signature)

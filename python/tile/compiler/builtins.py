@@ -108,10 +108,15 @@ def arange(cg, start, end):
     end = constexpr_int(end, "tl.arange: end")
     if start < 0 or end <= start:
         raise TileTypeError(f"tl.arange: need 0 <= start < end, got {start} and {end}")
+    if end > 2**31 - 1:
+        raise TileTypeError(f"tl.arange: end {end} does not fit in int32")
     if not semantic.is_power_of_two(end - start):
         raise TileTypeError(
             f"tl.arange: the length end - start = {end - start} must be a power of two")
-    ty = core.block_type(core.int32, (end - start,))
+    try:
+        ty = core.block_type(core.int32, (end - start,))
+    except core.TileSizeError as e:
+        raise TileTypeError(f"tl.arange: {e}") from None
     return cg.b.op(f"tile.arange {start} to {end} : {ty.mlir}", ty)
 
 

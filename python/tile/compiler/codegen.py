@@ -53,6 +53,36 @@ _PY_BINOPS = {"+": operator.add, "-": operator.sub, "*": operator.mul,
               "@": operator.matmul}
 _CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=",
            ast.Gt: ">", ast.GtE: ">="}
+# Constants the frontend folds are 64-bit integers at most (they become i64
+# or f32/f64 in the IR); a shift or power beyond that is refused before it
+# is computed, so that `10 ** 10 ** 8` does not run for hours.
+MAX_CONSTANT_BITS = 64
+# tl.static_range unrolls its body once an iteration.
+MAX_STATIC_ITERATIONS = 1 << 14
+
+
+def _check_constant_size(op, lhs, rhs, result=None):
+    """TileTypeError for an integer constant of more than MAX_CONSTANT_BITS
+    bits: `result`, or (before computing it) what `lhs op rhs` would be."""
+    def refuse(bits):
+        raise TileTypeError(
+            f"the constant {lhs} {op} {rhs} needs at least {bits} bits; integer "
+            f"constants in a tile kernel fit in {MAX_CONSTANT_BITS}")
+
+    def is_int(x):
+        return isinstance(x, int) and not isinstance(x, bool)
+
+    if result is None:
+        if not (is_int(lhs) and is_int(rhs)) or lhs in (0, 1, -1):
+            return
+        if op == "<<" and rhs > MAX_CONSTANT_BITS:
+            refuse(lhs.bit_length() + rhs)
+        if op == "**" and rhs > 0 and (abs(lhs).bit_length() - 1) * rhs > MAX_CONSTANT_BITS:
+            refuse((abs(lhs).bit_length() - 1) * rhs)
+    elif is_int(result) and result.bit_length() > MAX_CONSTANT_BITS:
+        refuse(result.bit_length())
+
+
 _PY_CMPOPS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt,
               "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 
@@ -200,7 +230,7 @@ class CodeGenerator:
             return method(node)
         except CompilationError:
             raise
-        except TileTypeError as e:
+        except (TileTypeError, core.TileSizeError) as e:
             raise self.error(node, str(e)) from None
         except RecursionError:
             raise self.error(node, "program nesting is too deep") from None
@@ -595,6 +625,10 @@ class CodeGenerator:
             if not all(isinstance(a, int) for a in bounds):
                 raise TileTypeError("tl.static_range needs constexpr integer bounds")
             sequence = range(*bounds)
+            if len(sequence) > MAX_STATIC_ITERATIONS:
+                raise TileTypeError(
+                    f"tl.static_range unrolls {len(sequence)} iterations, more than "
+                    f"{MAX_STATIC_ITERATIONS}: use range() for a loop")
         else:
             sequence = self.visit(iterator)
             if not isinstance(sequence, (tuple, list)) or not is_constexpr(sequence):
@@ -784,12 +818,15 @@ class CodeGenerator:
 
     def binop(self, op, lhs, rhs):
         if is_constexpr(lhs) and is_constexpr(rhs):
+            _check_constant_size(op, lhs, rhs)
             try:
-                return _PY_BINOPS[op](lhs, rhs)
+                result = _PY_BINOPS[op](lhs, rhs)
             except Exception as e:
                 raise TileTypeError(
                     f"cannot compute {semantic.describe(lhs)} {op} "
                     f"{semantic.describe(rhs)}: {e}") from None
+            _check_constant_size(op, lhs, rhs, result)
+            return result
         if op in ("**", "@"):
             raise TileTypeError(
                 f"'{op}' is not supported on tensors" +

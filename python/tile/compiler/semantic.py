@@ -87,6 +87,10 @@ def check_shape(shape, what):
         if not is_power_of_two(dim):
             raise TileTypeError(
                 f"{what}: every dimension must be a power of two, got shape {list(shape)}")
+    try:
+        core.check_tile_elements(shape)
+    except core.TileSizeError as e:
+        raise TileTypeError(f"{what}: {e}") from None
     return tuple(shape)
 
 

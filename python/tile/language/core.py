@@ -140,12 +140,37 @@ class pointer_type(dtype):
         return hash(("ptr", self.element_ty.name))
 
 
+# The most elements one tile may hold, as Triton's TRITON_MAX_TENSOR_NUMEL:
+# a larger tile fits no program's registers or shared memory, and its IR
+# would not be worth building.
+MAX_TILE_ELEMENTS = 1 << 20
+
+
+class TileSizeError(ValueError):
+    """A tile over MAX_TILE_ELEMENTS; the frontend reports it at the user's
+    line."""
+
+
+def check_tile_elements(shape):
+    """Raises TileSizeError when a tile of ``shape`` holds more than
+    MAX_TILE_ELEMENTS elements."""
+    elements = 1
+    for dim in shape:
+        elements *= dim
+    if elements > MAX_TILE_ELEMENTS:
+        raise TileSizeError(
+            f"a tile of shape {list(shape)} holds {elements} elements, more than "
+            f"the {MAX_TILE_ELEMENTS} (2^20) a tile may hold")
+
+
 class block_type:
-    """A tile: a static power-of-two shape of scalars (MLIR ``tensor<...>``)."""
+    """A tile: a static power-of-two shape of scalars (MLIR ``tensor<...>``),
+    of at most MAX_TILE_ELEMENTS elements."""
 
     def __init__(self, element_ty, shape):
         self.element_ty = element_ty
         self.shape = tuple(int(d) for d in shape)
+        check_tile_elements(self.shape)
 
     @property
     def scalar(self):
