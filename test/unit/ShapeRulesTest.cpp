@@ -31,6 +31,13 @@ TEST(ShapeRules, TileShape) {
             "dimension 1 of a tile must be a power of two, not 100");
   EXPECT_EQ(message(checkTileShape({mlir::ShapedType::kDynamic})),
             "dimension 0 of a tile must be static");
+  // At most 2^20 elements, however they are spread over the dimensions.
+  EXPECT_FALSE(checkTileShape({1024, 1024}));
+  EXPECT_FALSE(checkTileShape({int64_t(1) << 20}));
+  EXPECT_EQ(message(checkTileShape({2048, 1024})),
+            "a tile holds at most 1048576 (2^20) elements, not 2^21");
+  EXPECT_EQ(message(checkTileShape({int64_t(1) << 40, int64_t(1) << 20})),
+            "a tile holds at most 1048576 (2^20) elements, not 2^60");
 }
 
 TEST(ShapeRules, Broadcast) {

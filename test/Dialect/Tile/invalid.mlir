@@ -152,8 +152,18 @@ func.func @arange_wrong_element() {
 
 // -----
 
+func.func @tile_too_large(%x: f32) {
+  // A tile of 2^40 elements (the frontend refuses it too): a diagnostic, not
+  // an allocation that fails in the lowering.
+  // expected-error @below {{'result' must be ranked tensor of static power-of-two shape of at most 2^20 elements with integer, float or pointer elements, but got 'tensor<1048576x1048576xf32>'}}
+  %0 = tile.splat %x : tensor<1048576x1048576xf32>
+  return
+}
+
+// -----
+
 func.func @tile_not_power_of_two(%x: f32) {
-  // expected-error @below {{'result' must be ranked tensor of static power-of-two shape with integer, float or pointer elements, but got 'tensor<100xf32>'}}
+  // expected-error @below {{'result' must be ranked tensor of static power-of-two shape of at most 2^20 elements with integer, float or pointer elements, but got 'tensor<100xf32>'}}
   %0 = tile.splat %x : tensor<100xf32>
   return
 }

@@ -26,6 +26,13 @@ Violation checkTileShape(ArrayRef<int64_t> shape) {
       return "dimension " + str(i) + " of a tile must be a power of two, not " +
              str(dim);
   }
+  // Powers of two: the element count's log is the sum of theirs.
+  unsigned log2Elements = 0;
+  for (int64_t dim : shape)
+    log2Elements += llvm::Log2_64(static_cast<uint64_t>(dim));
+  if (log2Elements > llvm::Log2_64(kMaxTileElements))
+    return "a tile holds at most " + str(kMaxTileElements) +
+           " (2^20) elements, not 2^" + str(log2Elements);
   return std::nullopt;
 }
 

@@ -24,7 +24,12 @@ using Violation = std::optional<std::string>;
 
 bool isPowerOf2(int64_t value);
 
-/// A tile's shape: non-empty, every dimension a static power of two.
+/// The most elements one tile may hold, as the frontend's MAX_TILE_ELEMENTS
+/// (python/tile/language/core.py) and Triton's TRITON_MAX_TENSOR_NUMEL.
+constexpr int64_t kMaxTileElements = int64_t(1) << 20;
+
+/// A tile's shape: non-empty, every dimension a static power of two, at most
+/// kMaxTileElements elements.
 Violation checkTileShape(llvm::ArrayRef<int64_t> shape);
 
 /// `src` broadcasts to `dst`: same rank, each dimension equal or 1 in `src`.

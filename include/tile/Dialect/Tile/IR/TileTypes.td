@@ -69,10 +69,11 @@ def Tile_BlockPtr : Type<CPred<"::llvm::isa<::mlir::tile::BlockPtrType>($_self)"
 def Tile_ScalarType : AnyTypeOf<[AnySignlessInteger, AnyFloat, Tile_Ptr],
                                 "integer, float or tile pointer">;
 
-// A tile: a ranked tensor of static power-of-two shape.
+// A tile: a ranked tensor of static power-of-two shape, at most 2^20
+// elements.
 def Tile_Tensor : Type<CPred<"::mlir::tile::isTileTensorType($_self)">,
-    "ranked tensor of static power-of-two shape with integer, float or "
-    "pointer elements", "::mlir::RankedTensorType">;
+    "ranked tensor of static power-of-two shape of at most 2^20 elements "
+    "with integer, float or pointer elements", "::mlir::RankedTensorType">;
 
 class Tile_TensorOf<Type elementType, string what>
     : Type<And<[Tile_Tensor.predicate,
