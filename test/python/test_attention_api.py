@@ -47,6 +47,7 @@ def qkv(shape=(2, 17, 3, 64), dtype=torch.float16, device="cpu"):
     (lambda: qkv(dtype=torch.float64), TypeError, "torch.float64"),
     (lambda: (qkv()[0], *qkv(dtype=torch.bfloat16)[1:]), TypeError,
      "q is torch.float16 but k is torch.bfloat16"),
+    (lambda: qkv((2, 17, 3, 0)), ValueError, r"q has head_dim 0 \(shape \(2, 17, 3, 0\)\)"),
     (lambda: qkv(), ValueError, "q is on cpu: Tile's attention kernels run on CUDA"),
     (lambda: qkv(device="meta"), ValueError, "q is on meta"),
     (lambda: (*qkv()[:2], qkv(device="meta")[2]), ValueError,
@@ -434,6 +435,9 @@ def test_registered_implementation_gets_the_process_group(monkeypatch):
 
 @pytest.mark.parametrize("make, message", [
     (lambda: Attention(100, 3), "not a multiple of num_heads"),
+    (lambda: Attention(128, 0), "num_heads must be a positive int, not 0"),
+    (lambda: Attention(0, 4), "embed_dim must be a positive int, not 0"),
+    (lambda: Attention(64.0, 4), "embed_dim must be a positive int, not 64.0"),
     (lambda: Attention(64, 2)(torch.randn(2, 5, 32)), r"expected input \(batch, seqlen, 64\)"),
 ])
 def test_module_refuses_bad_shapes(make, message):

@@ -63,6 +63,10 @@ def _check_tensors(named):
         if t.dim() != 4:
             raise ValueError(f"{name} must have 4 dimensions (batch, seqlen, heads, "
                              f"head_dim), but its shape is {tuple(t.shape)}")
+    for name, t in named:
+        if t.shape[-1] == 0:
+            raise ValueError(f"{name} has head_dim 0 (shape {tuple(t.shape)}): the "
+                             f"head dimension must be positive")
     first_name, first = named[0]
     for name, t in named[1:]:
         if t.shape != first.shape:

@@ -98,6 +98,9 @@ class Attention(nn.Module):
                  attention_type=AttentionType.FLASH, bias=True, softmax_scale=None,
                  process_group=None, device=None, dtype=None):
         super().__init__()
+        for name, value in (("embed_dim", embed_dim), ("num_heads", num_heads)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive int, not {value!r}")
         if embed_dim % num_heads:
             raise ValueError(f"embed_dim {embed_dim} is not a multiple of num_heads "
                              f"{num_heads}")
