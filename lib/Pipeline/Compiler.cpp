@@ -279,6 +279,7 @@ LogicalResult mlir::tile::compileKernel(ModuleOp module,
   auto machine = createTargetMachine(target, options);
   if (!machine)
     return module.emitError() << llvm::toString(machine.takeError());
+  BackendSubject subject("kernel '" + request.name + "'");
   llvm::LLVMContext llvmContext;
   auto start = std::chrono::steady_clock::now();
   auto llvmModule = translateToLLVMIR(module, llvmContext, **machine, options);

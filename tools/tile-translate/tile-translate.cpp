@@ -61,6 +61,7 @@ int fail(const Twine &message) {
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   mlir::tile::initializeNVPTXTarget();
+  mlir::tile::reportFatalBackendErrorsAsDiagnostics("tile-translate");
   cl::AddExtraVersionPrinter(
       [](raw_ostream &os) { os << "Tile version " TILE_VERSION "\n"; });
   cl::ParseCommandLineOptions(argc, argv,

@@ -53,6 +53,24 @@ translateToLLVMIR(ModuleOp module, llvm::LLVMContext &context,
 /// PTX assembly of an optimized LLVM module.
 std::string emitPTX(llvm::Module &module, llvm::TargetMachine &machine);
 
+/// Makes an LLVM fatal error (the NVPTX backend refusing IR it cannot
+/// select: f128, huge vectors, foreign intrinsics) end the process with
+/// `<tool>: error: the LLVM NVPTX backend cannot compile <subject>: <why>`
+/// and exit status 1 rather than a crash report. For the command-line
+/// tools, before they translate anything.
+void reportFatalBackendErrorsAsDiagnostics(llvm::StringRef tool);
+
+/// Names what this thread translates (a kernel) in the message above while
+/// it lives; "the module" otherwise.
+class BackendSubject {
+public:
+  explicit BackendSubject(std::string subject);
+  ~BackendSubject();
+
+private:
+  std::string previous;
+};
+
 /// The ptxas to use: `explicitPath` when given, else the one on PATH, else
 /// /usr/local/cuda/bin/ptxas; none when neither exists.
 std::optional<std::string> findPtxas(llvm::StringRef explicitPath = "");

@@ -14,12 +14,15 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/TargetParser/Triple.h"
 
+#include <cstdlib>
 #include <mutex>
 
 using namespace mlir;
@@ -120,6 +123,34 @@ mlir::tile::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &context,
   builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3)
       .run(*llvmModule, mam);
   return llvmModule;
+}
+
+namespace {
+std::string fatalErrorTool = "tile";
+thread_local std::string backendSubject;
+
+[[noreturn]] void reportFatalBackendError(void *, const char *reason, bool) {
+  llvm::errs() << fatalErrorTool
+               << ": error: the LLVM NVPTX backend cannot compile "
+               << (backendSubject.empty() ? "the module" : backendSubject)
+               << ": " << reason << "\n";
+  // Files set to be removed on a signal (partial outputs) go, as they would
+  // on the abort this replaces; _Exit leaves other threads' state alone.
+  llvm::sys::RunInterruptHandlers();
+  std::_Exit(1);
+}
+} // namespace
+
+void mlir::tile::reportFatalBackendErrorsAsDiagnostics(llvm::StringRef tool) {
+  fatalErrorTool = tool.str();
+  llvm::install_fatal_error_handler(reportFatalBackendError);
+}
+
+mlir::tile::BackendSubject::BackendSubject(std::string subject)
+    : previous(std::exchange(backendSubject, std::move(subject))) {}
+
+mlir::tile::BackendSubject::~BackendSubject() {
+  backendSubject = std::move(previous);
 }
 
 std::string mlir::tile::emitPTX(llvm::Module &module,
