@@ -207,8 +207,11 @@ Status tile::rt::parseKernelInfo(const std::string &text,
       source && source->isString())
     info->source = source->getString();
   if (const JsonValue *warps = root.get("num_warps")) {
-    if (!warps->isInteger() || warps->getInteger() <= 0)
-      return Status::error("'num_warps' is not a positive integer");
+    // What tile-compile accepts: a power of two from 1 to 32.
+    if (!warps->isInteger() || warps->getInteger() < 1 ||
+        warps->getInteger() > 32 ||
+        (warps->getInteger() & (warps->getInteger() - 1)))
+      return Status::error("'num_warps' is not a power of two from 1 to 32");
     info->numWarps = static_cast<int>(warps->getInteger());
   }
   if (const JsonValue *gpu = root.get("gpu"); gpu && gpu->isObject())
@@ -247,6 +250,9 @@ Status tile::rt::parseKernelInfo(const std::string &text,
                            "' has the unknown type '" + type->getString() +
                            "'");
     parsed->name = name->getString();
+    if (info->paramIndex(parsed->name) >= 0)
+      return Status::error("two parameters are named '" + parsed->name +
+                           "': arguments are bound by name");
     if (const JsonValue *divisibility = param.get("divisibility")) {
       int64_t d = divisibility->isInteger() ? divisibility->getInteger() : 0;
       if (d <= 0 || (d & (d - 1)))

@@ -1,7 +1,9 @@
 //===- Npy.cpp - Reading and writing NumPy .npy files ---------------------===//
 
 #include "tile/Runtime/Npy.h"
+
 #include "tile/Runtime/FloatFormats.h"
+#include <cstdint>
 
 #include <cstring>
 #include <fstream>
@@ -180,6 +182,7 @@ size_t itemSizeOf(const std::string &descr) {
 } // namespace
 
 Status tile::rt::parseNpy(const std::string &bytes, NpyFile *result) {
+  *result = NpyFile();
   if (bytes.size() < 10 || bytes.compare(0, 6, kMagic, 6) != 0)
     return Status::error("not a .npy file (bad magic)");
   auto major = static_cast<unsigned char>(bytes[6]);
@@ -217,7 +220,16 @@ Status tile::rt::parseNpy(const std::string &bytes, NpyFile *result) {
     return Status::error(".npy element type '" + descr +
                          "' is not supported (use bool, int8/16/32/64, "
                          "float16/32/64, or uint8/uint16 raw bits)");
-  size_t count = elementCount(result->shape);
+  // The shape's product, checked before it can wrap: a header promising
+  // more elements than any file holds is refused, not wrapped to a size
+  // that matches the data.
+  size_t count = 1;
+  for (int64_t dim : result->shape)
+    if (dim != 0 && count > SIZE_MAX / itemSize / static_cast<size_t>(dim))
+      return Status::error(
+          ".npy shape promises more elements than memory holds");
+    else
+      count *= static_cast<size_t>(dim);
   size_t dataStart = headerStart + headerLength;
   size_t expected = count * itemSize;
   if (bytes.size() - dataStart != expected)

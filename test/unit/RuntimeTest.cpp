@@ -116,6 +116,33 @@ TEST(Npy, ScalarsAndVectors) {
   }
 }
 
+TEST(Npy, AShapeWhoseSizeWrapsIsRefused) {
+  // 2^32 * 2^32 * 16 float32 elements are 2^70 bytes, 0 modulo 2^64: the
+  // size of the (empty) data, had the product wrapped.
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': "
+                       "(4294967296, 4294967296, 16), }";
+  header.resize(((10 + header.size() + 1 + 63) / 64) * 64 - 10 - 1, ' ');
+  header += '\n';
+  std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
+  bytes += static_cast<char>(header.size() & 0xff);
+  bytes += static_cast<char>(header.size() >> 8);
+  bytes += header;
+  NpyFile file;
+  Status status = parseNpy(bytes, &file);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("more elements than memory holds"),
+            std::string::npos)
+      << status.message();
+  // An empty array is read as empty.
+  HostArray empty(DType::F32, {0});
+  Status read = parseNpy(serializeNpy(empty), &file);
+  ASSERT_TRUE(read.ok()) << read.message();
+  EXPECT_EQ(file.shape, (std::vector<int64_t>{0}));
+  HostArray back;
+  ASSERT_TRUE(npyToHostArray(file, DType::F32, &back).ok());
+  EXPECT_EQ(back.size(), 0u);
+}
+
 TEST(Npy, BFloat16TravelsAsFloat32OrRawBits) {
   HostArray array(DType::BF16, {2});
   array.set(0, 1.5);
@@ -274,6 +301,33 @@ TEST(KernelInfo, ThreadsAreWholeWarpsFromTheKernelsOwn) {
     ASSERT_FALSE(status.ok()) << bad;
     EXPECT_NE(status.message().find("gpu.threads"), std::string::npos);
   }
+}
+
+TEST(KernelInfo, WarpsAndParameterNamesAreChecked) {
+  auto withWarps = [](const std::string &value) {
+    return R"({"schema_version": 2, "name": "a", "kernel": "k", "params": [],
+               "num_warps": )" +
+           value + "}";
+  };
+  KernelInfo info;
+  ASSERT_TRUE(parseKernelInfo(withWarps("8"), "x.json", &info).ok());
+  EXPECT_EQ(info.numWarps, 8);
+  // 2^40 read as an int was 0 warps.
+  for (const char *bad : {"0", "3", "64", "1099511627776", "-4", "\"4\""}) {
+    Status status = parseKernelInfo(withWarps(bad), "x.json", &info);
+    ASSERT_FALSE(status.ok()) << bad;
+    EXPECT_NE(status.message().find("'num_warps' is not a power of two"),
+              std::string::npos)
+        << status.message();
+  }
+  Status twice = parseKernelInfo(
+      R"({"schema_version": 2, "name": "a", "kernel": "k", "params":
+          [{"name": "X", "type": "*fp32"}, {"name": "X", "type": "i32"}]})",
+      "x.json", &info);
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.message().find("two parameters are named 'X'"),
+            std::string::npos)
+      << twice.message();
 }
 
 TEST(KernelInfo, TuningNamesTheVariantACandidateTunes) {
