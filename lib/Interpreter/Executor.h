@@ -23,6 +23,7 @@
 
 #include "llvm/ADT/StringMap.h"
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
@@ -126,6 +127,9 @@ class Executor {
 public:
   Executor(Program &program, Memory &memory, const rt::Grid &grid);
 
+  /// Loops fail once `limit` seconds have passed since this call (0: never).
+  void startClock(double limit);
+
   void setProgramId(uint32_t x, uint32_t y, uint32_t z) {
     programId[0] = x;
     programId[1] = y;
@@ -150,6 +154,9 @@ public:
   /// Adds a line to the error message (e.g. the call site of a helper).
   void appendToError(const std::string &line) { error += "\n  " + line; }
 
+  /// Fails about `loop` when the time limit has passed.
+  mlir::LogicalResult checkTime(mlir::Operation *loop);
+
   // Structured control flow and calls.
   mlir::LogicalResult executeFor(mlir::Operation *op);
   mlir::LogicalResult executeIf(mlir::Operation *op);
@@ -168,6 +175,8 @@ public:
 
 private:
   using Environment = llvm::DenseMap<mlir::Value, RValue>;
+  double timeLimit = 0;
+  std::chrono::steady_clock::time_point deadline;
 
   mlir::LogicalResult
   executeBlock(mlir::Block &block, llvm::ArrayRef<RValue> blockArgs,

@@ -20,6 +20,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <fstream>
+#include <sstream>
 
 using namespace mlir;
 namespace rt = ::tile::rt;
@@ -230,6 +231,22 @@ Executor::Executor(Program &program, Memory &memory, const rt::Grid &grid)
   gridSize[2] = grid.z;
 }
 
+void Executor::startClock(double limit) {
+  timeLimit = limit;
+  deadline = std::chrono::steady_clock::now() +
+             std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                 std::chrono::duration<double>(limit));
+}
+
+LogicalResult Executor::checkTime(Operation *loop) {
+  if (timeLimit <= 0 || std::chrono::steady_clock::now() < deadline)
+    return success();
+  std::ostringstream limit;
+  limit << timeLimit;
+  return fail(loop, "the launch ran past its time limit of " + limit.str() +
+                        " s (tile-run --timeout) in this loop");
+}
+
 const RValue &Executor::get(Value value) const {
   auto found = environment->find(value);
   assert(found != environment->end() && "value used before it was computed");
@@ -340,6 +357,8 @@ LogicalResult Executor::executeFor(Operation *op) {
   __int128 end = isUnsigned ? __int128(zeroExtend(upper, width)) : upper;
   __int128 delta = isUnsigned ? __int128(zeroExtend(step, width)) : step;
   while (iv < end) {
+    if (failed(checkTime(op)))
+      return failure();
     args.clear();
     args.push_back(scalarInt(wrapInt(static_cast<uint64_t>(iv), width)));
     args.append(carried.begin(), carried.end());
@@ -376,6 +395,8 @@ LogicalResult Executor::executeWhile(Operation *op) {
   for (Value init : loop.getInits())
     args.push_back(get(init));
   while (true) {
+    if (failed(checkTime(op)))
+      return failure();
     forwarded.clear();
     if (failed(executeBlock(loop.getBefore().front(), args, forwarded)))
       return failure();
@@ -574,6 +595,7 @@ rt::Status Interpreter::launch(Program &program, const rt::Grid &grid,
     }
   }
   Executor executor(program, memory, grid);
+  executor.startClock(timeLimit);
   SmallVector<RValue> results;
   for (uint32_t z = 0; z < grid.z; ++z)
     for (uint32_t y = 0; y < grid.y; ++y)

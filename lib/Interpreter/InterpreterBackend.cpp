@@ -92,6 +92,11 @@ public:
     return rt::Status::success();
   }
 
+  rt::Status setTimeLimit(double seconds) override {
+    interpreter.setTimeLimit(seconds);
+    return rt::Status::success();
+  }
+
 private:
   Interpreter interpreter;
   Memory memory;

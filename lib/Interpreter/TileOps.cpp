@@ -180,6 +180,21 @@ LogicalResult transOp(Executor &ex, Operation *op) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult addPtrOp(Executor &ex, Operation *op) {
+  // A pointer keeps the buffer it was derived from: an offset that carries
+  // it into another buffer's address range (2^39 elements either way) would
+  // read that buffer, so it stops the run here, masked or not.
+  const RValue &pointers = ex.get(op->getOperand(0));
+  const RValue &offsets = ex.get(op->getOperand(1));
+  for (size_t i = 0, e = pointers.size(); i < e; ++i) {
+    int64_t pointer = pointers.ints()[i];
+    auto moved =
+        static_cast<int64_t>(uint64_t(pointer) + uint64_t(offsets.ints()[i]));
+    if (Memory::bufferOf(moved) != Memory::bufferOf(pointer))
+      return ex.fail(op, "pointer arithmetic moves a pointer by " +
+                             std::to_string(offsets.ints()[i]) +
+                             " elements, out of the address range of the "
+                             "buffer it points into");
+  }
   return intBinary(ex, op, [](int64_t pointer, int64_t offset) {
     return uint64_t(pointer) + uint64_t(offset);
   });

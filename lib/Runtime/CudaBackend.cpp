@@ -34,6 +34,13 @@ public:
   Status synchronize() override;
   Status startTimer() override;
   Status stopTimer(double *milliseconds) override;
+  Status setTimeLimit(double seconds) override {
+    if (seconds > 0)
+      return Status::error("a time limit needs the interpreter (--backend "
+                           "interp): a GPU kernel cannot be stopped from the "
+                           "host");
+    return Status::success();
+  }
 
 private:
   const CudaDriver *driver = nullptr;

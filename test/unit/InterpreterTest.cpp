@@ -135,6 +135,61 @@ TEST_F(InterpreterTest, UnmaskedOutOfBoundsReadStopsTheRun) {
   EXPECT_EQ(contents(dst)[7], 7.0);
 }
 
+TEST_F(InterpreterTest, APointerCannotStrayIntoAnotherBuffer) {
+  // src + 2^40 elements was the address of dst's first element: the load
+  // read dst. A pointer keeps its buffer's provenance instead.
+  uint64_t src = buffer("src", DType::F32, iota(4));
+  uint64_t dst = buffer("dst", DType::F32, std::vector<double>(4, 7.0));
+  rt::Status status = run(R"(
+func.func @kernel(%src: !tile.ptr<f32>, %dst: !tile.ptr<f32>) attributes {tile.kernel} {
+  %far = arith.constant 1099511627776 : i64
+  %p = tile.addptr %src, %far : !tile.ptr<f32>, i64 loc("far.py":3:7)
+  %x = tile.load %p : !tile.ptr<f32>
+  tile.store %dst, %x : !tile.ptr<f32>
+  return
+})",
+                          {LaunchArg::pointer(src, DType::F32),
+                           LaunchArg::pointer(dst, DType::F32)},
+                          grid(1));
+  ASSERT_FALSE(status.ok());
+  const std::string &message = status.message();
+  EXPECT_NE(message.find("far.py:3:7"), std::string::npos) << message;
+  EXPECT_NE(message.find("pointer arithmetic moves a pointer by 1099511627776 "
+                         "elements, out of the address range of the buffer"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(contents(dst), std::vector<double>(4, 7.0));
+}
+
+TEST_F(InterpreterTest, ALaunchPastItsTimeLimitStopsInItsLoop) {
+  // A loop that never ends: with a limit, an error naming the loop.
+  interpreter.setTimeLimit(0.05);
+  uint64_t out = buffer("out", DType::I32, {0});
+  rt::Status status = run(R"(
+func.func @kernel(%out: !tile.ptr<i32>) attributes {tile.kernel} {
+  %true = arith.constant true
+  %zero = arith.constant 0 : i32
+  %one = arith.constant 1 : i32
+  %n = scf.while (%i = %zero) : (i32) -> i32 {
+    scf.condition(%true) %i : i32
+  } do {
+  ^bb0(%j: i32):
+    %next = arith.addi %j, %one : i32
+    scf.yield %next : i32
+  } loc("spin.py":4:5)
+  tile.store %out, %n : !tile.ptr<i32>
+  return
+})",
+                          {LaunchArg::pointer(out, DType::I32)}, grid(1));
+  ASSERT_FALSE(status.ok());
+  const std::string &message = status.message();
+  EXPECT_NE(message.find("spin.py:4:5"), std::string::npos) << message;
+  EXPECT_NE(message.find("'scf.while'"), std::string::npos) << message;
+  EXPECT_NE(message.find("ran past its time limit of 0.05 s"),
+            std::string::npos)
+      << message;
+}
+
 TEST_F(InterpreterTest, FailingStoreWritesNothing) {
   uint64_t src = buffer("src", DType::F32, iota(12));
   uint64_t dst = buffer("dst", DType::F32, std::vector<double>(9, 7.0));

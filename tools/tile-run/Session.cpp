@@ -27,6 +27,9 @@ std::vector<OptionSpec> tile::run::commonOptions() {
        "cuda)"},
       {"reps", true, "timed runs (default 1 interp, 100 cuda)"},
       {"seed", true, "seed of the random inputs (default 0)"},
+      {"timeout", true,
+       "stop a launch that runs longer than this many seconds, with an "
+       "error (the interpreter; default: no limit)"},
   };
 }
 
@@ -50,6 +53,15 @@ rt::Status Session::open(const Options &options, bool needBundle) {
       options.getInt("warmup", onGpu ? 10 : 0, 0, 100000, &warmup));
   TILE_RETURN_IF_ERROR(
       options.getInt("reps", onGpu ? 100 : 1, 1, 100000, &reps));
+  if (options.has("timeout")) {
+    double seconds;
+    TILE_RETURN_IF_ERROR(options.getDouble("timeout", 0, &seconds));
+    if (!(seconds > 0))
+      return rt::Status::error("--timeout must be a positive number of "
+                               "seconds");
+    TILE_RETURN_IF_ERROR(
+        device->setTimeLimit(seconds).withContext("--timeout"));
+  }
   return rt::Status::success();
 }
 

@@ -88,7 +88,12 @@ public:
   rt::Status launch(Program &program, const rt::Grid &grid,
                     const std::vector<rt::LaunchArg> &args, Memory &memory);
 
+  /// A launch that runs longer than `seconds` (0: no limit) stops at its
+  /// next loop iteration with an error naming the loop.
+  void setTimeLimit(double seconds) { timeLimit = seconds; }
+
 private:
+  double timeLimit = 0;
   std::unique_ptr<mlir::MLIRContext> context;
   std::vector<std::unique_ptr<Program>> programs;
 };

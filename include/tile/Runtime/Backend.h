@@ -102,13 +102,18 @@ public:
   /// GPU, the wall clock in the interpreter).
   virtual Status startTimer() = 0;
   virtual Status stopTimer(double *milliseconds) = 0;
+
+  /// Stops a launch that runs longer than `seconds` (0: no limit) with an
+  /// error, where the backend can: the interpreter can, a GPU kernel cannot
+  /// be stopped from the host, so the CUDA backend refuses a limit.
+  virtual Status setTimeLimit(double seconds) = 0;
 };
 
 /// The factory a backend library exports, with C linkage:
 ///   extern "C" tile::rt::Backend *
 ///   tileCreateInterpreterBackend(int abiVersion, char *error, size_t size);
 /// It returns nullptr and writes a message into `error` on failure.
-constexpr int kBackendAbiVersion = 1;
+constexpr int kBackendAbiVersion = 2;
 using BackendFactory = Backend *(*)(int abiVersion, char *error,
                                     size_t errorSize);
 constexpr const char *kInterpreterFactorySymbol =
