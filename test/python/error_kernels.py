@@ -267,3 +267,15 @@ def huge_broadcast(X):
     a = tl.arange(0, 1 << 20)
     x = a[:, None] + a[None, :]  # expect-error: a tile of shape [1048576, 1048576] holds 1099511627776 elements
     tl.store(X, tl.sum(x, axis=None))
+
+
+@tile.jit
+def block_ptr_order_none(X, n):
+    p = tl.make_block_ptr(base=X, shape=(n, n), strides=(n, 1), offsets=(0, 0), block_shape=(16, 16), order=(None, 1))  # expect-error: tl.make_block_ptr: order [None, 1] is not a permutation of 0 .. 1
+    tl.store(X, tl.sum(tl.load(p), axis=None))
+
+
+@tile.jit
+def permute_order_none(X):
+    x = tl.zeros((4, 8), tl.float32)
+    tl.store(X, tl.sum(tl.permute(x, (None, 0)), axis=None))  # expect-error: permutation [None, 0] does not match a tensor of rank 2

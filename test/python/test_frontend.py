@@ -216,6 +216,8 @@ ERROR_CASES = [
     ("arange_past_int32", "*i32", {}),
     ("huge_zeros", "*fp32", {}),
     ("huge_broadcast", "*i32", {}),
+    ("block_ptr_order_none", "*fp32,i32", {}),
+    ("permute_order_none", "*fp32", {}),
 ]
 
 

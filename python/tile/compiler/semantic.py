@@ -145,11 +145,17 @@ def broadcast_to(b, v, shape):
     return b.op(f"tile.broadcast {v.ssa} : {v.type.mlir} -> {ty.mlir}", ty)
 
 
+def is_permutation(order, rank):
+    """Whether `order` lists each of 0 .. rank-1 once (constexpr ints)."""
+    return (all(isinstance(i, int) and not isinstance(i, bool) for i in order)
+            and sorted(order) == list(range(rank)))
+
+
 def permute(b, v, order):
     if not is_value(v) or not v.is_block():
         raise TileTypeError(f"trans/permute expects a tensor, got {describe(v)}")
     order = tuple(order)
-    if sorted(order) != list(range(len(v.shape))):
+    if not is_permutation(order, len(v.shape)):
         raise TileTypeError(
             f"permutation {list(order)} does not match a tensor of rank {len(v.shape)}")
     if order == tuple(range(len(v.shape))):
@@ -685,8 +691,9 @@ def make_block_ptr(b, base, shape, strides, offsets, block_shape, order):
         if len(items) != rank:
             raise TileTypeError(
                 f"tl.make_block_ptr: {name} has {len(items)} entries but block_shape has {rank}")
-    if sorted(order) != list(range(rank)):
-        raise TileTypeError(f"tl.make_block_ptr: order {order} is not a permutation")
+    if not is_permutation(order, rank):
+        raise TileTypeError(f"tl.make_block_ptr: order {order} is not a permutation "
+                            f"of 0 .. {rank - 1}")
     shape_v = [_scalar_int(b, s, core.int64, "tl.make_block_ptr: shape entries") for s in shape]
     stride_v = [_scalar_int(b, s, core.int64, "tl.make_block_ptr: strides") for s in strides]
     offset_v = [_scalar_int(b, s, core.int32, "tl.make_block_ptr: offsets") for s in offsets]
