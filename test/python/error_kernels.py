@@ -279,3 +279,10 @@ def block_ptr_order_none(X, n):
 def permute_order_none(X):
     x = tl.zeros((4, 8), tl.float32)
     tl.store(X, tl.sum(tl.permute(x, (None, 0)), axis=None))  # expect-error: permutation [None, 0] does not match a tensor of rank 2
+
+
+@tile.jit
+def advance_by_block_pointer(X, n):
+    p = tl.make_block_ptr(base=X, shape=(n, n), strides=(n, 1), offsets=(0, 0), block_shape=(16, 16), order=(1, 0))
+    p = tl.advance(p, (0, p))  # expect-error: tl.advance: offsets must be integer scalars, got
+    tl.store(X, tl.sum(tl.load(p), axis=None))

@@ -218,6 +218,7 @@ ERROR_CASES = [
     ("huge_broadcast", "*i32", {}),
     ("block_ptr_order_none", "*fp32,i32", {}),
     ("permute_order_none", "*fp32", {}),
+    ("advance_by_block_pointer", "*fp32,i32", {}),
 ]
 
 

@@ -213,7 +213,18 @@ class block_ptr_type:
     def mlir(self):
         return f"!tile.block_ptr<{self.block.mlir}>"
 
+    # None of the scalar kinds: where a scalar is wanted, a block pointer is
+    # refused as any other wrong type is.
     def is_ptr(self):
+        return False
+
+    def is_int(self):
+        return False
+
+    def is_floating(self):
+        return False
+
+    def is_bool(self):
         return False
 
     def __eq__(self, other):
