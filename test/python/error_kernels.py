@@ -286,3 +286,11 @@ def advance_by_block_pointer(X, n):
     p = tl.make_block_ptr(base=X, shape=(n, n), strides=(n, 1), offsets=(0, 0), block_shape=(16, 16), order=(1, 0))
     p = tl.advance(p, (0, p))  # expect-error: tl.advance: offsets must be integer scalars, got
     tl.store(X, tl.sum(tl.load(p), axis=None))
+
+
+@tile.jit
+def tile_rebound_to_constant(X, n, B: tl.constexpr):
+    m = tl.full([B], 0.0, tl.float32)
+    for i in range(0, n, 1):  # expect-error: variable 'm' changes type from fp32[16] to the constant 16
+        m = B
+    tl.store(X + tl.arange(0, B), m)

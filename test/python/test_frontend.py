@@ -219,6 +219,7 @@ ERROR_CASES = [
     ("block_ptr_order_none", "*fp32,i32", {}),
     ("permute_order_none", "*fp32", {}),
     ("advance_by_block_pointer", "*fp32,i32", {}),
+    ("tile_rebound_to_constant", "*fp32,i32", {"B": 16}),
 ]
 
 

@@ -552,6 +552,9 @@ class CodeGenerator:
             if value.type != ty:
                 raise TileTypeError(f"variable '{name}' changes type from {ty} to {value.type}")
             return value
+        if not isinstance(ty, core.dtype):   # a tile or block pointer, not a scalar
+            raise TileTypeError(f"variable '{name}' changes type from {ty} to "
+                                f"{semantic.describe(value)}")
         return self.b.constant(value, ty)
 
     # -- loops ------------------------------------------------------------
