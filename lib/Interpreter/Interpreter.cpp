@@ -495,13 +495,20 @@ rt::Status Interpreter::load(const std::string &source,
     });
     ParserConfig config(context.get());
     if (isText) {
-      program->module = parseSourceString<ModuleOp>(source, config, "kernel");
+      if (succeeded(
+              mlir::tile::rejectParserHazards(source, "kernel", context.get())))
+        program->module = parseSourceString<ModuleOp>(source, config, "kernel");
     } else {
-      if (!std::ifstream(source))
+      std::ifstream file(source);
+      if (!file)
         return rt::Status::error("cannot open the kernel IR '" + source + "'");
+      std::string text((std::istreambuf_iterator<char>(file)),
+                       std::istreambuf_iterator<char>());
       program->sourceManager = std::make_unique<llvm::SourceMgr>();
-      program->module =
-          parseSourceFile<ModuleOp>(source, *program->sourceManager, config);
+      if (succeeded(
+              mlir::tile::rejectParserHazards(text, source, context.get())))
+        program->module =
+            parseSourceFile<ModuleOp>(source, *program->sourceManager, config);
     }
   }
   std::string what =

@@ -107,3 +107,14 @@ TEST_F(TileTypesTest, DerivedTypes) {
 }
 
 } // namespace
+
+TEST(ParserHazards, IndexDenseArraysAreFoundWhereverSpaced) {
+  using mlir::tile::findParserHazard;
+  auto hazard = findParserHazard("%0 = tile.trans %x {order = array< index : "
+                                 "1, 0>}");
+  ASSERT_TRUE(hazard.has_value());
+  EXPECT_EQ(hazard->offset, 28u);
+  EXPECT_TRUE(findParserHazard("array<index: 1>").has_value());
+  EXPECT_FALSE(findParserHazard("array<i32: 1, 0> array<i64: 3>"));
+  EXPECT_FALSE(findParserHazard("index array<indexed_thing"));
+}

@@ -112,6 +112,10 @@ Outcome compileOne(const mlir::DialectRegistry &registry, StringRef input,
   }
   sourceMgr.AddNewSourceBuffer(std::move(buffer), SMLoc());
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, messages);
+  if (failed(mlir::tile::rejectParserHazards(
+          sourceMgr.getMemoryBuffer(1)->getBuffer(),
+          sourceMgr.getMemoryBuffer(1)->getBufferIdentifier(), &context)))
+    return outcome;
   auto start = std::chrono::steady_clock::now();
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);

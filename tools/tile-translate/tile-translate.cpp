@@ -87,6 +87,10 @@ int main(int argc, char **argv) {
   SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(input), SMLoc());
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  if (failed(mlir::tile::rejectParserHazards(
+          sourceMgr.getMemoryBuffer(1)->getBuffer(),
+          sourceMgr.getMemoryBuffer(1)->getBufferIdentifier(), &context)))
+    return 1;
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
   if (!module || failed(mlir::tile::verifyLoweredToLLVM(*module)))

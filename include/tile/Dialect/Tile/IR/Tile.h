@@ -39,6 +39,23 @@ bool isKernel(Operation *op);
 /// "argN".
 std::string getParamName(BlockArgument arg);
 
+/// A construct of textual IR that crashes MLIR's parser instead of failing
+/// (MLIR 22: `array<index: ...>`), at byte `offset` of the text.
+struct ParserHazard {
+  size_t offset;
+  std::string message;
+};
+
+/// The first such construct in `text`, if any.
+std::optional<ParserHazard> findParserHazard(llvm::StringRef text);
+
+/// Every tool that parses IR calls this first: an error located in
+/// `bufferName` (through `context`'s diagnostics) and failure when `text`
+/// holds a construct the parser would crash on.
+LogicalResult rejectParserHazards(llvm::StringRef text,
+                                  llvm::StringRef bufferName,
+                                  MLIRContext *context);
+
 } // namespace mlir::tile
 
 #define GET_OP_CLASSES
