@@ -3,8 +3,9 @@
 // A block with several warpgroup products (attention's backward step: S^T,
 // dP^T, dV, dQ, dK) waits for each at once unless told otherwise, and the
 // tensor cores idle while the work between products runs. This pass issues
-// each product as early as its operands allow, asynchronously, and waits
-// for it where its result is first needed:
+// each product into a zero accumulator ("fresh": S^T, dP^T, dQ) as early as
+// its operands allow, asynchronously, and waits for it where its result is
+// first needed:
 //
 //   s  = warpgroup_dot(k, q, 0)   {is_async}
 //   dp = warpgroup_dot(v, do, 0)  {is_async}    moved up, past the exp2
@@ -12,12 +13,15 @@
 //   p  = exp2(s - lse)                          beside dp
 //   dp = warpgroup_dot_wait dp {pendings = 0}
 //
-// wgmma groups finish in the order they were issued, so products keep
-// their order and a wait's `pendings` counts the products issued after its
-// own. A product moves up past ops that do not write shared memory (tile
-// ops touch global memory only), taking along the pure ops that compute
-// its operands; it stays below another product, a nested region and any
-// other write. Every product is waited for in its own block.
+// wgmma groups finish in the order they were issued, so a wait's
+// `pendings` counts the products issued after its own; a fresh product
+// overtakes an earlier fresh one only when its result is needed first. A
+// product moves up past ops that do not write shared memory (tile ops
+// touch global memory only), taking along the pure ops that compute its
+// operands; it stays below other products, nested regions and other
+// writes. Products accumulating into a loop's sum (dV, dK) stay in place
+// and synchronous: left in flight, their registers made ptxas serialise
+// wgmma. Every product is waited for in its own block.
 //
 //===----------------------------------------------------------------------===//
 

@@ -220,25 +220,29 @@ def TileGPUOverlapProducts : Pass<"tilegpu-overlap-products", "::mlir::ModuleOp"
 }
 
 def TileGPUScheduleProducts : Pass<"tilegpu-schedule-products", "::mlir::ModuleOp"> {
-  let summary = "issue each warpgroup product early and wait for it where its result is needed";
+  let summary = "issue fresh warpgroup products early and wait for each where its result is needed";
   let description = [{
-    In a block with two or more `tilegpu.warpgroup_dot`s, none of them
-    asynchronous yet (attention's backward step), each product moves up to
-    right after the last op it depends on or must follow: another product,
+    In a block with two or more `tilegpu.warpgroup_dot`s into a zero
+    accumulator ("fresh" products: attention's backward Sᵀ, dPᵀ and dQ),
+    none of them asynchronous yet, each fresh product moves up to right
+    after the last op it depends on or must follow: another product (an
+    earlier fresh one it overtakes when its own result is needed first),
     an op with regions, an op that writes or allocates shared memory
     (`tile` ops touch global memory only and do not hold it back); the pure
-    ops computing its operands move up with it. Each product then becomes
-    asynchronous and a `tilegpu.warpgroup_dot_wait` on it, with `pendings`
-    the number of products issued after it, is placed right before the
-    first op of the block that uses its result, holds a product, or ends
-    the block. Products keep their order, since wgmma groups finish in
-    order. The shared-memory allocator keeps each buffer an asynchronous
-    product reads until its wait.
+    ops computing its operands move up with it. Each fresh product then
+    becomes asynchronous and a `tilegpu.warpgroup_dot_wait` on it, with
+    `pendings` the number of products issued after it, is placed right
+    before the first op of the block that uses its result, holds a
+    product, issues a synchronous product, or ends the block. Products
+    accumulating into a loop's sum stay where they are, synchronous: left
+    in flight, their registers made ptxas serialise wgmma. The
+    shared-memory allocator keeps each buffer an asynchronous product reads
+    until its wait.
 
-    Blocks with one product (the GEMM's main loop, which tilegpu-pipeline
-    keeps in flight across iterations) or with asynchronous products
-    already (tilegpu-overlap-products) are left as they are. Run before
-    tilegpu-pipeline.
+    Blocks with fewer than two fresh products (the forward's loop, the
+    GEMM's, which tilegpu-pipeline keeps in flight across iterations) or
+    with asynchronous products already (tilegpu-overlap-products) are left
+    as they are. Run before tilegpu-pipeline.
   }];
   let dependentDialects = ["::mlir::tilegpu::TileGPUDialect"];
 }
