@@ -167,15 +167,14 @@ SharedMemoryAllocation::getInterval(Operation *op) const {
   return places[it->second].second;
 }
 
-/// The last op of its block before which an asynchronous product may still
-/// be reading its operands: a wait on it, else the block's terminator.
-static Operation *getAsyncReadEnd(WarpGroupDotOp dot) {
-  Operation *end = nullptr;
+WarpGroupDotWaitOp tilegpu::getRetiringWait(WarpGroupDotOp dot) {
+  WarpGroupDotWaitOp last;
   for (Operation *user : dot->getUsers())
-    if (isa<WarpGroupDotWaitOp>(user) && user->getBlock() == dot->getBlock() &&
-        (!end || end->isBeforeInBlock(user)))
-      end = user;
-  return end ? end : dot->getBlock()->getTerminator();
+    if (auto wait = dyn_cast<WarpGroupDotWaitOp>(user);
+        wait && wait->getBlock() == dot->getBlock() &&
+        (!last || last->isBeforeInBlock(wait)))
+      last = wait;
+  return last;
 }
 
 SharedMemoryAllocation SharedMemoryAllocation::compute(ModuleOp module) {
@@ -237,8 +236,11 @@ SharedMemoryAllocation SharedMemoryAllocation::compute(ModuleOp module) {
           views.push_back(user->getResult(0));
         // An asynchronous product reads until the wait on it in its block
         // (or, without one, to the block's end).
-        if (auto dot = dyn_cast<WarpGroupDotOp>(user); dot && dot.getIsAsync())
-          user = getAsyncReadEnd(dot);
+        if (auto dot = dyn_cast<WarpGroupDotOp>(user);
+            dot && dot.getIsAsync()) {
+          WarpGroupDotWaitOp wait = getRetiringWait(dot);
+          user = wait ? wait.getOperation() : dot->getBlock()->getTerminator();
+        }
         Operation *holder = user;
         for (Operation *parent = user->getParentOp();
              parent && parent != alloc->getParentOp();

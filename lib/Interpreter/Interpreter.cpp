@@ -16,10 +16,10 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <fstream>
 #include <sstream>
 
 using namespace mlir;
@@ -499,16 +499,17 @@ rt::Status Interpreter::load(const std::string &source,
               mlir::tile::rejectParserHazards(source, "kernel", context.get())))
         program->module = parseSourceString<ModuleOp>(source, config, "kernel");
     } else {
-      std::ifstream file(source);
-      if (!file)
+      auto buffer = llvm::MemoryBuffer::getFile(source);
+      if (!buffer)
         return rt::Status::error("cannot open the kernel IR '" + source + "'");
-      std::string text((std::istreambuf_iterator<char>(file)),
-                       std::istreambuf_iterator<char>());
       program->sourceManager = std::make_unique<llvm::SourceMgr>();
+      StringRef text = (*buffer)->getBuffer();
+      program->sourceManager->AddNewSourceBuffer(std::move(*buffer),
+                                                 llvm::SMLoc());
       if (succeeded(
               mlir::tile::rejectParserHazards(text, source, context.get())))
         program->module =
-            parseSourceFile<ModuleOp>(source, *program->sourceManager, config);
+            parseSourceFile<ModuleOp>(*program->sourceManager, config);
     }
   }
   std::string what =

@@ -53,6 +53,11 @@ ConvertScratchLayout getConvertScratchLayout(const LinearLayout &src,
 /// elements change neither.
 bool isCtaWideBooleanReduce(tile::ReduceOp op);
 
+/// The wait that retires asynchronous product `dot` in its own block (the
+/// last warpgroup_dot_wait on it there), or null: until then the product may
+/// still read its operands' shared memory.
+WarpGroupDotWaitOp getRetiringWait(WarpGroupDotOp dot);
+
 /// Bytes of shared scratch memory `op` exchanges values through (0 when
 /// none): a reduction across warps, a conversion that moves elements
 /// between threads.

@@ -120,14 +120,10 @@ void issueEarly(WarpGroupDotOp dot) {
 /// waits for every group (a synchronous product).
 void waitLate(WarpGroupDotOp dot) {
   dot.setIsAsync(true);
-  Block *block = dot->getBlock();
-  Operation *before = block->getTerminator();
+  Operation *before = getFirstUse(dot);
   unsigned issuedAfter = 0;
   for (Operation *op = dot->getNextNode(); op != before;
        op = op->getNextNode()) {
-    bool uses = llvm::any_of(dot->getUsers(), [&](Operation *user) {
-      return block->findAncestorOpInBlock(*user) == op;
-    });
     bool nestsProduct =
         op->getNumRegions() &&
         op->walk([](Operation *nested) {
@@ -136,7 +132,7 @@ void waitLate(WarpGroupDotOp dot) {
                        : WalkResult::advance();
           }).wasInterrupted();
     auto later = dyn_cast<WarpGroupDotOp>(op);
-    if (uses || nestsProduct || (later && !later.getIsAsync())) {
+    if (nestsProduct || (later && !later.getIsAsync())) {
       before = op;
       break;
     }

@@ -23,6 +23,7 @@
 #include "Pipelining.h"
 #include "TensorMaps.h"
 
+#include "tile/Analysis/Allocation.h"
 #include "tile/Dialect/Tile/IR/Tile.h"
 #include "tile/Dialect/TileGPU/IR/TileGPU.h"
 
@@ -277,11 +278,7 @@ bool WarpSpecializer::plan(const tile::AxisInfoAnalysis &axis) {
     // across iterations is waited for in the next: the GEMM's, below).
     for (Operation *reader : getReaders(t.alloc.getResult())) {
       auto dot = dyn_cast<WarpGroupDotOp>(reader);
-      if (dot && dot.getIsAsync() &&
-          llvm::none_of(dot->getUsers(), [&](Operation *user) {
-            return isa<WarpGroupDotWaitOp>(user) &&
-                   user->getBlock() == dot->getBlock();
-          }))
+      if (dot && dot.getIsAsync() && !getRetiringWait(dot))
         return false;
     }
     if (!need(t.load.getPtr()) ||
@@ -422,12 +419,11 @@ void WarpSpecializer::consumeLoad(TakenLoad &t, Value slot, Value phase,
     Operation *holder = block->findAncestorOpInBlock(*reader);
     if (!firstUse || holder->isBeforeInBlock(firstUse))
       firstUse = holder;
-    // An asynchronous product is done once a wait on it returns.
+    // An asynchronous product is done once the wait on it returns.
     if (auto dot = dyn_cast<WarpGroupDotOp>(reader); dot && dot.getIsAsync())
-      for (Operation *user : dot->getUsers())
-        if (isa<WarpGroupDotWaitOp>(user) && user->getBlock() == block &&
-            (!lastUse || lastUse->isBeforeInBlock(user)))
-          holder = user;
+      if (WarpGroupDotWaitOp wait = getRetiringWait(dot);
+          wait && wait->getBlock() == block)
+        holder = wait;
     if (!lastUse || lastUse->isBeforeInBlock(holder))
       lastUse = holder;
   }
