@@ -52,8 +52,11 @@ def ConvertTileGPUToLLVM : Pass<"convert-tilegpu-to-llvm", "::mlir::ModuleOp"> {
     placed it; a module that has not been through that pass is an error
     that names it.
   }];
+  // scf: one-thread and one-warpgroup sections are scf.if until
+  // -convert-scf-to-cf.
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
-                           "::mlir::NVVM::NVVMDialect"];
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::scf::SCFDialect"];
   let options = [
     Option<"threadIndexPerOp", "thread-index-per-op", "bool",
            /*default=*/"false",
