@@ -76,6 +76,8 @@ void tile::buildTileToLLVMPipeline(OpPassManager &pm,
   pipeline.useTma = options.tma;
   pipeline.warpSpecialize = options.warpSpecialize;
   pm.addPass(tilegpu::createTileGPUPipeline(pipeline));
+  if (options.pingPong)
+    pm.addPass(tilegpu::createTileGPUPingPong());
   if (options.tmaStores)
     pm.addPass(tilegpu::createTileGPUTMAStores());
   pm.addPass(createCanonicalizerPass());

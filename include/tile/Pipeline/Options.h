@@ -57,6 +57,12 @@ struct CompileOptions : public PassPipelineOptions<CompileOptions> {
                      "before its carried one, so that the work between "
                      "them (attention's softmax) overlaps it"),
       llvm::cl::init(false)};
+  Option<bool> pingPong{
+      *this, "ping-pong",
+      llvm::cl::desc("on sm_90a, have the program's warpgroups take turns at "
+                     "issuing each loop iteration's asynchronous products, "
+                     "so that one's softmax runs beside another's products"),
+      llvm::cl::init(false)};
   Option<bool> threadIndexPerOp{
       *this, "thread-index-per-op",
       llvm::cl::desc("each op reads the thread index itself, so that no "

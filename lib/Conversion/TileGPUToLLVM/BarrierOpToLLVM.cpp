@@ -6,7 +6,8 @@
 // init_barriers makes each slot of a stack one (thread 0, between proxy
 // fences and barriers), and inval_barriers ends them so that the memory can
 // hold something else; wait_barrier spins on mbarrier.try_wait.parity,
-// arrive_barrier arrives.
+// arrive_barrier arrives. wait_turn and pass_turn order the warpgroups
+// through named barriers 1 and up, one a warpgroup.
 // tilegpu.warp_specialize stays through the conversion (its region is
 // converted in place) and becomes the split last: the producer warps lower
 // their registers, one of them runs the region, and they exit.
@@ -158,6 +159,85 @@ struct ArriveBarrierOpConversion
   }
 };
 
+/// Threads at a turn's named barrier: the warpgroup waiting for its turn
+/// and the one passing it.
+constexpr int32_t kTurnThreads = 2 * 128;
+
+/// This thread's warpgroup among the program's warps.
+Value getWarpGroupIndex(OpBuilder &b, Location loc,
+                        const TypeConverter *converter) {
+  Value warp = getHwIndex(b, loc, converter).warp;
+  return LLVM::LShrOp::create(b, loc, warp, createI32(b, loc, 2));
+}
+
+/// Runs `body` in warpgroup `index` only.
+void inWarpGroup(OpBuilder &b, Location loc, const TypeConverter *converter,
+                 int32_t index, function_ref<void()> body) {
+  Value group = getWarpGroupIndex(b, loc, converter);
+  Value match = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, group,
+                                     createI32(b, loc, index));
+  auto branch = scf::IfOp::create(b, loc, match, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(branch.thenBlock());
+  body();
+}
+
+struct WaitTurnOpConversion : public ConvertOpToLLVMPattern<WaitTurnOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(WaitTurnOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto wait = [&](Value barrier) {
+      NVVM::BarrierOp::create(rewriter, loc, TypeRange{}, barrier,
+                              createI32(rewriter, loc, kTurnThreads),
+                              NVVM::BarrierReductionAttr(), Value());
+    };
+    if (op.getFinal()) {
+      inWarpGroup(rewriter, loc, getTypeConverter(), 0,
+                  [&] { wait(createI32(rewriter, loc, 1)); });
+    } else {
+      Value group = getWarpGroupIndex(rewriter, loc, getTypeConverter());
+      wait(LLVM::AddOp::create(rewriter, loc, group,
+                               createI32(rewriter, loc, 1)));
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct PassTurnOpConversion : public ConvertOpToLLVMPattern<PassTurnOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(PassTurnOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int32_t last = op.getWarpgroups() - 1;
+    auto pass = [&](Value barrier) {
+      NVVM::BarrierArriveOp::create(rewriter, loc, barrier,
+                                    createI32(rewriter, loc, kTurnThreads));
+    };
+    if (op.getInitial()) {
+      inWarpGroup(rewriter, loc, getTypeConverter(), last,
+                  [&] { pass(createI32(rewriter, loc, 1)); });
+    } else {
+      // The next warpgroup's barrier: 1 + (k + 1) mod warpgroups.
+      Value group = getWarpGroupIndex(rewriter, loc, getTypeConverter());
+      Value isLast =
+          LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq, group,
+                               createI32(rewriter, loc, last));
+      Value next = LLVM::AddOp::create(rewriter, loc, group,
+                                       createI32(rewriter, loc, 2));
+      pass(LLVM::SelectOp::create(rewriter, loc, isLast,
+                                  createI32(rewriter, loc, 1), next));
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void tilegpu::lowerWarpSpecialization(LLVM::LLVMFuncOp kernel) {
@@ -196,7 +276,8 @@ void tilegpu::lowerWarpSpecialization(LLVM::LLVMFuncOp kernel) {
 
 void tilegpu::populateBarrierOpToLLVMPatterns(
     TileGPUToLLVMTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<BarrierOpConversion, InitBarriersOpConversion,
-               InvalBarriersOpConversion, WaitBarrierOpConversion,
-               ArriveBarrierOpConversion>(converter);
+  patterns
+      .add<BarrierOpConversion, InitBarriersOpConversion, WaitTurnOpConversion,
+           PassTurnOpConversion, InvalBarriersOpConversion,
+           WaitBarrierOpConversion, ArriveBarrierOpConversion>(converter);
 }

@@ -39,6 +39,10 @@ class CompileOptions:
     overlap_products: bool = _option(
         False, "on sm_90a, issue a loop's next independent product before its carried "
         "one, so that the work between them (attention's softmax) overlaps it")
+    ping_pong: bool = _option(
+        False, "on sm_90a, have the program's warpgroups take turns at issuing each loop "
+        "iteration's asynchronous products, so that one's softmax runs beside another's "
+        "products")
     thread_index_per_op: bool = _option(
         False, "each op reads the thread index itself, so that no index arithmetic "
         "stays live across a loop")

@@ -126,14 +126,16 @@ def _finite_max(m, CAUSAL_MASK: tl.constexpr):
 def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi,
                     offs_m, qk_scale, N_CTX, causal_offset,
                     BLOCK_N: tl.constexpr, CAUSAL_MASK: tl.constexpr,
-                    KEY_MASK: tl.constexpr):
+                    KEY_MASK: tl.constexpr, RESCALE_VOTE: tl.constexpr = True):
     """Online softmax over the key blocks [lo, hi), BLOCK_N keys at a time.
 
     m_i is what the exponentials subtract: the running row max of the scaled
     scores (base 2), or less than it by at most RESCALE_HEADROOM; l_i is the
     row sum of 2^(score - m_i), acc the unnormalised output.  CAUSAL_MASK
     hides keys j > i + causal_offset; KEY_MASK hides keys at or past N_CTX
-    (and bounds the loads)."""
+    (and bounds the loads).  RESCALE_VOTE: the rows rescale together, behind
+    one vote of the program; else each row on its own, without a vote, so
+    that warpgroups owning different rows never wait for one another."""
     K_block_ptr = tl.advance(K_block_ptr, (0, lo))
     V_block_ptr = tl.advance(V_block_ptr, (lo, 0))
     for start_n in range(lo, hi, BLOCK_N):
@@ -163,7 +165,15 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi,
         # max grows that much, and the block skips the rescale of acc (a
         # multiply an element) behind one CTA-wide vote (bar.red.or).
         grow = m_ij > m_i + RESCALE_HEADROOM
-        if tl.max(grow):
+        if RESCALE_VOTE:
+            if tl.max(grow):
+                m_new = tl.where(grow, m_ij, m_i)
+                alpha = tl.math.exp2(m_i - _finite_max(m_new, CAUSAL_MASK))
+                l_i = l_i * alpha
+                acc = acc * alpha[:, None]
+                m_i = m_new
+        else:
+            # alpha is 1 in the rows that keep m_i.
             m_new = tl.where(grow, m_ij, m_i)
             alpha = tl.math.exp2(m_i - _finite_max(m_new, CAUSAL_MASK))
             l_i = l_i * alpha
@@ -183,7 +193,7 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi,
 def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n, Z, H, N_CTX,
              causal_offset, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
              BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr,
-             HEAD_GROUP: tl.constexpr = 8):
+             HEAD_GROUP: tl.constexpr = 8, RESCALE_VOTE: tl.constexpr = True):
     tl.static_assert(BLOCK_M % BLOCK_N == 0, "BLOCK_M must be a multiple of BLOCK_N")
     tl.static_assert(HEAD_GROUP >= 1, "HEAD_GROUP must be at least 1")
     if CAUSAL:
@@ -223,21 +233,21 @@ def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n, Z, H, N_CT
         full_end = tl.minimum(full_end, N_CTX // BLOCK_N * BLOCK_N)
         acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
                                         0, full_end, offs_m, qk_scale, N_CTX, off,
-                                        BLOCK_N, False, False)
+                                        BLOCK_N, False, False, RESCALE_VOTE)
         # Diagonal: up to the last key the last row sees, with the causal
         # mask and the key tail.  Empty when no row sees a key.
         diag_end = tl.minimum(m0 + BLOCK_M + off, N_CTX)
         acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
                                         full_end, diag_end, offs_m, qk_scale, N_CTX, off,
-                                        BLOCK_N, True, True)
+                                        BLOCK_N, True, True, RESCALE_VOTE)
     else:
         full_end = N_CTX // BLOCK_N * BLOCK_N
         acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
                                         0, full_end, offs_m, qk_scale, N_CTX, 0,
-                                        BLOCK_N, False, False)
+                                        BLOCK_N, False, False, RESCALE_VOTE)
         acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
                                         full_end, N_CTX, offs_m, qk_scale, N_CTX, 0,
-                                        BLOCK_N, False, True)
+                                        BLOCK_N, False, True, RESCALE_VOTE)
     # log-sum-exp in natural log: ln 2 * (m_i + log2 l_i); -inf for a row
     # that saw no key (m_i = -inf, l_i = 0).
     lse = (m_i + tl.math.log2(l_i)) * LN2

@@ -150,7 +150,8 @@ def _variants():
                         f"attn_fwd_{t}_d{head_dim}_{suffix}{bound}", "attention", "attn_fwd",
                         _fwd_signature(t),
                         {"HEAD_DIM": head_dim, "BLOCK_M": block_m, "BLOCK_N": block_n,
-                         "CAUSAL": causal, "HEAD_GROUP": 8}, fwd_warps,
+                         "CAUSAL": causal, "HEAD_GROUP": 8, "RESCALE_VOTE": True},
+                        fwd_warps,
                         thread_index_per_op=True, max_n_ctx=max_n_ctx,
                         warp_specialize=True))
             out.append(Variant(

@@ -82,3 +82,33 @@ func.func @no_arrivals(%b: !tilegpu.memdesc<2x1x1xi64, #bar>) {
   tilegpu.init_barriers %b {arrivals = 0 : i32} : !tilegpu.memdesc<2x1x1xi64, #bar>
   return
 }
+
+// -----
+
+// Turns are taken by every warpgroup of the program.
+module attributes {tilegpu.num_warps = 8 : i32} {
+  func.func @turns_of_three() attributes {tile.kernel} {
+    // expected-error @below {{takes turns among 3 warpgroups, but the program has 8 warps}}
+    tilegpu.wait_turn {warpgroups = 3 : i32}
+    return
+  }
+}
+
+// -----
+
+func.func @turns_of_one() attributes {tile.kernel} {
+  // expected-error @below {{attribute 'warpgroups' failed to satisfy constraint}}
+  tilegpu.pass_turn {warpgroups = 1 : i32}
+  return
+}
+
+// -----
+
+// The producer's region is one thread's: it takes no turn.
+func.func @turn_in_producer() attributes {tile.kernel} {
+  tilegpu.warp_specialize {
+    // expected-error @below {{is for the program's warps, not the producer's region}}
+    tilegpu.pass_turn {initial, warpgroups = 2 : i32}
+  } {consumer_registers = 240 : i32, ctas_per_sm = 1 : i32, producer_registers = 24 : i32, producer_warps = 4 : i32}
+  return
+}

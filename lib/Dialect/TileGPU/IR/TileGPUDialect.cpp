@@ -861,6 +861,28 @@ LogicalResult ArriveBarrierOp::verify() {
   return verifyOneBarrier(*this, getBarrier().getType(), "arrives on");
 }
 
+/// The rules of wait_turn and pass_turn: among the program's own warps,
+/// all of its warpgroups taking turns.
+static LogicalResult verifyTurn(Operation *op, int32_t warpgroups) {
+  if (op->getParentOfType<WarpSpecializeOp>())
+    return op->emitOpError()
+           << "is for the program's warps, not the producer's region";
+  std::optional<unsigned> numWarps = getNumWarps(op);
+  if (numWarps && *numWarps != 4u * warpgroups)
+    return op->emitOpError()
+           << "takes turns among " << warpgroups << " warpgroups, but the "
+           << "program has " << *numWarps << " warps";
+  return success();
+}
+
+LogicalResult WaitTurnOp::verify() {
+  return verifyTurn(*this, getWarpgroups());
+}
+
+LogicalResult PassTurnOp::verify() {
+  return verifyTurn(*this, getWarpgroups());
+}
+
 LogicalResult WarpSpecializeOp::verify() {
   // setmaxnreg's rule: a multiple of 8 in [24, 256].
   for (auto [name, count] : {std::pair<StringRef, int32_t>{

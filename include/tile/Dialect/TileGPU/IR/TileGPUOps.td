@@ -286,6 +286,53 @@ def TileGPU_ArriveBarrierOp : TileGPU_Op<"arrive_barrier", [
   let hasVerifier = 1;
 }
 
+def TileGPU_WaitTurnOp : TileGPU_Op<"wait_turn", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "this warpgroup waits until the previous one passes it the turn";
+  let description = [{
+    The program's `warpgroups` warpgroups (its warps, four at a time) take
+    turns, in the order of their index, at what lies between a `wait_turn`
+    and the next `pass_turn`: warpgroup k waits here until warpgroup k - 1
+    (the last one, for warpgroup 0) has passed it the turn. Named barrier
+    1 + k, counting warpgroup k's threads and those of the one passing the
+    turn (`bar.sync 1 + k, 256`). Every warpgroup must run the same
+    sequence of turns; `pass_turn {initial}` starts it and
+    `wait_turn {final}` ends it.
+
+    With `final`, only warpgroup 0 waits: it takes the turn the last
+    warpgroup passed at the end, so that every arrival on a named barrier
+    is matched before the program exits.
+
+    ```mlir
+    tilegpu.wait_turn {warpgroups = 2 : i32}
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<2>, IntMaxValue<15>]>:$warpgroups,
+                   UnitAttr:$final);
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
+def TileGPU_PassTurnOp : TileGPU_Op<"pass_turn", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "this warpgroup hands the turn to the next one";
+  let description = [{
+    Warpgroup k of the program's `warpgroups` lets warpgroup k + 1 (0 after
+    the last) through its next `wait_turn`, without waiting itself
+    (`bar.arrive` on the next one's named barrier, 256 threads). With
+    `initial`, only the last warpgroup passes: warpgroup 0 takes the first
+    turn.
+
+    ```mlir
+    tilegpu.pass_turn {initial, warpgroups = 2 : i32}
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<2>, IntMaxValue<15>]>:$warpgroups,
+                   UnitAttr:$initial);
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
 def TileGPU_WarpSpecializeOp : TileGPU_Op<"warp_specialize", [
     SingleBlock, NoTerminator, MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "producer warps run the region; the program's warps go on";

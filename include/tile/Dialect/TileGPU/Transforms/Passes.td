@@ -247,6 +247,31 @@ def TileGPUScheduleProducts : Pass<"tilegpu-schedule-products", "::mlir::ModuleO
   let dependentDialects = ["::mlir::tilegpu::TileGPUDialect"];
 }
 
+def TileGPUPingPong : Pass<"tilegpu-ping-pong", "::mlir::ModuleOp"> {
+  let summary = "have the program's warpgroups take turns at issuing each loop iteration's products";
+  let description = [{
+    In a program of two warpgroups or more (`tilegpu.num_warps` a multiple
+    of 4, at least 8), an `scf.for` whose body issues two asynchronous
+    `tilegpu.warpgroup_dot`s or more (tilegpu-overlap-products' rotated
+    loop) gets a `tilegpu.wait_turn` before the first and a
+    `tilegpu.pass_turn` after the last: warpgroup 0 issues its products,
+    then warpgroup 1 while 0 goes on to the work after them (attention's
+    softmax), and so on round the warpgroups (FlashAttention-3's
+    ping-pong). A `pass_turn {initial}` where the program's warps begin
+    (after `tilegpu.warp_specialize`) lets warpgroup 0 take the first turn,
+    and a `wait_turn {final}` before the kernel returns matches the last
+    pass.
+
+    A loop qualifies only if nothing between its first and last product can
+    wait for other warps (an op with regions, a program barrier, a store to
+    shared memory, shared-memory scratch, a CTA-wide vote): holding the
+    turn there would deadlock. Other loops are left as they are. Run after
+    tilegpu-pipeline, so that a product's wait for its copies precedes the
+    turn.
+  }];
+  let dependentDialects = ["::mlir::tilegpu::TileGPUDialect"];
+}
+
 def TileGPUTMAStores : Pass<"tilegpu-tma-stores", "::mlir::ModuleOp"> {
   let summary = "store a kernel's epilogue blocks with the TMA";
   let description = [{
