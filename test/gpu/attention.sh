@@ -62,8 +62,8 @@ for dtype in f16 bf16; do
     done
   done
 done
-# The general d128 forwards named with --kernel at ragged lengths (below
-# 2048 the causal one's 128-row variant runs), and both past 1024 and 2048.
+# The d128 forwards (two warpgroups taking turns) named with --kernel at
+# ragged lengths, and both past 1024 and 2048.
 for dtype in f16 bf16; do
   t=$([ $dtype = f16 ] && echo fp16 || echo bf16)
   for n in 17 257 1000; do

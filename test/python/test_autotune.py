@@ -150,18 +150,17 @@ def test_compile_rejects_a_tuning_file_it_cannot_apply(tmp_path):
 
 def test_a_variant_bounded_by_length_is_a_problem_of_its_own():
     from tile.kernels import tuning
-    from tile.kernels.manifest import BY_NAME
+    from tile.kernels.manifest import BY_NAME, Variant
     from tile.tools import autotune as sweep
 
     variants = tuning.tunable_variants()
     keys = [tuning.problem(v) for v in variants]
     assert len(set(keys)) == len(keys)   # no choice meant for one lands on another
-    bounded = [v for v in variants if v.max_n_ctx]
-    assert bounded, "the manifest ships a variant chosen by length"
-    for variant in bounded:
-        assert tuning.problem(variant).endswith(f"_n{variant.max_n_ctx}")
-    assert (tuning.problem(BY_NAME["attn_fwd_fp16_d128_causal_n2048"])
-            == "attn_fwd_d128_causal_n2048")
+    general = BY_NAME["attn_fwd_fp16_d128_causal"]
+    bounded = Variant("attn_fwd_fp16_d128_causal_n2048", "attention", "attn_fwd",
+                      general.signature, dict(general.constexprs), 4, max_n_ctx=2048)
+    assert tuning.problem(general) == "attn_fwd_d128_causal"
+    assert tuning.problem(bounded) == "attn_fwd_d128_causal_n2048"
     # It is timed at the lengths it is picked for (its bound, if none is).
     lengths = type("Args", (), {"lengths": [1024, 4096, 16384]})()
     assert sweep.timed_lengths(lengths, {"max_n_ctx": 2048}) == [1024]

@@ -334,9 +334,10 @@ def test_cli_writes_module_metadata_and_ptx(tmp_path, verify, run_cli):
             ("LSE", "*fp32"), ("sm_scale", "fp32"), ("stride_z", "i32"),
             ("stride_h", "i32"), ("stride_n", "i32"), ("Z", "i32"), ("H", "i32"),
             ("N_CTX", "i32"), ("causal_offset", "i32")]],
-        # HEAD_GROUP was not given: its default is recorded.
+        # HEAD_GROUP and RESCALE_VOTE were not given: their defaults are
+        # recorded.
         "constexprs": {"HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64, "CAUSAL": True,
-                       "HEAD_GROUP": 8},
+                       "HEAD_GROUP": 8, "RESCALE_VOTE": True},
         "num_warps": 4,
         "options": CompileOptions(num_warps=4, num_stages=3,
                                   thread_index_per_op=True).pipeline_string(),

@@ -99,16 +99,17 @@ def _variants():
                        PUZZLE_SIGNATURE, {"D": 64, "BR": 32, "BC": 64}, 8))
     for t in ("fp16", "bf16"):
         for head_dim in (64, 128):
-            # Chosen on the H100 (docs/performance.md); the spills quoted
-            # with a choice are those of its day.  The forward gives each
-            # warp 32 query rows, so every K and V fragment read from shared
-            # memory feeds two mma: 128-row programs on 4 warps, two to an
-            # SM (256 rows on 8 warps spilled 28 bytes at non-causal d128
-            # and were 0-5% slower).  Causal d128 runs 256-row programs on
-            # 8 warps, 64 keys a step, 3-12% faster than 128-row ones from
-            # N = 4096 on, and those (32-key steps: 64-key ones spill 16
-            # bytes) up to N = 2048, 7-19% faster at 512-1024.  No forward
-            # spills.
+            # Forward tiles (measured in docs/performance.md and docs/status.md).  At
+            # d64, 128-row programs on one warpgroup (4 warps), 64 keys a
+            # step, lazy rescaling behind one vote, two programs an SM.  At
+            # d128, 128-row programs on two warpgroups of 64 rows, 128 keys
+            # a step, each row rescaled on its own (a vote would keep the
+            # warpgroups in lockstep), the next S issued before P V
+            # (overlap_products) and the warpgroups taking turns at their
+            # products (ping_pong): against the d128 tiles before them, on
+            # an H200 (2026-11-27), causal +17% at N = 1024 and +28-30%
+            # from 2048, non-causal +1-7%.  At d64 the same schedule was
+            # 2-12% slower up to N = 4096.  No forward spills.
             # The backward runs every product on wgmma (dQ reads dS^T
             # through a transposed view of shared memory), Q and dO copied
             # by the TMA from a producer warpgroup.  At d128 its programs
@@ -130,30 +131,24 @@ def _variants():
             bwd_warps, bwd_keys = (4, 64) if head_dim == 64 else (8, 128)
             # Q and dO three steps ahead: +1-3% at d128, -1 to +1% at d64.
             bwd_stages = 3 if head_dim == 128 else 2
+            if head_dim == 64:
+                block_n, fwd_warps, vote, schedule = 64, 4, True, {}
+            else:
+                block_n, fwd_warps, vote = 128, 8, False
+                schedule = {"overlap_products": True, "ping_pong": True}
             for causal in (True, False):
                 suffix = "causal" if causal else "noncausal"
-                # (BLOCK_M, BLOCK_N, warps, max_n_ctx) of each variant.
-                tiles = [(128, 64, 4, None)]
-                if head_dim == 128 and causal:
-                    tiles = [(256, 64, 8, None), (128, 32, 4, 2048)]
                 # K and V copied by the TMA, issued by a producer warpgroup
                 # (warp_specialize): 0-8% faster than the kernels without
-                # it (H200, 2026-11-27; docs/status.md); without the
-                # producer, TMA was slower than cp.async at d64 and causal
-                # d128.  The consumer warpgroup of a 128-row program keeps
-                # 232 registers (two programs an SM): at d128 without the
-                # mask it spills 12 bytes, and 32-key steps, which do not,
-                # ran 15-17% slower.
-                for block_m, block_n, fwd_warps, max_n_ctx in tiles:
-                    bound = f"_n{max_n_ctx}" if max_n_ctx else ""
-                    out.append(Variant(
-                        f"attn_fwd_{t}_d{head_dim}_{suffix}{bound}", "attention", "attn_fwd",
-                        _fwd_signature(t),
-                        {"HEAD_DIM": head_dim, "BLOCK_M": block_m, "BLOCK_N": block_n,
-                         "CAUSAL": causal, "HEAD_GROUP": 8, "RESCALE_VOTE": True},
-                        fwd_warps,
-                        thread_index_per_op=True, max_n_ctx=max_n_ctx,
-                        warp_specialize=True))
+                # it (H200, 2026-11-27); without the producer, TMA was
+                # slower than cp.async at d64.
+                out.append(Variant(
+                    f"attn_fwd_{t}_d{head_dim}_{suffix}", "attention", "attn_fwd",
+                    _fwd_signature(t),
+                    {"HEAD_DIM": head_dim, "BLOCK_M": 128, "BLOCK_N": block_n,
+                     "CAUSAL": causal, "HEAD_GROUP": 8, "RESCALE_VOTE": vote},
+                    fwd_warps, thread_index_per_op=True, warp_specialize=True,
+                    **schedule))
             out.append(Variant(
                 f"attn_bwd_preprocess_{t}_d{head_dim}", "attention", "attn_bwd_preprocess",
                 _preprocess_signature(t), {"HEAD_DIM": head_dim, "BLOCK_M": 64},
