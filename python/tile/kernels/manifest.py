@@ -99,17 +99,19 @@ def _variants():
                        PUZZLE_SIGNATURE, {"D": 64, "BR": 32, "BC": 64}, 8))
     for t in ("fp16", "bf16"):
         for head_dim in (64, 128):
-            # Forward tiles (measured in docs/performance.md and docs/status.md).  At
+            # Forward tiles (docs/performance.md, docs/status.md).  At
             # d64, 128-row programs on one warpgroup (4 warps), 64 keys a
-            # step, lazy rescaling behind one vote, two programs an SM.  At
+            # step, lazy rescaling behind one vote, two programs an SM, the
+            # next S issued before P V (overlap_products: +7-13% on an
+            # H200, 2026-11-27; without the vote it gained less).  At
             # d128, 128-row programs on two warpgroups of 64 rows, 128 keys
             # a step, each row rescaled on its own (a vote would keep the
             # warpgroups in lockstep), the next S issued before P V
             # (overlap_products) and the warpgroups taking turns at their
             # products (ping_pong): against the d128 tiles before them, on
             # an H200 (2026-11-27), causal +17% at N = 1024 and +28-30%
-            # from 2048, non-causal +1-7%.  At d64 the same schedule was
-            # 2-12% slower up to N = 4096.  No forward spills.
+            # from 2048, non-causal +1-7%.  At d64 two warpgroups taking
+            # turns were 2-12% slower up to N = 4096.  No forward spills.
             # The backward runs every product on wgmma (dQ reads dS^T
             # through a transposed view of shared memory), Q and dO copied
             # by the TMA from a producer warpgroup.  At d128 its programs
@@ -132,7 +134,8 @@ def _variants():
             # Q and dO three steps ahead: +1-3% at d128, -1 to +1% at d64.
             bwd_stages = 3 if head_dim == 128 else 2
             if head_dim == 64:
-                block_n, fwd_warps, vote, schedule = 64, 4, True, {}
+                block_n, fwd_warps, vote = 64, 4, True
+                schedule = {"overlap_products": True}
             else:
                 block_n, fwd_warps, vote = 128, 8, False
                 schedule = {"overlap_products": True, "ping_pong": True}
