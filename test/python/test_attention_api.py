@@ -76,6 +76,30 @@ def test_flash_attn_func_refuses_bad_options(kwargs, error, message):
         flash_attn_func(*qkv(), **kwargs)
 
 
+@pytest.mark.parametrize("args, kwargs, error, message", [
+    # Tile's old positional order (causal first) is now dropout_p's place.
+    ((True,), {}, TypeError, "dropout_p must be a number, not True"),
+    ((0.1,), {}, NotImplementedError, "dropout_p=0.1: .* no dropout yet"),
+    ((1.5,), {}, ValueError, r"dropout_p must be in \[0, 1\), not 1.5"),
+    ((), {"window_size": (128, 0)}, NotImplementedError, "no sliding window yet"),
+    ((), {"window_size": (-1, 4)}, NotImplementedError, r"window_size=\(-1, 4\)"),
+    ((), {"window_size": 128}, TypeError, "window_size must be a pair of ints"),
+    ((), {"window_size": (-1.0, -1)}, TypeError, "window_size must be a pair of ints"),
+    ((), {"softcap": 30.0}, NotImplementedError, "softcap=30.0: .* no score capping"),
+    ((), {"softcap": "30"}, TypeError, "softcap must be a number"),
+    ((), {"alibi_slopes": torch.ones(3)}, NotImplementedError, "no ALiBi yet"),
+    ((), {"deterministic": True}, NotImplementedError, "no deterministic mode yet"),
+    ((), {"deterministic": 1}, TypeError, "deterministic must be True or False"),
+    ((), {"return_attn_probs": True}, NotImplementedError,
+     "does not return attention probabilities; return_lse=True"),
+])
+def test_flash_attn_func_refuses_what_it_does_not_have(args, kwargs, error, message):
+    """FlashAttention-2's options are accepted when off and refused clearly
+    when on, never ignored."""
+    with pytest.raises(error, match=message):
+        flash_attn_func(*qkv(), *args, **kwargs)
+
+
 def test_backward_entry_checks_lse():
     q, k, v = qkv()
     lse = torch.zeros(2, 3, 16)
@@ -349,6 +373,22 @@ def test_causal_offset_reaches_the_kernels(emulated, causal_offset):
             assert (got == 0).all(), name
     if empty < 37:
         torch.testing.assert_close(lse[:, :, empty:], ref[1][:, :, empty:])
+
+
+@needs_kernels
+def test_flash_attention_2_calls_work_unchanged(emulated):
+    """FlashAttention-2's positional order and its options at their "off"
+    values, causal's window included, give what Tile's keywords give."""
+    q, k, v = qkv()
+    causal = flash_attn_func(q, k, v, causal=True, softmax_scale=0.2)
+    assert torch.equal(flash_attn_func(q, k, v, 0.0, 0.2, True), causal)
+    assert torch.equal(flash_attn_func(q, k, v, 0.0, 0.2, True, (-1, 0), 0.0, None, False,
+                                       False), causal)
+    assert torch.equal(flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=0.2,
+                                       causal=True, window_size=(-1, -1)), causal)
+    full = flash_attn_func(q, k, v)
+    assert torch.equal(flash_attn_func(q, k, v, 0.0), full)
+    assert torch.equal(flash_attn_func(q, k, v, 0, None, False, [-1, -1]), full)
 
 
 @needs_kernels

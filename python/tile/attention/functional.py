@@ -381,23 +381,74 @@ class FlashAttnFunction(torch.autograd.Function):
         return dq, dk, dv, None, None, None, None
 
 
-def flash_attn_func(q, k, v, causal=False, softmax_scale=None, return_lse=False,
+def _check_fa2_options(dropout_p, window_size, softcap, alibi_slopes, deterministic,
+                       return_attn_probs, causal):
+    """FlashAttention-2's options Tile's kernels do not have yet: accepted at
+    the values that mean "off", refused with NotImplementedError otherwise
+    (never ignored: each changes the result)."""
+    if isinstance(dropout_p, bool) or not isinstance(dropout_p, numbers.Real):
+        raise TypeError(f"dropout_p must be a number, not {dropout_p!r}")
+    if not 0.0 <= dropout_p < 1.0:
+        raise ValueError(f"dropout_p must be in [0, 1), not {dropout_p}")
+    if dropout_p != 0.0:
+        raise NotImplementedError(
+            f"dropout_p={dropout_p}: Tile's attention kernels have no dropout yet; "
+            f"pass dropout_p=0.0 (the default; FlashAttention's evaluation setting)")
+    if (not isinstance(window_size, (tuple, list)) or len(window_size) != 2
+            or not all(isinstance(w, numbers.Integral) and not isinstance(w, bool)
+                       for w in window_size)):
+        raise TypeError(f"window_size must be a pair of ints (left, right), -1 for no "
+                        f"limit, not {window_size!r}")
+    left, right = window_size
+    # FlashAttention: a negative side is unlimited, and causal sets right = 0.
+    if left >= 0 or (right >= 0 and not causal):
+        raise NotImplementedError(
+            f"window_size={tuple(window_size)}: Tile's attention kernels have no "
+            f"sliding window yet; pass window_size=(-1, -1) (the default)")
+    if isinstance(softcap, bool) or not isinstance(softcap, numbers.Real):
+        raise TypeError(f"softcap must be a number, not {softcap!r}")
+    if softcap != 0.0:
+        raise NotImplementedError(f"softcap={softcap}: Tile's attention kernels have no "
+                                  f"score capping yet; pass softcap=0.0 (the default)")
+    if alibi_slopes is not None:
+        raise NotImplementedError("alibi_slopes: Tile's attention kernels have no ALiBi "
+                                  "yet; pass alibi_slopes=None (the default)")
+    if _check_flag("deterministic", deterministic):
+        raise NotImplementedError(
+            "deterministic=True: Tile's backward adds dQ with atomics, whose order "
+            "varies from run to run; it has no deterministic mode yet")
+    if _check_flag("return_attn_probs", return_attn_probs):
+        raise NotImplementedError(
+            "return_attn_probs=True: Tile does not return attention probabilities; "
+            "return_lse=True returns the log-sum-exp of each row")
+
+
+def flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False,
+                    window_size=(-1, -1), softcap=0.0, alibi_slopes=None,
+                    deterministic=False, return_attn_probs=False, *, return_lse=False,
                     causal_offset=0):
-    """Scaled dot-product attention with Tile's FlashAttention kernels.
+    """Scaled dot-product attention with Tile's FlashAttention kernels, with
+    FlashAttention-2's signature: flash_attn_func(q, k, v, 0.0, None, True)
+    is causal attention.
 
     q, k, v: (batch, seqlen, heads, head_dim) fp16 or bf16 CUDA tensors of
     one shape, dtype and device; head_dim one the bundle has kernels for
     (64 and 128).  causal: key j is visible to query i iff j <= i +
-    causal_offset.  causal_offset: an int, 0 by default, any sign; ignored
-    when not causal.  A row that sees no key (i + causal_offset < 0) gets
-    out 0, lse -inf and zero gradients.  softmax_scale: defaults to 1 /
-    sqrt(head_dim).  Returns out (batch, seqlen, heads, head_dim), and with
-    return_lse also lse (batch, heads, seqlen) fp32, natural log (not
-    differentiable).  Differentiable in q, k and v; runs on PyTorch's
-    current stream.
+    causal_offset.  softmax_scale: defaults to 1 / sqrt(head_dim).
+    dropout_p, window_size, softcap, alibi_slopes, deterministic and
+    return_attn_probs are accepted at their defaults ("off") and refused
+    otherwise with NotImplementedError.  Keyword-only, beyond
+    FlashAttention's: return_lse, to return lse (batch, heads, seqlen) fp32,
+    natural log (not differentiable), after out; causal_offset, an int, 0
+    by default, any sign, ignored when not causal.  A row that sees no key
+    (i + causal_offset < 0) gets out 0, lse -inf and zero gradients.
+    Returns out (batch, seqlen, heads, head_dim).  Differentiable in q, k
+    and v; runs on PyTorch's current stream.
     """
     _check_tensors([("q", q), ("k", k), ("v", v)])
     causal = _check_flag("causal", causal)
+    _check_fa2_options(dropout_p, window_size, softcap, alibi_slopes, deterministic,
+                       return_attn_probs, causal)
     return_lse = _check_flag("return_lse", return_lse)
     causal_offset = _check_causal_offset(causal_offset)
     scale = _softmax_scale(softmax_scale, q.shape[-1])
