@@ -19,6 +19,27 @@ namespace {
 constexpr int kMaxDynamicSharedBytesAttribute = 8;
 constexpr unsigned kDefaultSharedLimit = 48 * 1024;
 constexpr CUresult kSuccess = 0;
+// CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR and _MINOR.
+constexpr int kComputeCapabilityMajor = 75;
+constexpr int kComputeCapabilityMinor = 76;
+
+/// The compute capability and name of the current context's device.
+Status getCurrentDevice(const CudaDriver &driver, int *major, int *minor,
+                        std::string *name) {
+  CUdevice device;
+  TILE_RETURN_IF_ERROR(
+      driver.check(driver.cuCtxGetDevice(&device), "cuCtxGetDevice"));
+  TILE_RETURN_IF_ERROR(driver.check(
+      driver.cuDeviceGetAttribute(major, kComputeCapabilityMajor, device),
+      "reading the device's compute capability"));
+  TILE_RETURN_IF_ERROR(driver.check(
+      driver.cuDeviceGetAttribute(minor, kComputeCapabilityMinor, device),
+      "reading the device's compute capability"));
+  char text[256] = {};
+  if (driver.cuDeviceGetName(text, sizeof(text) - 1, device) == kSuccess)
+    *name = text;
+  return Status::success();
+}
 
 template <typename F> bool bind(void *library, const char *name, F *function) {
   *function = reinterpret_cast<F>(dlsym(library, name));
@@ -34,6 +55,8 @@ Status bindDriver(CudaDriver *d) {
       bind(library, "cuInit", &d->cuInit) &&
       bind(library, "cuDeviceGet", &d->cuDeviceGet) &&
       bind(library, "cuDeviceGetName", &d->cuDeviceGetName) &&
+      bind(library, "cuDeviceGetAttribute", &d->cuDeviceGetAttribute) &&
+      bind(library, "cuCtxGetDevice", &d->cuCtxGetDevice) &&
       bind(library, "cuDevicePrimaryCtxRetain", &d->cuDevicePrimaryCtxRetain) &&
       bind(library, "cuCtxGetCurrent", &d->cuCtxGetCurrent) &&
       bind(library, "cuCtxSetCurrent", &d->cuCtxSetCurrent) &&
@@ -78,9 +101,43 @@ Status CudaDriver::check(CUresult result, const std::string &what) const {
                        (text ? text : "CUDA error " + std::to_string(result)));
 }
 
+Status tile::rt::checkTargetRuns(const std::string &kernel,
+                                 const std::string &target, bool cubin,
+                                 int major, int minor,
+                                 const std::string &device) {
+  // "sm_" digits, then "a" for an architecture-specific target.
+  if (target.size() < 5 || target.compare(0, 3, "sm_") != 0)
+    return Status::success();
+  bool specific = target.back() == 'a';
+  std::string digits = target.substr(3, target.size() - 3 - (specific ? 1 : 0));
+  if (digits.size() < 2 ||
+      digits.find_first_not_of("0123456789") != std::string::npos)
+    return Status::success();
+  int wantMajor = std::stoi(digits.substr(0, digits.size() - 1));
+  int wantMinor = digits.back() - '0';
+  bool runs =
+      specific ? major == wantMajor && minor == wantMinor
+      : cubin  ? major == wantMajor && minor >= wantMinor
+              : major > wantMajor || (major == wantMajor && minor >= wantMinor);
+  if (runs)
+    return Status::success();
+  std::string have = std::to_string(major) + "." + std::to_string(minor);
+  std::string want =
+      std::to_string(wantMajor) + "." + std::to_string(wantMinor);
+  return Status::error(
+      "kernel '" + kernel + "' is compiled for " + target +
+      " (compute capability " + want + (specific ? " exactly" : " and up") +
+      "), but the device" + (device.empty() ? "" : " (" + device + ")") +
+      " has compute capability " + have +
+      (major < 8 ? ": Tile's kernels need compute capability 8.0 or newer"
+                 : ": compile the kernels for it (tile-compile --options "
+                   "target=sm_80, or CompileOptions(target=\"sm_80\"))"));
+}
+
 Status tile::rt::loadKernel(const CudaDriver &driver, const KernelInfo &info,
                             LoadedKernel *kernel) {
   std::string image;
+  bool cubin = false;
   for (const char *extension : {".cubin", ".ptx"}) {
     std::ifstream file(info.companionPath(extension), std::ios::binary);
     if (!file)
@@ -88,6 +145,7 @@ Status tile::rt::loadKernel(const CudaDriver &driver, const KernelInfo &info,
     std::stringstream contents;
     contents << file.rdbuf();
     image = contents.str();
+    cubin = std::strcmp(extension, ".cubin") == 0;
     break;
   }
   if (image.empty()) {
@@ -102,6 +160,15 @@ Status tile::rt::loadKernel(const CudaDriver &driver, const KernelInfo &info,
                          " or .ptx): compile it with tile-compile (its "
                          "--emit=metadata writes none)");
   }
+  if (const JsonValue *gpu = info.metadata.get("gpu"))
+    if (const JsonValue *target = gpu->get("target");
+        target && target->isString()) {
+      int major = 0, minor = 0;
+      std::string device;
+      TILE_RETURN_IF_ERROR(getCurrentDevice(driver, &major, &minor, &device));
+      TILE_RETURN_IF_ERROR(checkTargetRuns(info.name, target->getString(),
+                                           cubin, major, minor, device));
+    }
   image.push_back('\0'); // PTX is loaded as a C string
   CUmodule module;
   TILE_RETURN_IF_ERROR(

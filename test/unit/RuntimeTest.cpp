@@ -3,6 +3,7 @@
 #include "tile/Runtime/Backend.h"
 #include "tile/Runtime/Bundle.h"
 #include "tile/Runtime/Check.h"
+#include "tile/Runtime/CudaDriver.h"
 #include "tile/Runtime/Json.h"
 #include "tile/Runtime/Launch.h"
 #include "tile/Runtime/Npy.h"
@@ -801,4 +802,37 @@ TEST(Bundle, SelectsByKeysTypeAndLength) {
             std::string::npos)
       << missing;
   EXPECT_NE(missing.find("HEAD_DIM=128 CAUSAL=0 fp16"), std::string::npos);
+}
+
+// Which device runs a kernel's code: sm_90a (wgmma, setmaxnreg) only an
+// H100-class 9.0; an sm_80 cubin the 8.x devices; sm_80 PTX, compiled by the
+// driver, 8.0 and later. The error names the kernel, both architectures and
+// the device.
+TEST(CudaDriver, TargetsRunOnTheirDevices) {
+  using tile::rt::checkTargetRuns;
+  EXPECT_TRUE(checkTargetRuns("k", "sm_90a", true, 9, 0, "H100").ok());
+  EXPECT_TRUE(checkTargetRuns("k", "sm_90a", false, 9, 0, "H100").ok());
+  EXPECT_TRUE(checkTargetRuns("k", "sm_80", true, 8, 6, "A10").ok());
+  EXPECT_TRUE(checkTargetRuns("k", "sm_80", false, 9, 0, "H100").ok());
+  EXPECT_FALSE(checkTargetRuns("k", "sm_80", true, 9, 0, "H100").ok());
+  EXPECT_FALSE(checkTargetRuns("k", "sm_90a", true, 10, 0, "B200").ok());
+  EXPECT_FALSE(checkTargetRuns("k", "sm_80", false, 7, 5, "T4").ok());
+
+  tile::rt::Status status =
+      checkTargetRuns("attn_fwd_fp16_d128_causal", "sm_90a", true, 8, 0,
+                      "NVIDIA A100-SXM4-80GB");
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.message(),
+            "kernel 'attn_fwd_fp16_d128_causal' is compiled for sm_90a "
+            "(compute capability 9.0 exactly), but the device (NVIDIA "
+            "A100-SXM4-80GB) has compute capability 8.0: compile the kernels "
+            "for it (tile-compile --options target=sm_80, or "
+            "CompileOptions(target=\"sm_80\"))");
+  EXPECT_NE(checkTargetRuns("k", "sm_80", false, 7, 5, "T4")
+                .message()
+                .find("need compute capability 8.0 or newer"),
+            std::string::npos);
+  // Targets it cannot read are left to the driver.
+  EXPECT_TRUE(checkTargetRuns("k", "gfx942", true, 9, 0, "H100").ok());
+  EXPECT_TRUE(checkTargetRuns("k", "sm_x0", true, 9, 0, "H100").ok());
 }

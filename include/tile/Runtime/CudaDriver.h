@@ -40,6 +40,8 @@ struct CudaDriver {
   CUresult (*cuInit)(unsigned);
   CUresult (*cuDeviceGet)(CUdevice *, int);
   CUresult (*cuDeviceGetName)(char *, int, CUdevice);
+  CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice);
+  CUresult (*cuCtxGetDevice)(CUdevice *);
   CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
   CUresult (*cuCtxGetCurrent)(CUcontext *);
   CUresult (*cuCtxSetCurrent)(CUcontext);
@@ -81,8 +83,19 @@ struct LoadedKernel {
   unsigned sharedBytes = 0; ///< dynamic shared memory of each program
 };
 
+/// Whether code for `target` (a kernel's "gpu.target": "sm_90a", "sm_80")
+/// runs on a device of compute capability major.minor, named `device`: an
+/// sm_XYa target (architecture-specific features: wgmma, setmaxnreg) only on
+/// X.Y; a cubin for sm_XY on X.Y and later minors of X; PTX for sm_XY, which
+/// the driver compiles, on X.Y and later. An error names the kernel, both
+/// architectures and what to do; an unknown target is not checked.
+Status checkTargetRuns(const std::string &kernel, const std::string &target,
+                       bool cubin, int major, int minor,
+                       const std::string &device);
+
 /// Loads `info`'s cubin (else its PTX) into the current context, and allows
-/// it the dynamic shared memory its metadata asks for.
+/// it the dynamic shared memory its metadata asks for. Code the current
+/// device cannot run is refused first (checkTargetRuns).
 Status loadKernel(const CudaDriver &driver, const KernelInfo &info,
                   LoadedKernel *kernel);
 
