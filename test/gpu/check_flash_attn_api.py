@@ -248,6 +248,24 @@ def main():
     side.synchronize()
     results.add_check("side stream", torch.equal(plain, on_side))
 
+    # FlashAttention-2's positional order, and torch.compile(fullgraph=True)
+    # with the default backend: the custom ops give eager's values.
+    results.add_check("FA2 positional (q, k, v, 0.0, None, True)",
+                      torch.equal(plain, flash_attn_func(q, k, v, 0.0, None, True)))
+    qg, kg, vg = (t.detach().requires_grad_() for t in (q, k, v))
+
+    def step(q, k, v):
+        return flash_attn_func(q, k, v, causal=True) * 2
+
+    grad_out = torch.randn_like(q)
+    eager = step(qg, kg, vg)
+    eager_grads = torch.autograd.grad(eager, (qg, kg, vg), grad_out)
+    compiled = torch.compile(step, fullgraph=True)(qg, kg, vg)
+    compiled_grads = torch.autograd.grad(compiled, (qg, kg, vg), grad_out)
+    results.add_check("torch.compile fullgraph: out and grads as eager",
+                      torch.equal(eager, compiled)
+                      and all(torch.equal(a, b) for a, b in zip(eager_grads, compiled_grads)))
+
     # Errors the API must raise on the GPU too.
     for case, call, expected in (
             ("head_dim 96 -> ValueError", lambda: flash_attn_func(

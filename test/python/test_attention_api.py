@@ -483,3 +483,45 @@ def test_registered_implementation_gets_the_process_group(monkeypatch):
 def test_module_refuses_bad_shapes(make, message):
     with pytest.raises(ValueError, match=message):
         make()
+
+
+@needs_kernels
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_torch_compile_traces_without_graph_breaks(emulated, layout):
+    """Under torch.compile(fullgraph=True) flash_attn_func is the custom op
+    tile::flash_attn_forward, its backward tile::flash_attn_backward: the
+    compiled step gives eager's values and gradients bit for bit."""
+    shape = (2, 37, 3, 64)
+    q, k, v = (t.requires_grad_() for t in LAYOUTS[layout](shape, torch.float16))
+    dout = torch.randn(shape).half()
+
+    def step(q, k, v):
+        return flash_attn_func(q, k, v, 0.0, 0.2, True) * 2
+
+    want = step(q, k, v)
+    want_grads = torch.autograd.grad(want, (q, k, v), dout)
+    emulated.launches.clear()
+    torch._dynamo.reset()
+    got = torch.compile(step, fullgraph=True, backend="aot_eager")(q, k, v)
+    got_grads = torch.autograd.grad(got, (q, k, v), dout)
+    assert torch.equal(got, want)
+    for name, g, w in zip("qkv", got_grads, want_grads):
+        assert torch.equal(g, w), f"d{name}"
+        assert g.stride() == w.stride(), f"d{name} {g.stride()} != {w.stride()}"
+    assert [kernel for kernel, _ in emulated.launches] == [
+        "attn_fwd", "attn_bwd_preprocess", "attn_bwd", "attn_bwd_postprocess"]
+
+
+@needs_kernels
+def test_custom_ops_agree_with_their_fake_implementations(emulated):
+    """torch.library.opcheck: the ops' fake implementations give the real
+    ones' shapes, dtypes and strides, and the autograd registration holds."""
+    q, k, v = (t.requires_grad_() for t in LAYOUTS["heads major"]((1, 20, 2, 64),
+                                                                   torch.float16))
+    torch.library.opcheck(torch.ops.tile.flash_attn_forward.default,
+                          (q, k, v, True, 0.125, 0))
+    out, lse = torch.ops.tile.flash_attn_forward(q, k, v, True, 0.125, 0)
+    dout = torch.randn_like(out)
+    torch.library.opcheck(torch.ops.tile.flash_attn_backward.default,
+                          (dout, q.detach(), k.detach(), v.detach(), out.detach(), lse,
+                           True, 0.125, 0))

@@ -381,6 +381,70 @@ class FlashAttnFunction(torch.autograd.Function):
         return dq, dk, dv, None, None, None, None
 
 
+# --------------------------------------------------------------------------
+# torch.compile: the forward and backward as PyTorch custom ops
+# --------------------------------------------------------------------------
+#
+# Dynamo cannot trace the launch path (data_ptr() and the runtime), so under
+# torch.compile flash_attn_func calls these opaque ops instead, with fake
+# implementations for tracing and the backward registered as the forward's
+# autograd formula.  Their outputs' layouts must follow from the inputs'
+# metadata alone: out, dq, dk, dv are laid out as torch.empty_like(q, k, v)
+# would be (the kernels' own choice, unless an input had to be copied).
+
+def _in_layout_of(tensor, like):
+    """`tensor`, or a copy of it, with the strides torch.empty_like(like)
+    gives."""
+    want = torch.empty_like(like, device="meta").stride()
+    if tensor.stride() == want:
+        return tensor
+    return torch.empty_like(like).copy_(tensor)
+
+
+@torch.library.custom_op("tile::flash_attn_forward", mutates_args=())
+def _forward_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool,
+                scale: float, causal_offset: int) -> tuple[torch.Tensor, torch.Tensor]:
+    out, lse, _, _, _ = _forward(q, k, v, causal, scale, causal_offset)
+    return _in_layout_of(out, q), lse
+
+
+@_forward_op.register_fake
+def _forward_fake(q, k, v, causal, scale, causal_offset):
+    batch, seqlen, heads, _ = q.shape
+    return torch.empty_like(q), q.new_empty((batch, heads, seqlen), dtype=torch.float32)
+
+
+@torch.library.custom_op("tile::flash_attn_backward", mutates_args=())
+def _backward_op(dout: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
+                 out: torch.Tensor, lse: torch.Tensor, causal: bool, scale: float,
+                 causal_offset: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    dq, dk, dv = _backward(dout, q, k, v, out, lse, causal, scale, causal_offset)
+    return _in_layout_of(dq, q), _in_layout_of(dk, k), _in_layout_of(dv, v)
+
+
+@_backward_op.register_fake
+def _backward_fake(dout, q, k, v, out, lse, causal, scale, causal_offset):
+    return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+
+
+def _forward_op_setup_context(ctx, inputs, output):
+    q, k, v, causal, scale, causal_offset = inputs
+    out, lse = output
+    ctx.save_for_backward(q, k, v, out, lse)
+    ctx.causal, ctx.scale, ctx.causal_offset = causal, scale, causal_offset
+    ctx.mark_non_differentiable(lse)
+
+
+def _forward_op_backward(ctx, dout, unused_dlse):
+    q, k, v, out, lse = ctx.saved_tensors
+    dq, dk, dv = _backward_op(dout, q, k, v, out, lse, ctx.causal, ctx.scale,
+                              ctx.causal_offset)
+    return dq, dk, dv, None, None, None
+
+
+_forward_op.register_autograd(_forward_op_backward, setup_context=_forward_op_setup_context)
+
+
 def _check_fa2_options(dropout_p, window_size, softcap, alibi_slopes, deterministic,
                        return_attn_probs, causal):
     """FlashAttention-2's options Tile's kernels do not have yet: accepted at
@@ -443,7 +507,8 @@ def flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False,
     by default, any sign, ignored when not causal.  A row that sees no key
     (i + causal_offset < 0) gets out 0, lse -inf and zero gradients.
     Returns out (batch, seqlen, heads, head_dim).  Differentiable in q, k
-    and v; runs on PyTorch's current stream.
+    and v; runs on PyTorch's current stream; under torch.compile it is the
+    custom op tile::flash_attn_forward (no graph break).
     """
     _check_tensors([("q", q), ("k", k), ("v", v)])
     causal = _check_flag("causal", causal)
@@ -453,6 +518,9 @@ def flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False,
     causal_offset = _check_causal_offset(causal_offset)
     scale = _softmax_scale(softmax_scale, q.shape[-1])
     _check_device(q, "q")
+    if torch.compiler.is_compiling():
+        out, lse = _forward_op(q, k, v, causal, scale, causal_offset)
+        return (out, lse) if return_lse else out
     if not (torch.is_grad_enabled()
             and (q.requires_grad or k.requires_grad or v.requires_grad)):
         # Nothing to differentiate: the kernel alone, without autograd's
