@@ -7,6 +7,9 @@
 #   ./dev.sh lint   lint the Python (ruff) and check the C++ format
 #                   (clang-format); ./dev.sh test runs both too
 #   ./dev.sh docs   refresh docs/reference/ from the TableGen definitions
+#   ./dev.sh sanitize  build with AddressSanitizer and UndefinedBehavior-
+#                   Sanitizer (in build-sanitize/) and run the unit and
+#                   lit suites with it (about 30 minutes on 2 cores)
 #
 # Each step does only what is needed: packages already installed are not
 # installed again, and the build is incremental (ccache when present).
@@ -228,6 +231,29 @@ refresh_docs() {
   say "docs/reference/ refreshed"
 }
 
+# The compiler, runtime and interpreter built with ASan and UBSan (LLVM's
+# LLVM_USE_SANITIZER, which HandleLLVMOptions applies to every target; MLIR
+# and LLVM themselves stay uninstrumented), then the unit and lit suites:
+# any report fails the run.
+sanitize() {
+  install_missing_packages
+  local dir=${TILE_SANITIZE_BUILD_DIR:-$ROOT/build-sanitize}
+  if [ ! -f "$dir/build.ninja" ]; then
+    say "configuring $dir (ASan + UBSan)"
+    cmake -G Ninja -S "$ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=Release \
+      -DLLVM_USE_SANITIZER="Address;Undefined" \
+      -DMLIR_DIR="$LLVM/lib/cmake/mlir" \
+      -DLLVM_EXTERNAL_LIT="$LLVM/bin/lit"
+  fi
+  ninja -C "$dir"
+  export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+  export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+  say "unit tests under ASan + UBSan"
+  "$dir/bin/TileUnitTests"
+  say "lit tests under ASan + UBSan"
+  "$LLVM/bin/lit" -sv "$dir/test"
+}
+
 case "${1:-}" in
   run) run_main_job ;;
   test) run_tests ;;
@@ -239,5 +265,6 @@ case "${1:-}" in
     format_check || status=1
     exit $status ;;
   docs) refresh_docs ;;
-  *) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  sanitize) sanitize ;;
+  *) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac
