@@ -36,7 +36,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("TILE_BUILD_DIR", os.path.join(ROOT, "build"))
 CRASH_MARKS = ("LLVM ERROR", "Stack dump", "PLEASE submit", "Assertion",
-               "UNREACHABLE", "Segmentation fault", "AddressSanitizer")
+               "UNREACHABLE", "Segmentation fault", "AddressSanitizer",
+               "LeakSanitizer", "runtime error:")  # the last: UBSan's report
 INTERESTING_INTS = (0, 1, -1, 3, 7, 31, 32, 33, 64, 127, 128, 1023, 1 << 16,
                     (1 << 20) + 1, (1 << 31) - 1, 1 << 31, 1 << 40, -(1 << 31))
 TYPES = ("f32", "f16", "bf16", "i1", "i8", "i32", "i64", "f64", "index")

@@ -370,10 +370,10 @@ TEST_F(SharedLayoutTest, VerifierRejectsBadParameters) {
     EXPECT_FALSE(getChecked(8, 1, 5, {1, 0}));
     EXPECT_TRUE(errors.contains("must be powers of two"));
   }
-  for (ArrayRef<unsigned> order :
-       {ArrayRef<unsigned>({0, 0}), ArrayRef<unsigned>({1, 1}),
-        ArrayRef<unsigned>({2, 0}), ArrayRef<unsigned>({0}),
-        ArrayRef<unsigned>({2, 1, 0})}) {
+  // Owned: an ArrayRef of a braced list would outlive the list's array.
+  std::vector<SmallVector<unsigned>> orders = {
+      {0, 0}, {1, 1}, {2, 0}, {0}, {2, 1, 0}};
+  for (ArrayRef<unsigned> order : orders) {
     Errors errors(context);
     EXPECT_FALSE(getChecked(8, 1, 8, order)) << "order size " << order.size();
     EXPECT_TRUE(errors.contains("[1, 0] or [0, 1]"));
