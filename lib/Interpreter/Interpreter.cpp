@@ -479,6 +479,68 @@ Interpreter::Interpreter()
 
 Interpreter::~Interpreter() = default;
 
+/// Whether the attribute `attr` and the JSON value `value` are the same
+/// constant, as tile-compile writes one as the other.
+static bool sameConstant(Attribute attr, const rt::JsonValue &value) {
+  if (auto b = dyn_cast<BoolAttr>(attr))
+    return value.isBool() && value.getBool() == b.getValue();
+  if (auto i = dyn_cast<IntegerAttr>(attr))
+    return value.isInteger() &&
+           value.getInteger() == i.getValue().getSExtValue();
+  if (auto f = dyn_cast<FloatAttr>(attr))
+    return value.isNumber() && value.getNumber() == f.getValueAsDouble();
+  if (auto text = dyn_cast<StringAttr>(attr))
+    return value.isString() && value.getString() == text.getValue();
+  if (isa<UnitAttr>(attr))
+    return value.isNull();
+  if (auto array = dyn_cast<ArrayAttr>(attr)) {
+    if (!value.isArray() || value.getArray().size() != array.size())
+      return false;
+    for (auto [element, item] : llvm::zip(array, value.getArray()))
+      if (!sameConstant(element, item))
+        return false;
+    return true;
+  }
+  return false;
+}
+
+static std::string printed(Attribute attr) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  attr.print(os);
+  return text;
+}
+
+rt::Status Interpreter::checkConstexprs(
+    const Program &program, const std::string &kernel,
+    const std::vector<std::pair<std::string, rt::JsonValue>> &recorded) {
+  auto inIr = program.entry->getAttrOfType<DictionaryAttr>(
+      mlir::tile::TileDialect::getConstexprsAttrName());
+  // IR written by hand records no specialization to compare.
+  if (!inIr)
+    return rt::Status::success();
+  std::string prefix = "kernel '" + kernel +
+                       "': its metadata's constexprs disagree with its IR: ";
+  for (const auto &[name, value] : recorded) {
+    Attribute attr = inIr.get(name);
+    if (!attr)
+      return rt::Status::error(
+          prefix + name + " is in the metadata, not in the IR's " +
+          mlir::tile::TileDialect::getConstexprsAttrName().str());
+    if (!sameConstant(attr, value))
+      return rt::Status::error(prefix + name + " is " + value.toString() +
+                               " in the metadata but " + printed(attr) +
+                               " in the IR");
+  }
+  for (NamedAttribute entry : inIr)
+    if (llvm::none_of(recorded, [&](const auto &item) {
+          return item.first == entry.getName().getValue();
+        }))
+      return rt::Status::error(prefix + entry.getName().str() +
+                               " is in the IR, not in the metadata");
+  return rt::Status::success();
+}
+
 rt::Status Interpreter::load(const std::string &source,
                              const std::string &entry, bool isText,
                              Program **result) {

@@ -29,6 +29,8 @@ public:
     Program *program;
     TILE_RETURN_IF_ERROR(interpreter.load(
         info.companionPath(".mlir"), info.entry, /*isText=*/false, &program));
+    TILE_RETURN_IF_ERROR(
+        interpreter.checkConstexprs(*program, info.name, info.constexprs));
     programs.push_back(program);
     *kernel = programs.size();
     return rt::Status::success();

@@ -60,10 +60,12 @@ def test_build_compiles_every_candidate_beside_the_shipped_kernels(candidates):
 def test_run_checks_times_and_chooses_and_the_build_takes_the_choice(candidates, tmp_path):
     problem = report(candidates)[PROBLEM]
     broken = problem["candidates"][0]["name"]
-    # The causal kernel under the candidate's name computes another function.
-    causal = (candidates / "attn_fwd_fp16_d64_causal.mlir").read_text()
-    (candidates / f"{broken}.mlir").write_text(
-        causal.replace("attn_fwd_fp16_d64_causal", broken))
+    # The candidate with log2(e) miscopied computes another function.
+    module = candidates / f"{broken}.mlir"
+    text = module.read_text()
+    constant = "arith.constant 1.4426950408889634 : f32"
+    assert constant in text
+    module.write_text(text.replace(constant, "arith.constant 1.6 : f32"))
 
     out = tmp_path / "out"
     result = autotune("run", "--bundle", str(candidates), "--backend", "interp",

@@ -18,6 +18,7 @@
 
 #include "tile/Runtime/Backend.h"
 #include "tile/Runtime/DType.h"
+#include "tile/Runtime/Json.h"
 #include "tile/Runtime/Status.h"
 
 #include <cstdint>
@@ -81,6 +82,16 @@ public:
   /// string itself) and finds the function `entry` in it.
   rt::Status load(const std::string &source, const std::string &entry,
                   bool isText, Program **program);
+
+  /// Checks the constexprs a bundle's metadata records for `program`
+  /// (`recorded`, its "constexprs") against those its IR was specialized
+  /// for (the entry's tile.constexprs): the runtimes compute grids and
+  /// choose variants from the metadata, so the two must agree. An error
+  /// names the first that differs; IR without tile.constexprs (written by
+  /// hand) is not checked.
+  rt::Status checkConstexprs(
+      const Program &program, const std::string &kernel,
+      const std::vector<std::pair<std::string, rt::JsonValue>> &recorded);
 
   /// Runs `program` for every program id of `grid`, in order x fastest.
   /// Arguments follow the entry's parameters: a buffer for each
