@@ -36,14 +36,19 @@ SmallVector<Value> getBarrierSlots(OpBuilder &b, Location loc, Value base,
   return slots;
 }
 
-/// Runs `body` in thread 0 of the program only.
-void inFirstThread(OpBuilder &b, Location loc, const TypeConverter *converter,
-                   function_ref<void()> body) {
-  auto branch = scf::IfOp::create(b, loc, isFirstThread(b, loc, converter),
-                                  /*withElseRegion=*/false);
+/// Runs `body` only where `condition` (an i1) holds.
+void runIf(OpBuilder &b, Location loc, Value condition,
+           function_ref<void()> body) {
+  auto branch = scf::IfOp::create(b, loc, condition, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(branch.thenBlock());
   body();
+}
+
+/// Runs `body` in thread 0 of the program only.
+void inFirstThread(OpBuilder &b, Location loc, const TypeConverter *converter,
+                   function_ref<void()> body) {
+  runIf(b, loc, isFirstThread(b, loc, converter), body);
 }
 
 struct BarrierOpConversion : public ConvertOpToLLVMPattern<BarrierOp> {
@@ -145,15 +150,10 @@ struct ArriveBarrierOpConversion
       NVVM::MBarrierArriveOp::create(rewriter, loc, /*res=*/Type(),
                                      adaptor.getBarrier(), /*count=*/Value());
     };
-    if (!adaptor.getPred()) {
+    if (!adaptor.getPred())
       arrive();
-    } else {
-      auto branch = scf::IfOp::create(rewriter, loc, adaptor.getPred(),
-                                      /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointToStart(branch.thenBlock());
-      arrive();
-    }
+    else
+      runIf(rewriter, loc, adaptor.getPred(), arrive);
     rewriter.eraseOp(op);
     return success();
   }
@@ -161,7 +161,7 @@ struct ArriveBarrierOpConversion
 
 /// Threads at a turn's named barrier: the warpgroup waiting for its turn
 /// and the one passing it.
-constexpr int32_t kTurnThreads = 2 * 128;
+constexpr int32_t kTurnThreads = 2 * 4 * TileGPUDialect::getThreadsPerWarp();
 
 /// This thread's warpgroup among the program's warps.
 Value getWarpGroupIndex(OpBuilder &b, Location loc,
@@ -174,12 +174,10 @@ Value getWarpGroupIndex(OpBuilder &b, Location loc,
 void inWarpGroup(OpBuilder &b, Location loc, const TypeConverter *converter,
                  int32_t index, function_ref<void()> body) {
   Value group = getWarpGroupIndex(b, loc, converter);
-  Value match = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, group,
-                                     createI32(b, loc, index));
-  auto branch = scf::IfOp::create(b, loc, match, /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(branch.thenBlock());
-  body();
+  runIf(b, loc,
+        LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, group,
+                             createI32(b, loc, index)),
+        body);
 }
 
 struct WaitTurnOpConversion : public ConvertOpToLLVMPattern<WaitTurnOp> {
