@@ -52,7 +52,8 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
 
 // -----
 
-// exp2 is the approximate ex2; a float exp becomes ex2 of x·log2(e).
+// exp2 is the approximate ex2; a float exp becomes ex2 of x·log2(e); tanh
+// is llvm.tanh with afn, which NVPTX selects as tanh.approx.f32.
 #b = #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]>
 // CHECK-LABEL: llvm.func @exponentials
 // CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
@@ -60,6 +61,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
 // CHECK: llvm.fmul %{{.*}}, %[[LOG2E]]
 // CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
 // CHECK: llvm.call_intrinsic "llvm.nvvm.lg2.approx.ftz.f"
+// CHECK: llvm.call_intrinsic "llvm.tanh.f32"(%{{.*}}) {fastmathFlags = #llvm.fastmath<afn>}
 module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @exponentials(%p: !tile.ptr<f32>) attributes {tile.kernel} {
     %ps = tile.splat %p : tensor<32x!tile.ptr<f32>, #b>
@@ -67,7 +69,8 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target
     %a = tile.exp2 %x : tensor<32xf32, #b>
     %e = math.exp %a : tensor<32xf32, #b>
     %l = math.log2 %e : tensor<32xf32, #b>
-    tile.store %ps, %l : tensor<32x!tile.ptr<f32>, #b>
+    %t = math.tanh %l : tensor<32xf32, #b>
+    tile.store %ps, %t : tensor<32x!tile.ptr<f32>, #b>
     return
   }
 }

@@ -24,15 +24,19 @@ using namespace mlir::tilegpu;
 
 namespace {
 
-/// Calls a unary f32 NVVM intrinsic on `x`, widening and narrowing other
-/// float types around it.
-Value callF32Intrinsic(OpBuilder &b, Location loc, StringRef name, Value x) {
+/// Calls a unary f32 intrinsic on `x` with fast-math `flags`, widening and
+/// narrowing other float types around it.
+Value callF32Intrinsic(OpBuilder &b, Location loc, StringRef name, Value x,
+                       LLVM::FastmathFlags flags = LLVM::FastmathFlags::none) {
   Type type = x.getType(), f32 = b.getF32Type();
   if (type != f32)
     x = LLVM::FPExtOp::create(b, loc, f32, x);
-  Value y = LLVM::CallIntrinsicOp::create(b, loc, f32, b.getStringAttr(name),
-                                          ValueRange{x})
-                .getResult(0);
+  auto call = LLVM::CallIntrinsicOp::create(b, loc, f32, b.getStringAttr(name),
+                                            ValueRange{x});
+  if (flags != LLVM::FastmathFlags::none)
+    call.setFastmathFlagsAttr(
+        LLVM::FastmathFlagsAttr::get(b.getContext(), flags));
+  Value y = call.getResult(0);
   if (type != f32)
     y = LLVM::FPTruncOp::create(b, loc, type, y);
   return y;
@@ -57,6 +61,9 @@ Value lowerSpecialScalar(OpBuilder &b, Operation *op, ValueRange operands) {
                             multiplyF32(b, loc, operands[0], M_LOG2E));
   if (isa<math::Log2Op>(op))
     return callF32Intrinsic(b, loc, "llvm.nvvm.lg2.approx.ftz.f", operands[0]);
+  if (isa<math::TanhOp>(op)) // afn: NVPTX selects tanh.approx.f32
+    return callF32Intrinsic(b, loc, "llvm.tanh.f32", operands[0],
+                            LLVM::FastmathFlags::afn);
   if (isa<math::LogOp>(op)) // ln x = log2(x) ln 2
     return multiplyF32(
         b, loc,
@@ -153,7 +160,7 @@ struct ElementwiseTileOpConversion : public ConversionPattern {
   }
 };
 
-/// The fast exponentials and logarithms on scalars, and tile.where.
+/// The fast exponentials, logarithms and tanh on scalars, and tile.where.
 struct SpecialScalarOpConversion : public ConversionPattern {
   SpecialScalarOpConversion(const TypeConverter &converter, MLIRContext *ctx)
       : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/10, ctx) {
@@ -163,7 +170,7 @@ struct SpecialScalarOpConversion : public ConversionPattern {
   matchAndRewrite(Operation *op, ArrayRef<Value> operands,
                   ConversionPatternRewriter &rewriter) const override {
     if (!isa<tile::Exp2Op, tile::WhereOp, math::ExpOp, math::LogOp,
-             math::Log2Op>(op) ||
+             math::Log2Op, math::TanhOp>(op) ||
         isa<RankedTensorType>(op->getResult(0).getType()))
       return failure();
     rewriter.replaceOp(op, lowerSpecialScalar(rewriter, op, operands));

@@ -252,6 +252,11 @@ def cos(cg, x):
     return semantic.math_unary(cg.b, "cos", x)
 
 
+@implements(tl.tanh)
+def tanh(cg, x):
+    return semantic.math_unary(cg.b, "tanh", x)
+
+
 @implements(tl.floor)
 def floor(cg, x):
     return semantic.math_unary(cg.b, "floor", x)

@@ -413,7 +413,7 @@ def where(b, cond, x, y):
 
 _MATH = {"exp": "math.exp", "exp2": "tile.exp2", "log": "math.log",
          "log2": "math.log2", "sqrt": "math.sqrt", "rsqrt": "math.rsqrt",
-         "sin": "math.sin", "cos": "math.cos", "floor": "math.floor",
+         "sin": "math.sin", "cos": "math.cos", "tanh": "math.tanh", "floor": "math.floor",
          "ceil": "math.ceil"}
 
 

@@ -63,7 +63,7 @@ from .core import (
     zeros,
     zeros_like,
 )
-from .math import abs, ceil, cos, exp, exp2, floor, fma, log, log2, rsqrt, sin, sqrt
+from .math import abs, ceil, cos, exp, exp2, floor, fma, log, log2, rsqrt, sin, sqrt, tanh
 
 __all__ = [
     # types
@@ -79,6 +79,6 @@ __all__ = [
     "multiple_of", "max_contiguous", "static_assert", "static_print", "static_range",
     "range", "sum", "max", "min",
     # tl.math, also here
-    "math", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "floor", "ceil",
+    "math", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tanh", "floor", "ceil",
     "fma", "abs",
 ]

@@ -57,6 +57,12 @@ def cos(x) -> core.tensor:
 
 
 @core.builtin
+def tanh(x) -> core.tensor:
+    """The hyperbolic tangent of ``x``, elementwise: fast and approximate on
+    the GPU (``tanh.approx.f32``, about 2^-11 relative error)."""
+
+
+@core.builtin
 def floor(x) -> core.tensor:
     """``x`` rounded down to an integral value, elementwise (same type)."""
 
@@ -85,5 +91,5 @@ def abs(x) -> core.tensor:
     """
 
 
-__all__ = ["exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "floor", "ceil",
-           "fma", "abs"]
+__all__ = ["exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tanh", "floor",
+           "ceil", "fma", "abs"]
