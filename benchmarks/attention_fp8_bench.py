@@ -55,7 +55,8 @@ def bench_shape(bundle, d, n, stream):
     q, k, v = (torch.randn(z, h, n, d, device="cuda", dtype=torch.float16)
                for _ in range(3))
     o16 = torch.empty_like(q)
-    fp16 = bundle.select("attn_fwd", "fp16", {"HEAD_DIM": d, "CAUSAL": False},
+    fp16 = bundle.select("attn_fwd", "fp16",
+                         {"HEAD_DIM": d, "CAUSAL": False, "WINDOW": False, "SOFTCAP": False},
                          length=n)
     args16 = {"Q": runtime.DevicePointer(q.data_ptr(), "fp16"),
               "K": runtime.DevicePointer(k.data_ptr(), "fp16"),
@@ -63,8 +64,10 @@ def bench_shape(bundle, d, n, stream):
               "O": runtime.DevicePointer(o16.data_ptr(), "fp16"),
               "LSE": runtime.DevicePointer(lse.data_ptr(), "fp32"),
               "sm_scale": 1 / math.sqrt(d), "stride_z": q.stride(0),
-              "stride_h": q.stride(1), "stride_n": q.stride(2), "Z": z, "H": h,
-              "N_CTX": n, "causal_offset": 0}
+              "stride_h": q.stride(1), "stride_n": q.stride(2), "stride_kz": k.stride(0),
+              "stride_kh": k.stride(1), "stride_kn": k.stride(2), "Z": z, "H": h,
+              "H_KV": h, "N_CTX": n, "N_KV": n, "causal_offset": 0, "window_offset": 0,
+              "softcap": 0.0}
     t16 = median_ms(lambda: fp16.launch(args16, q.device.index, stream))
     with torch.nn.attention.sdpa_kernel(torch.nn.attention.SDPBackend.CUDNN_ATTENTION):
         tc = median_ms(lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v))

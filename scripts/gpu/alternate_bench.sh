@@ -8,11 +8,14 @@
 #   ./alternate_bench.sh default TAG...   (default: kernels/; TAG: kernels-TAG,
 #   made by scripts/make_variant_folder.sh). Check the folders first
 #   (stage_sweep.sh with TIMED=""). Raw times in alternate_bench.txt.
+# A folder whose kernels take other arguments (a baseline from before a
+# signature change) runs under its own bin/tile-run-TAG when there is one.
 set -euo pipefail
 cd "$(dirname "$0")"
 [ $# -ge 1 ] || { sed -n '2,10p' "$0"; exit 2; }
 MODE=${MODE:-fwd}
 folder() { [ "$1" = default ] && echo kernels || echo "kernels-$1"; }
+runner() { [ -x "bin/tile-run-$1" ] && echo "bin/tile-run-$1" || echo bin/tile-run; }
 for f in "$@"; do
   [ -d "$(folder "$f")" ] || { echo "alternate_bench: no folder $(folder "$f")"; exit 1; }
 done
@@ -21,7 +24,7 @@ for round in 1 2 3; do
     for n in ${NS:-1024 2048 4096 16384}; do
       h=$((d == 64 ? 32 : 16))
       for f in "$@"; do
-        t=$(./bin/tile-run attention --mode "$MODE" --backend cuda --bundle "$(folder "$f")" \
+        t=$("./$(runner "$f")" attention --mode "$MODE" --backend cuda --bundle "$(folder "$f")" \
               --bench --warmup 3 --reps 30 --head-dim $d --heads $h --batch $((16384 / n)) \
               --seq $n $([ $mask = full ] || echo --causal) 2>&1 |
             awk -v m="$MODE" '$1 == "bench" && $2 == m ":" {print $5}')

@@ -1,6 +1,8 @@
 """tile.attention's PyTorch API without a GPU: argument checking, the
 layout the kernels are given, the Attention module, and the autograd wiring
-run against CPU emulations of the kernels' contract."""
+run against CPU emulations of the kernels' contract: FlashAttention-2's
+semantics (grouped heads, unequal lengths aligned bottom-right, windows)
+against a float64 autograd reference."""
 
 import math
 import os
@@ -15,6 +17,8 @@ from tile.attention import (  # noqa: E402
     AttentionType,
     BundleError,
     flash_attn_func,
+    flash_attn_kvpacked_func,
+    flash_attn_qkvpacked_func,
     functional,
     register_attention,
 )
@@ -27,9 +31,11 @@ needs_kernels = pytest.mark.skipif(
     reason="the kernels are not built (./dev.sh build)")
 
 
-def qkv(shape=(2, 17, 3, 64), dtype=torch.float16, device="cpu"):
-    return [torch.randn(shape, dtype=torch.float32).to(dtype=dtype, device=device)
-            for _ in range(3)]
+def qkv(shape=(2, 17, 3, 64), dtype=torch.float16, device="cpu", kv_shape=None):
+    """q of `shape`, k and v of `kv_shape` (default: `shape`)."""
+    shapes = (shape, kv_shape or shape, kv_shape or shape)
+    return [torch.randn(s, dtype=torch.float32).to(dtype=dtype, device=device)
+            for s in shapes]
 
 
 # --------------------------------------------------------------------------
@@ -39,9 +45,20 @@ def qkv(shape=(2, 17, 3, 64), dtype=torch.float16, device="cpu"):
 @pytest.mark.parametrize("make, error, message", [
     (lambda: (qkv()[0], "k", qkv()[2]), TypeError, "k must be a torch.Tensor, not str"),
     (lambda: [t[0] for t in qkv()], ValueError, r"q must have 4 dimensions.*\(17, 3, 64\)"),
-    (lambda: (qkv()[0], *qkv((2, 20, 3, 64))[1:]), ValueError,
-     r"q and k must have the same shape.*\(2, 20, 3, 64\).*different key lengths"),
-    (lambda: (qkv()[0], *qkv((2, 17, 1, 64))[1:]), ValueError, "grouped heads"),
+    (lambda: (qkv()[0], qkv((2, 20, 3, 64))[1], qkv()[2]), ValueError,
+     r"k and v must have the same shape \(batch, seqlen_k, heads_k, head_dim\), but k is "
+     r"\(2, 20, 3, 64\) and v is \(2, 17, 3, 64\)"),
+    (lambda: qkv(kv_shape=(2, 17, 2, 64)), ValueError,
+     r"k and v have 2 heads, which does not divide the 3 heads of q \(grouped-query "
+     r"attention.*q is \(2, 17, 3, 64\) and k is \(2, 17, 2, 64\)"),
+    (lambda: qkv((2, 17, 8, 64), kv_shape=(2, 17, 3, 64)), ValueError,
+     "k and v have 3 heads, which does not divide the 8 heads of q"),
+    (lambda: qkv(kv_shape=(2, 17, 0, 64)), ValueError, "k and v have 0 heads"),
+    (lambda: qkv(kv_shape=(3, 17, 3, 64)), ValueError,
+     r"q and k must have the same batch size.*q is \(2, 17, 3, 64\) and k is "
+     r"\(3, 17, 3, 64\)"),
+    (lambda: qkv(kv_shape=(2, 17, 3, 128)), ValueError,
+     r"q and k must have the same head_dim.*\(2, 17, 3, 128\)"),
     (lambda: qkv(dtype=torch.float32), TypeError, "q is torch.float32.*float16 or "
                                                   "torch.bfloat16"),
     (lambda: qkv(dtype=torch.float64), TypeError, "torch.float64"),
@@ -81,12 +98,14 @@ def test_flash_attn_func_refuses_bad_options(kwargs, error, message):
     ((True,), {}, TypeError, "dropout_p must be a number, not True"),
     ((0.1,), {}, NotImplementedError, "dropout_p=0.1: .* no dropout yet"),
     ((1.5,), {}, ValueError, r"dropout_p must be in \[0, 1\), not 1.5"),
-    ((), {"window_size": (128, 0)}, NotImplementedError, "no sliding window yet"),
-    ((), {"window_size": (-1, 4)}, NotImplementedError, r"window_size=\(-1, 4\)"),
     ((), {"window_size": 128}, TypeError, "window_size must be a pair of ints"),
     ((), {"window_size": (-1.0, -1)}, TypeError, "window_size must be a pair of ints"),
-    ((), {"softcap": 30.0}, NotImplementedError, "softcap=30.0: .* no score capping"),
+    ((), {"window_size": (4, 2, 1)}, TypeError, "window_size must be a pair of ints"),
+    ((), {"window_size": (True, -1)}, TypeError, "window_size must be a pair of ints"),
+    ((), {"softcap": -1.0}, ValueError, "softcap must be 0 .off. or positive and finite"),
+    ((), {"softcap": math.inf}, ValueError, "softcap must be 0 .off. or positive"),
     ((), {"softcap": "30"}, TypeError, "softcap must be a number"),
+    ((), {"softcap": True}, TypeError, "softcap must be a number"),
     ((), {"alibi_slopes": torch.ones(3)}, NotImplementedError, "no ALiBi yet"),
     ((), {"deterministic": True}, NotImplementedError, "no deterministic mode yet"),
     ((), {"deterministic": 1}, TypeError, "deterministic must be True or False"),
@@ -116,23 +135,81 @@ def test_block_entries_check_causal_offset():
         functional._flash_attn_backward(q, q, k, v, q, lse, True, None, 0.5)
 
 
-def test_kernel_causal_offset_is_clamped_to_the_sequence():
-    # Beyond +-seqlen every row sees every key, or none: clamping changes
-    # nothing and keeps any Python int within the kernels' i32.
-    assert functional._kernel_causal_offset(True, 10**20, 17) == 17
-    assert functional._kernel_causal_offset(True, -10**20, 17) == -17
-    assert functional._kernel_causal_offset(True, -5, 17) == -5
-    assert functional._kernel_causal_offset(False, -5, 17) == 0
+@pytest.mark.parametrize("make, error, message", [
+    (lambda: (qkv()[0], "kv"), TypeError, "kv must be a torch.Tensor, not str"),
+    (lambda: (qkv()[0], torch.randn(2, 17, 3, 64).half()), ValueError,
+     r"kv must have the shape \(batch, seqlen_k, 2, heads_k, head_dim\), but its shape "
+     r"is \(2, 17, 3, 64\)"),
+    (lambda: (qkv()[0], torch.randn(2, 17, 3, 3, 64).half()), ValueError,
+     r"kv must have the shape .*\(2, 17, 3, 3, 64\)"),
+    (lambda: (qkv()[0], torch.randn(2, 17, 2, 2, 64).half()), ValueError,
+     "k and v have 2 heads, which does not divide the 3 heads of q"),
+])
+def test_kvpacked_refuses_bad_inputs(make, error, message):
+    with pytest.raises(error, match=message):
+        flash_attn_kvpacked_func(*make())
+
+
+@pytest.mark.parametrize("qkv_packed, error, message", [
+    (None, TypeError, "qkv must be a torch.Tensor, not NoneType"),
+    (torch.randn(2, 17, 2, 3, 64).half(), ValueError,
+     r"qkv must have the shape \(batch, seqlen, 3, heads, head_dim\), but its shape is "
+     r"\(2, 17, 2, 3, 64\)"),
+    (torch.randn(2, 17, 3, 3, 64).float(), TypeError, "q is torch.float32"),
+])
+def test_qkvpacked_refuses_bad_inputs(qkv_packed, error, message):
+    with pytest.raises(error, match=message):
+        flash_attn_qkvpacked_func(qkv_packed)
+
+
+def test_kernel_mask_clamps_offsets_and_drops_bounds_that_hide_nothing():
+    # Beyond [-seqlen_q, seqlen_k] a bound hides every key or none: clamping
+    # changes nothing and keeps any Python int within the kernels' i32.
+    mask = functional._kernel_mask
+    assert mask(True, -10**20, None, 17, 30) == (True, False, -17, 0)
+    assert mask(True, -5, None, 17, 30) == (True, False, -5, 0)
+    assert mask(True, 28, None, 17, 30) == (True, False, 28, 0)
+    # Row 0 sees every key: the upper bound hides nothing.
+    assert mask(True, 29, None, 17, 30) == (False, False, 0, 0)
+    assert mask(True, 10**20, None, 17, 30) == (False, False, 0, 0)
+    assert mask(False, -5, None, 17, 30) == (False, False, 0, 0)
+    # A lower bound runs the local kernels, with an upper bound or without
+    # (seqlen_k: nothing hidden), unless the last row sees every key.
+    assert mask(False, 0, -3, 17, 30) == (True, True, 30, -3)
+    assert mask(True, 4, 10**20, 17, 30) == (True, True, 4, 30)
+    assert mask(True, 4, -15, 17, 30) == (True, True, 4, -15)
+    assert mask(True, 4, -16, 17, 30) == (True, False, 4, 0)
+    assert mask(False, 0, -10**20, 17, 30) == (False, False, 0, 0)
+
+
+@pytest.mark.parametrize("causal, window, offset, seqlen_q, seqlen_k, want", [
+    (False, (-1, -1), 0, 10, 20, (False, 0, None)),
+    (True, (-1, -1), 0, 10, 20, (True, 10, None)),        # bottom-right: shift 10
+    (True, (-1, -1), -1, 10, 20, (True, 9, None)),
+    (True, (-1, 5), 0, 20, 10, (True, -10, None)),        # causal sets right to 0
+    (False, (-1, 5), 0, 20, 10, (True, -5, None)),
+    (False, (3, -1), 0, 20, 10, (False, 0, -13)),
+    (True, (3, -1), 2, 10, 10, (True, 2, -1)),
+    (False, (3, 4), 0, 10, 10, (True, 4, -3)),
+    (True, (-1, -1), 10**15, 10, 20, (True, 20, None)),   # clamped to seqlen_k
+    (False, (10**15, -1), 0, 10, 20, (False, 0, -10)),    # clamped to -seqlen_q
+])
+def test_flash_attention_masks_become_top_left_bounds(causal, window, offset, seqlen_q,
+                                                      seqlen_k, want):
+    assert functional._flash_attn_bounds(causal, window, offset, seqlen_q, seqlen_k) == want
 
 
 def test_unsupported_head_dim_lists_what_the_bundle_has(monkeypatch, tmp_path):
     # One real-format forward kernel for d64, then a d96 request.
     from test_attention_bundle import write_kernel
-    write_kernel(tmp_path, "attn_fwd_fp16_d64_noncausal")
+    write_kernel(tmp_path, "attn_fwd_fp16_d64_noncausal",
+                 constexprs={"HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64, "CAUSAL": False,
+                             "WINDOW": False, "SOFTCAP": False})
     monkeypatch.setenv("TILE_KERNEL_DIR", str(tmp_path))
     q, k, v = qkv((1, 8, 2, 96))
     with pytest.raises(ValueError, match=r"no attn_fwd variant for HEAD_DIM=96 CAUSAL=0 "
-                                         r"fp16 \(it has: HEAD_DIM=64 CAUSAL=0 fp16"):
+                                         r"WINDOW=0 SOFTCAP=0 fp16 \(it has: HEAD_DIM=64 "
+                                         r"CAUSAL=0 WINDOW=0 SOFTCAP=0 fp16"):
         functional._forward(q, k, v, False, 0.1)
 
 
@@ -205,24 +282,57 @@ def test_other_layouts_are_copied_contiguous(fwd_spec, make):
         assert copy.is_contiguous() and torch.equal(original, copy)
 
 
+def test_packed_kv_halves_are_read_in_place(fwd_spec):
+    """K and V are only read (their gradients get strides of their own): the
+    halves of a packed kv tensor go in as views, which q (whose strides out
+    and dq take) could not."""
+    k, v = torch.randn(2, 10, 2, 4, 64).half().unbind(2)
+    assert not functional.shares_kernel_layout([k, v], fwd_spec)
+    assert functional.shares_kernel_layout([k, v], fwd_spec, dense=False)
+    kept = functional.to_kernel_layout([k, v], fwd_spec, dense=False)
+    assert kept[0] is k and kept[1] is v
+
+
+@pytest.mark.parametrize("make", [
+    lambda: [torch.randn(1, 10, 4, 64).half().expand(2, 10, 4, 64)] * 2,   # broadcast
+    lambda: [t[..., :64] for t in qkv((2, 10, 4, 72))[:2]],               # 8-element rows
+    lambda: (qkv()[1], qkv()[2].transpose(1, 2).contiguous().transpose(1, 2)),
+])
+def test_key_layouts_that_do_not_fit_are_copied(fwd_spec, make):
+    tensors = list(make())
+    assert not functional.shares_kernel_layout(tensors, fwd_spec, dense=False)
+    copies = functional.to_kernel_layout(tensors, fwd_spec, dense=False)
+    for original, copy in zip(tensors, copies):
+        assert copy.is_contiguous() and torch.equal(original, copy)
+
+
 # --------------------------------------------------------------------------
 # The autograd wiring, against CPU emulations of the kernels' contract
 # --------------------------------------------------------------------------
 
-def strided(tensor, values, head_dim):
-    """The (Z, H, N_CTX, HEAD_DIM) tensor a kernel sees through its stride
-    arguments."""
+QUERY_STRIDES = ("stride_z", "stride_h", "stride_n")
+KEY_STRIDES = ("stride_kz", "stride_kh", "stride_kn")
+GRADIENT_STRIDES = ("stride_dkz", "stride_dkh", "stride_dkn")
+
+
+def strided(tensor, values, head_dim, heads="H", length="N_CTX", strides=QUERY_STRIDES):
+    """The (Z, heads, length, HEAD_DIM) tensor a kernel sees through its
+    stride arguments."""
     return torch.as_strided(
-        tensor, (values["Z"], values["H"], values["N_CTX"], head_dim),
-        (values["stride_z"], values["stride_h"], values["stride_n"], 1),
-        tensor.storage_offset())
+        tensor, (values["Z"], values[heads], values[length], head_dim),
+        tuple(values[name] for name in strides) + (1,), tensor.storage_offset())
 
 
 class EmulatedKernels:
     """Stands in for _launch_all: has the runtime check the arguments and
     compute the grid as for a launch, then computes what each kernel's
     docstring promises, in float32, reading and writing the tensors only
-    through the pointers and strides it is given."""
+    through the pointers and strides it is given: Q, O, dO, dQ [Z, H,
+    N_CTX, D] through stride_z/h/n; K, V [Z, H_KV, N_KV, D] through
+    stride_kz/kh/kn, query head h reading K/V head h // (H // H_KV); dK, dV
+    per query head, [Z, H, N_KV, D] through stride_dkz/dkh/dkn; key j
+    visible to query i iff j <= i + causal_offset (CAUSAL) and j >= i +
+    window_offset (WINDOW)."""
 
     def __init__(self):
         self.tensors = {}
@@ -237,13 +347,22 @@ class EmulatedKernels:
         for spec, values in launches:
             self.launch(spec, values)
 
+    def names(self):
+        return [spec.name for spec, _ in self.launches]
+
+    def families(self):
+        return [spec.family for spec, _ in self.launches]
+
     def launch(self, spec, values):
-        # The runtime's checks (types, alignment, strides) and grid.
+        # The runtime's checks (every parameter by name, types, alignment,
+        # strides) and grid.
         grid = spec.check(values)
-        self.launches.append((spec.family, grid))
+        self.launches.append((spec, dict(values)))
         z, h, n, d = values["Z"], values["H"], values["N_CTX"], spec.constexprs["HEAD_DIM"]
-        block = spec.constexprs["BLOCK_N1" if spec.family == "attn_bwd" else "BLOCK_M"]
-        assert grid == (math.ceil(n / block), z * h, 1)
+        if spec.family == "attn_bwd":
+            assert grid == (math.ceil(values["N_KV"] / spec.constexprs["BLOCK_N1"]), z * h, 1)
+        else:
+            assert grid == (math.ceil(n / spec.constexprs["BLOCK_M"]), z * h, 1)
 
         def tensor(name):
             return self.tensors[values[name].address]
@@ -264,11 +383,32 @@ class EmulatedKernels:
         if spec.family == "attn_bwd_postprocess":
             view("DQ").copy_(accumulator() * values["sm_scale"])
             return
-        q, k, v = (view(x).float() for x in "QKV")
+        h_kv, n_kv = values["H_KV"], values["N_KV"]
+        assert h % h_kv == 0, (h, h_kv)
+        # The API passes offsets clamped to [-N_CTX, N_KV], so that they fit.
+        for name in ("causal_offset", "window_offset"):
+            assert -n <= values[name] <= n_kv, (name, values[name], n, n_kv)
+        causal, window = spec.constexprs["CAUSAL"], spec.constexprs["WINDOW"]
+        assert causal or not window
+
+        def keys(name):   # K, V, expanded to one head per query head
+            kv = strided(tensor(name), values, d, "H_KV", "N_KV", KEY_STRIDES).float()
+            return kv.repeat_interleave(h // h_kv, dim=1)
+
+        q, k, v = view("Q").float(), keys("K"), keys("V")
         scores = q @ k.transpose(-1, -2) * values["sm_scale"]
-        if spec.constexprs["CAUSAL"]:
-            hidden = torch.ones(n, n, dtype=torch.bool).triu(1 + values["causal_offset"])
-            scores = scores.masked_fill(hidden, -math.inf)
+        cap_grad = torch.ones_like(scores)
+        if spec.constexprs["SOFTCAP"]:
+            cap = values["softcap"]
+            scores = cap * torch.tanh(scores / cap)
+            cap_grad = 1 - (scores / cap) ** 2
+        query, key = torch.arange(n)[:, None], torch.arange(n_kv)[None, :]
+        hidden = torch.zeros(n, n_kv, dtype=torch.bool)
+        if causal:
+            hidden |= key > query + values["causal_offset"]
+        if window:
+            hidden |= key < query + values["window_offset"]
+        scores = scores.masked_fill(hidden, -math.inf)
 
         def probabilities(lse):   # rows with lse -inf see no key: P = 0
             return torch.exp(scores - lse.masked_fill(torch.isneginf(lse), 0)[..., None])
@@ -280,10 +420,13 @@ class EmulatedKernels:
             return
         p = probabilities(rows("LSE"))
         do = view("DO").float()
-        ds = p * (do @ v.transpose(-1, -2) - rows("DELTA")[..., None])
-        view("DV").copy_(p.transpose(-1, -2) @ do)
+        ds = p * (do @ v.transpose(-1, -2) - rows("DELTA")[..., None]) * cap_grad
         accumulator().add_(ds @ k)
-        view("DK").copy_(ds.transpose(-1, -2) @ q * values["sm_scale"])
+
+        def gradient(name):   # DK, DV: per query head
+            return strided(tensor(name), values, d, "H", "N_KV", GRADIENT_STRIDES)
+        gradient("DV").copy_(p.transpose(-1, -2) @ do)
+        gradient("DK").copy_(ds.transpose(-1, -2) @ q * values["sm_scale"])
 
 
 @pytest.fixture
@@ -296,21 +439,57 @@ def emulated(monkeypatch):
     return kernels
 
 
-def reference(q, k, v, dout, causal, scale, causal_offset=0):
-    q, k, v = (t.detach().float().requires_grad_() for t in (q, k, v))
-    scores = torch.einsum("bnhd,bmhd->bhnm", q, k) * scale
-    n = q.shape[1]
-    hidden = torch.zeros(n, n, dtype=torch.bool)
+def fa_visible(seqlen_q, seqlen_k, causal=False, window_size=(-1, -1), causal_offset=0):
+    """FlashAttention-2's mask, from its definition: the diagonal of query i
+    is key i + seqlen_k - seqlen_q (bottom-right; Tile's causal_offset moves
+    it); causal sets the window's right side to 0; a side >= 0 keeps keys
+    within that distance of the diagonal on that side."""
+    left, right = window_size
     if causal:
-        hidden = torch.ones(n, n, dtype=torch.bool).triu(1 + causal_offset)
+        right = 0
+    query = torch.arange(seqlen_q)[:, None]
+    key = torch.arange(seqlen_k)[None, :]
+    diagonal = query + seqlen_k - seqlen_q + causal_offset
+    visible = torch.ones(seqlen_q, seqlen_k, dtype=torch.bool)
+    if right >= 0:
+        visible &= key <= diagonal + right
+    if left >= 0:
+        visible &= key >= diagonal - left
+    return visible
+
+
+def test_reference_mask_is_flash_attention_s():
+    """The examples of FlashAttention's README (2.1: causal with seqlen_q !=
+    seqlen_k is aligned to the bottom right corner)."""
+    assert fa_visible(2, 5, causal=True).int().tolist() == [[1, 1, 1, 1, 0],
+                                                            [1, 1, 1, 1, 1]]
+    assert fa_visible(5, 2, causal=True).int().tolist() == [[0, 0], [0, 0], [0, 0],
+                                                            [1, 0], [1, 1]]
+    assert fa_visible(4, 4, window_size=(1, 0)).int().tolist() == [
+        [1, 0, 0, 0], [1, 1, 0, 0], [0, 1, 1, 0], [0, 0, 1, 1]]
+
+
+def reference(q, k, v, dout, causal, scale, causal_offset=0, window_size=(-1, -1),
+              softcap=0.0):
+    """(out, lse, dq, dk, dv) in float64 through autograd: K/V heads repeated
+    for their query heads (autograd sums the group's gradients), the mask
+    of fa_visible, scores capped to softcap * tanh(score / softcap) when
+    softcap > 0."""
+    q, k, v = (t.detach().double().requires_grad_() for t in (q, k, v))
+    group = q.shape[2] // k.shape[2]
+    expanded_k, expanded_v = (t.repeat_interleave(group, dim=2) for t in (k, v))
+    scores = torch.einsum("bnhd,bmhd->bhnm", q, expanded_k) * scale
+    if softcap > 0:
+        scores = softcap * torch.tanh(scores / softcap)
+    hidden = ~fa_visible(q.shape[1], k.shape[1], causal, window_size, causal_offset)
     # Rows that see no key: out 0, lse -inf.  Their scores are zeroed before
     # the softmax, so that no NaN reaches autograd, and their P set to 0.
     empty = hidden.all(-1)[:, None]
     scores = scores.masked_fill(hidden & ~empty, -math.inf).masked_fill(empty, 0)
     lse = torch.logsumexp(scores, -1).masked_fill(empty[:, 0], -math.inf)
     probs = torch.softmax(scores, -1).masked_fill(empty, 0)
-    out = torch.einsum("bhnm,bmhd->bnhd", probs, v)
-    return (out, lse.detach(), *torch.autograd.grad(out, (q, k, v), dout.float()))
+    out = torch.einsum("bhnm,bmhd->bnhd", probs, expanded_v)
+    return (out, lse.detach(), *torch.autograd.grad(out, (q, k, v), dout.double()))
 
 
 LAYOUTS = {
@@ -320,6 +499,40 @@ LAYOUTS = {
     "packed qkv": lambda shape, dtype: torch.randn(
         shape[0], shape[1], 3, *shape[2:]).to(dtype).unbind(2),
 }
+
+
+UNIT_ROUNDOFF = {torch.float16: 2.0**-11, torch.bfloat16: 2.0**-8}
+MASKED_FAMILIES = ("attn_fwd", "attn_bwd")
+
+
+def relative_error(got, want):
+    return ((got.double() - want.double()).norm() / want.double().norm()).item()
+
+
+def assert_matches_reference(got, want, dtype):
+    """got, want: (out, lse, dq, dk, dv).  The emulation is float32; only
+    the rounding of inputs and outputs to `dtype` separates it from the
+    float64 reference: 4 unit roundoffs, normwise, the reference's norm
+    floored at an RMS of 1e-3 (a row that sees one key has dq = 0 exactly,
+    and rounding noise in float32).  lse is -inf exactly in the rows that
+    see no key."""
+    limit = 4 * UNIT_ROUNDOFF[dtype]
+    for name, g, w in zip(("out", "lse", "dq", "dk", "dv"), got, want):
+        assert g.shape == w.shape, f"{name}: shape {tuple(g.shape)} != {tuple(w.shape)}"
+        if name == "lse":
+            assert torch.equal(torch.isneginf(g), torch.isneginf(w)), "lse: -inf rows"
+            g, w = g[torch.isfinite(w)], w[torch.isfinite(w)]
+        if w.numel() == 0:
+            continue
+        norm = max(w.double().norm().item(), 1e-3 * math.sqrt(w.numel()))
+        error = (g.double() - w.double()).norm().item() / norm
+        assert error <= limit, f"{name}: relative error {error:.2e} > {limit:.2e}"
+
+
+def masks_launched(emulated):
+    """(CAUSAL, WINDOW) of each attn_fwd and attn_bwd launched."""
+    return [(spec.constexprs["CAUSAL"], spec.constexprs["WINDOW"])
+            for spec, _ in emulated.launches if spec.family in MASKED_FAMILIES]
 
 
 @needs_kernels
@@ -332,21 +545,12 @@ def test_autograd_wiring_against_emulated_kernels(emulated, layout, causal, dtyp
     dout = torch.randn(shape).to(dtype).transpose(0, 1).contiguous().transpose(0, 1)
     out, lse = flash_attn_func(q, k, v, causal=causal, softmax_scale=0.2, return_lse=True)
     dq, dk, dv = torch.autograd.grad(out, (q, k, v), dout)
-    ref = reference(q, k, v, dout, causal, 0.2)
     assert out.shape == shape and lse.shape == (2, 3, 37) and lse.dtype == torch.float32
     assert not lse.requires_grad
-    # The emulation is float32; only the rounding of inputs to outputs in
-    # `dtype` separates it from the reference: 4 unit roundoffs, normwise.
-    limit = 4 * (2.0**-8 if dtype == torch.bfloat16 else 2.0**-11)
-    for name, got, want in zip(("out", "lse", "dq", "dk", "dv"), (out, lse, dq, dk, dv), ref):
-        error = ((got.double() - want.double()).norm() / want.double().norm()).item()
-        assert error <= limit, f"{name}: relative error {error:.2e} > {limit:.2e}"
-    assert [kernel for kernel, _ in emulated.launches] == [
+    assert_matches_reference((out, lse, dq, dk, dv), reference(q, k, v, dout, causal, 0.2),
+                             dtype)
+    assert emulated.families() == [
         "attn_fwd", "attn_bwd_preprocess", "attn_bwd", "attn_bwd_postprocess"]
-
-
-def relative_error(got, want):
-    return ((got.double() - want.double()).norm() / want.double().norm()).item()
 
 
 @needs_kernels
@@ -360,19 +564,187 @@ def test_causal_offset_reaches_the_kernels(emulated, causal_offset):
     out, lse = flash_attn_func(q, k, v, causal=True, softmax_scale=0.2, return_lse=True,
                                causal_offset=causal_offset)
     dq, dk, dv = torch.autograd.grad(out, (q, k, v), dout)
-    ref = reference(q, k, v, dout, True, 0.2, causal_offset)
     empty = max(0, min(37, -causal_offset))       # rows i with i + offset < 0
     assert torch.isneginf(lse[:, :, :empty]).all() and torch.isfinite(lse[:, :, empty:]).all()
     assert (out[:, :empty] == 0).all() and (dq[:, :empty] == 0).all()
-    limit = 4 * 2.0**-11
-    for name, got, want in zip(("out", "dq", "dk", "dv"), (out, dq, dk, dv),
-                               (ref[0], *ref[2:])):
-        if want.norm() > 0:
-            assert relative_error(got, want) <= limit, name
-        else:
-            assert (got == 0).all(), name
-    if empty < 37:
-        torch.testing.assert_close(lse[:, :, empty:], ref[1][:, :, empty:])
+    assert_matches_reference((out, lse, dq, dk, dv),
+                             reference(q, k, v, dout, True, 0.2, causal_offset), torch.float16)
+
+
+# FlashAttention-2's semantics: (q shape, k/v shape, causal, window_size,
+# causal_offset) and the kernels' mask, (CAUSAL, WINDOW), they must run.
+NONCAUSAL, CAUSAL, LOCAL = (False, False), (True, False), (True, True)
+FA2_CASES = {
+    "gqa 2": ((2, 37, 4, 64), (2, 37, 2, 64), False, (-1, -1), 0, NONCAUSAL),
+    "gqa 2 causal": ((2, 37, 4, 64), (2, 37, 2, 64), True, (-1, -1), 0, CAUSAL),
+    "gqa 8 causal": ((1, 37, 16, 64), (1, 37, 2, 64), True, (-1, -1), 0, CAUSAL),
+    "gqa 8 window": ((1, 41, 8, 64), (1, 41, 1, 64), False, (6, 6), 0, LOCAL),
+    "mqa": ((2, 29, 8, 64), (2, 29, 1, 64), False, (-1, -1), 0, NONCAUSAL),
+    "mqa causal": ((2, 29, 8, 64), (2, 29, 1, 64), True, (-1, -1), 0, CAUSAL),
+    "nq > nk": ((2, 50, 2, 64), (2, 23, 2, 64), False, (-1, -1), 0, NONCAUSAL),
+    # Bottom-right: queries 0..26 see no key.
+    "nq > nk causal": ((2, 50, 2, 64), (2, 23, 2, 64), True, (-1, -1), 0, CAUSAL),
+    "nq < nk": ((2, 23, 2, 64), (2, 50, 2, 64), False, (-1, -1), 0, NONCAUSAL),
+    "nq < nk causal": ((2, 23, 2, 64), (2, 50, 2, 64), True, (-1, -1), 0, CAUSAL),
+    "nq < nk causal mqa": ((1, 23, 4, 64), (1, 70, 1, 64), True, (-1, -1), 0, CAUSAL),
+    # One query, the last: it sees every key, so no mask is needed.
+    "decode causal": ((2, 1, 4, 64), (2, 40, 2, 64), True, (-1, -1), 0, NONCAUSAL),
+    "causal offset nq < nk": ((1, 30, 2, 64), (1, 50, 2, 64), True, (-1, -1), -25, CAUSAL),
+    "causal offset nq > nk": ((1, 50, 2, 64), (1, 30, 2, 64), True, (-1, -1), 7, CAUSAL),
+    "window left": ((1, 45, 2, 64), (1, 45, 2, 64), False, (7, -1), 0, LOCAL),
+    "window right": ((1, 45, 2, 64), (1, 45, 2, 64), False, (-1, 5), 0, CAUSAL),
+    "window both": ((1, 45, 2, 64), (1, 45, 2, 64), False, (6, 3), 0, LOCAL),
+    "window causal": ((1, 45, 2, 64), (1, 45, 2, 64), True, (9, -1), 0, LOCAL),
+    # causal sets the right side to 0, as in FlashAttention.
+    "window causal right ignored": ((1, 45, 2, 64), (1, 45, 2, 64), True, (9, 4), 0, LOCAL),
+    "window nq > nk": ((1, 60, 4, 64), (1, 25, 2, 64), True, (4, -1), 0, LOCAL),
+    "window nq < nk": ((1, 20, 2, 64), (1, 64, 2, 64), False, (5, 2), 0, LOCAL),
+    # Keys j >= i + 5: the last five rows see none.
+    "window hides the last rows": ((1, 40, 2, 64), (1, 40, 2, 64), False, (5, -1), 10,
+                                   LOCAL),
+    # One key a row, i - 1: row 0 sees none.
+    "window of one key": ((1, 30, 2, 64), (1, 30, 2, 64), True, (0, -1), -1, LOCAL),
+    # Wider than the keys: the window hides nothing, causal does.
+    "window wider than the keys": ((1, 30, 2, 64), (1, 30, 2, 64), True, (100, -1), 0,
+                                   CAUSAL),
+    "window everything hidden": ((1, 30, 2, 64), (1, 20, 2, 64), False, (2, 3), 40, LOCAL),
+    "bf16 d128 gqa window": ((2, 33, 6, 128), (2, 47, 3, 128), True, (10, -1), 0, LOCAL),
+}
+
+
+@needs_kernels
+@pytest.mark.parametrize("case", FA2_CASES)
+def test_flash_attention_2_semantics(emulated, case):
+    """Grouped heads, unequal lengths aligned bottom-right, and windows:
+    out, lse and the gradients (dk, dv summed over each group) against the
+    float64 reference, with the kernels of the mask each case needs."""
+    shape, kv_shape, causal, window, offset, mask = FA2_CASES[case]
+    dtype = torch.bfloat16 if "bf16" in case else torch.float16
+    q, k, v = (t.requires_grad_() for t in qkv(shape, dtype, kv_shape=kv_shape))
+    dout = torch.randn(shape).to(dtype)
+    out, lse = flash_attn_func(q, k, v, 0.0, 0.2, causal, window, return_lse=True,
+                               causal_offset=offset)
+    dq, dk, dv = torch.autograd.grad(out, (q, k, v), dout)
+    assert dk.shape == dv.shape == kv_shape
+    want = reference(q, k, v, dout, causal, 0.2, offset, window)
+    assert_matches_reference((out, lse, dq, dk, dv), want, dtype)
+    empty = ~fa_visible(shape[1], kv_shape[1], causal, window, offset).any(-1)
+    assert (out[:, empty] == 0).all() and (dq[:, empty] == 0).all()
+    assert masks_launched(emulated) == [mask, mask]
+
+
+# softcap: (q shape, k/v shape, causal, window_size, softcap) and the
+# kernels' mask; a small cap, so that tanh bends most scores.
+SOFTCAP_CASES = {
+    "full": ((2, 37, 2, 64), (2, 37, 2, 64), False, (-1, -1), 0.5, NONCAUSAL),
+    "causal gqa": ((1, 41, 4, 64), (1, 41, 2, 64), True, (-1, -1), 1.0, CAUSAL),
+    "window nq < nk": ((1, 20, 2, 128), (1, 64, 2, 128), False, (5, 2), 0.7, LOCAL),
+    "gemma-like": ((1, 33, 4, 64), (1, 33, 2, 64), True, (8, -1), 50.0, LOCAL),
+}
+
+
+@needs_kernels
+@pytest.mark.parametrize("case", SOFTCAP_CASES)
+def test_softcap_caps_the_scores(emulated, case):
+    """softcap > 0: scores capped to softcap * tanh(score / softcap), out,
+    lse and the gradients against the float64 reference, with the SOFTCAP
+    kernels of the case's mask."""
+    shape, kv_shape, causal, window, softcap, mask = SOFTCAP_CASES[case]
+    dtype = torch.bfloat16 if shape[-1] == 128 else torch.float16
+    q, k, v = (t.requires_grad_() for t in qkv(shape, dtype, kv_shape=kv_shape))
+    dout = torch.randn(shape).to(dtype)
+    out, lse = flash_attn_func(q, k, v, 0.0, 0.2, causal, window, softcap, return_lse=True)
+    dq, dk, dv = torch.autograd.grad(out, (q, k, v), dout)
+    want = reference(q, k, v, dout, causal, 0.2, 0, window, softcap)
+    assert_matches_reference((out, lse, dq, dk, dv), want, dtype)
+    assert masks_launched(emulated) == [mask, mask]
+    assert [spec.constexprs["SOFTCAP"] for spec, _ in emulated.launches
+            if spec.family in MASKED_FAMILIES] == [True, True]
+    # The cap changes the result: without it, another answer.
+    uncapped = reference(q, k, v, dout, causal, 0.2, 0, window)
+    assert relative_error(out, uncapped[0]) > 1e-2 or softcap >= 50
+
+
+@needs_kernels
+def test_grouped_heads_sum_the_gradients_of_their_group(emulated):
+    """With K/V repeated for each query head, flash_attn_func gives the
+    same out, and dk, dv are the sums of the repeated heads' gradients."""
+    q, k, v = qkv((2, 33, 6, 64), kv_shape=(2, 40, 2, 64))
+    dout = torch.randn(2, 33, 6, 64).half()
+    grouped = [t.clone().requires_grad_() for t in (q, k, v)]
+    out = flash_attn_func(*grouped, causal=True, window_size=(8, -1))
+    grads = torch.autograd.grad(out, grouped, dout)
+    repeated = [q.clone().requires_grad_(),
+                *(t.repeat_interleave(3, dim=2).requires_grad_() for t in (k, v))]
+    want = flash_attn_func(*repeated, causal=True, window_size=(8, -1))
+    want_grads = torch.autograd.grad(want, repeated, dout)
+    assert torch.equal(out, want) and torch.equal(grads[0], want_grads[0])
+    for got, each_head in zip(grads[1:], want_grads[1:]):
+        summed = each_head.view(2, 40, 2, 3, 64).float().sum(3)
+        assert torch.allclose(got.float(), summed, rtol=2**-10, atol=1e-3)
+
+
+@needs_kernels
+def test_packed_functions_read_k_and_v_in_place(emulated):
+    """kv and qkv packed as FlashAttention-2 packs them: k and v go to the
+    kernels as views of the packed tensor (their addresses are its own),
+    and the gradient comes back to it as one tensor."""
+    q = torch.randn(2, 31, 4, 64).half().requires_grad_()
+    kv = torch.randn(2, 45, 2, 2, 64).half().requires_grad_()
+    dout = torch.randn(2, 31, 4, 64).half()
+    out, lse = flash_attn_kvpacked_func(q, kv, 0.0, 0.2, True, (5, -1), return_lse=True)
+    dq, dkv = torch.autograd.grad(out, (q, kv), dout)
+    forward = emulated.launches[0][1]
+    element = kv.element_size()
+    assert forward["K"].address == kv.data_ptr()
+    assert forward["V"].address == kv.data_ptr() + 2 * 64 * element
+    assert forward["Q"].address == q.data_ptr()
+    k, v = kv.unbind(2)
+    want = reference(q, k, v, dout, True, 0.2, 0, (5, -1))
+    assert dkv.shape == kv.shape
+    assert_matches_reference((out, lse, dq, *dkv.unbind(2)), want, torch.float16)
+
+    emulated.launches.clear()
+    qkv_packed = torch.randn(2, 31, 3, 4, 64).half().requires_grad_()
+    out, lse = flash_attn_qkvpacked_func(qkv_packed, softmax_scale=0.2, causal=True,
+                                         return_lse=True)
+    (dqkv,) = torch.autograd.grad(out, qkv_packed, dout)
+    forward = emulated.launches[0][1]
+    # q is copied (out takes q's strides), k and v are read in place.
+    assert forward["Q"].address != qkv_packed.data_ptr()
+    assert forward["K"].address == qkv_packed.data_ptr() + 4 * 64 * element
+    assert forward["V"].address == qkv_packed.data_ptr() + 2 * 4 * 64 * element
+    want = reference(*qkv_packed.unbind(2), dout, True, 0.2)
+    assert dqkv.shape == qkv_packed.shape
+    assert_matches_reference((out, lse, *dqkv.unbind(2)), want, torch.float16)
+
+
+@needs_kernels
+def test_block_entries_keep_top_left_offsets(emulated):
+    """_flash_attn_forward / _backward (ring attention's blocks) take the
+    offset as it is, whatever the lengths: query i sees key j iff j <= i +
+    causal_offset, FlashAttention's causal_offset - (seqlen_k - seqlen_q)."""
+    q, k, v = qkv((1, 30, 4, 64), kv_shape=(1, 50, 2, 64))
+    dout = torch.randn(1, 30, 4, 64).half()
+    out, lse = functional._flash_attn_forward(q, k, v, True, 0.2, 3)
+    dq, dk, dv = functional._flash_attn_backward(dout, q, k, v, out, lse, True, 0.2, 3)
+    want = reference(q, k, v, dout, True, 0.2, 3 - 20)
+    assert_matches_reference((out, lse, dq, dk, dv), want, torch.float16)
+
+
+@needs_kernels
+def test_no_keys_or_no_queries_give_zeros_without_launches(emulated):
+    q, k, v = (t.requires_grad_() for t in qkv((2, 9, 4, 64), kv_shape=(2, 0, 2, 64)))
+    out, lse = flash_attn_func(q, k, v, return_lse=True)
+    assert (out == 0).all() and torch.isneginf(lse).all() and lse.shape == (2, 4, 9)
+    dq, dk, dv = torch.autograd.grad(out, (q, k, v), torch.ones_like(out))
+    assert (dq == 0).all() and dk.shape == dv.shape == (2, 0, 2, 64)
+    q, k, v = (t.requires_grad_() for t in qkv((2, 0, 4, 64), kv_shape=(2, 9, 2, 64)))
+    out = flash_attn_func(q, k, v, causal=True)
+    assert out.shape == (2, 0, 4, 64)
+    dq, dk, dv = torch.autograd.grad(out, (q, k, v), torch.ones_like(out))
+    assert (dk == 0).all() and (dv == 0).all() and dk.shape == (2, 9, 2, 64)
+    assert emulated.launches == []
 
 
 @needs_kernels
@@ -386,6 +758,8 @@ def test_flash_attention_2_calls_work_unchanged(emulated):
                                        False), causal)
     assert torch.equal(flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=0.2,
                                        causal=True, window_size=(-1, -1)), causal)
+    # A window with no left side and right side 0 is the causal mask.
+    assert torch.equal(flash_attn_func(q, k, v, 0.0, 0.2, False, (-1, 0)), causal)
     full = flash_attn_func(q, k, v)
     assert torch.equal(flash_attn_func(q, k, v, 0.0), full)
     assert torch.equal(flash_attn_func(q, k, v, 0, None, False, [-1, -1]), full)
@@ -404,7 +778,7 @@ def test_no_grad_runs_the_forward_only(emulated):
     with torch.no_grad():
         out = flash_attn_func(q, k, v)
     assert not out.requires_grad
-    assert [kernel for kernel, _ in emulated.launches] == ["attn_fwd"]
+    assert emulated.families() == ["attn_fwd"]
 
 
 @needs_kernels
@@ -453,7 +827,7 @@ def test_sdpa_module_matches_hand_written_attention(causal):
     q, k, v = layer.qkv(x).view(2, 11, 3, 3, 32).unbind(2)
     out, _, _, _, _ = reference(q, k, v, torch.zeros(2, 11, 3, 32), causal,
                                 1 / math.sqrt(32))
-    want = layer.out_proj(out.reshape(2, 11, 96))
+    want = layer.out_proj(out.float().reshape(2, 11, 96))
     torch.testing.assert_close(layer(x), want, rtol=1e-5, atol=1e-5)
 
 
@@ -508,8 +882,44 @@ def test_torch_compile_traces_without_graph_breaks(emulated, layout):
     for name, g, w in zip("qkv", got_grads, want_grads):
         assert torch.equal(g, w), f"d{name}"
         assert g.stride() == w.stride(), f"d{name} {g.stride()} != {w.stride()}"
-    assert [kernel for kernel, _ in emulated.launches] == [
+    assert emulated.families() == [
         "attn_fwd", "attn_bwd_preprocess", "attn_bwd", "attn_bwd_postprocess"]
+
+
+def grouped_window_step(q, k, v):
+    return flash_attn_func(q, k, v, 0.0, 0.2, True, (9, -1), causal_offset=-2) * 2
+
+
+def softcap_step(q, k, v):
+    return flash_attn_func(q, k, v, 0.0, 0.2, True, softcap=0.8) * 2
+
+
+def kvpacked_step(q, k, v):
+    return flash_attn_kvpacked_func(q, torch.stack([k, v], dim=2), 0.0, 0.2, False,
+                                    (-1, 4)) * 2
+
+
+@needs_kernels
+@pytest.mark.parametrize("step, mask", [(grouped_window_step, LOCAL),
+                                        (kvpacked_step, CAUSAL), (softcap_step, CAUSAL)])
+def test_torch_compile_with_grouped_heads_unequal_lengths_and_windows(emulated, step, mask):
+    """The custom ops carry the key shapes and the mask: compiled
+    (aot_eager, fullgraph) equals eager bit for bit, gradients (summed over
+    each group, of k's shape) included."""
+    q = torch.randn(2, 37, 8, 64).half().requires_grad_()
+    k, v = (t.transpose(1, 2).requires_grad_() for t in qkv((2, 2, 50, 64))[:2])
+    dout = torch.randn(2, 37, 8, 64).half()
+    want = step(q, k, v)
+    want_grads = torch.autograd.grad(want, (q, k, v), dout)
+    emulated.launches.clear()
+    torch._dynamo.reset()
+    got = torch.compile(step, fullgraph=True, backend="aot_eager")(q, k, v)
+    got_grads = torch.autograd.grad(got, (q, k, v), dout)
+    assert torch.equal(got, want)
+    for name, g, w in zip("qkv", got_grads, want_grads):
+        assert torch.equal(g, w), f"d{name}"
+        assert g.shape == w.shape and g.stride() == w.stride(), f"d{name}"
+    assert masks_launched(emulated) == [mask, mask]
 
 
 @needs_kernels
@@ -518,10 +928,28 @@ def test_custom_ops_agree_with_their_fake_implementations(emulated):
     ones' shapes, dtypes and strides, and the autograd registration holds."""
     q, k, v = (t.requires_grad_() for t in LAYOUTS["heads major"]((1, 20, 2, 64),
                                                                    torch.float16))
-    torch.library.opcheck(torch.ops.tile.flash_attn_forward.default,
-                          (q, k, v, True, 0.125, 0))
-    out, lse = torch.ops.tile.flash_attn_forward(q, k, v, True, 0.125, 0)
+    check_ops(q, k, v, (True, 0.125, 0, None, 0.0))
+
+
+@needs_kernels
+@pytest.mark.parametrize("mask", [(True, 0.125, 20, -3, 0.0), (False, 0.2, 0, None, 0.0),
+                                  (False, 0.2, 0, 12, 0.0), (True, 0.2, 25, 3, 1.5)])
+def test_custom_ops_with_grouped_heads_and_unequal_lengths(emulated, mask):
+    q = torch.randn(1, 20, 4, 64).half().requires_grad_()
+    k, v = (t.requires_grad_() for t in qkv((1, 33, 2, 64))[:2])
+    check_ops(q, k, v, mask)
+
+
+def check_ops(q, k, v, mask):
+    """torch.library.opcheck of the forward op and of the backward op, for
+    (causal, scale, causal_offset, window_offset, softcap) `mask`."""
+    torch.library.opcheck(torch.ops.tile.flash_attn_forward.default, (q, k, v, *mask))
+    out, lse = torch.ops.tile.flash_attn_forward(q, k, v, *mask)
+    assert lse.shape == (q.shape[0], q.shape[2], q.shape[1])
     dout = torch.randn_like(out)
     torch.library.opcheck(torch.ops.tile.flash_attn_backward.default,
                           (dout, q.detach(), k.detach(), v.detach(), out.detach(), lse,
-                           True, 0.125, 0))
+                           *mask))
+    dq, dk, dv = torch.ops.tile.flash_attn_backward(dout, q.detach(), k.detach(), v.detach(),
+                                                    out.detach(), lse, *mask)
+    assert dq.shape == q.shape and dk.shape == dv.shape == k.shape

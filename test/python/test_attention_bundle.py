@@ -124,6 +124,24 @@ def test_select_by_dtype_head_dim_and_causality(tmp_path):
         kernels.select("attn_fwd", "bf16", 64, True)
 
 
+def test_select_by_window(tmp_path):
+    # The runtime matches the keys given: CAUSAL=1 alone would match both
+    # the causal and the local variant, so the window is a key of its own.
+    for suffix, causal, window in (("noncausal", False, False), ("causal", True, False),
+                                   ("local", True, True)):
+        write_kernel(tmp_path, f"attn_fwd_fp16_d64_{suffix}",
+                     constexprs={"HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64,
+                                 "CAUSAL": causal, "WINDOW": window})
+    kernels = KernelBundle(tmp_path)
+    for suffix, causal, window in (("noncausal", False, False), ("causal", True, False),
+                                   ("local", True, True)):
+        assert kernels.select("attn_fwd", "fp16", 64, causal, window=window).name == \
+            f"attn_fwd_fp16_d64_{suffix}"
+    with pytest.raises(ValueError, match=r"no attn_fwd variant for HEAD_DIM=64 CAUSAL=0 "
+                                         r"WINDOW=1 fp16"):
+        kernels.select("attn_fwd", "fp16", 64, False, window=True)
+
+
 def test_select_by_sequence_length(tmp_path):
     constexprs = {"HEAD_DIM": 128, "BLOCK_M": 128, "BLOCK_N": 64, "CAUSAL": False}
     write_kernel(tmp_path, "attn_fwd_fp16_d128_noncausal", constexprs=constexprs)
@@ -246,10 +264,13 @@ def test_built_kernels_are_the_manifest_variants():
         assert kernel.metadata["launch"]["grid"][1] == "Z * H"
         element_type = "bf16" if "bf16" in variant.name else "fp16"
         causal = variant.constexprs.get("CAUSAL")
+        window = variant.constexprs.get("WINDOW")
+        softcap = variant.constexprs.get("SOFTCAP")
         assert kernel.max_n_ctx == variant.max_n_ctx
         assert kernels.select(variant.kernel, element_type,
                               variant.constexprs["HEAD_DIM"], causal,
-                              seq_len=variant.max_n_ctx) is kernel
+                              seq_len=variant.max_n_ctx, window=window,
+                              softcap=softcap) is kernel
 
 
 # --------------------------------------------------------------------------

@@ -313,7 +313,7 @@ def run_cli(tile_compile):
     return run
 
 
-FWD_SIGNATURE = "*fp16,*fp16,*fp16,*fp16,*fp32,fp32,i32,i32,i32,i32,i32,i32,i32"
+FWD_SIGNATURE = "*fp16,*fp16,*fp16,*fp16,*fp32,fp32," + ",".join(["i32"] * 13) + ",fp32"
 
 
 def test_cli_writes_module_metadata_and_ptx(tmp_path, verify, run_cli):
@@ -332,18 +332,21 @@ def test_cli_writes_module_metadata_and_ptx(tmp_path, verify, run_cli):
         "params": [{"name": n, "type": t} for n, t in [
             ("Q", "*fp16"), ("K", "*fp16"), ("V", "*fp16"), ("O", "*fp16"),
             ("LSE", "*fp32"), ("sm_scale", "fp32"), ("stride_z", "i32"),
-            ("stride_h", "i32"), ("stride_n", "i32"), ("Z", "i32"), ("H", "i32"),
-            ("N_CTX", "i32"), ("causal_offset", "i32")]],
-        # HEAD_GROUP and RESCALE_VOTE were not given: their defaults are
-        # recorded.
+            ("stride_h", "i32"), ("stride_n", "i32"), ("stride_kz", "i32"),
+            ("stride_kh", "i32"), ("stride_kn", "i32"), ("Z", "i32"), ("H", "i32"),
+            ("H_KV", "i32"), ("N_CTX", "i32"), ("N_KV", "i32"), ("causal_offset", "i32"),
+            ("window_offset", "i32"), ("softcap", "fp32")]],
+        # WINDOW, SOFTCAP, HEAD_GROUP and RESCALE_VOTE were not given: their
+        # defaults are recorded.
         "constexprs": {"HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64, "CAUSAL": True,
-                       "HEAD_GROUP": 8, "RESCALE_VOTE": True},
+                       "WINDOW": False, "SOFTCAP": False, "HEAD_GROUP": 8,
+                       "RESCALE_VOTE": True},
         "num_warps": 4,
         "options": CompileOptions(num_warps=4, num_stages=3,
                                   thread_index_per_op=True).pipeline_string(),
         # Declared beside the kernel (@tile.jit(launch=...)).
-        "launch": {"grid": ["cdiv(N_CTX, BLOCK_M)", "Z * H"], "keys": ["HEAD_DIM", "CAUSAL"],
-                   "length": "N_CTX"}}
+        "launch": {"grid": ["cdiv(N_CTX, BLOCK_M)", "Z * H"],
+                   "keys": ["HEAD_DIM", "CAUSAL", "WINDOW", "SOFTCAP"], "length": "N_CTX"}}
     assert gpu["ptx"] == "attn_fwd_test.ptx" and gpu["target"] == "sm_90a"
     assert gpu["shared_bytes"] > 0 and "cubin" not in gpu
     assert ".entry attn_fwd(" in (tmp_path / "attn_fwd_test.ptx").read_text()

@@ -3,6 +3,7 @@ inputs with ragged sizes, against float64 references."""
 
 import importlib
 import math
+import zlib
 
 import pytest
 
@@ -61,13 +62,31 @@ def test_flash_attn_puzzle():
     np.testing.assert_allclose(memory["O"].reshape(n, d), p @ v, rtol=1e-4, atol=1e-5)
 
 
-def attention_ref(q, k, v, sm_scale, causal, causal_offset=0):
-    """P, O and LSE; with causal, query i sees key j iff j <= i + offset.  A
-    row that sees no key has P = 0, O = 0 and LSE = -inf."""
+def visibility(n, n_kv, causal_offset=None, window_offset=None):
+    """[n, n_kv] bool: query i sees key j iff j <= i + causal_offset (when
+    given) and j >= i + window_offset (when given)."""
+    i = np.arange(n)[:, None]
+    j = np.arange(n_kv)[None, :]
+    visible = np.ones((n, n_kv), bool)
+    if causal_offset is not None:
+        visible &= j <= i + causal_offset
+    if window_offset is not None:
+        visible &= j >= i + window_offset
+    return visible
+
+
+def attention_ref(q, k, v, sm_scale, visible, softcap=None):
+    """P, O, LSE and the derivative of the scores' cap, of q [Z, H, N, D]
+    against k, v [Z, H, N_KV, D] (heads already repeated for grouped K/V),
+    keys hidden where `visible` is False, scores capped to softcap *
+    tanh(score / softcap) when softcap is given.  A row that sees no key
+    has P = 0, O = 0 and LSE = -inf."""
     s = q @ np.swapaxes(k, -1, -2) * sm_scale
-    n = q.shape[-2]
-    if causal:
-        s = np.where(np.tril(np.ones((n, n), bool), k=causal_offset), s, -np.inf)
+    cap_grad = np.ones_like(s)
+    if softcap is not None:
+        s = softcap * np.tanh(s / softcap)
+        cap_grad = 1 - (s / softcap) ** 2
+    s = np.where(visible, s, -np.inf)
     m = s.max(-1, keepdims=True)
     m = np.where(np.isfinite(m), m, 0.0)
     p = np.exp(s - m)
@@ -75,7 +94,7 @@ def attention_ref(q, k, v, sm_scale, causal, causal_offset=0):
     with np.errstate(divide="ignore"):
         lse = (np.log(total) + m)[..., 0]
     p = p / np.where(total > 0, total, 1.0)
-    return p, p @ v, lse
+    return p, p @ v, lse, cap_grad
 
 
 def to_dtype(x, t):
@@ -89,7 +108,7 @@ def layout(z, h, n, d, heads_inner):
     return h * n * d, n * d, d
 
 
-def store(x, z, h, n, d, heads_inner):
+def store(x, heads_inner):
     x = np.transpose(x, (0, 2, 1, 3)) if heads_inner else x
     return np.ascontiguousarray(x).ravel().copy()
 
@@ -100,85 +119,186 @@ def load(buf, z, h, n, d, heads_inner):
     return buf.reshape(z, h, n, d)
 
 
-ATTENTION_CASES = [("fp16", 64, True, 130, False, 0), ("fp16", 64, False, 130, True, 0),
-                   ("bf16", 64, True, 70, True, 0), ("fp16", 128, False, 40, False, 0),
+class Mask:
+    """A case's mask: the variant suffix and the two offsets the kernels
+    take (None: that bound is off)."""
+
+    def __init__(self, causal_offset=None, window_offset=None):
+        self.causal_offset = causal_offset
+        self.window_offset = window_offset
+
+    @property
+    def suffix(self):
+        if self.window_offset is not None:
+            return "local"
+        return "noncausal" if self.causal_offset is None else "causal"
+
+    def args(self, n_kv):
+        """causal_offset and window_offset as the kernels get them: a local
+        kernel without an upper bound gets N_KV (every key)."""
+        upper = self.causal_offset
+        if upper is None:
+            upper = n_kv if self.window_offset is not None else 0
+        lower = 0 if self.window_offset is None else self.window_offset
+        return [np.int32(upper), np.int32(lower)]
+
+    def __repr__(self):
+        return f"Mask({self.causal_offset}, {self.window_offset})"
+
+
+NONCAUSAL = Mask()
+
+
+def causal(offset=0):
+    return Mask(causal_offset=offset)
+
+
+def band(lower, upper=None):
+    return Mask(causal_offset=upper, window_offset=lower)
+
+
+# (dtype, head dim, mask, N_CTX, heads_inner) with N_KV = N_CTX and one K/V
+# head a query head.
+ATTENTION_CASES = [("fp16", 64, causal(), 130, False), ("fp16", 64, NONCAUSAL, 130, True),
+                   ("bf16", 64, causal(), 70, True), ("fp16", 128, NONCAUSAL, 40, False),
                    # Causal offsets, with N ragged against every block size:
                    # rows 0..36 see no key (-37); every row sees every key
                    # (N + 20); no row sees a key (-N - 9).
-                   ("fp16", 64, True, 300, False, -1), ("fp16", 64, True, 300, False, -37),
-                   ("bf16", 64, True, 300, True, 5), ("fp16", 64, True, 130, False, 150),
-                   ("fp16", 64, True, 130, False, -139), ("bf16", 128, True, 150, False, -37),
-                   ("fp16", 128, True, 150, True, 70),
+                   ("fp16", 64, causal(-1), 300, False), ("fp16", 64, causal(-37), 300, False),
+                   ("bf16", 64, causal(5), 300, True), ("fp16", 64, causal(150), 130, False),
+                   ("fp16", 64, causal(-139), 130, False),
+                   ("bf16", 128, causal(-37), 150, False), ("fp16", 128, causal(70), 150, True),
                    # The i32 extremes: the kernels clamp before any index
                    # arithmetic could overflow.
-                   ("fp16", 64, True, 130, False, 2**31 - 1),
-                   ("bf16", 128, True, 70, False, -2**31),
-                   # A non-causal kernel ignores the offset.
-                   ("fp16", 128, False, 40, False, -5)]
+                   ("fp16", 64, causal(2**31 - 1), 130, False),
+                   ("bf16", 128, causal(-2**31), 70, False),
+                   # Windows: narrower than a block (cut on both sides),
+                   # wider than several, a lower bound only, bands that
+                   # leave rows without keys, the i32 extremes.
+                   ("fp16", 64, band(-20, 0), 300, False),
+                   ("bf16", 64, band(-150, 3), 300, True),
+                   ("fp16", 128, band(-7, 9), 200, False), ("fp16", 64, band(-70), 150, False),
+                   ("fp16", 64, band(40, 60), 130, False),
+                   ("bf16", 128, band(-300, -200), 250, True),
+                   ("fp16", 64, band(-2**31, 2**31 - 1), 70, False),
+                   ("fp16", 64, band(2**31 - 1, 2**31 - 1), 70, False)]
 
 
-@pytest.mark.parametrize("t, d, causal, n, heads_inner, causal_offset", ATTENTION_CASES)
-def test_attention_forward_and_backward(t, d, causal, n, heads_inner, causal_offset):
-    z, h = 1, 2
-    rng = np.random.RandomState(n + d + causal_offset % 1000)
-    q, k, v, do = (to_dtype(rng.randn(z, h, n, d), t) for _ in range(4))
-    f64 = [x.astype(np.float64) for x in (q, k, v, do)]
+def run_attention(t, d, mask, n, heads_inner, n_kv=None, h=2, h_kv=None, z=1,
+                  softcap=None):
+    """Runs the forward and the three backward kernels of one variant on
+    random inputs and checks O, LSE, DELTA, dQ, dK (per query head) and dV
+    against float64."""
+    suffix = mask.suffix + ("" if softcap is None else "_softcap")
+    n_kv = n if n_kv is None else n_kv
+    h_kv = h if h_kv is None else h_kv
+    group = h // h_kv
+    rng = np.random.RandomState(n + 3 * n_kv + d + h_kv + zlib.crc32(repr(mask).encode()) % 1000)
+    q, do = (to_dtype(rng.randn(z, h, n, d), t) for _ in range(2))
+    k, v = (to_dtype(rng.randn(z, h_kv, n_kv, d), t) for _ in range(2))
+    qf, kf, vf, dof = (x.astype(np.float64) for x in (q, k, v, do))
+    kf, vf = (np.repeat(x, group, axis=1) for x in (kf, vf))
     sm_scale = 0.5 / math.sqrt(d)
-    suffix = "causal" if causal else "noncausal"
-    sz, sh, sn = layout(z, h, n, d, heads_inner)
     mem_dtype = np.float16 if t == "fp16" else np.float32
-    memory = {name: store(x, z, h, n, d, heads_inner)
-              for name, x in zip(("Q", "K", "V", "DO"), (q, k, v, do))}
+    memory = {name: store(x, heads_inner)
+              for name, x in (("Q", q), ("K", k), ("V", v), ("DO", do))}
     # NaN, so that an output the kernels leave unwritten fails the checks.
-    for name in ("O", "DQ", "DK", "DV"):
-        memory[name] = np.full(z * h * n * d, np.nan, mem_dtype)
+    for name, rows in (("O", n), ("DQ", n), ("DK", n_kv), ("DV", n_kv)):
+        memory[name] = np.full(z * h * rows * d, np.nan, mem_dtype)
     memory["LSE"] = np.full(z * h * n, np.nan, np.float32)
     memory["DELTA"] = np.full(z * h * n, np.nan, np.float32)
     # The preprocess kernel must zero it: NaN would survive the adds.
     memory["DQ_ACC"] = np.full(z * h * n * d, np.nan, np.float32)
-    dims = [np.int32(x) for x in (sz, sh, sn, z, h, n)]
-    offset = [np.int32(causal_offset)]
+    q_strides = layout(z, h, n, d, heads_inner)
+    kv_strides = layout(z, h_kv, n_kv, d, heads_inner)
+    dkv_strides = layout(z, h, n_kv, d, heads_inner)
+    i32 = lambda values: [np.int32(x) for x in values]  # noqa: E731
+    sizes = i32((z, h, h_kv, n, n_kv)) + mask.args(n_kv) + [np.float32(softcap or 0.0)]
+    q_dims = i32(q_strides + (z, h, n))
 
     fwd, c = interpreter(f"attn_fwd_{t}_d{d}_{suffix}")
     fwd.run([("ptr", "Q"), ("ptr", "K"), ("ptr", "V"), ("ptr", "O"), ("ptr", "LSE"),
-             np.float32(sm_scale)] + dims + offset, (-(-n // c["BLOCK_M"]), z * h), memory)
-    p, o_ref, lse_ref = attention_ref(*f64[:3], sm_scale, causal, causal_offset)
+             np.float32(sm_scale)] + i32(q_strides + kv_strides) + sizes,
+            (-(-n // c["BLOCK_M"]), z * h), memory)
+    visible = visibility(n, n_kv, mask.causal_offset, mask.window_offset)
+    p, o_ref, lse_ref, cap_grad = attention_ref(qf, kf, vf, sm_scale, visible, softcap)
     o = load(memory["O"], z, h, n, d, heads_inner).astype(np.float64)
     np.testing.assert_allclose(o, o_ref, atol=1e-2, rtol=1e-2)
     lse = memory["LSE"].reshape(z, h, n)
     # Rows that see no key: LSE exactly -inf (assert_allclose alone would
     # also take a -inf that should be finite, or NaN against NaN).
     empty = np.isneginf(lse_ref)
-    if causal:
-        assert empty.sum() == z * h * min(n, max(0, -causal_offset))
+    assert empty.sum() == z * h * (~visible.any(-1)).sum()
     np.testing.assert_array_equal(np.isneginf(lse), empty)
     np.testing.assert_allclose(lse[~empty], lse_ref[~empty], atol=1e-4, rtol=1e-4)
 
     pre, c = interpreter(f"attn_bwd_preprocess_{t}_d{d}")
-    pre.run([("ptr", "O"), ("ptr", "DO"), ("ptr", "DELTA"), ("ptr", "DQ_ACC")] + dims,
+    pre.run([("ptr", "O"), ("ptr", "DO"), ("ptr", "DELTA"), ("ptr", "DQ_ACC")] + q_dims,
             (-(-n // c["BLOCK_M"]), z * h), memory)
-    delta_ref = (o * f64[3]).sum(-1)
+    delta_ref = (o * dof).sum(-1)
     np.testing.assert_allclose(memory["DELTA"].reshape(z, h, n), delta_ref,
                                rtol=1e-5, atol=1e-5)
 
     bwd, c = interpreter(f"attn_bwd_{t}_d{d}_{suffix}")
     bwd.run([("ptr", "Q"), ("ptr", "K"), ("ptr", "V"), np.float32(sm_scale), ("ptr", "DO"),
              ("ptr", "DQ_ACC"), ("ptr", "DK"), ("ptr", "DV"), ("ptr", "LSE"),
-             ("ptr", "DELTA")] + dims + offset, (-(-n // c["BLOCK_N1"]), z * h), memory)
+             ("ptr", "DELTA")] + i32(q_strides + kv_strides + dkv_strides) + sizes,
+            (-(-n_kv // c["BLOCK_N1"]), z * h), memory)
     post, c = interpreter(f"attn_bwd_postprocess_{t}_d{d}")
-    post.run([("ptr", "DQ"), ("ptr", "DQ_ACC"), np.float32(sm_scale)] + dims,
+    post.run([("ptr", "DQ"), ("ptr", "DQ_ACC"), np.float32(sm_scale)] + q_dims,
              (-(-n // c["BLOCK_M"]), z * h), memory)
-    qf, kf, vf, dof = f64
     dv_ref = np.swapaxes(p, -1, -2) @ dof
     dp = dof @ np.swapaxes(vf, -1, -2)
-    ds = p * (dp - (o_ref * dof).sum(-1, keepdims=True))
+    delta = (o_ref * dof).sum(-1, keepdims=True)
+    ds = p * (dp - delta) * cap_grad
     dq_ref = ds @ kf * sm_scale
     dk_ref = np.swapaxes(ds, -1, -2) @ qf * sm_scale
-    for name, ref in (("DV", dv_ref), ("DK", dk_ref), ("DQ", dq_ref)):
-        got = load(memory[name], z, h, n, d, heads_inner).astype(np.float64)
-        scale = np.abs(ref).max()
+    # dS = P (dP - delta) cancels, to 0 where a row sees one key: bound the
+    # errors by the size of the terms that cancel too (a tenth of it).
+    ds_terms = p * (np.abs(dp) + np.abs(delta)) * cap_grad
+    terms = {"DK": np.swapaxes(ds_terms, -1, -2) @ np.abs(qf) * sm_scale,
+             "DQ": ds_terms @ np.abs(kf) * sm_scale, "DV": np.abs(dv_ref)}
+    # Keys no query sees, and queries that see no key: exactly zero.
+    unseen = {"DK": ~visible.any(0), "DV": ~visible.any(0), "DQ": ~visible.any(1)}
+    for name, ref, rows in (("DV", dv_ref, n_kv), ("DK", dk_ref, n_kv), ("DQ", dq_ref, n)):
+        got = load(memory[name], z, h, rows, d, heads_inner).astype(np.float64)
+        assert (got[:, :, unseen[name]] == 0).all(), f"{name}: not zero where nothing is seen"
+        scale = max(np.abs(ref).max(), 0.1 * terms[name].max())
         assert np.abs(got - ref).max() <= 2e-2 * scale, \
             f"{name}: max error {np.abs(got - ref).max()} vs scale {scale}"
+
+
+@pytest.mark.parametrize("t, d, mask, n, heads_inner", ATTENTION_CASES)
+def test_attention_forward_and_backward(t, d, mask, n, heads_inner):
+    run_attention(t, d, mask, n, heads_inner)
+
+
+# Unequal lengths both ways (FlashAttention's bottom-right causal alignment
+# is causal_offset = N_KV - N_CTX), and grouped K/V heads: 2 and 4 query
+# heads a K/V head, and one K/V head for all (multi-query).
+# Capped scores (a small cap, so that tanh bends most scores), with each
+# mask, grouped heads and unequal lengths.
+@pytest.mark.parametrize("t, d, mask, n, n_kv, h, h_kv, softcap", [
+    ("fp16", 64, NONCAUSAL, 130, 130, 2, 2, 0.5),
+    ("bf16", 128, causal(), 150, 150, 2, 1, 1.0),
+    ("fp16", 64, band(-40, 3), 200, 200, 2, 2, 0.7),
+    ("bf16", 64, causal(-20), 90, 70, 4, 2, 2.0),
+    ("fp16", 128, band(-300, -250), 270, 70, 2, 2, 0.5)])
+def test_attention_softcap(t, d, mask, n, n_kv, h, h_kv, softcap):
+    run_attention(t, d, mask, n, False, n_kv=n_kv, h=h, h_kv=h_kv, softcap=softcap)
+
+
+@pytest.mark.parametrize("t, d, mask, n, n_kv, h, h_kv, heads_inner", [
+    ("fp16", 64, NONCAUSAL, 70, 200, 2, 2, False),
+    ("bf16", 64, causal(200 - 70), 70, 200, 2, 2, True),
+    ("fp16", 128, causal(90 - 260), 260, 90, 2, 2, False),
+    ("fp16", 64, NONCAUSAL, 260, 90, 2, 2, True),
+    ("fp16", 64, band(150 - 100 - 30, 150 - 100), 100, 150, 2, 2, False),
+    ("fp16", 64, causal(), 130, 130, 4, 2, True),
+    ("bf16", 128, NONCAUSAL, 70, 150, 4, 1, False),
+    ("fp16", 64, band(-40, 0), 140, 140, 8, 2, False)])
+def test_attention_lengths_and_grouped_heads(t, d, mask, n, n_kv, h, h_kv, heads_inner):
+    run_attention(t, d, mask, n, heads_inner, n_kv=n_kv, h=h, h_kv=h_kv)
 
 
 UNIT_ROUNDOFF = {"fp16": 2.0**-11, "bf16": 2.0**-8}

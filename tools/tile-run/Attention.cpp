@@ -69,8 +69,11 @@ std::string describeVariant(const rt::KernelInfo &info, bool hasCausality) {
   std::optional<int64_t> isCausal = info.constexprInt("CAUSAL");
   std::string type = info.params.empty() ? "?" : info.params[0].typeString();
   return "D=" + (dim ? std::to_string(*dim) : std::string("?")) +
-         (hasCausality ? (isCausal && *isCausal ? " causal" : " non-causal")
-                       : "") +
+         (!hasCausality                              ? ""
+          : info.constexprInt("SOFTCAP").value_or(0) ? " softcap"
+          : info.constexprInt("WINDOW").value_or(0)  ? " local (windowed)"
+          : isCausal && *isCausal                    ? " causal"
+                                                     : " non-causal") +
          " " + (type.size() > 1 ? type.substr(1) : type);
 }
 
@@ -93,7 +96,9 @@ rt::Status selectVariant(const rt::Bundle &bundle, const std::string &family,
                    !info.params.empty() &&
                    info.params[0].typeString() ==
                        std::string("*") + rt::dtypeName(dtype) &&
-                   (!causal || (isCausal && (*isCausal != 0) == *causal));
+                   (!causal || (isCausal && (*isCausal != 0) == *causal &&
+                                info.constexprInt("WINDOW").value_or(0) == 0 &&
+                                info.constexprInt("SOFTCAP").value_or(0) == 0));
     if (!matches)
       return rt::Status::error(
           "--kernel " + info.name + " is " +
@@ -105,8 +110,12 @@ rt::Status selectVariant(const rt::Bundle &bundle, const std::string &family,
     return rt::Status::success();
   }
   std::vector<std::pair<std::string, int64_t>> keys = {{"HEAD_DIM", headDim}};
-  if (causal)
+  if (causal) {
     keys.push_back({"CAUSAL", *causal});
+    // tile-run's attention has no window and no score cap.
+    keys.push_back({"WINDOW", 0});
+    keys.push_back({"SOFTCAP", 0});
+  }
   return bundle.select(family, rt::dtypeName(dtype), keys, seqLen, chosen);
 }
 
@@ -305,6 +314,24 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
       args.push_back({name, i32(value)});
     return args;
   };
+  // attn_fwd and attn_bwd also take K and V's shape (and attn_bwd dK and
+  // dV's) and the softcap: here K, V, dK and dV are shaped and laid out as
+  // Q, one K/V head a query head, with no window and no cap.
+  auto withKeys = [&](NamedArgs args, bool gradients) {
+    args = withShape(std::move(args));
+    for (auto [name, value] :
+         {std::pair("stride_kz", strideZ), std::pair("stride_kh", strideH),
+          std::pair("stride_kn", strideN), std::pair("H_KV", h),
+          std::pair("N_KV", n), std::pair("window_offset", int64_t(0))})
+      args.push_back({name, i32(value)});
+    args.push_back({"softcap", rt::LaunchArg::floating(0.0)});
+    if (gradients)
+      for (auto [name, value] :
+           {std::pair("stride_dkz", strideZ), std::pair("stride_dkh", strideH),
+            std::pair("stride_dkn", strideN)})
+        args.push_back({name, i32(value)});
+    return args;
+  };
   // What one forward and backward read; --bench rotates copies of them.
   struct InputSet {
     rt::DeviceBuffer q = 0, k = 0, v = 0, o = 0, lse = 0, dO = 0;
@@ -312,13 +339,14 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
   auto forwardLaunch = [&](const InputSet &in, PreparedLaunch *launch) {
     return session.prepare(
         *forward,
-        withShape({{"Q", rt::LaunchArg::pointer(in.q, T)},
-                   {"K", rt::LaunchArg::pointer(in.k, T)},
-                   {"V", rt::LaunchArg::pointer(in.v, T)},
-                   {"O", rt::LaunchArg::pointer(in.o, T)},
-                   {"LSE", rt::LaunchArg::pointer(in.lse, rt::DType::F32)},
-                   {"sm_scale", rt::LaunchArg::floating(problem.smScale)},
-                   {"causal_offset", i32(problem.causalOffset)}}),
+        withKeys({{"Q", rt::LaunchArg::pointer(in.q, T)},
+                  {"K", rt::LaunchArg::pointer(in.k, T)},
+                  {"V", rt::LaunchArg::pointer(in.v, T)},
+                  {"O", rt::LaunchArg::pointer(in.o, T)},
+                  {"LSE", rt::LaunchArg::pointer(in.lse, rt::DType::F32)},
+                  {"sm_scale", rt::LaunchArg::floating(problem.smScale)},
+                  {"causal_offset", i32(problem.causalOffset)}},
+                 false),
         launch);
   };
   InputSet inputs;
@@ -352,19 +380,20 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
   auto gradientLaunch = [&](const InputSet &in, PreparedLaunch *launch) {
     return session.prepare(
         *gradient,
-        withShape({{"Q", rt::LaunchArg::pointer(in.q, T)},
-                   {"K", rt::LaunchArg::pointer(in.k, T)},
-                   {"V", rt::LaunchArg::pointer(in.v, T)},
-                   {"sm_scale", rt::LaunchArg::floating(problem.smScale)},
-                   {"DO", rt::LaunchArg::pointer(in.dO, T)},
-                   {"DQ_ACC", rt::LaunchArg::pointer(dqAccumulatorBuffer.get(),
-                                                     rt::DType::F32)},
-                   {"DK", rt::LaunchArg::pointer(dkBuffer.get(), T)},
-                   {"DV", rt::LaunchArg::pointer(dvBuffer.get(), T)},
-                   {"LSE", rt::LaunchArg::pointer(in.lse, rt::DType::F32)},
-                   {"DELTA",
-                    rt::LaunchArg::pointer(deltaBuffer.get(), rt::DType::F32)},
-                   {"causal_offset", i32(problem.causalOffset)}}),
+        withKeys({{"Q", rt::LaunchArg::pointer(in.q, T)},
+                  {"K", rt::LaunchArg::pointer(in.k, T)},
+                  {"V", rt::LaunchArg::pointer(in.v, T)},
+                  {"sm_scale", rt::LaunchArg::floating(problem.smScale)},
+                  {"DO", rt::LaunchArg::pointer(in.dO, T)},
+                  {"DQ_ACC", rt::LaunchArg::pointer(dqAccumulatorBuffer.get(),
+                                                    rt::DType::F32)},
+                  {"DK", rt::LaunchArg::pointer(dkBuffer.get(), T)},
+                  {"DV", rt::LaunchArg::pointer(dvBuffer.get(), T)},
+                  {"LSE", rt::LaunchArg::pointer(in.lse, rt::DType::F32)},
+                  {"DELTA",
+                   rt::LaunchArg::pointer(deltaBuffer.get(), rt::DType::F32)},
+                  {"causal_offset", i32(problem.causalOffset)}},
+                 true),
         launch);
   };
   if (backward) {

@@ -3,6 +3,10 @@
     from tile.attention import flash_attn_func, Attention, AttentionType
     out = flash_attn_func(q, k, v, causal=True)   # (batch, seqlen, heads, head_dim)
 
+flash_attn_func, flash_attn_kvpacked_func and flash_attn_qkvpacked_func
+follow FlashAttention-2 (grouped-query heads, unequal lengths aligned
+bottom-right, sliding windows).
+
 Needs PyTorch and the compiled kernels (build/kernels in a checkout, the
 bundle's kernels/ folder, or $TILE_KERNEL_DIR) and the NVIDIA driver; see
 docs/python-api.md.  The submodules bundle and driver use the standard
@@ -14,6 +18,8 @@ import importlib
 
 _EXPORTS = {
     "flash_attn_func": "functional",
+    "flash_attn_kvpacked_func": "functional",
+    "flash_attn_qkvpacked_func": "functional",
     "FlashAttnFunction": "functional",
     "_flash_attn_forward": "functional",
     "_flash_attn_backward": "functional",
@@ -29,7 +35,8 @@ _EXPORTS = {
     "find_kernel_dir": "bundle",
 }
 
-__all__ = ["flash_attn_func", "ring_attn_func", "striped_attn_func", "step_attn_func",
+__all__ = ["flash_attn_func", "flash_attn_kvpacked_func", "flash_attn_qkvpacked_func",
+           "ring_attn_func", "striped_attn_func", "step_attn_func",
            "Attention", "AttentionType", "register_attention",
            "KernelBundle", "BundleError", "find_kernel_dir"]
 

@@ -88,12 +88,21 @@ class KernelBundle:
     def discover(cls):
         return cls(find_kernel_dir())
 
-    def select(self, kernel, element_type, head_dim, causal=None, seq_len=None):
+    def select(self, kernel, element_type, head_dim, causal=None, seq_len=None,
+               window=None, softcap=None):
         """The variant of `kernel`'s family for this element type, head dim,
-        causality (for families that have one) and sequence length (the
-        runtime's choice, by the families' launch specs): ValueError naming
-        what the folder has when none matches."""
+        mask (CAUSAL and WINDOW, for the families that have them; None
+        leaves a key out), capping of the scores (SOFTCAP, likewise) and
+        sequence length (the runtime's choice, by the
+        families' launch specs): ValueError naming what the folder has when
+        none matches.  The runtime matches only the keys given, so the
+        forward and backward pass both: CAUSAL=1 alone would match the
+        causal and the local (banded) variants alike."""
         keys = {"HEAD_DIM": head_dim}
         if causal is not None:
             keys["CAUSAL"] = causal
+        if window is not None:
+            keys["WINDOW"] = window
+        if softcap is not None:
+            keys["SOFTCAP"] = softcap
         return self.bundle.select(kernel, element_type, keys, seq_len)

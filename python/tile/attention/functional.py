@@ -1,27 +1,37 @@
-"""flash_attn_func: Tile's attention kernels behind FlashAttention's API.
+"""flash_attn_func: Tile's attention kernels behind FlashAttention-2's API.
 
 Tensors are (batch, seqlen, heads, head_dim), fp16 or bf16, on one CUDA
-device.  The kernels address (Z, H, N_CTX, HEAD_DIM) tensors through
-stride_z, stride_h, stride_n (in elements, last dimension contiguous), one
-set shared by Q, K, V and O (dO, dQ, dK, dV in the backward): the
-FlashAttention layout is passed as stride_z = q.stride(0), stride_h =
-q.stride(2), stride_n = q.stride(1), with no copy.  Inputs that do not
-share such a layout (different strides, a non-dense view such as a slice of
-a packed qkv tensor, strides or addresses that break the kernels' 16-element
-/ 16-byte promises) are copied once to contiguous tensors.
+device: q (batch, seqlen_q, heads, head_dim) and k, v (batch, seqlen_k,
+heads_k, head_dim), heads_k dividing heads (grouped-query attention; query
+head h reads K/V head h // (heads // heads_k)).  The kernels address
+Q and O (dO, dQ in the backward) through one set of strides stride_z,
+stride_h, stride_n (elements, last dimension contiguous), and K and V
+through another, stride_kz, stride_kh, stride_kn: the FlashAttention layout
+is passed as stride_z = q.stride(0), stride_h = q.stride(2), stride_n =
+q.stride(1), with no copy.  A group that does not fit (different strides
+within it, strides or addresses that break the kernels' 16-element /
+16-byte promises; for q, a non-dense view such as a slice of a packed qkv
+tensor, since out is made with q's strides) is copied once to contiguous
+tensors.
 
-LSE is fp32 (batch, heads, seqlen), natural log, contiguous: the kernels'
+LSE is fp32 (batch, heads, seqlen_q), natural log, contiguous: the kernels'
 [Z * H, N_CTX].
 
-Causal attention takes an offset: query i sees key j iff j <= i +
-causal_offset.  A row that sees no key gets out 0 and lse -inf, and adds
-nothing to the gradients.
+Masks, FlashAttention's, aligned bottom-right: with shift = seqlen_k -
+seqlen_q + causal_offset, causal keeps key j for query i iff j <= i +
+shift, and window_size (left, right) keeps j >= i + shift - left (left >=
+0) and j <= i + shift + right (right >= 0).  The kernels take the same
+bounds as two offsets aligned top-left (causal_offset: j <= i + offset;
+window_offset: j >= i + offset), which _forward and _backward take too.
+A row that sees no key gets out 0 and lse -inf, and adds nothing to the
+gradients.
 """
 
 import functools
 import math
 import numbers
 import os
+import typing
 
 import torch
 
@@ -52,10 +62,19 @@ def _cdiv(a, b):
 # Argument checking
 # --------------------------------------------------------------------------
 
-def _check_tensors(named):
+def _shape_error(first_name, first, name, tensor, dims):
+    return ValueError(f"{first_name} and {name} must have the same shape {dims}, but "
+                      f"{first_name} is {tuple(first.shape)} and {name} is "
+                      f"{tuple(tensor.shape)}")
+
+
+def _check_tensors(queries, keys=()):
     """Type, rank, shape, dtype and same-device checks shared by the forward
-    and the backward.  `named` is a list of (name, tensor); the first sets
-    the shape that the rest must have."""
+    and the backward.  `queries` is a list of (name, tensor) of q's shape
+    (q, out, dout), `keys` of k's (k, v): k and v share one shape, of q's
+    batch and head_dim, with a number of heads that divides q's (grouped
+    and multi-query attention); the key length is free."""
+    named = [*queries, *keys]
     for name, t in named:
         if not isinstance(t, torch.Tensor):
             raise TypeError(f"{name} must be a torch.Tensor, not {type(t).__name__}")
@@ -68,13 +87,12 @@ def _check_tensors(named):
             raise ValueError(f"{name} has head_dim 0 (shape {tuple(t.shape)}): the "
                              f"head dimension must be positive")
     first_name, first = named[0]
-    for name, t in named[1:]:
+    for name, t in queries[1:]:
         if t.shape != first.shape:
-            raise ValueError(
-                f"{first_name} and {name} must have the same shape (batch, seqlen, "
-                f"heads, head_dim), but {first_name} is {tuple(first.shape)} and "
-                f"{name} is {tuple(t.shape)} (different key lengths and grouped "
-                f"heads are not supported)")
+            raise _shape_error(first_name, first, name, t,
+                               "(batch, seqlen_q, heads, head_dim)")
+    if keys:
+        _check_key_shapes(first_name, first, keys)
     for name, t in named:
         if t.dtype not in _SUPPORTED_DTYPES:
             raise TypeError(f"{name} is {t.dtype}: Tile's attention kernels take "
@@ -88,6 +106,27 @@ def _check_tensors(named):
         if t.device != first.device:
             raise ValueError(f"{first_name} is on {first.device} but {name} is on "
                              f"{t.device}: they must be on one device")
+
+
+def _check_key_shapes(q_name, q, keys):
+    """k and v against q: FlashAttention-2's shape rules."""
+    (k_name, k), *others = keys
+    for name, t in others:
+        if t.shape != k.shape:
+            raise _shape_error(k_name, k, name, t, "(batch, seqlen_k, heads_k, head_dim)")
+    shapes = f"{q_name} is {tuple(q.shape)} and {k_name} is {tuple(k.shape)}"
+    if k.shape[0] != q.shape[0]:
+        raise ValueError(f"{q_name} and {k_name} must have the same batch size (dimension "
+                         f"0 of (batch, seqlen, heads, head_dim)), but {shapes}")
+    if k.shape[3] != q.shape[3]:
+        raise ValueError(f"{q_name} and {k_name} must have the same head_dim (dimension "
+                         f"3 of (batch, seqlen, heads, head_dim)), but {shapes}")
+    heads, heads_k = q.shape[2], k.shape[2]
+    if heads_k == 0 or heads % heads_k:
+        kv_names = " and ".join(name for name, _ in keys)
+        raise ValueError(f"{kv_names} have {heads_k} heads, which does not divide the "
+                         f"{heads} heads of {q_name} (grouped-query attention shares each "
+                         f"K/V head among heads_q / heads_k query heads): {shapes}")
 
 
 def _check_device(tensor, name):
@@ -123,14 +162,57 @@ def _check_causal_offset(value):
     return int(value)
 
 
-def _kernel_causal_offset(causal, causal_offset, seqlen):
-    """The i32 the kernels get: 0 when not causal (they ignore it), else the
-    offset clamped to [-seqlen, seqlen], which changes nothing (beyond
-    those bounds every row sees every key, or none) and keeps any Python
-    int in range."""
-    if not causal:
-        return 0
-    return max(-seqlen, min(seqlen, causal_offset))
+class KernelMask(typing.NamedTuple):
+    """What the kernels are given for a mask: the CAUSAL and WINDOW keys of
+    the variant, and the two offsets (i32, both passed to every variant)."""
+    causal: bool
+    window: bool
+    causal_offset: int
+    window_offset: int
+
+
+def _clamp(offset, seqlen_q, seqlen_k):
+    # Past these bounds a bound hides every key or none, and so it does at
+    # them: clamping changes nothing and keeps any Python int within i32.
+    return max(-seqlen_q, min(seqlen_k, offset))
+
+
+def _kernel_mask(causal, causal_offset, window_offset, seqlen_q, seqlen_k):
+    """The variant and offsets for query i seeing key j iff j <= i +
+    causal_offset (when causal) and j >= i + window_offset (when not None).
+    A bound that hides no key is dropped, for a variant with fewer masks
+    and the same result: the upper bound once it is at least seqlen_k - 1
+    (row 0 sees every key), the lower bound once at most 1 - seqlen_q (the
+    last row does).  A lower bound alone runs the local variant with the
+    upper bound at seqlen_k, which hides nothing."""
+    upper = causal_offset if causal else None
+    lower = window_offset
+    if upper is not None and upper >= seqlen_k - 1:
+        upper = None
+    if lower is not None and lower <= 1 - seqlen_q:
+        lower = None
+    if lower is not None:
+        upper = seqlen_k if upper is None else upper
+        return KernelMask(True, True, _clamp(upper, seqlen_q, seqlen_k),
+                          _clamp(lower, seqlen_q, seqlen_k))
+    if upper is not None:
+        return KernelMask(True, False, _clamp(upper, seqlen_q, seqlen_k), 0)
+    return KernelMask(False, False, 0, 0)
+
+
+def _flash_attn_bounds(causal, window_size, causal_offset, seqlen_q, seqlen_k):
+    """FlashAttention-2's mask as the kernels' top-left bounds: (causal,
+    causal_offset, window_offset), window_offset None for no lower bound.
+    Bottom-right alignment: the diagonal of the last query is the last key,
+    moved by causal_offset.  causal sets window_size's right side to 0, as
+    in FlashAttention; a negative side is unlimited."""
+    left, right = window_size
+    if causal:
+        right = 0
+    shift = seqlen_k - seqlen_q + causal_offset
+    upper = _clamp(shift + right, seqlen_q, seqlen_k) if right >= 0 else None
+    lower = _clamp(shift - left, seqlen_q, seqlen_k) if left >= 0 else None
+    return upper is not None, 0 if upper is None else upper, lower
 
 
 # --------------------------------------------------------------------------
@@ -177,18 +259,31 @@ def _fits(tensor, spec, strides=None):
             and all(s % multiple == 0 for s in strides or kernel_strides(tensor)))
 
 
-def shares_kernel_layout(tensors, spec):
+def _broadcasts(tensor):
+    """True when a dimension of more than one element has stride 0 (an
+    expanded tensor): rows that alias one another."""
+    return any(size > 1 and stride == 0 for size, stride in zip(tensor.shape, tensor.stride()))
+
+
+def shares_kernel_layout(tensors, spec, dense=True):
     """True when the tensors can go to the kernel as they are: one set of
-    strides, dense, aligned and divisible as the kernel was compiled for."""
+    strides, aligned and divisible as the kernel was compiled for, and
+    dense where an output is made with these strides (q: out and dq share
+    its strides).  Tensors the kernels only read (dense=False: k and v, whose
+    gradients have strides of their own) may be views with gaps, such as the
+    halves of a packed kv tensor; broadcast ones are still copied (a zero
+    stride along rows is no layout the kernels' bulk copies are checked
+    with)."""
     strides = kernel_strides(tensors[0])
-    return all(kernel_strides(t) == strides and _is_dense(t) and _fits(t, spec, strides)
-               for t in tensors)
+    return all(kernel_strides(t) == strides and _fits(t, spec, strides)
+               and (_is_dense(t) if dense else not _broadcasts(t)) for t in tensors)
 
 
-def to_kernel_layout(tensors, spec):
+def to_kernel_layout(tensors, spec, dense=True):
     """The tensors themselves when they share a layout the kernel accepts,
-    else contiguous copies (the documented copy)."""
-    if shares_kernel_layout(tensors, spec):
+    else contiguous copies (the documented copy).  The tensors have one
+    shape, so contiguous ones share their strides."""
+    if shares_kernel_layout(tensors, spec, dense):
         return list(tensors)
     return [t if t.is_contiguous() and _fits(t, spec)
             else t.clone(memory_format=torch.contiguous_format) for t in tensors]
@@ -205,7 +300,7 @@ def _largest_block(specs):
                if k.startswith("BLOCK") and isinstance(v, int) and not isinstance(v, bool))
 
 
-def _check_index_range(tensor, specs, strides=None):
+def _check_index_range(tensor, specs, strides=None, name="q"):
     """The kernels index within a head in i32: the padded sequence times
     stride_n must stay below 2^31, and every stride must fit in i32."""
     batch, seqlen, heads, head_dim = tensor.shape
@@ -215,7 +310,7 @@ def _check_index_range(tensor, specs, strides=None):
     extent = padded * stride_n + head_dim
     if max(stride_z, stride_h, extent, batch * heads) > _INT32_MAX:
         raise ValueError(
-            f"shape {tuple(tensor.shape)} is too large for the kernels' 32-bit "
+            f"{name} of shape {tuple(tensor.shape)} is too large for the kernels' 32-bit "
             f"indexing (strides {tensor.stride()}, per-head extent {extent}): split "
             f"the batch or the sequence")
 
@@ -249,39 +344,70 @@ def _launch_all(device, launches):
 # Forward and backward (per block: ring attention calls these directly)
 # --------------------------------------------------------------------------
 
-def _forward(q, k, v, causal, scale, causal_offset=0):
-    """Returns (out, lse, q, k, v) with q, k, v as the kernel read them."""
-    head_dim = q.shape[-1]
+def _shape_values(q, k):
+    """The shape and stride values every kernel of a call takes: q's
+    (stride_z, stride_h, stride_n, Z, H, N_CTX) and, for attn_fwd and
+    attn_bwd, k's (stride_kz, stride_kh, stride_kn, H_KV, N_KV)."""
+    batch, seqlen_q, heads, _ = q.shape
+    stride_z, stride_h, stride_n = kernel_strides(q)
+    queries = {"stride_z": stride_z, "stride_h": stride_h, "stride_n": stride_n,
+               "Z": batch, "H": heads, "N_CTX": seqlen_q}
+    stride_kz, stride_kh, stride_kn = kernel_strides(k)
+    keys = {"stride_kz": stride_kz, "stride_kh": stride_kh, "stride_kn": stride_kn,
+            "H_KV": k.shape[2], "N_KV": k.shape[1]}
+    return queries, keys
+
+
+def _mask_values(mask):
+    return {"causal_offset": mask.causal_offset, "window_offset": mask.window_offset}
+
+
+def _forward(q, k, v, causal, scale, causal_offset=0, window_offset=None, softcap=0.0):
+    """Returns (out, lse, q, k, v) with q, k, v as the kernel read them.
+    Query i sees key j iff j <= i + causal_offset (when causal) and j >= i
+    + window_offset (when not None): top-left offsets, of any size.  With
+    softcap > 0 the scores are capped to softcap * tanh(score / softcap)."""
+    batch, seqlen_q, heads, head_dim = q.shape
+    seqlen_k = k.shape[1]
     element_type = _ELEMENT_TYPES[q.dtype]
-    spec = kernel_bundle().select(_bundle.FORWARD, element_type, head_dim, causal,
-                                  seq_len=q.shape[1])
-    q, k, v = to_kernel_layout([q, k, v], spec)
-    batch, seqlen, heads, _ = q.shape
+    mask = _kernel_mask(causal, causal_offset, window_offset, seqlen_q, seqlen_k)
+    spec = kernel_bundle().select(_bundle.FORWARD, element_type, head_dim, mask.causal,
+                                  seq_len=seqlen_q, window=mask.window,
+                                  softcap=softcap > 0)
+    q, = to_kernel_layout([q], spec)
+    k, v = to_kernel_layout([k, v], spec, dense=False)
     out = _empty_like_layout(q)
-    lse = torch.empty((batch, heads, seqlen), dtype=torch.float32, device=q.device)
+    lse = torch.empty((batch, heads, seqlen_q), dtype=torch.float32, device=q.device)
     if q.numel() == 0:
         return out, lse, q, k, v
-    strides = kernel_strides(q)
-    _check_index_range(q, [spec], strides)
-    stride_z, stride_h, stride_n = strides
+    if k.numel() == 0:
+        # No keys at all: every row is empty (the kernels are not asked to
+        # reduce over nothing).
+        return out.zero_(), lse.fill_(-math.inf), q, k, v
+    _check_index_range(q, [spec])
+    _check_index_range(k, [spec], name="k")
+    queries, keys = _shape_values(q, k)
     values = {"Q": _device_pointer(q), "K": _device_pointer(k),
               "V": _device_pointer(v), "O": _device_pointer(out),
-              "LSE": _device_pointer(lse), "sm_scale": scale,
-              "stride_z": stride_z, "stride_h": stride_h, "stride_n": stride_n,
-              "Z": batch, "H": heads, "N_CTX": seqlen,
-              "causal_offset": _kernel_causal_offset(causal, causal_offset, seqlen)}
+              "LSE": _device_pointer(lse), "sm_scale": scale, "softcap": softcap,
+              **queries, **keys, **_mask_values(mask)}
     _launch_all(q.device, [(spec, values)])
     return out, lse, q, k, v
 
 
+def _check_block_arguments(causal, causal_offset):
+    return _check_flag("causal", causal), _check_causal_offset(causal_offset)
+
+
 def _flash_attn_forward(q, k, v, causal, softmax_scale, causal_offset=0):
-    """One attention block: (out, lse), out (batch, seqlen, heads, head_dim)
-    in q's dtype, lse (batch, heads, seqlen) fp32 in natural log.  With
-    causal, query i sees key j iff j <= i + causal_offset; rows that see no
-    key get out 0 and lse -inf.  No autograd."""
-    _check_tensors([("q", q), ("k", k), ("v", v)])
-    causal = _check_flag("causal", causal)
-    causal_offset = _check_causal_offset(causal_offset)
+    """One attention block: (out, lse), out (batch, seqlen_q, heads,
+    head_dim) in q's dtype, lse (batch, heads, seqlen_q) fp32 in natural log.
+    With causal, query i sees key j iff j <= i + causal_offset (aligned
+    top-left, whatever the lengths: ring attention's blocks); rows that see
+    no key get out 0 and lse -inf.  k, v as for flash_attn_func.  No
+    autograd."""
+    _check_tensors([("q", q)], [("k", k), ("v", v)])
+    causal, causal_offset = _check_block_arguments(causal, causal_offset)
     scale = _softmax_scale(softmax_scale, q.shape[-1])
     _check_device(q, "q")
     out, lse, _, _, _ = _forward(q, k, v, causal, scale, causal_offset)
@@ -294,16 +420,16 @@ def _flash_attn_backward(dout, q, k, v, out, lse, causal, softmax_scale,
     the log-sum-exp the rows were normalised with (for ring attention, the
     merged ones; -inf for a row that saw no key, which then gets zero
     gradients).  dk comes out of the kernel already scaled by the softmax
-    scale.  causal_offset as in _flash_attn_forward.  No autograd."""
-    _check_tensors([("q", q), ("k", k), ("v", v), ("out", out), ("dout", dout)])
-    causal = _check_flag("causal", causal)
-    causal_offset = _check_causal_offset(causal_offset)
+    scale; with grouped heads, dk and dv are summed over each group.
+    causal_offset as in _flash_attn_forward.  No autograd."""
+    _check_tensors([("q", q), ("out", out), ("dout", dout)], [("k", k), ("v", v)])
+    causal, causal_offset = _check_block_arguments(causal, causal_offset)
     batch, seqlen, heads, head_dim = q.shape
     if not isinstance(lse, torch.Tensor):
         raise TypeError(f"lse must be a torch.Tensor, not {type(lse).__name__}")
     if tuple(lse.shape) != (batch, heads, seqlen) or lse.dtype != torch.float32:
         raise ValueError(f"lse must be float32 of shape {(batch, heads, seqlen)} "
-                         f"(batch, heads, seqlen), not {lse.dtype} {tuple(lse.shape)}")
+                         f"(batch, heads, seqlen_q), not {lse.dtype} {tuple(lse.shape)}")
     if lse.device != q.device:
         raise ValueError(f"lse is on {lse.device} but q is on {q.device}")
     scale = _softmax_scale(softmax_scale, head_dim)
@@ -311,63 +437,87 @@ def _flash_attn_backward(dout, q, k, v, out, lse, causal, softmax_scale,
     return _backward(dout, q, k, v, out, lse, causal, scale, causal_offset)
 
 
-def _backward(dout, q, k, v, out, lse, causal, scale, causal_offset):
+def _backward(dout, q, k, v, out, lse, causal, scale, causal_offset=0, window_offset=None,
+              softcap=0.0):
     """_flash_attn_backward's work, on arguments already checked (by it, or
     by the forward whose saved tensors these are: autograd hands in a dout
-    of out's shape, dtype and device)."""
-    batch, seqlen, heads, head_dim = q.shape
+    of out's shape, dtype and device).  The mask and softcap as in
+    _forward."""
+    batch, seqlen_q, heads, head_dim = q.shape
+    seqlen_k, heads_k = k.shape[1], k.shape[2]
     element_type = _ELEMENT_TYPES[q.dtype]
+    mask = _kernel_mask(causal, causal_offset, window_offset, seqlen_q, seqlen_k)
     kernels = kernel_bundle()
     preprocess = kernels.select(_bundle.PREPROCESS, element_type, head_dim)
-    backward = kernels.select(_bundle.BACKWARD, element_type, head_dim, causal)
+    backward = kernels.select(_bundle.BACKWARD, element_type, head_dim, mask.causal,
+                              window=mask.window, softcap=softcap > 0)
     postprocess = kernels.select(_bundle.POSTPROCESS, element_type, head_dim)
 
-    q, k, v, out = to_kernel_layout([q, k, v, out], backward)
+    q, out = to_kernel_layout([q, out], backward)
+    k, v = to_kernel_layout([k, v], backward, dense=False)
     if not shares_kernel_layout([q, dout], backward):
         dout = _empty_like_layout(q).copy_(dout)   # e.g. an expanded gradient
     lse = lse.contiguous()
-    dq, dk, dv = (_empty_like_layout(q) for _ in range(3))
-    if q.numel() == 0:
-        return dq, dk, dv
-    strides = kernel_strides(q)
-    _check_index_range(q, [preprocess, backward, postprocess], strides)
+    if q.numel() == 0 or k.numel() == 0:
+        # No query or no key: nothing is seen, every gradient is zero.
+        return (_empty_like_layout(q).zero_(), torch.zeros_like(k), torch.zeros_like(v))
+    dq = _empty_like_layout(q)
+    # attn_bwd writes dK and dV per query head.  With grouped heads they go
+    # to a (batch, seqlen_k, heads, head_dim) buffer whose groups are summed
+    # below (as FlashAttention-2 does); else straight into dk and dv, laid
+    # out as torch.empty_like(k) would be (k's strides when k is dense).
+    grouped = heads_k != heads
+    if grouped:
+        dk = torch.empty((batch, seqlen_k, heads, head_dim), dtype=k.dtype, device=k.device)
+    else:
+        dk = torch.empty_like(k)
+    dv = _empty_like_layout(dk)
+    _check_index_range(q, [preprocess, backward, postprocess])
+    _check_index_range(k, [backward], name="k")
+    _check_index_range(dk, [backward], name="dk")
     delta = torch.empty_like(lse)
     # dQ / softmax_scale accumulates here in fp32 (the preprocess kernel
     # zeros it, attn_bwd adds to it, the postprocess kernel scales it into dq).
-    dq_accumulator = torch.empty((batch * heads, seqlen, head_dim), dtype=torch.float32,
+    dq_accumulator = torch.empty((batch * heads, seqlen_q, head_dim), dtype=torch.float32,
                                  device=q.device)
-    stride_z, stride_h, stride_n = strides
-    shape_args = {"stride_z": stride_z, "stride_h": stride_h, "stride_n": stride_n,
-                  "Z": batch, "H": heads, "N_CTX": seqlen}
-    offset = _kernel_causal_offset(causal, causal_offset, seqlen)
+    queries, keys = _shape_values(q, k)
+    stride_dkz, stride_dkh, stride_dkn = kernel_strides(dk)
     _launch_all(q.device, [
         (preprocess, {"O": _device_pointer(out), "DO": _device_pointer(dout),
                       "DELTA": _device_pointer(delta),
-                      "DQ_ACC": _device_pointer(dq_accumulator), **shape_args}),
+                      "DQ_ACC": _device_pointer(dq_accumulator), **queries}),
         (backward, {"Q": _device_pointer(q), "K": _device_pointer(k),
-                    "V": _device_pointer(v), "sm_scale": scale,
+                    "V": _device_pointer(v), "sm_scale": scale, "softcap": softcap,
                     "DO": _device_pointer(dout),
                     "DQ_ACC": _device_pointer(dq_accumulator),
                     "DK": _device_pointer(dk), "DV": _device_pointer(dv),
                     "LSE": _device_pointer(lse), "DELTA": _device_pointer(delta),
-                    "causal_offset": offset, **shape_args}),
+                    "stride_dkz": stride_dkz, "stride_dkh": stride_dkh,
+                    "stride_dkn": stride_dkn, **queries, **keys, **_mask_values(mask)}),
         (postprocess, {"DQ": _device_pointer(dq),
                        "DQ_ACC": _device_pointer(dq_accumulator),
-                       "sm_scale": scale, **shape_args})])
+                       "sm_scale": scale, **queries})])
+    if grouped:
+        # Query head h used K/V head h // group: consecutive heads share one.
+        # The sums are laid out as in the ungrouped case.
+        group = heads // heads_k
+        dk, dv = (torch.sum(per_head.view(batch, seqlen_k, heads_k, group, head_dim), 3,
+                            out=torch.empty_like(like))
+                  for per_head, like in ((dk, k), (dv, v)))
     return dq, dk, dv
 
 
 class FlashAttnFunction(torch.autograd.Function):
     """Tile's forward kernel; its backward runs the preprocess, backward and
-    postprocess kernels."""
+    postprocess kernels.  The mask and softcap as in _forward."""
 
     @staticmethod
-    def forward(ctx, q, k, v, causal, scale, return_lse, causal_offset=0):
-        out, lse, q, k, v = _forward(q, k, v, causal, scale, causal_offset)
+    def forward(ctx, q, k, v, causal, scale, return_lse, causal_offset=0,
+                window_offset=None, softcap=0.0):
+        out, lse, q, k, v = _forward(q, k, v, causal, scale, causal_offset, window_offset,
+                                     softcap)
         ctx.save_for_backward(q, k, v, out, lse)
-        ctx.causal = causal
-        ctx.scale = scale
-        ctx.causal_offset = causal_offset
+        ctx.mask = (causal, scale, causal_offset, window_offset, softcap)
         if return_lse:
             ctx.mark_non_differentiable(lse)
             return out, lse
@@ -376,9 +526,8 @@ class FlashAttnFunction(torch.autograd.Function):
     @staticmethod
     def backward(ctx, dout, *unused_dlse):
         q, k, v, out, lse = ctx.saved_tensors
-        dq, dk, dv = _backward(dout, q, k, v, out, lse, ctx.causal, ctx.scale,
-                               ctx.causal_offset)
-        return dq, dk, dv, None, None, None, None
+        dq, dk, dv = _backward(dout, q, k, v, out, lse, *ctx.mask)
+        return dq, dk, dv, None, None, None, None, None, None
 
 
 # --------------------------------------------------------------------------
@@ -390,7 +539,8 @@ class FlashAttnFunction(torch.autograd.Function):
 # implementations for tracing and the backward registered as the forward's
 # autograd formula.  Their outputs' layouts must follow from the inputs'
 # metadata alone: out, dq, dk, dv are laid out as torch.empty_like(q, k, v)
-# would be (the kernels' own choice, unless an input had to be copied).
+# would be (the kernels' own choice, unless an input had to be copied or
+# the heads were grouped).  The mask travels as _forward takes it.
 
 def _in_layout_of(tensor, like):
     """`tensor`, or a copy of it, with the strides torch.empty_like(like)
@@ -403,50 +553,73 @@ def _in_layout_of(tensor, like):
 
 @torch.library.custom_op("tile::flash_attn_forward", mutates_args=())
 def _forward_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool,
-                scale: float, causal_offset: int) -> tuple[torch.Tensor, torch.Tensor]:
-    out, lse, _, _, _ = _forward(q, k, v, causal, scale, causal_offset)
+                scale: float, causal_offset: int, window_offset: int | None,
+                softcap: float) -> tuple[torch.Tensor, torch.Tensor]:
+    out, lse, _, _, _ = _forward(q, k, v, causal, scale, causal_offset, window_offset,
+                                 softcap)
     return _in_layout_of(out, q), lse
 
 
 @_forward_op.register_fake
-def _forward_fake(q, k, v, causal, scale, causal_offset):
-    batch, seqlen, heads, _ = q.shape
-    return torch.empty_like(q), q.new_empty((batch, heads, seqlen), dtype=torch.float32)
+def _forward_fake(q, k, v, causal, scale, causal_offset, window_offset, softcap):
+    batch, seqlen_q, heads, _ = q.shape
+    return torch.empty_like(q), q.new_empty((batch, heads, seqlen_q), dtype=torch.float32)
 
 
 @torch.library.custom_op("tile::flash_attn_backward", mutates_args=())
 def _backward_op(dout: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
                  out: torch.Tensor, lse: torch.Tensor, causal: bool, scale: float,
-                 causal_offset: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    dq, dk, dv = _backward(dout, q, k, v, out, lse, causal, scale, causal_offset)
+                 causal_offset: int, window_offset: int | None, softcap: float
+                 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    dq, dk, dv = _backward(dout, q, k, v, out, lse, causal, scale, causal_offset,
+                           window_offset, softcap)
     return _in_layout_of(dq, q), _in_layout_of(dk, k), _in_layout_of(dv, v)
 
 
 @_backward_op.register_fake
-def _backward_fake(dout, q, k, v, out, lse, causal, scale, causal_offset):
+def _backward_fake(dout, q, k, v, out, lse, causal, scale, causal_offset, window_offset,
+                   softcap):
     return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
 
 
 def _forward_op_setup_context(ctx, inputs, output):
-    q, k, v, causal, scale, causal_offset = inputs
+    q, k, v, causal, scale, causal_offset, window_offset, softcap = inputs
     out, lse = output
     ctx.save_for_backward(q, k, v, out, lse)
-    ctx.causal, ctx.scale, ctx.causal_offset = causal, scale, causal_offset
+    ctx.mask = (causal, scale, causal_offset, window_offset, softcap)
     ctx.mark_non_differentiable(lse)
 
 
 def _forward_op_backward(ctx, dout, unused_dlse):
     q, k, v, out, lse = ctx.saved_tensors
-    dq, dk, dv = _backward_op(dout, q, k, v, out, lse, ctx.causal, ctx.scale,
-                              ctx.causal_offset)
-    return dq, dk, dv, None, None, None
+    dq, dk, dv = _backward_op(dout, q, k, v, out, lse, *ctx.mask)
+    return dq, dk, dv, None, None, None, None, None
 
 
 _forward_op.register_autograd(_forward_op_backward, setup_context=_forward_op_setup_context)
 
 
-def _check_fa2_options(dropout_p, window_size, softcap, alibi_slopes, deterministic,
-                       return_attn_probs, causal):
+def _check_window_size(window_size):
+    """(left, right) as ints; FlashAttention: a negative side is unlimited."""
+    if (not isinstance(window_size, (tuple, list)) or len(window_size) != 2
+            or not all(isinstance(w, numbers.Integral) and not isinstance(w, bool)
+                       for w in window_size)):
+        raise TypeError(f"window_size must be a pair of ints (left, right), -1 for no "
+                        f"limit, not {window_size!r}")
+    return int(window_size[0]), int(window_size[1])
+
+
+def _check_softcap(softcap):
+    """softcap as a float: 0 (off) or positive and finite, as in
+    FlashAttention (scores capped to softcap * tanh(score / softcap))."""
+    if isinstance(softcap, bool) or not isinstance(softcap, numbers.Real):
+        raise TypeError(f"softcap must be a number, not {softcap!r}")
+    if not (math.isfinite(softcap) and softcap >= 0):
+        raise ValueError(f"softcap must be 0 (off) or positive and finite, not {softcap}")
+    return float(softcap)
+
+
+def _check_fa2_options(dropout_p, alibi_slopes, deterministic, return_attn_probs):
     """FlashAttention-2's options Tile's kernels do not have yet: accepted at
     the values that mean "off", refused with NotImplementedError otherwise
     (never ignored: each changes the result)."""
@@ -458,22 +631,6 @@ def _check_fa2_options(dropout_p, window_size, softcap, alibi_slopes, determinis
         raise NotImplementedError(
             f"dropout_p={dropout_p}: Tile's attention kernels have no dropout yet; "
             f"pass dropout_p=0.0 (the default; FlashAttention's evaluation setting)")
-    if (not isinstance(window_size, (tuple, list)) or len(window_size) != 2
-            or not all(isinstance(w, numbers.Integral) and not isinstance(w, bool)
-                       for w in window_size)):
-        raise TypeError(f"window_size must be a pair of ints (left, right), -1 for no "
-                        f"limit, not {window_size!r}")
-    left, right = window_size
-    # FlashAttention: a negative side is unlimited, and causal sets right = 0.
-    if left >= 0 or (right >= 0 and not causal):
-        raise NotImplementedError(
-            f"window_size={tuple(window_size)}: Tile's attention kernels have no "
-            f"sliding window yet; pass window_size=(-1, -1) (the default)")
-    if isinstance(softcap, bool) or not isinstance(softcap, numbers.Real):
-        raise TypeError(f"softcap must be a number, not {softcap!r}")
-    if softcap != 0.0:
-        raise NotImplementedError(f"softcap={softcap}: Tile's attention kernels have no "
-                                  f"score capping yet; pass softcap=0.0 (the default)")
     if alibi_slopes is not None:
         raise NotImplementedError("alibi_slopes: Tile's attention kernels have no ALiBi "
                                   "yet; pass alibi_slopes=None (the default)")
@@ -492,39 +649,99 @@ def flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False,
                     deterministic=False, return_attn_probs=False, *, return_lse=False,
                     causal_offset=0):
     """Scaled dot-product attention with Tile's FlashAttention kernels, with
-    FlashAttention-2's signature: flash_attn_func(q, k, v, 0.0, None, True)
-    is causal attention.
+    FlashAttention-2's signature and semantics: flash_attn_func(q, k, v,
+    0.0, None, True) is causal attention.
 
-    q, k, v: (batch, seqlen, heads, head_dim) fp16 or bf16 CUDA tensors of
-    one shape, dtype and device; head_dim one the bundle has kernels for
-    (64 and 128).  causal: key j is visible to query i iff j <= i +
-    causal_offset.  softmax_scale: defaults to 1 / sqrt(head_dim).
-    dropout_p, window_size, softcap, alibi_slopes, deterministic and
-    return_attn_probs are accepted at their defaults ("off") and refused
-    otherwise with NotImplementedError.  Keyword-only, beyond
-    FlashAttention's: return_lse, to return lse (batch, heads, seqlen) fp32,
-    natural log (not differentiable), after out; causal_offset, an int, 0
-    by default, any sign, ignored when not causal.  A row that sees no key
-    (i + causal_offset < 0) gets out 0, lse -inf and zero gradients.
-    Returns out (batch, seqlen, heads, head_dim).  Differentiable in q, k
-    and v; runs on PyTorch's current stream; under torch.compile it is the
-    custom op tile::flash_attn_forward (no graph break).
+    q: (batch, seqlen_q, heads, head_dim); k, v: (batch, seqlen_k, heads_k,
+    head_dim), one shape, heads_k dividing heads (grouped-query attention,
+    multi-query with heads_k = 1: query head h uses K/V head h // (heads //
+    heads_k)); fp16 or bf16 CUDA tensors of one dtype and device; head_dim
+    one the bundle has kernels for (64 and 128).  softmax_scale: defaults
+    to 1 / sqrt(head_dim).
+
+    Masks are aligned bottom-right, as FlashAttention's: with shift =
+    seqlen_k - seqlen_q + causal_offset, causal keeps key j for query i
+    iff j <= i + shift; window_size (left, right) keeps j >= i + shift -
+    left when left >= 0 and j <= i + shift + right when right >= 0 (a
+    negative side is unlimited; causal sets right to 0).  A row that sees
+    no key gets out 0, lse -inf and zero gradients.  softcap > 0 caps the
+    scores (softmax_scale * q . k) to softcap * tanh(score / softcap), as
+    Gemma 2 does; 0 (the default) leaves them.
+
+    dropout_p, alibi_slopes, deterministic and return_attn_probs
+    are accepted at their defaults ("off") and refused otherwise with
+    NotImplementedError.  Keyword-only, beyond FlashAttention's:
+    return_lse, to return lse (batch, heads, seqlen_q) fp32, natural log
+    (not differentiable), after out; causal_offset, an int of any sign, 0
+    by default, which moves the diagonal the causal mask and the window
+    refer to (-1 hides the diagonal too).
+
+    Returns out (batch, seqlen_q, heads, head_dim).  Differentiable in q, k
+    and v (with grouped heads dk and dv sum their group's gradients); runs
+    on PyTorch's current stream; under torch.compile it is the custom op
+    tile::flash_attn_forward (no graph break).
     """
-    _check_tensors([("q", q), ("k", k), ("v", v)])
+    _check_tensors([("q", q)], [("k", k), ("v", v)])
     causal = _check_flag("causal", causal)
-    _check_fa2_options(dropout_p, window_size, softcap, alibi_slopes, deterministic,
-                       return_attn_probs, causal)
+    window_size = _check_window_size(window_size)
+    softcap = _check_softcap(softcap)
+    _check_fa2_options(dropout_p, alibi_slopes, deterministic, return_attn_probs)
     return_lse = _check_flag("return_lse", return_lse)
     causal_offset = _check_causal_offset(causal_offset)
     scale = _softmax_scale(softmax_scale, q.shape[-1])
     _check_device(q, "q")
+    # FlashAttention's bottom-right mask as the kernels' top-left bounds:
+    # j <= i + upper when has_upper, j >= i + lower when lower is not None.
+    has_upper, upper, lower = _flash_attn_bounds(causal, window_size, causal_offset,
+                                                 q.shape[1], k.shape[1])
     if torch.compiler.is_compiling():
-        out, lse = _forward_op(q, k, v, causal, scale, causal_offset)
+        out, lse = _forward_op(q, k, v, has_upper, scale, upper, lower, softcap)
         return (out, lse) if return_lse else out
     if not (torch.is_grad_enabled()
             and (q.requires_grad or k.requires_grad or v.requires_grad)):
         # Nothing to differentiate: the kernel alone, without autograd's
         # bookkeeping (about 10 us of host time a call).
-        out, lse, _, _, _ = _forward(q, k, v, causal, scale, causal_offset)
+        out, lse, _, _, _ = _forward(q, k, v, has_upper, scale, upper, lower, softcap)
         return (out, lse) if return_lse else out
-    return FlashAttnFunction.apply(q, k, v, causal, scale, return_lse, causal_offset)
+    return FlashAttnFunction.apply(q, k, v, has_upper, scale, return_lse, upper, lower,
+                                   softcap)
+
+
+def _unpack(name, packed, count, layout):
+    """The `count` tensors packed along dimension 2 of `packed`, as views."""
+    if not isinstance(packed, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, not {type(packed).__name__}")
+    if packed.dim() != 5 or packed.shape[2] != count:
+        raise ValueError(f"{name} must have the shape {layout}, but its shape is "
+                         f"{tuple(packed.shape)}")
+    return packed.unbind(2)
+
+
+def flash_attn_kvpacked_func(q, kv, dropout_p=0.0, softmax_scale=None, causal=False,
+                             window_size=(-1, -1), softcap=0.0, alibi_slopes=None,
+                             deterministic=False, return_attn_probs=False, *,
+                             return_lse=False, causal_offset=0):
+    """flash_attn_func with K and V packed in one tensor, as
+    FlashAttention-2's: q (batch, seqlen_q, heads, head_dim), kv (batch,
+    seqlen_k, 2, heads_k, head_dim).  k and v go to the kernels as views
+    of kv, without a copy, when kv's strides fit them (a contiguous kv's
+    do); the gradient comes back to kv as one tensor."""
+    k, v = _unpack("kv", kv, 2, "(batch, seqlen_k, 2, heads_k, head_dim)")
+    return flash_attn_func(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap,
+                           alibi_slopes, deterministic, return_attn_probs,
+                           return_lse=return_lse, causal_offset=causal_offset)
+
+
+def flash_attn_qkvpacked_func(qkv, dropout_p=0.0, softmax_scale=None, causal=False,
+                              window_size=(-1, -1), softcap=0.0, alibi_slopes=None,
+                              deterministic=False, return_attn_probs=False, *,
+                              return_lse=False, causal_offset=0):
+    """flash_attn_func with Q, K and V packed in one tensor, as
+    FlashAttention-2's: qkv (batch, seqlen, 3, heads, head_dim) (for grouped
+    heads, flash_attn_kvpacked_func).  k and v are read in place; q is
+    copied once (out is made with q's strides, which a slice of qkv does
+    not leave room for).  The gradient comes back to qkv as one tensor."""
+    q, k, v = _unpack("qkv", qkv, 3, "(batch, seqlen, 3, heads, head_dim)")
+    return flash_attn_func(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap,
+                           alibi_slopes, deterministic, return_attn_probs,
+                           return_lse=return_lse, causal_offset=causal_offset)

@@ -1,36 +1,48 @@
-"""FlashAttention forward and backward for (Z, H, N_CTX, HEAD_DIM) tensors.
+"""FlashAttention forward and backward, with grouped K/V heads, unequal
+query and key lengths, and causal and sliding-window masks.
 
-Q, K, V, O (and dO, dQ, dK, dV) share one set of strides in elements:
-stride_z (batch), stride_h (head), stride_n (row); the last dimension is
-contiguous.  LSE and DELTA are contiguous fp32 [Z * H, N_CTX].
+Q, O (and dO, dQ) are [Z, H, N_CTX, HEAD_DIM] with strides in elements
+(stride_z, stride_h, stride_n); K and V are [Z, H_KV, N_KV, HEAD_DIM] with
+strides (stride_kz, stride_kh, stride_kn); the last dimension is
+contiguous.  H_KV divides H: query head h reads K/V head h // (H // H_KV)
+(grouped-query attention; multi-query when H_KV is 1).  LSE and DELTA are
+contiguous fp32 [Z * H, N_CTX].
 
 - attn_fwd: grid (cdiv(N_CTX, BLOCK_M), Z * H).  Softmax in base 2 with
   sm_scale * log2(e) folded into the scores; LSE is written in natural log:
   LSE[i] = log(sum_j exp(sm_scale * q_i . k_j)) over the keys row i sees.
 - attn_bwd_preprocess: DELTA[i] = sum_d O[i, d] * dO[i, d], and zeros in
   DQ_ACC, grid (cdiv(N_CTX, BLOCK_M), Z * H).
-- attn_bwd: grid (cdiv(N_CTX, BLOCK_N1), Z * H); program p computes dK, dV
-  of key block p and adds, with atomic adds, its keys' part of dQ / sm_scale
-  to DQ_ACC, fp32, N_CTX * HEAD_DIM elements a head in the order
-  _dq_acc_offsets gives (as FlashAttention-2 does: S and dP are computed
-  once, and dQ accumulates in an order of its own).
+- attn_bwd: grid (cdiv(N_KV, BLOCK_N1), Z * H); program p computes dK, dV
+  of key block p for one query head (DK, DV are [Z, H, N_KV, HEAD_DIM]
+  with strides (stride_dkz, stride_dkh, stride_dkn): with grouped heads
+  the caller sums each group's), and adds, with atomic adds, its keys' part
+  of dQ / sm_scale to DQ_ACC, fp32, N_CTX * HEAD_DIM elements a head in the
+  order _dq_acc_offsets gives (as FlashAttention-2 does: S and dP are
+  computed once, and dQ accumulates in an order of its own).
 - attn_bwd_postprocess: dQ = DQ_ACC * sm_scale in dQ's type and strides
   (dQ comes first: the runner picks variants by their first pointer), grid
   (cdiv(N_CTX, BLOCK_M), Z * H).
 
-Every N_CTX works: blocks that cross N_CTX are masked, in stages of their
-own so that full blocks run without masks.
+Every N_CTX and N_KV works: blocks that cross them are masked, in stages
+of their own so that full blocks run without masks.
 
-CAUSAL: query i sees key j iff j <= i + causal_offset (an i32 of any sign,
-right after N_CTX in both kernels; the non-causal variants take it too and
-ignore it).  Offset 0 is the usual lower triangle; FlashAttention's
-bottom-right alignment of seqlen_q queries to seqlen_k keys would be
-seqlen_k - seqlen_q.  A row that sees no key (i + causal_offset < 0) gets
-O = 0 and LSE = -inf (the log of an empty sum) and adds nothing to dQ, dK,
-dV.  The kernels clamp the offset to [-N_CTX, N_CTX] (beyond that every row
-sees all keys, or none), so the index arithmetic stays within i32.  Causal
-programs map their ids to blocks longest first (_longest_first), the grid
-stays the same.
+SOFTCAP caps the scores as Gemma 2 does: sm_scale * q . k becomes softcap *
+tanh(sm_scale * q . k / softcap), for softcap > 0, the fp32 after the
+offsets (the other variants take it and ignore it).
+
+Masks, by two i32 offsets of any sign that follow N_KV in both kernels
+(the variants without a mask take them too and ignore them): CAUSAL hides
+key j from query i when j > i + causal_offset; WINDOW (only with CAUSAL)
+also when j < i + window_offset, a band of keys a query sees.  Offset 0 is
+the usual lower triangle; FlashAttention's bottom-right alignment of
+N_CTX queries to N_KV keys is causal_offset = N_KV - N_CTX, and its window
+(left, right) the band [N_KV - N_CTX - left, N_KV - N_CTX + right].  A row
+that sees no key gets O = 0 and LSE = -inf (the log of an empty sum) and
+adds nothing to dQ, dK, dV.  The kernels clamp the offsets to [-N_CTX,
+N_KV] (beyond those bounds a bound hides every key or none), so the index
+arithmetic stays within i32.  Causal programs map their ids to blocks
+longest first (_longest_first), the grid stays the same.
 """
 
 import tile
@@ -44,12 +56,46 @@ RESCALE_HEADROOM = tl.constexpr(8.0)
 
 
 @tile.jit
-def _head_offset(off_hz, H, stride_z, stride_h):
-    """Elements from the base of a tensor to head off_hz (batch * H + head),
-    in 64 bits so that large tensors do not overflow."""
+def _heads(off_hz, H, H_KV):
+    """(batch, query head, K/V head) of program head off_hz = batch * H +
+    query head: H // H_KV consecutive query heads share a K/V head."""
     off_z = off_hz // H
     off_h = off_hz % H
+    return off_z, off_h, off_h // (H // H_KV)
+
+
+@tile.jit
+def _offset(off_z, off_h, stride_z, stride_h):
+    """Elements from the base of a tensor to head off_h of batch off_z, in
+    64 bits so that large tensors do not overflow."""
     return off_z.to(tl.int64) * stride_z + off_h.to(tl.int64) * stride_h
+
+
+@tile.jit
+def _head_offset(off_hz, H, stride_z, stride_h):
+    """_offset of head off_hz = batch * H + head."""
+    return _offset(off_hz // H, off_hz % H, stride_z, stride_h)
+
+
+@tile.jit
+def _score_scales(sm_scale, softcap, SOFTCAP: tl.constexpr):
+    """(qk_scale, cap_scale): the scores in base 2 are q . k * qk_scale, or
+    with SOFTCAP tanh(q . k * cap_scale) * qk_scale."""
+    if SOFTCAP:
+        return softcap * LOG2E, sm_scale / softcap
+    return sm_scale * LOG2E, 1.0
+
+
+@tile.jit
+def _band(query, key, causal_offset, window_offset, CAUSAL_MASK: tl.constexpr,
+          WINDOW_MASK: tl.constexpr):
+    """Whether query i sees key j (broadcast tensors): j <= i + causal_offset
+    under CAUSAL_MASK, and j >= i + window_offset under WINDOW_MASK."""
+    if CAUSAL_MASK and WINDOW_MASK:
+        return (query + causal_offset >= key) & (query + window_offset <= key)
+    if CAUSAL_MASK:
+        return query + causal_offset >= key
+    return query + window_offset <= key
 
 
 @tile.jit
@@ -124,20 +170,26 @@ def _finite_max(m, CAUSAL_MASK: tl.constexpr):
 
 @tile.jit
 def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi,
-                    offs_m, qk_scale, N_CTX, causal_offset,
+                    offs_m, qk_scale, N_KV, causal_offset, window_offset, cap_scale,
                     BLOCK_N: tl.constexpr, CAUSAL_MASK: tl.constexpr,
-                    KEY_MASK: tl.constexpr, RESCALE_VOTE: tl.constexpr = True):
+                    KEY_MASK: tl.constexpr, RESCALE_VOTE: tl.constexpr = True,
+                    WINDOW_MASK: tl.constexpr = False, SOFTCAP: tl.constexpr = False):
     """Online softmax over the key blocks [lo, hi), BLOCK_N keys at a time.
 
     m_i is what the exponentials subtract: the running row max of the scaled
     scores (base 2), or less than it by at most RESCALE_HEADROOM; l_i is the
     row sum of 2^(score - m_i), acc the unnormalised output.  CAUSAL_MASK
-    hides keys j > i + causal_offset; KEY_MASK hides keys at or past N_CTX
-    (and bounds the loads).  RESCALE_VOTE: the rows rescale together, behind
-    one vote of the program; else each row on its own, without a vote, so
-    that warpgroups owning different rows never wait for one another."""
+    hides keys j > i + causal_offset, WINDOW_MASK keys j < i +
+    window_offset; KEY_MASK hides keys at or past N_KV (and bounds the
+    loads).  RESCALE_VOTE: the rows rescale together, behind one vote of
+    the program; else each row on its own, without a vote, so that
+    warpgroups owning different rows never wait for one another.  The
+    scores are q . k * qk_scale in base 2, or with SOFTCAP tanh(q . k *
+    cap_scale) * qk_scale (then qk_scale is softcap * log2(e))."""
     K_block_ptr = tl.advance(K_block_ptr, (0, lo))
     V_block_ptr = tl.advance(V_block_ptr, (lo, 0))
+    # A row may see no key of a block (only behind a mask): its max is -inf.
+    ROW_MAY_BE_EMPTY: tl.constexpr = CAUSAL_MASK or WINDOW_MASK
     for start_n in range(lo, hi, BLOCK_N):
         if KEY_MASK:
             k = tl.load(K_block_ptr, boundary_check=(1,), padding_option="zero")
@@ -146,15 +198,17 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi,
             k = tl.load(K_block_ptr)
             v = tl.load(V_block_ptr)
         qk = tl.dot(q, k)
-        if CAUSAL_MASK or KEY_MASK:
+        if SOFTCAP:
+            qk = tl.math.tanh(qk * cap_scale)
+        if CAUSAL_MASK or WINDOW_MASK or KEY_MASK:
             offs_n = start_n + tl.arange(0, BLOCK_N)
-            if CAUSAL_MASK and KEY_MASK:
-                visible = ((offs_m[:, None] + causal_offset >= offs_n[None, :])
-                           & (offs_n[None, :] < N_CTX))
-            elif CAUSAL_MASK:
-                visible = offs_m[:, None] + causal_offset >= offs_n[None, :]
+            if CAUSAL_MASK or WINDOW_MASK:
+                visible = _band(offs_m[:, None], offs_n[None, :], causal_offset,
+                                window_offset, CAUSAL_MASK, WINDOW_MASK)
+                if KEY_MASK:
+                    visible = visible & (offs_n[None, :] < N_KV)
             else:
-                visible = offs_n[None, :] < N_CTX
+                visible = offs_n[None, :] < N_KV
             qk = tl.where(visible, qk, -float("inf"))
         # The scale goes into the max (qk_scale > 0 keeps the order) and into
         # one fma per score: qk * qk_scale - m_i.
@@ -168,18 +222,18 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi,
         if RESCALE_VOTE:
             if tl.max(grow):
                 m_new = tl.where(grow, m_ij, m_i)
-                alpha = tl.math.exp2(m_i - _finite_max(m_new, CAUSAL_MASK))
+                alpha = tl.math.exp2(m_i - _finite_max(m_new, ROW_MAY_BE_EMPTY))
                 l_i = l_i * alpha
                 acc = acc * alpha[:, None]
                 m_i = m_new
         else:
             # alpha is 1 in the rows that keep m_i.
             m_new = tl.where(grow, m_ij, m_i)
-            alpha = tl.math.exp2(m_i - _finite_max(m_new, CAUSAL_MASK))
+            alpha = tl.math.exp2(m_i - _finite_max(m_new, ROW_MAY_BE_EMPTY))
             l_i = l_i * alpha
             acc = acc * alpha[:, None]
             m_i = m_new
-        m_sub = _finite_max(m_i, CAUSAL_MASK)
+        m_sub = _finite_max(m_i, ROW_MAY_BE_EMPTY)
         p = tl.math.exp2(qk * qk_scale - m_sub[:, None])
         l_i = l_i + tl.sum(p, 1)
         acc = tl.dot(p.to(v.dtype), v, acc)
@@ -189,13 +243,17 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi,
 
 
 @tile.jit(launch=tile.Launch(grid=("cdiv(N_CTX, BLOCK_M)", "Z * H"),
-                             keys=("HEAD_DIM", "CAUSAL"), length="N_CTX"))
-def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n, Z, H, N_CTX,
-             causal_offset, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
-             BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr,
+                             keys=("HEAD_DIM", "CAUSAL", "WINDOW", "SOFTCAP"),
+                             length="N_CTX"))
+def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n,
+             stride_kz, stride_kh, stride_kn, Z, H, H_KV, N_CTX, N_KV,
+             causal_offset, window_offset, softcap, HEAD_DIM: tl.constexpr,
+             BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr,
+             WINDOW: tl.constexpr = False, SOFTCAP: tl.constexpr = False,
              HEAD_GROUP: tl.constexpr = 8, RESCALE_VOTE: tl.constexpr = True):
     tl.static_assert(BLOCK_M % BLOCK_N == 0, "BLOCK_M must be a multiple of BLOCK_N")
     tl.static_assert(HEAD_GROUP >= 1, "HEAD_GROUP must be at least 1")
+    tl.static_assert(CAUSAL or not WINDOW, "a window is a band: WINDOW needs CAUSAL")
     if CAUSAL:
         # The last query block sees the most keys.
         rank, off_hz = _longest_first(HEAD_GROUP)
@@ -203,16 +261,18 @@ def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n, Z, H, N_CT
     else:
         start_m = tl.program_id(0)
         off_hz = tl.program_id(1)
-    offset = _head_offset(off_hz, H, stride_z, stride_h)
+    off_z, off_h, off_kv = _heads(off_hz, H, H_KV)
+    offset = _offset(off_z, off_h, stride_z, stride_h)
+    kv_offset = _offset(off_z, off_kv, stride_kz, stride_kh)
     Q_block_ptr = tl.make_block_ptr(base=Q + offset, shape=(N_CTX, HEAD_DIM),
                                     strides=(stride_n, 1), offsets=(start_m * BLOCK_M, 0),
                                     block_shape=(BLOCK_M, HEAD_DIM), order=(1, 0))
-    # K is read transposed: a (HEAD_DIM, N_CTX) view, so q @ k needs no trans.
-    K_block_ptr = tl.make_block_ptr(base=K + offset, shape=(HEAD_DIM, N_CTX),
-                                    strides=(1, stride_n), offsets=(0, 0),
+    # K is read transposed: a (HEAD_DIM, N_KV) view, so q @ k needs no trans.
+    K_block_ptr = tl.make_block_ptr(base=K + kv_offset, shape=(HEAD_DIM, N_KV),
+                                    strides=(1, stride_kn), offsets=(0, 0),
                                     block_shape=(HEAD_DIM, BLOCK_N), order=(0, 1))
-    V_block_ptr = tl.make_block_ptr(base=V + offset, shape=(N_CTX, HEAD_DIM),
-                                    strides=(stride_n, 1), offsets=(0, 0),
+    V_block_ptr = tl.make_block_ptr(base=V + kv_offset, shape=(N_KV, HEAD_DIM),
+                                    strides=(stride_kn, 1), offsets=(0, 0),
                                     block_shape=(BLOCK_N, HEAD_DIM), order=(1, 0))
     O_block_ptr = tl.make_block_ptr(base=O + offset, shape=(N_CTX, HEAD_DIM),
                                     strides=(stride_n, 1), offsets=(start_m * BLOCK_M, 0),
@@ -221,33 +281,63 @@ def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n, Z, H, N_CT
     m_i = tl.full([BLOCK_M], -float("inf"), tl.float32)
     l_i = tl.zeros([BLOCK_M], tl.float32)
     acc = tl.zeros([BLOCK_M, HEAD_DIM], tl.float32)
-    qk_scale = sm_scale * LOG2E
+    qk_scale, cap_scale = _score_scales(sm_scale, softcap, SOFTCAP)
     # Rows past N_CTX read zeros and are never stored.
     q = tl.load(Q_block_ptr, boundary_check=(0,), padding_option="zero")
     if CAUSAL:
-        off = tl.minimum(tl.maximum(causal_offset, -N_CTX), N_CTX)
+        off = tl.minimum(tl.maximum(causal_offset, -N_CTX), N_KV)
         m0 = start_m * BLOCK_M
-        # Off-diagonal: keys j <= m0 + off, in whole blocks below N_CTX, are
-        # visible to every row (offset 0: the keys before row m0).
+        # Keys j <= m0 + off, in whole blocks below N_KV, are below every
+        # row's causal bound (offset 0: the keys before row m0).
         full_end = tl.maximum(m0 + off + 1, 0) // BLOCK_N * BLOCK_N
-        full_end = tl.minimum(full_end, N_CTX // BLOCK_N * BLOCK_N)
-        acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
-                                        0, full_end, offs_m, qk_scale, N_CTX, off,
-                                        BLOCK_N, False, False, RESCALE_VOTE)
-        # Diagonal: up to the last key the last row sees, with the causal
-        # mask and the key tail.  Empty when no row sees a key.
-        diag_end = tl.minimum(m0 + BLOCK_M + off, N_CTX)
-        acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
-                                        full_end, diag_end, offs_m, qk_scale, N_CTX, off,
-                                        BLOCK_N, True, True, RESCALE_VOTE)
+        full_end = tl.minimum(full_end, N_KV // BLOCK_N * BLOCK_N)
+        # The end of the last key the last row sees, and of the keys.
+        diag_end = tl.minimum(m0 + BLOCK_M + off, N_KV)
+        if WINDOW:
+            low = tl.minimum(tl.maximum(window_offset, -N_CTX), N_KV)
+            # From the block holding the first key row m0 sees to the first
+            # block above every row's lower bound, then the full blocks,
+            # then the diagonal: the masked stages apply both bounds (a
+            # narrow band may cut a block on both sides).
+            first = tl.maximum(m0 + low, 0) // BLOCK_N * BLOCK_N
+            left_end = (tl.maximum(m0 + BLOCK_M - 1 + low, 0) + BLOCK_N - 1) // BLOCK_N
+            # (All three empty, from `first` on, when the band misses the
+            # keys: no stage may start before `first`.)
+            left_end = tl.maximum(tl.minimum(left_end * BLOCK_N, diag_end), first)
+            full_end = tl.maximum(full_end, left_end)
+            acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
+                                            first, left_end, offs_m, qk_scale, N_KV, off,
+                                            low, cap_scale, BLOCK_N, True, True,
+                                            RESCALE_VOTE, True, SOFTCAP)
+            acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
+                                            left_end, full_end, offs_m, qk_scale, N_KV,
+                                            off, low, cap_scale, BLOCK_N, False, False,
+                                            RESCALE_VOTE, False, SOFTCAP)
+            acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
+                                            full_end, diag_end, offs_m, qk_scale, N_KV,
+                                            off, low, cap_scale, BLOCK_N, True, True,
+                                            RESCALE_VOTE, True, SOFTCAP)
+        else:
+            acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
+                                            0, full_end, offs_m, qk_scale, N_KV, off, 0,
+                                            cap_scale, BLOCK_N, False, False,
+                                            RESCALE_VOTE, False, SOFTCAP)
+            # Diagonal: up to the last key the last row sees, with the
+            # causal mask and the key tail.  Empty when no row sees a key.
+            acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
+                                            full_end, diag_end, offs_m, qk_scale, N_KV,
+                                            off, 0, cap_scale, BLOCK_N, True, True,
+                                            RESCALE_VOTE, False, SOFTCAP)
     else:
-        full_end = N_CTX // BLOCK_N * BLOCK_N
+        full_end = N_KV // BLOCK_N * BLOCK_N
         acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
-                                        0, full_end, offs_m, qk_scale, N_CTX, 0,
-                                        BLOCK_N, False, False, RESCALE_VOTE)
+                                        0, full_end, offs_m, qk_scale, N_KV, 0, 0,
+                                        cap_scale, BLOCK_N, False, False, RESCALE_VOTE,
+                                        False, SOFTCAP)
         acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
-                                        full_end, N_CTX, offs_m, qk_scale, N_CTX, 0,
-                                        BLOCK_N, False, True, RESCALE_VOTE)
+                                        full_end, N_KV, offs_m, qk_scale, N_KV, 0, 0,
+                                        cap_scale, BLOCK_N, False, True, RESCALE_VOTE,
+                                        False, SOFTCAP)
     # log-sum-exp in natural log: ln 2 * (m_i + log2 l_i); -inf for a row
     # that saw no key (m_i = -inf, l_i = 0).
     lse = (m_i + tl.math.log2(l_i)) * LN2
@@ -304,10 +394,10 @@ def attn_fwd_fp8(Q, K, VT, O, LSE, DESCALE, sm_scale, stride_z, stride_h, stride
     q = tl.load(Q_block_ptr, boundary_check=(0,), padding_option="zero")
     full_end = N_CTX // BLOCK_N * BLOCK_N
     acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
-                                    0, full_end, offs_m, qk_scale, N_CTX, 0,
+                                    0, full_end, offs_m, qk_scale, N_CTX, 0, 0, 1.0,
                                     BLOCK_N, False, False)
     acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
-                                    full_end, N_CTX, offs_m, qk_scale, N_CTX, 0,
+                                    full_end, N_CTX, offs_m, qk_scale, N_CTX, 0, 0, 1.0,
                                     BLOCK_N, False, True)
     lse = (m_i + tl.math.log2(l_i)) * LN2
     tl.store(LSE + off_hz.to(tl.int64) * N_CTX + offs_m, lse, mask=offs_m < N_CTX)
@@ -340,23 +430,29 @@ def attn_bwd_preprocess(O, DO, DELTA, DQ_ACC, stride_z, stride_h, stride_n, Z, H
 
 
 @tile.jit
-def _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, qk_scale,
-                   causal_offset, start_n, lo, hi,
+def _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, N_KV,
+                   qk_scale, cap_scale, causal_offset, window_offset, start_n, lo, hi,
                    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                    HEAD_DIM: tl.constexpr, CAUSAL_MASK: tl.constexpr,
-                   QUERY_MASK: tl.constexpr, DV_LAST: tl.constexpr):
+                   QUERY_MASK: tl.constexpr, DV_LAST: tl.constexpr,
+                   WINDOW_MASK: tl.constexpr = False, SOFTCAP: tl.constexpr = False):
     """Adds to dK, dV of the key block at start_n the contributions of the
     query blocks [lo, hi), BLOCK_M queries at a time, and to their rows of
     DQ_ACC the key block's dS K; works on the transposed scores (keys x
-    queries).  CAUSAL_MASK hides keys j > i +
-    causal_offset; QUERY_MASK hides queries at or past N_CTX (and bounds the
-    loads).  A query that sees no key has LSE = -inf and P^T = exp2(+inf) =
-    inf: only masked stages hold such queries, and where() zeroes them.
+    queries).  CAUSAL_MASK hides keys j > i + causal_offset, WINDOW_MASK
+    keys j < i + window_offset and keys past N_KV; QUERY_MASK hides queries
+    at or past N_CTX (and bounds the loads).  A query that sees no key has
+    LSE = -inf and P^T = exp2(+inf) = inf: only masked stages hold such
+    queries, and where() zeroes them.  (Elsewhere the zero rows of k past
+    N_KV meet finite P^T and add nothing; a window's lower bound is what
+    can leave a query that sees no key in front of them.)
 
     DV_LAST picks one of two orders of a step's products, which compute the
     same values: P^T, dP^T, dS^T, dQ, dK, dV, or dP^T, P^T, dV, dS^T, dQ,
     dK.  The order decides how ptxas allocates the registers: each head
-    dim has the one that does not spill (docs/performance.md)."""
+    dim has the one that does not spill (docs/performance.md).  SOFTCAP:
+    the scores as in the forward (_score_scales), and dS^T times the
+    derivative of the cap."""
     offs_n = start_n + tl.arange(0, BLOCK_N)
     # Block pointers advanced each step: the GPU lowering copies their
     # blocks ahead (tilegpu-pipeline).  Q is read transposed, a
@@ -369,6 +465,7 @@ def _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, qk_
                                  order=(1, 0))
     # LSE and DELTA a step ahead: their loads' latency would otherwise stall
     # each step's exponentials (+4-12% at d128, +3-6% at d64).
+    inv_qk_scale = 1.0 / qk_scale
     offs_next = lo + tl.arange(0, BLOCK_M)
     lse_next = tl.load(LSE + offs_next, mask=offs_next < N_CTX, other=0.0)
     delta_next = tl.load(DELTA + offs_next, mask=offs_next < N_CTX, other=0.0)
@@ -389,13 +486,19 @@ def _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, qk_
         if not DV_LAST:
             dpT = tl.dot(v, tl.trans(do))
         # P^T = exp(sm_scale * K Q^T - LSE), in base 2.
-        pT = tl.math.exp2(tl.dot(k, qT) * qk_scale - lse[None, :] * LOG2E)
-        if CAUSAL_MASK or QUERY_MASK:
-            if CAUSAL_MASK and QUERY_MASK:
-                visible = ((offs_m[None, :] + causal_offset >= offs_n[:, None])
-                           & query_ok[None, :])
-            elif CAUSAL_MASK:
-                visible = offs_m[None, :] + causal_offset >= offs_n[:, None]
+        if SOFTCAP:
+            pT = tl.math.exp2(tl.math.tanh(tl.dot(k, qT) * cap_scale) * qk_scale
+                              - lse[None, :] * LOG2E)
+        else:
+            pT = tl.math.exp2(tl.dot(k, qT) * qk_scale - lse[None, :] * LOG2E)
+        if CAUSAL_MASK or WINDOW_MASK or QUERY_MASK:
+            if CAUSAL_MASK or WINDOW_MASK:
+                visible = _band(offs_m[None, :], offs_n[:, None], causal_offset,
+                                window_offset, CAUSAL_MASK, WINDOW_MASK)
+                if WINDOW_MASK:
+                    visible = visible & (offs_n[:, None] < N_KV)
+                if QUERY_MASK:
+                    visible = visible & query_ok[None, :]
             else:
                 visible = query_ok[None, :]
             pT = tl.where(visible, pT, 0.0)
@@ -405,6 +508,15 @@ def _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, qk_
             dv = tl.dot(pT.to(do.dtype), do, dv)
         # dS^T = P^T * (dP^T - delta), dP^T = V dO^T.
         dsT = pT * (dpT - delta[None, :])
+        if SOFTCAP:
+            # d(cap)/d(score) = 1 - tanh^2, tanh recomputed from P^T
+            # (log2 P^T = tanh * qk_scale - LSE log2 e): keeping the tanh
+            # of the scores live this long made ptxas spill at d128.  It
+            # is clamped to [-1, 1]: P^T = 0 (hidden, or below fp32) gives
+            # -inf, and dS^T is 0 there anyway.
+            capped = (tl.math.log2(pT) + lse[None, :] * LOG2E) * inv_qk_scale
+            capped = tl.minimum(tl.maximum(capped, -1.0), 1.0)
+            dsT = dsT * (1.0 - capped * capped)
         dsT = dsT.to(qT.dtype)
         # dQ of these queries gets dS K (scaled by sm_scale afterwards).
         # start_m is lo (0, or a query block's start) plus whole blocks.
@@ -421,15 +533,19 @@ def _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, qk_
     return dk, dv
 
 
-@tile.jit(launch=tile.Launch(grid=("cdiv(N_CTX, BLOCK_N1)", "Z * H"),
-                             keys=("HEAD_DIM", "CAUSAL"), length="N_CTX"))
+@tile.jit(launch=tile.Launch(grid=("cdiv(N_KV, BLOCK_N1)", "Z * H"),
+                             keys=("HEAD_DIM", "CAUSAL", "WINDOW", "SOFTCAP"),
+                             length="N_CTX"))
 def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
-             stride_z, stride_h, stride_n, Z, H, N_CTX, causal_offset,
-             HEAD_DIM: tl.constexpr, BLOCK_M1: tl.constexpr, BLOCK_N1: tl.constexpr,
-             CAUSAL: tl.constexpr, GROUP_PROGRAMS: tl.constexpr = 128,
-             DV_LAST: tl.constexpr = False):
+             stride_z, stride_h, stride_n, stride_kz, stride_kh, stride_kn,
+             stride_dkz, stride_dkh, stride_dkn, Z, H, H_KV, N_CTX, N_KV,
+             causal_offset, window_offset, softcap, HEAD_DIM: tl.constexpr,
+             BLOCK_M1: tl.constexpr, BLOCK_N1: tl.constexpr, CAUSAL: tl.constexpr,
+             WINDOW: tl.constexpr = False, SOFTCAP: tl.constexpr = False,
+             GROUP_PROGRAMS: tl.constexpr = 128, DV_LAST: tl.constexpr = False):
     tl.static_assert(BLOCK_N1 % BLOCK_M1 == 0, "BLOCK_N1 must be a multiple of BLOCK_M1")
     tl.static_assert(GROUP_PROGRAMS >= 1, "GROUP_PROGRAMS must be at least 1")
+    tl.static_assert(CAUSAL or not WINDOW, "a window is a band: WINDOW needs CAUSAL")
     if CAUSAL:
         # The first key block is seen by the most queries.  Groups of at
         # least GROUP_PROGRAMS programs: grouping the heads of a long
@@ -439,30 +555,37 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
     else:
         pid = tl.program_id(0)
         off_hz = tl.program_id(1)
-    offset = _head_offset(off_hz, H, stride_z, stride_h)
+    off_z, off_h, off_kv = _heads(off_hz, H, H_KV)
+    offset = _offset(off_z, off_h, stride_z, stride_h)
+    kv_offset = _offset(off_z, off_kv, stride_kz, stride_kh)
+    dkv_offset = _offset(off_z, off_h, stride_dkz, stride_dkh)
     Q += offset
-    K += offset
-    V += offset
+    K += kv_offset
+    V += kv_offset
     DO += offset
-    DK += offset
-    DV += offset
+    DK += dkv_offset
+    DV += dkv_offset
     LSE += off_hz.to(tl.int64) * N_CTX
     DELTA += off_hz.to(tl.int64) * N_CTX
     DQ_ACC += off_hz.to(tl.int64) * N_CTX * HEAD_DIM
-    qk_scale = sm_scale * LOG2E
+    qk_scale, cap_scale = _score_scales(sm_scale, softcap, SOFTCAP)
     if CAUSAL:
-        off = tl.minimum(tl.maximum(causal_offset, -N_CTX), N_CTX)
+        off = tl.minimum(tl.maximum(causal_offset, -N_CTX), N_KV)
     else:
         off = 0
+    if WINDOW:
+        low = tl.minimum(tl.maximum(window_offset, -N_CTX), N_KV)
+    else:
+        low = 0
 
     # -- dK and dV of the key block [start_n, start_n + BLOCK_N1) ---------
     start_n = pid * BLOCK_N1
     # Block pointers, not one offsets tensor for all four: each access
     # computes its addresses where it runs, and none stay live through the
     # loops to the dK and dV stores.
-    k = tl.load(_row_block(K, start_n, stride_n, N_CTX, HEAD_DIM, BLOCK_N1),
+    k = tl.load(_row_block(K, start_n, stride_kn, N_KV, HEAD_DIM, BLOCK_N1),
                 boundary_check=(0,), padding_option="zero")
-    v = tl.load(_row_block(V, start_n, stride_n, N_CTX, HEAD_DIM, BLOCK_N1),
+    v = tl.load(_row_block(V, start_n, stride_kn, N_KV, HEAD_DIM, BLOCK_N1),
                 boundary_check=(0,), padding_option="zero")
     dk = tl.zeros([BLOCK_N1, HEAD_DIM], tl.float32)
     dv = tl.zeros([BLOCK_N1, HEAD_DIM], tl.float32)
@@ -475,40 +598,66 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
         diag_start = tl.maximum(start_n - off, 0) // BLOCK_M1 * BLOCK_M1
         all_see = tl.maximum(start_n + BLOCK_N1 - 1 - off, 0)
         diag_end = (all_see + BLOCK_M1 - 1) // BLOCK_M1 * BLOCK_M1
-        dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX,
-                                qk_scale, off, start_n, diag_start, tl.minimum(diag_end, N_CTX),
-                                BLOCK_M1, BLOCK_N1, HEAD_DIM, True, True, DV_LAST)
-        # Past N_CTX the stages below are empty.  Unclamped, lo is a
-        # multiple of BLOCK_M1, and so are the query blocks the main loop
-        # steps over.
-        lo = diag_end
+        if WINDOW:
+            # Queries i > start_n + BLOCK_N1 - 1 - low see none of these
+            # keys (the window has passed them); past start_n - low they
+            # miss some.
+            last = tl.minimum(start_n + BLOCK_N1 - low, N_CTX)
+            dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, N_KV,
+                                    qk_scale, cap_scale, off, low, start_n, diag_start,
+                                    tl.minimum(diag_end, last), BLOCK_M1, BLOCK_N1, HEAD_DIM, True,
+                                    True, DV_LAST, True, SOFTCAP)
+            # Whole query blocks that see every key of the block, then the
+            # rest up to the last query that sees one, masked.
+            full_end = tl.maximum(start_n - low + 1, 0) // BLOCK_M1 * BLOCK_M1
+            full_end = tl.minimum(full_end, N_CTX // BLOCK_M1 * BLOCK_M1)
+            full_end = tl.maximum(full_end, diag_end)
+            dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, N_KV,
+                                    qk_scale, cap_scale, off, low, start_n, diag_end, full_end,
+                                    BLOCK_M1, BLOCK_N1, HEAD_DIM, False, False, DV_LAST, False,
+                                    SOFTCAP)
+            dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, N_KV,
+                                    qk_scale, cap_scale, off, low, start_n, full_end, last,
+                                    BLOCK_M1, BLOCK_N1, HEAD_DIM, True, True, DV_LAST, True,
+                                    SOFTCAP)
+        else:
+            dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, N_KV,
+                                    qk_scale, cap_scale, off, low, start_n, diag_start,
+                                    tl.minimum(diag_end, N_CTX), BLOCK_M1, BLOCK_N1, HEAD_DIM,
+                                    True, True, DV_LAST, False, SOFTCAP)
+            # Past N_CTX the stages below are empty.  Unclamped, diag_end is
+            # a multiple of BLOCK_M1, and so are the query blocks the main
+            # loop steps over.  Full query blocks unmasked (each query sees
+            # every key of the block), then the tail block (if any) masked.
+            full_end = diag_end + tl.maximum(N_CTX - diag_end, 0) // BLOCK_M1 * BLOCK_M1
+            dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, N_KV,
+                                    qk_scale, cap_scale, off, low, start_n, diag_end, full_end,
+                                    BLOCK_M1, BLOCK_N1, HEAD_DIM, False, False, DV_LAST, False,
+                                    SOFTCAP)
+            dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, N_KV,
+                                    qk_scale, cap_scale, off, low, start_n, full_end, N_CTX,
+                                    BLOCK_M1, BLOCK_N1, HEAD_DIM, False, True, DV_LAST, False,
+                                    SOFTCAP)
     else:
-        lo = 0
-    # Full query blocks unmasked (each query sees every key of the block),
-    # then the tail block (if any) masked.
-    full_end = lo + tl.maximum(N_CTX - lo, 0) // BLOCK_M1 * BLOCK_M1
-    if CAUSAL:
-        dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX,
-                                qk_scale, off, start_n, lo, full_end,
-                                BLOCK_M1, BLOCK_N1, HEAD_DIM, False, False, DV_LAST)
-    else:
+        # Full query blocks unmasked, then the tail block (if any) masked.
         # Each key block starts at its own diagonal and wraps around, so
         # that the programs of a head running at once add to different
         # rows of dQ, not all to the same ones.
+        full_end = N_CTX // BLOCK_M1 * BLOCK_M1
         first = tl.minimum(start_n, full_end)
-        dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX,
-                                qk_scale, off, start_n, first, full_end,
-                                BLOCK_M1, BLOCK_N1, HEAD_DIM, False, False, DV_LAST)
-        dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX,
-                                qk_scale, off, start_n, 0, first,
-                                BLOCK_M1, BLOCK_N1, HEAD_DIM, False, False, DV_LAST)
-    dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX,
-                            qk_scale, off, start_n, full_end, N_CTX,
-                            BLOCK_M1, BLOCK_N1, HEAD_DIM, False, True, DV_LAST)
-    tl.store(_row_block(DV, start_n, stride_n, N_CTX, HEAD_DIM, BLOCK_N1),
+        dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, N_KV,
+                                qk_scale, cap_scale, off, low, start_n, first, full_end, BLOCK_M1,
+                                BLOCK_N1, HEAD_DIM, False, False, DV_LAST, False, SOFTCAP)
+        dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, N_KV,
+                                qk_scale, cap_scale, off, low, start_n, 0, first, BLOCK_M1,
+                                BLOCK_N1, HEAD_DIM, False, False, DV_LAST, False, SOFTCAP)
+        dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, N_KV,
+                                qk_scale, cap_scale, off, low, start_n, full_end, N_CTX, BLOCK_M1,
+                                BLOCK_N1, HEAD_DIM, False, True, DV_LAST, False, SOFTCAP)
+    tl.store(_row_block(DV, start_n, stride_dkn, N_KV, HEAD_DIM, BLOCK_N1),
              dv.to(DV.dtype.element_ty), boundary_check=(0,))
     dk = dk * sm_scale
-    tl.store(_row_block(DK, start_n, stride_n, N_CTX, HEAD_DIM, BLOCK_N1),
+    tl.store(_row_block(DK, start_n, stride_dkn, N_KV, HEAD_DIM, BLOCK_N1),
              dk.to(DK.dtype.element_ty), boundary_check=(0,))
 
 

@@ -4,10 +4,12 @@ for each, and tile-compile NAME.json, NAME.ptx and NAME.cubin) and the
 runtimes pick from.
 
 Names: softmax_v1_n<BLOCK_N>, softmax_v2, softmax_v3, softmax_v4,
-flash_attn_puzzle, attn_fwd_<dtype>_d<HEAD_DIM>_<causal|noncausal>[_n<MAX_N_CTX>],
-attn_bwd_preprocess_<dtype>_d<HEAD_DIM>, attn_bwd_<dtype>_d<HEAD_DIM>_<causal|noncausal>,
+flash_attn_puzzle, attn_fwd_<dtype>_d<HEAD_DIM>_<mask>[_n<MAX_N_CTX>],
+attn_bwd_preprocess_<dtype>_d<HEAD_DIM>, attn_bwd_<dtype>_d<HEAD_DIM>_<mask>,
 attn_bwd_postprocess_<dtype>_d<HEAD_DIM>, matmul_<dtype>,
-matmul_scaled_<fp8 dtype>, attn_fwd_fp8e4nv_d<HEAD_DIM>.
+matmul_scaled_<fp8 dtype>, attn_fwd_fp8e4nv_d<HEAD_DIM>, where <mask> is
+noncausal, causal (CAUSAL) or local (CAUSAL and WINDOW: a band of keys),
+followed by _softcap for capped scores (SOFTCAP).
 The function symbol of each module is the variant name.
 
 A variant with max_n_ctx is the faster choice for sequences of at most that
@@ -49,11 +51,12 @@ PUZZLE_SIGNATURE = "*fp32,*fp32,*fp32,*fp32,i32,fp32"
 
 # Tensors are 16-byte aligned and their strides multiples of 16 elements
 # (head dims 64 and 128): the GPU lowering vectorises the block loads on
-# that promise, which tile-run and the runtime check at launch.  The last
-# i32 of attn_fwd and attn_bwd is causal_offset (any value, no promise).
+# that promise, which tile-run and the runtime check at launch.  Q and O's
+# strides, then K and V's; after Z, H, H_KV, N_CTX and N_KV come
+# causal_offset and window_offset (any values, no promise), then softcap.
 def _fwd_signature(t):
     return (f"*{t}:16,*{t}:16,*{t}:16,*{t}:16,*fp32:16,fp32,"
-            "i32:16,i32:16,i32:16,i32,i32,i32,i32")
+            "i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32,i32,i32,i32,i32,i32,i32,fp32")
 
 
 def _preprocess_signature(t):
@@ -62,9 +65,11 @@ def _preprocess_signature(t):
 
 # The sixth pointer is DQ_ACC, fp32, Z * H * N_CTX * HEAD_DIM elements in the
 # order of attention._dq_acc_offsets (only the three backward kernels read it).
+# Strides of Q (dO), of K (V), of dK (dV), then the fwd's seven i32 and softcap.
 def _bwd_signature(t):
     return (f"*{t}:16,*{t}:16,*{t}:16,fp32,*{t}:16,*fp32:16,*{t}:16,*{t}:16,"
-            "*fp32:16,*fp32:16,i32:16,i32:16,i32:16,i32,i32,i32,i32")
+            "*fp32:16,*fp32:16," + ",".join(["i32:16"] * 9) + "," + ",".join(["i32"] * 7)
+            + ",fp32")
 
 
 def _postprocess_signature(t):
@@ -81,6 +86,15 @@ def _matmul_signature(t):
 # scales fp32 scalars in device memory.
 def _scaled_matmul_signature(t):
     return f"*{t}:16,*{t}:16,*bf16:16,*fp32:16,*fp32:16,i32,i32,i32,i32:16,i32:16,i32:16"
+
+
+# The attention variants beyond dtype and head dim: (name suffix, CAUSAL,
+# WINDOW, SOFTCAP), each mask without and with capped scores.
+MASKS = tuple((name + cap, causal, window, bool(cap))
+              for cap in ("", "_softcap")
+              for name, causal, window in (("causal", True, False),
+                                           ("noncausal", False, False),
+                                           ("local", True, True)))
 
 
 def _variants():
@@ -139,8 +153,7 @@ def _variants():
             else:
                 block_n, fwd_warps, vote = 128, 8, False
                 schedule = {"overlap_products": True, "ping_pong": True}
-            for causal in (True, False):
-                suffix = "causal" if causal else "noncausal"
+            for suffix, causal, window, softcap in MASKS:
                 # K and V copied by the TMA, issued by a producer warpgroup
                 # (warp_specialize): 0-8% faster than the kernels without
                 # it (H200, 2026-11-27); without the producer, TMA was
@@ -149,21 +162,21 @@ def _variants():
                     f"attn_fwd_{t}_d{head_dim}_{suffix}", "attention", "attn_fwd",
                     _fwd_signature(t),
                     {"HEAD_DIM": head_dim, "BLOCK_M": 128, "BLOCK_N": block_n,
-                     "CAUSAL": causal, "HEAD_GROUP": 8, "RESCALE_VOTE": vote},
+                     "CAUSAL": causal, "WINDOW": window, "SOFTCAP": softcap,
+                     "HEAD_GROUP": 8, "RESCALE_VOTE": vote},
                     fwd_warps, thread_index_per_op=True, warp_specialize=True,
                     **schedule))
             out.append(Variant(
                 f"attn_bwd_preprocess_{t}_d{head_dim}", "attention", "attn_bwd_preprocess",
                 _preprocess_signature(t), {"HEAD_DIM": head_dim, "BLOCK_M": 64},
                 warps))
-            for causal in (True, False):
-                suffix = "causal" if causal else "noncausal"
+            for suffix, causal, window, softcap in MASKS:
                 out.append(Variant(
                     f"attn_bwd_{t}_d{head_dim}_{suffix}", "attention", "attn_bwd",
                     _bwd_signature(t),
                     {"HEAD_DIM": head_dim, "BLOCK_M1": 64, "BLOCK_N1": bwd_keys,
-                     "CAUSAL": causal, "GROUP_PROGRAMS": 128,
-                     "DV_LAST": head_dim == 64}, bwd_warps,
+                     "CAUSAL": causal, "WINDOW": window, "SOFTCAP": softcap,
+                     "GROUP_PROGRAMS": 128, "DV_LAST": head_dim == 64}, bwd_warps,
                     num_stages=bwd_stages, thread_index_per_op=True,
                     max_row_span=128 if head_dim == 128 else 0,
                     warp_specialize=True))

@@ -56,9 +56,12 @@ def problem(variant):
     """'attn_fwd_d128_causal': what a tuning choice is made for; a variant
     bounded by max_n_ctx is a problem of its own ('..._causal_n2048'),
     timed at the lengths it is picked for."""
-    causal = "causal" if variant.constexprs["CAUSAL"] else "noncausal"
+    constexprs = variant.constexprs
+    mask = ("local" if constexprs.get("WINDOW") else
+            "causal" if constexprs["CAUSAL"] else "noncausal")
+    cap = "_softcap" if constexprs.get("SOFTCAP") else ""
     bound = f"_n{variant.max_n_ctx}" if variant.max_n_ctx else ""
-    return f"{variant.kernel}_d{variant.constexprs['HEAD_DIM']}_{causal}{bound}"
+    return f"{variant.kernel}_d{constexprs['HEAD_DIM']}_{mask}{cap}{bound}"
 
 
 def tag(overrides):
