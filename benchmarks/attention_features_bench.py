@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""What FlashAttention-2's features cost Tile: grouped K/V heads, windows
+and softcap, timed beside the same attention without them and beside the
+peers that have them, in one run on one GPU.
+
+Cases (bf16 by default, B=2, N=8192, 32 query heads, D=128, causal: the
+shape of issue #36), each forward and forward + backward:
+  mha             32 K/V heads (the reference)
+  gqa             8 K/V heads (4 query heads a K/V head)
+  mqa             1 K/V head
+  window          gqa with window_size=(1024, 0) (Mistral's sliding window)
+  softcap         gqa with softcap=30
+Peers on the same inputs: SDPA (enable_gqa; cuDNN, else whichever backend
+PyTorch picks, named) for mha, gqa and mqa, and FlashAttention-4
+(flash_attn.cute) where installed, for every case it takes.
+
+TFLOP/s count the pairs each case computes: 4 * B * H * D per visible
+(query, key) pair, x2.5 for the backward (so a window's TFLOP/s are
+comparable with the full causal case's).  CUDA events, warm-up, the median
+of many calls, two input sets rotated; prints one table.
+
+    python3 benchmarks/attention_features_bench.py [--dtype bf16] [--n 8192]
+        [--batch 2] [--heads 32] [--head-dim 128] [--target-ms 200]
+"""
+
+import argparse
+import os
+import statistics
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
+
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
+
+from tile.attention import flash_attn_func  # noqa: E402
+
+DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16}
+
+
+def median_ms(run, target_ms):
+    """Median time of run(i) over two input sets, by CUDA events."""
+    for i in range(3):
+        run(i % 2)
+    torch.cuda.synchronize()
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for i in range(3):
+        run(i % 2)
+    stop.record()
+    stop.synchronize()
+    estimate = max(start.elapsed_time(stop) / 3, 1e-3)
+    reps = max(5, min(200, int(target_ms / estimate)))
+    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+              for _ in range(reps)]
+    for i, (begin, end) in enumerate(events):
+        begin.record()
+        run(i % 2)
+        end.record()
+    torch.cuda.synchronize()
+    return statistics.median(b.elapsed_time(e) for b, e in events)
+
+
+def visible_pairs(n, causal, window):
+    """(query, key) pairs the mask keeps, equal lengths: causal keeps j <= i,
+    a window (left, _) also j >= i - left."""
+    if not causal:
+        return n * n
+    left = window[0]
+    if left < 0 or left >= n:
+        return n * (n + 1) // 2
+    # Row i sees min(i, left) + 1 keys.
+    return sum(min(i, left) + 1 for i in range(n))
+
+
+def tile_run(causal, window, softcap):
+    def run(q, k, v):
+        return flash_attn_func(q, k, v, 0.0, None, causal, window, softcap)
+    return run
+
+
+def sdpa_run(q, k, v):
+    """SDPA with enable_gqa, cuDNN first; the backend it ran is recorded."""
+    q_, k_, v_ = (t.transpose(1, 2) for t in (q, k, v))
+    gqa = k.shape[2] != q.shape[2]
+    with sdpa_kernel([SDPBackend.CUDNN_ATTENTION, SDPBackend.FLASH_ATTENTION,
+                      SDPBackend.EFFICIENT_ATTENTION]):
+        return F.scaled_dot_product_attention(q_, k_, v_, is_causal=True,
+                                              enable_gqa=gqa).transpose(1, 2)
+
+
+def fa4_run(causal, window, softcap):
+    def run(q, k, v):
+        from flash_attn.cute import flash_attn_func as fa4_func
+        kwargs = {"causal": causal}
+        if window != (-1, -1):
+            kwargs["window_size"] = (window[0], window[1])
+        if softcap:
+            kwargs["softcap"] = softcap
+        result = fa4_func(q, k, v, **kwargs)
+        return result[0] if isinstance(result, tuple) else result
+    return run
+
+
+def time_case(attend, shape, kv_heads, dtype, target_ms):
+    """(forward ms, forward + backward ms), or the error's first line."""
+    batch, n, heads, head_dim = shape
+    generator = torch.Generator(device="cuda").manual_seed(0)
+    sets = []
+    for _ in range(2):
+        q = torch.randn(shape, device="cuda", dtype=dtype, generator=generator)
+        k, v = (torch.randn(batch, n, kv_heads, head_dim, device="cuda", dtype=dtype,
+                            generator=generator) for _ in range(2))
+        sets.append([t.requires_grad_() for t in (q, k, v)])
+    dout = torch.randn(shape, device="cuda", dtype=dtype, generator=generator)
+    try:
+        with torch.no_grad():
+            forward = median_ms(lambda i: attend(*sets[i]), target_ms)
+
+        def step(i):
+            out = attend(*sets[i])
+            torch.autograd.grad(out, sets[i], dout)
+        both = median_ms(step, target_ms)
+        return forward, both
+    except Exception as error:  # noqa: BLE001 - a peer without the feature
+        return str(error).splitlines()[0][:60] if str(error) else type(error).__name__
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dtype", default="bf16", choices=DTYPES)
+    parser.add_argument("--batch", type=int, default=2)
+    parser.add_argument("--n", type=int, default=8192)
+    parser.add_argument("--heads", type=int, default=32)
+    parser.add_argument("--head-dim", type=int, default=128)
+    parser.add_argument("--target-ms", type=float, default=200.0)
+    args = parser.parse_args()
+    if not torch.cuda.is_available():
+        sys.exit("attention_features_bench: needs a CUDA GPU")
+    dtype = DTYPES[args.dtype]
+    shape = (args.batch, args.n, args.heads, args.head_dim)
+    try:
+        import flash_attn.cute  # noqa: F401
+        have_fa4 = True
+    except ImportError:
+        have_fa4 = False
+    no_window = (-1, -1)
+    cases = [("mha", args.heads, no_window, 0.0), ("gqa", args.heads // 4, no_window, 0.0),
+             ("mqa", 1, no_window, 0.0), ("window", args.heads // 4, (1024, 0), 0.0),
+             ("softcap", args.heads // 4, no_window, 30.0)]
+    rows = []
+    for name, kv_heads, window, softcap in cases:
+        pairs = visible_pairs(args.n, True, window)
+        flops = 4 * args.batch * args.heads * args.head_dim * pairs
+        peers = [("tile", tile_run(True, window, softcap))]
+        if window == no_window and not softcap:
+            peers.append(("sdpa", sdpa_run))
+        if have_fa4:
+            peers.append(("fa4", fa4_run(True, window, softcap)))
+        for impl, attend in peers:
+            result = time_case(attend, shape, kv_heads, dtype, args.target_ms)
+            if isinstance(result, str):
+                rows.append((name, kv_heads, impl, result, ""))
+                continue
+            forward, both = result
+            backward = both - forward
+            rows.append((name, kv_heads, impl, f"{flops / forward / 1e9:.0f}",
+                         f"{2.5 * flops / backward / 1e9:.0f}"))
+            print(f"{name} {impl}: fwd {forward:.3f} ms, fwd+bwd {both:.3f} ms", flush=True)
+    print(f"\nTFLOP/s, {args.dtype}, B={args.batch} N={args.n} H={args.heads} "
+          f"D={args.head_dim}, causal ({torch.cuda.get_device_name()})")
+    print(f"{'case':<9}{'Hkv':>4}  {'impl':<6}{'fwd':>8}{'bwd':>8}")
+    for name, kv_heads, impl, forward, backward in rows:
+        print(f"{name:<9}{kv_heads:>4}  {impl:<6}{forward:>8}{backward:>8}")
+
+
+if __name__ == "__main__":
+    main()
