@@ -10,7 +10,7 @@ Times the forward and the backward of
   sdpa-efficient  ... memory-efficient backend
   sdpa-math       ... math backend
   naive           scores materialised: softmax(q k^T * scale) v, softmax in fp32
-on (batch, seqlen, heads, head_dim) inputs (H=32 at D=64, H=16 at D=128,
+on (batch, seqlen, heads, head_dim) inputs (H * D = 2048: H=32 at D=64,
 batch * seqlen = 16384), causal and not, fp16 and bf16.  CUDA events around
 each call, warm-up first, median of many, input sets rotated so that the L2
 cache does not flatter anyone; each shape's implementations run in two
@@ -66,7 +66,7 @@ from tile.attention.bundle import find_kernel_dir  # noqa: E402
 
 DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16}
 DTYPE_NAMES = {dtype: name for name, dtype in DTYPES.items()}
-HEADS = {64: 32, 128: 16}
+HEADS = {32: 64, 64: 32, 128: 16, 256: 8}   # H * D = 2048
 TOKENS = 16384                      # batch * seqlen
 SEQLENS = (512, 1024, 2048, 4096, 8192, 16384)
 SDPA_BACKENDS = {"sdpa-cudnn": SDPBackend.CUDNN_ATTENTION,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The attention kernels of a GPU bundle on the GPU: forward and backward
-# against the float64 reference (fp16 and bf16, head dims 64 and 128, causal
+# against the float64 reference (fp16 and bf16, head dims 32-256, causal
 # and not, causal offsets, sequence lengths that are not multiples of the
 # blocks), the puzzle forward, and compute-sanitizer memcheck on a
 # representative set. One case per check in $OUT/junit/attention.xml; exits
@@ -49,7 +49,7 @@ fi
 
 echo "== attention against the float64 reference (--backend $BACKEND)"
 for dtype in f16 bf16; do
-  for d in 64 128; do
+  for d in 32 64 128 256; do
     for causal in "" --causal; do
       for mode in fwd bwd; do
         for n in 1 17 100 257 1024; do

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """tile.attention.flash_attn_func on the GPU against PyTorch.
 
-For fp16 and bf16, head dims 64 and 128, causal and not, and sequence
+For fp16 and bf16, head dims 32, 64, 128 and 256, causal and not, and sequence
 lengths that are not multiples of the block sizes, compares the forward and
 the gradients (dq, dk, dv) with torch's scaled_dot_product_attention
 computed in float32 (math backend, TF32 off) from the same inputs; then
@@ -461,7 +461,7 @@ def main():
     results.section = "same lengths, heads (SDPA)"
     seqlens = (1, 17, 100, 257, 1000, 4096) if not args.quick else (1, 100, 257)
     for dtype in (torch.float16, torch.bfloat16):
-        for head_dim in (64, 128):
+        for head_dim in (32, 64, 128, 256):
             for causal in (False, True):
                 for seqlen in seqlens:
                     batch, heads = (2, 32) if seqlen <= 1000 else (1, 16)

@@ -276,6 +276,16 @@ def test_attention_forward_and_backward(t, d, mask, n, heads_inner):
 # Unequal lengths both ways (FlashAttention's bottom-right causal alignment
 # is causal_offset = N_KV - N_CTX), and grouped K/V heads: 2 and 4 query
 # heads a K/V head, and one K/V head for all (multi-query).
+# Head dims 32 and 256 (d256's backward has tiles of its own), with the
+# masks, grouped heads and unequal lengths.
+@pytest.mark.parametrize("t, d, mask, n, n_kv, h, h_kv", [
+    ("fp16", 32, NONCAUSAL, 130, 100, 2, 1), ("bf16", 32, causal(), 150, 150, 2, 2),
+    ("fp16", 32, band(-40, 5), 200, 200, 2, 2), ("bf16", 256, causal(), 150, 150, 2, 1),
+    ("fp16", 256, NONCAUSAL, 70, 130, 2, 2), ("fp16", 256, band(-70, 0), 140, 140, 2, 2)])
+def test_attention_head_dims(t, d, mask, n, n_kv, h, h_kv):
+    run_attention(t, d, mask, n, False, n_kv=n_kv, h=h, h_kv=h_kv)
+
+
 # Capped scores (a small cap, so that tanh bends most scores), with each
 # mask, grouped heads and unequal lengths.
 @pytest.mark.parametrize("t, d, mask, n, n_kv, h, h_kv, softcap", [

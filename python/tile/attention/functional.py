@@ -656,7 +656,7 @@ def flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False,
     head_dim), one shape, heads_k dividing heads (grouped-query attention,
     multi-query with heads_k = 1: query head h uses K/V head h // (heads //
     heads_k)); fp16 or bf16 CUDA tensors of one dtype and device; head_dim
-    one the bundle has kernels for (64 and 128).  softmax_scale: defaults
+    one the bundle has kernels for (32, 64, 128 and 256).  softmax_scale: defaults
     to 1 / sqrt(head_dim).
 
     Masks are aligned bottom-right, as FlashAttention's: with shift =

@@ -18,6 +18,8 @@ variants that compute the same thing, the smallest max_n_ctx that covers the
 sequence, else the variant without one.
 """
 
+import typing
+
 from ..compiler.options import CompileOptions
 
 
@@ -88,6 +90,34 @@ def _scaled_matmul_signature(t):
     return f"*{t}:16,*{t}:16,*bf16:16,*fp32:16,*fp32:16,i32,i32,i32,i32:16,i32:16,i32:16"
 
 
+class AttentionTiles(typing.NamedTuple):
+    """One head dim's attention tiles: the forward's keys a step
+    (BLOCK_N), warps, CTA-wide rescale vote and ping-pong; the backward's
+    warps, keys a program (BLOCK_N1), stages, order of products (DV_LAST)
+    and max_row_span."""
+    block_n: int
+    fwd_warps: int
+    vote: bool
+    ping_pong: bool
+    bwd_warps: int
+    bwd_keys: int
+    bwd_stages: int
+    dv_last: bool
+    max_row_span: int
+
+
+# Why each head dim's tiles are what they are: the comment in _variants.
+# d32 takes d64's; d256 takes d128's forward with 64 keys a step, and a
+# backward of 64 keys on 8 warps, two stages: the least spilling tile found
+# (44-148 bytes by variant; with three stages or DV_LAST more, 128 keys do
+# not compile, and 4 warps cannot hold the two 64 x 256 accumulators).
+ATTENTION_TILES = {
+    32: AttentionTiles(64, 4, True, False, 4, 64, 2, True, 0),
+    64: AttentionTiles(64, 4, True, False, 4, 64, 2, True, 0),
+    128: AttentionTiles(128, 8, False, True, 8, 128, 3, False, 128),
+    256: AttentionTiles(64, 8, False, True, 8, 64, 2, False, 0),
+}
+
 # The attention variants beyond dtype and head dim: (name suffix, CAUSAL,
 # WINDOW, SOFTCAP), each mask without and with capped scores.
 MASKS = tuple((name + cap, causal, window, bool(cap))
@@ -112,7 +142,7 @@ def _variants():
     out.append(Variant("flash_attn_puzzle", "flash_attn_puzzle", "flash_attn_puzzle",
                        PUZZLE_SIGNATURE, {"D": 64, "BR": 32, "BC": 64}, 8))
     for t in ("fp16", "bf16"):
-        for head_dim in (64, 128):
+        for head_dim in ATTENTION_TILES:
             # Forward tiles (docs/performance.md, docs/status.md).  At
             # d64, 128-row programs on one warpgroup (4 warps), 64 keys a
             # step, lazy rescaling behind one vote, two programs an SM, the
@@ -144,15 +174,7 @@ def _variants():
             # (thread_index_per_op), so that no index arithmetic stays live
             # through the loops.
             warps = 8
-            bwd_warps, bwd_keys = (4, 64) if head_dim == 64 else (8, 128)
-            # Q and dO three steps ahead: +1-3% at d128, -1 to +1% at d64.
-            bwd_stages = 3 if head_dim == 128 else 2
-            if head_dim == 64:
-                block_n, fwd_warps, vote = 64, 4, True
-                schedule = {"overlap_products": True}
-            else:
-                block_n, fwd_warps, vote = 128, 8, False
-                schedule = {"overlap_products": True, "ping_pong": True}
+            tiles = ATTENTION_TILES[head_dim]
             for suffix, causal, window, softcap in MASKS:
                 # K and V copied by the TMA, issued by a producer warpgroup
                 # (warp_specialize): 0-8% faster than the kernels without
@@ -161,11 +183,11 @@ def _variants():
                 out.append(Variant(
                     f"attn_fwd_{t}_d{head_dim}_{suffix}", "attention", "attn_fwd",
                     _fwd_signature(t),
-                    {"HEAD_DIM": head_dim, "BLOCK_M": 128, "BLOCK_N": block_n,
+                    {"HEAD_DIM": head_dim, "BLOCK_M": 128, "BLOCK_N": tiles.block_n,
                      "CAUSAL": causal, "WINDOW": window, "SOFTCAP": softcap,
-                     "HEAD_GROUP": 8, "RESCALE_VOTE": vote},
-                    fwd_warps, thread_index_per_op=True, warp_specialize=True,
-                    **schedule))
+                     "HEAD_GROUP": 8, "RESCALE_VOTE": tiles.vote},
+                    tiles.fwd_warps, thread_index_per_op=True, warp_specialize=True,
+                    overlap_products=True, ping_pong=tiles.ping_pong))
             out.append(Variant(
                 f"attn_bwd_preprocess_{t}_d{head_dim}", "attention", "attn_bwd_preprocess",
                 _preprocess_signature(t), {"HEAD_DIM": head_dim, "BLOCK_M": 64},
@@ -174,12 +196,11 @@ def _variants():
                 out.append(Variant(
                     f"attn_bwd_{t}_d{head_dim}_{suffix}", "attention", "attn_bwd",
                     _bwd_signature(t),
-                    {"HEAD_DIM": head_dim, "BLOCK_M1": 64, "BLOCK_N1": bwd_keys,
+                    {"HEAD_DIM": head_dim, "BLOCK_M1": 64, "BLOCK_N1": tiles.bwd_keys,
                      "CAUSAL": causal, "WINDOW": window, "SOFTCAP": softcap,
-                     "GROUP_PROGRAMS": 128, "DV_LAST": head_dim == 64}, bwd_warps,
-                    num_stages=bwd_stages, thread_index_per_op=True,
-                    max_row_span=128 if head_dim == 128 else 0,
-                    warp_specialize=True))
+                     "GROUP_PROGRAMS": 128, "DV_LAST": tiles.dv_last}, tiles.bwd_warps,
+                    num_stages=tiles.bwd_stages, thread_index_per_op=True,
+                    max_row_span=tiles.max_row_span, warp_specialize=True))
             # 4096 elements a program (16 a thread): at d128, 32-row blocks
             # took 76 us instead of 96 with 64 rows (B * N = 16384, H = 16),
             # FA2's convert_dq 78.
