@@ -10,8 +10,9 @@ shape of issue #36), each forward and forward + backward:
   mqa             1 K/V head
   window          gqa with window_size=(1024, 0) (Mistral's sliding window)
   softcap         gqa with softcap=30
-Peers on the same inputs: SDPA (enable_gqa; cuDNN, else whichever backend
-PyTorch picks, named) for mha, gqa and mqa, and FlashAttention-4
+Peers on the same inputs: SDPA (enable_gqa; among its cuDNN, flash and
+efficient backends, whichever PyTorch picks) for mha, gqa and mqa, and
+FlashAttention-4
 (flash_attn.cute) where installed, for every case it takes.
 
 TFLOP/s count the pairs each case computes: 4 * B * H * D per visible
@@ -82,7 +83,8 @@ def tile_run(causal, window, softcap):
 
 
 def sdpa_run(q, k, v):
-    """SDPA with enable_gqa, cuDNN first; the backend it ran is recorded."""
+    """SDPA with enable_gqa, limited to its cuDNN, flash and efficient
+    backends (never the math one)."""
     q_, k_, v_ = (t.transpose(1, 2) for t in (q, k, v))
     gqa = k.shape[2] != q.shape[2]
     with sdpa_kernel([SDPBackend.CUDNN_ATTENTION, SDPBackend.FLASH_ATTENTION,
