@@ -125,8 +125,9 @@ fn = module.attn_fwd
 signature = {name: kind for name, kind in zip(
     ["Q", "K", "V", "O", "LSE", "sm_scale", "stride_z", "stride_h", "stride_n",
      "stride_kz", "stride_kh", "stride_kn", "Z", "H", "H_KV", "N_CTX", "N_KV",
-     "causal_offset", "window_offset", "softcap"],
-    ["*fp16"] * 4 + ["*fp32", "fp32"] + ["i32"] * 13 + ["fp32"])}
+     "causal_offset", "window_offset", "softcap", "CU_SEQLENS_Q", "CU_SEQLENS_K",
+     "MAX_N_CTX", "VARLEN"],
+    ["*fp16"] * 4 + ["*fp32", "fp32"] + ["i32"] * 13 + ["fp32", "*i32", "*i32", "i32", "i32"])}
 constexprs = {"HEAD_DIM": 128, "BLOCK_M": 256, "BLOCK_N": 64, "CAUSAL": True,
               "HEAD_GROUP": 8}
 signature.update({name: "constexpr" for name in constexprs})

@@ -214,11 +214,15 @@ def run_attention(t, d, mask, n, heads_inner, n_kv=None, h=2, h_kv=None, z=1,
     dkv_strides = layout(z, h, n_kv, d, heads_inner)
     i32 = lambda values: [np.int32(x) for x in values]  # noqa: E731
     sizes = i32((z, h, h_kv, n, n_kv)) + mask.args(n_kv) + [np.float32(softcap or 0.0)]
-    q_dims = i32(q_strides + (z, h, n))
+    # One batch of equal lengths: the cu_seqlens pointers are never read.
+    memory["CU"] = np.zeros(1, np.int32)
+    dense = [("ptr", "CU"), ("ptr", "CU")] + i32((n, 0))
+    dense_bwd = [("ptr", "CU"), ("ptr", "CU")] + i32((n, n_kv, 0))
+    q_dims = i32(q_strides + (z, h, n)) + [("ptr", "CU")] + i32((n, 0))
 
     fwd, c = interpreter(f"attn_fwd_{t}_d{d}_{suffix}")
     fwd.run([("ptr", "Q"), ("ptr", "K"), ("ptr", "V"), ("ptr", "O"), ("ptr", "LSE"),
-             np.float32(sm_scale)] + i32(q_strides + kv_strides) + sizes,
+             np.float32(sm_scale)] + i32(q_strides + kv_strides) + sizes + dense,
             (-(-n // c["BLOCK_M"]), z * h), memory)
     visible = visibility(n, n_kv, mask.causal_offset, mask.window_offset)
     p, o_ref, lse_ref, cap_grad = attention_ref(qf, kf, vf, sm_scale, visible, softcap)
@@ -242,11 +246,19 @@ def run_attention(t, d, mask, n, heads_inner, n_kv=None, h=2, h_kv=None, z=1,
     bwd, c = interpreter(f"attn_bwd_{t}_d{d}_{suffix}")
     bwd.run([("ptr", "Q"), ("ptr", "K"), ("ptr", "V"), np.float32(sm_scale), ("ptr", "DO"),
              ("ptr", "DQ_ACC"), ("ptr", "DK"), ("ptr", "DV"), ("ptr", "LSE"),
-             ("ptr", "DELTA")] + i32(q_strides + kv_strides + dkv_strides) + sizes,
-            (-(-n_kv // c["BLOCK_N1"]), z * h), memory)
+             ("ptr", "DELTA")] + i32(q_strides + kv_strides + dkv_strides) + sizes
+            + dense_bwd, (-(-n_kv // c["BLOCK_N1"]), z * h), memory)
     post, c = interpreter(f"attn_bwd_postprocess_{t}_d{d}")
     post.run([("ptr", "DQ"), ("ptr", "DQ_ACC"), np.float32(sm_scale)] + q_dims,
              (-(-n // c["BLOCK_M"]), z * h), memory)
+    got = {name: load(memory[name], z, h, rows, d, heads_inner).astype(np.float64)
+           for name, rows in (("DV", n_kv), ("DK", n_kv), ("DQ", n))}
+    check_gradients(got, p, o_ref, qf, kf, vf, dof, sm_scale, cap_grad, visible, "")
+
+
+def check_gradients(got, p, o_ref, qf, kf, vf, dof, sm_scale, cap_grad, visible, where):
+    """dV, dK (per query head) and dQ in `got` against float64 from P and
+    O: keys no query sees and queries that see no key exactly zero."""
     dv_ref = np.swapaxes(p, -1, -2) @ dof
     dp = dof @ np.swapaxes(vf, -1, -2)
     delta = (o_ref * dof).sum(-1, keepdims=True)
@@ -258,14 +270,16 @@ def run_attention(t, d, mask, n, heads_inner, n_kv=None, h=2, h_kv=None, z=1,
     ds_terms = p * (np.abs(dp) + np.abs(delta)) * cap_grad
     terms = {"DK": np.swapaxes(ds_terms, -1, -2) @ np.abs(qf) * sm_scale,
              "DQ": ds_terms @ np.abs(kf) * sm_scale, "DV": np.abs(dv_ref)}
-    # Keys no query sees, and queries that see no key: exactly zero.
     unseen = {"DK": ~visible.any(0), "DV": ~visible.any(0), "DQ": ~visible.any(1)}
-    for name, ref, rows in (("DV", dv_ref, n_kv), ("DK", dk_ref, n_kv), ("DQ", dq_ref, n)):
-        got = load(memory[name], z, h, rows, d, heads_inner).astype(np.float64)
-        assert (got[:, :, unseen[name]] == 0).all(), f"{name}: not zero where nothing is seen"
+    for name, ref in (("DV", dv_ref), ("DK", dk_ref), ("DQ", dq_ref)):
+        value = got[name]
+        assert (value[:, :, unseen[name]] == 0).all(), \
+            f"{where} {name}: not zero where nothing is seen"
+        if ref.size == 0:
+            continue
         scale = max(np.abs(ref).max(), 0.1 * terms[name].max())
-        assert np.abs(got - ref).max() <= 2e-2 * scale, \
-            f"{name}: max error {np.abs(got - ref).max()} vs scale {scale}"
+        assert np.abs(value - ref).max() <= 2e-2 * scale, \
+            f"{where} {name}: max error {np.abs(value - ref).max()} vs scale {scale}"
 
 
 @pytest.mark.parametrize("t, d, mask, n, heads_inner", ATTENTION_CASES)
@@ -284,6 +298,103 @@ def test_attention_forward_and_backward(t, d, mask, n, heads_inner):
     ("fp16", 256, NONCAUSAL, 70, 130, 2, 2), ("fp16", 256, band(-70, 0), 140, 140, 2, 2)])
 def test_attention_head_dims(t, d, mask, n, n_kv, h, h_kv):
     run_attention(t, d, mask, n, False, n_kv=n_kv, h=h, h_kv=h_kv)
+
+
+def run_varlen_attention(t, d, mask, lengths, h=2, h_kv=1, softcap=None):
+    """The four kernels on packed sequences (VARLEN): `lengths` is a list of
+    (queries, keys) per sequence, the tensors (total, heads, d) as
+    FlashAttention's varlen functions take them, and the mask's offsets
+    relative to each sequence's bottom-right diagonal.  Each sequence is
+    checked against float64 on its own."""
+    suffix = mask.suffix + ("" if softcap is None else "_softcap")
+    z = len(lengths)
+    cu_q = np.cumsum([0] + [lq for lq, _ in lengths]).astype(np.int32)
+    cu_k = np.cumsum([0] + [lk for _, lk in lengths]).astype(np.int32)
+    total_q, total_k = int(cu_q[-1]), int(cu_k[-1])
+    max_q, max_k = max(lq for lq, _ in lengths), max(lk for _, lk in lengths)
+    group = h // h_kv
+    rng = np.random.RandomState(total_q + 7 * total_k + d)
+    q, do = (to_dtype(rng.randn(total_q, h, d), t) for _ in range(2))
+    k, v = (to_dtype(rng.randn(total_k, h_kv, d), t) for _ in range(2))
+    sm_scale = 0.5 / math.sqrt(d)
+    mem_dtype = np.float16 if t == "fp16" else np.float32
+    memory = {"Q": q.ravel().copy(), "K": k.ravel().copy(), "V": v.ravel().copy(),
+              "DO": do.ravel().copy(), "CU_Q": cu_q, "CU_K": cu_k}
+    for name, rows in (("O", total_q), ("DQ", total_q), ("DK", total_k), ("DV", total_k)):
+        memory[name] = np.full(rows * h * d, np.nan, mem_dtype)
+    memory["LSE"] = np.full(z * h * max_q, np.nan, np.float32)
+    memory["DELTA"] = np.full(z * h * max_q, np.nan, np.float32)
+    memory["DQ_ACC"] = np.full(z * h * max_q * d, np.nan, np.float32)
+    i32 = lambda values: [np.int32(x) for x in values]  # noqa: E731
+    # Packed: no batch stride; a sequence's rows start at cu_seqlens.
+    q_strides, kv_strides, dkv_strides = (0, d, h * d), (0, d, h_kv * d), (0, d, h * d)
+    # No upper bound: one past every sequence's keys, after the kernel adds
+    # its bottom-right shift.
+    upper = max_q + max_k if mask.causal_offset is None else mask.causal_offset
+    lower = 0 if mask.window_offset is None else mask.window_offset
+    sizes = i32((z, h, h_kv, total_q, total_k, upper, lower)) + [np.float32(softcap or 0.0)]
+    packed = [("ptr", "CU_Q"), ("ptr", "CU_K")]
+    q_dims = i32(q_strides + (z, h, total_q)) + [("ptr", "CU_Q")] + i32((max_q, 1))
+
+    fwd, c = interpreter(f"attn_fwd_{t}_d{d}_{suffix}")
+    fwd.run([("ptr", "Q"), ("ptr", "K"), ("ptr", "V"), ("ptr", "O"), ("ptr", "LSE"),
+             np.float32(sm_scale)] + i32(q_strides + kv_strides) + sizes + packed
+            + i32((max_q, 1)), (-(-max_q // c["BLOCK_M"]), z * h), memory)
+    pre, c = interpreter(f"attn_bwd_preprocess_{t}_d{d}")
+    pre.run([("ptr", "O"), ("ptr", "DO"), ("ptr", "DELTA"), ("ptr", "DQ_ACC")] + q_dims,
+            (-(-max_q // c["BLOCK_M"]), z * h), memory)
+    bwd, c = interpreter(f"attn_bwd_{t}_d{d}_{suffix}")
+    bwd.run([("ptr", "Q"), ("ptr", "K"), ("ptr", "V"), np.float32(sm_scale), ("ptr", "DO"),
+             ("ptr", "DQ_ACC"), ("ptr", "DK"), ("ptr", "DV"), ("ptr", "LSE"),
+             ("ptr", "DELTA")] + i32(q_strides + kv_strides + dkv_strides) + sizes + packed
+            + i32((max_q, max_k, 1)), (-(-max_k // c["BLOCK_N1"]), z * h), memory)
+    post, c = interpreter(f"attn_bwd_postprocess_{t}_d{d}")
+    post.run([("ptr", "DQ"), ("ptr", "DQ_ACC"), np.float32(sm_scale)] + q_dims,
+             (-(-max_q // c["BLOCK_M"]), z * h), memory)
+
+    out = {name: memory[name].reshape(-1, h, d).astype(np.float64)
+           for name in ("O", "DQ", "DK", "DV")}
+    lse = memory["LSE"].reshape(z, h, max_q)
+    for b, (lq, lk) in enumerate(lengths):
+        rows_q, rows_k = slice(cu_q[b], cu_q[b + 1]), slice(cu_k[b], cu_k[b + 1])
+        qf, dof = (x[rows_q].transpose(1, 0, 2)[None].astype(np.float64) for x in (q, do))
+        kf, vf = (np.repeat(x[rows_k].transpose(1, 0, 2)[None].astype(np.float64), group,
+                            axis=1) for x in (k, v))
+        got = {name: out[name][rows_q if name in ("O", "DQ") else rows_k]
+               .transpose(1, 0, 2)[None] for name in out}
+        where = f"sequence {b} ({lq} queries, {lk} keys)"
+        if lq == 0 or lk == 0:
+            # Nothing seen: out 0, lse -inf, zero gradients.
+            assert all((x == 0).all() for x in got.values()), where
+            assert np.isneginf(lse[b, :, :lq]).all(), where
+            continue
+        shift = lk - lq
+        visible = visibility(lq, lk, None if mask.causal_offset is None
+                             else mask.causal_offset + shift,
+                             None if mask.window_offset is None
+                             else mask.window_offset + shift)
+        p, o_ref, lse_ref, cap_grad = attention_ref(qf, kf, vf, sm_scale, visible, softcap)
+        np.testing.assert_allclose(got["O"], o_ref, atol=1e-2, rtol=1e-2, err_msg=where)
+        empty = np.isneginf(lse_ref[0])
+        np.testing.assert_array_equal(np.isneginf(lse[b, :, :lq]), empty, err_msg=where)
+        np.testing.assert_allclose(lse[b, :, :lq][~empty], lse_ref[0][~empty], atol=1e-4,
+                                   rtol=1e-4, err_msg=where)
+        check_gradients(got, p, o_ref, qf, kf, vf, dof, sm_scale, cap_grad, visible, where)
+
+
+@pytest.mark.parametrize("t, d, mask, lengths, h, h_kv", [
+    ("fp16", 64, NONCAUSAL, [(70, 130), (1, 1), (200, 90), (0, 5), (64, 64)], 2, 1),
+    ("bf16", 64, causal(), [(130, 70), (5, 300), (1, 1), (257, 257)], 2, 2),
+    ("fp16", 128, causal(-3), [(100, 100), (37, 80), (0, 0), (150, 40)], 4, 2),
+    ("fp16", 64, band(-30, 0), [(90, 90), (200, 130), (1, 50)], 2, 1),
+    ("bf16", 64, NONCAUSAL, [(40, 0), (70, 70)], 2, 2),
+    ("fp16", 64, band(-20), [(150, 150), (33, 33)], 2, 1)])
+def test_attention_packed_sequences(t, d, mask, lengths, h, h_kv):
+    run_varlen_attention(t, d, mask, lengths, h, h_kv)
+
+
+def test_attention_packed_sequences_softcap():
+    run_varlen_attention("fp16", 64, causal(), [(90, 120), (64, 64)], 2, 1, softcap=0.7)
 
 
 # Capped scores (a small cap, so that tanh bends most scores), with each

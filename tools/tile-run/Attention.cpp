@@ -300,6 +300,16 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
   TILE_RETURN_IF_ERROR(uploadTensor(o, "O", &oBuffer));
   TILE_RETURN_IF_ERROR(session.upload(lse, "LSE", &lseBuffer));
 
+  // One batch of equal lengths: the kernels read their cu_seqlens pointers
+  // only for packed sequences (VARLEN), but a pointer names a buffer.
+  rt::HostArray notPacked(rt::DType::I32, {1});
+  notPacked.fill(0);
+  rt::ScopedBuffer notPackedBuffer;
+  TILE_RETURN_IF_ERROR(
+      session.upload(notPacked, "CU_SEQLENS", &notPackedBuffer));
+  rt::LaunchArg cuSeqlens =
+      rt::LaunchArg::pointer(notPackedBuffer.get(), rt::DType::I32);
+
   auto i32 = [](int64_t value) { return rt::LaunchArg::integer(value); };
   rt::DType T = *dtype;
   int64_t strideZ = h * n * d, strideH = sequenceMajor ? d : n * d,
@@ -310,13 +320,15 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
     for (auto [name, value] :
          {std::pair("stride_z", strideZ), std::pair("stride_h", strideH),
           std::pair("stride_n", strideN), std::pair("Z", b), std::pair("H", h),
-          std::pair("N_CTX", n)})
+          std::pair("N_CTX", n), std::pair("MAX_N_CTX", n),
+          std::pair("VARLEN", int64_t(0))})
       args.push_back({name, i32(value)});
+    args.push_back({"CU_SEQLENS_Q", cuSeqlens});
     return args;
   };
   // attn_fwd and attn_bwd also take K and V's shape (and attn_bwd dK and
   // dV's) and the softcap: here K, V, dK and dV are shaped and laid out as
-  // Q, one K/V head a query head, with no window and no cap.
+  // Q, one K/V head a query head, with no window, no cap, not packed.
   auto withKeys = [&](NamedArgs args, bool gradients) {
     args = withShape(std::move(args));
     for (auto [name, value] :
@@ -325,10 +337,11 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
           std::pair("N_KV", n), std::pair("window_offset", int64_t(0))})
       args.push_back({name, i32(value)});
     args.push_back({"softcap", rt::LaunchArg::floating(0.0)});
+    args.push_back({"CU_SEQLENS_K", cuSeqlens});
     if (gradients)
       for (auto [name, value] :
            {std::pair("stride_dkz", strideZ), std::pair("stride_dkh", strideH),
-            std::pair("stride_dkn", strideN)})
+            std::pair("stride_dkn", strideN), std::pair("MAX_N_KV", n)})
         args.push_back({name, i32(value)});
     return args;
   };

@@ -346,15 +346,21 @@ def _launch_all(device, launches):
 
 def _shape_values(q, k):
     """The shape and stride values every kernel of a call takes: q's
-    (stride_z, stride_h, stride_n, Z, H, N_CTX) and, for attn_fwd and
-    attn_bwd, k's (stride_kz, stride_kh, stride_kn, H_KV, N_KV)."""
+    (stride_z, stride_h, stride_n, Z, H, N_CTX, CU_SEQLENS_Q, MAX_N_CTX,
+    VARLEN) and, for attn_fwd and attn_bwd, k's (stride_kz, stride_kh,
+    stride_kn, H_KV, N_KV, CU_SEQLENS_K; attn_bwd also takes MAX_N_KV).
+    Not packed (VARLEN 0), the kernels read an int32 at each cu_seqlens
+    pointer and multiply it by 0: q's and k's first elements serve."""
     batch, seqlen_q, heads, _ = q.shape
     stride_z, stride_h, stride_n = kernel_strides(q)
     queries = {"stride_z": stride_z, "stride_h": stride_h, "stride_n": stride_n,
-               "Z": batch, "H": heads, "N_CTX": seqlen_q}
+               "Z": batch, "H": heads, "N_CTX": seqlen_q,
+               "CU_SEQLENS_Q": DevicePointer(q.data_ptr(), "i32"), "MAX_N_CTX": seqlen_q,
+               "VARLEN": 0}
     stride_kz, stride_kh, stride_kn = kernel_strides(k)
     keys = {"stride_kz": stride_kz, "stride_kh": stride_kh, "stride_kn": stride_kn,
-            "H_KV": k.shape[2], "N_KV": k.shape[1]}
+            "H_KV": k.shape[2], "N_KV": k.shape[1],
+            "CU_SEQLENS_K": DevicePointer(k.data_ptr(), "i32")}
     return queries, keys
 
 
@@ -493,7 +499,8 @@ def _backward(dout, q, k, v, out, lse, causal, scale, causal_offset=0, window_of
                     "DK": _device_pointer(dk), "DV": _device_pointer(dv),
                     "LSE": _device_pointer(lse), "DELTA": _device_pointer(delta),
                     "stride_dkz": stride_dkz, "stride_dkh": stride_dkh,
-                    "stride_dkn": stride_dkn, **queries, **keys, **_mask_values(mask)}),
+                    "stride_dkn": stride_dkn, "MAX_N_KV": seqlen_k, **queries, **keys,
+                    **_mask_values(mask)}),
         (postprocess, {"DQ": _device_pointer(dq),
                        "DQ_ACC": _device_pointer(dq_accumulator),
                        "sm_scale": scale, **queries})])

@@ -78,6 +78,18 @@ def _head_offset(off_hz, H, stride_z, stride_h):
 
 
 @tile.jit
+def _sequence(CU_SEQLENS, off_z, n, VARLEN):
+    """(first row, rows) of batch off_z's sequence: from cu_seqlens when
+    VARLEN is 1 (packed sequences), else (VARLEN 0) 0 and n.  Read either
+    way, without a branch (pure scalar arithmetic and loads, which a
+    producer warpgroup recomputes): not packed, CU_SEQLENS may point at any
+    readable int32, whose value is multiplied by 0."""
+    start = tl.load(CU_SEQLENS + off_z * VARLEN) * VARLEN
+    end = tl.load(CU_SEQLENS + (off_z + 1) * VARLEN) * VARLEN
+    return start, end - start + (1 - VARLEN) * n
+
+
+@tile.jit
 def _score_scales(sm_scale, softcap, SOFTCAP: tl.constexpr):
     """(qk_scale, cap_scale): the scores in base 2 are q . k * qk_scale, or
     with SOFTCAP tanh(q . k * cap_scale) * qk_scale."""
@@ -170,7 +182,7 @@ def _finite_max(m, CAUSAL_MASK: tl.constexpr):
 
 @tile.jit
 def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi,
-                    offs_m, qk_scale, N_KV, causal_offset, window_offset, cap_scale,
+                    offs_m, qk_scale, kv_len, causal_offset, window_offset, cap_scale,
                     BLOCK_N: tl.constexpr, CAUSAL_MASK: tl.constexpr,
                     KEY_MASK: tl.constexpr, RESCALE_VOTE: tl.constexpr = True,
                     WINDOW_MASK: tl.constexpr = False, SOFTCAP: tl.constexpr = False):
@@ -180,7 +192,7 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi,
     scores (base 2), or less than it by at most RESCALE_HEADROOM; l_i is the
     row sum of 2^(score - m_i), acc the unnormalised output.  CAUSAL_MASK
     hides keys j > i + causal_offset, WINDOW_MASK keys j < i +
-    window_offset; KEY_MASK hides keys at or past N_KV (and bounds the
+    window_offset; KEY_MASK hides keys at or past kv_len (and bounds the
     loads).  RESCALE_VOTE: the rows rescale together, behind one vote of
     the program; else each row on its own, without a vote, so that
     warpgroups owning different rows never wait for one another.  The
@@ -206,9 +218,9 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi,
                 visible = _band(offs_m[:, None], offs_n[None, :], causal_offset,
                                 window_offset, CAUSAL_MASK, WINDOW_MASK)
                 if KEY_MASK:
-                    visible = visible & (offs_n[None, :] < N_KV)
+                    visible = visible & (offs_n[None, :] < kv_len)
             else:
-                visible = offs_n[None, :] < N_KV
+                visible = offs_n[None, :] < kv_len
             qk = tl.where(visible, qk, -float("inf"))
         # The scale goes into the max (qk_scale > 0 keeps the order) and into
         # one fma per score: qk * qk_scale - m_i.
@@ -242,12 +254,13 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi,
     return acc, l_i, m_i
 
 
-@tile.jit(launch=tile.Launch(grid=("cdiv(N_CTX, BLOCK_M)", "Z * H"),
+@tile.jit(launch=tile.Launch(grid=("cdiv(MAX_N_CTX, BLOCK_M)", "Z * H"),
                              keys=("HEAD_DIM", "CAUSAL", "WINDOW", "SOFTCAP"),
-                             length="N_CTX"))
+                             length="MAX_N_CTX"))
 def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n,
              stride_kz, stride_kh, stride_kn, Z, H, H_KV, N_CTX, N_KV,
-             causal_offset, window_offset, softcap, HEAD_DIM: tl.constexpr,
+             causal_offset, window_offset, softcap, CU_SEQLENS_Q, CU_SEQLENS_K,
+             MAX_N_CTX, VARLEN, HEAD_DIM: tl.constexpr,
              BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr,
              WINDOW: tl.constexpr = False, SOFTCAP: tl.constexpr = False,
              HEAD_GROUP: tl.constexpr = 8, RESCALE_VOTE: tl.constexpr = True):
@@ -264,37 +277,49 @@ def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n,
     off_z, off_h, off_kv = _heads(off_hz, H, H_KV)
     offset = _offset(off_z, off_h, stride_z, stride_h)
     kv_offset = _offset(off_z, off_kv, stride_kz, stride_kh)
+    start_q, q_len = _sequence(CU_SEQLENS_Q, off_z, N_CTX, VARLEN)
+    start_k, kv_len = _sequence(CU_SEQLENS_K, off_z, N_KV, VARLEN)
+    # Packed, the offsets are relative to each sequence's bottom-right
+    # diagonal; a program past its sequence's queries sees no key.
+    causal_offset += (kv_len - q_len) * VARLEN
+    window_offset += (kv_len - q_len) * VARLEN
+    kv_len = kv_len * (start_m * BLOCK_M < q_len).to(tl.int32)
+    # Rows are counted from the sequence's first (start_q, start_k); the
+    # loads' extents are the tensors' (N_CTX, N_KV): the rows a block reads
+    # past its sequence's are the next sequence's, hidden by the masks.
     Q_block_ptr = tl.make_block_ptr(base=Q + offset, shape=(N_CTX, HEAD_DIM),
-                                    strides=(stride_n, 1), offsets=(start_m * BLOCK_M, 0),
+                                    strides=(stride_n, 1),
+                                    offsets=(start_q + start_m * BLOCK_M, 0),
                                     block_shape=(BLOCK_M, HEAD_DIM), order=(1, 0))
     # K is read transposed: a (HEAD_DIM, N_KV) view, so q @ k needs no trans.
     K_block_ptr = tl.make_block_ptr(base=K + kv_offset, shape=(HEAD_DIM, N_KV),
-                                    strides=(1, stride_kn), offsets=(0, 0),
+                                    strides=(1, stride_kn), offsets=(0, start_k),
                                     block_shape=(HEAD_DIM, BLOCK_N), order=(0, 1))
     V_block_ptr = tl.make_block_ptr(base=V + kv_offset, shape=(N_KV, HEAD_DIM),
-                                    strides=(stride_kn, 1), offsets=(0, 0),
+                                    strides=(stride_kn, 1), offsets=(start_k, 0),
                                     block_shape=(BLOCK_N, HEAD_DIM), order=(1, 0))
-    O_block_ptr = tl.make_block_ptr(base=O + offset, shape=(N_CTX, HEAD_DIM),
-                                    strides=(stride_n, 1), offsets=(start_m * BLOCK_M, 0),
+    O_block_ptr = tl.make_block_ptr(base=O + offset, shape=(start_q + q_len, HEAD_DIM),
+                                    strides=(stride_n, 1),
+                                    offsets=(start_q + start_m * BLOCK_M, 0),
                                     block_shape=(BLOCK_M, HEAD_DIM), order=(1, 0))
     offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
     m_i = tl.full([BLOCK_M], -float("inf"), tl.float32)
     l_i = tl.zeros([BLOCK_M], tl.float32)
     acc = tl.zeros([BLOCK_M, HEAD_DIM], tl.float32)
     qk_scale, cap_scale = _score_scales(sm_scale, softcap, SOFTCAP)
-    # Rows past N_CTX read zeros and are never stored.
+    # Rows past the sequence's are never stored.
     q = tl.load(Q_block_ptr, boundary_check=(0,), padding_option="zero")
     if CAUSAL:
-        off = tl.minimum(tl.maximum(causal_offset, -N_CTX), N_KV)
+        off = tl.minimum(tl.maximum(causal_offset, -q_len), kv_len)
         m0 = start_m * BLOCK_M
-        # Keys j <= m0 + off, in whole blocks below N_KV, are below every
+        # Keys j <= m0 + off, in whole blocks below kv_len, are below every
         # row's causal bound (offset 0: the keys before row m0).
         full_end = tl.maximum(m0 + off + 1, 0) // BLOCK_N * BLOCK_N
-        full_end = tl.minimum(full_end, N_KV // BLOCK_N * BLOCK_N)
+        full_end = tl.minimum(full_end, kv_len // BLOCK_N * BLOCK_N)
         # The end of the last key the last row sees, and of the keys.
-        diag_end = tl.minimum(m0 + BLOCK_M + off, N_KV)
+        diag_end = tl.minimum(m0 + BLOCK_M + off, kv_len)
         if WINDOW:
-            low = tl.minimum(tl.maximum(window_offset, -N_CTX), N_KV)
+            low = tl.minimum(tl.maximum(window_offset, -q_len), kv_len)
             # From the block holding the first key row m0 sees to the first
             # block above every row's lower bound, then the full blocks,
             # then the diagonal: the masked stages apply both bounds (a
@@ -306,50 +331,48 @@ def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n,
             left_end = tl.maximum(tl.minimum(left_end * BLOCK_N, diag_end), first)
             full_end = tl.maximum(full_end, left_end)
             acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
-                                            first, left_end, offs_m, qk_scale, N_KV, off,
+                                            first, left_end, offs_m, qk_scale, kv_len, off,
                                             low, cap_scale, BLOCK_N, True, True,
                                             RESCALE_VOTE, True, SOFTCAP)
             acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
-                                            left_end, full_end, offs_m, qk_scale, N_KV,
+                                            left_end, full_end, offs_m, qk_scale, kv_len,
                                             off, low, cap_scale, BLOCK_N, False, False,
                                             RESCALE_VOTE, False, SOFTCAP)
             acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
-                                            full_end, diag_end, offs_m, qk_scale, N_KV,
+                                            full_end, diag_end, offs_m, qk_scale, kv_len,
                                             off, low, cap_scale, BLOCK_N, True, True,
                                             RESCALE_VOTE, True, SOFTCAP)
         else:
             acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
-                                            0, full_end, offs_m, qk_scale, N_KV, off, 0,
+                                            0, full_end, offs_m, qk_scale, kv_len, off, 0,
                                             cap_scale, BLOCK_N, False, False,
                                             RESCALE_VOTE, False, SOFTCAP)
             # Diagonal: up to the last key the last row sees, with the
             # causal mask and the key tail.  Empty when no row sees a key.
             acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
-                                            full_end, diag_end, offs_m, qk_scale, N_KV,
+                                            full_end, diag_end, offs_m, qk_scale, kv_len,
                                             off, 0, cap_scale, BLOCK_N, True, True,
                                             RESCALE_VOTE, False, SOFTCAP)
     else:
-        full_end = N_KV // BLOCK_N * BLOCK_N
+        full_end = kv_len // BLOCK_N * BLOCK_N
         acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
-                                        0, full_end, offs_m, qk_scale, N_KV, 0, 0,
+                                        0, full_end, offs_m, qk_scale, kv_len, 0, 0,
                                         cap_scale, BLOCK_N, False, False, RESCALE_VOTE,
                                         False, SOFTCAP)
         acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
-                                        full_end, N_KV, offs_m, qk_scale, N_KV, 0, 0,
+                                        full_end, kv_len, offs_m, qk_scale, kv_len, 0, 0,
                                         cap_scale, BLOCK_N, False, True, RESCALE_VOTE,
                                         False, SOFTCAP)
     # log-sum-exp in natural log: ln 2 * (m_i + log2 l_i); -inf for a row
     # that saw no key (m_i = -inf, l_i = 0).
     lse = (m_i + tl.math.log2(l_i)) * LN2
-    lse_ptrs = LSE + off_hz.to(tl.int64) * N_CTX + offs_m
-    tl.store(lse_ptrs, lse, mask=offs_m < N_CTX)
+    lse_ptrs = LSE + off_hz.to(tl.int64) * MAX_N_CTX + offs_m
+    tl.store(lse_ptrs, lse, mask=offs_m < q_len)
     # One division a row, then multiplies: a division an element costs
-    # IEEE division's slow-path check and call each.
-    if CAUSAL:
-        # A row that saw no key has acc = 0 and l_i = 0: divide by 1, out 0.
-        inv_l = 1.0 / tl.where(l_i > 0, l_i, 1.0)
-    else:
-        inv_l = 1.0 / l_i
+    # IEEE division's slow-path check and call each.  A row that saw no key
+    # (a mask's, or a packed sequence's without keys) has acc = 0 and l_i =
+    # 0: divide by 1, out 0.
+    inv_l = 1.0 / tl.where(l_i > 0, l_i, 1.0)
     o = acc * inv_l[:, None]
     tl.store(O_block_ptr, o.to(O.dtype.element_ty), boundary_check=(0,))
 
@@ -409,29 +432,44 @@ def attn_fwd_fp8(Q, K, VT, O, LSE, DESCALE, sm_scale, stride_z, stride_h, stride
 # Backward
 # --------------------------------------------------------------------------
 
-@tile.jit(launch=tile.Launch(grid=("cdiv(N_CTX, BLOCK_M)", "Z * H"), keys=("HEAD_DIM",)))
+@tile.jit
+def _query_rows(off_hz, H, stride_z, stride_h, stride_n, N_CTX, CU_SEQLENS_Q, VARLEN,
+                BLOCK_M: tl.constexpr, HEAD_DIM: tl.constexpr):
+    """For the preprocess and postprocess kernels: the head's offset (64
+    bits) and the element offsets within it (i32, as the row indices are)
+    of this program's (BLOCK_M, HEAD_DIM) block of a Q-shaped tensor, its
+    rows (counted from the sequence's first) and the sequence's queries."""
+    start_q, q_len = _sequence(CU_SEQLENS_Q, off_hz // H, N_CTX, VARLEN)
+    offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_d = tl.arange(0, HEAD_DIM)
+    offsets = (start_q + offs_m)[:, None] * stride_n + offs_d[None, :]
+    return _head_offset(off_hz, H, stride_z, stride_h), offsets, offs_m, q_len
+
+
+@tile.jit(launch=tile.Launch(grid=("cdiv(MAX_N_CTX, BLOCK_M)", "Z * H"), keys=("HEAD_DIM",)))
 def attn_bwd_preprocess(O, DO, DELTA, DQ_ACC, stride_z, stride_h, stride_n, Z, H, N_CTX,
-                        HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr):
+                        CU_SEQLENS_Q, MAX_N_CTX, VARLEN, HEAD_DIM: tl.constexpr,
+                        BLOCK_M: tl.constexpr):
     start_m = tl.program_id(0)
     off_hz = tl.program_id(1)
-    offset = _head_offset(off_hz, H, stride_z, stride_h)
-    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    offs_d = tl.arange(0, HEAD_DIM)
-    mask = offs_m < N_CTX
-    offsets = offs_m[:, None] * stride_n + offs_d[None, :]
+    offset, offsets, offs_m, q_len = _query_rows(off_hz, H, stride_z, stride_h, stride_n,
+                                                 N_CTX, CU_SEQLENS_Q, VARLEN, BLOCK_M,
+                                                 HEAD_DIM)
+    mask = offs_m < q_len
     o = tl.load(O + offset + offsets, mask=mask[:, None], other=0.0)
     do = tl.load(DO + offset + offsets, mask=mask[:, None], other=0.0)
     delta = tl.sum(o.to(tl.float32) * do.to(tl.float32), axis=1)
-    tl.store(DELTA + off_hz.to(tl.int64) * N_CTX + offs_m, delta, mask=mask)
+    tl.store(DELTA + off_hz.to(tl.int64) * MAX_N_CTX + offs_m, delta, mask=mask)
     # attn_bwd adds to DQ_ACC: start it at zero.
-    acc = DQ_ACC + off_hz.to(tl.int64) * N_CTX * HEAD_DIM
-    tl.store(acc + _dq_acc_offsets(start_m * BLOCK_M, N_CTX, BLOCK_M, HEAD_DIM, True),
+    acc = DQ_ACC + off_hz.to(tl.int64) * MAX_N_CTX * HEAD_DIM
+    tl.store(acc + _dq_acc_offsets(start_m * BLOCK_M, q_len, BLOCK_M, HEAD_DIM, True),
              tl.zeros([BLOCK_M, HEAD_DIM], tl.float32), mask=mask[:, None])
 
 
 @tile.jit
-def _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, N_KV,
-                   qk_scale, cap_scale, causal_offset, window_offset, start_n, lo, hi,
+def _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, q_rows, q_start,
+                   q_len, kv_len, qk_scale, cap_scale, causal_offset, window_offset,
+                   start_n, lo, hi,
                    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                    HEAD_DIM: tl.constexpr, CAUSAL_MASK: tl.constexpr,
                    QUERY_MASK: tl.constexpr, DV_LAST: tl.constexpr,
@@ -439,12 +477,14 @@ def _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, N_K
     """Adds to dK, dV of the key block at start_n the contributions of the
     query blocks [lo, hi), BLOCK_M queries at a time, and to their rows of
     DQ_ACC the key block's dS K; works on the transposed scores (keys x
-    queries).  CAUSAL_MASK hides keys j > i + causal_offset, WINDOW_MASK
-    keys j < i + window_offset and keys past N_KV; QUERY_MASK hides queries
-    at or past N_CTX (and bounds the loads).  A query that sees no key has
+    queries), query and key indices counted from the sequence's first
+    (rows q_start + i of Q and dO, which hold q_rows rows).  CAUSAL_MASK
+    hides keys j > i + causal_offset, WINDOW_MASK keys j < i +
+    window_offset and keys past kv_len; QUERY_MASK hides queries at or past
+    q_len (and bounds the loads).  A query that sees no key has
     LSE = -inf and P^T = exp2(+inf) = inf: only masked stages hold such
     queries, and where() zeroes them.  (Elsewhere the zero rows of k past
-    N_KV meet finite P^T and add nothing; a window's lower bound is what
+    kv_len meet finite P^T and add nothing; a window's lower bound is what
     can leave a query that sees no key in front of them.)
 
     DV_LAST picks one of two orders of a step's products, which compute the
@@ -456,23 +496,23 @@ def _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, N_K
     offs_n = start_n + tl.arange(0, BLOCK_N)
     # Block pointers advanced each step: the GPU lowering copies their
     # blocks ahead (tilegpu-pipeline).  Q is read transposed, a
-    # (HEAD_DIM, N_CTX) view.
-    qT_block = tl.make_block_ptr(base=Q, shape=(HEAD_DIM, N_CTX), strides=(1, stride_n),
-                                 offsets=(0, lo), block_shape=(HEAD_DIM, BLOCK_M),
+    # (HEAD_DIM, q_rows) view.
+    qT_block = tl.make_block_ptr(base=Q, shape=(HEAD_DIM, q_rows), strides=(1, stride_n),
+                                 offsets=(0, q_start + lo), block_shape=(HEAD_DIM, BLOCK_M),
                                  order=(0, 1))
-    do_block = tl.make_block_ptr(base=DO, shape=(N_CTX, HEAD_DIM), strides=(stride_n, 1),
-                                 offsets=(lo, 0), block_shape=(BLOCK_M, HEAD_DIM),
+    do_block = tl.make_block_ptr(base=DO, shape=(q_rows, HEAD_DIM), strides=(stride_n, 1),
+                                 offsets=(q_start + lo, 0), block_shape=(BLOCK_M, HEAD_DIM),
                                  order=(1, 0))
     # LSE and DELTA a step ahead: their loads' latency would otherwise stall
     # each step's exponentials (+4-12% at d128, +3-6% at d64).
     inv_qk_scale = 1.0 / qk_scale
     offs_next = lo + tl.arange(0, BLOCK_M)
-    lse_next = tl.load(LSE + offs_next, mask=offs_next < N_CTX, other=0.0)
-    delta_next = tl.load(DELTA + offs_next, mask=offs_next < N_CTX, other=0.0)
+    lse_next = tl.load(LSE + offs_next, mask=offs_next < q_len, other=0.0)
+    delta_next = tl.load(DELTA + offs_next, mask=offs_next < q_len, other=0.0)
     for start_m in range(lo, hi, BLOCK_M):
         offs_m = start_m + tl.arange(0, BLOCK_M)
         if QUERY_MASK:
-            query_ok = offs_m < N_CTX
+            query_ok = offs_m < q_len
             qT = tl.load(qT_block, boundary_check=(1,), padding_option="zero")
             do = tl.load(do_block, boundary_check=(0,), padding_option="zero")
         else:
@@ -481,8 +521,8 @@ def _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, N_K
         lse = lse_next
         delta = delta_next
         offs_next = offs_m + BLOCK_M
-        lse_next = tl.load(LSE + offs_next, mask=offs_next < N_CTX, other=0.0)
-        delta_next = tl.load(DELTA + offs_next, mask=offs_next < N_CTX, other=0.0)
+        lse_next = tl.load(LSE + offs_next, mask=offs_next < q_len, other=0.0)
+        delta_next = tl.load(DELTA + offs_next, mask=offs_next < q_len, other=0.0)
         if not DV_LAST:
             dpT = tl.dot(v, tl.trans(do))
         # P^T = exp(sm_scale * K Q^T - LSE), in base 2.
@@ -496,7 +536,7 @@ def _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, N_K
                 visible = _band(offs_m[None, :], offs_n[:, None], causal_offset,
                                 window_offset, CAUSAL_MASK, WINDOW_MASK)
                 if WINDOW_MASK:
-                    visible = visible & (offs_n[:, None] < N_KV)
+                    visible = visible & (offs_n[:, None] < kv_len)
                 if QUERY_MASK:
                     visible = visible & query_ok[None, :]
             else:
@@ -520,7 +560,7 @@ def _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, N_K
         dsT = dsT.to(qT.dtype)
         # dQ of these queries gets dS K (scaled by sm_scale afterwards).
         # start_m is lo (0, or a query block's start) plus whole blocks.
-        dq_rows = DQ_ACC + _dq_acc_offsets(start_m, N_CTX, BLOCK_M, HEAD_DIM, QUERY_MASK)
+        dq_rows = DQ_ACC + _dq_acc_offsets(start_m, q_len, BLOCK_M, HEAD_DIM, QUERY_MASK)
         if QUERY_MASK:
             tl.atomic_add(dq_rows, tl.dot(tl.trans(dsT), k), mask=query_ok[:, None])
         else:
@@ -533,13 +573,14 @@ def _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, N_K
     return dk, dv
 
 
-@tile.jit(launch=tile.Launch(grid=("cdiv(N_KV, BLOCK_N1)", "Z * H"),
+@tile.jit(launch=tile.Launch(grid=("cdiv(MAX_N_KV, BLOCK_N1)", "Z * H"),
                              keys=("HEAD_DIM", "CAUSAL", "WINDOW", "SOFTCAP"),
-                             length="N_CTX"))
+                             length="MAX_N_CTX"))
 def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
              stride_z, stride_h, stride_n, stride_kz, stride_kh, stride_kn,
              stride_dkz, stride_dkh, stride_dkn, Z, H, H_KV, N_CTX, N_KV,
-             causal_offset, window_offset, softcap, HEAD_DIM: tl.constexpr,
+             causal_offset, window_offset, softcap, CU_SEQLENS_Q, CU_SEQLENS_K,
+             MAX_N_CTX, MAX_N_KV, VARLEN, HEAD_DIM: tl.constexpr,
              BLOCK_M1: tl.constexpr, BLOCK_N1: tl.constexpr, CAUSAL: tl.constexpr,
              WINDOW: tl.constexpr = False, SOFTCAP: tl.constexpr = False,
              GROUP_PROGRAMS: tl.constexpr = 128, DV_LAST: tl.constexpr = False):
@@ -565,28 +606,34 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
     DO += offset
     DK += dkv_offset
     DV += dkv_offset
-    LSE += off_hz.to(tl.int64) * N_CTX
-    DELTA += off_hz.to(tl.int64) * N_CTX
-    DQ_ACC += off_hz.to(tl.int64) * N_CTX * HEAD_DIM
+    LSE += off_hz.to(tl.int64) * MAX_N_CTX
+    DELTA += off_hz.to(tl.int64) * MAX_N_CTX
+    DQ_ACC += off_hz.to(tl.int64) * MAX_N_CTX * HEAD_DIM
     qk_scale, cap_scale = _score_scales(sm_scale, softcap, SOFTCAP)
+    # -- dK and dV of the key block [start_n, start_n + BLOCK_N1) ---------
+    start_n = pid * BLOCK_N1
+    start_q, q_len = _sequence(CU_SEQLENS_Q, off_z, N_CTX, VARLEN)
+    start_k, kv_len = _sequence(CU_SEQLENS_K, off_z, N_KV, VARLEN)
+    # As in the forward; a program past its sequence's keys sees no query.
+    causal_offset += (kv_len - q_len) * VARLEN
+    window_offset += (kv_len - q_len) * VARLEN
+    q_len = q_len * (start_n < kv_len).to(tl.int32)
     if CAUSAL:
-        off = tl.minimum(tl.maximum(causal_offset, -N_CTX), N_KV)
+        off = tl.minimum(tl.maximum(causal_offset, -q_len), kv_len)
     else:
         off = 0
     if WINDOW:
-        low = tl.minimum(tl.maximum(window_offset, -N_CTX), N_KV)
+        low = tl.minimum(tl.maximum(window_offset, -q_len), kv_len)
     else:
         low = 0
-
-    # -- dK and dV of the key block [start_n, start_n + BLOCK_N1) ---------
-    start_n = pid * BLOCK_N1
     # Block pointers, not one offsets tensor for all four: each access
     # computes its addresses where it runs, and none stay live through the
-    # loops to the dK and dV stores.
-    k = tl.load(_row_block(K, start_n, stride_kn, N_KV, HEAD_DIM, BLOCK_N1),
-                boundary_check=(0,), padding_option="zero")
-    v = tl.load(_row_block(V, start_n, stride_kn, N_KV, HEAD_DIM, BLOCK_N1),
-                boundary_check=(0,), padding_option="zero")
+    # loops to the dK and dV stores.  The sequence's keys only: zeros past
+    # them (the next sequence's would add to dQ).
+    k = tl.load(_row_block(K, start_k + start_n, stride_kn, start_k + kv_len, HEAD_DIM,
+                           BLOCK_N1), boundary_check=(0,), padding_option="zero")
+    v = tl.load(_row_block(V, start_k + start_n, stride_kn, start_k + kv_len, HEAD_DIM,
+                           BLOCK_N1), boundary_check=(0,), padding_option="zero")
     dk = tl.zeros([BLOCK_N1, HEAD_DIM], tl.float32)
     dv = tl.zeros([BLOCK_N1, HEAD_DIM], tl.float32)
     if CAUSAL:
@@ -602,76 +649,79 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
             # Queries i > start_n + BLOCK_N1 - 1 - low see none of these
             # keys (the window has passed them); past start_n - low they
             # miss some.
-            last = tl.minimum(start_n + BLOCK_N1 - low, N_CTX)
-            dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, N_KV,
-                                    qk_scale, cap_scale, off, low, start_n, diag_start,
-                                    tl.minimum(diag_end, last), BLOCK_M1, BLOCK_N1, HEAD_DIM, True,
-                                    True, DV_LAST, True, SOFTCAP)
+            last = tl.minimum(start_n + BLOCK_N1 - low, q_len)
+            dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX,
+                                    start_q, q_len, kv_len, qk_scale, cap_scale, off, low, start_n,
+                                    diag_start, tl.minimum(diag_end, last), BLOCK_M1, BLOCK_N1,
+                                    HEAD_DIM, True, True, DV_LAST, True, SOFTCAP)
             # Whole query blocks that see every key of the block, then the
             # rest up to the last query that sees one, masked.
             full_end = tl.maximum(start_n - low + 1, 0) // BLOCK_M1 * BLOCK_M1
-            full_end = tl.minimum(full_end, N_CTX // BLOCK_M1 * BLOCK_M1)
+            full_end = tl.minimum(full_end, q_len // BLOCK_M1 * BLOCK_M1)
             full_end = tl.maximum(full_end, diag_end)
-            dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, N_KV,
-                                    qk_scale, cap_scale, off, low, start_n, diag_end, full_end,
-                                    BLOCK_M1, BLOCK_N1, HEAD_DIM, False, False, DV_LAST, False,
-                                    SOFTCAP)
-            dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, N_KV,
-                                    qk_scale, cap_scale, off, low, start_n, full_end, last,
-                                    BLOCK_M1, BLOCK_N1, HEAD_DIM, True, True, DV_LAST, True,
-                                    SOFTCAP)
+            dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX,
+                                    start_q, q_len, kv_len, qk_scale, cap_scale, off, low, start_n,
+                                    diag_end, full_end, BLOCK_M1, BLOCK_N1, HEAD_DIM, False, False,
+                                    DV_LAST, False, SOFTCAP)
+            dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX,
+                                    start_q, q_len, kv_len, qk_scale, cap_scale, off, low, start_n,
+                                    full_end, last, BLOCK_M1, BLOCK_N1, HEAD_DIM, True, True,
+                                    DV_LAST, True, SOFTCAP)
         else:
-            dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, N_KV,
-                                    qk_scale, cap_scale, off, low, start_n, diag_start,
-                                    tl.minimum(diag_end, N_CTX), BLOCK_M1, BLOCK_N1, HEAD_DIM,
-                                    True, True, DV_LAST, False, SOFTCAP)
-            # Past N_CTX the stages below are empty.  Unclamped, diag_end is
+            dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX,
+                                    start_q, q_len, kv_len, qk_scale, cap_scale, off, low, start_n,
+                                    diag_start, tl.minimum(diag_end, q_len), BLOCK_M1, BLOCK_N1,
+                                    HEAD_DIM, True, True, DV_LAST, False, SOFTCAP)
+            # Past q_len the stages below are empty.  Unclamped, diag_end is
             # a multiple of BLOCK_M1, and so are the query blocks the main
             # loop steps over.  Full query blocks unmasked (each query sees
             # every key of the block), then the tail block (if any) masked.
-            full_end = diag_end + tl.maximum(N_CTX - diag_end, 0) // BLOCK_M1 * BLOCK_M1
-            dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, N_KV,
-                                    qk_scale, cap_scale, off, low, start_n, diag_end, full_end,
-                                    BLOCK_M1, BLOCK_N1, HEAD_DIM, False, False, DV_LAST, False,
-                                    SOFTCAP)
-            dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, N_KV,
-                                    qk_scale, cap_scale, off, low, start_n, full_end, N_CTX,
-                                    BLOCK_M1, BLOCK_N1, HEAD_DIM, False, True, DV_LAST, False,
-                                    SOFTCAP)
+            full_end = diag_end + tl.maximum(q_len - diag_end, 0) // BLOCK_M1 * BLOCK_M1
+            dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX,
+                                    start_q, q_len, kv_len, qk_scale, cap_scale, off, low, start_n,
+                                    diag_end, full_end, BLOCK_M1, BLOCK_N1, HEAD_DIM, False, False,
+                                    DV_LAST, False, SOFTCAP)
+            dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX,
+                                    start_q, q_len, kv_len, qk_scale, cap_scale, off, low, start_n,
+                                    full_end, q_len, BLOCK_M1, BLOCK_N1, HEAD_DIM, False, True,
+                                    DV_LAST, False, SOFTCAP)
     else:
         # Full query blocks unmasked, then the tail block (if any) masked.
         # Each key block starts at its own diagonal and wraps around, so
         # that the programs of a head running at once add to different
         # rows of dQ, not all to the same ones.
-        full_end = N_CTX // BLOCK_M1 * BLOCK_M1
+        full_end = q_len // BLOCK_M1 * BLOCK_M1
         first = tl.minimum(start_n, full_end)
-        dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, N_KV,
-                                qk_scale, cap_scale, off, low, start_n, first, full_end, BLOCK_M1,
-                                BLOCK_N1, HEAD_DIM, False, False, DV_LAST, False, SOFTCAP)
-        dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, N_KV,
-                                qk_scale, cap_scale, off, low, start_n, 0, first, BLOCK_M1,
-                                BLOCK_N1, HEAD_DIM, False, False, DV_LAST, False, SOFTCAP)
-        dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, N_KV,
-                                qk_scale, cap_scale, off, low, start_n, full_end, N_CTX, BLOCK_M1,
-                                BLOCK_N1, HEAD_DIM, False, True, DV_LAST, False, SOFTCAP)
-    tl.store(_row_block(DV, start_n, stride_dkn, N_KV, HEAD_DIM, BLOCK_N1),
-             dv.to(DV.dtype.element_ty), boundary_check=(0,))
+        dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, start_q,
+                                q_len, kv_len, qk_scale, cap_scale, off, low, start_n, first,
+                                full_end, BLOCK_M1, BLOCK_N1, HEAD_DIM, False, False, DV_LAST,
+                                False, SOFTCAP)
+        dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, start_q,
+                                q_len, kv_len, qk_scale, cap_scale, off, low, start_n, 0, first,
+                                BLOCK_M1, BLOCK_N1, HEAD_DIM, False, False, DV_LAST, False,
+                                SOFTCAP)
+        dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, start_q,
+                                q_len, kv_len, qk_scale, cap_scale, off, low, start_n, full_end,
+                                q_len, BLOCK_M1, BLOCK_N1, HEAD_DIM, False, True, DV_LAST, False,
+                                SOFTCAP)
+    tl.store(_row_block(DV, start_k + start_n, stride_dkn, start_k + kv_len, HEAD_DIM,
+                        BLOCK_N1), dv.to(DV.dtype.element_ty), boundary_check=(0,))
     dk = dk * sm_scale
-    tl.store(_row_block(DK, start_n, stride_dkn, N_KV, HEAD_DIM, BLOCK_N1),
-             dk.to(DK.dtype.element_ty), boundary_check=(0,))
+    tl.store(_row_block(DK, start_k + start_n, stride_dkn, start_k + kv_len, HEAD_DIM,
+                        BLOCK_N1), dk.to(DK.dtype.element_ty), boundary_check=(0,))
 
 
-@tile.jit(launch=tile.Launch(grid=("cdiv(N_CTX, BLOCK_M)", "Z * H"), keys=("HEAD_DIM",)))
+@tile.jit(launch=tile.Launch(grid=("cdiv(MAX_N_CTX, BLOCK_M)", "Z * H"), keys=("HEAD_DIM",)))
 def attn_bwd_postprocess(DQ, DQ_ACC, sm_scale, stride_z, stride_h, stride_n, Z, H, N_CTX,
-                         HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr):
+                         CU_SEQLENS_Q, MAX_N_CTX, VARLEN, HEAD_DIM: tl.constexpr,
+                         BLOCK_M: tl.constexpr):
     start_m = tl.program_id(0)
     off_hz = tl.program_id(1)
-    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    offs_d = tl.arange(0, HEAD_DIM)
-    mask = offs_m < N_CTX
-    acc = DQ_ACC + off_hz.to(tl.int64) * N_CTX * HEAD_DIM
-    dq = tl.load(acc + _dq_acc_offsets(start_m * BLOCK_M, N_CTX, BLOCK_M, HEAD_DIM, True),
+    offset, offsets, offs_m, q_len = _query_rows(off_hz, H, stride_z, stride_h, stride_n,
+                                                 N_CTX, CU_SEQLENS_Q, VARLEN, BLOCK_M,
+                                                 HEAD_DIM)
+    mask = offs_m < q_len
+    acc = DQ_ACC + off_hz.to(tl.int64) * MAX_N_CTX * HEAD_DIM
+    dq = tl.load(acc + _dq_acc_offsets(start_m * BLOCK_M, q_len, BLOCK_M, HEAD_DIM, True),
                  mask=mask[:, None], other=0.0) * sm_scale
-    offsets = offs_m[:, None] * stride_n + offs_d[None, :]
-    DQ += _head_offset(off_hz, H, stride_z, stride_h)
-    tl.store(DQ + offsets, dq.to(DQ.dtype.element_ty), mask=mask[:, None])
+    tl.store(DQ + offset + offsets, dq.to(DQ.dtype.element_ty), mask=mask[:, None])

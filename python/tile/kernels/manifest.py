@@ -55,14 +55,17 @@ PUZZLE_SIGNATURE = "*fp32,*fp32,*fp32,*fp32,i32,fp32"
 # (head dims 64 and 128): the GPU lowering vectorises the block loads on
 # that promise, which tile-run and the runtime check at launch.  Q and O's
 # strides, then K and V's; after Z, H, H_KV, N_CTX and N_KV come
-# causal_offset and window_offset (any values, no promise), then softcap.
+# causal_offset and window_offset (any values, no promise), softcap, and
+# for packed sequences CU_SEQLENS_Q and CU_SEQLENS_K (int32, read only when
+# VARLEN), MAX_N_CTX (and in attn_bwd MAX_N_KV) and VARLEN.
 def _fwd_signature(t):
     return (f"*{t}:16,*{t}:16,*{t}:16,*{t}:16,*fp32:16,fp32,"
-            "i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32,i32,i32,i32,i32,i32,i32,fp32")
+            "i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32,i32,i32,i32,i32,i32,i32,fp32,"
+            "*i32,*i32,i32,i32")
 
 
 def _preprocess_signature(t):
-    return f"*{t}:16,*{t}:16,*fp32:16,*fp32:16,i32:16,i32:16,i32:16,i32,i32,i32"
+    return f"*{t}:16,*{t}:16,*fp32:16,*fp32:16,i32:16,i32:16,i32:16,i32,i32,i32,*i32,i32,i32"
 
 
 # The sixth pointer is DQ_ACC, fp32, Z * H * N_CTX * HEAD_DIM elements in the
@@ -71,11 +74,11 @@ def _preprocess_signature(t):
 def _bwd_signature(t):
     return (f"*{t}:16,*{t}:16,*{t}:16,fp32,*{t}:16,*fp32:16,*{t}:16,*{t}:16,"
             "*fp32:16,*fp32:16," + ",".join(["i32:16"] * 9) + "," + ",".join(["i32"] * 7)
-            + ",fp32")
+            + ",fp32,*i32,*i32,i32,i32,i32")
 
 
 def _postprocess_signature(t):
-    return f"*{t}:16,*fp32:16,fp32,i32:16,i32:16,i32:16,i32,i32,i32"
+    return f"*{t}:16,*fp32:16,fp32,i32:16,i32:16,i32:16,i32,i32,i32,*i32,i32,i32"
 
 
 # A, B, C 16-byte aligned, their row strides multiples of 16 elements (the

@@ -126,9 +126,9 @@ SmallVector<Operation *> getReaders(Value buffer) {
 /// them; the producer's region mirrors the loops and branches around the
 /// loads, and carries what the copies need (block pointers, bounds,
 /// descriptor coordinates, computed from the kernel's arguments by pure
-/// scalar ops). Each operand stream has a ring of buffers whose slot and
-/// phase both sides carry through the same loops and branches in the same
-/// order.
+/// scalar ops and scalar loads). Each operand stream has a ring of buffers
+/// whose slot and phase both sides carry through the same loops and branches in
+/// the same order.
 class WarpSpecializer {
 public:
   WarpSpecializer(func::FuncOp kernel, int64_t stages, unsigned numWarps)
@@ -221,7 +221,10 @@ bool WarpSpecializer::need(Value value) {
     return need(loop.getInitArgs()[i]) &&
            need(loop.getBody()->getTerminator()->getOperand(i));
   }
-  if (def->getNumRegions() || !isMemoryEffectFree(def) ||
+  // Pure scalar ops, and scalar loads: the kernel's own arguments in
+  // memory (a packed batch's cu_seqlens), which the producer reads too.
+  bool scalarLoad = isa<tile::LoadOp>(def) && !isTile(value.getType());
+  if (def->getNumRegions() || (!isMemoryEffectFree(def) && !scalarLoad) ||
       llvm::any_of(def->getOperandTypes(), isTile))
     return false;
   return llvm::all_of(def->getOperands(), [&](Value v) { return need(v); });
@@ -243,6 +246,10 @@ bool WarpSpecializer::plan(const tile::AxisInfoAnalysis &axis) {
   if (loads.empty())
     return false;
   for (auto [load, alloc] : loads) {
+    // A block read once that the TMA cannot take (its extent known only to
+    // the program: a packed sequence's) stays with the kernel's warps; one
+    // a loop reads, the producer must copy.
+    bool inLoop = load->getParentOfType<scf::ForOp>() != nullptr;
     // The TMA reads zeros outside the tensor.
     if (!load.getBoundaryCheck().empty() &&
         load.getPadding() != tile::Padding::zero)
@@ -255,8 +262,10 @@ bool WarpSpecializer::plan(const tile::AxisInfoAnalysis &axis) {
     b.setInsertionPointAfter(made);
     std::optional<TensorMapAccess> access =
         planTensorMapAccess(b, root, alloc.getType(), axis);
-    if (!access)
+    if (!access && inLoop)
       return false;
+    if (!access)
+      continue;
     Value tensor = getMadeBlockPointer(root).getBase();
     unsigned ring = llvm::find_if(rings,
                                   [&](const Ring &r) {
@@ -266,7 +275,7 @@ bool WarpSpecializer::plan(const tile::AxisInfoAnalysis &axis) {
                     rings.begin();
     if (ring == rings.size())
       rings.push_back({alloc.getType(), tensor, 1, {}, {}, {}});
-    if (load->getParentOfType<scf::ForOp>())
+    if (inLoop)
       rings[ring].stages = stages;
     takenIndex[load] = taken.size();
     taken.push_back({load, alloc, ring, access->descriptor, Value(),
