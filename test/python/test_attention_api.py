@@ -4,6 +4,7 @@ run against CPU emulations of the kernels' contract: FlashAttention-2's
 semantics (grouped heads, unequal lengths aligned bottom-right, windows)
 against a float64 autograd reference."""
 
+import itertools
 import math
 import os
 
@@ -19,6 +20,7 @@ from tile.attention import (  # noqa: E402
     flash_attn_func,
     flash_attn_kvpacked_func,
     flash_attn_qkvpacked_func,
+    flash_attn_varlen_func,
     functional,
     register_attention,
 )
@@ -358,11 +360,65 @@ class EmulatedKernels:
         # strides) and grid.
         grid = spec.check(values)
         self.launches.append((spec, dict(values)))
-        z, h, n, d = values["Z"], values["H"], values["N_CTX"], spec.constexprs["HEAD_DIM"]
+        z, h = values["Z"], values["H"]
         if spec.family == "attn_bwd":
-            assert grid == (math.ceil(values["N_KV"] / spec.constexprs["BLOCK_N1"]), z * h, 1)
+            assert grid == (math.ceil(values["MAX_N_KV"] / spec.constexprs["BLOCK_N1"]),
+                            z * h, 1)
         else:
-            assert grid == (math.ceil(n / spec.constexprs["BLOCK_M"]), z * h, 1)
+            assert grid == (math.ceil(values["MAX_N_CTX"] / spec.constexprs["BLOCK_M"]),
+                            z * h, 1)
+        if values["VARLEN"]:
+            self.emulate_packed(spec, values)
+        else:
+            assert values["MAX_N_CTX"] == values["N_CTX"]
+            self.emulate(spec, values)
+
+    def emulate_packed(self, spec, values):
+        """VARLEN: each sequence b emulated on its own, as a batch of one
+        of its lengths: views of its rows (cu_seqlens[b] on), its LSE,
+        DELTA and DQ_ACC rows copied in and out, its offsets moved to its
+        bottom-right diagonal and clamped as the kernels clamp them."""
+        h, d = values["H"], spec.constexprs["HEAD_DIM"]
+        max_q = values["MAX_N_CTX"]
+        cu_q = self.tensors[values["CU_SEQLENS_Q"].address].tolist()
+        cu_k = (self.tensors[values["CU_SEQLENS_K"].address].tolist()
+                if "CU_SEQLENS_K" in values else None)
+        row_strides = {"Q": ("stride_n", cu_q), "O": ("stride_n", cu_q),
+                       "DO": ("stride_n", cu_q), "DQ": ("stride_n", cu_q),
+                       "K": ("stride_kn", cu_k), "V": ("stride_kn", cu_k),
+                       "DK": ("stride_dkn", cu_k), "DV": ("stride_dkn", cu_k)}
+        for b in range(values["Z"]):
+            lq = cu_q[b + 1] - cu_q[b]
+            sub = dict(values, Z=1, N_CTX=lq, MAX_N_CTX=lq, VARLEN=0)
+            if cu_k is not None:
+                lk = cu_k[b + 1] - cu_k[b]
+                sub.update(N_KV=lk, MAX_N_KV=lk)
+                for name in ("causal_offset", "window_offset"):
+                    sub[name] = max(-lq, min(lk, values[name] + lk - lq))
+            for name, (stride, cu) in row_strides.items():
+                if name in values:
+                    t = self.tensors[values[name].address]
+                    start = t.storage_offset() + cu[b] * values[stride]
+                    view = t.as_strided((1,), (1,), start)
+                    self.tensors[id(view)] = view
+                    sub[name] = functional.DevicePointer(id(view), "view")
+            copies = []
+            for name, shape in (("LSE", (h, max_q)), ("DELTA", (h, max_q)),
+                                ("DQ_ACC", (h, max_q, d))):
+                if name in values:
+                    rows = self.tensors[values[name].address].view(
+                        values["Z"], *shape)[b, :, :lq]
+                    scratch = rows.contiguous()
+                    self.tensors[id(scratch)] = scratch
+                    sub[name] = functional.DevicePointer(id(scratch), "scratch")
+                    copies.append((rows, scratch))
+            self.emulate(spec, sub)
+            for rows, scratch in copies:
+                rows.copy_(scratch)
+
+    def emulate(self, spec, values):
+        """What the kernel computes, for one batch of equal lengths."""
+        z, h, n, d = values["Z"], values["H"], values["N_CTX"], spec.constexprs["HEAD_DIM"]
 
         def tensor(name):
             return self.tensors[values[name].address]
@@ -953,3 +1009,91 @@ def check_ops(q, k, v, mask):
     dq, dk, dv = torch.ops.tile.flash_attn_backward(dout, q.detach(), k.detach(), v.detach(),
                                                     out.detach(), lse, *mask)
     assert dq.shape == q.shape and dk.shape == dv.shape == k.shape
+
+
+# --------------------------------------------------------------------------
+# flash_attn_varlen_func: packed sequences
+# --------------------------------------------------------------------------
+
+def packed(lengths, heads, dtype=torch.float16, head_dim=64):
+    """A packed (total, heads, head_dim) tensor and its int32 cu_seqlens."""
+    cu = torch.tensor([0] + list(itertools.accumulate(lengths)), dtype=torch.int32)
+    return torch.randn(int(cu[-1]), heads, head_dim).to(dtype), cu
+
+
+# (query lengths, key lengths, heads, heads_k, causal, window_size, softcap)
+# and the kernels' mask.
+VARLEN_CASES = {
+    "full": ([37, 1, 0, 64, 100], [50, 1, 5, 20, 100], 2, 2, False, (-1, -1), 0.0,
+             NONCAUSAL),
+    "causal gqa": ([37, 1, 64, 100], [50, 1, 20, 100], 4, 2, True, (-1, -1), 0.0, CAUSAL),
+    "window mqa": ([90, 33, 1], [90, 60, 40], 4, 1, True, (7, -1), 0.0, LOCAL),
+    "window both": ([45, 70], [45, 30], 2, 2, False, (5, 3), 0.0, LOCAL),
+    "softcap": ([40, 17], [40, 60], 2, 1, True, (-1, -1), 0.8, CAUSAL),
+    "keys missing": ([20, 30], [0, 30], 2, 2, False, (-1, -1), 0.0, NONCAUSAL),
+}
+
+
+@needs_kernels
+@pytest.mark.parametrize("case", VARLEN_CASES)
+def test_varlen_matches_each_sequence_alone(emulated, case):
+    """Each packed sequence gives what flash_attn_func's float64 reference
+    gives for it alone (out, lse, dq, dk, dv), through one launch of each
+    kernel over the whole batch."""
+    lens_q, lens_k, heads, heads_k, causal, window, softcap, mask = VARLEN_CASES[case]
+    q, cu_q = packed(lens_q, heads)
+    k, cu_k = packed(lens_k, heads_k)
+    v, _ = packed(lens_k, heads_k)
+    dout = torch.randn_like(q)
+    q, k, v = (t.requires_grad_() for t in (q, k, v))
+    out, lse = flash_attn_varlen_func(q, k, v, cu_q, cu_k, max(lens_q), max(lens_k), 0.0,
+                                      0.2, causal, window, softcap, return_lse=True)
+    dq, dk, dv = torch.autograd.grad(out, (q, k, v), dout)
+    assert out.shape == q.shape and lse.shape == (heads, q.shape[0])
+    assert dk.shape == k.shape and dv.shape == v.shape
+    for b in range(len(lens_q)):
+        rq, rk = slice(cu_q[b], cu_q[b + 1]), slice(cu_k[b], cu_k[b + 1])
+        if lens_q[b] == 0:
+            continue
+        if lens_k[b] == 0:
+            assert (out[rq] == 0).all() and torch.isneginf(lse[:, rq]).all()
+            assert (dq[rq] == 0).all()
+            continue
+        want = reference(q[rq][None], k[rk][None], v[rk][None], dout[rq][None], causal, 0.2,
+                         0, window, softcap)
+        got = (out[rq][None], lse[:, rq][None], dq[rq][None], dk[rk][None], dv[rk][None])
+        assert_matches_reference(got, want, torch.float16)
+    assert masks_launched(emulated) == [mask, mask]
+    assert emulated.families() == [
+        "attn_fwd", "attn_bwd_preprocess", "attn_bwd", "attn_bwd_postprocess"]
+    assert all(values["VARLEN"] == 1 for _, values in emulated.launches)
+
+
+@needs_kernels
+@pytest.mark.parametrize("change, error, message", [
+    (lambda a: a.update(cu_q=a["cu_q"].long()), TypeError, "cu_seqlens_q must be a 1-D "
+     "torch.int32 tensor"),
+    (lambda a: a.update(cu_q=a["cu_q"] + 1), ValueError, "cu_seqlens_q must start at 0"),
+    (lambda a: a.update(cu_k=a["cu_k"][:-1]), ValueError,
+     "cu_seqlens_k has 3 entries but cu_seqlens_q has 4"),
+    (lambda a: a.update(cu_k=torch.tensor([0, 30, 20, 40], dtype=torch.int32)), ValueError,
+     "never decrease"),
+    (lambda a: a.update(max_q=10), ValueError, "max_seqlen_q = 10, but a sequence has 20 "
+     "tokens"),
+    (lambda a: a.update(max_k=-1), TypeError, "max_seqlen_k must be a non-negative int"),
+    (lambda a: a.update(q=a["q"][None]), ValueError, "q must have 3 dimensions"),
+    (lambda a: a.update(k=torch.cat([a["k"], a["k"][:, :1]], 1),
+                        v=torch.cat([a["v"], a["v"][:, :1]], 1)), ValueError,
+     "have 3 heads, which does not divide the 4 heads of q"),
+    (lambda a: a.update(k=a["k"][:, :, :32], v=a["v"][:, :, :32]), ValueError,
+     "one positive head_dim"),
+])
+def test_varlen_refuses_bad_input(emulated, change, error, message):
+    q, cu_q = packed([20, 13, 7], 4)
+    k, cu_k = packed([10, 20, 10], 2)
+    args = {"q": q, "k": k, "v": k.clone(), "cu_q": cu_q, "cu_k": cu_k, "max_q": 20,
+            "max_k": 20}
+    change(args)
+    with pytest.raises(error, match=message):
+        flash_attn_varlen_func(args["q"], args["k"], args["v"], args["cu_q"], args["cu_k"],
+                               args["max_q"], args["max_k"])

@@ -3,9 +3,10 @@
     from tile.attention import flash_attn_func, Attention, AttentionType
     out = flash_attn_func(q, k, v, causal=True)   # (batch, seqlen, heads, head_dim)
 
-flash_attn_func, flash_attn_kvpacked_func and flash_attn_qkvpacked_func
-follow FlashAttention-2 (grouped-query heads, unequal lengths aligned
-bottom-right, sliding windows).
+flash_attn_func, flash_attn_kvpacked_func, flash_attn_qkvpacked_func and
+flash_attn_varlen_func follow FlashAttention-2 (grouped-query heads,
+unequal lengths aligned bottom-right, sliding windows, softcap, packed
+sequences).
 
 Needs PyTorch and the compiled kernels (build/kernels in a checkout, the
 bundle's kernels/ folder, or $TILE_KERNEL_DIR) and the NVIDIA driver; see
@@ -20,6 +21,7 @@ _EXPORTS = {
     "flash_attn_func": "functional",
     "flash_attn_kvpacked_func": "functional",
     "flash_attn_qkvpacked_func": "functional",
+    "flash_attn_varlen_func": "varlen",
     "FlashAttnFunction": "functional",
     "_flash_attn_forward": "functional",
     "_flash_attn_backward": "functional",
@@ -36,6 +38,7 @@ _EXPORTS = {
 }
 
 __all__ = ["flash_attn_func", "flash_attn_kvpacked_func", "flash_attn_qkvpacked_func",
+           "flash_attn_varlen_func",
            "ring_attn_func", "striped_attn_func", "step_attn_func",
            "Attention", "AttentionType", "register_attention",
            "KernelBundle", "BundleError", "find_kernel_dir"]

@@ -39,7 +39,8 @@ from .. import runtime
 from ..runtime import DevicePointer
 from . import bundle as _bundle
 
-_ELEMENT_TYPES = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32"}
+_ELEMENT_TYPES = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32",
+                  torch.int32: "i32"}
 _SUPPORTED_DTYPES = (torch.float16, torch.bfloat16)
 _INT32_MAX = 2**31 - 1
 
