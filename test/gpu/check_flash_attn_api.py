@@ -29,6 +29,7 @@ cases; exits 1 on any failure.  test/gpu/api.sh (run.sh) runs it.
 """
 
 import argparse
+import itertools
 import json
 import math
 import os
@@ -50,6 +51,7 @@ from tile.attention import (  # noqa: E402
     flash_attn_func,
     flash_attn_kvpacked_func,
     flash_attn_qkvpacked_func,
+    flash_attn_varlen_func,
 )
 
 UNIT_ROUNDOFF = {torch.float16: 2.0**-11, torch.bfloat16: 2.0**-8}
@@ -358,6 +360,53 @@ def check_fa2_case(results, name, q, k, v, dout, causal=False, window_size=(-1, 
     results.guarded(name, check)
 
 
+def check_varlen_case(results, name, lens_q, lens_k, heads, heads_k, head_dim, dtype,
+                      causal, window, softcap, generator):
+    """flash_attn_varlen_func on a packed batch: each sequence's out, lse and
+    gradients against reference_masked of that sequence alone; a sequence
+    without keys must give out 0 and zero dq exactly."""
+    def check():
+        start = time.perf_counter()
+        q, dout = (torch.randn(sum(lens_q), heads, head_dim, generator=generator,
+                               device="cuda").mul_(0.5).to(dtype) for _ in range(2))
+        k, v = (torch.randn(sum(lens_k), heads_k, head_dim, generator=generator,
+                            device="cuda").mul_(0.5).to(dtype) for _ in range(2))
+        cu_q, cu_k = (torch.tensor([0] + list(itertools.accumulate(lens)),
+                                   dtype=torch.int32).to(q.device)
+                      for lens in (lens_q, lens_k))
+        qg, kg, vg = (t.detach().requires_grad_() for t in (q, k, v))
+        out, lse = flash_attn_varlen_func(qg, kg, vg, cu_q, cu_k, max(lens_q), max(lens_k),
+                                          0.0, None, causal, window, softcap,
+                                          return_lse=True)
+        dq, dk, dv = torch.autograd.grad(out, (qg, kg, vg), dout)
+        torch.cuda.synchronize()
+        worst = {"out": 0.0, "lse": 0.0, "dq": 0.0, "dk": 0.0, "dv": 0.0, "empty": 0.0}
+        for b, (lq, lk) in enumerate(zip(lens_q, lens_k)):
+            rq = slice(int(cu_q[b]), int(cu_q[b + 1]))
+            rk = slice(int(cu_k[b]), int(cu_k[b + 1]))
+            if lq == 0:
+                continue
+            if lk == 0:
+                if not bool((out[rq] == 0).all() and (dq[rq] == 0).all()):
+                    worst["empty"] = math.inf
+                continue
+            visible = fa_visible(lq, lk, causal, window, 0, q.device)
+            ref = reference_masked(q[rq][None], k[rk][None], v[rk][None], dout[rq][None],
+                                   1.0 / math.sqrt(head_dim), visible, softcap)
+            got = (out[rq][None], lse[:, rq][None], dq[rq][None], dk[rk][None], dv[rk][None])
+            errors = (relative_error(got[0], ref[0]), lse_error(got[1], ref[1]),
+                      *(relative_error(g, r) for g, r in zip(got[2:], ref[2:])))
+            for key, error in zip(("out", "lse", "dq", "dk", "dv"), errors):
+                worst[key] = max(worst[key], error)
+            empty = ~visible.any(-1)
+            if not bool((out[rq][empty] == 0).all() and (dq[rq][empty] == 0).all()):
+                worst["empty"] = math.inf
+        limits = {"out": limit(dtype, False), "lse": LSE_LIMIT, "dq": limit(dtype, True),
+                  "dk": limit(dtype, True), "dv": limit(dtype, True), "empty": 0.0}
+        results.add(name, worst, limits, time.perf_counter() - start)
+    results.guarded(name, check)
+
+
 def type_name(dtype):
     return str(dtype)[6:]
 
@@ -431,6 +480,21 @@ def fa2_sections(results, generator, quick):
                            f"{'causal ' if causal else ''}window={window} "
                            f"Nq={seqlen_q} Nk={seqlen_k} Hk={heads_k}",
                            *tensors, causal, window, softcap=cap)
+
+    results.section = "varlen (packed sequences)"
+    # (query lengths, key lengths, heads_k, causal, window_size, softcap):
+    # empty and one-token sequences, lengths across the blocks, GQA.
+    batches = (([1000, 1, 0, 777, 257], [1000, 1, 5, 300, 257], 2, True, (-1, -1), 0.0),
+               ([517, 1000, 64], [1200, 700, 64], 8, False, (-1, -1), 0.0),
+               ([1000, 333], [1000, 333], 4, True, (128, -1), 0.0),
+               ([600, 90], [800, 90], 1, True, (-1, -1), 1.0))
+    for index, (lens_q, lens_k, heads_k, causal, window, cap) in enumerate(
+            batches if not quick else batches[:2]):
+        for dtype, head_dim in dtypes_dims[index % 2::2] if not quick else dtypes_dims[:1]:
+            check_varlen_case(results, f"{type_name(dtype)} d{head_dim} Nq={lens_q} "
+                              f"Nk={lens_k} Hk={heads_k} {'causal ' if causal else ''}"
+                              f"window={window} softcap={cap}", lens_q, lens_k, 8, heads_k,
+                              head_dim, dtype, causal, window, cap, generator)
 
     results.section = "packed kv and qkv"
     tensors = random_inputs(2, 777, 8, 64, torch.float16, generator, seqlen_k=1000,
