@@ -1097,3 +1097,44 @@ def test_varlen_refuses_bad_input(emulated, change, error, message):
     with pytest.raises(error, match=message):
         flash_attn_varlen_func(args["q"], args["k"], args["v"], args["cu_q"], args["cu_k"],
                                args["max_q"], args["max_k"])
+
+
+def varlen_step(q, k, v, cu_q, cu_k):
+    return flash_attn_varlen_func(q, k, v, cu_q, cu_k, 40, 50, 0.0, 0.2, True, (9, -1),
+                                  0.5) * 2
+
+
+@needs_kernels
+def test_varlen_under_torch_compile(emulated):
+    """flash_attn_varlen_func is the custom op tile::flash_attn_varlen_forward
+    under torch.compile: fullgraph (aot_eager) equals eager bit for bit,
+    gradients included."""
+    q, cu_q = packed([40, 1, 23], 4)
+    k, cu_k = packed([50, 3, 23], 2)
+    v, _ = packed([50, 3, 23], 2)
+    q, k, v = (t.requires_grad_() for t in (q, k, v))
+    dout = torch.randn_like(q)
+    want = varlen_step(q, k, v, cu_q, cu_k)
+    want_grads = torch.autograd.grad(want, (q, k, v), dout)
+    emulated.launches.clear()
+    torch._dynamo.reset()
+    got = torch.compile(varlen_step, fullgraph=True, backend="aot_eager")(q, k, v, cu_q, cu_k)
+    got_grads = torch.autograd.grad(got, (q, k, v), dout)
+    assert torch.equal(got, want)
+    for name, g, w in zip("qkv", got_grads, want_grads):
+        assert torch.equal(g, w), f"d{name}"
+    assert masks_launched(emulated) == [LOCAL, LOCAL]
+
+
+@needs_kernels
+def test_varlen_custom_ops_agree_with_their_fake_implementations(emulated):
+    q, cu_q = packed([30, 7], 4)
+    k, cu_k = packed([20, 40], 2)
+    v, _ = packed([20, 40], 2)
+    args = (q, k, v, cu_q, cu_k, 30, 40, 0.2, True, False, 0, 0, 0.0)
+    torch.library.opcheck(torch.ops.tile.flash_attn_varlen_forward.default, args)
+    out, lse = torch.ops.tile.flash_attn_varlen_forward(*args)
+    assert lse.shape == (2 * 4, 30)
+    dout = torch.randn_like(out)
+    torch.library.opcheck(torch.ops.tile.flash_attn_varlen_backward.default,
+                          (dout, q, k, v, out, lse, *args[3:]))

@@ -56,8 +56,9 @@ def _check_lengths(name, cu_seqlens, max_seqlen, total, batch, device):
     """The sequences' lengths (a CPU int64 tensor) after checking that
     cu_seqlens is FlashAttention's: int32, (batch + 1,), starting at 0,
     non-decreasing, ending at total, no length above max_seqlen.  Reading
-    it costs one copy to the host; while a CUDA graph is being captured it
-    cannot be read, and only its type and shape are checked (None)."""
+    it costs one copy to the host; while a CUDA graph is being captured or
+    torch.compile traces it cannot be read, and only its type and shape
+    are checked (None)."""
     if not isinstance(cu_seqlens, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor, not {type(cu_seqlens).__name__}")
     if cu_seqlens.dtype != torch.int32 or cu_seqlens.dim() != 1:
@@ -75,7 +76,8 @@ def _check_lengths(name, cu_seqlens, max_seqlen, total, batch, device):
     if isinstance(max_seqlen, bool) or not isinstance(max_seqlen, numbers.Integral) \
             or max_seqlen < 0:
         raise TypeError(f"{max_name} must be a non-negative int, not {max_seqlen!r}")
-    if torch.cuda.is_available() and torch.cuda.is_current_stream_capturing():
+    if torch.compiler.is_compiling() or (torch.cuda.is_available()
+                                         and torch.cuda.is_current_stream_capturing()):
         return None
     offsets = cu_seqlens.to("cpu", torch.int64)
     lengths = offsets[1:] - offsets[:-1]
@@ -255,6 +257,65 @@ class FlashAttnVarlenFunction(torch.autograd.Function):
         return dq, dk, dv, None, None, None, None, None, None, None
 
 
+# --------------------------------------------------------------------------
+# torch.compile: custom ops, as functional's for flash_attn_func
+# --------------------------------------------------------------------------
+
+@torch.library.custom_op("tile::flash_attn_varlen_forward", mutates_args=())
+def _varlen_forward_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
+                       cu_q: torch.Tensor, cu_k: torch.Tensor, max_q: int, max_k: int,
+                       scale: float, causal: bool, window: bool, causal_offset: int,
+                       window_offset: int,
+                       softcap: float) -> tuple[torch.Tensor, torch.Tensor]:
+    out, lse, _, _, _ = _varlen_forward(q, k, v, cu_q, cu_k, max_q, max_k, scale,
+                                        (causal, window, causal_offset, window_offset),
+                                        softcap)
+    return _f._in_layout_of(out, q), lse
+
+
+@_varlen_forward_op.register_fake
+def _varlen_forward_fake(q, k, v, cu_q, cu_k, max_q, max_k, scale, causal, window,
+                         causal_offset, window_offset, softcap):
+    rows = (cu_q.shape[0] - 1) * q.shape[1]
+    return torch.empty_like(q), q.new_empty((rows, max(max_q, 1)), dtype=torch.float32)
+
+
+@torch.library.custom_op("tile::flash_attn_varlen_backward", mutates_args=())
+def _varlen_backward_op(dout: torch.Tensor, q: torch.Tensor, k: torch.Tensor,
+                        v: torch.Tensor, out: torch.Tensor, lse: torch.Tensor,
+                        cu_q: torch.Tensor, cu_k: torch.Tensor, max_q: int, max_k: int,
+                        scale: float, causal: bool, window: bool, causal_offset: int,
+                        window_offset: int, softcap: float
+                        ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    dq, dk, dv = _varlen_backward(dout, q, k, v, out, lse, cu_q, cu_k, max_q, max_k, scale,
+                                  (causal, window, causal_offset, window_offset), softcap)
+    return _f._in_layout_of(dq, q), _f._in_layout_of(dk, k), _f._in_layout_of(dv, v)
+
+
+@_varlen_backward_op.register_fake
+def _varlen_backward_fake(dout, q, k, v, out, lse, cu_q, cu_k, max_q, max_k, scale, causal,
+                          window, causal_offset, window_offset, softcap):
+    return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+
+
+def _varlen_setup_context(ctx, inputs, output):
+    q, k, v, cu_q, cu_k, *rest = inputs
+    out, lse = output
+    ctx.save_for_backward(q, k, v, out, lse, cu_q, cu_k)
+    ctx.rest = rest
+    ctx.mark_non_differentiable(lse)
+
+
+def _varlen_op_backward(ctx, dout, unused_dlse):
+    q, k, v, out, lse, cu_q, cu_k = ctx.saved_tensors
+    dq, dk, dv = _varlen_backward_op(dout, q, k, v, out, lse, cu_q, cu_k, *ctx.rest)
+    return (dq, dk, dv) + (None,) * 10
+
+
+_varlen_forward_op.register_autograd(_varlen_op_backward,
+                                     setup_context=_varlen_setup_context)
+
+
 def flash_attn_varlen_func(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k,
                            dropout_p=0.0, softmax_scale=None, causal=False,
                            window_size=(-1, -1), softcap=0.0, alibi_slopes=None,
@@ -273,8 +334,9 @@ def flash_attn_varlen_func(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, ma
     cu_seqlens are checked (one copy to the host) except while a CUDA graph
     is being captured.  Returns out (total_q, heads, head_dim) and, with
     return_lse, lse (heads, total_q) fp32 in natural log.  Differentiable
-    in q, k and v.  Not a custom op yet: under torch.compile it breaks the
-    graph."""
+    in q, k and v; under torch.compile it is the custom op
+    tile::flash_attn_varlen_forward (no graph break; the cu_seqlens are not
+    read then)."""
     _check_packed(q, k, v)
     causal = _f._check_flag("causal", causal)
     window_size = _f._check_window_size(window_size)
@@ -293,7 +355,9 @@ def flash_attn_varlen_func(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, ma
     mask = _bounds(causal, window_size, causal_offset, max_seqlen_q, max_seqlen_k)
     args = (q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, scale, mask,
             softcap)
-    if torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or v.requires_grad):
+    if torch.compiler.is_compiling():
+        out, lse = _varlen_forward_op(*args[:8], *mask, softcap)
+    elif torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or v.requires_grad):
         out, lse = FlashAttnVarlenFunction.apply(*args)
     else:
         out, lse, _, _, _ = _varlen_forward(*args)
