@@ -202,17 +202,49 @@ def test_flash_attention_masks_become_top_left_bounds(causal, window, offset, se
 
 
 def test_unsupported_head_dim_lists_what_the_bundle_has(monkeypatch, tmp_path):
-    # One real-format forward kernel for d64, then a d96 request.
+    # One real-format forward kernel for d64, then a d96 request: no kernel
+    # is wide enough to run it padded.
     from test_attention_bundle import write_kernel
     write_kernel(tmp_path, "attn_fwd_fp16_d64_noncausal",
                  constexprs={"HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64, "CAUSAL": False,
                              "WINDOW": False, "SOFTCAP": False})
     monkeypatch.setenv("TILE_KERNEL_DIR", str(tmp_path))
     q, k, v = qkv((1, 8, 2, 96))
-    with pytest.raises(ValueError, match=r"no attn_fwd variant for HEAD_DIM=96 CAUSAL=0 "
+    with pytest.raises(ValueError, match=r"head_dim 96: the bundle's attention kernels take "
+                                         r"head dims \[64\] \(smaller ones padded"):
+        functional._forward(q, k, v, False, 0.1)
+    # A bundle without a kernel of the mask asked for names what it has.
+    q, k, v = qkv((1, 8, 2, 64))
+    with pytest.raises(ValueError, match=r"no attn_fwd variant for HEAD_DIM=64 CAUSAL=1 "
                                          r"WINDOW=0 SOFTCAP=0 fp16 \(it has: HEAD_DIM=64 "
                                          r"CAUSAL=0 WINDOW=0 SOFTCAP=0 fp16"):
-        functional._forward(q, k, v, False, 0.1)
+        functional._forward(q, k, v, True, 0.1)
+
+
+@needs_kernels
+@pytest.mark.parametrize("head_dim, kernel_dim", [(16, 32), (48, 64), (96, 128), (80, 128),
+                                                  (200, 256), (8, 32)])
+def test_ragged_head_dims_run_padded(emulated, head_dim, kernel_dim):
+    """A head dim without kernels of its own runs on the next wider ones,
+    zero-padded (the scale stays 1/sqrt(head_dim)): out, lse and the
+    gradients against the float64 reference, of the caller's shape."""
+    q, k, v = (t.requires_grad_() for t in qkv((2, 37, 4, head_dim),
+                                               kv_shape=(2, 50, 2, head_dim)))
+    dout = torch.randn(2, 37, 4, head_dim).half()
+    out, lse = flash_attn_func(q, k, v, causal=True, return_lse=True)
+    dq, dk, dv = torch.autograd.grad(out, (q, k, v), dout)
+    assert out.shape == dq.shape == q.shape and dk.shape == dv.shape == k.shape
+    want = reference(q, k, v, dout, True, 1 / math.sqrt(head_dim))
+    assert_matches_reference((out, lse, dq, dk, dv), want, torch.float16)
+    assert [spec.constexprs["HEAD_DIM"] for spec, _ in emulated.launches] == [kernel_dim] * 4
+
+
+@needs_kernels
+def test_head_dims_past_the_widest_kernel_are_refused(emulated):
+    q, k, v = qkv((1, 8, 2, 264))
+    with pytest.raises(ValueError, match=r"head_dim 264: the bundle's attention kernels take "
+                                         r"head dims \[32, 64, 128, 256\]"):
+        flash_attn_func(q, k, v)
 
 
 def test_no_bundle_found_is_a_runtime_error(monkeypatch, tmp_path):
@@ -1138,3 +1170,22 @@ def test_varlen_custom_ops_agree_with_their_fake_implementations(emulated):
     dout = torch.randn_like(out)
     torch.library.opcheck(torch.ops.tile.flash_attn_varlen_backward.default,
                           (dout, q, k, v, out, lse, *args[3:]))
+
+
+@needs_kernels
+def test_varlen_ragged_head_dim_runs_padded(emulated):
+    q, cu_q = packed([30, 9], 4, head_dim=96)
+    k, cu_k = packed([20, 40], 2, head_dim=96)
+    v, _ = packed([20, 40], 2, head_dim=96)
+    q, k, v = (t.requires_grad_() for t in (q, k, v))
+    dout = torch.randn_like(q)
+    out = flash_attn_varlen_func(q, k, v, cu_q, cu_k, 30, 40, causal=True)
+    dq, dk, dv = torch.autograd.grad(out, (q, k, v), dout)
+    assert out.shape == q.shape and dk.shape == k.shape
+    for b in range(2):
+        rq, rk = slice(cu_q[b], cu_q[b + 1]), slice(cu_k[b], cu_k[b + 1])
+        want = reference(q[rq][None], k[rk][None], v[rk][None], dout[rq][None], True,
+                         1 / math.sqrt(96))
+        got = (out[rq][None], want[1], dq[rq][None], dk[rk][None], dv[rk][None])
+        assert_matches_reference(got, want, torch.float16)
+    assert {spec.constexprs["HEAD_DIM"] for spec, _ in emulated.launches} == {128}

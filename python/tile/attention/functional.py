@@ -369,7 +369,41 @@ def _mask_values(mask):
     return {"causal_offset": mask.causal_offset, "window_offset": mask.window_offset}
 
 
+def _kernel_head_dim(head_dim):
+    """The head dim of the kernels that run head_dim: the smallest the
+    bundle's forward kernels have at least as large (a ragged head dim runs
+    padded with zeros, as FlashAttention pads it: the zero columns add
+    nothing to the scores, and out's are dropped)."""
+    dims = sorted({k.constexprs["HEAD_DIM"] for k in kernel_bundle().kernels.values()
+                   if k.family == _bundle.FORWARD})
+    for dim in dims:
+        if dim >= head_dim:
+            return dim
+    raise ValueError(f"head_dim {head_dim}: the bundle's attention kernels take head dims "
+                     f"{dims} (smaller ones padded to the next)")
+
+
+def _pad_head_dim(tensors, head_dim):
+    """The tensors with their last dimension zero-padded to head_dim."""
+    return [t if t.shape[-1] == head_dim
+            else torch.nn.functional.pad(t, (0, head_dim - t.shape[-1])) for t in tensors]
+
+
 def _forward(q, k, v, causal, scale, causal_offset=0, window_offset=None, softcap=0.0):
+    """_forward_kernels on q, k, v padded to the kernels' head dim
+    (_kernel_head_dim), out cut back to q's."""
+    head_dim = q.shape[-1]
+    padded = _kernel_head_dim(head_dim)
+    if padded == head_dim:
+        return _forward_kernels(q, k, v, causal, scale, causal_offset, window_offset, softcap)
+    q, k, v = _pad_head_dim((q, k, v), padded)
+    out, lse, q, k, v = _forward_kernels(q, k, v, causal, scale, causal_offset, window_offset,
+                                         softcap)
+    return out[..., :head_dim].contiguous(), lse, q, k, v
+
+
+def _forward_kernels(q, k, v, causal, scale, causal_offset=0, window_offset=None,
+                     softcap=0.0):
     """Returns (out, lse, q, k, v) with q, k, v as the kernel read them.
     Query i sees key j iff j <= i + causal_offset (when causal) and j >= i
     + window_offset (when not None): top-left offsets, of any size.  With
@@ -446,6 +480,22 @@ def _flash_attn_backward(dout, q, k, v, out, lse, causal, softmax_scale,
 
 def _backward(dout, q, k, v, out, lse, causal, scale, causal_offset=0, window_offset=None,
               softcap=0.0):
+    """_backward_kernels on the tensors padded to the kernels' head dim
+    (q, k, v may come padded already, from _forward), the gradients cut
+    back to dout's."""
+    head_dim = dout.shape[-1]
+    padded = _kernel_head_dim(head_dim)
+    if padded == head_dim:
+        return _backward_kernels(dout, q, k, v, out, lse, causal, scale, causal_offset,
+                                 window_offset, softcap)
+    dout, q, k, v, out = _pad_head_dim((dout, q, k, v, out), padded)
+    dq, dk, dv = _backward_kernels(dout, q, k, v, out, lse, causal, scale, causal_offset,
+                                   window_offset, softcap)
+    return tuple(g[..., :head_dim].contiguous() for g in (dq, dk, dv))
+
+
+def _backward_kernels(dout, q, k, v, out, lse, causal, scale, causal_offset=0,
+                      window_offset=None, softcap=0.0):
     """_flash_attn_backward's work, on arguments already checked (by it, or
     by the forward whose saved tensors these are: autograd hands in a dout
     of out's shape, dtype and device).  The mask and softcap as in
@@ -664,8 +714,9 @@ def flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False,
     head_dim), one shape, heads_k dividing heads (grouped-query attention,
     multi-query with heads_k = 1: query head h uses K/V head h // (heads //
     heads_k)); fp16 or bf16 CUDA tensors of one dtype and device; head_dim
-    one the bundle has kernels for (32, 64, 128 and 256).  softmax_scale: defaults
-    to 1 / sqrt(head_dim).
+    up to the widest the bundle has kernels for (32, 64, 128 and 256; the
+    others run zero-padded to the next).  softmax_scale: defaults to 1 /
+    sqrt(head_dim).
 
     Masks are aligned bottom-right, as FlashAttention's: with shift =
     seqlen_k - seqlen_q + causal_offset, causal keeps key j for query i

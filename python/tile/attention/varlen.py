@@ -149,7 +149,15 @@ def _shape_values(q, k, cu_q, cu_k, max_q, max_k):
 
 def _varlen_forward(q, k, v, cu_q, cu_k, max_q, max_k, scale, mask, softcap):
     """(out, lse, q, k, v): lse in the kernels' layout, (batch * heads,
-    max_seqlen_q); q, k, v as the kernel read them."""
+    max_seqlen_q); q, k, v as the kernel read them (padded to the kernels'
+    head dim, out cut back to q's)."""
+    head_dim = q.shape[-1]
+    padded = _f._kernel_head_dim(head_dim)
+    if padded != head_dim:
+        q, k, v = _f._pad_head_dim((q, k, v), padded)
+        out, lse, q, k, v = _varlen_forward(q, k, v, cu_q, cu_k, max_q, max_k, scale, mask,
+                                            softcap)
+        return out[..., :head_dim].contiguous(), lse, q, k, v
     causal, window, causal_offset, window_offset = mask
     element_type = _f._ELEMENT_TYPES[q.dtype]
     spec = _f.kernel_bundle().select(_bundle.FORWARD, element_type, q.shape[2], causal,
@@ -178,6 +186,13 @@ def _varlen_forward(q, k, v, cu_q, cu_k, max_q, max_k, scale, mask, softcap):
 
 def _varlen_backward(dout, q, k, v, out, lse, cu_q, cu_k, max_q, max_k, scale, mask,
                      softcap):
+    head_dim = dout.shape[-1]
+    padded = _f._kernel_head_dim(head_dim)
+    if padded != head_dim:
+        dout, q, k, v, out = _f._pad_head_dim((dout, q, k, v, out), padded)
+        grads = _varlen_backward(dout, q, k, v, out, lse, cu_q, cu_k, max_q, max_k, scale,
+                                 mask, softcap)
+        return tuple(g[..., :head_dim].contiguous() for g in grads)
     causal, window, causal_offset, window_offset = mask
     total_q, heads, head_dim = q.shape
     total_k, heads_k = k.shape[0], k.shape[1]
