@@ -61,6 +61,28 @@ Value lowerSpecialScalar(OpBuilder &b, Operation *op, ValueRange operands) {
                             multiplyF32(b, loc, operands[0], M_LOG2E));
   if (isa<math::Log2Op>(op))
     return callF32Intrinsic(b, loc, "llvm.nvvm.lg2.approx.ftz.f", operands[0]);
+  if (isa<math::SinOp, math::CosOp>(op)) {
+    // sin.approx / cos.approx (llvm.sin/cos with afn) are accurate on
+    // [-pi, pi] only: reduce by 2pi first, in two parts (Cody and Waite),
+    // k * 6.28125 exact while |k| < 2^16 (|x| up to about 4e5).
+    Type type = operands[0].getType(), f32 = b.getF32Type();
+    Value x = operands[0];
+    if (type != f32)
+      x = LLVM::FPExtOp::create(b, loc, f32, x);
+    Value turns = LLVM::CallIntrinsicOp::create(
+                      b, loc, f32, b.getStringAttr("llvm.roundeven.f32"),
+                      ValueRange{multiplyF32(b, loc, x, 0.5 * M_1_PI)})
+                      .getResult(0);
+    auto subtract = [&](Value from, double part) {
+      return LLVM::FSubOp::create(b, loc, from,
+                                  multiplyF32(b, loc, turns, part));
+    };
+    Value reduced = subtract(subtract(x, 6.28125), 2 * M_PI - 6.28125);
+    Value y = callF32Intrinsic(
+        b, loc, isa<math::SinOp>(op) ? "llvm.sin.f32" : "llvm.cos.f32", reduced,
+        LLVM::FastmathFlags::afn);
+    return type == f32 ? y : LLVM::FPTruncOp::create(b, loc, type, y);
+  }
   if (isa<math::TanhOp>(op)) // afn: NVPTX selects tanh.approx.f32
     return callF32Intrinsic(b, loc, "llvm.tanh.f32", operands[0],
                             LLVM::FastmathFlags::afn);
@@ -160,7 +182,8 @@ struct ElementwiseTileOpConversion : public ConversionPattern {
   }
 };
 
-/// The fast exponentials, logarithms and tanh on scalars, and tile.where.
+/// The fast exponentials, logarithms, tanh, sin and cos on scalars, and
+/// tile.where.
 struct SpecialScalarOpConversion : public ConversionPattern {
   SpecialScalarOpConversion(const TypeConverter &converter, MLIRContext *ctx)
       : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/10, ctx) {
@@ -170,7 +193,7 @@ struct SpecialScalarOpConversion : public ConversionPattern {
   matchAndRewrite(Operation *op, ArrayRef<Value> operands,
                   ConversionPatternRewriter &rewriter) const override {
     if (!isa<tile::Exp2Op, tile::WhereOp, math::ExpOp, math::LogOp,
-             math::Log2Op, math::TanhOp>(op) ||
+             math::Log2Op, math::TanhOp, math::SinOp, math::CosOp>(op) ||
         isa<RankedTensorType>(op->getResult(0).getType()))
       return failure();
     rewriter.replaceOp(op, lowerSpecialScalar(rewriter, op, operands));

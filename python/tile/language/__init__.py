@@ -64,6 +64,7 @@ from .core import (
     zeros_like,
 )
 from .math import abs, ceil, cos, exp, exp2, floor, fma, log, log2, rsqrt, sin, sqrt, tanh
+from .random import philox, rand, rand4x, randint, randint4x, randn, randn4x
 
 __all__ = [
     # types
@@ -81,4 +82,6 @@ __all__ = [
     # tl.math, also here
     "math", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tanh", "floor", "ceil",
     "fma", "abs",
+    # random numbers (random.py, Philox 4x32-10)
+    "philox", "randint", "randint4x", "rand", "rand4x", "randn", "randn4x",
 ]
