@@ -1,6 +1,7 @@
 """Kernels launched from PyTorch as Triton's are, ``kernel[grid](...)``:
-the vector add, fused softmax and matmul of Triton's tutorials 01-03,
-written in Tile's language (docs/python-api.md, "Launching from PyTorch").
+the vector add, fused softmax and matmul of Triton's tutorials 01-03 and
+the seeded dropout of tutorial 04, written in Tile's language
+(docs/python-api.md, "Launching from PyTorch").
 
     PYTHONPATH=python python3 examples/pytorch_launch.py
 
@@ -98,6 +99,28 @@ def matmul(a, b, block_m=64, block_n=64, block_k=32):
     return c
 
 
+@tile.jit
+def seeded_dropout_kernel(x_ptr, output_ptr, n_elements, p, seed, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    x = tl.load(x_ptr + offsets, mask=mask)
+    # The mask is a function of (seed, offset): nothing to store, and the
+    # same seed gives it again (the backward of a dropout, say).
+    random = tl.rand(seed, offsets)
+    x_keep = random > p
+    output = tl.where(x_keep, x / (1 - p), 0.0)
+    tl.store(output_ptr + offsets, output, mask=mask)
+
+
+def seeded_dropout(x, p, seed):
+    output = x.new_empty(x.shape)
+    n_elements = x.numel()
+    seeded_dropout_kernel[lambda meta: (tile.cdiv(n_elements, meta["BLOCK_SIZE"]),)](
+        x, output, n_elements, p, seed, BLOCK_SIZE=1024)
+    return output
+
+
 def main():
     import torch
     device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -110,6 +133,11 @@ def main():
     b = torch.randn(70, 90, device=device, dtype=torch.float16)
     print("matmul:", torch.allclose(matmul(a, b).float(), a.float() @ b.float(), atol=1e-2,
                                     rtol=1e-2))
+    x = torch.randn(1000, device=device)
+    kept = seeded_dropout(x, 0.5, seed=123) != 0
+    print("dropout: same seed, same mask:",
+          torch.equal(kept, seeded_dropout(x, 0.5, seed=123) != 0),
+          f"kept {kept.float().mean().item():.2f} of 0.5")
 
 
 if __name__ == "__main__":

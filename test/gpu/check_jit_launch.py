@@ -1,8 +1,9 @@
-"""Triton's tutorials 01-03 in Tile's language (examples/pytorch_launch.py:
-vector add, fused softmax, matmul with tl.dot) launched from PyTorch as
-Triton's are, kernel[grid](...), on CUDA tensors: each output against a
-float64 reference of the same inputs, at sizes that are not multiples of
-the blocks; strided rows, a transposed operand, the constant 1 (n = 1), a
+"""Triton's tutorials 01-04 in Tile's language (examples/pytorch_launch.py:
+vector add, fused softmax, matmul with tl.dot, seeded dropout) launched
+from PyTorch as Triton's are, kernel[grid](...), on CUDA tensors: each
+output against a float64 reference of the same inputs (dropout's mask
+against Philox on Python ints, bit for bit), at sizes that are not
+multiples of the blocks; strided rows, a transposed operand, the constant 1 (n = 1), a
 side stream, and TILE_INTERPRET=1 (CUDA tensors on the interpreter, where
 the bundle has it). One PASS, FAIL or SKIP line per case; exits 1 if one
 failed, 2 without a GPU.
@@ -74,6 +75,36 @@ def matmul_case(m, n, k, transposed=False):
     return case
 
 
+def philox_word(seed, counter):
+    """The first word of Philox 4x32-10 of (counter, 0, 0, 0) under seed, on
+    Python ints: what tl.randint gives (test_random.py checks this against
+    Random123's known answers)."""
+    low32 = 0xFFFFFFFF
+    k0, k1, c0, c1, c2, c3 = seed & low32, seed >> 32, counter, 0, 0, 0
+    for _ in range(10):
+        p0, p2 = 0xD2511F53 * c0, 0xCD9E8D57 * c2
+        c0, c1, c2, c3 = (p2 >> 32) ^ c1 ^ k0, p2 & low32, (p0 >> 32) ^ c3 ^ k1, p0 & low32
+        k0, k1 = (k0 + 0x9E3779B9) & low32, (k1 + 0xBB67AE85) & low32
+    return c0
+
+
+def dropout_case(n, p, seed):
+    """Tutorial 04: the kept elements exactly those whose tl.rand exceeds p
+    (the GPU's Philox bit for bit the reference's), scaled by 1 / (1 - p):
+    the error is the number of elements that differ."""
+    def case(device):
+        x = torch.randn(n, device=device)
+        out = EXAMPLE.seeded_dropout(x, p, seed)
+        if device == "meta":
+            return 0.0, 0
+        words = torch.tensor([philox_word(seed, i) for i in range(n)], dtype=torch.int64)
+        signed = torch.where(words >= 2**31, words - 2**32, words)
+        uniform = torch.where(signed < 0, -signed - 1, signed).float() * 4.6566127342e-10
+        want = torch.where(uniform > p, x.cpu() / (1 - p), torch.zeros(()))
+        return float((out.cpu() != want).sum()), 0
+    return case
+
+
 def side_stream_case(device):
     x = torch.randn(5000, device=device)
     y = torch.randn(5000, device=device)
@@ -114,6 +145,7 @@ def autotuned_add_case(n):
 
 
 CASES = [
+    ("seeded dropout n=3000 p=0.3 (Philox, bit for bit)", dropout_case(3000, 0.3, 2024)),
     ("add fp32 n=1 (the constant 1)", add_case(1, torch.float32, ADD_FP32_LIMIT)),
     ("add fp32 n=1000", add_case(1000, torch.float32, ADD_FP32_LIMIT)),
     ("add fp32 n=98765", add_case(98765, torch.float32, ADD_FP32_LIMIT)),

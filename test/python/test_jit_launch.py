@@ -358,3 +358,19 @@ def test_the_documented_example_runs(tmp_path):
     example = tmp_path / "launching_from_pytorch.py"
     example.write_text(section[start:section.index("```", start)])
     load_module(str(example))
+
+
+def test_seeded_dropout_is_philox_and_reproducible():
+    """Triton's tutorial 04: the kept elements are those whose tl.rand
+    (Philox 4x32-10 of (seed, offset)) exceeds p, scaled by 1 / (1 - p);
+    the same seed gives the same output."""
+    from test_random import philox_reference, uniform_reference
+    torch.manual_seed(4)
+    n, p, seed = 1500, 0.3, 2024
+    x = torch.randn(n)
+    out = EXAMPLE.seeded_dropout(x, p, seed)
+    keep = torch.tensor([uniform_reference(philox_reference(seed, i)[0]) > p
+                         for i in range(n)])
+    assert torch.equal(out, torch.where(keep, x / (1 - p), torch.zeros(())))
+    assert torch.equal(EXAMPLE.seeded_dropout(x, p, seed), out)
+    assert not torch.equal(EXAMPLE.seeded_dropout(x, p, seed + 1), out)
