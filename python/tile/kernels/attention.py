@@ -181,8 +181,7 @@ def _finite_max(m, CAUSAL_MASK: tl.constexpr):
 
 
 @tile.jit
-def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi,
-                    offs_m, qk_scale, kv_len, causal_offset, window_offset, cap_scale,
+def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi, offs_m, scores,
                     BLOCK_N: tl.constexpr, CAUSAL_MASK: tl.constexpr,
                     KEY_MASK: tl.constexpr, RESCALE_VOTE: tl.constexpr = True,
                     WINDOW_MASK: tl.constexpr = False, SOFTCAP: tl.constexpr = False):
@@ -195,9 +194,11 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi,
     window_offset; KEY_MASK hides keys at or past kv_len (and bounds the
     loads).  RESCALE_VOTE: the rows rescale together, behind one vote of
     the program; else each row on its own, without a vote, so that
-    warpgroups owning different rows never wait for one another.  The
-    scores are q . k * qk_scale in base 2, or with SOFTCAP tanh(q . k *
-    cap_scale) * qk_scale (then qk_scale is softcap * log2(e))."""
+    warpgroups owning different rows never wait for one another.  scores:
+    (qk_scale, cap_scale, causal_offset, window_offset, kv_len); the scores
+    are q . k * qk_scale in base 2, or with SOFTCAP tanh(q . k * cap_scale)
+    * qk_scale (then qk_scale is softcap * log2(e))."""
+    qk_scale, cap_scale, causal_offset, window_offset, kv_len = scores
     K_block_ptr = tl.advance(K_block_ptr, (0, lo))
     V_block_ptr = tl.advance(V_block_ptr, (lo, 0))
     # A row may see no key of a block (only behind a mask): its max is -inf.
@@ -330,38 +331,34 @@ def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n,
             # keys: no stage may start before `first`.)
             left_end = tl.maximum(tl.minimum(left_end * BLOCK_N, diag_end), first)
             full_end = tl.maximum(full_end, left_end)
-            acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
-                                            first, left_end, offs_m, qk_scale, kv_len, off,
-                                            low, cap_scale, BLOCK_N, True, True,
+            scores = (qk_scale, cap_scale, off, low, kv_len)
+            acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, first,
+                                            left_end, offs_m, scores, BLOCK_N, True, True,
                                             RESCALE_VOTE, True, SOFTCAP)
-            acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
-                                            left_end, full_end, offs_m, qk_scale, kv_len,
-                                            off, low, cap_scale, BLOCK_N, False, False,
+            acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, left_end,
+                                            full_end, offs_m, scores, BLOCK_N, False, False,
                                             RESCALE_VOTE, False, SOFTCAP)
-            acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
-                                            full_end, diag_end, offs_m, qk_scale, kv_len,
-                                            off, low, cap_scale, BLOCK_N, True, True,
+            acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, full_end,
+                                            diag_end, offs_m, scores, BLOCK_N, True, True,
                                             RESCALE_VOTE, True, SOFTCAP)
         else:
-            acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
-                                            0, full_end, offs_m, qk_scale, kv_len, off, 0,
-                                            cap_scale, BLOCK_N, False, False,
+            scores = (qk_scale, cap_scale, off, 0, kv_len)
+            acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, 0,
+                                            full_end, offs_m, scores, BLOCK_N, False, False,
                                             RESCALE_VOTE, False, SOFTCAP)
             # Diagonal: up to the last key the last row sees, with the
             # causal mask and the key tail.  Empty when no row sees a key.
-            acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
-                                            full_end, diag_end, offs_m, qk_scale, kv_len,
-                                            off, 0, cap_scale, BLOCK_N, True, True,
+            acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, full_end,
+                                            diag_end, offs_m, scores, BLOCK_N, True, True,
                                             RESCALE_VOTE, False, SOFTCAP)
     else:
         full_end = kv_len // BLOCK_N * BLOCK_N
-        acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
-                                        0, full_end, offs_m, qk_scale, kv_len, 0, 0,
-                                        cap_scale, BLOCK_N, False, False, RESCALE_VOTE,
-                                        False, SOFTCAP)
-        acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
-                                        full_end, kv_len, offs_m, qk_scale, kv_len, 0, 0,
-                                        cap_scale, BLOCK_N, False, True, RESCALE_VOTE,
+        scores = (qk_scale, cap_scale, 0, 0, kv_len)
+        acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, 0, full_end,
+                                        offs_m, scores, BLOCK_N, False, False, RESCALE_VOTE, False,
+                                        SOFTCAP)
+        acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, full_end,
+                                        kv_len, offs_m, scores, BLOCK_N, False, True, RESCALE_VOTE,
                                         False, SOFTCAP)
     # log-sum-exp in natural log: ln 2 * (m_i + log2 l_i); -inf for a row
     # that saw no key (m_i = -inf, l_i = 0).
@@ -416,12 +413,11 @@ def attn_fwd_fp8(Q, K, VT, O, LSE, DESCALE, sm_scale, stride_z, stride_h, stride
     qk_scale = sm_scale * LOG2E * tl.load(DESCALE) * tl.load(DESCALE + 1)
     q = tl.load(Q_block_ptr, boundary_check=(0,), padding_option="zero")
     full_end = N_CTX // BLOCK_N * BLOCK_N
-    acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
-                                    0, full_end, offs_m, qk_scale, N_CTX, 0, 0, 1.0,
-                                    BLOCK_N, False, False)
-    acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr,
-                                    full_end, N_CTX, offs_m, qk_scale, N_CTX, 0, 0, 1.0,
-                                    BLOCK_N, False, True)
+    scores = (qk_scale, 1.0, 0, 0, N_CTX)
+    acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, 0, full_end,
+                                    offs_m, scores, BLOCK_N, False, False)
+    acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, full_end, N_CTX,
+                                    offs_m, scores, BLOCK_N, False, True)
     lse = (m_i + tl.math.log2(l_i)) * LN2
     tl.store(LSE + off_hz.to(tl.int64) * N_CTX + offs_m, lse, mask=offs_m < N_CTX)
     o = acc * (tl.load(DESCALE + 2) / l_i)[:, None]
@@ -467,9 +463,7 @@ def attn_bwd_preprocess(O, DO, DELTA, DQ_ACC, stride_z, stride_h, stride_n, Z, H
 
 
 @tile.jit
-def _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, q_rows, q_start,
-                   q_len, kv_len, qk_scale, cap_scale, causal_offset, window_offset,
-                   start_n, lo, hi,
+def _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, lo, hi,
                    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                    HEAD_DIM: tl.constexpr, CAUSAL_MASK: tl.constexpr,
                    QUERY_MASK: tl.constexpr, DV_LAST: tl.constexpr,
@@ -477,8 +471,11 @@ def _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, q_rows, q_
     """Adds to dK, dV of the key block at start_n the contributions of the
     query blocks [lo, hi), BLOCK_M queries at a time, and to their rows of
     DQ_ACC the key block's dS K; works on the transposed scores (keys x
-    queries), query and key indices counted from the sequence's first
-    (rows q_start + i of Q and dO, which hold q_rows rows).  CAUSAL_MASK
+    queries), query and key indices counted from the sequence's first.
+    queries: (Q, DO, LSE, DELTA, DQ_ACC, stride_n, q_rows, q_start, q_len),
+    the program's head's tensors, whose rows q_start + i (of q_rows) are
+    the sequence's q_len queries; scores: (qk_scale, cap_scale,
+    causal_offset, window_offset, kv_len).  CAUSAL_MASK
     hides keys j > i + causal_offset, WINDOW_MASK keys j < i +
     window_offset and keys past kv_len; QUERY_MASK hides queries at or past
     q_len (and bounds the loads).  A query that sees no key has
@@ -493,6 +490,8 @@ def _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, q_rows, q_
     dim has the one that does not spill (docs/performance.md).  SOFTCAP:
     the scores as in the forward (_score_scales), and dS^T times the
     derivative of the cap."""
+    Q, DO, LSE, DELTA, DQ_ACC, stride_n, q_rows, q_start, q_len = queries
+    qk_scale, cap_scale, causal_offset, window_offset, kv_len = scores
     offs_n = start_n + tl.arange(0, BLOCK_N)
     # Block pointers advanced each step: the GPU lowering copies their
     # blocks ahead (tilegpu-pipeline).  Q is read transposed, a
@@ -636,6 +635,9 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
                            BLOCK_N1), boundary_check=(0,), padding_option="zero")
     dk = tl.zeros([BLOCK_N1, HEAD_DIM], tl.float32)
     dv = tl.zeros([BLOCK_N1, HEAD_DIM], tl.float32)
+    # What every stage reads (_attn_bwd_dkdv).
+    queries = (Q, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, start_q, q_len)
+    scores = (qk_scale, cap_scale, off, low, kv_len)
     if CAUSAL:
         # Queries i < start_n - off see none of these keys; from the query
         # block holding the first that sees one, up to the first that sees
@@ -650,41 +652,35 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
             # keys (the window has passed them); past start_n - low they
             # miss some.
             last = tl.minimum(start_n + BLOCK_N1 - low, q_len)
-            dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX,
-                                    start_q, q_len, kv_len, qk_scale, cap_scale, off, low, start_n,
-                                    diag_start, tl.minimum(diag_end, last), BLOCK_M1, BLOCK_N1,
-                                    HEAD_DIM, True, True, DV_LAST, True, SOFTCAP)
+            dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, diag_start,
+                                    tl.minimum(diag_end, last), BLOCK_M1, BLOCK_N1, HEAD_DIM, True,
+                                    True, DV_LAST, True, SOFTCAP)
             # Whole query blocks that see every key of the block, then the
             # rest up to the last query that sees one, masked.
             full_end = tl.maximum(start_n - low + 1, 0) // BLOCK_M1 * BLOCK_M1
             full_end = tl.minimum(full_end, q_len // BLOCK_M1 * BLOCK_M1)
             full_end = tl.maximum(full_end, diag_end)
-            dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX,
-                                    start_q, q_len, kv_len, qk_scale, cap_scale, off, low, start_n,
-                                    diag_end, full_end, BLOCK_M1, BLOCK_N1, HEAD_DIM, False, False,
-                                    DV_LAST, False, SOFTCAP)
-            dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX,
-                                    start_q, q_len, kv_len, qk_scale, cap_scale, off, low, start_n,
-                                    full_end, last, BLOCK_M1, BLOCK_N1, HEAD_DIM, True, True,
-                                    DV_LAST, True, SOFTCAP)
+            dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, diag_end, full_end,
+                                    BLOCK_M1, BLOCK_N1, HEAD_DIM, False, False, DV_LAST, False,
+                                    SOFTCAP)
+            dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, full_end, last,
+                                    BLOCK_M1, BLOCK_N1, HEAD_DIM, True, True, DV_LAST, True,
+                                    SOFTCAP)
         else:
-            dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX,
-                                    start_q, q_len, kv_len, qk_scale, cap_scale, off, low, start_n,
-                                    diag_start, tl.minimum(diag_end, q_len), BLOCK_M1, BLOCK_N1,
-                                    HEAD_DIM, True, True, DV_LAST, False, SOFTCAP)
+            dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, diag_start,
+                                    tl.minimum(diag_end, q_len), BLOCK_M1, BLOCK_N1, HEAD_DIM,
+                                    True, True, DV_LAST, False, SOFTCAP)
             # Past q_len the stages below are empty.  Unclamped, diag_end is
             # a multiple of BLOCK_M1, and so are the query blocks the main
             # loop steps over.  Full query blocks unmasked (each query sees
             # every key of the block), then the tail block (if any) masked.
             full_end = diag_end + tl.maximum(q_len - diag_end, 0) // BLOCK_M1 * BLOCK_M1
-            dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX,
-                                    start_q, q_len, kv_len, qk_scale, cap_scale, off, low, start_n,
-                                    diag_end, full_end, BLOCK_M1, BLOCK_N1, HEAD_DIM, False, False,
-                                    DV_LAST, False, SOFTCAP)
-            dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX,
-                                    start_q, q_len, kv_len, qk_scale, cap_scale, off, low, start_n,
-                                    full_end, q_len, BLOCK_M1, BLOCK_N1, HEAD_DIM, False, True,
-                                    DV_LAST, False, SOFTCAP)
+            dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, diag_end, full_end,
+                                    BLOCK_M1, BLOCK_N1, HEAD_DIM, False, False, DV_LAST, False,
+                                    SOFTCAP)
+            dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, full_end, q_len,
+                                    BLOCK_M1, BLOCK_N1, HEAD_DIM, False, True, DV_LAST, False,
+                                    SOFTCAP)
     else:
         # Full query blocks unmasked, then the tail block (if any) masked.
         # Each key block starts at its own diagonal and wraps around, so
@@ -692,18 +688,12 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
         # rows of dQ, not all to the same ones.
         full_end = q_len // BLOCK_M1 * BLOCK_M1
         first = tl.minimum(start_n, full_end)
-        dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, start_q,
-                                q_len, kv_len, qk_scale, cap_scale, off, low, start_n, first,
-                                full_end, BLOCK_M1, BLOCK_N1, HEAD_DIM, False, False, DV_LAST,
-                                False, SOFTCAP)
-        dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, start_q,
-                                q_len, kv_len, qk_scale, cap_scale, off, low, start_n, 0, first,
-                                BLOCK_M1, BLOCK_N1, HEAD_DIM, False, False, DV_LAST, False,
-                                SOFTCAP)
-        dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, start_q,
-                                q_len, kv_len, qk_scale, cap_scale, off, low, start_n, full_end,
-                                q_len, BLOCK_M1, BLOCK_N1, HEAD_DIM, False, True, DV_LAST, False,
-                                SOFTCAP)
+        dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, first, full_end, BLOCK_M1,
+                                BLOCK_N1, HEAD_DIM, False, False, DV_LAST, False, SOFTCAP)
+        dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, 0, first, BLOCK_M1,
+                                BLOCK_N1, HEAD_DIM, False, False, DV_LAST, False, SOFTCAP)
+        dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, full_end, q_len, BLOCK_M1,
+                                BLOCK_N1, HEAD_DIM, False, True, DV_LAST, False, SOFTCAP)
     tl.store(_row_block(DV, start_k + start_n, stride_dkn, start_k + kv_len, HEAD_DIM,
                         BLOCK_N1), dv.to(DV.dtype.element_ty), boundary_check=(0,))
     dk = dk * sm_scale
