@@ -947,6 +947,23 @@ def test_module_refuses_bad_shapes(make, message):
         make()
 
 
+def compiled_equals_eager(emulated, step, inputs, dout, extra=()):
+    """step(*inputs, *extra) compiled (aot_eager, fullgraph) against eager:
+    the output and the gradients in `inputs` bit for bit, laid out alike.
+    The launches left in `emulated` are the compiled run's."""
+    want = step(*inputs, *extra)
+    want_grads = torch.autograd.grad(want, inputs, dout)
+    emulated.launches.clear()
+    torch._dynamo.reset()
+    got = torch.compile(step, fullgraph=True, backend="aot_eager")(*inputs, *extra)
+    got_grads = torch.autograd.grad(got, inputs, dout)
+    assert torch.equal(got, want)
+    for name, g, w in zip("qkv", got_grads, want_grads):
+        assert torch.equal(g, w), f"d{name}"
+        assert g.shape == w.shape and g.stride() == w.stride(), \
+            f"d{name} {g.stride()} != {w.stride()}"
+
+
 @needs_kernels
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_torch_compile_traces_without_graph_breaks(emulated, layout):
@@ -960,16 +977,7 @@ def test_torch_compile_traces_without_graph_breaks(emulated, layout):
     def step(q, k, v):
         return flash_attn_func(q, k, v, 0.0, 0.2, True) * 2
 
-    want = step(q, k, v)
-    want_grads = torch.autograd.grad(want, (q, k, v), dout)
-    emulated.launches.clear()
-    torch._dynamo.reset()
-    got = torch.compile(step, fullgraph=True, backend="aot_eager")(q, k, v)
-    got_grads = torch.autograd.grad(got, (q, k, v), dout)
-    assert torch.equal(got, want)
-    for name, g, w in zip("qkv", got_grads, want_grads):
-        assert torch.equal(g, w), f"d{name}"
-        assert g.stride() == w.stride(), f"d{name} {g.stride()} != {w.stride()}"
+    compiled_equals_eager(emulated, step, (q, k, v), dout)
     assert emulated.families() == [
         "attn_fwd", "attn_bwd_preprocess", "attn_bwd", "attn_bwd_postprocess"]
 
@@ -997,16 +1005,7 @@ def test_torch_compile_with_grouped_heads_unequal_lengths_and_windows(emulated, 
     q = torch.randn(2, 37, 8, 64).half().requires_grad_()
     k, v = (t.transpose(1, 2).requires_grad_() for t in qkv((2, 2, 50, 64))[:2])
     dout = torch.randn(2, 37, 8, 64).half()
-    want = step(q, k, v)
-    want_grads = torch.autograd.grad(want, (q, k, v), dout)
-    emulated.launches.clear()
-    torch._dynamo.reset()
-    got = torch.compile(step, fullgraph=True, backend="aot_eager")(q, k, v)
-    got_grads = torch.autograd.grad(got, (q, k, v), dout)
-    assert torch.equal(got, want)
-    for name, g, w in zip("qkv", got_grads, want_grads):
-        assert torch.equal(g, w), f"d{name}"
-        assert g.shape == w.shape and g.stride() == w.stride(), f"d{name}"
+    compiled_equals_eager(emulated, step, (q, k, v), dout)
     assert masks_launched(emulated) == [mask, mask]
 
 
@@ -1146,15 +1145,7 @@ def test_varlen_under_torch_compile(emulated):
     v, _ = packed([50, 3, 23], 2)
     q, k, v = (t.requires_grad_() for t in (q, k, v))
     dout = torch.randn_like(q)
-    want = varlen_step(q, k, v, cu_q, cu_k)
-    want_grads = torch.autograd.grad(want, (q, k, v), dout)
-    emulated.launches.clear()
-    torch._dynamo.reset()
-    got = torch.compile(varlen_step, fullgraph=True, backend="aot_eager")(q, k, v, cu_q, cu_k)
-    got_grads = torch.autograd.grad(got, (q, k, v), dout)
-    assert torch.equal(got, want)
-    for name, g, w in zip("qkv", got_grads, want_grads):
-        assert torch.equal(g, w), f"d{name}"
+    compiled_equals_eager(emulated, varlen_step, (q, k, v), dout, extra=(cu_q, cu_k))
     assert masks_launched(emulated) == [LOCAL, LOCAL]
 
 

@@ -83,6 +83,9 @@ class KernelBundle:
         attention = [k for k in self.bundle.kernels if k.family in ATTENTION_FAMILIES]
         self.kernels = {k.name: k for k in attention if k.has_gpu_code}
         self.without_gpu_code = [k.name for k in attention if not k.has_gpu_code]
+        # The head dims the forward kernels have, ascending.
+        self.head_dims = sorted({k.constexprs["HEAD_DIM"] for k in self.kernels.values()
+                                 if k.family == FORWARD})
 
     @classmethod
     def discover(cls):

@@ -201,18 +201,27 @@ def _kernel_mask(causal, causal_offset, window_offset, seqlen_q, seqlen_k):
     return KernelMask(False, False, 0, 0)
 
 
+def window_bounds(causal, window_size, diagonal):
+    """FlashAttention-2's causal flag and window_size as bounds on the key
+    j a query i sees: (upper, lower), j <= i + upper and j >= i + lower,
+    None where unbounded, around the diagonal j = i + diagonal.  causal
+    sets the window's right side to 0, as in FlashAttention; a negative
+    side is unlimited."""
+    left, right = window_size
+    if causal:
+        right = 0
+    return (diagonal + right if right >= 0 else None,
+            diagonal - left if left >= 0 else None)
+
+
 def _flash_attn_bounds(causal, window_size, causal_offset, seqlen_q, seqlen_k):
     """FlashAttention-2's mask as the kernels' top-left bounds: (causal,
     causal_offset, window_offset), window_offset None for no lower bound.
     Bottom-right alignment: the diagonal of the last query is the last key,
-    moved by causal_offset.  causal sets window_size's right side to 0, as
-    in FlashAttention; a negative side is unlimited."""
-    left, right = window_size
-    if causal:
-        right = 0
-    shift = seqlen_k - seqlen_q + causal_offset
-    upper = _clamp(shift + right, seqlen_q, seqlen_k) if right >= 0 else None
-    lower = _clamp(shift - left, seqlen_q, seqlen_k) if left >= 0 else None
+    moved by causal_offset."""
+    upper, lower = window_bounds(causal, window_size, seqlen_k - seqlen_q + causal_offset)
+    upper = None if upper is None else _clamp(upper, seqlen_q, seqlen_k)
+    lower = None if lower is None else _clamp(lower, seqlen_q, seqlen_k)
     return upper is not None, 0 if upper is None else upper, lower
 
 
@@ -374,8 +383,7 @@ def _kernel_head_dim(head_dim):
     bundle's forward kernels have at least as large (a ragged head dim runs
     padded with zeros, as FlashAttention pads it: the zero columns add
     nothing to the scores, and out's are dropped)."""
-    dims = sorted({k.constexprs["HEAD_DIM"] for k in kernel_bundle().kernels.values()
-                   if k.family == _bundle.FORWARD})
+    dims = kernel_bundle().head_dims
     for dim in dims:
         if dim >= head_dim:
             return dim

@@ -119,15 +119,9 @@ def _bounds(causal, window_size, causal_offset, max_q, max_k):
     each sequence's bottom-right diagonal (the kernels add len_k - len_q),
     (CAUSAL, WINDOW, causal_offset, window_offset).  Offsets beyond the
     longest sequences change nothing and are clamped so as to fit i32."""
-    left, right = window_size
-    if causal:
-        right = 0
     reach = max_q + max_k + 1
-
-    def clamp(x):
-        return max(-reach, min(reach, x))
-    upper = clamp(causal_offset + right) if right >= 0 else None
-    lower = clamp(causal_offset - left) if left >= 0 else None
+    upper, lower = (None if x is None else max(-reach, min(reach, x))
+                    for x in _f.window_bounds(causal, window_size, causal_offset))
     if lower is not None:
         return True, True, reach if upper is None else upper, lower
     if upper is not None:
