@@ -380,10 +380,6 @@ void overlap(scf::ForOp loop, StagePlan &plan) {
   }
   SmallVector<Operation *> stage0(stage0Head);
   stage0.append(stage0Tail);
-  unsigned accIndex = 0;
-  for (unsigned i = 0; i < numArgs; ++i)
-    if (yield.getOperand(i) == plan.carried.getResult())
-      accIndex = i;
 
   OpBuilder b(loop);
   Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
