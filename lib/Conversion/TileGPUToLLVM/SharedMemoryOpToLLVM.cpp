@@ -73,17 +73,6 @@ SmallVector<Value> shifted(OpBuilder &b, Location loc, ArrayRef<Value> coord,
   return result;
 }
 
-/// How many consecutive registers of `layout` one shared-memory store can
-/// write: a run along the buffer's contiguous dimension that starts on a
-/// swizzle vector and stays within it, at most 16 bytes.
-int64_t getStoreWidth(const LinearLayout &layout, MemDescType buffer) {
-  unsigned inner = buffer.getEncoding().getOrder()[0];
-  int64_t bytes =
-      std::max<int64_t>(1, buffer.getElementType().getIntOrFloatBitWidth() / 8);
-  int64_t limit = std::min<int64_t>(buffer.getEncoding().getVec(), 16 / bytes);
-  return std::min(limit, layout.getRegisterRun(inner));
-}
-
 struct LocalAllocOpConversion : public ConvertOpToLLVMPattern<LocalAllocOp> {
   LocalAllocOpConversion(const LLVMTypeConverter &converter,
                          const SharedScratch &scratch)
@@ -119,7 +108,7 @@ struct LocalAllocOpConversion : public ConvertOpToLLVMPattern<LocalAllocOp> {
             .getValue())
       createBarrier(rewriter, loc);
     storeTile(rewriter, loc, layout, hw, values, addresses, {},
-              getStoreWidth(layout, op.getType()));
+              getSharedStoreWidth(layout, op.getType()));
     createBarrier(rewriter, loc);
     rewriter.replaceOp(op, base);
     return success();

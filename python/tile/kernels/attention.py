@@ -502,12 +502,7 @@ def _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, lo, hi,
     do_block = tl.make_block_ptr(base=DO, shape=(q_rows, HEAD_DIM), strides=(stride_n, 1),
                                  offsets=(q_start + lo, 0), block_shape=(BLOCK_M, HEAD_DIM),
                                  order=(1, 0))
-    # LSE and DELTA a step ahead: their loads' latency would otherwise stall
-    # each step's exponentials (+4-12% at d128, +3-6% at d64).
     inv_qk_scale = 1.0 / qk_scale
-    offs_next = lo + tl.arange(0, BLOCK_M)
-    lse_next = tl.load(LSE + offs_next, mask=offs_next < q_len, other=0.0)
-    delta_next = tl.load(DELTA + offs_next, mask=offs_next < q_len, other=0.0)
     for start_m in range(lo, hi, BLOCK_M):
         offs_m = start_m + tl.arange(0, BLOCK_M)
         if QUERY_MASK:
@@ -517,11 +512,12 @@ def _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, lo, hi,
         else:
             qT = tl.load(qT_block)
             do = tl.load(do_block)
-        lse = lse_next
-        delta = delta_next
-        offs_next = offs_m + BLOCK_M
-        lse_next = tl.load(LSE + offs_next, mask=offs_next < q_len, other=0.0)
-        delta_next = tl.load(DELTA + offs_next, mask=offs_next < q_len, other=0.0)
+        # LSE and DELTA read first, each thread the columns of P^T it holds:
+        # their latency passes under the products before their use.  (Read a
+        # step ahead, they were carried in those columns' registers and the
+        # d128 backward spilled.)
+        lse = tl.load(LSE + offs_m, mask=offs_m < q_len, other=0.0)
+        delta = tl.load(DELTA + offs_m, mask=offs_m < q_len, other=0.0)
         if not DV_LAST:
             dpT = tl.dot(v, tl.trans(do))
         # P^T = exp(sm_scale * K Q^T - LSE), in base 2.

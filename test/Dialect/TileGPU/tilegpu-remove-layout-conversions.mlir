@@ -139,9 +139,10 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target
 
 // The LSE row of the backward, loaded from memory and wanted in the columns
 // of the mma layout: it is read again in that layout (each thread loads the
-// values it holds), where the conversion was, and nothing goes through
-// shared memory.  The vector width tilegpu-coalesce proved for the row
-// stays with it; the lowering narrows it to the columns' runs.
+// values it holds), where the program read it (its latency passes under
+// the dot), and nothing goes through shared memory.  The vector width
+// tilegpu-coalesce proved for the row stays with it; the lowering narrows
+// it to the columns' runs.
 
 #row = #tilegpu.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]>
 #mma = #tilegpu.mma<version = 2, warpsPerCTA = [8, 1]>
@@ -149,10 +150,10 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target
 // CHECK-DAG: #[[MMA:.*]] = #tilegpu.mma<version = 2, warpsPerCTA = [8, 1]>
 // CHECK-DAG: #[[COLS:.*]] = #tilegpu.slice<dim = 0, parent = #[[MMA]]>
 // CHECK-LABEL: func.func @row_load
-// CHECK: tile.dot
 // CHECK: %[[I:.*]] = tile.arange 0 to 32 : tensor<32xi32, #[[COLS]]>
 // CHECK: %[[P:.*]] = tile.addptr %{{.*}}, %[[I]] : tensor<32x!tile.ptr<f32>, #[[COLS]]>
 // CHECK: %[[L:.*]] = tile.load %[[P]] {tilegpu.vector_width = 4 : i32} : tensor<32x!tile.ptr<f32>, #[[COLS]]>
+// CHECK: tile.dot
 // CHECK: tile.expand_dims %[[L]] {axis = 0 : i32} : tensor<32xf32, #[[COLS]]> -> tensor<1x32xf32, #[[MMA]]>
 // CHECK-NOT: tilegpu.convert_layout
 // CHECK: return
@@ -310,5 +311,89 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
       scf.yield %back, %next : tensor<64x32xf32, #b>, i32
     }
     return %r#0 : tensor<64x32xf32, #b>
+  }
+}
+
+// -----
+
+// A row loaded a step ahead (the next iteration's LSE) and converted each
+// iteration to the columns of the mma layout: the loop carries it in those
+// columns, both reads rebuilt there, and the conversion leaves the loop.
+
+#row = #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]>
+#mma = #tilegpu.mma<version = 2, warpsPerCTA = [8, 1]>
+#cols = #tilegpu.slice<dim = 0, parent = #mma>
+// CHECK-DAG: #[[MMA:.*]] = #tilegpu.mma<version = 2, warpsPerCTA = [8, 1]>
+// CHECK-DAG: #[[COLS:.*]] = #tilegpu.slice<dim = 0, parent = #[[MMA]]>
+// CHECK-LABEL: func.func @row_carried
+// CHECK: %[[FIRST:.*]] = tile.load %{{.*}} : tensor<32x!tile.ptr<f32>, #[[COLS]]>
+// CHECK: scf.for {{.*}} iter_args(%[[LSE:.*]] = %[[FIRST]], {{.*}}) -> (tensor<32xf32, #[[COLS]]>, tensor<128x32xf32, #[[MMA]]>)
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: %[[NEXT:.*]] = tile.load %{{.*}} : tensor<32x!tile.ptr<f32>, #[[COLS]]>
+// CHECK: tile.expand_dims %[[LSE]] {axis = 0 : i32}
+// CHECK: scf.yield %[[NEXT]], %{{.*}} : tensor<32xf32, #[[COLS]]>, tensor<128x32xf32, #[[MMA]]>
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: return
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @row_carried(%s: tensor<128x32xf32, #mma>, %base: !tile.ptr<f32>, %n: i32) -> tensor<128x32xf32, #mma> {
+    %c0 = arith.constant 0 : i32
+    %c32 = arith.constant 32 : i32
+    %i = tile.arange 0 to 32 : tensor<32xi32, #row>
+    %b = tile.splat %base : tensor<32x!tile.ptr<f32>, #row>
+    %p0 = tile.addptr %b, %i : tensor<32x!tile.ptr<f32>, #row>, tensor<32xi32, #row>
+    %first = tile.load %p0 : tensor<32x!tile.ptr<f32>, #row>
+    %r:2 = scf.for %k = %c0 to %n step %c32 iter_args(%lse = %first, %acc = %s) -> (tensor<32xf32, #row>, tensor<128x32xf32, #mma>) : i32 {
+      %next_k = arith.addi %k, %c32 : i32
+      %o = tile.splat %next_k : tensor<32xi32, #row>
+      %off = arith.addi %i, %o : tensor<32xi32, #row>
+      %p = tile.addptr %b, %off : tensor<32x!tile.ptr<f32>, #row>, tensor<32xi32, #row>
+      %next = tile.load %p : tensor<32x!tile.ptr<f32>, #row>
+      %c = tilegpu.convert_layout %lse : tensor<32xf32, #row> -> tensor<32xf32, #cols>
+      %e = tile.expand_dims %c {axis = 0 : i32} : tensor<32xf32, #cols> -> tensor<1x32xf32, #mma>
+      %bc = tile.broadcast %e : tensor<1x32xf32, #mma> -> tensor<128x32xf32, #mma>
+      %d = arith.subf %acc, %bc : tensor<128x32xf32, #mma>
+      scf.yield %next, %d : tensor<32xf32, #row>, tensor<128x32xf32, #mma>
+    }
+    return %r#1 : tensor<128x32xf32, #mma>
+  }
+}
+
+// -----
+
+// dS^T of the backward, a dot's result rounded to 16 bits and stored to
+// shared memory for the next dot: the store writes it from the mma layout
+// (two neighbouring columns a register pair, as wide as the blocked layout
+// it came in), not after a conversion through shared memory of its own.
+// From a blocked layout of 8-element runs the mma layout's pairs would be
+// narrower stores: that conversion stays.
+
+#b = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [8, 1], order = [1, 0]>
+#b8 = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]>
+#mma = #tilegpu.mma<version = 2, warpsPerCTA = [8, 1]>
+#nvmma = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [1, 0]>
+// CHECK-DAG: #[[MMA:.*]] = #tilegpu.mma<version = 2, warpsPerCTA = [8, 1]>
+// CHECK-LABEL: func.func @store_from_mma
+// CHECK: %[[H:.*]] = arith.truncf %{{.*}} : tensor<128x64xf32, #[[MMA]]> to tensor<128x64xf16, #[[MMA]]>
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: tilegpu.local_alloc %[[H]] : tensor<128x64xf16, #[[MMA]]>
+// CHECK-LABEL: func.func @store_wider_blocked
+// CHECK: tilegpu.convert_layout %{{.*}} : tensor<128x64xf16, #[[MMA]]> -> tensor<128x64xf16, #[[B8:.*]]>
+// CHECK: tilegpu.local_alloc %{{.*}} : tensor<128x64xf16, #[[B8]]>
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @store_from_mma(%a: tensor<128x64xf16, #tilegpu.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>>, %bt: tensor<64x64xf16, #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>>) -> !tilegpu.memdesc<128x64xf16, #nvmma> {
+    %zero = arith.constant dense<0.0> : tensor<128x64xf32, #mma>
+    %s = tile.dot %a, %bt, %zero : tensor<128x64xf16, #tilegpu.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>>, tensor<64x64xf16, #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>> -> tensor<128x64xf32, #mma>
+    %sb = tilegpu.convert_layout %s : tensor<128x64xf32, #mma> -> tensor<128x64xf32, #b>
+    %h = arith.truncf %sb : tensor<128x64xf32, #b> to tensor<128x64xf16, #b>
+    %buf = tilegpu.local_alloc %h : tensor<128x64xf16, #b> -> !tilegpu.memdesc<128x64xf16, #nvmma>
+    return %buf : !tilegpu.memdesc<128x64xf16, #nvmma>
+  }
+  func.func @store_wider_blocked(%a: tensor<128x64xf16, #tilegpu.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>>, %bt: tensor<64x64xf16, #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>>) -> !tilegpu.memdesc<128x64xf16, #nvmma> {
+    %zero = arith.constant dense<0.0> : tensor<128x64xf32, #mma>
+    %s = tile.dot %a, %bt, %zero : tensor<128x64xf16, #tilegpu.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>>, tensor<64x64xf16, #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>> -> tensor<128x64xf32, #mma>
+    %sb = tilegpu.convert_layout %s : tensor<128x64xf32, #mma> -> tensor<128x64xf32, #b8>
+    %h = arith.truncf %sb : tensor<128x64xf32, #b8> to tensor<128x64xf16, #b8>
+    %buf = tilegpu.local_alloc %h : tensor<128x64xf16, #b8> -> !tilegpu.memdesc<128x64xf16, #nvmma>
+    return %buf : !tilegpu.memdesc<128x64xf16, #nvmma>
   }
 }

@@ -83,6 +83,15 @@ LinearLayout tilegpu::getLinearLayout(RankedTensorType type) {
   return getLayout(type).toLinearLayout(type.getShape());
 }
 
+int64_t tilegpu::getSharedStoreWidth(const LinearLayout &layout,
+                                     MemDescType buffer) {
+  unsigned inner = buffer.getEncoding().getOrder()[0];
+  int64_t bytes =
+      std::max<int64_t>(1, buffer.getElementType().getIntOrFloatBitWidth() / 8);
+  int64_t limit = std::min<int64_t>(buffer.getEncoding().getVec(), 16 / bytes);
+  return std::min(limit, layout.getRegisterRun(inner));
+}
+
 std::optional<unsigned> tilegpu::getNumWarps(Operation *op) {
   auto module = op->getParentOfType<ModuleOp>();
   if (!module)

@@ -12,13 +12,16 @@
 //    scf.for, scf.if and scf.while carry. The first layout to reach a value
 //    wins; ops that take no part (memory accesses, dots, ops whose rule
 //    cannot take the layout, such as trans) get a conversion back to what
-//    they had.
+//    they had; a local_alloc stores from the layout that reaches it where
+//    that writes vectors as wide.
 // 2. Backward rematerialization. A conversion whose source is index
 //    arithmetic built from constants, splats and ranges is replaced by that
 //    arithmetic rebuilt in the layout wanted; so is a row loaded from memory
-//    and wanted in a slice layout (it is read again there); so is a tile
-//    broadcast from a row of values (softmax statistics), whose row alone is
-//    converted.
+//    and wanted in a slice layout (it is read again there, where it was
+//    read); so is a tile broadcast from a row of values (softmax
+//    statistics), whose row alone is converted. A value a loop carries and
+//    converts each iteration is carried in the layout wanted when what each
+//    iteration yields can be rebuilt there (a row loaded a step ahead).
 // 3. Hoisting. A conversion of a value defined outside a loop moves out of
 //    the loop, so that it runs once.
 //
@@ -146,6 +149,9 @@ private:
   void legalize(Operation *op) {
     if (isa<ConvertLayoutOp>(op))
       return;
+    if (auto alloc = dyn_cast<LocalAllocOp>(op);
+        alloc && storesFromNewLayout(alloc))
+      return;
     bool carries = false;
     for (OpOperand &operand : op->getOpOperands()) {
       SmallVector<Value> carried = getCarriedValues(operand);
@@ -168,6 +174,25 @@ private:
     for (OpOperand &operand : op->getOpOperands())
       if (auto it = oldTypes.find(operand.get()); it != oldTypes.end())
         require(operand, cast<RankedTensorType>(it->second).getEncoding());
+  }
+
+  /// Whether `alloc` stores its tile from the layout that reached it: a
+  /// conversion back would cross shared memory itself (a store, a barrier,
+  /// a load) before the store, so the tile is stored as it is unless that
+  /// layout holds elements twice or writes narrower vectors than the one it
+  /// had (dS^T in the backward, stored from the registers of its product).
+  bool storesFromNewLayout(LocalAllocOp alloc) {
+    Value src = alloc.getSrc();
+    if (!src)
+      return false;
+    auto old = oldTypes.find(src);
+    if (old == oldTypes.end())
+      return false;
+    LinearLayout now = getLinearLayout(cast<RankedTensorType>(src.getType()));
+    LinearLayout before = getLinearLayout(cast<RankedTensorType>(old->second));
+    return now.isInjective() &&
+           getSharedStoreWidth(now, alloc.getType()) >=
+               getSharedStoreWidth(before, alloc.getType());
   }
 
   void require(OpOperand &operand, Attribute layout) {
@@ -237,7 +262,7 @@ public:
   /// A row loaded from global memory (LSE, say) is read again in a slice
   /// layout, each thread loading the elements it holds, rather than moved
   /// through shared memory; its operands must be rebuildable in that layout
-  /// (rebuild() places the copy where no write can come between).
+  /// (rebuild() places the copy right after the original read).
   bool isRereadableRow(tile::LoadOp load, Attribute layout, unsigned depth) {
     auto type = dyn_cast<RankedTensorType>(load.getType());
     if (!type || type.getRank() != 1 || !isa<SliceEncodingAttr>(layout))
@@ -252,35 +277,6 @@ public:
                                  isRebuildable(value, operandLayout, depth + 1,
                                                /*belowExpand=*/false);
                         });
-  }
-
-  /// Whether no op from just after `op` up to `point` (in `op`'s block)
-  /// may write memory.
-  static bool noWritesBetween(Operation *op, Block *block,
-                              Block::iterator point) {
-    if (block != op->getBlock())
-      return false;
-    for (auto it = std::next(op->getIterator()); it != point; ++it) {
-      if (it == block->end())
-        return false; // `point` comes before `op`
-      if (mayWrite(&*it))
-        return false;
-    }
-    return true;
-  }
-
-  /// Whether `op` (or an op nested in it) may have an effect other than
-  /// reads.
-  static bool mayWrite(Operation *op) {
-    return op
-        ->walk([](Operation *nested) {
-          // libMLIR instantiates hasEffect for one effect type at a time.
-          bool writes = mightHaveEffect<MemoryEffects::Write>(nested) ||
-                        hasEffect<MemoryEffects::Allocate>(nested) ||
-                        hasEffect<MemoryEffects::Free>(nested);
-          return writes ? WalkResult::interrupt() : WalkResult::advance();
-        })
-        .wasInterrupted();
   }
 
   static bool isConvertibleRow(Value value) {
@@ -305,22 +301,18 @@ public:
     } else if (auto convert = dyn_cast<ConvertLayoutOp>(def)) {
       result = rebuild(convert.getSrc(), layout, b);
     } else if (auto load = dyn_cast<tile::LoadOp>(def)) {
-      // Read again where the value is wanted when nothing between may
-      // write memory (the row is then live only from there), else right
-      // after the original read, with its operands rebuilt there too (a
-      // separate memo: what was rebuilt later may not dominate the load).
+      // Read again right after the original read, where the program issues
+      // it (a row loaded early hides its latency behind the work before its
+      // use: the backward's LSE and DELTA, +2-5% at d128 on an H200), with
+      // its operands rebuilt there too (a separate memo: what was rebuilt
+      // later may not dominate the load).
       OpBuilder::InsertionGuard guard(b);
       DenseMap<std::pair<Value, Attribute>, Value> outer;
-      bool early =
-          !noWritesBetween(load, b.getInsertionBlock(), b.getInsertionPoint());
-      if (early) {
-        b.setInsertionPointAfter(load);
-        std::swap(outer, rebuilt);
-      }
+      b.setInsertionPointAfter(load);
+      std::swap(outer, rebuilt);
       IRMapping mapping;
       rebuildOperands(load, layout, b, mapping);
-      if (early)
-        std::swap(outer, rebuilt);
+      std::swap(outer, rebuilt);
       // The copy keeps the row's proven tilegpu.vector_width: the lowering
       // narrows it to the runs of the layout the row ends in.
       Operation *clone = b.clone(*load, mapping);
@@ -442,6 +434,54 @@ public:
     }
   }
 
+  /// A value a loop carries (a row loaded a step ahead: LSE, say) and
+  /// converts each iteration is carried in the layout converted to instead,
+  /// when the value each iteration yields can be rebuilt there: the
+  /// conversion in the loop goes, and the initial value is rebuilt (or
+  /// converted, once) before the loop. The loop's result keeps the old
+  /// layout by a conversion after the loop where it is used.
+  bool carryInLayout(ConvertLayoutOp convert) {
+    auto arg = dyn_cast<BlockArgument>(convert.getSrc());
+    auto loop =
+        arg ? dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()) : nullptr;
+    if (!loop || !arg.hasOneUse() || arg.getOwner() != loop.getBody() ||
+        arg == loop.getInductionVar())
+      return false;
+    Attribute layout = encodingOf(convert.getResult());
+    OpOperand *yielded = loop.getTiedLoopYieldedValue(arg);
+    if (!isRebuildable(yielded->get(), layout, 0, /*belowExpand=*/false))
+      return false;
+    Type oldType = arg.getType(), newType = withLayout(oldType, layout);
+    OpOperand *init = loop.getTiedLoopInit(arg);
+    OpBuilder b(loop);
+    rebuilt.clear();
+    init->set(rebuild(init->get(), layout, b));
+    b.setInsertionPoint(yielded->getOwner());
+    rebuilt.clear();
+    yielded->set(rebuild(yielded->get(), layout, b));
+    arg.setType(newType);
+    convert.replaceAllUsesWith(arg);
+    convert.erase();
+    OpResult result = loop.getTiedLoopResult(arg);
+    result.setType(newType);
+    if (!result.use_empty()) {
+      b.setInsertionPointAfter(loop);
+      auto back = ConvertLayoutOp::create(b, loop.getLoc(), oldType, result);
+      result.replaceAllUsesExcept(back, back);
+    }
+    return true;
+  }
+
+  /// carryInLayout for each conversion of a value a loop carries; run after
+  /// the chains of conversions are folded, so that the layout carried is the
+  /// one finally wanted.
+  void carryConvertedValues(func::FuncOp func) {
+    SmallVector<ConvertLayoutOp> converts;
+    func.walk([&](ConvertLayoutOp op) { converts.push_back(op); });
+    for (ConvertLayoutOp convert : converts)
+      carryInLayout(convert);
+  }
+
   /// Replaces each conversion of a cheap value by the value rebuilt.
   void run(func::FuncOp func) {
     SmallVector<ConvertLayoutOp> converts;
@@ -490,6 +530,8 @@ struct RemoveLayoutConversionsPass
       foldConversions(func);
       Rematerializer().run(func);
       Rematerializer().sinkIntoAtomics(func);
+      foldConversions(func);
+      Rematerializer().carryConvertedValues(func);
       foldConversions(func);
       hoistLoopInvariantConversions(func);
     }

@@ -52,6 +52,11 @@ RankedTensorType withLayout(Type type, Attribute layout);
 /// The linear layout of a tensor type that carries a layout encoding.
 LinearLayout getLinearLayout(RankedTensorType type);
 
+/// How many consecutive registers of `layout` one shared-memory store
+/// writes into `buffer`: a run along the buffer's contiguous dimension that
+/// starts on a swizzle vector and stays within it, at most 16 bytes.
+int64_t getSharedStoreWidth(const LinearLayout &layout, MemDescType buffer);
+
 /// The number of warps of the module around `op` (tilegpu.num_warps).
 std::optional<unsigned> getNumWarps(Operation *op);
 
