@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """tile.attention.flash_attn_func on the GPU against PyTorch.
 
-For fp16 and bf16, head dims 32, 64, 128 and 256, causal and not, and sequence
-lengths that are not multiples of the block sizes, compares the forward and
+For fp16 and bf16, head dims 32, 64, 128 and 256 (and three between them,
+zero-padded), causal and not, and sequence lengths that are not multiples
+of the block sizes, compares the forward and
 the gradients (dq, dk, dv) with torch's scaled_dot_product_attention
 computed in float32 (math backend, TF32 off) from the same inputs; then
 causal offsets (SDPA with an explicit boolean mask; rows that see no key
@@ -533,6 +534,12 @@ def main():
                     name = (f"{type_name(dtype)} d{head_dim} {'causal' if causal else 'full'} "
                             f"N={seqlen} B={batch} H={heads}")
                     check_case(results, name, *tensors, causal)
+    # Head dims between the kernels' run zero-padded to the next one.
+    for dtype, head_dim in ((torch.float16, 40), (torch.bfloat16, 96), (torch.float16, 200)):
+        for causal in (False, True):
+            tensors = random_inputs(2, 257, 8, head_dim, dtype, generator)
+            check_case(results, f"{type_name(dtype)} d{head_dim} (padded) "
+                       f"{'causal' if causal else 'full'} N=257 B=2 H=8", *tensors, causal)
 
     # Causal offsets: -1 as striped ring attention uses it, ragged ones, one
     # past N (every key visible) and ones where no row sees a key.
@@ -659,7 +666,7 @@ def error_checks(results):
     def half(*shape):
         return torch.randn(*shape, device="cuda", dtype=torch.float16)
     for case, call, expected in (
-            ("head_dim 96 -> ValueError", lambda: flash_attn_func(*(half(1, 8, 2, 96),) * 3),
+            ("head_dim 288 -> ValueError", lambda: flash_attn_func(*(half(1, 8, 2, 288),) * 3),
              ValueError),
             ("fp32 -> TypeError", lambda: flash_attn_func(
                 *(torch.randn(1, 8, 2, 64, device="cuda"),) * 3), TypeError),
