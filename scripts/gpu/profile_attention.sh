@@ -3,11 +3,13 @@
 # FlashAttention-2 kernel PyTorch's SDPA runs for the same shape (fp16,
 # [B, H, N, D], B*N fixed as in stage_sweep.sh), side by side: tensor-pipe
 # and shared-memory throughput, warp stall reasons (cycles a warp spends
-# stalled on each, per issued instruction), instruction mix.
+# stalled on each, per issued instruction), instruction mix; for Tile's
+# kernel also the SASS instructions most sampled stalled (sass_hotspots.py).
 # Needs ncu (Nsight Compute); clocks are left alone (--clock-control none).
 # Run from the bundle:
 #   ./profile_attention.sh fwd|bwd D N [--causal] [FOLDER] [OUT_DIR]
-# Writes OUT_DIR/{tile,fa2}-MODE-dD-N[-causal].txt (default OUT_DIR: .).
+# Writes OUT_DIR/{tile,fa2}-MODE-dD-N[-causal].txt (default OUT_DIR: .),
+# and Tile's report (.ncu-rep) and SASS counters (-sass.csv) beside them.
 set -euo pipefail
 cd "$(dirname "$0")"
 [ $# -ge 3 ] || { sed -n '2,9p' "$0"; exit 2; }
@@ -24,10 +26,15 @@ sections=(--section SpeedOfLight --section ComputeWorkloadAnalysis
           --section SourceCounters
           --metrics 'regex:smsp__average_warps_issue_stalled_[a-z_]+_per_issue_active\.ratio')
 mask=$([ -n "$causal" ] && echo causal || echo noncausal)
-ncu --clock-control none "${sections[@]}" -k "regex:^attn_${mode}_fp16_d${d}_$mask" -c 1 \
-  ./bin/tile-run attention --mode "$mode" --backend cuda --bundle "$folder" --bench \
-  --warmup 1 --reps 1 --batch $b --heads $h --seq "$n" --head-dim "$d" $causal \
-  > "$out/tile-$tag.txt" 2>&1
+ncu --clock-control none "${sections[@]}" -k "regex:^attn_${mode}_fp16_d${d}_$mask\$" -c 1 \
+  -f -o "$out/tile-$tag" ./bin/tile-run attention --mode "$mode" --backend cuda \
+  --bundle "$folder" --bench --warmup 1 --reps 1 --batch $b --heads $h --seq "$n" \
+  --head-dim "$d" $causal > "$out/tile-$tag.log" 2>&1
+ncu -i "$out/tile-$tag.ncu-rep" --page details > "$out/tile-$tag.txt"
+# The SASS instructions the warps were sampled stalled at most.
+ncu -i "$out/tile-$tag.ncu-rep" --page source --csv --print-source sass \
+  > "$out/tile-$tag-sass.csv"
+python3 sass_hotspots.py "$out/tile-$tag-sass.csv" 40 >> "$out/tile-$tag.txt"
 fa2_kernel=$([ "$mode" = fwd ] && echo flash_fwd_kernel || echo flash_bwd_dq_dk_dv)
 ncu --clock-control none "${sections[@]}" -k "regex:$fa2_kernel" -c 1 \
   python3 - "$mode" "$b" "$h" "$n" "$d" "$causal" > "$out/fa2-$tag.txt" 2>&1 <<'EOF'
