@@ -4,12 +4,16 @@
 // stored to 128-byte-swizzled shared memory, a proxy fence so the tensor
 // cores see the stores, then per warpgroup one wgmma.mma_async m64n32k16 for
 // each 16-deep k step (64x32x32: two), committed and waited for as one
-// group. (tile-to-llvm-dot.mlir has the mma.sync path of sm_80.)
+// group. Each operand's descriptor start (its shared address in 16-byte
+// units, masked to the field's bits) is computed once; the second k step
+// adds to it. (tile-to-llvm-dot.mlir has the mma.sync path of sm_80.)
 
 // CHECK: .target sm_90a
 // CHECK-LABEL: .visible .entry matmul_f16(
 // CHECK: st.shared
 // CHECK: bar.sync 0
+// CHECK-COUNT-2: and.b32 {{.*}}, 16320;
+// CHECK-NOT: and.b32 {{.*}}, 16320;
 // CHECK: fence.proxy.async.shared::cta
 // CHECK: wgmma.fence.sync.aligned
 // CHECK-COUNT-2: wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16

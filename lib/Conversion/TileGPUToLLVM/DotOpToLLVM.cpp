@@ -223,12 +223,26 @@ SmallVector<Value> waitForGroups(OpBuilder &b, Location loc,
   return unpackRegisters(b, loc, waited);
 }
 
-/// The wgmma shared-memory descriptor of part of an nvmma_shared buffer:
-/// the swizzle mode, the span-to-span ("leading") and 8-row ("stride")
-/// offsets, and the start address of the part, `offset` (i32 elements)
-/// into the buffer at `base`.
-Value createMatrixDescriptor(OpBuilder &b, Location loc, Value base,
-                             MemDescType type, Value offset) {
+/// The start field of a wgmma shared-memory descriptor: the address of the
+/// part `offset` (i32 elements) into the nvmma_shared buffer at `base`, in
+/// 16-byte units (14 bits: shared memory lies below 2^18 bytes).
+Value getDescriptorStart(OpBuilder &b, Location loc, Value base,
+                         MemDescType type, Value offset) {
+  auto encoding = cast<NVMMASharedEncodingAttr>(type.getEncoding());
+  Value address = LLVM::AddOp::create(
+      b, loc, LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), base),
+      LLVM::MulOp::create(b, loc, offset,
+                          createI32(b, loc, encoding.getElementBits() / 8)));
+  return LLVM::LShrOp::create(
+      b, loc, LLVM::AndOp::create(b, loc, address, createI32(b, loc, 0x3FFFF)),
+      createI32(b, loc, 4));
+}
+
+/// The wgmma shared-memory descriptor of part of an nvmma_shared buffer of
+/// `type` that starts at `start` (getDescriptorStart): the swizzle mode and
+/// the span-to-span ("leading") and 8-row ("stride") offsets beside it.
+Value packMatrixDescriptor(OpBuilder &b, Location loc, Value start,
+                           MemDescType type) {
   auto encoding = cast<NVMMASharedEncodingAttr>(type.getEncoding());
   int64_t swizzle = encoding.getSwizzle();
   int64_t rows = type.getShape()[encoding.getOrder()[1]];
@@ -237,15 +251,8 @@ Value createMatrixDescriptor(OpBuilder &b, Location loc, Value base,
   // 8 rows apart, each row `swizzle` bytes.
   uint64_t leading = swizzle * rows / 16, stride = 8 * swizzle / 16;
   uint64_t fields = mode << 62 | stride << 32 | leading << 16;
-  Type i32 = b.getI32Type(), i64 = b.getI64Type();
-  Value address = LLVM::AddOp::create(
-      b, loc, LLVM::PtrToIntOp::create(b, loc, i32, base),
-      LLVM::MulOp::create(b, loc, offset,
-                          createI32(b, loc, encoding.getElementBits() / 8)));
-  Value start = LLVM::LShrOp::create(
-      b, loc, LLVM::AndOp::create(b, loc, address, createI32(b, loc, 0x3FFFF)),
-      createI32(b, loc, 4));
-  return LLVM::OrOp::create(b, loc, LLVM::ZExtOp::create(b, loc, i64, start),
+  return LLVM::OrOp::create(b, loc,
+                            LLVM::ZExtOp::create(b, loc, b.getI64Type(), start),
                             createI64(b, loc, fields));
 }
 
@@ -257,6 +264,8 @@ struct SharedOperand {
   Value base;
   MemDescType type;
   unsigned mnDim, kDim;
+  /// The start field of this warpgroup's first element, computed once.
+  Value groupStart;
 
   /// K-major: k is contiguous (no transpose in the instruction).
   bool isKMajor() const { return type.getEncoding().getOrder()[0] == kDim; }
@@ -268,13 +277,25 @@ struct SharedOperand {
     return type.getEncoding().getOffset(type.getShape(), coord);
   }
 
+  /// The descriptor of the k step at (mn, k): the warpgroup's start plus
+  /// the step's offset in 16-byte units (every step starts on 16 bytes, and
+  /// the sum stays below 2^14), so that a step costs one add, not the whole
+  /// address arithmetic.
   Value descriptor(OpBuilder &b, Location loc, int64_t mn, int64_t k,
-                   Value group, int64_t groupStep) const {
-    Value offset = LLVM::AddOp::create(
-        b, loc, createI32(b, loc, offsetOf(mn, k)),
-        LLVM::MulOp::create(b, loc, group,
-                            createI32(b, loc, offsetOf(groupStep, 0))));
-    return createMatrixDescriptor(b, loc, base, type, offset);
+                   Value group, int64_t groupStep) {
+    if (!groupStart)
+      groupStart = getDescriptorStart(
+          b, loc, base, type,
+          LLVM::MulOp::create(b, loc, group,
+                              createI32(b, loc, offsetOf(groupStep, 0))));
+    int64_t bytes =
+        offsetOf(mn, k) * getSharedElementBytes(type.getElementType());
+    assert(bytes % 16 == 0 && "wgmma steps start on 16 bytes");
+    Value start = bytes ? LLVM::AddOp::create(b, loc, groupStart,
+                                              createI32(b, loc, bytes / 16))
+                              .getResult()
+                        : groupStart;
+    return packMatrixDescriptor(b, loc, start, type);
   }
 };
 
