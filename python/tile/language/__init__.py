@@ -65,6 +65,16 @@ from .core import (
 )
 from .math import abs, ceil, cos, exp, exp2, floor, fma, log, log2, rsqrt, sin, sqrt, tanh
 from .random import philox, rand, rand4x, randint, randint4x, randn, randn4x
+from .standard import (
+    TRITON_MAX_TENSOR_NUMEL,
+    add,
+    clamp,
+    mul,
+    softmax,
+    sub,
+    swizzle2d,
+    unsqueeze,
+)
 
 __all__ = [
     # types
@@ -84,4 +94,7 @@ __all__ = [
     "fma", "abs",
     # random numbers (random.py, Philox 4x32-10)
     "philox", "randint", "randint4x", "rand", "rand4x", "randn", "randn4x",
+    # compositions of the above (standard.py)
+    "TRITON_MAX_TENSOR_NUMEL", "add", "sub", "mul", "clamp", "unsqueeze",
+    "softmax", "swizzle2d",
 ]
