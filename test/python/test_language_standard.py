@@ -1,5 +1,5 @@
 """tile.language's compositions of other builtins (standard.py): clamp,
-swizzle2d, softmax, unsqueeze, add/sub/mul and
+swizzle2d, softmax, argmax/argmin (tl.max/tl.min with return_indices), unsqueeze, add/sub/mul and
 TRITON_MAX_TENSOR_NUMEL, launched on CPU tensors (the interpreter) against
 references at sizes that are not multiples of the blocks."""
 
@@ -89,3 +89,69 @@ def test_softmax_along_a_ragged_row_and_down_the_columns():
     rows_kernel[(1,)](x, soft_rows, soft_cols, n_cols, ROWS=rows, COLS=64)
     assert torch.allclose(soft_rows.double(), torch.softmax(x.double(), 1), atol=1e-6, rtol=0)
     assert torch.allclose(soft_cols.double(), torch.softmax(x.double(), 0), atol=1e-6, rtol=0)
+
+
+@tile.jit
+def indices_kernel(X, VALUES, FIRST_MAX, LAST_MAX, FIRST_MIN, DOWN, n_cols,
+                   ROWS: tl.constexpr, COLS: tl.constexpr):
+    rows = tl.arange(0, ROWS)
+    cols = tl.arange(0, COLS)
+    offs = rows[:, None] * n_cols + cols[None, :]
+    mask = cols[None, :] < n_cols
+    x = tl.load(X + offs, mask=mask, other=float("-inf"))
+    values, first = tl.max(x, 1, return_indices=True)
+    tl.store(VALUES + rows, values)
+    tl.store(FIRST_MAX + rows, first)
+    tl.store(LAST_MAX + rows, tl.argmax(x, 1, tie_break_left=False))
+    tl.store(FIRST_MIN + rows, tl.argmin(tl.where(mask, x, float("inf")), 1))
+    # Down the columns, keeping the reduced dimension.
+    down = tl.argmax(x, 0, keep_dims=True)
+    tl.store(DOWN + cols[None, :], down, mask=mask)
+
+
+def test_return_indices_argmax_argmin():
+    torch.manual_seed(3)
+    rows, n_cols = 8, 37                 # 37 columns in a block of 64
+    x = torch.randn(rows, n_cols)
+    x[1, 4] = x[1, 30] = x[1].max() + 1  # ties: first and last
+    x[2, 6] = x[2, 9] = x[2].min() - 1
+    x[5, 11] = float("nan")              # a NaN maximum: its index
+    x[6, :] = 0.5                        # all equal
+    values = torch.zeros(rows)
+    first_max, last_max, first_min = (torch.zeros(rows, dtype=torch.int32) for _ in range(3))
+    down = torch.zeros(n_cols, dtype=torch.int32)
+    indices_kernel[(1,)](x, values, first_max, last_max, first_min, down, n_cols,
+                         ROWS=rows, COLS=64)
+
+    def first(row, value):
+        return int(((row == value) | (row.isnan() & value.isnan())).nonzero()[0])
+
+    def last(row, value):
+        return int(((row == value) | (row.isnan() & value.isnan())).nonzero()[-1])
+
+    for r in range(rows):
+        top = x[r].max() if not x[r].isnan().any() else torch.tensor(float("nan"))
+        assert first_max[r] == first(x[r], top), r
+        assert last_max[r] == last(x[r], top), r
+        assert first_min[r] == first(x[r], x[r].min()), r
+        assert (values[r].isnan() and top.isnan()) or values[r] == top
+    assert first_max[1] == 4 and last_max[1] == 30 and first_min[2] == 6
+    assert first_max[5] == 11 and first_max[6] == 0 and last_max[6] == n_cols - 1
+    column = x.clone()
+    for c in range(n_cols):
+        col = column[:, c]
+        top = col.max() if not col.isnan().any() else torch.tensor(float("nan"))
+        assert down[c] == first(col, top), c
+
+
+@tile.jit
+def indices_without_axis(X, I, N: tl.constexpr):
+    _, index = tl.max(tl.load(X + tl.arange(0, N)), return_indices=True)
+    tl.store(I, index)
+
+
+def test_return_indices_without_an_axis_is_a_compile_error():
+    from tile.compiler import compile_kernel
+    from tile.compiler.errors import CompilationError
+    with pytest.raises(CompilationError, match="return_indices needs a constexpr integer axis"):
+        compile_kernel(indices_without_axis, "*fp32,*i32", {"N": 16})

@@ -295,7 +295,9 @@ def sum_(cg, input, axis=None, keep_dims=False, dtype=None):
 def max_(cg, input, axis=None, return_indices=False, return_indices_tie_break_left=True,
          keep_dims=False):
     if return_indices:
-        raise TileTypeError("tl.max: return_indices is not supported")
+        return semantic.reduce_with_indices(cg.b, "max", tensor_arg(input, "tl.max"), axis,
+                                            bool(return_indices_tie_break_left),
+                                            bool(keep_dims))
     return _reduce(cg, "max", input, axis, keep_dims)
 
 
@@ -303,7 +305,9 @@ def max_(cg, input, axis=None, return_indices=False, return_indices_tie_break_le
 def min_(cg, input, axis=None, return_indices=False, return_indices_tie_break_left=True,
          keep_dims=False):
     if return_indices:
-        raise TileTypeError("tl.min: return_indices is not supported")
+        return semantic.reduce_with_indices(cg.b, "min", tensor_arg(input, "tl.min"), axis,
+                                            bool(return_indices_tie_break_left),
+                                            bool(keep_dims))
     return _reduce(cg, "min", input, axis, keep_dims)
 
 

@@ -488,6 +488,44 @@ def reduce(b, kind, x, axis, keep_dims=False):
     return result
 
 
+def reduce_with_indices(b, kind, x, axis, tie_break_left=True, keep_dims=False):
+    """``tl.max``/``tl.min`` with ``return_indices``: the extreme along
+    ``axis`` and the index of the first element equal to it (the last
+    with ``tie_break_left=False``); a NaN counts as equal to a NaN
+    extreme.  Built from a reduction, a comparison and a second reduction
+    of the indices."""
+    if not is_value(x) or not x.is_block():
+        raise TileTypeError(f"tl.{kind} expects a tensor, got {describe(x)}")
+    if not isinstance(axis, int) or isinstance(axis, bool):
+        raise TileTypeError(f"tl.{kind}: return_indices needs a constexpr integer axis, "
+                            f"got {describe(axis)}")
+    rank = len(x.shape)
+    if axis < 0:
+        axis += rank
+    if not 0 <= axis < rank:
+        raise TileTypeError(f"tl.{kind}: axis {axis} out of range for a tensor of rank {rank}")
+    length = x.shape[axis]
+    extreme = broadcast_to(b, reduce(b, kind, x, axis, keep_dims=True), x.shape)
+    hit = compare(b, "==", x, extreme)
+    if x.dtype.is_floating():
+        both_nan = binary(b, "&", compare(b, "!=", x, x), compare(b, "!=", extreme, extreme))
+        hit = binary(b, "|", hit, both_nan)
+    ty = core.block_type(core.int32, (length,))
+    index = b.op(f"tile.arange 0 to {length} : {ty.mlir}", ty)
+    for _ in range(axis):
+        index = expand_dims(b, index, 0)
+    while len(index.shape) < rank:
+        index = expand_dims(b, index, len(index.shape))
+    index = broadcast_to(b, index, x.shape)
+    if tie_break_left:
+        candidates = where(b, hit, index, length)
+        indices = reduce(b, "min", candidates, axis, keep_dims)
+    else:
+        candidates = where(b, hit, index, -1)
+        indices = reduce(b, "max", candidates, axis, keep_dims)
+    return reduce(b, kind, x, axis, keep_dims), indices
+
+
 def _reduce_axis(b, kind, x, axis):
     shape = x.shape[:axis] + x.shape[axis + 1:]
     ty = make_type(x.dtype, shape)

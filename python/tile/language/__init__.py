@@ -68,6 +68,8 @@ from .random import philox, rand, rand4x, randint, randint4x, randn, randn4x
 from .standard import (
     TRITON_MAX_TENSOR_NUMEL,
     add,
+    argmax,
+    argmin,
     clamp,
     mul,
     softmax,
@@ -95,6 +97,6 @@ __all__ = [
     # random numbers (random.py, Philox 4x32-10)
     "philox", "randint", "randint4x", "rand", "rand4x", "randn", "randn4x",
     # compositions of the above (standard.py)
-    "TRITON_MAX_TENSOR_NUMEL", "add", "sub", "mul", "clamp", "unsqueeze",
+    "TRITON_MAX_TENSOR_NUMEL", "add", "sub", "mul", "clamp", "argmax", "argmin", "unsqueeze",
     "softmax", "swizzle2d",
 ]

@@ -876,8 +876,10 @@ def max(input, axis=None, return_indices=False, return_indices_tie_break_left=Tr
     """The maximum of ``input`` along ``axis``.
 
     ``axis`` and ``keep_dims`` are as for ``tl.sum``.  The result has
-    ``input``'s element type.  ``return_indices=True`` is refused (Tile has
-    no argmax); ``return_indices_tie_break_left`` is accepted and ignored.
+    ``input``'s element type.  With ``return_indices=True`` (and a
+    constexpr ``axis``), a pair: the maxima and the int32 index of each,
+    the first of equal elements (``return_indices_tie_break_left=True``,
+    the default) or the last; a NaN maximum gives the index of a NaN.
     """
 
 

@@ -38,6 +38,26 @@ def clamp(x, min, max, propagate_nan: tl.constexpr = tl.PropagateNan.NONE):
 
 
 @jit
+def argmax(input, axis, tie_break_left: tl.constexpr = True, keep_dims: tl.constexpr = False):
+    """The int32 index along ``axis`` of each largest element (the first of
+    equal ones with ``tie_break_left``, else the last): ``tl.max``'s
+    indices."""
+    _, index = tl.max(input, axis, return_indices=True,
+                      return_indices_tie_break_left=tie_break_left, keep_dims=keep_dims)
+    return index
+
+
+@jit
+def argmin(input, axis, tie_break_left: tl.constexpr = True, keep_dims: tl.constexpr = False):
+    """The int32 index along ``axis`` of each smallest element (the first of
+    equal ones with ``tie_break_left``, else the last): ``tl.min``'s
+    indices."""
+    _, index = tl.min(input, axis, return_indices=True,
+                      return_indices_tie_break_left=tie_break_left, keep_dims=keep_dims)
+    return index
+
+
+@jit
 def unsqueeze(x, dim: tl.constexpr):
     """``x`` with a new dimension of length 1 at ``dim``: ``tl.expand_dims``."""
     return tl.expand_dims(x, dim)
