@@ -1,5 +1,6 @@
 """tile.language's compositions of other builtins (standard.py): clamp,
-swizzle2d, softmax, argmax/argmin (tl.max/tl.min with return_indices), unsqueeze, add/sub/mul and
+swizzle2d, softmax, argmax/argmin (tl.max/tl.min with return_indices),
+div_rn, fdiv, sqrt_rn, umulhi, unsqueeze, add/sub/mul and
 TRITON_MAX_TENSOR_NUMEL, launched on CPU tensors (the interpreter) against
 references at sizes that are not multiples of the blocks."""
 
@@ -155,3 +156,41 @@ def test_return_indices_without_an_axis_is_a_compile_error():
     from tile.compiler.errors import CompilationError
     with pytest.raises(CompilationError, match="return_indices needs a constexpr integer axis"):
         compile_kernel(indices_without_axis, "*fp32,*i32", {"N": 16})
+
+
+@tile.jit
+def math_kernel(X, Y, A, B, QUOTIENT, FDIV, ROOT, HIGH, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(X + offs, mask=mask, other=1.0)
+    y = tl.load(Y + offs, mask=mask, other=1.0)
+    tl.store(QUOTIENT + offs, tl.div_rn(x, y), mask=mask)
+    tl.store(FDIV + offs, tl.math.fdiv(x, y, ieee_rounding=True), mask=mask)
+    tl.store(ROOT + offs, tl.sqrt_rn(tl.abs(x)), mask=mask)
+    a = tl.load(A + offs, mask=mask, other=0)
+    b = tl.load(B + offs, mask=mask, other=0)
+    tl.store(HIGH + offs, tl.umulhi(a, b), mask=mask)
+
+
+def test_div_rn_fdiv_sqrt_rn_umulhi():
+    torch.manual_seed(4)
+    n = 300
+    x, y = torch.randn(n) * 100, torch.randn(n)
+    a = torch.randint(-2**31, 2**31 - 1, (n,), dtype=torch.int32)
+    b = torch.randint(-2**31, 2**31 - 1, (n,), dtype=torch.int32)
+    a[:3] = torch.tensor([-2**31, 2**31 - 1, -1], dtype=torch.int32)
+    b[:3] = torch.tensor([-2**31, 2**31 - 1, -1], dtype=torch.int32)
+    quotient, fdiv, root = (torch.zeros(n) for _ in range(3))
+    high = torch.zeros(n, dtype=torch.int32)
+    math_kernel[(tile.cdiv(n, 128),)](x, y, a, b, quotient, fdiv, root, high, n, BLOCK=128)
+    # Correctly rounded: the float64 result rounded once more to float32
+    # (exact for / and sqrt: 53 >= 2 * 24 + 2 bits). torch's own float32
+    # sqrt on the CPU is not always correctly rounded.
+    assert torch.equal(quotient, (x.double() / y.double()).float())
+    assert torch.equal(fdiv, (x.double() / y.double()).float())
+    assert torch.equal(root, x.abs().double().sqrt().float())
+    # The unsigned product's high word, as int32 bits (Triton's mulhiui).
+    words = [((p & 0xFFFFFFFF) * (q & 0xFFFFFFFF)) >> 32
+             for p, q in zip(a.tolist(), b.tolist())]
+    want = [w - 2**32 if w >= 2**31 else w for w in words]
+    assert high.tolist() == want

@@ -63,7 +63,25 @@ from .core import (
     zeros,
     zeros_like,
 )
-from .math import abs, ceil, cos, exp, exp2, floor, fma, log, log2, rsqrt, sin, sqrt, tanh
+from .math import (
+    abs,
+    ceil,
+    cos,
+    div_rn,
+    exp,
+    exp2,
+    fdiv,
+    floor,
+    fma,
+    log,
+    log2,
+    rsqrt,
+    sin,
+    sqrt,
+    sqrt_rn,
+    tanh,
+    umulhi,
+)
 from .random import philox, rand, rand4x, randint, randint4x, randn, randn4x
 from .standard import (
     TRITON_MAX_TENSOR_NUMEL,
@@ -93,7 +111,7 @@ __all__ = [
     "range", "sum", "max", "min",
     # tl.math, also here
     "math", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tanh", "floor", "ceil",
-    "fma", "abs",
+    "fma", "abs", "div_rn", "fdiv", "sqrt_rn", "umulhi",
     # random numbers (random.py, Philox 4x32-10)
     "philox", "randint", "randint4x", "rand", "rand4x", "randn", "randn4x",
     # compositions of the above (standard.py)
