@@ -1,6 +1,6 @@
 """tile.language's compositions of other builtins (standard.py): clamp,
 swizzle2d, softmax, argmax/argmin (tl.max/tl.min with return_indices),
-div_rn, fdiv, sqrt_rn, umulhi, unsqueeze, add/sub/mul and
+div_rn, fdiv, sqrt_rn, umulhi, unsqueeze, squeeze, broadcast, assume, max_constancy, add/sub/mul and
 TRITON_MAX_TENSOR_NUMEL, launched on CPU tensors (the interpreter) against
 references at sizes that are not multiples of the blocks."""
 
@@ -194,3 +194,47 @@ def test_div_rn_fdiv_sqrt_rn_umulhi():
              for p, q in zip(a.tolist(), b.tolist())]
     want = [w - 2**32 if w >= 2**31 else w for w in words]
     assert high.tolist() == want
+
+
+@tile.jit
+def shapes_kernel(X, OUT, ROWS, n, M: tl.constexpr, N: tl.constexpr):
+    rows = tl.arange(0, M)
+    cols = tl.arange(0, N)
+    tl.assume(n > 0)
+    r, c = tl.broadcast(rows[:, None], cols[None, :])
+    offs = tl.max_constancy(r * N + c, 1)
+    x = tl.load(X + offs)
+    tl.store(OUT + offs, x * 2)
+    # A column kept with keep_dims, then squeezed back to a row.
+    tl.store(ROWS + rows, tl.squeeze(tl.max(x, 1, keep_dims=True), 1))
+
+
+def test_broadcast_squeeze_and_the_ignored_hints():
+    torch.manual_seed(5)
+    x = torch.randn(8, 16)
+    out, rows = torch.zeros(8, 16), torch.zeros(8)
+    shapes_kernel[(1,)](x, out, rows, 3, M=8, N=16)
+    assert torch.equal(out, x * 2)
+    assert torch.equal(rows, x.max(1).values)
+
+
+@tile.jit
+def squeeze_wrong_dim(X, N: tl.constexpr):
+    x = tl.load(X + tl.arange(0, N))[None, :]
+    tl.store(X + tl.arange(0, N), tl.squeeze(x, 1))
+
+
+@tile.jit
+def assume_a_float(X, N: tl.constexpr):
+    x = tl.load(X + tl.arange(0, N))
+    tl.assume(x)
+
+
+@pytest.mark.parametrize("kernel, message", [
+    (squeeze_wrong_dim, r"tl.squeeze: dimension 1 of \[1, 16\] is not of length 1"),
+    (assume_a_float, "tl.assume expects a boolean")])
+def test_shape_errors(kernel, message):
+    from tile.compiler import compile_kernel
+    from tile.compiler.errors import CompilationError
+    with pytest.raises(CompilationError, match=message):
+        compile_kernel(kernel, "*fp32", {"N": 16})

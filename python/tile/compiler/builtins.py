@@ -362,6 +362,33 @@ def expand_dims(cg, input, axis):
     return input
 
 
+@implements(tl.broadcast)
+def broadcast(cg, input, other):
+    input = tensor_arg(input, "tl.broadcast")
+    other = tensor_arg(other, "tl.broadcast")
+    shape = semantic.broadcast_shapes(input.shape, other.shape, opname="tl.broadcast")
+    return (semantic.broadcast_to(cg.b, input, shape),
+            semantic.broadcast_to(cg.b, other, shape))
+
+
+@implements(tl.squeeze)
+def squeeze(cg, input, dim):
+    input = tensor_arg(input, "tl.squeeze")
+    dim = constexpr_int(dim, "tl.squeeze: dim")
+    rank = len(input.shape)
+    if not -rank <= dim < rank:
+        raise TileTypeError(f"tl.squeeze: dim {dim} out of range for a tensor of rank {rank}")
+    dim %= rank
+    if input.shape[dim] != 1:
+        raise TileTypeError(f"tl.squeeze: dimension {dim} of {list(input.shape)} is not of "
+                            "length 1")
+    if input.dtype.is_ptr():
+        raise TileTypeError("tl.squeeze: tensors of pointers are not supported yet")
+    # The one element of each slice along dim: a reduction that combines
+    # nothing.
+    return semantic.reduce(cg.b, "max", input, dim)
+
+
 @implements(tl.broadcast_to)
 def broadcast_to(cg, input, *shape):
     input = tensor_arg(input, "tl.broadcast_to")
@@ -402,6 +429,20 @@ def multiple_of(cg, input, values):
 @implements(tl.max_contiguous)
 def max_contiguous(cg, input, values):
     return input
+
+
+@implements(tl.max_constancy)
+def max_constancy(cg, input, values):
+    return input
+
+
+@implements(tl.assume)
+def assume(cg, cond):
+    if isinstance(cond, bool):
+        return None
+    if not semantic.is_value(cond) or not cond.dtype.is_bool():
+        raise TileTypeError(f"tl.assume expects a boolean, got {semantic.describe(cond)}")
+    return None
 
 
 # -- compile time -----------------------------------------------------------

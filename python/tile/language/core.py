@@ -747,6 +747,18 @@ def expand_dims(input, axis) -> tensor:
     """
 
 
+@builtin
+def broadcast(input, other) -> tuple:
+    """``input`` and ``other`` (tensors) broadcast to their common shape, as
+    for arithmetic: a pair of tensors."""
+
+
+@builtin
+def squeeze(input, dim) -> tensor:
+    """``input`` without its dimension ``dim`` (a constexpr), which must have
+    length 1."""
+
+
 @_tensor_member
 @builtin
 def broadcast_to(input, *shape) -> tensor:
@@ -803,6 +815,18 @@ def multiple_of(input, values) -> tensor:
 def max_contiguous(input, values) -> tensor:
     """Gives ``input``: Triton's hint that runs of ``values`` of its
     elements are contiguous.  Tile ignores the hint."""
+
+
+@builtin
+def max_constancy(input, values) -> tensor:
+    """Gives ``input``: Triton's hint that runs of ``values`` of its
+    elements are equal.  Tile ignores the hint."""
+
+
+@builtin
+def assume(cond) -> None:
+    """Triton's promise that ``cond`` (a boolean scalar or tensor) holds.
+    Tile checks that it is a boolean and ignores the promise."""
 
 
 # -- compile time -----------------------------------------------------------

@@ -92,44 +92,44 @@ def abs(x) -> core.tensor:
 
 
 __all__ = ["exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tanh", "floor",
-           "ceil", "fma", "abs"]
+           "ceil", "fma", "abs", "div_rn", "fdiv", "sqrt_rn", "umulhi"]
 
 
 # -- compositions of the above, as Triton's tl.math has them ---------------
 # (@tile.jit functions, inlined where called; imported late: the jit
 # module needs the builtins above.)
 
-from ..jit import jit  # noqa: E402
-from .core import static_assert as tl_static_assert  # noqa: E402
+from ..jit import jit as _jit  # noqa: E402
+from .core import static_assert as _static_assert  # noqa: E402
 
 
-@jit
+@_jit
 def div_rn(x, y):
     """``x / y`` rounded to nearest even: Tile's ``/`` on floats already is
     (div.rn on the GPU)."""
     return x / y
 
 
-@jit
+@_jit
 def fdiv(x, y, ieee_rounding: core.constexpr = False):
     """``x / y``: Tile's ``/`` rounds to nearest even whatever
     ``ieee_rounding`` says."""
     return x / y
 
 
-@jit
+@_jit
 def sqrt_rn(x):
     """The square root rounded to nearest even: Tile's ``sqrt`` already is
     (sqrt.rn on the GPU)."""
     return sqrt(x)
 
 
-@jit
+@_jit
 def umulhi(x, y):
     """The high 32 bits of the 64-bit product of ``x`` and ``y``, int32
     tensors whose bits are taken as unsigned (as Triton's on int32): the
     result's bits, as int32, elementwise."""
-    tl_static_assert(x.dtype == core.int32 and y.dtype == core.int32,
-                     "tl.umulhi takes int32 tensors")
+    _static_assert(x.dtype == core.int32 and y.dtype == core.int32,
+                   "tl.umulhi takes int32 tensors")
     low = 0xFFFFFFFF
     return (((x.to(core.int64) & low) * (y.to(core.int64) & low)) >> 32).to(core.int32)
