@@ -64,14 +64,16 @@ def unsqueeze(x, dim: tl.constexpr):
 
 
 @jit
-def softmax(x, dim: tl.constexpr = 0, keep_dims: tl.constexpr = False,
+def softmax(x, dim: tl.constexpr = None, keep_dims: tl.constexpr = None,
             ieee_rounding: tl.constexpr = False):
-    """exp(x - max) / sum(exp(x - max)) along ``dim``, the result of ``x``'s
-    shape (``keep_dims`` and ``ieee_rounding`` are accepted and ignored:
-    the division rounds as ``/``)."""
-    shifted = x - tl.max(x, dim, keep_dims=True)
+    """exp(x - max) / sum(exp(x - max)) along ``dim`` (0 when None, as in
+    Triton), the result of ``x``'s shape (``keep_dims`` and
+    ``ieee_rounding`` are accepted and ignored: the division rounds as
+    ``/``)."""
+    axis: tl.constexpr = 0 if dim is None else dim
+    shifted = x - tl.max(x, axis, keep_dims=True)
     numerator = math.exp(shifted)
-    return numerator / tl.sum(numerator, dim, keep_dims=True)
+    return numerator / tl.sum(numerator, axis, keep_dims=True)
 
 
 @jit
