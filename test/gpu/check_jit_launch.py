@@ -1,5 +1,6 @@
 """Triton's tutorials 01-04 in Tile's language (examples/pytorch_launch.py:
-vector add, fused softmax, matmul with tl.dot, seeded dropout) launched
+vector add, fused softmax, matmul with tl.dot, seeded dropout), and a
+kernel of builtins made of others (argmax, softmax, clamp, umulhi), launched
 from PyTorch as Triton's are, kernel[grid](...), on CUDA tensors: each
 output against a float64 reference of the same inputs (dropout's mask
 against Philox on Python ints, bit for bit), at sizes that are not
@@ -27,6 +28,7 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 import torch  # noqa: E402
 
 import tile  # noqa: E402
+import tile.language as tl  # noqa: E402
 from tile import launcher  # noqa: E402
 from tile.compile import load_module  # noqa: E402
 
@@ -144,6 +146,48 @@ def autotuned_add_case(n):
     return case
 
 
+# Builtins made of others (tile/language/standard.py and tl.math's):
+# argmax through tl.max's indices, softmax, clamp and umulhi, on ragged rows.
+@tile.jit
+def language_kernel(X, A, B, ARGMAX, SOFT, CLAMPED, HIGH, n_rows, n_cols,
+                    ROWS: tl.constexpr, COLS: tl.constexpr):
+    rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
+    cols = tl.arange(0, COLS)
+    offs = rows[:, None] * n_cols + cols[None, :]
+    mask = (rows[:, None] < n_rows) & (cols[None, :] < n_cols)
+    x = tl.load(X + offs, mask=mask, other=float("-inf"))
+    tl.store(ARGMAX + rows, tl.argmax(x, 1), mask=rows < n_rows)
+    tl.store(SOFT + offs, tl.softmax(x, 1), mask=mask)
+    tl.store(CLAMPED + offs, tl.clamp(x, -0.5, 0.5), mask=mask)
+    a = tl.load(A + offs, mask=mask, other=0)
+    b = tl.load(B + offs, mask=mask, other=0)
+    tl.store(HIGH + offs, tl.umulhi(a, b), mask=mask)
+
+
+def language_case(n_rows, n_cols):
+    """The softmax's relative error; a wrong argmax, clamp or umulhi
+    element makes it infinite."""
+    def case(device):
+        x = torch.randn(n_rows, n_cols, device=device) * 3
+        a, b = (torch.randint(-2**31, 2**31 - 1, (n_rows, n_cols), dtype=torch.int32,
+                              device=device) for _ in range(2))
+        argmax = torch.zeros(n_rows, dtype=torch.int32, device=device)
+        soft, clamped = torch.zeros_like(x), torch.zeros_like(x)
+        high = torch.zeros_like(a)
+        language_kernel[(tile.cdiv(n_rows, 4),)](x, a, b, argmax, soft, clamped, high,
+                                                 n_rows, n_cols, ROWS=4, COLS=128)
+        if device == "meta":
+            return 0.0, SOFTMAX_LIMIT
+        low = 0xFFFFFFFF
+        want_high = (((a.long() & low) * (b.long() & low)) >> 32).to(torch.int32)
+        exact = (torch.equal(argmax, x.argmax(1).to(torch.int32))
+                 and torch.equal(clamped, x.clamp(-0.5, 0.5))
+                 and torch.equal(high, want_high))
+        error = relative(soft, torch.softmax(x.double(), 1))
+        return (error if exact else float("inf")), SOFTMAX_LIMIT
+    return case
+
+
 CASES = [
     ("seeded dropout n=3000 p=0.3 (Philox, bit for bit)", dropout_case(3000, 0.3, 2024)),
     ("add fp32 n=1 (the constant 1)", add_case(1, torch.float32, ADD_FP32_LIMIT)),
@@ -161,6 +205,7 @@ CASES = [
     ("matmul fp16 129x257x65", matmul_case(129, 257, 65)),
     ("matmul fp16 1000x1001x999", matmul_case(1000, 1001, 999)),
     ("matmul fp16 200x72x136, B transposed", matmul_case(200, 72, 136, transposed=True)),
+    ("argmax, softmax, clamp, umulhi 37x100", language_case(37, 100)),
 ]
 # CUDA tensors on the interpreter (copied to the CPU and back).
 INTERPRETED = [
