@@ -38,23 +38,30 @@ def clamp(x, min, max, propagate_nan: tl.constexpr = tl.PropagateNan.NONE):
 
 
 @jit
+def _extreme_index(input, axis, tie_break_left: tl.constexpr, keep_dims: tl.constexpr,
+                   LARGEST: tl.constexpr):
+    """tl.max's (LARGEST) or tl.min's indices along ``axis``."""
+    if LARGEST:
+        _, index = tl.max(input, axis, return_indices=True,
+                          return_indices_tie_break_left=tie_break_left, keep_dims=keep_dims)
+    else:
+        _, index = tl.min(input, axis, return_indices=True,
+                          return_indices_tie_break_left=tie_break_left, keep_dims=keep_dims)
+    return index
+
+
+@jit
 def argmax(input, axis, tie_break_left: tl.constexpr = True, keep_dims: tl.constexpr = False):
     """The int32 index along ``axis`` of each largest element (the first of
-    equal ones with ``tie_break_left``, else the last): ``tl.max``'s
-    indices."""
-    _, index = tl.max(input, axis, return_indices=True,
-                      return_indices_tie_break_left=tie_break_left, keep_dims=keep_dims)
-    return index
+    equal ones with ``tie_break_left``, else the last)."""
+    return _extreme_index(input, axis, tie_break_left, keep_dims, True)
 
 
 @jit
 def argmin(input, axis, tie_break_left: tl.constexpr = True, keep_dims: tl.constexpr = False):
     """The int32 index along ``axis`` of each smallest element (the first of
-    equal ones with ``tie_break_left``, else the last): ``tl.min``'s
-    indices."""
-    _, index = tl.min(input, axis, return_indices=True,
-                      return_indices_tie_break_left=tie_break_left, keep_dims=keep_dims)
-    return index
+    equal ones with ``tie_break_left``, else the last)."""
+    return _extreme_index(input, axis, tie_break_left, keep_dims, False)
 
 
 @jit
