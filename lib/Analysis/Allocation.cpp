@@ -111,7 +111,9 @@ ConvertScratchLayout tilegpu::getConvertScratchLayout(const LinearLayout &src,
 
 bool tilegpu::isCtaWideBooleanReduce(tile::ReduceOp op) {
   auto srcType = op.getSrc().getType();
-  if (srcType.getRank() != 1 || op.getKind() == tile::ReduceKind::sum ||
+  if (srcType.getRank() != 1 ||
+      (op.getKind() != tile::ReduceKind::max &&
+       op.getKind() != tile::ReduceKind::min) ||
       !srcType.getElementType().isInteger() || !getLayout(srcType))
     return false;
   auto warpBits = getAxisBits(getLinearLayout(srcType), HwDim::Warp, 0);

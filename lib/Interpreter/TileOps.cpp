@@ -622,9 +622,13 @@ LogicalResult reduceOp(Executor &ex, Operation *op) {
         else if (kind == tl::ReduceKind::max)
           value = reduceTree(
               lane, [](int64_t x, int64_t y) { return x > y ? x : y; });
-        else
+        else if (kind == tl::ReduceKind::min)
           value = reduceTree(
               lane, [](int64_t x, int64_t y) { return x < y ? x : y; });
+        else if (kind == tl::ReduceKind::bitwise_or)
+          value = reduceTree(lane, [](int64_t x, int64_t y) { return x | y; });
+        else
+          value = reduceTree(lane, [](int64_t x, int64_t y) { return x ^ y; });
         intsOf(result)[o * inner + i] = value;
       }
   }

@@ -143,6 +143,36 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
 
 // -----
 
+// Bitwise reductions combine with or / xor in the shuffles and across the
+// warps; booleans too (bar.red serves max and min only: its and would be
+// wrong for an or, and it has no xor).
+#w = #tilegpu.blocked<sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+// CHECK-LABEL: llvm.func @bitwise
+// CHECK: llvm.or
+// CHECK-NOT: nvvm.barrier #nvvm.reduction
+// CHECK: nvvm.shfl.sync bfly
+// CHECK-NOT: nvvm.barrier #nvvm.reduction
+// CHECK: llvm.xor
+// CHECK-NOT: nvvm.barrier #nvvm.reduction
+// CHECK: nvvm.shfl.sync bfly
+// CHECK-NOT: nvvm.barrier #nvvm.reduction
+// CHECK: llvm.return
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @bitwise(%p: !tile.ptr<i32>, %n: i32) attributes {tile.kernel} {
+    %r = tile.arange 0 to 256 : tensor<256xi32, #w>
+    %ns = tile.splat %n : tensor<256xi32, #w>
+    %below = arith.cmpi slt, %r, %ns : tensor<256xi32, #w>
+    %b = arith.extui %below : tensor<256xi1, #w> to tensor<256xi32, #w>
+    %any = tile.reduce or %b axis 0 : tensor<256xi32, #w> -> i32
+    %parity = tile.reduce xor %r axis 0 : tensor<256xi32, #w> -> i32
+    %both = arith.addi %any, %parity : i32
+    tile.store %p, %both : !tile.ptr<i32>
+    return
+  }
+}
+
+// -----
+
 // A layout conversion that moves data goes through shared memory between
 // barriers, runs of consecutive registers as vectors (here four f32 read
 // at once; pointers one at a time); one that keeps elements in place only

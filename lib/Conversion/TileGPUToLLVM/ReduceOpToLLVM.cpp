@@ -37,6 +37,10 @@ Value combine(OpBuilder &b, Location loc, tile::ReduceKind kind, Value x,
   case tile::ReduceKind::min:
     return isFloat ? LLVM::MinimumOp::create(b, loc, x, y).getResult()
                    : LLVM::SMinOp::create(b, loc, x, y).getResult();
+  case tile::ReduceKind::bitwise_or:
+    return LLVM::OrOp::create(b, loc, x, y);
+  case tile::ReduceKind::bitwise_xor:
+    return LLVM::XOrOp::create(b, loc, x, y);
   }
   llvm_unreachable("unknown reduce kind");
 }

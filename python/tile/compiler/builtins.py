@@ -277,18 +277,29 @@ def fma(cg, x, y, z):
     return semantic.fma(cg.b, x, y, z)
 
 
-def _reduce(cg, kind, input, axis, keep_dims, dtype=None):
-    input = tensor_arg(input, f"tl.{kind}")
+def _reduce(cg, kind, input, axis, keep_dims, dtype=None, opname=None):
+    opname = opname or f"tl.{kind}"
+    input = tensor_arg(input, opname)
     if dtype is not None:
-        input = semantic.cast(cg.b, input, constexpr_dtype(dtype, f"tl.{kind}: dtype"))
+        input = semantic.cast(cg.b, input, constexpr_dtype(dtype, f"{opname}: dtype"))
     if input.is_block() is False:
         return input
-    return semantic.reduce(cg.b, kind, input, axis, bool(keep_dims))
+    return semantic.reduce(cg.b, kind, input, axis, bool(keep_dims), opname)
 
 
 @implements(tl.sum)
 def sum_(cg, input, axis=None, keep_dims=False, dtype=None):
     return _reduce(cg, "sum", input, axis, keep_dims, dtype)
+
+
+@implements(tl.xor_sum)
+def xor_sum(cg, input, axis=None, keep_dims=False):
+    return _reduce(cg, "xor", input, axis, keep_dims, opname="tl.xor_sum")
+
+
+@implements(tl.reduce_or)
+def reduce_or(cg, input, axis, keep_dims=False):
+    return _reduce(cg, "or", input, axis, keep_dims, opname="tl.reduce_or")
 
 
 @implements(tl.max)

@@ -450,12 +450,17 @@ def fma(b, x, y, z):
 # Reductions and dot
 # --------------------------------------------------------------------------
 
-def reduce(b, kind, x, axis, keep_dims=False):
+def reduce(b, kind, x, axis, keep_dims=False, opname=None):
+    """tile.reduce of ``kind`` (sum, max, min, or, xor); ``opname`` names the
+    builtin in errors (``tl.{kind}`` by default)."""
+    opname = opname or f"tl.{kind}"
     if not is_value(x) or not x.is_block():
-        raise TileTypeError(f"tl.{kind} expects a tensor, got {describe(x)}")
+        raise TileTypeError(f"{opname} expects a tensor, got {describe(x)}")
     src_dtype = x.dtype
     if isinstance(src_dtype, core.block_ptr_type) or src_dtype.is_ptr():
-        raise TileTypeError(f"tl.{kind} expects numbers, got {x.type}")
+        raise TileTypeError(f"{opname} expects numbers, got {x.type}")
+    if kind in ("or", "xor") and not (src_dtype.is_int() or src_dtype.is_bool()):
+        raise TileTypeError(f"{opname} combines integers, got {src_dtype}")
     if kind == "sum":
         if src_dtype.is_int() and src_dtype.primitive_bitwidth < 32:
             x = cast(b, x, core.int32)
@@ -474,11 +479,11 @@ def reduce(b, kind, x, axis, keep_dims=False):
             result = broadcast_to(b, result, (1,) * rank)
         return result
     if not isinstance(axis, int) or isinstance(axis, bool):
-        raise TileTypeError(f"tl.{kind}: axis must be a constexpr integer, got {describe(axis)}")
+        raise TileTypeError(f"{opname}: axis must be a constexpr integer, got {describe(axis)}")
     if axis < 0:
         axis += rank
     if not 0 <= axis < rank:
-        raise TileTypeError(f"tl.{kind}: axis {axis} out of range for a tensor of rank {rank}")
+        raise TileTypeError(f"{opname}: axis {axis} out of range for a tensor of rank {rank}")
     result = _reduce_axis(b, kind, x, axis)
     if kind != "sum" and src_dtype.is_bool():
         result = cast(b, result, core.int1)

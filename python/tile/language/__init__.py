@@ -51,6 +51,7 @@ from .core import (
     pointer_type,
     program_id,
     range,
+    reduce_or,
     sigmoid,
     squeeze,
     static_assert,
@@ -64,6 +65,7 @@ from .core import (
     tensor_descriptor_type,
     trans,
     where,
+    xor_sum,
     zeros,
     zeros_like,
 )
@@ -113,7 +115,7 @@ __all__ = [
     "where", "trans", "permute", "expand_dims", "broadcast_to", "cast", "cdiv",
     "multiple_of", "max_contiguous", "max_constancy", "assume", "broadcast", "squeeze",
     "static_assert", "static_print", "static_range",
-    "range", "sum", "max", "min",
+    "range", "sum", "max", "min", "xor_sum", "reduce_or",
     # tl.math, also here
     "math", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tanh", "floor", "ceil",
     "fma", "abs", "div_rn", "fdiv", "sqrt_rn", "umulhi",

@@ -893,6 +893,19 @@ def sum(input, axis=None, keep_dims=False, dtype=None) -> tensor:
     """
 
 
+@builtin
+def xor_sum(input, axis=None, keep_dims=False) -> tensor:
+    """The bitwise xor of ``input``'s integers along ``axis`` (as
+    ``tl.sum``'s ``axis`` and ``keep_dims``); booleans give their parity."""
+
+
+@builtin
+def reduce_or(input, axis, keep_dims=False) -> tensor:
+    """The bitwise or of ``input``'s integers along ``axis`` (as
+    ``tl.sum``'s ``axis`` and ``keep_dims``); booleans give whether any
+    holds."""
+
+
 @_tensor_member
 @builtin
 def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True,

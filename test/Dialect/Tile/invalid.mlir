@@ -519,8 +519,16 @@ func.func @reduce_to_scalar(%x: tensor<64xf32>) {
 
 // -----
 
+func.func @xor_of_floats(%x: tensor<64xf32>) {
+  // expected-error @below {{'tile.reduce' op 'xor' combines integers, not 'f32'}}
+  %0 = tile.reduce xor %x axis 0 : tensor<64xf32> -> f32
+  return
+}
+
+// -----
+
 func.func @reduce_bad_kind(%x: tensor<64xf32>) {
-  // expected-error @below {{expected string or keyword containing one of the following enum values for attribute 'kind' [sum, max, min]}}
+  // expected-error @below {{expected string or keyword containing one of the following enum values for attribute 'kind' [sum, max, min, or, xor]}}
   %0 = tile.reduce prod %x axis 0 : tensor<64xf32> -> f32
   return
 }

@@ -115,6 +115,16 @@ func.func @compute(%q: tensor<128x64xf16>, %k: tensor<64x64xf16>,
   return
 }
 
+// Bitwise reductions of integers (tl.reduce_or, tl.xor_sum).
+// CHECK-LABEL: func.func @bitwise_reductions
+func.func @bitwise_reductions(%x: tensor<16x64xi32>) {
+  // CHECK: tile.reduce or %{{.*}} axis 0 : tensor<16x64xi32> -> tensor<64xi32>
+  %o = tile.reduce or %x axis 0 : tensor<16x64xi32> -> tensor<64xi32>
+  // CHECK: tile.reduce xor %{{.*}} axis 1 : tensor<16x64xi32> -> tensor<16xi32>
+  %x1 = tile.reduce xor %x axis 1 : tensor<16x64xi32> -> tensor<16xi32>
+  return
+}
+
 // Kernel arguments may promise a divisibility (bytes for pointers).
 // CHECK-LABEL: func.func @aligned
 // CHECK-SAME: (%{{.*}}: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %{{.*}}: i32 {tile.divisibility = 16 : i32})

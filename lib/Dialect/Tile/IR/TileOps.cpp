@@ -434,6 +434,12 @@ LogicalResult ReduceOp::verify() {
   auto srcType = getSrc().getType();
   if (auto violation = rules::checkAxis(getAxis(), srcType.getRank()))
     return emitOpError() << *violation;
+  if ((getKind() == ReduceKind::bitwise_or ||
+       getKind() == ReduceKind::bitwise_xor) &&
+      !srcType.getElementType().isInteger())
+    return emitOpError() << "'" << stringifyReduceKind(getKind())
+                         << "' combines integers, not "
+                         << srcType.getElementType();
   // Layout encodings (at lower levels) are checked there; compare the rest.
   Type expected = srcType.getElementType(), actual = getType();
   if (srcType.getRank() > 1) {

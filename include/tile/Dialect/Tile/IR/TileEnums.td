@@ -19,7 +19,9 @@ def Tile_Padding : I32EnumAttr<"Padding",
 }
 
 def Tile_ReduceKind : I32EnumAttr<"ReduceKind", "combining function of a reduction", [
-    I32EnumAttrCase<"sum", 0>, I32EnumAttrCase<"max", 1>, I32EnumAttrCase<"min", 2>
+    I32EnumAttrCase<"sum", 0>, I32EnumAttrCase<"max", 1>, I32EnumAttrCase<"min", 2>,
+    // `or` and `xor` are C++ operator names: the enumerators are spelled out.
+    I32EnumAttrCase<"bitwise_or", 3, "or">, I32EnumAttrCase<"bitwise_xor", 4, "xor">
   ]> {
   let cppNamespace = "::mlir::tile";
 }

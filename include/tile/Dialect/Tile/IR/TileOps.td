@@ -431,10 +431,11 @@ def Tile_WhereOp : Tile_Op<"where", [Pure, Elementwise,
 }
 
 def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
-  let summary = "reduce a tile along one axis with sum, max or min";
+  let summary = "reduce a tile along one axis with sum, max, min, or or xor";
   let description = [{
-    Combines the elements of `src` along `axis` with `sum`, `max` or `min`
-    (`tl.sum`, `tl.max`, `tl.min`). The result has the source's shape
+    Combines the elements of `src` along `axis` with `sum`, `max`, `min`,
+    or the bitwise `or` or `xor` of integers (`tl.sum`, `tl.max`, `tl.min`,
+    `tl.reduce_or`, `tl.xor_sum`). The result has the source's shape
     without that axis; reducing a 1-D tile gives a scalar. `max` and `min`
     of floats propagate NaN; integers compare signed. The order in which a
     sum is combined is unspecified.
