@@ -1,7 +1,7 @@
 """Triton's tutorials 01-04 in Tile's language (examples/pytorch_launch.py:
 vector add, fused softmax, matmul with tl.dot, seeded dropout), and a
-kernel of builtins made of others (argmax, softmax, clamp, umulhi), launched
-from PyTorch as Triton's are, kernel[grid](...), on CUDA tensors: each
+kernel of newer builtins (argmax, softmax, clamp, umulhi, xor_sum),
+launched from PyTorch as Triton's are, kernel[grid](...), on CUDA tensors: each
 output against a float64 reference of the same inputs (dropout's mask
 against Philox on Python ints, bit for bit), at sizes that are not
 multiples of the blocks; strided rows, a transposed operand, the constant 1 (n = 1), a
@@ -18,6 +18,7 @@ $TILE_CACHE_DIR (scripts/make_gpu_bundle.sh does this):
 """
 
 import argparse
+import functools
 import os
 import sys
 
@@ -147,9 +148,10 @@ def autotuned_add_case(n):
 
 
 # Builtins made of others (tile/language/standard.py and tl.math's):
-# argmax through tl.max's indices, softmax, clamp and umulhi, on ragged rows.
+# argmax through tl.max's indices, softmax, clamp, umulhi and xor_sum (a
+# tile.reduce xor), on ragged rows.
 @tile.jit
-def language_kernel(X, A, B, ARGMAX, SOFT, CLAMPED, HIGH, n_rows, n_cols,
+def language_kernel(X, A, B, ARGMAX, SOFT, CLAMPED, HIGH, XOR, n_rows, n_cols,
                     ROWS: tl.constexpr, COLS: tl.constexpr):
     rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
     cols = tl.arange(0, COLS)
@@ -162,11 +164,12 @@ def language_kernel(X, A, B, ARGMAX, SOFT, CLAMPED, HIGH, n_rows, n_cols,
     a = tl.load(A + offs, mask=mask, other=0)
     b = tl.load(B + offs, mask=mask, other=0)
     tl.store(HIGH + offs, tl.umulhi(a, b), mask=mask)
+    tl.store(XOR + rows, tl.xor_sum(a, 1), mask=rows < n_rows)
 
 
 def language_case(n_rows, n_cols):
-    """The softmax's relative error; a wrong argmax, clamp or umulhi
-    element makes it infinite."""
+    """The softmax's relative error; a wrong argmax, clamp, umulhi or
+    xor_sum element makes it infinite."""
     def case(device):
         x = torch.randn(n_rows, n_cols, device=device) * 3
         a, b = (torch.randint(-2**31, 2**31 - 1, (n_rows, n_cols), dtype=torch.int32,
@@ -174,7 +177,8 @@ def language_case(n_rows, n_cols):
         argmax = torch.zeros(n_rows, dtype=torch.int32, device=device)
         soft, clamped = torch.zeros_like(x), torch.zeros_like(x)
         high = torch.zeros_like(a)
-        language_kernel[(tile.cdiv(n_rows, 4),)](x, a, b, argmax, soft, clamped, high,
+        xor = torch.zeros(n_rows, dtype=torch.int32, device=device)
+        language_kernel[(tile.cdiv(n_rows, 4),)](x, a, b, argmax, soft, clamped, high, xor,
                                                  n_rows, n_cols, ROWS=4, COLS=128)
         if device == "meta":
             return 0.0, SOFTMAX_LIMIT
@@ -182,7 +186,8 @@ def language_case(n_rows, n_cols):
         want_high = (((a.long() & low) * (b.long() & low)) >> 32).to(torch.int32)
         exact = (torch.equal(argmax, x.argmax(1).to(torch.int32))
                  and torch.equal(clamped, x.clamp(-0.5, 0.5))
-                 and torch.equal(high, want_high))
+                 and torch.equal(high, want_high)
+                 and torch.equal(xor, functools.reduce(torch.bitwise_xor, a.unbind(1))))
         error = relative(soft, torch.softmax(x.double(), 1))
         return (error if exact else float("inf")), SOFTMAX_LIMIT
     return case
@@ -205,7 +210,7 @@ CASES = [
     ("matmul fp16 129x257x65", matmul_case(129, 257, 65)),
     ("matmul fp16 1000x1001x999", matmul_case(1000, 1001, 999)),
     ("matmul fp16 200x72x136, B transposed", matmul_case(200, 72, 136, transposed=True)),
-    ("argmax, softmax, clamp, umulhi 37x100", language_case(37, 100)),
+    ("argmax, softmax, clamp, umulhi, xor_sum 37x100", language_case(37, 100)),
 ]
 # CUDA tensors on the interpreter (copied to the CPU and back).
 INTERPRETED = [
