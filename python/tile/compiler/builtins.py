@@ -449,11 +449,8 @@ def max_constancy(cg, input, values):
 
 @implements(tl.assume)
 def assume(cg, cond):
-    if isinstance(cond, bool):
-        return None
-    if not semantic.is_value(cond) or not cond.dtype.is_bool():
+    if not isinstance(cond, bool) and not (semantic.is_value(cond) and cond.dtype.is_bool()):
         raise TileTypeError(f"tl.assume expects a boolean, got {semantic.describe(cond)}")
-    return None
 
 
 # -- compile time -----------------------------------------------------------

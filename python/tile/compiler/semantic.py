@@ -499,18 +499,14 @@ def reduce_with_indices(b, kind, x, axis, tie_break_left=True, keep_dims=False):
     with ``tie_break_left=False``); a NaN counts as equal to a NaN
     extreme.  Built from a reduction, a comparison and a second reduction
     of the indices."""
-    if not is_value(x) or not x.is_block():
-        raise TileTypeError(f"tl.{kind} expects a tensor, got {describe(x)}")
-    if not isinstance(axis, int) or isinstance(axis, bool):
+    if axis is None:
         raise TileTypeError(f"tl.{kind}: return_indices needs a constexpr integer axis, "
                             f"got {describe(axis)}")
+    values = reduce(b, kind, x, axis, keep_dims)   # checks x and axis
     rank = len(x.shape)
-    if axis < 0:
-        axis += rank
-    if not 0 <= axis < rank:
-        raise TileTypeError(f"tl.{kind}: axis {axis} out of range for a tensor of rank {rank}")
+    axis %= rank
     length = x.shape[axis]
-    extreme = broadcast_to(b, reduce(b, kind, x, axis, keep_dims=True), x.shape)
+    extreme = broadcast_to(b, values if keep_dims else expand_dims(b, values, axis), x.shape)
     hit = compare(b, "==", x, extreme)
     if x.dtype.is_floating():
         both_nan = binary(b, "&", compare(b, "!=", x, x), compare(b, "!=", extreme, extreme))
@@ -528,7 +524,7 @@ def reduce_with_indices(b, kind, x, axis, tie_break_left=True, keep_dims=False):
     else:
         candidates = where(b, hit, index, -1)
         indices = reduce(b, "max", candidates, axis, keep_dims)
-    return reduce(b, kind, x, axis, keep_dims), indices
+    return values, indices
 
 
 def _reduce_axis(b, kind, x, axis):
