@@ -515,7 +515,8 @@ def _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, lo, hi,
         # LSE and DELTA read first, each thread the columns of P^T it holds:
         # their latency passes under the products before their use.  (Read a
         # step ahead, they were carried in those columns' registers and the
-        # d128 backward spilled.)
+        # d128 backward spilled, and so it did read before the waits for Q
+        # and dO.)
         lse = tl.load(LSE + offs_m, mask=offs_m < q_len, other=0.0)
         delta = tl.load(DELTA + offs_m, mask=offs_m < q_len, other=0.0)
         if not DV_LAST:
@@ -556,11 +557,18 @@ def _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, lo, hi,
         # dQ of these queries gets dS K (scaled by sm_scale afterwards).
         # start_m is lo (0, or a query block's start) plus whole blocks.
         dq_rows = DQ_ACC + _dq_acc_offsets(start_m, q_len, BLOCK_M, HEAD_DIM, QUERY_MASK)
+        # Up to d128, dK is issued before dQ's atomic adds, which then run
+        # beside it (tilegpu-schedule-products); the d256 backward, holding
+        # two 64 x 256 sums, spilled 140-352 bytes so.
+        dq = tl.dot(tl.trans(dsT), k)
+        if HEAD_DIM <= 128:
+            dk = tl.dot(dsT, tl.trans(qT), dk)
         if QUERY_MASK:
-            tl.atomic_add(dq_rows, tl.dot(tl.trans(dsT), k), mask=query_ok[:, None])
+            tl.atomic_add(dq_rows, dq, mask=query_ok[:, None])
         else:
-            tl.atomic_add(dq_rows, tl.dot(tl.trans(dsT), k))
-        dk = tl.dot(dsT, tl.trans(qT), dk)
+            tl.atomic_add(dq_rows, dq)
+        if HEAD_DIM > 128:
+            dk = tl.dot(dsT, tl.trans(qT), dk)
         if DV_LAST:
             dv = tl.dot(pT.to(do.dtype), do, dv)
         qT_block = tl.advance(qT_block, (0, BLOCK_M))

@@ -7,7 +7,8 @@
 // where it is and synchronous, and dP^T is waited for before it. S^T moves
 // past the global load of LSE (tile ops touch global memory only); dQ stays
 // below the store of dS^T to shared memory it reads, and is waited for at
-// the atomic add.
+// the atomic add, with dK, a sum issued after it, still running: dK is
+// waited for at the yield.
 #b = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 #mma = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]>
 #n = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [1, 0]>
@@ -28,15 +29,17 @@
 // CHECK: %[[DST:.*]] = tilegpu.local_alloc
 // CHECK-NEXT: %[[DS:.*]] = tilegpu.memdesc_trans %[[DST]]
 // CHECK-NEXT: %[[DQ:.*]] = tilegpu.warpgroup_dot %[[DS]], %{{.*}}, %{{.*}} {is_async}
-// CHECK-NEXT: %[[DQDONE:.*]] = tilegpu.warpgroup_dot_wait %[[DQ]] {pendings = 0 : i32}
+// CHECK-NEXT: %[[DK:.*]] = tilegpu.warpgroup_dot %[[DST]], %{{.*}}, %{{.*}} {is_async}
+// CHECK-NEXT: %[[DQDONE:.*]] = tilegpu.warpgroup_dot_wait %[[DQ]] {pendings = 1 : i32}
 // CHECK-NEXT: tile.atomic_add %{{.*}}, %[[DQDONE]]
-// CHECK: scf.yield %[[DV]]
+// CHECK-NEXT: %[[DKDONE:.*]] = tilegpu.warpgroup_dot_wait %[[DK]] {pendings = 0 : i32}
+// CHECK-NEXT: scf.yield %[[DV]], %[[DKDONE]]
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
-  func.func @backward_step(%k: !tilegpu.memdesc<64x64xf16, #n>, %v: !tilegpu.memdesc<64x64xf16, #n>, %qt: !tilegpu.memdesc<64x64xf16, #nt>, %do: !tilegpu.memdesc<64x64xf16, #n>, %dot: !tilegpu.memdesc<64x64xf16, #nt>, %lse_ptr: tensor<64x64x!tile.ptr<f32>, #mma>, %dq_ptr: tensor<64x64x!tile.ptr<f32>, #mma>, %n: i32) -> tensor<64x64xf32, #mma> {
+  func.func @backward_step(%k: !tilegpu.memdesc<64x64xf16, #n>, %v: !tilegpu.memdesc<64x64xf16, #n>, %qt: !tilegpu.memdesc<64x64xf16, #nt>, %do: !tilegpu.memdesc<64x64xf16, #n>, %dot: !tilegpu.memdesc<64x64xf16, #nt>, %q: !tilegpu.memdesc<64x64xf16, #n>, %lse_ptr: tensor<64x64x!tile.ptr<f32>, #mma>, %dq_ptr: tensor<64x64x!tile.ptr<f32>, #mma>, %n: i32) -> tensor<64x64xf32, #mma> {
     %c0 = arith.constant 0 : i32
     %c64 = arith.constant 64 : i32
     %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
-    %r = scf.for %j = %c0 to %n step %c64 iter_args(%dv = %zero) -> (tensor<64x64xf32, #mma>) : i32 {
+    %r:2 = scf.for %j = %c0 to %n step %c64 iter_args(%dv = %zero, %dk = %zero) -> (tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>) : i32 {
       %dpt = tilegpu.warpgroup_dot %v, %dot, %zero : !tilegpu.memdesc<64x64xf16, #n>, !tilegpu.memdesc<64x64xf16, #nt>, tensor<64x64xf32, #mma> -> tensor<64x64xf32, #mma>
       %lse = tile.load %lse_ptr : tensor<64x64x!tile.ptr<f32>, #mma>
       %st = tilegpu.warpgroup_dot %k, %qt, %zero : !tilegpu.memdesc<64x64xf16, #n>, !tilegpu.memdesc<64x64xf16, #nt>, tensor<64x64xf32, #mma> -> tensor<64x64xf32, #mma>
@@ -51,10 +54,11 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
       %dsbuf = tilegpu.local_alloc %dst16 : tensor<64x64xf16, #mma> -> !tilegpu.memdesc<64x64xf16, #n>
       %ds = tilegpu.memdesc_trans %dsbuf : !tilegpu.memdesc<64x64xf16, #n> -> !tilegpu.memdesc<64x64xf16, #nt>
       %dq = tilegpu.warpgroup_dot %ds, %k, %zero : !tilegpu.memdesc<64x64xf16, #nt>, !tilegpu.memdesc<64x64xf16, #n>, tensor<64x64xf32, #mma> -> tensor<64x64xf32, #mma>
+      %dkn = tilegpu.warpgroup_dot %dsbuf, %q, %dk : !tilegpu.memdesc<64x64xf16, #n>, !tilegpu.memdesc<64x64xf16, #n>, tensor<64x64xf32, #mma> -> tensor<64x64xf32, #mma>
       %old = tile.atomic_add %dq_ptr, %dq : tensor<64x64x!tile.ptr<f32>, #mma>
-      scf.yield %dvn : tensor<64x64xf32, #mma>
+      scf.yield %dvn, %dkn : tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>
     }
-    return %r : tensor<64x64xf32, #mma>
+    return %r#1 : tensor<64x64xf32, #mma>
   }
 }
 

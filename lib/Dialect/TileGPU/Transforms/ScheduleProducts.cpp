@@ -19,9 +19,10 @@
 // product moves up past ops that do not write shared memory (tile ops
 // touch global memory only), taking along the pure ops that compute its
 // operands; it stays below other products, nested regions and other
-// writes. Products accumulating into a loop's sum (dV, dK) stay in place
-// and synchronous: left in flight, their registers made ptxas serialise
-// wgmma. Every product is waited for in its own block.
+// writes. Products accumulating into a loop's sum (dV, dK) stay in place;
+// those issued after the block's last fresh product run asynchronously
+// too, waited for at their first use (the loop's yield): dK beside dQ's
+// atomic adds. Every product is waited for in its own block.
 //
 //===----------------------------------------------------------------------===//
 
@@ -145,6 +146,28 @@ void waitLate(WarpGroupDotOp dot) {
   dot.getResult().replaceAllUsesExcept(wait, wait);
 }
 
+/// The products of `block` to make asynchronous, in block order: the fresh
+/// ones, and the sums issued after the last fresh one (dK, waited for at
+/// the loop's yield, runs beside dQ's atomic adds). A sum issued before a
+/// fresh product stays synchronous: in flight through the rest of the step
+/// (dV at d128), its registers made ptxas serialise wgmma.
+SmallVector<WarpGroupDotOp> getAsyncProducts(Block *block) {
+  SmallVector<WarpGroupDotOp> async, trailingSums;
+  for (WarpGroupDotOp dot : block->getOps<WarpGroupDotOp>()) {
+    if (isFreshProduct(dot)) {
+      async.push_back(dot);
+      trailingSums.clear();
+    } else {
+      trailingSums.push_back(dot);
+    }
+  }
+  async.append(trailingSums);
+  llvm::sort(async, [](WarpGroupDotOp a, WarpGroupDotOp b) {
+    return a->isBeforeInBlock(b);
+  });
+  return async;
+}
+
 struct ScheduleProductsPass
     : public tilegpu::impl::TileGPUScheduleProductsBase<ScheduleProductsPass> {
   void runOnOperation() override {
@@ -174,11 +197,10 @@ struct ScheduleProductsPass
       // In their new order: each wait counts the products issued after its
       // own, so all are asynchronous before the first wait is placed; the
       // last one's goes first, which the others' walks then meet.
-      fresh = llvm::filter_to_vector(block->getOps<WarpGroupDotOp>(),
-                                     isFreshProduct);
-      for (WarpGroupDotOp dot : fresh)
+      SmallVector<WarpGroupDotOp> async = getAsyncProducts(block);
+      for (WarpGroupDotOp dot : async)
         dot.setIsAsync(true);
-      for (WarpGroupDotOp dot : llvm::reverse(fresh))
+      for (WarpGroupDotOp dot : llvm::reverse(async))
         waitLate(dot);
     }
   }
