@@ -30,6 +30,7 @@ import torch  # noqa: E402
 
 import tile  # noqa: E402
 import tile.language as tl  # noqa: E402
+from tile.language.extra import libdevice  # noqa: E402
 from tile import launcher  # noqa: E402
 from tile.compile import load_module  # noqa: E402
 
@@ -38,6 +39,8 @@ EXAMPLE = load_module(os.path.join(ROOT, "examples", "pytorch_launch.py"))
 # |c - reference| / (|reference| + 1) stays near 5e-4.
 MATMUL_LIMIT = 2e-3
 SOFTMAX_LIMIT = 1e-6
+# Polynomial approximations in fp32, pow through exp2 and log2.
+LIBDEVICE_LIMIT = 2e-5
 # One rounding of the exact sum: half an ulp of fp32 and of bf16.
 ADD_FP32_LIMIT = 2**-24
 ADD_BF16_LIMIT = 2**-8
@@ -193,6 +196,56 @@ def language_case(n_rows, n_cols):
     return case
 
 
+# tl.erf and libdevice's functions (tile/language/extra/libdevice.py): the
+# GPU's polynomial approximations and compositions against float64.
+@tile.jit
+def libdevice_kernel(X, Y, OUT, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(X + offs, mask=mask)
+    y = tl.load(Y + offs, mask=mask)
+    tl.store(OUT + 0 * n + offs, tl.erf(x), mask=mask)
+    tl.store(OUT + 1 * n + offs, libdevice.erfc(x), mask=mask)
+    tl.store(OUT + 2 * n + offs, libdevice.log1p(x), mask=mask)
+    tl.store(OUT + 3 * n + offs, libdevice.expm1(x), mask=mask)
+    tl.store(OUT + 4 * n + offs, libdevice.atan2(y, x), mask=mask)
+    tl.store(OUT + 5 * n + offs, libdevice.asin(x), mask=mask)
+    tl.store(OUT + 6 * n + offs, libdevice.acos(x), mask=mask)
+    tl.store(OUT + 7 * n + offs, libdevice.cbrt(y), mask=mask)
+    tl.store(OUT + 8 * n + offs, libdevice.sinh(x), mask=mask)
+    tl.store(OUT + 9 * n + offs, libdevice.pow(y, x * 4.0), mask=mask)
+
+
+LIBDEVICE_NAMES = ("erf", "erfc", "log1p", "expm1", "atan2", "asin", "acos", "cbrt", "sinh",
+                  "pow")
+
+
+def libdevice_case(n):
+    """The largest error relative to max(|reference|, 1e-3) over the
+    functions."""
+    def case(device):
+        x = torch.rand(n, device=device) * 1.98 - 0.99
+        y = torch.rand(n, device=device) * 8 - 4
+        out = torch.zeros(10, n, device=device)
+        libdevice_kernel[(tile.cdiv(n, 256),)](x, y, out, n, BLOCK=256)
+        if device == "meta":
+            return 0.0, LIBDEVICE_LIMIT
+        x64, y64 = x.double(), y.double()
+        want = torch.stack([torch.erf(x64), torch.erfc(x64), torch.log1p(x64),
+                            torch.expm1(x64), torch.atan2(y64, x64), torch.asin(x64),
+                            torch.acos(x64), torch.sign(y64) * y64.abs() ** (1 / 3),
+                            torch.sinh(x64), torch.pow(y64, x64 * 4.0)])
+        finite = torch.isfinite(want)          # pow of a negative base: NaN
+        if not torch.equal(finite, torch.isfinite(out)):
+            return float("inf"), LIBDEVICE_LIMIT
+        error = ((out.double() - want).abs() / want.abs().clamp(min=1e-3)).nan_to_num(0.0)
+        per_function = error.max(1).values.tolist()
+        print("  libdevice errors: " + ", ".join(
+            f"{name} {e:.1e}" for name, e in zip(LIBDEVICE_NAMES, per_function)))
+        return max(per_function), LIBDEVICE_LIMIT
+    return case
+
+
 CASES = [
     ("seeded dropout n=3000 p=0.3 (Philox, bit for bit)", dropout_case(3000, 0.3, 2024)),
     ("add fp32 n=1 (the constant 1)", add_case(1, torch.float32, ADD_FP32_LIMIT)),
@@ -211,6 +264,7 @@ CASES = [
     ("matmul fp16 1000x1001x999", matmul_case(1000, 1001, 999)),
     ("matmul fp16 200x72x136, B transposed", matmul_case(200, 72, 136, transposed=True)),
     ("argmax, softmax, clamp, umulhi, xor_sum 37x100", language_case(37, 100)),
+    ("erf and libdevice n=5000", libdevice_case(5000)),
 ]
 # CUDA tensors on the interpreter (copied to the CPU and back).
 INTERPRETED = [

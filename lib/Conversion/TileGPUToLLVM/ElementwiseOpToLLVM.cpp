@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 #include <cmath>
@@ -203,8 +204,26 @@ struct SpecialScalarOpConversion : public ConversionPattern {
 
 } // namespace
 
+/// The math functions the GPU has no instruction for, which math-to-llvm
+/// would turn into calls of a libm the GPU does not have: polynomial
+/// approximations in f32. (Near 0 log1p's and expm1's go through the fast
+/// log2 and lose digits: the language composes its own, and sinh, cosh,
+/// tan and pow.)
+static bool isApproximatedMath(StringRef name) {
+  name.consume_front("math.");
+  return llvm::is_contained({"erf", "erfc", "log1p", "expm1", "atan", "atan2",
+                             "asin", "acos", "cbrt"},
+                            name);
+}
+
 void tilegpu::populateElementwiseOpToLLVMPatterns(
     TileGPUToLLVMTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<ElementwiseTileOpConversion, SpecialScalarOpConversion>(
       converter, patterns.getContext());
+  // Above math-to-llvm's patterns (benefit 1); f16 and bf16 through f32.
+  const PatternBenefit aboveMathToLLVM(2);
+  populateMathF32ExpansionPatterns(patterns, isApproximatedMath,
+                                   aboveMathToLLVM);
+  populateMathPolynomialApproximationPatterns(patterns, isApproximatedMath,
+                                              aboveMathToLLVM);
 }

@@ -15,6 +15,7 @@ import sys
 
 from .. import language as tl
 from ..language import core
+from ..language.extra import libdevice
 from . import semantic
 from .builder import Value
 from .errors import TileTypeError
@@ -255,6 +256,27 @@ def cos(cg, x):
 @implements(tl.tanh)
 def tanh(cg, x):
     return semantic.math_unary(cg.b, "tanh", x)
+
+
+@implements(tl.erf)
+def erf(cg, x):
+    return semantic.math_unary(cg.b, "erf", x)
+
+
+def _libdevice_unary(name):
+    @implements(getattr(libdevice, name))
+    def impl(cg, x):
+        return semantic.math_unary(cg.b, name, x)
+    return impl
+
+
+for _name in ("erfc", "atan", "asin", "acos", "cbrt", "trunc"):
+    _libdevice_unary(_name)
+
+
+@implements(libdevice.atan2)
+def atan2(cg, y, x):
+    return semantic.atan2(cg.b, y, x)
 
 
 @implements(tl.floor)

@@ -414,7 +414,9 @@ def where(b, cond, x, y):
 _MATH = {"exp": "math.exp", "exp2": "tile.exp2", "log": "math.log",
          "log2": "math.log2", "sqrt": "math.sqrt", "rsqrt": "math.rsqrt",
          "sin": "math.sin", "cos": "math.cos", "tanh": "math.tanh", "floor": "math.floor",
-         "ceil": "math.ceil"}
+         "ceil": "math.ceil", "trunc": "math.trunc", "erf": "math.erf", "erfc": "math.erfc",
+         "atan": "math.atan",
+         "asin": "math.asin", "acos": "math.acos", "cbrt": "math.cbrt"}
 
 
 def math_unary(b, name, x):
@@ -435,6 +437,14 @@ def math_unary(b, name, x):
         e = math_unary(b, "exp", neg)
         return binary(b, "/", 1.0, binary(b, "+", 1.0, e))
     return b.op(f"{_MATH[name]} {x.ssa} : {x.type.mlir}", x.type)
+
+
+def atan2(b, y, x):
+    """The angle of the point (x, y), elementwise (math.atan2)."""
+    y, x, ty = promote(b, y, x, "atan2")
+    if not ty.is_floating():
+        raise TileTypeError(f"atan2 expects floating-point operands, got {ty}")
+    return b.op(f"math.atan2 {y.ssa}, {x.ssa} : {y.type.mlir}", y.type)
 
 
 def fma(b, x, y, z):

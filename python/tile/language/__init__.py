@@ -74,6 +74,7 @@ from .math import (
     ceil,
     cos,
     div_rn,
+    erf,
     exp,
     exp2,
     fdiv,
@@ -88,6 +89,7 @@ from .math import (
     tanh,
     umulhi,
 )
+from . import extra  # noqa: E402  (libdevice's jit functions need the builtins)
 from .random import philox, rand, rand4x, randint, randint4x, randn, randn4x
 from .standard import (
     TRITON_MAX_TENSOR_NUMEL,
@@ -117,8 +119,10 @@ __all__ = [
     "static_assert", "static_print", "static_range",
     "range", "sum", "max", "min", "xor_sum", "reduce_or",
     # tl.math, also here
-    "math", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tanh", "floor", "ceil",
-    "fma", "abs", "div_rn", "fdiv", "sqrt_rn", "umulhi",
+    "math", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tanh", "erf", "floor",
+    "ceil", "fma", "abs", "div_rn", "fdiv", "sqrt_rn", "umulhi",
+    # Triton's triton.language.extra (libdevice)
+    "extra",
     # random numbers (random.py, Philox 4x32-10)
     "philox", "randint", "randint4x", "rand", "rand4x", "randn", "randn4x",
     # compositions of the above (standard.py)

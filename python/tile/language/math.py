@@ -63,6 +63,12 @@ def tanh(x) -> core.tensor:
 
 
 @core.builtin
+def erf(x) -> core.tensor:
+    """The error function of ``x``, elementwise; on the GPU a polynomial
+    approximation in fp32 (fp16 and bf16 widened to it)."""
+
+
+@core.builtin
 def floor(x) -> core.tensor:
     """``x`` rounded down to an integral value, elementwise (same type)."""
 
@@ -91,7 +97,7 @@ def abs(x) -> core.tensor:
     """
 
 
-__all__ = ["exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tanh", "floor",
+__all__ = ["exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tanh", "erf", "floor",
            "ceil", "fma", "abs", "div_rn", "fdiv", "sqrt_rn", "umulhi"]
 
 
