@@ -642,6 +642,22 @@ def test_autograd_wiring_against_emulated_kernels(emulated, layout, causal, dtyp
 
 
 @needs_kernels
+def test_more_programs_than_a_grid_holds_launch_in_parts(emulated):
+    """batch x heads past a grid's 65535 rows: each kernel launched on
+    parts of the batch (views at the parts' offsets), each within it."""
+    shape = (21846, 5, 3, 32)       # 65538 (batch, head) pairs
+    q, k, v = (t.requires_grad_() for t in qkv(shape))
+    dout = torch.randn(shape).half()
+    out, lse = flash_attn_func(q, k, v, causal=True, softmax_scale=0.2, return_lse=True)
+    dq, dk, dv = torch.autograd.grad(out, (q, k, v), dout)
+    assert [values["Z"] for spec, values in emulated.launches
+            if spec.family == "attn_fwd"] == [21844, 2]
+    assert all(values["Z"] * values["H"] <= 65535 for _, values in emulated.launches)
+    assert_matches_reference((out, lse, dq, dk, dv), reference(q, k, v, dout, True, 0.2),
+                             torch.float16)
+
+
+@needs_kernels
 @pytest.mark.parametrize("causal_offset", [-1, -20, 3, -37, 10**12])
 def test_causal_offset_reaches_the_kernels(emulated, causal_offset):
     """The offset goes to both kernels (clamped to +-seqlen); rows that see no

@@ -374,6 +374,21 @@ def _shape_values(q, k):
     return queries, keys
 
 
+# The most programs a grid's y dimension holds: the kernels put batch x
+# heads there.
+_GRID_Y_MAX = 65535
+
+
+def _batch_parts(batch, heads):
+    """Slices of the batch each launched on its own, so that batch x heads
+    fits a grid (one sequence with more heads than that is refused by the
+    runtime, by name).  Parts start at multiples of 4 sequences: the fp32
+    rows of LSE and DELTA start 16-byte aligned, as the kernels need."""
+    fits = max(1, _GRID_Y_MAX // heads)
+    step = fits // 4 * 4 or fits
+    return [slice(start, min(start + step, batch)) for start in range(0, batch, step)]
+
+
 def _mask_values(mask):
     return {"causal_offset": mask.causal_offset, "window_offset": mask.window_offset}
 
@@ -435,12 +450,15 @@ def _forward_kernels(q, k, v, causal, scale, causal_offset=0, window_offset=None
         return out.zero_(), lse.fill_(-math.inf), q, k, v
     _check_index_range(q, [spec])
     _check_index_range(k, [spec], name="k")
-    queries, keys = _shape_values(q, k)
-    values = {"Q": _device_pointer(q), "K": _device_pointer(k),
-              "V": _device_pointer(v), "O": _device_pointer(out),
-              "LSE": _device_pointer(lse), "sm_scale": scale, "softcap": softcap,
-              **queries, **keys, **_mask_values(mask)}
-    _launch_all(q.device, [(spec, values)])
+    launches = []
+    for part in _batch_parts(batch, heads):
+        queries, keys = _shape_values(q[part], k[part])
+        launches.append((spec, {
+            "Q": _device_pointer(q[part]), "K": _device_pointer(k[part]),
+            "V": _device_pointer(v[part]), "O": _device_pointer(out[part]),
+            "LSE": _device_pointer(lse[part]), "sm_scale": scale, "softcap": softcap,
+            **queries, **keys, **_mask_values(mask)}))
+    _launch_all(q.device, launches)
     return out, lse, q, k, v
 
 
@@ -545,24 +563,26 @@ def _backward_kernels(dout, q, k, v, out, lse, causal, scale, causal_offset=0,
     # zeros it, attn_bwd adds to it, the postprocess kernel scales it into dq).
     dq_accumulator = torch.empty((batch * heads, seqlen_q, head_dim), dtype=torch.float32,
                                  device=q.device)
-    queries, keys = _shape_values(q, k)
     stride_dkz, stride_dkh, stride_dkn = kernel_strides(dk)
-    _launch_all(q.device, [
-        (preprocess, {"O": _device_pointer(out), "DO": _device_pointer(dout),
-                      "DELTA": _device_pointer(delta),
-                      "DQ_ACC": _device_pointer(dq_accumulator), **queries}),
-        (backward, {"Q": _device_pointer(q), "K": _device_pointer(k),
-                    "V": _device_pointer(v), "sm_scale": scale, "softcap": softcap,
-                    "DO": _device_pointer(dout),
-                    "DQ_ACC": _device_pointer(dq_accumulator),
-                    "DK": _device_pointer(dk), "DV": _device_pointer(dv),
-                    "LSE": _device_pointer(lse), "DELTA": _device_pointer(delta),
-                    "stride_dkz": stride_dkz, "stride_dkh": stride_dkh,
-                    "stride_dkn": stride_dkn, "MAX_N_KV": seqlen_k, **queries, **keys,
-                    **_mask_values(mask)}),
-        (postprocess, {"DQ": _device_pointer(dq),
-                       "DQ_ACC": _device_pointer(dq_accumulator),
-                       "sm_scale": scale, **queries})])
+    launches = []
+    for part in _batch_parts(batch, heads):
+        queries, keys = _shape_values(q[part], k[part])
+        accumulator = _device_pointer(dq_accumulator[part.start * heads:part.stop * heads])
+        launches += [
+            (preprocess, {"O": _device_pointer(out[part]), "DO": _device_pointer(dout[part]),
+                          "DELTA": _device_pointer(delta[part]), "DQ_ACC": accumulator,
+                          **queries}),
+            (backward, {"Q": _device_pointer(q[part]), "K": _device_pointer(k[part]),
+                        "V": _device_pointer(v[part]), "sm_scale": scale, "softcap": softcap,
+                        "DO": _device_pointer(dout[part]), "DQ_ACC": accumulator,
+                        "DK": _device_pointer(dk[part]), "DV": _device_pointer(dv[part]),
+                        "LSE": _device_pointer(lse[part]), "DELTA": _device_pointer(delta[part]),
+                        "stride_dkz": stride_dkz, "stride_dkh": stride_dkh,
+                        "stride_dkn": stride_dkn, "MAX_N_KV": seqlen_k, **queries, **keys,
+                        **_mask_values(mask)}),
+            (postprocess, {"DQ": _device_pointer(dq[part]), "DQ_ACC": accumulator,
+                           "sm_scale": scale, **queries})]
+    _launch_all(q.device, launches)
     if grouped:
         # Query head h used K/V head h // group: consecutive heads share one.
         # The sums are laid out as in the ungrouped case.
