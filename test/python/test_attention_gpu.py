@@ -62,6 +62,24 @@ def test_forward_and_gradients_match_sdpa(dtype, head_dim, causal, seqlen):
         assert relative_error(got, ref) <= 8 * u
 
 
+@pytest.mark.parametrize("shape, causal", [((21846, 3, 5, 64), True),
+                                            ((13200, 17, 5, 128), False)])
+def test_more_programs_than_a_grid_holds(shape, causal):
+    """batch x heads past the grid's 65535 rows runs in parts of the batch."""
+    torch.backends.cuda.matmul.allow_tf32 = False
+    generator = torch.Generator(device="cuda").manual_seed(shape[0])
+    q, k, v = (torch.randn(shape, device="cuda", generator=generator).half()
+               .requires_grad_() for _ in range(3))
+    dout = torch.randn(shape, device="cuda", generator=generator).half()
+    out = flash_attn_func(q, k, v, causal=causal)
+    grads = torch.autograd.grad(out, (q, k, v), dout)
+    want = reference(q, k, v, dout, causal)
+    u = UNIT_ROUNDOFF[torch.float16]
+    assert relative_error(out, want[0]) <= 4 * u
+    for got, ref in zip(grads, want[1:]):
+        assert relative_error(got, ref) <= 8 * u
+
+
 def test_lse_is_the_natural_log_sum_exp():
     q, k, v = (torch.randn(1, 77, 2, 64, device="cuda", dtype=torch.float16)
                for _ in range(3))
