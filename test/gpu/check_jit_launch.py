@@ -30,9 +30,9 @@ import torch  # noqa: E402
 
 import tile  # noqa: E402
 import tile.language as tl  # noqa: E402
-from tile.language.extra import libdevice  # noqa: E402
 from tile import launcher  # noqa: E402
 from tile.compile import load_module  # noqa: E402
+from tile.language.extra import libdevice  # noqa: E402
 
 EXAMPLE = load_module(os.path.join(ROOT, "examples", "pytorch_launch.py"))
 # fp16 products summed in fp32 and rounded once to fp16: the largest

@@ -6,7 +6,7 @@ Triton's signature and a docstring saying what it does in Tile
 differs.
 """
 
-from . import math
+from . import extra, math
 from .core import (
     PropagateNan,
     advance,
@@ -89,7 +89,6 @@ from .math import (
     tanh,
     umulhi,
 )
-from . import extra  # noqa: E402  (libdevice's jit functions need the builtins)
 from .random import philox, rand, rand4x, randint, randint4x, randn, randn4x
 from .standard import (
     TRITON_MAX_TENSOR_NUMEL,

@@ -12,9 +12,9 @@ so the GPU's results differ from it by the approximations' errors (about
 lose more for large results).  docs/language.md lists them.
 """
 
+from ...jit import jit
 from .. import core
 from .. import math as _math
-from ...jit import jit
 
 # The builtins tile.language already has, under libdevice's names.
 abs = fabs = _math.abs
