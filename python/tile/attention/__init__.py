@@ -6,7 +6,8 @@
 flash_attn_func, flash_attn_kvpacked_func, flash_attn_qkvpacked_func and
 flash_attn_varlen_func follow FlashAttention-2 (grouped-query heads,
 unequal lengths aligned bottom-right, sliding windows, softcap, packed
-sequences).
+sequences); flash_attn_with_kvcache is its decoding entry point (a KV
+cache, contiguous or paged, split-KV kernels).
 
 Needs PyTorch and the compiled kernels (build/kernels in a checkout, the
 bundle's kernels/ folder, or $TILE_KERNEL_DIR) and the NVIDIA driver; see
@@ -22,6 +23,7 @@ _EXPORTS = {
     "flash_attn_kvpacked_func": "functional",
     "flash_attn_qkvpacked_func": "functional",
     "flash_attn_varlen_func": "varlen",
+    "flash_attn_with_kvcache": "kvcache",
     "FlashAttnFunction": "functional",
     "_flash_attn_forward": "functional",
     "_flash_attn_backward": "functional",
@@ -38,7 +40,7 @@ _EXPORTS = {
 }
 
 __all__ = ["flash_attn_func", "flash_attn_kvpacked_func", "flash_attn_qkvpacked_func",
-           "flash_attn_varlen_func",
+           "flash_attn_varlen_func", "flash_attn_with_kvcache",
            "ring_attn_func", "striped_attn_func", "step_attn_func",
            "Attention", "AttentionType", "register_attention",
            "KernelBundle", "BundleError", "find_kernel_dir"]

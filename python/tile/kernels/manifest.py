@@ -7,7 +7,9 @@ Names: softmax_v1_n<BLOCK_N>, softmax_v2, softmax_v3, softmax_v4,
 flash_attn_puzzle, attn_fwd_<dtype>_d<HEAD_DIM>_<mask>[_n<MAX_N_CTX>],
 attn_bwd_preprocess_<dtype>_d<HEAD_DIM>, attn_bwd_<dtype>_d<HEAD_DIM>_<mask>,
 attn_bwd_postprocess_<dtype>_d<HEAD_DIM>, matmul_<dtype>,
-matmul_scaled_<fp8 dtype>, attn_fwd_fp8e4nv_d<HEAD_DIM>, where <mask> is
+matmul_scaled_<fp8 dtype>, attn_fwd_fp8e4nv_d<HEAD_DIM>,
+attn_decode_<dtype>_d<HEAD_DIM>_m<BLOCK_M>[_softcap],
+attn_decode_combine_<dtype>_d<HEAD_DIM>, where <mask> is
 noncausal, causal (CAUSAL) or local (CAUSAL and WINDOW: a band of keys),
 followed by _softcap for capped scores (SOFTCAP).
 The function symbol of each module is the variant name.
@@ -237,6 +239,52 @@ def _variants():
                            _scaled_matmul_signature(t),
                            {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 128, "GROUP_M": 8},
                            8, num_stages=4))
+    out.extend(_decode_variants())
+    return out
+
+
+# attn_decode: Q, K, V, then the block table and the sequences' key counts
+# (int32, read as scalars and gathered vectors), the partial outputs (fp32),
+# sm_scale and softcap; Q's three strides, K's and V's (page, row, head)
+# and the block table's row stride; Z, H_KV, GROUP, N_Q, ROWS, PAGE_SIZE,
+# NUM_SPLITS and the mask's upper and lower offsets.  The strides of Q, K
+# and V are multiples of 16 elements (head dims 64 and 128), as for the
+# training kernels.
+def _decode_signature(t):
+    return (f"*{t}:16,*{t}:16,*{t}:16,*i32,*i32,*fp32:16,*fp32:16,fp32,fp32,"
+            + ",".join(["i32:16"] * 9) + "," + ",".join(["i32"] * 10))
+
+
+# attn_decode_combine: O (q's type) first, so that the runtime picks it by
+# q's element type; O's strides, then Z, H_KV, GROUP, N_Q, ROWS, NUM_SPLITS.
+def _combine_signature(t):
+    return f"*{t}:16,*fp32:16,*fp32:16,*fp32:16," + ",".join(["i32"] * 9)
+
+
+# Decoding (tile.attention.flash_attn_with_kvcache): head dims 64 and 128
+# (others run zero-padded to the next), 64 keys a step, the query rows of
+# one K/V head (GROUP heads x N_Q tokens) packed into 16 or 64 rows a
+# program: the runtime picks the smallest BLOCK_M that holds them, else 64
+# with several row blocks.  4 warps; no tile measured on the GPU yet.
+DECODE_HEAD_DIMS = (64, 128)
+DECODE_BLOCK_MS = (16, 64)
+DECODE_BLOCK_N = 64
+
+
+def _decode_variants():
+    out = []
+    for t in ("fp16", "bf16"):
+        for head_dim in DECODE_HEAD_DIMS:
+            for block_m in DECODE_BLOCK_MS:
+                for cap in ("", "_softcap"):
+                    out.append(Variant(
+                        f"attn_decode_{t}_d{head_dim}_m{block_m}{cap}", "decode",
+                        "attn_decode", _decode_signature(t),
+                        {"HEAD_DIM": head_dim, "BLOCK_M": block_m,
+                         "BLOCK_N": DECODE_BLOCK_N, "SOFTCAP": bool(cap)}, 4))
+            out.append(Variant(
+                f"attn_decode_combine_{t}_d{head_dim}", "decode", "attn_decode_combine",
+                _combine_signature(t), {"HEAD_DIM": head_dim, "BLOCK_M": 16}, 4))
     return out
 
 

@@ -1,0 +1,517 @@
+"""flash_attn_with_kvcache: FlashAttention's decoding entry point on Tile's
+split-KV decoding kernels (python/tile/kernels/decode.py).
+
+A few new query tokens of each sequence attend to that sequence's KV
+cache: a contiguous cache (batch_cache, seqlen_cache, heads_k, head_dim),
+or a paged one (num_blocks, page_size, heads_k, head_dim) read through a
+block table.  New keys and values, when given, are first written into the
+cache in place (in PyTorch, before the kernels run), at each sequence's
+cache_seqlens, after the optional rotary embedding.  Then attn_decode runs
+over (splits, row blocks, batch * heads_k) programs, each reading its K/V
+tiles once for the query heads of its group, and attn_decode_combine
+merges the splits by their log-sum-exp.
+
+CUDA tensors run on the GPU through the Tile runtime and the compiled
+variants; CPU tensors run the same variants' kernels on the interpreter
+(tile-run, through kernel[grid](...)), slowly: that is how the tests check
+the kernels without a GPU.
+"""
+
+import functools
+import numbers
+
+import torch
+
+from ..kernels import decode as _decode
+from ..kernels import manifest as _manifest
+from . import functional as _f
+
+DECODE = "attn_decode"
+COMBINE = "attn_decode_combine"
+
+# The split heuristic (docs/python-api.md): enough programs for two waves
+# of the GPU's SMs, but no split shorter than MIN_BLOCKS_PER_SPLIT key
+# blocks, and at most MAX_SPLITS.  On the CPU (the interpreter) the H100's
+# SM count stands in, so that the interpreter runs what the H100 would.
+MIN_BLOCKS_PER_SPLIT = 4
+MAX_SPLITS = 64
+WAVES = 2
+CPU_SM_COUNT = 132
+# "No bound" for the mask's offsets: far past any sequence, small enough
+# that the kernels' i32 sums of offsets and positions cannot overflow.
+NO_BOUND = 2**30
+_GRID_YZ_MAX = 65535
+_INT32_MAX = 2**31 - 1
+
+
+# --------------------------------------------------------------------------
+# Argument checking
+# --------------------------------------------------------------------------
+
+def _check_tensor(name, t, dims, layout):
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, not {type(t).__name__}")
+    if t.dim() != dims:
+        raise ValueError(f"{name} must have {dims} dimensions {layout}, but its shape is "
+                         f"{tuple(t.shape)}")
+
+
+def _check_index_tensor(name, t, shape, layout, device):
+    """An int32 tensor of `shape` on `device` (block_table, cache_batch_idx,
+    cache_seqlens)."""
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, not {type(t).__name__}")
+    if t.dtype != torch.int32:
+        raise TypeError(f"{name} must be torch.int32, not {t.dtype}")
+    if tuple(t.shape) != tuple(shape):
+        raise ValueError(f"{name} must have the shape {layout} = {tuple(shape)}, but its "
+                         f"shape is {tuple(t.shape)}")
+    if t.device != device:
+        raise ValueError(f"q is on {device} but {name} is on {t.device}: they must be on "
+                         f"one device")
+
+
+def _check_inputs(q, k_cache, v_cache, k, v, paged):
+    cache_layout = ("(num_blocks, page_size, heads_k, head_dim)" if paged
+                    else "(batch_cache, seqlen_cache, heads_k, head_dim)")
+    _check_tensor("q", q, 4, "(batch, seqlen_q, heads, head_dim)")
+    _check_tensor("k_cache", k_cache, 4, cache_layout)
+    _check_tensor("v_cache", v_cache, 4, cache_layout)
+    if (k is None) != (v is None):
+        raise ValueError("k and v come together: pass both new keys and new values, or "
+                         "neither")
+    named = [("q", q), ("k_cache", k_cache), ("v_cache", v_cache)]
+    if k is not None:
+        _check_tensor("k", k, 4, "(batch, seqlen_new, heads_k, head_dim)")
+        _check_tensor("v", v, 4, "(batch, seqlen_new, heads_k, head_dim)")
+        named += [("k", k), ("v", v)]
+    for name, t in named:
+        if t.dtype not in _f._SUPPORTED_DTYPES:
+            raise TypeError(f"{name} is {t.dtype}: Tile's decoding kernels take "
+                            f"torch.float16 or torch.bfloat16")
+        if t.dtype != q.dtype:
+            raise TypeError(f"q is {q.dtype} but {name} is {t.dtype}: they must have one "
+                            f"dtype")
+        if t.device != q.device:
+            raise ValueError(f"q is on {q.device} but {name} is on {t.device}: they must "
+                             f"be on one device")
+    if q.device.type not in ("cuda", "cpu"):
+        raise ValueError(f"q is on {q.device}: the decoding kernels run CUDA tensors on "
+                         f"the GPU and CPU tensors on the interpreter")
+    if v_cache.shape != k_cache.shape:
+        raise ValueError(f"k_cache and v_cache must have one shape {cache_layout}, but "
+                         f"k_cache is {tuple(k_cache.shape)} and v_cache is "
+                         f"{tuple(v_cache.shape)}")
+    batch, _, heads, head_dim = q.shape
+    heads_k = k_cache.shape[2]
+    if head_dim == 0 or k_cache.shape[3] != head_dim:
+        raise ValueError(f"q and k_cache must have one positive head_dim (dimension 3), but "
+                         f"q is {tuple(q.shape)} and k_cache is {tuple(k_cache.shape)}")
+    if heads_k == 0 or heads % heads_k:
+        raise ValueError(f"k_cache has {heads_k} heads, which does not divide the {heads} "
+                         f"heads of q (grouped-query attention shares each K/V head among "
+                         f"heads / heads_k query heads)")
+    if k is not None:
+        if v.shape != k.shape:
+            raise ValueError(f"k and v must have one shape (batch, seqlen_new, heads_k, "
+                             f"head_dim), but k is {tuple(k.shape)} and v is "
+                             f"{tuple(v.shape)}")
+        want = (batch, k.shape[1], heads_k, head_dim)
+        if tuple(k.shape) != want:
+            raise ValueError(f"k must have the shape (batch, seqlen_new, heads_k, head_dim) "
+                             f"= {want} (q's batch, k_cache's heads and head_dim), but its "
+                             f"shape is {tuple(k.shape)}")
+
+
+def _check_rotary(rotary_cos, rotary_sin, k, head_dim, device):
+    """rotary_dim, or 0 without rotary."""
+    if rotary_cos is None and rotary_sin is None:
+        return 0
+    if rotary_cos is None or rotary_sin is None:
+        raise ValueError("rotary_cos and rotary_sin come together: pass both or neither")
+    if k is None:
+        raise ValueError("rotary_cos and rotary_sin rotate the new keys and the queries: "
+                         "they need k and v (FlashAttention's rule)")
+    for name, t in (("rotary_cos", rotary_cos), ("rotary_sin", rotary_sin)):
+        _check_tensor(name, t, 2, "(seqlen_ro, rotary_dim / 2)")
+        if not t.dtype.is_floating_point:
+            raise TypeError(f"{name} must be a floating-point tensor, not {t.dtype}")
+        if t.device != device:
+            raise ValueError(f"q is on {device} but {name} is on {t.device}")
+    if rotary_sin.shape != rotary_cos.shape:
+        raise ValueError(f"rotary_cos and rotary_sin must have one shape, but rotary_cos is "
+                         f"{tuple(rotary_cos.shape)} and rotary_sin is "
+                         f"{tuple(rotary_sin.shape)}")
+    rotary_dim = 2 * rotary_cos.shape[1]
+    if rotary_dim == 0 or rotary_dim > head_dim:
+        raise ValueError(f"rotary_cos has {rotary_cos.shape[1]} columns: rotary_dim = "
+                         f"{rotary_dim} must be positive and at most head_dim {head_dim}")
+    return rotary_dim
+
+
+def _check_num_splits(num_splits):
+    if isinstance(num_splits, bool) or not isinstance(num_splits, numbers.Integral) \
+            or num_splits < 0:
+        raise TypeError(f"num_splits must be a non-negative int (0: chosen by the "
+                        f"heuristic), not {num_splits!r}")
+    return int(num_splits)
+
+
+def _sequence_lengths(cache_seqlens, batch, capacity, seqlen_new, device):
+    """cache_seqlens as an int32 tensor [batch] on `device`: None is a full
+    cache (capacity), an int the same length for every sequence; both are
+    checked here to leave room for the seqlen_new new tokens."""
+    if cache_seqlens is None:
+        cache_seqlens = capacity
+    if isinstance(cache_seqlens, numbers.Integral) and not isinstance(cache_seqlens, bool):
+        if not 0 <= cache_seqlens <= capacity - seqlen_new:
+            raise ValueError(f"cache_seqlens = {cache_seqlens} is outside [0, "
+                             f"{capacity - seqlen_new}] (the cache holds {capacity} tokens "
+                             f"a sequence and {seqlen_new} are appended)")
+        return torch.full((batch,), int(cache_seqlens), dtype=torch.int32, device=device)
+    _check_index_tensor("cache_seqlens", cache_seqlens, (batch,), "(batch,)", device)
+    return cache_seqlens
+
+
+def _check_on_host(name, values, low, high, what):
+    """Values of an index tensor against [low, high): only for CPU tensors,
+    which cost no synchronisation to read (CUDA ones are not read)."""
+    if values.device.type != "cpu" or values.numel() == 0:
+        return
+    bad = (values < low) | (values >= high)
+    if bool(bad.any()):
+        first = values[bad].flatten()[0].item()
+        raise ValueError(f"{name} holds {first}, outside [{low}, {high}) ({what})")
+
+
+# --------------------------------------------------------------------------
+# Rotary embedding and the append, in PyTorch
+# --------------------------------------------------------------------------
+
+def apply_rotary(x, cos, sin, positions, interleaved):
+    """x (batch, seqlen, heads, head_dim) with its first rotary_dim = 2 *
+    cos.shape[1] features rotated by cos/sin at `positions` (batch,
+    seqlen), in fp32, rounded back to x's dtype (as FlashAttention's rotary
+    kernel).  interleaved: pairs (0, 1), (2, 3), ... (GPT-J); else (i, i +
+    rotary_dim / 2) (GPT-NeoX)."""
+    rotary_dim = 2 * cos.shape[1]
+    c = cos[positions].float().unsqueeze(2)
+    s = sin[positions].float().unsqueeze(2)
+    rotated = x[..., :rotary_dim].float()
+    if interleaved:
+        x1, x2 = rotated[..., 0::2], rotated[..., 1::2]
+        rotated = torch.stack((x1 * c - x2 * s, x1 * s + x2 * c), -1).flatten(-2)
+    else:
+        x1, x2 = rotated.chunk(2, -1)
+        rotated = torch.cat((x1 * c - x2 * s, x1 * s + x2 * c), -1)
+    return torch.cat((rotated.to(x.dtype), x[..., rotary_dim:]), -1)
+
+
+def _append(cache, new, positions, rows, block_table, page_size):
+    """Writes new (batch, seqlen_new, heads_k, head_dim) into the cache in
+    place at token `positions` (batch, seqlen_new) of each sequence: cache
+    row rows[b] (not paged), or the pages block_table names."""
+    if block_table is None:
+        cache[rows[:, None].expand_as(positions), positions] = new
+    else:
+        pages = block_table.long().gather(1, positions // page_size)
+        cache[pages, positions % page_size] = new
+
+
+# --------------------------------------------------------------------------
+# Variants and the split heuristic
+# --------------------------------------------------------------------------
+
+def _manifest_variants(family):
+    return [v for v in _manifest.VARIANTS if v.kernel == family]
+
+
+def _available(device):
+    """(head dims, BLOCK_Ms, BLOCK_N) of the attn_decode variants that can
+    run on `device`: the GPU bundle's, or the manifest's on the CPU."""
+    if device.type == "cuda":
+        constexprs = [k.constexprs for k in _f.kernel_bundle().bundle.kernels
+                      if k.family == DECODE and k.has_gpu_code]
+        if not constexprs:
+            raise _f._bundle.BundleError(
+                f"the kernel folder {_f.kernel_bundle().directory} has no {DECODE} "
+                f"kernels: rebuild it (./dev.sh build, scripts/make_gpu_bundle.sh)")
+    else:
+        constexprs = [v.constexprs for v in _manifest_variants(DECODE)]
+    return (sorted({c["HEAD_DIM"] for c in constexprs}),
+            sorted({c["BLOCK_M"] for c in constexprs}),
+            max(c["BLOCK_N"] for c in constexprs))
+
+
+def _kernel_head_dim(head_dim, head_dims):
+    for dim in head_dims:
+        if dim >= head_dim:
+            return dim
+    raise ValueError(f"head_dim {head_dim}: the decoding kernels take head dims "
+                     f"{head_dims} (smaller ones padded to the next)")
+
+
+def choose_block_m(rows, block_ms):
+    """The smallest packing that holds a K/V head's query rows (GROUP heads
+    x seqlen_q tokens), else the largest, over several row blocks."""
+    for block_m in block_ms:
+        if block_m >= rows:
+            return block_m
+    return block_ms[-1]
+
+
+@functools.cache
+def _sm_count(index):
+    return torch.cuda.get_device_properties(index).multi_processor_count
+
+
+def choose_num_splits(programs, max_keys, sm_count, block_n):
+    """num_splits=0's heuristic: 1 when the batch's programs (batch *
+    heads_k * row blocks) fill the SMs already; else enough splits for
+    WAVES programs an SM, capped so that each split keeps at least
+    MIN_BLOCKS_PER_SPLIT key blocks of the longest sequence the cache can
+    hold (max_keys), and at MAX_SPLITS."""
+    if programs >= sm_count:
+        return 1
+    wanted = -(-WAVES * sm_count // programs)
+    by_keys = max(1, max_keys // (MIN_BLOCKS_PER_SPLIT * block_n))
+    return max(1, min(wanted, by_keys, MAX_SPLITS))
+
+
+def _mask_offsets(causal, window_size):
+    """FlashAttention's causal flag and window as the kernels' (upper,
+    lower) offsets from each token's bottom-right diagonal."""
+    left, right = window_size
+    if causal:
+        right = 0
+    upper = min(right, NO_BOUND) if right >= 0 else NO_BOUND
+    lower = -min(left, NO_BOUND) if left >= 0 else -NO_BOUND
+    return upper, lower
+
+
+def _fits(tensor):
+    """Whether the kernels can read `tensor` in place: last dimension
+    contiguous, 16-byte aligned, strides multiples of 16 elements (the
+    signature's promise) within i32."""
+    strides = _strides(tensor)
+    return (tensor.stride(-1) == 1 and tensor.data_ptr() % 16 == 0
+            and all(s % 16 == 0 and s <= _INT32_MAX for s in strides))
+
+
+def _strides(tensor):
+    """The strides of dimensions 0-2; 0 for a dimension of size 1."""
+    return [tensor.stride(d) if tensor.shape[d] > 1 else 0 for d in range(3)]
+
+
+# --------------------------------------------------------------------------
+# Launching
+# --------------------------------------------------------------------------
+
+def _launch(device, launches):
+    """Runs each (family, keys, element type, values, grid) in order: on the
+    GPU the bundle's variant through the runtime (which computes the grid
+    from the launch spec), on the CPU the manifest's variant's kernel on
+    the interpreter over `grid`."""
+    if device.type == "cuda":
+        _f._launch_all(device, gpu_launches(launches))
+    else:
+        _run_on_interpreter(launches)
+
+
+def gpu_launches(launches):
+    """The runtime's (kernel, values) of each launch: the bundle's variant
+    for the family, element type and keys, tensors as device pointers."""
+    bundle = _f.kernel_bundle().bundle
+    return [(bundle.select(family, element_type, keys),
+             {name: (_f._device_pointer(value) if isinstance(value, torch.Tensor) else value)
+              for name, value in values.items()})
+            for family, keys, element_type, values, _ in launches]
+
+
+def _run_on_interpreter(launches):
+    for family, keys, _, values, grid in launches:
+        variant = next(v for v in _manifest_variants(family)
+                       if all(v.constexprs[k] == want for k, want in keys.items()))
+        kernel = getattr(_decode, family)
+        kernel[grid](**values, **variant.constexprs, num_warps=variant.options.num_warps)
+
+
+def flash_attn_with_kvcache(q, k_cache, v_cache, k=None, v=None, rotary_cos=None,
+                            rotary_sin=None, cache_seqlens=None, cache_batch_idx=None,
+                            block_table=None, softmax_scale=None, causal=False,
+                            window_size=(-1, -1), softcap=0.0, rotary_interleaved=True,
+                            alibi_slopes=None, num_splits=0, return_softmax_lse=False):
+    """Attention of a few new query tokens against a KV cache, with
+    FlashAttention's signature and semantics (docs/python-api.md).
+
+    q: (batch, seqlen_q, heads, head_dim).  k_cache, v_cache: (batch_cache,
+    seqlen_cache, heads_k, head_dim), or with block_table (batch,
+    max_blocks, int32) a page pool (num_blocks, page_size, heads_k,
+    head_dim), page_size a multiple of 16.  k, v (batch, seqlen_new,
+    heads_k, head_dim): new keys and values, written into the cache in
+    place at cache_seqlens (int, or int32 (batch,); None: the whole cache)
+    before attention, which then covers cache_seqlens + seqlen_new keys of
+    each sequence.  rotary_cos, rotary_sin (seqlen_ro, rotary_dim / 2):
+    rotate the new keys at positions cache_seqlens + i, and q at
+    cache_seqlens + i when causal or windowed, else at cache_seqlens.
+    cache_batch_idx (batch,) int32: the cache row of each sequence (not
+    with block_table).  causal, window_size, softcap, softmax_scale as in
+    flash_attn_func, aligned bottom-right to each sequence's keys.
+    num_splits: how many ranges of keys a sequence is split into; 0 picks.
+    alibi_slopes is refused.
+
+    Returns out (batch, seqlen_q, heads, head_dim) in q's dtype and, with
+    return_softmax_lse, the log-sum-exp, fp32 (batch, heads, seqlen_q).
+    Rows that see no key get out 0 and lse -inf.  No autograd.
+    """
+    paged = block_table is not None
+    _check_inputs(q, k_cache, v_cache, k, v, paged)
+    causal = _f._check_flag("causal", causal)
+    window_size = _f._check_window_size(window_size)
+    softcap = _f._check_softcap(softcap)
+    rotary_interleaved = _f._check_flag("rotary_interleaved", rotary_interleaved)
+    return_softmax_lse = _f._check_flag("return_softmax_lse", return_softmax_lse)
+    num_splits = _check_num_splits(num_splits)
+    if alibi_slopes is not None:
+        raise NotImplementedError("alibi_slopes: Tile's decoding kernels have no ALiBi yet; "
+                                  "pass alibi_slopes=None (the default)")
+    batch, seqlen_q, heads, head_dim = q.shape
+    heads_k = k_cache.shape[2]
+    device = q.device
+    scale = _f._softmax_scale(softmax_scale, head_dim)
+    seqlen_new = 0 if k is None else k.shape[1]
+
+    if paged:
+        _check_tensor("block_table", block_table, 2, "(batch, max_blocks)")
+        _check_index_tensor("block_table", block_table, (batch, block_table.shape[1]),
+                            "(batch, max_blocks)", device)
+        page_size = k_cache.shape[1]
+        if page_size == 0 or page_size % 16:
+            raise ValueError(f"page_size {page_size} (dimension 1 of the paged k_cache) "
+                             f"must be a positive multiple of 16")
+        if block_table.shape[1] == 0:
+            raise ValueError("block_table has no columns: each sequence needs a page")
+        if cache_batch_idx is not None:
+            raise ValueError("cache_batch_idx and block_table do not go together: with a "
+                             "paged cache the block table says where each sequence is")
+        _check_on_host("block_table", block_table, 0, k_cache.shape[0],
+                       "the pages of k_cache")
+        capacity = block_table.shape[1] * page_size
+        # The kernel reads a row's entries one after another.
+        table = block_table if block_table.stride(1) == 1 else block_table.contiguous()
+        stride_table = table.stride(0)
+    else:
+        capacity = k_cache.shape[1]
+        page_size = max(capacity, 1)   # one page a sequence: page 0 of its row
+        if cache_batch_idx is None:
+            table = torch.arange(batch, dtype=torch.int32, device=device)
+        else:
+            _check_index_tensor("cache_batch_idx", cache_batch_idx, (batch,), "(batch,)",
+                                device)
+            _check_on_host("cache_batch_idx", cache_batch_idx, 0, k_cache.shape[0],
+                           "the rows of k_cache")
+            table = cache_batch_idx.contiguous()
+        if cache_batch_idx is None and k_cache.shape[0] < batch:
+            raise ValueError(f"k_cache has {k_cache.shape[0]} sequences, fewer than q's "
+                             f"batch {batch} (pass cache_batch_idx to pick rows)")
+        stride_table = 1
+    if capacity >= NO_BOUND:
+        raise ValueError(f"the cache holds {capacity} tokens a sequence; the decoding "
+                         f"kernels take fewer than {NO_BOUND}")
+    seqlens = _sequence_lengths(cache_seqlens, batch, capacity, seqlen_new, device)
+    _check_on_host("cache_seqlens", seqlens, 0, capacity - seqlen_new + 1,
+                   f"the cache holds {capacity} tokens a sequence and {seqlen_new} are "
+                   f"appended")
+    rotary_dim = _check_rotary(rotary_cos, rotary_sin, k, head_dim, device)
+    # Every refusal comes before the cache is written.
+    head_dims, block_ms, block_n = _available(device)
+    kernel_dim = _kernel_head_dim(head_dim, head_dims)
+    group = heads // heads_k
+    rows = group * seqlen_q
+    block_m = choose_block_m(rows, block_ms)
+    row_blocks = -(-rows // block_m)
+    if batch * heads_k > _GRID_YZ_MAX or row_blocks > _GRID_YZ_MAX:
+        raise ValueError(f"batch * heads_k = {batch * heads_k} and the row blocks "
+                         f"({row_blocks}) must each be at most {_GRID_YZ_MAX}")
+
+    # New tokens: rotary, then the in-place append (PyTorch ops on the
+    # tensors' device, no synchronisation).
+    if seqlen_new or rotary_dim:
+        new_positions = seqlens.long()[:, None] + torch.arange(seqlen_new, device=device)
+    if rotary_dim:
+        _check_on_host("the positions of k", new_positions, 0, rotary_cos.shape[0],
+                       "the rows of rotary_cos")
+        if causal or max(window_size) >= 0:   # FlashAttention's causal or local
+            q_positions = seqlens.long()[:, None] + torch.arange(seqlen_q, device=device)
+        else:
+            q_positions = seqlens.long()[:, None].expand(batch, seqlen_q)
+        _check_on_host("the positions of q", q_positions, 0, rotary_cos.shape[0],
+                       "the rows of rotary_cos")
+        q = apply_rotary(q, rotary_cos, rotary_sin, q_positions, rotary_interleaved)
+        k = apply_rotary(k, rotary_cos, rotary_sin, new_positions, rotary_interleaved)
+    if seqlen_new:
+        _append(k_cache, k, new_positions, table, block_table, page_size)
+        _append(v_cache, v, new_positions, table, block_table, page_size)
+    kv_lens = (seqlens + seqlen_new).to(torch.int32)
+
+    out_shape = (batch, seqlen_q, heads, head_dim)
+    if q.numel() == 0:
+        out = q.new_empty(out_shape)
+        lse = torch.empty((batch, heads, seqlen_q), dtype=torch.float32, device=device)
+        return (out, lse) if return_softmax_lse else out
+
+    if kernel_dim != head_dim:
+        # A ragged head dim runs zero-padded, as in flash_attn_func: the
+        # cache is copied padded (read only; the append went in place).
+        q, k_cache, v_cache = _f._pad_head_dim((q, k_cache, v_cache), kernel_dim)
+    # A fresh copy is contiguous and aligned (the kernels' promises).
+    q = q if q.is_contiguous() and _fits(q) else q.clone(memory_format=torch.contiguous_format)
+    k_cache, v_cache = (t if _fits(t) else t.clone(memory_format=torch.contiguous_format)
+                        for t in (k_cache, v_cache))
+
+    upper, lower = _mask_offsets(causal, window_size)
+    max_keys = capacity
+    if window_size[0] >= 0:
+        max_keys = min(max_keys, window_size[0] + seqlen_q)
+    if num_splits == 0:
+        sm_count = _sm_count(device.index if device.index is not None
+                             else torch.cuda.current_device()) \
+            if device.type == "cuda" else CPU_SM_COUNT
+        num_splits = choose_num_splits(batch * heads_k * row_blocks, max_keys, sm_count,
+                                       block_n)
+    # No split shorter than one key block of the longest sequence.
+    num_splits = max(1, min(num_splits, -(-max_keys // block_n)))
+
+    out = torch.empty((batch, seqlen_q, heads, kernel_dim), dtype=q.dtype, device=device)
+    lse = torch.empty((batch, heads, seqlen_q), dtype=torch.float32, device=device)
+    o_acc = torch.empty((num_splits, batch * heads_k, rows, kernel_dim), dtype=torch.float32,
+                        device=device)
+    lse_acc = torch.empty((num_splits, batch * heads_k, rows), dtype=torch.float32,
+                          device=device)
+    element_type = _f._ELEMENT_TYPES[q.dtype]
+    stride_qz, stride_qn, stride_qh = _strides(q)
+    stride_kp, stride_kn, stride_kh = _strides(k_cache)
+    stride_vp, stride_vn, stride_vh = _strides(v_cache)
+    shape = {"Z": batch, "H_KV": heads_k, "GROUP": group, "N_Q": seqlen_q, "ROWS": rows,
+             "NUM_SPLITS": num_splits}
+    decode_values = {
+        "Q": q, "K": k_cache, "V": v_cache, "BLOCK_TABLE": table, "KV_LENS": kv_lens,
+        "O_ACC": o_acc, "LSE_ACC": lse_acc, "sm_scale": scale, "softcap": softcap,
+        "stride_qz": stride_qz, "stride_qn": stride_qn, "stride_qh": stride_qh,
+        "stride_kp": stride_kp, "stride_kn": stride_kn, "stride_kh": stride_kh,
+        "stride_vp": stride_vp, "stride_vn": stride_vn, "stride_vh": stride_vh,
+        "stride_bt": stride_table, "PAGE_SIZE": page_size, "upper": upper, "lower": lower,
+        **shape}
+    stride_oz, stride_on, stride_oh = _strides(out)
+    combine_values = {"O": out, "O_ACC": o_acc, "LSE_ACC": lse_acc, "LSE": lse,
+                      "stride_oz": stride_oz, "stride_on": stride_on,
+                      "stride_oh": stride_oh, **shape}
+    combine_block_m = next(v.constexprs["BLOCK_M"] for v in _manifest_variants(COMBINE))
+    _launch(device, [
+        (DECODE, {"HEAD_DIM": kernel_dim, "BLOCK_M": block_m, "SOFTCAP": softcap > 0},
+         element_type, decode_values, (num_splits, row_blocks, batch * heads_k)),
+        (COMBINE, {"HEAD_DIM": kernel_dim}, element_type, combine_values,
+         (-(-rows // combine_block_m), batch * heads_k))])
+    if kernel_dim != head_dim:
+        out = out[..., :head_dim].contiguous()
+    return (out, lse) if return_softmax_lse else out

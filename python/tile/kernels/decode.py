@@ -1,0 +1,196 @@
+"""Decoding attention: a few new query tokens against a KV cache, split
+along the keys (flash-decoding), and the combine that merges the splits.
+
+Layouts (strides in elements, the last dimension contiguous):
+
+- Q: [Z, N_Q, H, HEAD_DIM] through (stride_qz, stride_qn, stride_qh), the
+  N_Q new query tokens of each of Z sequences, H = H_KV * GROUP query heads;
+  query head h reads K/V head h // GROUP (grouped-query attention).
+- K, V: a pool of pages [num_pages, PAGE_SIZE, H_KV, HEAD_DIM] through
+  (stride_kp, stride_kn, stride_kh) and (stride_vp, stride_vn, stride_vh).
+  Key j of sequence z lies in page BLOCK_TABLE[z * stride_bt + j //
+  PAGE_SIZE], row j % PAGE_SIZE.  A cache that is not paged is one page a
+  sequence: BLOCK_TABLE holds each sequence's row of the cache (one entry,
+  stride_bt 1) and PAGE_SIZE is the cache's length, so j // PAGE_SIZE is 0.
+  The page is gathered for each key row, so BLOCK_N need not divide
+  PAGE_SIZE.
+- KV_LENS: int32 [Z], the keys of each sequence (cache and new tokens).
+
+One program of attn_decode owns BLOCK_M rows of the GROUP * N_Q query rows
+of one K/V head (row r is token r // GROUP of query head h_kv * GROUP + r %
+GROUP): the heads of a group share every K/V tile it loads, which is read
+once for all of them.  Rows past GROUP * N_Q are zero and never stored
+(BLOCK_M is at least 16, the smallest tl.dot).  Grid (NUM_SPLITS,
+cdiv(ROWS, BLOCK_M), Z * H_KV): split s takes the s-th of NUM_SPLITS
+ranges of whole BLOCK_N-key blocks of the keys the program's rows may see,
+and writes its rows' partial output (normalised over its keys, fp32) to
+O_ACC and their log-sum-exp (natural log, -inf for a row that saw none of
+its keys) to LSE_ACC:
+
+    O_ACC   fp32 [NUM_SPLITS, Z * H_KV, ROWS, HEAD_DIM], contiguous
+    LSE_ACC fp32 [NUM_SPLITS, Z * H_KV, ROWS], contiguous
+
+attn_decode_combine merges the splits of each row by their LSE into O, q's
+type, [Z, N_Q, H, HEAD_DIM] through (stride_oz, stride_on, stride_oh), and
+LSE, fp32 [Z, H, N_Q] contiguous (FlashAttention's softmax_lse).  It runs
+for one split too (then it converts and copies).
+
+Masks are FlashAttention's, aligned bottom-right: token t's diagonal is key
+t + KV_LEN - N_Q, and it sees key j < KV_LEN iff j <= diagonal + upper and
+j >= diagonal + lower.  Causal is upper = 0, a window (left, right) lower =
+-left and upper = right; no bound is +-2^30 (the host clamps to that, so
+the sums stay within i32).  The masks are run-time values: a decoding step
+is bound by the bytes of K and V it reads, not by the compares.  SOFTCAP
+caps the scores as the training kernels do (softcap * tanh(score /
+softcap)).
+"""
+
+import tile
+import tile.language as tl
+
+LOG2E = tl.constexpr(1.4426950408889634)   # log2(e)
+LN2 = tl.constexpr(0.6931471805599453)     # ln(2)
+
+
+@tile.jit
+def _key_rows(TABLE, table_row, offs_n, key_ok, PAGE_SIZE, stride_p, stride_n):
+    """Element offsets (64 bits) of key rows offs_n from the base of their
+    K/V head: each row's page gathered from the block table."""
+    page = tl.load(TABLE + table_row + offs_n // PAGE_SIZE, mask=key_ok, other=0)
+    return page.to(tl.int64) * stride_p + (offs_n % PAGE_SIZE).to(tl.int64) * stride_n
+
+
+@tile.jit
+def _split_range(kv_len, n_q, upper, lower, split, NUM_SPLITS, BLOCK_N: tl.constexpr):
+    """[start, end) of split `split`: the keys any of the n_q tokens may see
+    (the first token's lower bound to the last token's upper bound), cut
+    into NUM_SPLITS ranges of whole BLOCK_N blocks."""
+    lo = tl.maximum(kv_len - n_q + lower, 0)
+    hi = tl.minimum(kv_len + upper, kv_len)
+    blocks = (tl.maximum(hi - lo, 0) + BLOCK_N - 1) // BLOCK_N
+    per_split = (blocks + NUM_SPLITS - 1) // NUM_SPLITS * BLOCK_N
+    start = lo + split * per_split
+    return start, tl.minimum(start + per_split, hi)
+
+
+@tile.jit(launch=tile.Launch(grid=("NUM_SPLITS", "cdiv(ROWS, BLOCK_M)", "Z * H_KV"),
+                             keys=("HEAD_DIM", "BLOCK_M", "SOFTCAP")),
+          do_not_specialize=("stride_qz", "stride_qn", "stride_qh", "stride_kp", "stride_kn",
+                             "stride_kh", "stride_vp", "stride_vn", "stride_vh", "stride_bt",
+                             "Z", "H_KV", "GROUP", "N_Q", "ROWS", "PAGE_SIZE", "NUM_SPLITS",
+                             "upper", "lower"))
+def attn_decode(Q, K, V, BLOCK_TABLE, KV_LENS, O_ACC, LSE_ACC, sm_scale, softcap,
+                stride_qz, stride_qn, stride_qh, stride_kp, stride_kn, stride_kh,
+                stride_vp, stride_vn, stride_vh, stride_bt, Z, H_KV, GROUP, N_Q, ROWS,
+                PAGE_SIZE, NUM_SPLITS, upper, lower, HEAD_DIM: tl.constexpr,
+                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, SOFTCAP: tl.constexpr = False):
+    tl.static_assert(BLOCK_M >= 16 and BLOCK_N >= 16, "tl.dot needs 16 rows and keys")
+    split = tl.program_id(0)
+    row_block = tl.program_id(1)
+    off_zkv = tl.program_id(2)
+    off_z = off_zkv // H_KV
+    off_kv = off_zkv % H_KV
+    rows = row_block * BLOCK_M + tl.arange(0, BLOCK_M)
+    row_ok = rows < ROWS
+    token = rows // GROUP
+    head = off_kv * GROUP + rows % GROUP
+    offs_d = tl.arange(0, HEAD_DIM)
+    q_rows = off_z.to(tl.int64) * stride_qz + token.to(tl.int64) * stride_qn \
+        + head.to(tl.int64) * stride_qh
+    q = tl.load(Q + q_rows[:, None] + offs_d[None, :], mask=row_ok[:, None], other=0.0)
+
+    kv_len = tl.load(KV_LENS + off_z)
+    start, end = _split_range(kv_len, N_Q, upper, lower, split, NUM_SPLITS, BLOCK_N)
+    # Each token's diagonal, and the keys its row sees: [first, last].
+    diagonal = token + kv_len - N_Q
+    first = diagonal + lower
+    last = tl.minimum(diagonal + upper, kv_len - 1)
+    if SOFTCAP:
+        qk_scale = softcap * LOG2E
+        cap_scale = sm_scale / softcap
+    else:
+        qk_scale = sm_scale * LOG2E
+        cap_scale = 1.0
+    table_row = off_z.to(tl.int64) * stride_bt
+    k_head = K + off_kv.to(tl.int64) * stride_kh
+    v_head = V + off_kv.to(tl.int64) * stride_vh
+
+    m_i = tl.full([BLOCK_M], -float("inf"), tl.float32)
+    l_i = tl.zeros([BLOCK_M], tl.float32)
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], tl.float32)
+    for start_n in range(start, end, BLOCK_N):
+        offs_n = start_n + tl.arange(0, BLOCK_N)
+        key_ok = offs_n < end
+        k_rows = _key_rows(BLOCK_TABLE, table_row, offs_n, key_ok, PAGE_SIZE, stride_kp,
+                           stride_kn)
+        v_rows = _key_rows(BLOCK_TABLE, table_row, offs_n, key_ok, PAGE_SIZE, stride_vp,
+                           stride_vn)
+        k = tl.load(k_head + k_rows[:, None] + offs_d[None, :], mask=key_ok[:, None],
+                    other=0.0)
+        v = tl.load(v_head + v_rows[:, None] + offs_d[None, :], mask=key_ok[:, None],
+                    other=0.0)
+        qk = tl.dot(q, tl.trans(k))
+        if SOFTCAP:
+            qk = tl.math.tanh(qk * cap_scale)
+        visible = (offs_n[None, :] >= first[:, None]) & (offs_n[None, :] <= last[:, None])
+        scores = tl.where(visible, qk * qk_scale, -float("inf"))
+        m_new = tl.maximum(m_i, tl.max(scores, 1))
+        # A row that has seen no key yet subtracts 0, not -inf: p and alpha
+        # are then 0 instead of NaN.
+        m_sub = tl.where(m_new == -float("inf"), 0.0, m_new)
+        alpha = tl.math.exp2(m_i - m_sub)
+        p = tl.math.exp2(scores - m_sub[:, None])
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = tl.dot(p.to(v.dtype), v, acc * alpha[:, None])
+        m_i = m_new
+
+    # Natural log; -inf for a row that saw none of the split's keys (its
+    # output is 0 and its weight in the combine 0).
+    lse = (m_i + tl.math.log2(l_i)) * LN2
+    o = acc * (1.0 / tl.where(l_i > 0, l_i, 1.0))[:, None]
+    part = (split * Z * H_KV + off_zkv).to(tl.int64) * ROWS + rows
+    tl.store(LSE_ACC + part, lse, mask=row_ok)
+    tl.store(O_ACC + part[:, None] * HEAD_DIM + offs_d[None, :], o, mask=row_ok[:, None])
+
+
+@tile.jit(launch=tile.Launch(grid=("cdiv(ROWS, BLOCK_M)", "Z * H_KV"), keys=("HEAD_DIM",)),
+          do_not_specialize=("stride_oz", "stride_on", "stride_oh", "Z", "H_KV", "GROUP",
+                             "N_Q", "ROWS", "NUM_SPLITS"))
+def attn_decode_combine(O, O_ACC, LSE_ACC, LSE, stride_oz, stride_on, stride_oh, Z, H_KV,
+                        GROUP, N_Q, ROWS, NUM_SPLITS, HEAD_DIM: tl.constexpr,
+                        BLOCK_M: tl.constexpr):
+    """out = sum_s exp(lse_s - lse) * out_s with lse = log sum_s exp(lse_s),
+    online over the splits, relative to the running max so nothing
+    overflows; a row whose splits all saw no key gets 0 and -inf."""
+    row_block = tl.program_id(0)
+    off_zkv = tl.program_id(1)
+    off_z = off_zkv // H_KV
+    off_kv = off_zkv % H_KV
+    rows = row_block * BLOCK_M + tl.arange(0, BLOCK_M)
+    row_ok = rows < ROWS
+    token = rows // GROUP
+    head = off_kv * GROUP + rows % GROUP
+    offs_d = tl.arange(0, HEAD_DIM)
+    m_i = tl.full([BLOCK_M], -float("inf"), tl.float32)
+    l_i = tl.zeros([BLOCK_M], tl.float32)
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], tl.float32)
+    for split in range(0, NUM_SPLITS):
+        part = (split * Z * H_KV + off_zkv).to(tl.int64) * ROWS + rows
+        lse_s = tl.load(LSE_ACC + part, mask=row_ok, other=-float("inf"))
+        o_s = tl.load(O_ACC + part[:, None] * HEAD_DIM + offs_d[None, :],
+                      mask=row_ok[:, None], other=0.0)
+        m_new = tl.maximum(m_i, lse_s)
+        m_sub = tl.where(m_new == -float("inf"), 0.0, m_new)
+        alpha = tl.exp(m_i - m_sub)
+        weight = tl.exp(lse_s - m_sub)
+        l_i = l_i * alpha + weight
+        acc = acc * alpha[:, None] + o_s * weight[:, None]
+        m_i = m_new
+    lse = m_i + tl.log(l_i)
+    o = acc * (1.0 / tl.where(l_i > 0, l_i, 1.0))[:, None]
+    o_rows = off_z.to(tl.int64) * stride_oz + token.to(tl.int64) * stride_on \
+        + head.to(tl.int64) * stride_oh
+    tl.store(O + o_rows[:, None] + offs_d[None, :], o.to(O.dtype.element_ty),
+             mask=row_ok[:, None])
+    lse_rows = (off_z * H_KV * GROUP + head).to(tl.int64) * N_Q + token
+    tl.store(LSE + lse_rows, lse, mask=row_ok)
