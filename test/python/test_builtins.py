@@ -13,12 +13,14 @@ from conftest import strip_locs
 from tile.compiler import compile_kernel
 from tile.compiler.builtins import IMPLS
 from tile.language import core
+from tile.language.extra import libdevice
 
 
 def declared_builtins():
-    """{spelling: function} of every public builtin of tl and tl.math."""
+    """{spelling: function} of every public builtin of tl, tl.math and
+    libdevice (tl.extra.libdevice)."""
     found = {}
-    for prefix, module in (("tl", tl), ("tl.math", tl.math)):
+    for prefix, module in (("tl", tl), ("tl.math", tl.math), ("libdevice", libdevice)):
         for name in module.__all__:
             value = getattr(module, name)
             if core.is_builtin(value):
@@ -48,7 +50,7 @@ def test_the_lists_are_complete():
         assert len(set(module.__all__)) == len(module.__all__)
         public = {name for name, value in vars(module).items()
                   if not name.startswith("_") and not inspect.ismodule(value)}
-        assert public == set(module.__all__) - {"math"}
+        assert public == set(module.__all__) - {"math", "extra"}
         for name in module.__all__:
             value = getattr(module, name)
             # A public function of the language is a builtin: it has a
@@ -70,7 +72,7 @@ def test_every_builtin_is_implemented():
 def test_every_implementation_is_declared():
     stray = sorted(f"{impl.__module__}.{impl.__name__}" for fn, impl in IMPLS.items()
                    if fn not in FUNCTIONS)
-    assert not stray, f"implemented, not declared in tl or tl.math: {stray}"
+    assert not stray, f"implemented, not declared in tl, tl.math or libdevice: {stray}"
 
 
 @pytest.mark.parametrize("name", sorted(DECLARED))

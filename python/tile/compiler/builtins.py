@@ -267,6 +267,7 @@ def _libdevice_unary(name):
     @implements(getattr(libdevice, name))
     def impl(cg, x):
         return semantic.math_unary(cg.b, name, x)
+    impl.__name__ = impl.__qualname__ = name
     return impl
 
 

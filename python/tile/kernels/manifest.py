@@ -262,13 +262,15 @@ def _combine_signature(t):
 
 
 # Decoding (tile.attention.flash_attn_with_kvcache): head dims 64 and 128
-# (others run zero-padded to the next), 64 keys a step, the query rows of
+# (others run zero-padded to the next), 32 keys a step, the query rows of
 # one K/V head (GROUP heads x N_Q tokens) packed into 16 or 64 rows a
 # program: the runtime picks the smallest BLOCK_M that holds them, else 64
-# with several row blocks.  4 warps; no tile measured on the GPU yet.
+# with several row blocks.  4 warps.  Measured at bf16 d128 BLOCK_M=16 on
+# an H200 (docs/performance.md): 32 keys on 4 warps read K/V 0-30% faster
+# than 64 (174 registers, 2 programs an SM), 32 on 8 warps slower.
 DECODE_HEAD_DIMS = (64, 128)
 DECODE_BLOCK_MS = (16, 64)
-DECODE_BLOCK_N = 64
+DECODE_BLOCK_N = 32
 
 
 def _decode_variants():
