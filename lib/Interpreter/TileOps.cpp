@@ -250,7 +250,7 @@ void commitWrites(const std::vector<PendingWrite> &writes,
   }
 }
 
-/// The element each pointer of a store or an atomic add (`ptr`, optional
+/// The element each pointer of a store or an atomic update (`ptr`, optional
 /// `mask`) reaches where the mask holds, all resolved before anything is
 /// written; fails, naming the `access`, at the first bad address.
 LogicalResult resolveWrites(Executor &ex, Operation *op, Value ptr, Value mask,
@@ -283,28 +283,67 @@ LogicalResult storeOp(Executor &ex, Operation *op) {
   return success();
 }
 
-/// Programs run one at a time, so each add is one read and one write; adds
-/// to one address within the op land in element order. Every address is
-/// resolved first, so a failing op changes nothing.
-LogicalResult atomicAddOp(Executor &ex, Operation *op) {
-  auto atomic = cast<tl::AtomicAddOp>(op);
-  std::vector<PendingWrite> adds;
+/// The element an atomic `kind` leaves, from the one `before` and the
+/// op's `value`.
+double updateFloat(tl::AtomicKind kind, double before, double value) {
+  switch (kind) {
+  case tl::AtomicKind::add:
+    return before + value;
+  case tl::AtomicKind::max:
+    return std::max(before, value);
+  case tl::AtomicKind::min:
+    return std::min(before, value);
+  case tl::AtomicKind::exchange:
+    return value;
+  default:
+    llvm_unreachable("the verifier takes no bitwise update of floats");
+  }
+}
+
+int64_t updateInt(tl::AtomicKind kind, int64_t before, int64_t value) {
+  switch (kind) {
+  case tl::AtomicKind::add:
+    return int64_t(uint64_t(before) + uint64_t(value));
+  case tl::AtomicKind::max:
+    return std::max(before, value);
+  case tl::AtomicKind::min:
+    return std::min(before, value);
+  case tl::AtomicKind::bitwise_and:
+    return before & value;
+  case tl::AtomicKind::bitwise_or:
+    return before | value;
+  case tl::AtomicKind::bitwise_xor:
+    return before ^ value;
+  case tl::AtomicKind::exchange:
+    return value;
+  }
+  llvm_unreachable("an atomic kind");
+}
+
+/// Programs run one at a time, so each update is one read and one write;
+/// updates of one address within the op land in element order. Every
+/// address is resolved first, so a failing op changes nothing.
+LogicalResult atomicRMWOp(Executor &ex, Operation *op) {
+  auto atomic = cast<tl::AtomicRMWOp>(op);
+  std::vector<PendingWrite> updates;
   if (failed(resolveWrites(ex, op, atomic.getPtr(), atomic.getMask(), "update",
-                           &adds)))
+                           &updates)))
     return failure();
   const RValue &value = ex.get(atomic.getValue());
   RValue old =
       value.isFloat() ? makeFloats(value.shape) : makeInts(value.shape);
-  for (const PendingWrite &add : adds) {
+  tl::AtomicKind kind = atomic.getKind();
+  for (const PendingWrite &update : updates) {
     if (value.isFloat()) {
-      double before = readFloat(*add.buffer, add.index);
-      floatsOf(old)[add.element] = before;
-      writeFloat(*add.buffer, add.index, before + value.floats()[add.element]);
+      double before = readFloat(*update.buffer, update.index);
+      floatsOf(old)[update.element] = before;
+      writeFloat(*update.buffer, update.index,
+                 updateFloat(kind, before, value.floats()[update.element]));
     } else {
-      int64_t before = readInt(*add.buffer, add.index);
-      intsOf(old)[add.element] = before;
-      writeInt(*add.buffer, add.index,
-               int64_t(uint64_t(before) + uint64_t(value.ints()[add.element])));
+      int64_t before = readInt(*update.buffer, update.index);
+      intsOf(old)[update.element] = before;
+      writeInt(*update.buffer, update.index,
+               updateInt(kind, before, value.ints()[update.element]));
     }
   }
   ex.set(op->getResult(0), std::move(old));
@@ -649,7 +688,7 @@ void addTileHandlers(HandlerMap &handlers) {
   handlers["tile.addptr"] = addPtrOp;
   handlers["tile.load"] = loadOp;
   handlers["tile.store"] = storeOp;
-  handlers["tile.atomic_add"] = atomicAddOp;
+  handlers["tile.atomic_rmw"] = atomicRMWOp;
   handlers["tile.make_block_ptr"] = makeBlockPtrOp;
   handlers["tile.advance"] = advanceOp;
   handlers["tile.load_block"] = loadBlockOp;

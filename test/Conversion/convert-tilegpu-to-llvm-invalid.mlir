@@ -7,8 +7,8 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target
   func.func @atomic_old_values_of_copies(%p: !tile.ptr<f32>) attributes {tile.kernel} {
     %ps = tile.splat %p : tensor<16x!tile.ptr<f32>, #b>
     %ones = arith.constant dense<1.0> : tensor<16xf32, #b>
-    // expected-error @below {{tile.atomic_add whose result is used, on a layout that holds elements more than once, is not supported on the GPU yet}}
-    %old = tile.atomic_add %ps, %ones : tensor<16x!tile.ptr<f32>, #b>
+    // expected-error @below {{tile.atomic_rmw whose result is used, on a layout that holds elements more than once, is not supported on the GPU yet}}
+    %old = tile.atomic_rmw add %ps, %ones : tensor<16x!tile.ptr<f32>, #b>
     tile.store %ps, %old : tensor<16x!tile.ptr<f32>, #b>
     return
   }
@@ -18,8 +18,8 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target
 
 module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @atomic_old_value_of_scalar(%p: !tile.ptr<f32>, %x: f32) attributes {tile.kernel} {
-    // expected-error @below {{tile.atomic_add of a scalar whose result is used is not supported on the GPU yet}}
-    %old = tile.atomic_add %p, %x : !tile.ptr<f32>
+    // expected-error @below {{tile.atomic_rmw of a scalar whose result is used is not supported on the GPU yet}}
+    %old = tile.atomic_rmw add %p, %x : !tile.ptr<f32>
     tile.store %p, %old : !tile.ptr<f32>
     return
   }

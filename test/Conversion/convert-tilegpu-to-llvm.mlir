@@ -318,13 +318,47 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target
     %r = tile.arange 0 to 64 : tensor<64xi32, #b>
     %pf = tile.splat %f : tensor<64x!tile.ptr<f32>, #b>
     %ones = arith.constant dense<1.0> : tensor<64xf32, #b>
-    tile.atomic_add %pf, %ones : tensor<64x!tile.ptr<f32>, #b>
+    tile.atomic_rmw add %pf, %ones : tensor<64x!tile.ptr<f32>, #b>
     %pi0 = tile.splat %i : tensor<64x!tile.ptr<i32>, #b>
     %pi = tile.addptr %pi0, %r : tensor<64x!tile.ptr<i32>, #b>, tensor<64xi32, #b>
     %c32 = arith.constant dense<32> : tensor<64xi32, #b>
     %m = arith.cmpi slt, %r, %c32 : tensor<64xi32, #b>
-    %old = tile.atomic_add %pi, %r mask %m : tensor<64x!tile.ptr<i32>, #b>
+    %old = tile.atomic_rmw add %pi, %r mask %m : tensor<64x!tile.ptr<i32>, #b>
     tile.store %pi, %old : tensor<64x!tile.ptr<i32>, #b>
+    return
+  }
+}
+
+// -----
+
+// The other updates: `red` or `atom` of their own op (integers signed for
+// max and min, bits for and, or, xor); exchange always an `atom` (there is
+// no `red.exch`), f32 moved as b32; f32 max and min on the bit patterns,
+// max.s32 where the value is non-negative and min.u32 where it is negative
+// (min: the reverse), the old bits given back as f32.
+#b = #tilegpu.blocked<sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]>
+// CHECK-LABEL: llvm.func @atomic_updates
+// CHECK-COUNT-2: "{\0A.reg .pred p;\0Asetp.ne.b32 p, $0, 0;\0A@p red.global.max.s32 [$1], $2;\0A}", "r,l,r"
+// CHECK-COUNT-2: "{\0A.reg .pred p;\0Asetp.ne.b32 p, $0, 0;\0A@p red.global.xor.b64 [$1], $2;\0A}", "r,l,l"
+// CHECK-COUNT-2: "{\0A.reg .pred p;\0Asetp.ne.b32 p, $1, 0;\0Amov.b32 $0, 0;\0A@p atom.global.exch.b32 $0, [$2], $3;\0A}", "=r,r,l,r"
+// CHECK-COUNT-2: "{\0A.reg .pred p;\0Asetp.ne.b32 p, $1, 0;\0A.reg .pred up, down;\0Asetp.ge.and.s32 up, $3, 0, p;\0Asetp.lt.and.s32 down, $3, 0, p;\0Amov.b32 $0, 0;\0A@up atom.global.min.s32 $0, [$2], $3;\0A@down atom.global.max.u32 $0, [$2], $3;\0A}", "=r,r,l,r"
+// CHECK: llvm.bitcast {{.*}} : i32 to f32
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @atomic_updates(%f: !tile.ptr<f32>, %i: !tile.ptr<i32>, %l: !tile.ptr<i64>) attributes {tile.kernel} {
+    %r = tile.arange 0 to 64 : tensor<64xi32, #b>
+    %pi0 = tile.splat %i : tensor<64x!tile.ptr<i32>, #b>
+    %pi = tile.addptr %pi0, %r : tensor<64x!tile.ptr<i32>, #b>, tensor<64xi32, #b>
+    tile.atomic_rmw max %pi, %r : tensor<64x!tile.ptr<i32>, #b>
+    %pl0 = tile.splat %l : tensor<64x!tile.ptr<i64>, #b>
+    %pl = tile.addptr %pl0, %r : tensor<64x!tile.ptr<i64>, #b>, tensor<64xi32, #b>
+    %r64 = arith.extsi %r : tensor<64xi32, #b> to tensor<64xi64, #b>
+    tile.atomic_rmw xor %pl, %r64 : tensor<64x!tile.ptr<i64>, #b>
+    %pf0 = tile.splat %f : tensor<64x!tile.ptr<f32>, #b>
+    %pf = tile.addptr %pf0, %r : tensor<64x!tile.ptr<f32>, #b>, tensor<64xi32, #b>
+    %x = arith.sitofp %r : tensor<64xi32, #b> to tensor<64xf32, #b>
+    %swapped = tile.atomic_rmw xchg %pf, %x : tensor<64x!tile.ptr<f32>, #b>
+    %least = tile.atomic_rmw min %pf, %swapped : tensor<64x!tile.ptr<f32>, #b>
+    tile.store %pf, %least : tensor<64x!tile.ptr<f32>, #b>
     return
   }
 }
@@ -346,7 +380,7 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target
     %ns = tile.splat %n : tensor<256xi32, #v>
     %m = arith.cmpi slt, %r, %ns : tensor<256xi32, #v>
     %ones = arith.constant dense<1.0> : tensor<256xf32, #v>
-    tile.atomic_add %p, %ones mask %m {tilegpu.vector_width = 4 : i32} : tensor<256x!tile.ptr<f32>, #v>
+    tile.atomic_rmw add %p, %ones mask %m {tilegpu.vector_width = 4 : i32} : tensor<256x!tile.ptr<f32>, #v>
     return
   }
 }

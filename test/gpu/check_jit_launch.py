@@ -246,6 +246,65 @@ def libdevice_case(n):
     return case
 
 
+# tl.atomic_max, _min, _and, _or, _xor, _xchg (tile.atomic_rmw) from many
+# programs on few addresses: each target's final value is order-free (for
+# xchg: the old values and the final one are the initial and the written
+# ones, rearranged).
+@tile.jit
+def atomics_kernel(F, I, L, X, FV, IV, LV, OLD, n, n_targets, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    t = offs % n_targets
+    fv = tl.load(FV + offs, mask=mask)
+    iv = tl.load(IV + offs, mask=mask)
+    lv = tl.load(LV + offs, mask=mask)
+    tl.atomic_max(F + t, fv, mask=mask)
+    tl.atomic_min(F + n_targets + t, fv, mask=mask)
+    tl.atomic_max(I + t, iv, mask=mask)
+    tl.atomic_and(I + n_targets + t, iv, mask=mask)
+    tl.atomic_or(L + t, lv, mask=mask)
+    tl.atomic_xor(L + n_targets + t, lv, mask=mask)
+    tl.atomic_min(L + 2 * n_targets + t, lv, mask=mask)
+    tl.store(OLD + offs, tl.atomic_xchg(X + t, fv, mask=mask), mask=mask)
+
+
+def atomics_case(n, n_targets):
+    """0 when every final value (and xchg's rearrangement) is right, else
+    infinite."""
+    def case(device):
+        f_values = torch.randn(n, device=device) * 100
+        i_values = torch.randint(-2**31, 2**31 - 1, (n,), dtype=torch.int32, device=device)
+        l_values = torch.randint(-2**62, 2**62, (n,), dtype=torch.int64, device=device)
+        f = torch.randn(2 * n_targets, device=device)
+        i = torch.randint(-2**31, 2**31 - 1, (2 * n_targets,), dtype=torch.int32, device=device)
+        l = torch.randint(-2**62, 2**62, (3 * n_targets,), dtype=torch.int64, device=device)
+        x = torch.randn(n_targets, device=device)
+        start = [t.clone() for t in (f, i, l, x)]
+        old = torch.zeros(n, device=device)
+        atomics_kernel[(tile.cdiv(n, 256),)](f, i, l, x, f_values, i_values, l_values, old, n,
+                                             n_targets, BLOCK=256)
+        if device == "meta":
+            return 0.0, 0.0
+        f0, i0, l0, x0 = start
+        ok = True
+        for t in range(n_targets):
+            group = slice(t, n, n_targets)
+            ok &= f[t] == torch.maximum(f0[t], f_values[group].max())
+            ok &= f[n_targets + t] == torch.minimum(f0[n_targets + t], f_values[group].min())
+            ok &= i[t] == torch.maximum(i0[t], i_values[group].max())
+            ok &= i[n_targets + t] == functools.reduce(
+                torch.bitwise_and, i_values[group].unbind(), i0[n_targets + t])
+            ok &= l[t] == functools.reduce(torch.bitwise_or, l_values[group].unbind(), l0[t])
+            ok &= l[n_targets + t] == functools.reduce(
+                torch.bitwise_xor, l_values[group].unbind(), l0[n_targets + t])
+            ok &= l[2 * n_targets + t] == torch.minimum(l0[2 * n_targets + t],
+                                                         l_values[group].min())
+            seen = torch.cat([old[group], x[t:t + 1]]).sort().values
+            ok &= torch.equal(seen, torch.cat([f_values[group], x0[t:t + 1]]).sort().values)
+        return (0.0 if bool(ok) else float("inf")), 0.0
+    return case
+
+
 CASES = [
     ("seeded dropout n=3000 p=0.3 (Philox, bit for bit)", dropout_case(3000, 0.3, 2024)),
     ("add fp32 n=1 (the constant 1)", add_case(1, torch.float32, ADD_FP32_LIMIT)),
@@ -265,6 +324,7 @@ CASES = [
     ("matmul fp16 200x72x136, B transposed", matmul_case(200, 72, 136, transposed=True)),
     ("argmax, softmax, clamp, umulhi, xor_sum 37x100", language_case(37, 100)),
     ("erf and libdevice n=5000", libdevice_case(5000)),
+    ("atomic max, min, and, or, xor, xchg n=10000 on 7 addresses", atomics_case(10000, 7)),
 ]
 # CUDA tensors on the interpreter (copied to the CPU and back).
 INTERPRETED = [

@@ -133,7 +133,17 @@ def float_offset(X):
 @tile.jit
 def atomic_add_fp16(X):
     offs = tl.arange(0, 16)
-    tl.atomic_add(X + offs, 1.0)  # expect-error: tl.atomic_add adds fp32, fp64, int32, int64 elements, not fp16
+    tl.atomic_add(X + offs, 1.0)  # expect-error: tl.atomic_add updates fp32, fp64, int32, int64 elements, not fp16
+
+
+@tile.jit
+def atomic_xor_float(X):
+    tl.atomic_xor(X, 1.0)  # expect-error: tl.atomic_xor updates int32, int64 elements, not fp32
+
+
+@tile.jit
+def atomic_max_scope(X):
+    tl.atomic_max(X, 1.0, scope="sys")  # expect-error: tl.atomic_max: scope='sys' is not supported (gpu only)
 
 
 @tile.jit

@@ -218,8 +218,8 @@ class Interpreter:
         if name == "tile.store":
             self.store(t, operands, env)
             return []
-        if name == "tile.atomic_add":
-            return [self.atomic_add(t, operands)]
+        if name == "tile.atomic_rmw":
+            return [self.atomic_rmw(t, operands)]
         if name == "tile.make_block_ptr":
             groups = re.findall(r"\[([^\]]*)\]", t.split(" order ")[0])
             vals = [[int(env[v]) for v in re.findall(VAL, g)] for g in groups]
@@ -334,9 +334,15 @@ class Interpreter:
         self.check_in_bounds(ptr.buf, offsets)
         self.memory[ptr.buf][offsets] = np.broadcast_to(value, mask.shape)[mask]
 
-    def atomic_add(self, t, operands):
-        """Adds in element order (programs run one at a time); gives the old
-        values, zero where masked off."""
+    # What each kind of tile.atomic_rmw leaves, from the old element and the value.
+    ATOMIC_UPDATES = {"add": lambda a, b: a + b, "max": max, "min": min,
+                      "and": lambda a, b: a & b, "or": lambda a, b: a | b,
+                      "xor": lambda a, b: a ^ b, "xchg": lambda a, b: b}
+
+    def atomic_rmw(self, t, operands):
+        """Updates in element order (programs run one at a time); gives the
+        old values, zero where masked off."""
+        update = self.ATOMIC_UPDATES[re.search(r"tile\.atomic_rmw (\w+)", t).group(1)]
         ptr, value = operands[0], operands[1]
         mask = operands[2] if " mask " in t else np.ones(ptr.offsets.shape, bool)
         offsets = np.broadcast_to(ptr.offsets, mask.shape)
@@ -346,7 +352,7 @@ class Interpreter:
         old = np.zeros(mask.shape, memory.dtype)
         for index in zip(*np.nonzero(mask)):
             old[index] = memory[offsets[index]]
-            memory[offsets[index]] = memory[offsets[index]] + value[index]
+            memory[offsets[index]] = update(memory[offsets[index]], value[index])
         return old
 
     def _block_mask(self, t, bp):

@@ -193,6 +193,8 @@ ERROR_CASES = [
     ("bad_pointer_math", "*fp32,*fp32", {}),
     ("float_offset", "*fp32", {}),
     ("atomic_add_fp16", "*fp16", {}),
+    ("atomic_xor_float", "*fp32", {}),
+    ("atomic_max_scope", "*fp32", {}),
     ("atomic_add_block_pointer", "*fp32", {}),
     ("atomic_add_acq_rel", "*fp32", {}),
     ("desc_base_not_pointer", "*fp32,i32", {}),
@@ -236,9 +238,9 @@ def test_atomic_add():
     text = compile_text(_scatter_add, "*fp32,*fp32,i32", BLOCK=8)
     # The tensor add keeps its mask and gives the old values (stored); the
     # scalar add's integer literal becomes the pointee type.
-    assert re.search(r"(%\w+) = tile\.atomic_add %\w+, %\w+ mask %\w+ : "
+    assert re.search(r"(%\w+) = tile\.atomic_rmw add %\w+, %\w+ mask %\w+ : "
                      r"tensor<8x!tile\.ptr<f32>>", text), text
-    assert re.search(r"= tile\.atomic_add %\w+, %\w+ : !tile\.ptr<f32>", text), text
+    assert re.search(r"= tile\.atomic_rmw add %\w+, %\w+ : !tile\.ptr<f32>", text), text
     assert re.search(r"arith\.constant 1\.0 : f32", text), text
 
 

@@ -258,14 +258,35 @@ struct StoreOpConversion : public ConvertOpToLLVMPattern<tile::StoreOp> {
   }
 };
 
-/// The PTX type and register class of an atomic add of `element`.
-std::pair<StringRef, StringRef> getPtxAtomicType(Type element) {
-  if (element.isF32())
-    return {"f32", "f"};
-  if (element.isF64())
-    return {"f64", "d"};
-  return element.getIntOrFloatBitWidth() == 32 ? std::pair{"u32", "r"}
-                                               : std::pair{"u64", "l"};
+/// The PTX `op.type` of an atomic `kind` on `element`, and the register
+/// class of its operands. f32 max and min are made of integer ones
+/// (emitAtomic), exchange moves f32 bits as b32.
+std::pair<std::string, StringRef> getPtxAtomic(tile::AtomicKind kind,
+                                               Type element) {
+  unsigned bits = element.getIntOrFloatBitWidth();
+  std::string size = std::to_string(bits);
+  StringRef reg = bits == 32 ? "r" : "l";
+  switch (kind) {
+  case tile::AtomicKind::add:
+    if (element.isF32())
+      return {"add.f32", "f"};
+    if (element.isF64())
+      return {"add.f64", "d"};
+    return {"add.u" + size, reg};
+  case tile::AtomicKind::max:
+    return {"max.s" + size, reg};
+  case tile::AtomicKind::min:
+    return {"min.s" + size, reg};
+  case tile::AtomicKind::bitwise_and:
+    return {"and.b" + size, reg};
+  case tile::AtomicKind::bitwise_or:
+    return {"or.b" + size, reg};
+  case tile::AtomicKind::bitwise_xor:
+    return {"xor.b" + size, reg};
+  case tile::AtomicKind::exchange:
+    return {"exch.b" + size, reg};
+  }
+  llvm_unreachable("an atomic kind");
 }
 
 /// `body` under `p`, set from operand `$predOperand` (an i32, non-zero for
@@ -275,71 +296,105 @@ std::string predicated(unsigned predOperand, const std::string &body) {
          ", 0;\n" + body + "\n}";
 }
 
-/// One `red` adding `values`, consecutive elements from `ptr` (global), where
-/// `pred` (i1) holds (relaxed, device scope: the defaults). One element of
-/// any atomic type, or two or four f32 aligned to the whole vector: `.v2`
-/// and `.v4` (sm_90, PTX 8.1) take one memory request for them.
-void emitReduction(OpBuilder &b, Location loc, Value ptr,
+/// One `red` adding `values`, consecutive f32 elements from `ptr` (global),
+/// where `pred` (i1) holds (relaxed, device scope: the defaults): two or
+/// four aligned to the whole vector, `.v2` and `.v4` (sm_90, PTX 8.1), take
+/// one memory request for them.
+void emitVectorAdd(OpBuilder &b, Location loc, Value ptr,
                    ArrayRef<Value> values, Value pred) {
-  auto [type, reg] = getPtxAtomicType(values.front().getType());
-  assert((values.size() == 1 || type == "f32") &&
-         "only f32 is added in vectors");
   std::string operands, constraints = "r,l";
   for (size_t i = 0; i < values.size(); ++i) {
     operands += (i ? ", $" : "$") + std::to_string(i + 2);
-    constraints += ("," + reg).str();
-  }
-  std::string instruction = "@p red.global.add.";
-  if (values.size() > 1) {
-    instruction += "v" + std::to_string(values.size()) + ".";
-    operands = "{" + operands + "}";
+    constraints += ",f";
   }
   SmallVector<Value> inputs{
       LLVM::ZExtOp::create(b, loc, b.getI32Type(), pred).getResult(), ptr};
   llvm::append_range(inputs, values);
-  emitInlinePtx(
-      b, loc, Type(), inputs,
-      predicated(0, instruction + type.str() + " [$1], " + operands + ";"),
-      constraints);
+  emitInlinePtx(b, loc, Type(), inputs,
+                predicated(0, "@p red.global.add.v" +
+                                  std::to_string(values.size()) +
+                                  ".f32 [$1], {" + operands + "};"),
+                constraints);
 }
 
-/// One `atom` adding `value` at `ptr` (global) where `pred` (i1) holds;
-/// gives the element as it was (zero where `pred` is false).
-Value emitFetchAdd(OpBuilder &b, Location loc, Value ptr, Value value,
-                   Value pred) {
+/// One atomic `kind` of `value` at `ptr` (global) where `pred` (i1) holds:
+/// a `red` when nobody reads the old element (`wantOld` false; exchange
+/// has no `red`), else an `atom` giving it (zero where `pred` is false).
+/// f32 max and min compare bit patterns: a non-negative float orders as
+/// its bits do as signed integers, a negative one as the reverse of its
+/// bits as unsigned ones.
+Value emitAtomic(OpBuilder &b, Location loc, tile::AtomicKind kind, Value ptr,
+                 Value value, Value pred, bool wantOld) {
   Type element = value.getType();
-  auto [type, reg] = getPtxAtomicType(element);
+  bool floatExtremum =
+      element.isF32() &&
+      (kind == tile::AtomicKind::max || kind == tile::AtomicKind::min);
+  bool asBits = floatExtremum || (element.isF32() &&
+                                  kind == tile::AtomicKind::exchange);
+  Type operandType = asBits ? b.getI32Type() : element;
+  if (asBits)
+    value = LLVM::BitcastOp::create(b, loc, operandType, value);
   Value predicate =
       LLVM::ZExtOp::create(b, loc, b.getI32Type(), pred).getResult();
-  return emitInlinePtx(
-             b, loc, element, ValueRange{predicate, ptr, value},
-             predicated(1, "mov.b" +
-                               std::to_string(element.getIntOrFloatBitWidth()) +
-                               " $0, 0;\n@p atom.global.add." + type.str() +
-                               " $0, [$2], $3;"),
-             ("=" + reg + ",r,l," + reg).str())
-      .getRes();
+  bool red = !wantOld && kind != tile::AtomicKind::exchange;
+  std::string result = red ? "" : "$0, ";
+  unsigned first = red ? 0 : 1;
+  std::string addr = "[$" + std::to_string(first + 1) + "]";
+  std::string val = "$" + std::to_string(first + 2);
+  std::string instruction = red ? "red.global." : "atom.global.";
+  std::string body;
+  StringRef reg;
+  if (floatExtremum) {
+    bool max = kind == tile::AtomicKind::max;
+    reg = "r";
+    body = ".reg .pred up, down;\nsetp.ge.and.s32 up, " + val + ", 0, p;\n" +
+           "setp.lt.and.s32 down, " + val + ", 0, p;\n";
+    if (!red)
+      body += "mov.b32 $0, 0;\n";
+    body += "@up " + instruction + (max ? "max.s32 " : "min.s32 ") + result +
+            addr + ", " + val + ";\n@down " + instruction +
+            (max ? "min.u32 " : "max.u32 ") + result + addr + ", " + val + ";";
+  } else {
+    auto [op, regClass] = getPtxAtomic(kind, element);
+    reg = regClass;
+    if (!red)
+      body = "mov.b" + std::to_string(element.getIntOrFloatBitWidth()) +
+             " $0, 0;\n";
+    body += "@p " + instruction + op + " " + result + addr + ", " + val + ";";
+  }
+  std::string constraints = ("r,l," + reg).str();
+  if (!red)
+    constraints = ("=" + reg + "," + constraints).str();
+  Value old = emitInlinePtx(b, loc, red ? Type() : operandType,
+                            ValueRange{predicate, ptr, value},
+                            predicated(first, body), constraints)
+                  .getRes();
+  if (red)
+    return {};
+  return asBits ? LLVM::BitcastOp::create(b, loc, element, old).getResult()
+                : old;
 }
 
-/// Each element is added once: by its canonical holder, from the first
+/// Each element is updated once: by its canonical holder, from the first
 /// register that holds it (forEachElementOnce, as storeTile writes). The old
 /// values reach only that register, so a result that is used needs a layout
 /// without copies.
-struct AtomicAddOpConversion
-    : public ConvertOpToLLVMPattern<tile::AtomicAddOp> {
+struct AtomicRMWOpConversion
+    : public ConvertOpToLLVMPattern<tile::AtomicRMWOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
 
   LogicalResult
-  matchAndRewrite(tile::AtomicAddOp op, OpAdaptor adaptor,
+  matchAndRewrite(tile::AtomicRMWOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    tile::AtomicKind kind = op.getKind();
     bool wantOld = !op.getResult().use_empty();
     HwIndex hw = getHwIndex(rewriter, loc, getTypeConverter());
     auto tensor = dyn_cast<RankedTensorType>(op.getType());
     if (!tensor) {
-      // Every thread runs a scalar op: thread 0 adds.
+      // Every thread runs a scalar op: thread 0 updates.
       if (wantOld)
-        return failure(); // checkAtomicAddLowering reports it
+        return failure(); // checkAtomicRMWLowering reports it
       Value zero = createI32(rewriter, loc, 0);
       Value first = LLVM::AndOp::create(
           rewriter, loc,
@@ -351,7 +406,8 @@ struct AtomicAddOpConversion
           adaptor.getMask()
               ? LLVM::AndOp::create(rewriter, loc, adaptor.getMask(), first)
               : first;
-      emitReduction(rewriter, loc, adaptor.getPtr(), adaptor.getValue(), pred);
+      emitAtomic(rewriter, loc, kind, adaptor.getPtr(), adaptor.getValue(), pred,
+                 /*wantOld=*/false);
       rewriter.eraseOp(op);
       return success();
     }
@@ -359,23 +415,25 @@ struct AtomicAddOpConversion
     auto [ptrs, values, masks] = unpackWritten(
         rewriter, loc, adaptor.getPtr(), adaptor.getValue(), adaptor.getMask());
     if (wantOld && !layout.isInjective())
-      return failure(); // checkAtomicAddLowering reports it
-    // Added values nobody reads back go in vectors where tilegpu-coalesce
-    // proved the addresses contiguous and aligned. Without copies every
-    // register is its element's only holder, so old values come back one
-    // per register, in order.
-    int64_t width = wantOld ? 1 : getVectorWidth(op, layout);
+      return failure(); // checkAtomicRMWLowering reports it
+    // f32 added where nobody reads the old values back goes in vectors
+    // where tilegpu-coalesce proved the addresses contiguous and aligned.
+    // Without copies every register is its element's only holder, so old
+    // values come back one per register, in order.
+    bool vectorAdd = !wantOld && kind == tile::AtomicKind::add &&
+                     tensor.getElementType().isF32();
+    int64_t width = vectorAdd ? getVectorWidth(op, layout) : 1;
     SmallVector<Value> old;
-    forEachElementOnce(rewriter, loc, layout, hw, masks, values.size(), width,
-                       [&](size_t i, Value pred) {
-                         if (wantOld)
-                           old.push_back(emitFetchAdd(rewriter, loc, ptrs[i],
-                                                      values[i], pred));
-                         else
-                           emitReduction(rewriter, loc, ptrs[i],
-                                         ArrayRef(values).slice(i, width),
-                                         pred);
-                       });
+    forEachElementOnce(
+        rewriter, loc, layout, hw, masks, values.size(), width,
+        [&](size_t i, Value pred) {
+          if (width > 1)
+            emitVectorAdd(rewriter, loc, ptrs[i],
+                          ArrayRef(values).slice(i, width), pred);
+          else if (Value before = emitAtomic(rewriter, loc, kind, ptrs[i],
+                                             values[i], pred, wantOld))
+            old.push_back(before);
+        });
     if (!wantOld) {
       rewriter.eraseOp(op);
       return success();
@@ -389,18 +447,18 @@ struct AtomicAddOpConversion
 
 } // namespace
 
-LogicalResult tilegpu::checkAtomicAddLowering(tile::AtomicAddOp op) {
+LogicalResult tilegpu::checkAtomicRMWLowering(tile::AtomicRMWOp op) {
   if (op.getResult().use_empty())
     return success();
   auto tensor = dyn_cast<RankedTensorType>(op.getType());
   if (!tensor)
-    return op.emitError() << "tile.atomic_add of a scalar whose result is "
+    return op.emitError() << "tile.atomic_rmw of a scalar whose result is "
                              "used is "
                           << kUnsupportedOnGPU;
   LinearLayout layout = getLinearLayout(tensor);
   if (!layout.isInjective())
     return op.emitError()
-           << "tile.atomic_add whose result is used, on a layout that holds "
+           << "tile.atomic_rmw whose result is used, on a layout that holds "
               "elements more than once, is "
            << kUnsupportedOnGPU;
   return success();
@@ -408,6 +466,6 @@ LogicalResult tilegpu::checkAtomicAddLowering(tile::AtomicAddOp op) {
 
 void tilegpu::populateLoadStoreOpToLLVMPatterns(
     TileGPUToLLVMTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<LoadOpConversion, StoreOpConversion, AtomicAddOpConversion>(
+  patterns.add<LoadOpConversion, StoreOpConversion, AtomicRMWOpConversion>(
       converter);
 }

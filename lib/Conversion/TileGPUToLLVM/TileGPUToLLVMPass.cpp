@@ -39,8 +39,8 @@ struct ConvertTileGPUToLLVMPass
       return signalPassFailure();
 
     if (module
-            .walk([](tile::AtomicAddOp op) {
-              return failed(checkAtomicAddLowering(op))
+            .walk([](tile::AtomicRMWOp op) {
+              return failed(checkAtomicRMWLowering(op))
                          ? WalkResult::interrupt()
                          : WalkResult::advance();
             })

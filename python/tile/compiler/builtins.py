@@ -161,15 +161,26 @@ def store(cg, pointer, value, mask=None, boundary_check=(), cache_modifier="",
     return semantic.store(cg.b, pointer, value, mask, boundary_check)
 
 
-@implements(tl.atomic_add)
-def atomic_add(cg, pointer, val, mask=None, sem=None, scope=None):
-    # The GPU adds with relaxed ordering at device scope: say so rather than
-    # silently weaken a stronger request.
+def _check_ordering(kind, sem, scope):
+    # The GPU updates with relaxed ordering at device scope: say so rather
+    # than silently weaken a stronger request.
     if sem not in (None, "relaxed"):
-        raise TileTypeError(f"tl.atomic_add: sem={sem!r} is not supported (relaxed only)")
+        raise TileTypeError(f"tl.atomic_{kind}: sem={sem!r} is not supported (relaxed only)")
     if scope not in (None, "gpu"):
-        raise TileTypeError(f"tl.atomic_add: scope={scope!r} is not supported (gpu only)")
-    return semantic.atomic_add(cg.b, pointer, val, mask)
+        raise TileTypeError(f"tl.atomic_{kind}: scope={scope!r} is not supported (gpu only)")
+
+
+def _atomic(kind, declared):
+    @implements(declared)
+    def impl(cg, pointer, val, mask=None, sem=None, scope=None):
+        _check_ordering(kind, sem, scope)
+        return semantic.atomic_rmw(cg.b, kind, pointer, val, mask)
+    impl.__name__ = impl.__qualname__ = f"atomic_{kind}"
+    return impl
+
+
+for _kind in semantic.ATOMIC_TYPES:
+    _atomic(_kind, getattr(tl, f"atomic_{_kind}"))
 
 
 @implements(tl.make_block_ptr)

@@ -692,21 +692,32 @@ def _written_operands(b, ptr, value, mask, opname):
     return ptr, text
 
 
-_ATOMIC_ADD_TYPES = ("fp32", "fp64", "int32", "int64")
+# Each atomic update (tile.atomic_rmw's kind) and the elements it takes.
+ATOMIC_TYPES = {
+    "add": ("fp32", "fp64", "int32", "int64"),
+    "max": ("fp32", "int32", "int64"),
+    "min": ("fp32", "int32", "int64"),
+    "and": ("int32", "int64"),
+    "or": ("int32", "int64"),
+    "xor": ("int32", "int64"),
+    "xchg": ("fp32", "int32", "int64"),
+}
 
 
-def atomic_add(b, ptr, value, mask=None):
+def atomic_rmw(b, kind, ptr, value, mask=None):
+    """tl.atomic_<kind>: tile.atomic_rmw, giving the old elements."""
+    opname = f"tl.atomic_{kind}"
     if _is_block_ptr(ptr):
-        raise TileTypeError("tl.atomic_add takes a tensor of pointers, not a block pointer")
+        raise TileTypeError(f"{opname} takes a tensor of pointers, not a block pointer")
     if not _is_pointer(ptr):
-        raise TileTypeError(f"tl.atomic_add expects a pointer, got {describe(ptr)}")
+        raise TileTypeError(f"{opname} expects a pointer, got {describe(ptr)}")
     elem = ptr.dtype.element_ty
-    if elem.name not in _ATOMIC_ADD_TYPES:
+    if elem.name not in ATOMIC_TYPES[kind]:
         raise TileTypeError(
-            f"tl.atomic_add adds {', '.join(_ATOMIC_ADD_TYPES)} elements, not {elem.name}")
-    ptr, operands = _written_operands(b, ptr, value, mask, "tl.atomic_add")
+            f"{opname} updates {', '.join(ATOMIC_TYPES[kind])} elements, not {elem.name}")
+    ptr, operands = _written_operands(b, ptr, value, mask, opname)
     result_type = core.block_type(elem, ptr.shape) if ptr.shape else elem
-    return b.op(f"tile.atomic_add {operands} : {ptr.type.mlir}", result_type)
+    return b.op(f"tile.atomic_rmw {kind} {operands} : {ptr.type.mlir}", result_type)
 
 
 def _scalar_int(b, x, scalar, what):

@@ -574,6 +574,48 @@ def atomic_add(pointer, val, mask=None, sem=None, scope=None) -> tensor:
 
 
 @builtin
+def atomic_max(pointer, val, mask=None, sem=None, scope=None) -> tensor:
+    """Keeps the larger of ``val`` and the elements at ``pointer``,
+    atomically; gives the old values.  fp32 (ordered as numbers; NaN
+    unspecified), int32 or int64 (signed) elements; otherwise as
+    ``tl.atomic_add``."""
+
+
+@builtin
+def atomic_min(pointer, val, mask=None, sem=None, scope=None) -> tensor:
+    """Keeps the smaller of ``val`` and the elements at ``pointer``,
+    atomically; gives the old values.  Elements as ``tl.atomic_max``;
+    otherwise as ``tl.atomic_add``."""
+
+
+@builtin
+def atomic_and(pointer, val, mask=None, sem=None, scope=None) -> tensor:
+    """The bitwise and of ``val`` and the int32 or int64 elements at
+    ``pointer``, atomically; gives the old values; otherwise as
+    ``tl.atomic_add``."""
+
+
+@builtin
+def atomic_or(pointer, val, mask=None, sem=None, scope=None) -> tensor:
+    """The bitwise or of ``val`` and the int32 or int64 elements at
+    ``pointer``, atomically; gives the old values; otherwise as
+    ``tl.atomic_add``."""
+
+
+@builtin
+def atomic_xor(pointer, val, mask=None, sem=None, scope=None) -> tensor:
+    """The bitwise exclusive or of ``val`` and the int32 or int64 elements
+    at ``pointer``, atomically; gives the old values; otherwise as
+    ``tl.atomic_add``."""
+
+
+@builtin
+def atomic_xchg(pointer, val, mask=None, sem=None, scope=None) -> tensor:
+    """Replaces the fp32, int32 or int64 elements at ``pointer`` by ``val``,
+    atomically; gives the old values; otherwise as ``tl.atomic_add``."""
+
+
+@builtin
 def make_block_ptr(base, shape, strides, offsets, block_shape, order) -> tensor:
     """A pointer to a block of ``block_shape`` in a tensor in global memory.
 

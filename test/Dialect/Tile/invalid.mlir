@@ -558,8 +558,8 @@ func.func @divisibility_of_float(%x: f32 {tile.divisibility = 16 : i32}) attribu
 // -----
 
 func.func @atomic_add_f16(%p: tensor<8x!tile.ptr<f16>>, %v: tensor<8xf16>) {
-  // expected-error @below {{adds f32, f64, i32 or i64 elements, not 'f16'}}
-  %old = tile.atomic_add %p, %v : tensor<8x!tile.ptr<f16>>
+  // expected-error @below {{add updates f32, f64, i32 or i64 elements, not 'f16'}}
+  %old = tile.atomic_rmw add %p, %v : tensor<8x!tile.ptr<f16>>
   return
 }
 
@@ -567,6 +567,22 @@ func.func @atomic_add_f16(%p: tensor<8x!tile.ptr<f16>>, %v: tensor<8xf16>) {
 
 func.func @atomic_add_value_type(%p: tensor<8x!tile.ptr<f32>>, %v: tensor<8xf64>) {
   // expected-error @below {{the value has the pointees' type}}
-  %old = "tile.atomic_add"(%p, %v) : (tensor<8x!tile.ptr<f32>>, tensor<8xf64>) -> tensor<8xf32>
+  %old = "tile.atomic_rmw"(%p, %v) <{kind = 0 : i32}> : (tensor<8x!tile.ptr<f32>>, tensor<8xf64>) -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @atomic_and_f32(%p: tensor<8x!tile.ptr<f32>>, %v: tensor<8xf32>) {
+  // expected-error @below {{and updates i32 or i64 elements, not 'f32'}}
+  %old = tile.atomic_rmw and %p, %v : tensor<8x!tile.ptr<f32>>
+  return
+}
+
+// -----
+
+func.func @atomic_max_f64(%p: tensor<8x!tile.ptr<f64>>, %v: tensor<8xf64>) {
+  // expected-error @below {{max updates f32, i32 or i64 elements, not 'f64'}}
+  %old = tile.atomic_rmw max %p, %v : tensor<8x!tile.ptr<f64>>
   return
 }

@@ -62,10 +62,16 @@ func.func @pointers(%base: !tile.ptr<f16>, %n: i32, %k: i64) {
 
 // CHECK-LABEL: func.func @atomic_adds
 func.func @atomic_adds(%p: tensor<64x!tile.ptr<f32>>, %v: tensor<64xf32>, %mask: tensor<64xi1>, %q: !tile.ptr<i64>, %n: i64) -> (tensor<64xf32>, i64) {
-  // CHECK: tile.atomic_add %{{.*}}, %{{.*}} mask %{{.*}} : tensor<64x!tile.ptr<f32>>
-  %old = tile.atomic_add %p, %v mask %mask : tensor<64x!tile.ptr<f32>>
-  // CHECK: tile.atomic_add %{{.*}}, %{{.*}} : !tile.ptr<i64>
-  %before = tile.atomic_add %q, %n : !tile.ptr<i64>
+  // CHECK: tile.atomic_rmw add %{{.*}}, %{{.*}} mask %{{.*}} : tensor<64x!tile.ptr<f32>>
+  %old = tile.atomic_rmw add %p, %v mask %mask : tensor<64x!tile.ptr<f32>>
+  // CHECK: tile.atomic_rmw add %{{.*}}, %{{.*}} : !tile.ptr<i64>
+  %before = tile.atomic_rmw add %q, %n : !tile.ptr<i64>
+  // CHECK: tile.atomic_rmw max
+  %m = tile.atomic_rmw max %p, %v : tensor<64x!tile.ptr<f32>>
+  // CHECK: tile.atomic_rmw xor
+  %x = tile.atomic_rmw xor %q, %n : !tile.ptr<i64>
+  // CHECK: tile.atomic_rmw xchg
+  %e = tile.atomic_rmw xchg %p, %v mask %mask : tensor<64x!tile.ptr<f32>>
   return %old, %before : tensor<64xf32>, i64
 }
 

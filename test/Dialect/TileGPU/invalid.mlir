@@ -473,7 +473,7 @@ module attributes {tilegpu.num_warps = 4 : i32} {
 #b = #tilegpu.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
 module attributes {tilegpu.num_warps = 4 : i32} {
   func.func @width_of_an_add(%x: tensor<512xf32, #b>) -> tensor<512xf32, #b> {
-    // expected-error @below {{tilegpu.vector_width is the vector width of a global access (tile.load, store, atomic_add, load_block, store_block), not of 'arith.addf'}}
+    // expected-error @below {{tilegpu.vector_width is the vector width of a global access (tile.load, store, atomic_rmw, load_block, store_block), not of 'arith.addf'}}
     %y = arith.addf %x, %x {tilegpu.vector_width = 4 : i32} : tensor<512xf32, #b>
     return %y : tensor<512xf32, #b>
   }

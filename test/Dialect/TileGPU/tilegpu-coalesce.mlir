@@ -139,21 +139,21 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
 #b = #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
 // CHECK-DAG: #[[V:.*]] = #tilegpu.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
 // CHECK-LABEL: func.func @atomic_vectors
-// CHECK: tile.atomic_add %{{.*}}, %{{.*}} {tilegpu.vector_width = 4 : i32} : tensor<512x!tile.ptr<f32>, #[[V]]>
-// CHECK: %[[OLD:.*]] = tile.atomic_add %{{.*}}, %{{.*}} : tensor<512x!tile.ptr<f32>, #blocked>
-// CHECK: tile.atomic_add %{{.*}}, %{{.*}} : tensor<512x!tile.ptr<i32>, #blocked>
+// CHECK: tile.atomic_rmw add %{{.*}}, %{{.*}} {tilegpu.vector_width = 4 : i32} : tensor<512x!tile.ptr<f32>, #[[V]]>
+// CHECK: %[[OLD:.*]] = tile.atomic_rmw add %{{.*}}, %{{.*}} : tensor<512x!tile.ptr<f32>, #blocked>
+// CHECK: tile.atomic_rmw add %{{.*}}, %{{.*}} : tensor<512x!tile.ptr<i32>, #blocked>
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @atomic_vectors(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<i32> {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
     %r = tile.arange 0 to 512 : tensor<512xi32, #b>
     %xs = tile.splat %x : tensor<512x!tile.ptr<f32>, #b>
     %p = tile.addptr %xs, %r : tensor<512x!tile.ptr<f32>, #b>, tensor<512xi32, #b>
     %ones = arith.constant dense<1.0> : tensor<512xf32, #b>
-    %unread = tile.atomic_add %p, %ones : tensor<512x!tile.ptr<f32>, #b>
-    %old = tile.atomic_add %p, %ones : tensor<512x!tile.ptr<f32>, #b>
+    %unread = tile.atomic_rmw add %p, %ones : tensor<512x!tile.ptr<f32>, #b>
+    %old = tile.atomic_rmw add %p, %ones : tensor<512x!tile.ptr<f32>, #b>
     tile.store %p, %old : tensor<512x!tile.ptr<f32>, #b>
     %ys = tile.splat %y : tensor<512x!tile.ptr<i32>, #b>
     %q = tile.addptr %ys, %r : tensor<512x!tile.ptr<i32>, #b>, tensor<512xi32, #b>
-    %counts = tile.atomic_add %q, %r : tensor<512x!tile.ptr<i32>, #b>
+    %counts = tile.atomic_rmw add %q, %r : tensor<512x!tile.ptr<i32>, #b>
     return
   }
 }
@@ -164,14 +164,14 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
 #b = #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
 // CHECK-LABEL: func.func @atomic_sm80
 // CHECK-NOT: vector_width
-// CHECK: tile.atomic_add %{{.*}}, %{{.*}} : tensor<512x!tile.ptr<f32>, #blocked>
+// CHECK: tile.atomic_rmw add %{{.*}}, %{{.*}} : tensor<512x!tile.ptr<f32>, #blocked>
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_80>} {
   func.func @atomic_sm80(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
     %r = tile.arange 0 to 512 : tensor<512xi32, #b>
     %xs = tile.splat %x : tensor<512x!tile.ptr<f32>, #b>
     %p = tile.addptr %xs, %r : tensor<512x!tile.ptr<f32>, #b>, tensor<512xi32, #b>
     %ones = arith.constant dense<1.0> : tensor<512xf32, #b>
-    %unread = tile.atomic_add %p, %ones : tensor<512x!tile.ptr<f32>, #b>
+    %unread = tile.atomic_rmw add %p, %ones : tensor<512x!tile.ptr<f32>, #b>
     return
   }
 }

@@ -216,7 +216,7 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target
 // CHECK: %[[DQ:.*]] = tile.dot
 // CHECK-NOT: tilegpu.convert_layout
 // CHECK: %[[P:.*]] = tile.addptr %{{.*}}, %{{.*}} : tensor<16x128x!tile.ptr<f32>, #[[MMA]]>
-// CHECK: tile.atomic_add %[[P]], %[[DQ]] : tensor<16x128x!tile.ptr<f32>, #[[MMA]]>
+// CHECK: tile.atomic_rmw add %[[P]], %[[DQ]] : tensor<16x128x!tile.ptr<f32>, #[[MMA]]>
 module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @atomic_from_mma(%ds: tensor<16x128xf16, #tilegpu.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>>, %k: tensor<128x128xf16, #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>>, %acc: !tile.ptr<f32>) {
     %zero = arith.constant dense<0.0> : tensor<16x128xf32, #mma>
@@ -227,7 +227,7 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target
     %cols = tile.broadcast %row : tensor<1x128xi32, #b> -> tensor<16x128xi32, #b>
     %base = tile.splat %acc : tensor<16x128x!tile.ptr<f32>, #b>
     %p = tile.addptr %base, %cols : tensor<16x128x!tile.ptr<f32>, #b>, tensor<16x128xi32, #b>
-    %old = tile.atomic_add %p, %c : tensor<16x128x!tile.ptr<f32>, #b>
+    %old = tile.atomic_rmw add %p, %c : tensor<16x128x!tile.ptr<f32>, #b>
     return
   }
 }
@@ -244,8 +244,8 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target
 #mma = #tilegpu.mma<version = 2, warpsPerCTA = [1, 8]>
 // CHECK-DAG: #[[MMA:.*]] = #tilegpu.mma<version = 2, warpsPerCTA = [1, 8]>
 // CHECK-LABEL: func.func @atomic_vector_width
-// CHECK: tile.atomic_add %{{.*}}, %{{.*}} {tilegpu.vector_width = 2 : i32} : tensor<16x128x!tile.ptr<f32>, #[[MMA]]>
-// CHECK: tile.atomic_add %{{.*}}, %{{.*}} : tensor<16x128x!tile.ptr<f32>, #[[MMA]]>
+// CHECK: tile.atomic_rmw add %{{.*}}, %{{.*}} {tilegpu.vector_width = 2 : i32} : tensor<16x128x!tile.ptr<f32>, #[[MMA]]>
+// CHECK: tile.atomic_rmw add %{{.*}}, %{{.*}} : tensor<16x128x!tile.ptr<f32>, #[[MMA]]>
 module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @atomic_vector_width(%ds: tensor<16x128xf16, #tilegpu.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>>, %k: tensor<128x128xf16, #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>>, %acc: !tile.ptr<f32>) {
     %zero = arith.constant dense<0.0> : tensor<16x128xf32, #mma>
@@ -256,14 +256,14 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target
     %cols = tile.broadcast %row : tensor<1x128xi32, #v> -> tensor<16x128xi32, #v>
     %base = tile.splat %acc : tensor<16x128x!tile.ptr<f32>, #v>
     %p = tile.addptr %base, %cols : tensor<16x128x!tile.ptr<f32>, #v>, tensor<16x128xi32, #v>
-    %old = tile.atomic_add %p, %c {tilegpu.vector_width = 4 : i32} : tensor<16x128x!tile.ptr<f32>, #v>
+    %old = tile.atomic_rmw add %p, %c {tilegpu.vector_width = 4 : i32} : tensor<16x128x!tile.ptr<f32>, #v>
     %ct = tilegpu.convert_layout %dq : tensor<16x128xf32, #mma> -> tensor<16x128xf32, #vt>
     %offst = tile.arange 0 to 16 : tensor<16xi32, #tilegpu.slice<dim = 1, parent = #vt>>
     %col = tile.expand_dims %offst {axis = 1 : i32} : tensor<16xi32, #tilegpu.slice<dim = 1, parent = #vt>> -> tensor<16x1xi32, #vt>
     %rows = tile.broadcast %col : tensor<16x1xi32, #vt> -> tensor<16x128xi32, #vt>
     %baset = tile.splat %acc : tensor<16x128x!tile.ptr<f32>, #vt>
     %pt = tile.addptr %baset, %rows : tensor<16x128x!tile.ptr<f32>, #vt>, tensor<16x128xi32, #vt>
-    %oldt = tile.atomic_add %pt, %ct {tilegpu.vector_width = 4 : i32} : tensor<16x128x!tile.ptr<f32>, #vt>
+    %oldt = tile.atomic_rmw add %pt, %ct {tilegpu.vector_width = 4 : i32} : tensor<16x128x!tile.ptr<f32>, #vt>
     return
   }
 }

@@ -31,7 +31,7 @@
 // CHECK-NEXT: %[[DQ:.*]] = tilegpu.warpgroup_dot %[[DS]], %{{.*}}, %{{.*}} {is_async}
 // CHECK-NEXT: %[[DK:.*]] = tilegpu.warpgroup_dot %[[DST]], %{{.*}}, %{{.*}} {is_async}
 // CHECK-NEXT: %[[DQDONE:.*]] = tilegpu.warpgroup_dot_wait %[[DQ]] {pendings = 1 : i32}
-// CHECK-NEXT: tile.atomic_add %{{.*}}, %[[DQDONE]]
+// CHECK-NEXT: tile.atomic_rmw add %{{.*}}, %[[DQDONE]]
 // CHECK-NEXT: %[[DKDONE:.*]] = tilegpu.warpgroup_dot_wait %[[DK]] {pendings = 0 : i32}
 // CHECK-NEXT: scf.yield %[[DV]], %[[DKDONE]]
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
@@ -55,7 +55,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
       %ds = tilegpu.memdesc_trans %dsbuf : !tilegpu.memdesc<64x64xf16, #n> -> !tilegpu.memdesc<64x64xf16, #nt>
       %dq = tilegpu.warpgroup_dot %ds, %k, %zero : !tilegpu.memdesc<64x64xf16, #nt>, !tilegpu.memdesc<64x64xf16, #n>, tensor<64x64xf32, #mma> -> tensor<64x64xf32, #mma>
       %dkn = tilegpu.warpgroup_dot %dsbuf, %q, %dk : !tilegpu.memdesc<64x64xf16, #n>, !tilegpu.memdesc<64x64xf16, #n>, tensor<64x64xf32, #mma> -> tensor<64x64xf32, #mma>
-      %old = tile.atomic_add %dq_ptr, %dq : tensor<64x64x!tile.ptr<f32>, #mma>
+      %old = tile.atomic_rmw add %dq_ptr, %dq : tensor<64x64x!tile.ptr<f32>, #mma>
       scf.yield %dvn, %dkn : tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>
     }
     return %r#1 : tensor<64x64xf32, #mma>

@@ -256,13 +256,32 @@ LogicalResult LoadOp::verify() {
   return success();
 }
 
-LogicalResult AtomicAddOp::verify() {
+LogicalResult AtomicRMWOp::verify() {
   Type element = getElementTypeOrSelf(getType());
-  if (!element.isF32() && !element.isF64() && !element.isInteger(32) &&
-      !element.isInteger(64))
-    return emitOpError() << "adds f32, f64, i32 or i64 elements, not "
+  bool isInt = element.isInteger(32) || element.isInteger(64);
+  switch (getKind()) {
+  case AtomicKind::add:
+    if (isInt || element.isF32() || element.isF64())
+      return success();
+    return emitOpError() << "add updates f32, f64, i32 or i64 elements, not "
                          << element;
-  return success();
+  case AtomicKind::max:
+  case AtomicKind::min:
+  case AtomicKind::exchange:
+    if (isInt || element.isF32())
+      return success();
+    return emitOpError() << stringifyAtomicKind(getKind())
+                         << " updates f32, i32 or i64 elements, not "
+                         << element;
+  case AtomicKind::bitwise_and:
+  case AtomicKind::bitwise_or:
+  case AtomicKind::bitwise_xor:
+    if (isInt)
+      return success();
+    return emitOpError() << stringifyAtomicKind(getKind())
+                         << " updates i32 or i64 elements, not " << element;
+  }
+  llvm_unreachable("an atomic kind");
 }
 
 namespace {

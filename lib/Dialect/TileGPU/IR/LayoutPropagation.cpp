@@ -35,7 +35,7 @@ bool carriesLayout(Type type) {
 /// Ops all of whose tiles (and block pointers) have one layout.
 bool hasOneLayout(Operation *op) {
   return isElementwise(op) ||
-         isa<tile::BroadcastOp, tile::LoadOp, tile::StoreOp, tile::AtomicAddOp,
+         isa<tile::BroadcastOp, tile::LoadOp, tile::StoreOp, tile::AtomicRMWOp,
              tile::LoadBlockOp, tile::StoreBlockOp, tile::AdvanceOp>(op);
 }
 

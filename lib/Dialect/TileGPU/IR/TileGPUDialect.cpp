@@ -138,11 +138,11 @@ TileGPUDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (name == getVectorWidthAttrName()) {
-    if (!isa<tile::LoadOp, tile::StoreOp, tile::AtomicAddOp, tile::LoadBlockOp,
+    if (!isa<tile::LoadOp, tile::StoreOp, tile::AtomicRMWOp, tile::LoadBlockOp,
              tile::StoreBlockOp>(op))
       return op->emitError() << name
                              << " is the vector width of a global access "
-                                "(tile.load, store, atomic_add, load_block, "
+                                "(tile.load, store, atomic_rmw, load_block, "
                                 "store_block), not of '"
                              << op->getName() << "'";
     auto value = dyn_cast<IntegerAttr>(attribute.getValue());

@@ -91,7 +91,7 @@ struct CoalescePass : public tilegpu::impl::TileGPUCoalesceBase<CoalescePass> {
           accesses.push_back(op);
         // On sm_90a one `red` adds a vector of f32; an add whose old values
         // are read stays one element at a time.
-        if (auto atomic = dyn_cast<tile::AtomicAddOp>(op);
+        if (auto atomic = dyn_cast<tile::AtomicRMWOp>(op);
             atomic && vectorReductions && atomic.getResult().use_empty() &&
             getElementTypeOrSelf(atomic.getValue().getType()).isF32())
           accesses.push_back(op);
@@ -237,7 +237,7 @@ struct CoalescePass : public tilegpu::impl::TileGPUCoalesceBase<CoalescePass> {
         std::min({info.contiguity[dim], info.divisibility[dim] / bytes,
                   kMaxVectorBytes / bytes, shape[dim]});
     Value mask = TypeSwitch<Operation *, Value>(op)
-                     .Case<tile::LoadOp, tile::StoreOp, tile::AtomicAddOp>(
+                     .Case<tile::LoadOp, tile::StoreOp, tile::AtomicRMWOp>(
                          [](auto access) { return access.getMask(); });
     if (mask)
       width = std::min(width, axis.get(mask).constancy[dim]);
@@ -265,7 +265,7 @@ struct CoalescePass : public tilegpu::impl::TileGPUCoalesceBase<CoalescePass> {
     }
     op->setAttr(TileGPUDialect::getVectorWidthAttrName(),
                 b.getI32IntegerAttr(width));
-    if (auto atomic = dyn_cast<tile::AtomicAddOp>(op))
+    if (auto atomic = dyn_cast<tile::AtomicRMWOp>(op))
       atomic.getResult().setType(
           withLayout(atomic.getType(), layouts.results[0]));
     if (auto load = dyn_cast<tile::LoadOp>(op)) {

@@ -384,9 +384,9 @@ public:
   /// way) and its pointers and mask can be rebuilt there: the conversion
   /// through shared memory goes.
   void sinkIntoAtomics(func::FuncOp func) {
-    SmallVector<tile::AtomicAddOp> atomics;
-    func.walk([&](tile::AtomicAddOp op) { atomics.push_back(op); });
-    for (tile::AtomicAddOp atomic : atomics) {
+    SmallVector<tile::AtomicRMWOp> atomics;
+    func.walk([&](tile::AtomicRMWOp op) { atomics.push_back(op); });
+    for (tile::AtomicRMWOp atomic : atomics) {
       auto convert = atomic.getValue().getDefiningOp<ConvertLayoutOp>();
       if (!convert)
         continue;

@@ -26,4 +26,13 @@ def Tile_ReduceKind : I32EnumAttr<"ReduceKind", "combining function of a reducti
   let cppNamespace = "::mlir::tile";
 }
 
+def Tile_AtomicKind : I32EnumAttr<"AtomicKind",
+    "update an atomic read-modify-write makes", [
+    I32EnumAttrCase<"add", 0>, I32EnumAttrCase<"max", 1>, I32EnumAttrCase<"min", 2>,
+    I32EnumAttrCase<"bitwise_and", 3, "and">, I32EnumAttrCase<"bitwise_or", 4, "or">,
+    I32EnumAttrCase<"bitwise_xor", 5, "xor">, I32EnumAttrCase<"exchange", 6, "xchg">
+  ]> {
+  let cppNamespace = "::mlir::tile";
+}
+
 #endif // TILE_DIALECT_TILE_IR_TILEENUMS_TD

@@ -222,7 +222,7 @@ def Tile_StoreOp : Tile_Op<"store", [
   let hasCanonicalizer = 1;
 }
 
-def Tile_AtomicAddOp : Tile_Op<"atomic_add", [
+def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [
     MemoryEffects<[MemRead, MemWrite]>,
     TypesMatchWith<"the value has the pointees' type", "ptr", "value",
                    "::mlir::tile::getPointeeTypeLike($_self)">,
@@ -231,25 +231,29 @@ def Tile_AtomicAddOp : Tile_Op<"atomic_add", [
     TypesMatchWith<"the mask has the pointers' shape with i1 elements",
                    "ptr", "mask", "::mlir::tile::getI1TypeLike($_self)",
                    "($_op.getNumOperands() <= 2) || std::equal_to<>()">]> {
-  let summary = "add to elements of global memory atomically";
+  let summary = "update elements of global memory atomically";
   let description = [{
-    Adds each element of `value` to the element at its pointer, as one
-    indivisible read-modify-write, and gives the element as it was before
-    (`tl.atomic_add(ptr, value, mask)`). Where the optional `mask` is false
-    nothing is read or written and the result is zero. Adds to one address,
-    from one op or many programs, all land, in an unspecified order; the
-    ordering is relaxed (no ordering with other memory accesses) at device
-    scope. Elements are `f32`, `f64`, `i32` or `i64`.
+    Updates each element at its pointer with the element of `value`, as one
+    indivisible read-modify-write, and gives the element as it was before:
+    `add` adds (`tl.atomic_add`), `max` and `min` keep the larger or
+    smaller (integers signed; floats ordered as numbers, NaN unspecified),
+    `and`, `or`, `xor` combine the bits, `xchg` replaces. Where the optional
+    `mask` is false nothing is read or written and the result is zero.
+    Updates of one address, from one op or many programs, all land, in an
+    unspecified order; the ordering is relaxed (no ordering with other
+    memory accesses) at device scope. Elements: `add` f32, f64, i32, i64;
+    `max`, `min` f32, i32, i64; `and`, `or`, `xor` i32, i64; `xchg` f32,
+    i32, i64.
 
     ```mlir
-    %old = tile.atomic_add %p, %dq mask %m : tensor<64x128x!tile.ptr<f32>>
+    %old = tile.atomic_rmw add %p, %dq mask %m : tensor<64x128x!tile.ptr<f32>>
     ```
   }];
-  let arguments = (ins Tile_PtrLike:$ptr, Tile_Value:$value,
-                   Optional<Tile_BoolLike>:$mask);
+  let arguments = (ins Tile_AtomicKind:$kind, Tile_PtrLike:$ptr,
+                   Tile_Value:$value, Optional<Tile_BoolLike>:$mask);
   let results = (outs Tile_Value:$result);
   let assemblyFormat = [{
-    $ptr `,` $value (`mask` $mask^)? attr-dict `:` type($ptr)
+    $kind $ptr `,` $value (`mask` $mask^)? attr-dict `:` type($ptr)
   }];
   let hasVerifier = 1;
 }

@@ -44,7 +44,7 @@ struct OpLayouts {
 /// unknown) by `op`'s rule:
 ///
 /// * elementwise ops, `tile.broadcast`, accesses through pointers or block
-///   pointers (`tile.load`, `store`, `atomic_add`, `load_block`,
+///   pointers (`tile.load`, `store`, `atomic_rmw`, `load_block`,
 ///   `store_block`) and `tile.advance`: every operand and result that
 ///   carries a layout has one and the same;
 /// * `tile.reduce`: the result is the slice, along the reduced axis, of the

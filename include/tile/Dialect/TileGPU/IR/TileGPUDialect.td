@@ -45,7 +45,7 @@ def TileGPU_Dialect : Dialect {
       return ::llvm::StringLiteral("tilegpu.target");
     }
     /// Elements a thread moves at once in a vectorized global access (an
-    /// integer on a load, store or atomic add; set by tilegpu-coalesce).
+    /// integer on a load, store or atomic update; set by tilegpu-coalesce).
     static constexpr ::llvm::StringLiteral getVectorWidthAttrName() {
       return ::llvm::StringLiteral("tilegpu.vector_width");
     }

@@ -1,0 +1,89 @@
+"""tl.atomic_max, _min, _and, _or, _xor and _xchg (tile.atomic_rmw), launched
+on CPU tensors (the interpreter): many updates of few addresses, against
+the sequential reference, at sizes that are not multiples of the block;
+the old values each gives back; masks.  The GPU's lowering is checked by
+test/gpu/check_jit_launch.py."""
+
+import functools
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import tile  # noqa: E402
+import tile.language as tl  # noqa: E402
+
+pytestmark = pytest.mark.usefixtures("launcher_tools")
+
+
+@tile.jit
+def update_kernel(TARGET, VALUES, OLD, n, n_targets, KIND: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    values = tl.load(VALUES + offs, mask=mask)
+    where = TARGET + offs % n_targets
+    if KIND == "max":
+        old = tl.atomic_max(where, values, mask=mask)
+    elif KIND == "min":
+        old = tl.atomic_min(where, values, mask=mask)
+    elif KIND == "and":
+        old = tl.atomic_and(where, values, mask=mask)
+    elif KIND == "or":
+        old = tl.atomic_or(where, values, mask=mask)
+    elif KIND == "xor":
+        old = tl.atomic_xor(where, values, mask=mask)
+    else:
+        old = tl.atomic_xchg(where, values, mask=mask)
+    tl.store(OLD + offs, old, mask=mask)
+
+
+REDUCE = {"max": torch.maximum, "min": torch.minimum, "and": torch.bitwise_and,
+          "or": torch.bitwise_or, "xor": torch.bitwise_xor}
+
+
+@pytest.mark.parametrize("kind, dtype", [
+    ("max", torch.float32), ("max", torch.int32), ("min", torch.float32),
+    ("min", torch.int64), ("and", torch.int32), ("or", torch.int64), ("xor", torch.int32),
+    ("xchg", torch.float32), ("xchg", torch.int64)])
+def test_updates_match_the_sequential_reference(kind, dtype):
+    torch.manual_seed(len(kind))
+    n, n_targets = 1000, 7
+    if dtype.is_floating_point:
+        values = torch.randn(n, dtype=dtype) * 100
+        target = torch.randn(n_targets, dtype=dtype)
+    else:
+        values = torch.randint(-2**30, 2**30, (n,), dtype=dtype)
+        target = torch.randint(-2**30, 2**30, (n_targets,), dtype=dtype)
+    start = target.clone()
+    old = torch.zeros(n, dtype=dtype)
+    update_kernel[(tile.cdiv(n, 128),)](target, values, old, n, n_targets, KIND=kind, BLOCK=128)
+    # Programs run one at a time, each op's updates in element order: the
+    # interpreter's order is the sequential one.
+    want_old = torch.empty_like(old)
+    want = start.clone()
+    for i in range(n):
+        t = i % n_targets
+        want_old[i] = want[t]
+        want[t] = values[i] if kind == "xchg" else REDUCE[kind](want[t], values[i])
+    assert torch.equal(target, want)
+    assert torch.equal(old, want_old)
+    if kind != "xchg":     # order-free: the result is each target's reduction
+        for t in range(n_targets):
+            combined = functools.reduce(REDUCE[kind], values[t::n_targets], start[t])
+            assert target[t] == combined
+
+
+@tile.jit
+def masked_max_kernel(TARGET, VALUES, OLD, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    old = tl.atomic_max(TARGET + offs, tl.load(VALUES + offs), mask=offs < n)
+    tl.store(OLD + offs, old)
+
+
+def test_masked_off_lanes_update_nothing_and_give_zero():
+    target = torch.full((16,), -5.0)
+    values = torch.arange(16, dtype=torch.float32)
+    old = torch.full((16,), 9.0)
+    masked_max_kernel[(1,)](target, values, old, 10, BLOCK=16)
+    assert target.tolist() == list(range(10)) + [-5.0] * 6
+    assert old.tolist() == [-5.0] * 10 + [0.0] * 6
