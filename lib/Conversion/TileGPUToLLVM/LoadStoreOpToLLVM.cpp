@@ -326,11 +326,10 @@ void emitVectorAdd(OpBuilder &b, Location loc, Value ptr,
 Value emitAtomic(OpBuilder &b, Location loc, tile::AtomicKind kind, Value ptr,
                  Value value, Value pred, bool wantOld) {
   Type element = value.getType();
-  bool floatExtremum =
-      element.isF32() &&
-      (kind == tile::AtomicKind::max || kind == tile::AtomicKind::min);
-  bool asBits = floatExtremum || (element.isF32() &&
-                                  kind == tile::AtomicKind::exchange);
+  bool floatExtremum = element.isF32() && (kind == tile::AtomicKind::max ||
+                                           kind == tile::AtomicKind::min);
+  bool asBits =
+      floatExtremum || (element.isF32() && kind == tile::AtomicKind::exchange);
   Type operandType = asBits ? b.getI32Type() : element;
   if (asBits)
     value = LLVM::BitcastOp::create(b, loc, operandType, value);
@@ -406,7 +405,8 @@ struct AtomicRMWOpConversion
           adaptor.getMask()
               ? LLVM::AndOp::create(rewriter, loc, adaptor.getMask(), first)
               : first;
-      emitAtomic(rewriter, loc, kind, adaptor.getPtr(), adaptor.getValue(), pred,
+      emitAtomic(rewriter, loc, kind, adaptor.getPtr(), adaptor.getValue(),
+                 pred,
                  /*wantOld=*/false);
       rewriter.eraseOp(op);
       return success();
