@@ -112,13 +112,16 @@ class AttentionTiles(typing.NamedTuple):
 
 
 # Why each head dim's tiles are what they are: the comment in _variants.
-# d32 takes d64's; d256 takes d128's forward with 64 keys a step, and a
-# backward of 64 keys on 8 warps, two stages: the least spilling tile found
+# d32 takes d64's forward and the backward d64 had before (64 keys on 4
+# warps, two stages: 128 keys would read K 16 columns a warpgroup, a
+# 32-byte swizzle not yet run on a GPU); d256 takes d128's forward with 64
+# keys a step, and a backward of 64 keys on 8 warps, two stages: the least
+# spilling tile found
 # (44-148 bytes by variant; with three stages or DV_LAST more, 128 keys do
 # not compile, and 4 warps cannot hold the two 64 x 256 accumulators).
 ATTENTION_TILES = {
     32: AttentionTiles(64, 4, True, False, 4, 64, 2, True, 0),
-    64: AttentionTiles(64, 4, True, False, 4, 64, 2, True, 0),
+    64: AttentionTiles(64, 4, True, False, 8, 128, 3, True, 0),
     128: AttentionTiles(128, 8, False, True, 8, 128, 3, False, 128),
     256: AttentionTiles(64, 8, False, True, 8, 64, 2, False, 0),
 }
@@ -167,11 +170,12 @@ def _variants():
             # own 128 keys on 8 warps, two warpgroups of 64 keys, 64
             # queries a step: 24-27% faster than the mma.sync kernel it
             # replaced (4 x 2 warp grids, as FlashAttention-2), H200,
-            # 2026-11-27 (docs/status.md).  At d64 they own 64 keys on 4
-            # warps, 64 queries a step, two programs an SM: 1-4% faster than
-            # mma.sync (32 queries a step: a 32-row dQ is no wgmma shape);
-            # 128 keys on 8 warps spilled and were no faster.  Neither
-            # spills: each step adds dQ before dK, in the order of products
+            # 2026-11-27 (docs/status.md).  At d64 likewise 128 keys on 8
+            # warps, three stages (K read 32 columns a warpgroup for dQ,
+            # through a 64-byte swizzle): +1-3% at N = 4096 and +9-14% at
+            # 16384 against 64 keys on 4 warps (H200, 2026-11-27); d32
+            # keeps 64 keys on 4 warps.  Neither spills: each step adds dQ
+            # before dK, in the order of products
             # (DV_LAST) that ptxas allocates without spilling for its head
             # dim.  Causal programs run longest first, dealt out 8 heads at
             # a time in the forward and in groups of at least 128 programs

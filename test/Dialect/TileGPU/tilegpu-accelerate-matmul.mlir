@@ -235,3 +235,23 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
     return %s : tensor<128x64xf32, #b>
   }
 }
+
+// -----
+
+// dQ of the d64 backward: M = 64 rows, one warpgroup's worth, so the two
+// warpgroups split N = 64 into instructions 32 wide. B is stored N-major
+// (loaded row-major, [K, N]) and a wgmma reads whole swizzle spans of N:
+// a 64-byte swizzle (32 columns), not the 128 bytes its rows would allow.
+#b = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]>
+// CHECK-DAG: #[[WG:.*]] = #tilegpu.mma<version = 3, warpsPerCTA = [4, 2], instrShape = [64, 32]>
+// CHECK-DAG: #[[NMAJOR:.*]] = #tilegpu.nvmma_shared<swizzle = 64, elementBits = 16, order = [1, 0]>
+// CHECK-LABEL: func.func @narrow_n_major_b
+// CHECK: %[[B:.*]] = tilegpu.local_alloc %arg1 : {{.*}} -> !tilegpu.memdesc<128x64xf16, #[[NMAJOR]]>
+// CHECK: tilegpu.warpgroup_dot %{{.*}}, %[[B]], %{{.*}} -> tensor<64x64xf32, #[[WG]]>
+// CHECK-NOT: tile.dot
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @narrow_n_major_b(%a: tensor<64x128xf16, #b>, %k: tensor<128x64xf16, #b>, %acc: tensor<64x64xf32, #b>) -> tensor<64x64xf32, #b> {
+    %s = tile.dot %a, %k, %acc : tensor<64x128xf16, #b>, tensor<128x64xf16, #b> -> tensor<64x64xf32, #b>
+    return %s : tensor<64x64xf32, #b>
+  }
+}

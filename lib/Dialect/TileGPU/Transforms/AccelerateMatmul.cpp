@@ -173,26 +173,34 @@ Value getStoredTile(Value value) {
 }
 
 /// The nvmma_shared layout of the buffer `operand` is stored to: its
-/// contiguous dimension kept contiguous, the widest swizzle that fits.
-NVMMASharedEncodingAttr getBufferLayout(Value operand) {
+/// contiguous dimension kept contiguous, the widest swizzle that fits; where
+/// that dimension is the product's M or N (dimension `mnDim` of the
+/// operand), which a wgmma reads `mnStep` at a time in whole swizzle spans,
+/// a span no wider than that.
+NVMMASharedEncodingAttr getBufferLayout(Value operand, unsigned mnDim = 0,
+                                        int64_t mnStep = INT64_MAX) {
   Value tile = getStoredTile(operand);
   auto type = cast<RankedTensorType>(tile.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  SmallVector<unsigned> order = getStorageOrder(tile);
+  if (order[0] == mnDim)
+    shape[mnDim] = std::min(shape[mnDim], mnStep);
   return NVMMASharedEncodingAttr::getForMatrix(
-      tile.getContext(), type.getShape(),
-      type.getElementType().getIntOrFloatBitWidth(), getStorageOrder(tile));
+      tile.getContext(), shape, type.getElementType().getIntOrFloatBitWidth(),
+      order);
 }
 
 /// `value` stored into a new nvmma_shared buffer, right after the tile it is
 /// filled from is computed: a loop-invariant operand (Q) is stored once,
-/// before the loop.
-Value storeForWgmma(Value value) {
+/// before the loop. mnDim, mnStep: as for getBufferLayout.
+Value storeForWgmma(Value value, unsigned mnDim, int64_t mnStep) {
   Value tile = getStoredTile(value);
   // A transposed tile (B loaded as [N, K]) is stored as it came and read
   // through a transposed view: its load then feeds the buffer alone, which
   // the pipeliner copies, and 8-bit B keeps k contiguous.
   if (auto trans = tile.getDefiningOp<tile::TransOp>();
       trans && trans.getOrder() == ArrayRef<int32_t>{1, 0}) {
-    Value buffer = storeForWgmma(trans.getSrc());
+    Value buffer = storeForWgmma(trans.getSrc(), 1 - mnDim, mnStep);
     auto type = cast<MemDescType>(buffer.getType());
     OpBuilder b(tile.getContext());
     b.setInsertionPointAfterValue(buffer);
@@ -207,7 +215,8 @@ Value storeForWgmma(Value value) {
   OpBuilder b(tile.getContext());
   b.setInsertionPointAfterValue(tile);
   auto buffer = MemDescType::get(tile.getContext(), type.getShape(),
-                                 type.getElementType(), getBufferLayout(tile));
+                                 type.getElementType(),
+                                 getBufferLayout(tile, mnDim, mnStep));
   return LocalAllocOp::create(b, tile.getLoc(), buffer, tile);
 }
 
@@ -292,7 +301,7 @@ struct AccelerateMatmulPass
       return std::nullopt;
     // An operand whose M or N is contiguous is read in whole spans.
     auto spanFits = [&](Value operand, unsigned mnDim, int64_t step) {
-      NVMMASharedEncodingAttr layout = getBufferLayout(operand);
+      NVMMASharedEncodingAttr layout = getBufferLayout(operand, mnDim, step);
       return layout.getOrder()[0] != mnDim ||
              step % layout.getRowLength({}) == 0;
     };
@@ -314,8 +323,9 @@ struct AccelerateMatmulPass
                                  withLayout(aType, DotOperandEncodingAttr::get(
                                                        ctx, 0, plan.layout, 2)),
                                  dot.getA())
-                           : storeForWgmma(dot.getA());
-    Value bBuffer = storeForWgmma(dot.getB());
+                           : storeForWgmma(dot.getA(), 0, 64);
+    Value bBuffer =
+        storeForWgmma(dot.getB(), 1, plan.layout.getInstrShape()[1]);
     Value acc = ConvertLayoutOp::create(b, loc, withLayout(cType, plan.layout),
                                         dot.getAcc());
     auto product = WarpGroupDotOp::create(
