@@ -94,9 +94,16 @@ def _check_tensors(queries, keys=()):
                                "(batch, seqlen_q, heads, head_dim)")
     if keys:
         _check_key_shapes(first_name, first, keys)
+    check_dtypes_and_devices(named)
+
+
+def check_dtypes_and_devices(named, kernels="attention"):
+    """The (name, tensor) pairs are fp16 or bf16, all of the first's dtype
+    and on its device; `kernels` names the kernels in the error."""
+    first_name, first = named[0]
     for name, t in named:
         if t.dtype not in _SUPPORTED_DTYPES:
-            raise TypeError(f"{name} is {t.dtype}: Tile's attention kernels take "
+            raise TypeError(f"{name} is {t.dtype}: Tile's {kernels} kernels take "
                             f"torch.float16 or torch.bfloat16 (convert with .half() or "
                             f".bfloat16())")
     for name, t in named[1:]:

@@ -85,16 +85,7 @@ def _check_inputs(q, k_cache, v_cache, k, v, paged):
         _check_tensor("k", k, 4, "(batch, seqlen_new, heads_k, head_dim)")
         _check_tensor("v", v, 4, "(batch, seqlen_new, heads_k, head_dim)")
         named += [("k", k), ("v", v)]
-    for name, t in named:
-        if t.dtype not in _f._SUPPORTED_DTYPES:
-            raise TypeError(f"{name} is {t.dtype}: Tile's decoding kernels take "
-                            f"torch.float16 or torch.bfloat16")
-        if t.dtype != q.dtype:
-            raise TypeError(f"q is {q.dtype} but {name} is {t.dtype}: they must have one "
-                            f"dtype")
-        if t.device != q.device:
-            raise ValueError(f"q is on {q.device} but {name} is on {t.device}: they must "
-                             f"be on one device")
+    _f.check_dtypes_and_devices(named, "decoding")
     if q.device.type not in ("cuda", "cpu"):
         raise ValueError(f"q is on {q.device}: the decoding kernels run CUDA tensors on "
                          f"the GPU and CPU tensors on the interpreter")

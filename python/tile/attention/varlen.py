@@ -40,16 +40,7 @@ def _check_packed(q, k, v):
         raise ValueError(f"k and v have {heads_k} heads, which does not divide the {heads} "
                          f"heads of q (grouped-query attention shares each K/V head among "
                          f"heads_q / heads_k query heads)")
-    for name, t in named:
-        if t.dtype not in _f._SUPPORTED_DTYPES:
-            raise TypeError(f"{name} is {t.dtype}: Tile's attention kernels take "
-                            f"torch.float16 or torch.bfloat16")
-        if t.dtype != q.dtype:
-            raise TypeError(f"q is {q.dtype} but {name} is {t.dtype}: they must have one "
-                            f"dtype")
-        if t.device != q.device:
-            raise ValueError(f"q is on {q.device} but {name} is on {t.device}: they must "
-                             f"be on one device")
+    _f.check_dtypes_and_devices(named)
 
 
 def _check_lengths(name, cu_seqlens, max_seqlen, total, batch, device):
