@@ -53,6 +53,17 @@ LN2 = tl.constexpr(0.6931471805599453)     # ln(2)
 
 
 @tile.jit
+def _group_rows(row_block, off_zkv, H_KV, GROUP, ROWS, BLOCK_M: tl.constexpr):
+    """(sequence, rows, row_ok, token, query head) of row block row_block of
+    program head off_zkv = sequence * H_KV + K/V head: row r is token r //
+    GROUP of query head kv * GROUP + r % GROUP."""
+    rows = row_block * BLOCK_M + tl.arange(0, BLOCK_M)
+    token = rows // GROUP
+    head = off_zkv % H_KV * GROUP + rows % GROUP
+    return off_zkv // H_KV, rows, rows < ROWS, token, head
+
+
+@tile.jit
 def _key_rows(TABLE, table_row, offs_n, key_ok, PAGE_SIZE, stride_p, stride_n):
     """Element offsets (64 bits) of key rows offs_n from the base of their
     K/V head: each row's page gathered from the block table."""
@@ -86,14 +97,10 @@ def attn_decode(Q, K, V, BLOCK_TABLE, KV_LENS, O_ACC, LSE_ACC, sm_scale, softcap
                 BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, SOFTCAP: tl.constexpr = False):
     tl.static_assert(BLOCK_M >= 16 and BLOCK_N >= 16, "tl.dot needs 16 rows and keys")
     split = tl.program_id(0)
-    row_block = tl.program_id(1)
     off_zkv = tl.program_id(2)
-    off_z = off_zkv // H_KV
+    off_z, rows, row_ok, token, head = _group_rows(tl.program_id(1), off_zkv, H_KV, GROUP, ROWS,
+                                                   BLOCK_M)
     off_kv = off_zkv % H_KV
-    rows = row_block * BLOCK_M + tl.arange(0, BLOCK_M)
-    row_ok = rows < ROWS
-    token = rows // GROUP
-    head = off_kv * GROUP + rows % GROUP
     offs_d = tl.arange(0, HEAD_DIM)
     q_rows = off_z.to(tl.int64) * stride_qz + token.to(tl.int64) * stride_qn \
         + head.to(tl.int64) * stride_qh
@@ -162,14 +169,9 @@ def attn_decode_combine(O, O_ACC, LSE_ACC, LSE, stride_oz, stride_on, stride_oh,
     """out = sum_s exp(lse_s - lse) * out_s with lse = log sum_s exp(lse_s),
     online over the splits, relative to the running max so nothing
     overflows; a row whose splits all saw no key gets 0 and -inf."""
-    row_block = tl.program_id(0)
     off_zkv = tl.program_id(1)
-    off_z = off_zkv // H_KV
-    off_kv = off_zkv % H_KV
-    rows = row_block * BLOCK_M + tl.arange(0, BLOCK_M)
-    row_ok = rows < ROWS
-    token = rows // GROUP
-    head = off_kv * GROUP + rows % GROUP
+    off_z, rows, row_ok, token, head = _group_rows(tl.program_id(0), off_zkv, H_KV, GROUP, ROWS,
+                                                   BLOCK_M)
     offs_d = tl.arange(0, HEAD_DIM)
     m_i = tl.full([BLOCK_M], -float("inf"), tl.float32)
     l_i = tl.zeros([BLOCK_M], tl.float32)
