@@ -127,6 +127,11 @@ bool tilegpu::isCtaWideBooleanReduce(tile::ReduceOp op) {
 }
 
 int64_t tilegpu::getSharedScratchBytes(Operation *op) {
+  // A scalar atomic whose old element is used: thread 0's, shared.
+  if (auto atomic = dyn_cast<tile::AtomicRMWOp>(op);
+      atomic && !isa<RankedTensorType>(atomic.getType()) &&
+      !atomic.getResult().use_empty())
+    return getSharedElementBytes(atomic.getType());
   if (auto reduce = dyn_cast<tile::ReduceOp>(op)) {
     auto srcType = reduce.getSrc().getType();
     if (!getLayout(srcType) || isCtaWideBooleanReduce(reduce))

@@ -13,14 +13,3 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target
     return
   }
 }
-
-// -----
-
-module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
-  func.func @atomic_old_value_of_scalar(%p: !tile.ptr<f32>, %x: f32) attributes {tile.kernel} {
-    // expected-error @below {{tile.atomic_rmw of a scalar whose result is used is not supported on the GPU yet}}
-    %old = tile.atomic_rmw add %p, %x : !tile.ptr<f32>
-    tile.store %p, %old : !tile.ptr<f32>
-    return
-  }
-}

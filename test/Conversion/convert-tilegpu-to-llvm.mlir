@@ -365,6 +365,26 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target
 
 // -----
 
+// A scalar atomic whose old element is used (a ticket counter): thread 0
+// updates and stores the old element to its shared-memory slot between two
+// barriers; every thread loads it.
+// CHECK-LABEL: llvm.func @ticket
+// CHECK: atom.global.add.u32 $0, [$2], $3;
+// CHECK: nvvm.barrier
+// CHECK: "{\0A.reg .pred p;\0Asetp.ne.b32 p, $0, 0;\0A@p st.shared.b32 [$1], $2;\0A}", "r,r,r"
+// CHECK: nvvm.barrier
+// CHECK: llvm.load {{.*}} : !llvm.ptr<3> -> i32
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @ticket(%counter: !tile.ptr<i32>, %out: !tile.ptr<i32>) attributes {tile.kernel} {
+    %one = arith.constant 1 : i32
+    %ticket = tile.atomic_rmw add %counter, %one : !tile.ptr<i32>
+    tile.store %out, %ticket : !tile.ptr<i32>
+    return
+  }
+}
+
+// -----
+
 // An add tilegpu-coalesce vectorised goes out as one `red.v4` per four
 // registers (sm_90), the mask taken from the first of them: 256 elements,
 // eight registers a thread, two adds.

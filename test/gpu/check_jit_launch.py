@@ -305,6 +305,30 @@ def atomics_case(n, n_targets):
     return case
 
 
+# A scalar atomic whose old value the whole program uses (thread 0 updates,
+# shared memory hands the value on): one ticket a program, a permutation.
+@tile.jit
+def ticket_kernel(COUNTER, TICKETS, BLOCK: tl.constexpr):
+    ticket = tl.atomic_add(COUNTER, 1)
+    # Every thread stores the ticket it saw: all must agree.
+    tl.store(TICKETS + tl.program_id(0) * BLOCK + tl.arange(0, BLOCK),
+             tl.full([BLOCK], ticket, tl.int32))
+
+
+def tickets_case(n):
+    """0 when the programs' tickets are 0..n-1, each seen by all threads."""
+    def case(device):
+        counter = torch.zeros(1, dtype=torch.int32, device=device)
+        tickets = torch.full((n, 256), -1, dtype=torch.int32, device=device)
+        ticket_kernel[(n,)](counter, tickets, BLOCK=256)
+        if device == "meta":
+            return 0.0, 0.0
+        agree = bool((tickets == tickets[:, :1]).all())
+        ok = agree and sorted(tickets[:, 0].tolist()) == list(range(n))
+        return (0.0 if ok else float("inf")), 0.0
+    return case
+
+
 CASES = [
     ("seeded dropout n=3000 p=0.3 (Philox, bit for bit)", dropout_case(3000, 0.3, 2024)),
     ("add fp32 n=1 (the constant 1)", add_case(1, torch.float32, ADD_FP32_LIMIT)),
@@ -325,6 +349,7 @@ CASES = [
     ("argmax, softmax, clamp, umulhi, xor_sum 37x100", language_case(37, 100)),
     ("erf and libdevice n=5000", libdevice_case(5000)),
     ("atomic max, min, and, or, xor, xchg n=10000 on 7 addresses", atomics_case(10000, 7)),
+    ("scalar atomic_add tickets, 5000 programs", tickets_case(5000)),
 ]
 # CUDA tensors on the interpreter (copied to the CPU and back).
 INTERPRETED = [

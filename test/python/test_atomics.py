@@ -87,3 +87,20 @@ def test_masked_off_lanes_update_nothing_and_give_zero():
     masked_max_kernel[(1,)](target, values, old, 10, BLOCK=16)
     assert target.tolist() == list(range(10)) + [-5.0] * 6
     assert old.tolist() == [-5.0] * 10 + [0.0] * 6
+
+
+@tile.jit
+def ticket_kernel(COUNTER, TICKETS, HIGHEST):
+    # A scalar update whose old value every thread of the program uses.
+    ticket = tl.atomic_add(COUNTER, 1)
+    tl.store(TICKETS + tl.program_id(0), ticket)
+    tl.atomic_max(HIGHEST, ticket)
+
+
+def test_scalar_tickets_are_a_permutation():
+    n = 37
+    counter, highest = torch.zeros(1, dtype=torch.int32), torch.full((1,), -1, dtype=torch.int32)
+    tickets = torch.full((n,), -1, dtype=torch.int32)
+    ticket_kernel[(n,)](counter, tickets, highest)
+    assert sorted(tickets.tolist()) == list(range(n))
+    assert counter.item() == n and highest.item() == n - 1

@@ -380,7 +380,9 @@ Value emitAtomic(OpBuilder &b, Location loc, tile::AtomicKind kind, Value ptr,
 /// without copies.
 struct AtomicRMWOpConversion
     : public ConvertOpToLLVMPattern<tile::AtomicRMWOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  AtomicRMWOpConversion(const LLVMTypeConverter &converter,
+                        const SharedScratch &scratch)
+      : ConvertOpToLLVMPattern(converter), scratch(scratch) {}
 
   LogicalResult
   matchAndRewrite(tile::AtomicRMWOp op, OpAdaptor adaptor,
@@ -391,9 +393,8 @@ struct AtomicRMWOpConversion
     HwIndex hw = getHwIndex(rewriter, loc, getTypeConverter());
     auto tensor = dyn_cast<RankedTensorType>(op.getType());
     if (!tensor) {
-      // Every thread runs a scalar op: thread 0 updates.
-      if (wantOld)
-        return failure(); // checkAtomicRMWLowering reports it
+      // Every thread runs a scalar op: thread 0 updates, and gives the old
+      // element to the others through shared memory.
       Value zero = createI32(rewriter, loc, 0);
       Value first = LLVM::AndOp::create(
           rewriter, loc,
@@ -405,10 +406,31 @@ struct AtomicRMWOpConversion
           adaptor.getMask()
               ? LLVM::AndOp::create(rewriter, loc, adaptor.getMask(), first)
               : first;
-      emitAtomic(rewriter, loc, kind, adaptor.getPtr(), adaptor.getValue(),
-                 pred,
-                 /*wantOld=*/false);
-      rewriter.eraseOp(op);
+      Value old = emitAtomic(rewriter, loc, kind, adaptor.getPtr(),
+                             adaptor.getValue(), pred, wantOld);
+      if (!wantOld) {
+        rewriter.eraseOp(op);
+        return success();
+      }
+      FailureOr<Value> slot = getSharedBase(rewriter, loc, scratch, op);
+      if (failed(slot))
+        return failure();
+      createBarrier(rewriter, loc); // earlier readers of the slot are done
+      Type element = old.getType();
+      unsigned bits = element.getIntOrFloatBitWidth();
+      StringRef reg = element.isF32()   ? "f"
+                      : element.isF64() ? "d"
+                      : bits == 32      ? "r"
+                                        : "l";
+      Value isFirst =
+          LLVM::ZExtOp::create(rewriter, loc, rewriter.getI32Type(), first);
+      emitInlinePtx(
+          rewriter, loc, Type(), ValueRange{isFirst, *slot, old},
+          predicated(0, "@p st.shared.b" + std::to_string(bits) + " [$1], $2;"),
+          ("r,r," + reg).str());
+      createBarrier(rewriter, loc);
+      rewriter.replaceOp(op,
+                         LLVM::LoadOp::create(rewriter, loc, element, *slot));
       return success();
     }
     LinearLayout layout = getLinearLayout(tensor);
@@ -443,6 +465,9 @@ struct AtomicRMWOpConversion
                           getTypeConverter()->convertType(op.getType()), old));
     return success();
   }
+
+private:
+  SharedScratch scratch;
 };
 
 } // namespace
@@ -452,9 +477,7 @@ LogicalResult tilegpu::checkAtomicRMWLowering(tile::AtomicRMWOp op) {
     return success();
   auto tensor = dyn_cast<RankedTensorType>(op.getType());
   if (!tensor)
-    return op.emitError() << "tile.atomic_rmw of a scalar whose result is "
-                             "used is "
-                          << kUnsupportedOnGPU;
+    return success(); // thread 0's old element, shared
   LinearLayout layout = getLinearLayout(tensor);
   if (!layout.isInjective())
     return op.emitError()
@@ -465,7 +488,8 @@ LogicalResult tilegpu::checkAtomicRMWLowering(tile::AtomicRMWOp op) {
 }
 
 void tilegpu::populateLoadStoreOpToLLVMPatterns(
-    TileGPUToLLVMTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<LoadOpConversion, StoreOpConversion, AtomicRMWOpConversion>(
-      converter);
+    TileGPUToLLVMTypeConverter &converter, RewritePatternSet &patterns,
+    const SharedScratch &scratch) {
+  patterns.add<LoadOpConversion, StoreOpConversion>(converter);
+  patterns.add<AtomicRMWOpConversion>(converter, scratch);
 }

@@ -92,7 +92,7 @@ struct ConvertTileGPUToLLVMPass
     populateMakeTileOpToLLVMPatterns(converter, patterns);
     populateElementwiseOpToLLVMPatterns(converter, patterns);
     populatePointerOpToLLVMPatterns(converter, patterns);
-    populateLoadStoreOpToLLVMPatterns(converter, patterns);
+    populateLoadStoreOpToLLVMPatterns(converter, patterns, scratch);
     populateBlockPointerOpToLLVMPatterns(converter, patterns);
     populateBarrierOpToLLVMPatterns(converter, patterns);
     populateViewOpToLLVMPatterns(converter, patterns);

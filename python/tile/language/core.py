@@ -568,8 +568,9 @@ def atomic_add(pointer, val, mask=None, sem=None, scope=None) -> tensor:
 
     The add is relaxed, at device scope: ``sem`` takes only ``None`` and
     ``"relaxed"``, ``scope`` only ``None`` and ``"gpu"`` (Triton's default
-    is ``"acq_rel"``).  On the GPU the old values may be used only where the
-    tile's layout holds each element once, which the compiler checks.
+    is ``"acq_rel"``).  On the GPU the old values of a tile may be used
+    only where the tile's layout holds each element once, which the
+    compiler checks; a scalar update's old value reaches every thread.
     """
 
 

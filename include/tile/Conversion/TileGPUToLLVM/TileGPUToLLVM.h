@@ -50,7 +50,8 @@ void populateElementwiseOpToLLVMPatterns(TileGPUToLLVMTypeConverter &converter,
 void populatePointerOpToLLVMPatterns(TileGPUToLLVMTypeConverter &converter,
                                      RewritePatternSet &patterns);
 void populateLoadStoreOpToLLVMPatterns(TileGPUToLLVMTypeConverter &converter,
-                                       RewritePatternSet &patterns);
+                                       RewritePatternSet &patterns,
+                                       const SharedScratch &scratch);
 void populateBarrierOpToLLVMPatterns(TileGPUToLLVMTypeConverter &converter,
                                      RewritePatternSet &patterns);
 void populateBlockPointerOpToLLVMPatterns(TileGPUToLLVMTypeConverter &converter,
