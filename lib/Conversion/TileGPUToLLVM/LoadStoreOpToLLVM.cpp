@@ -258,6 +258,16 @@ struct StoreOpConversion : public ConvertOpToLLVMPattern<tile::StoreOp> {
   }
 };
 
+/// The inline-PTX register class (constraint letter) of a 32- or 64-bit
+/// scalar of type `type`.
+StringRef getPtxRegisterClass(Type type) {
+  if (type.isF32())
+    return "f";
+  if (type.isF64())
+    return "d";
+  return type.getIntOrFloatBitWidth() == 32 ? "r" : "l";
+}
+
 /// The PTX `op.type` of an atomic `kind` on `element`, and the register
 /// class of its operands. f32 max and min are made of integer ones
 /// (emitAtomic), exchange moves f32 bits as b32.
@@ -418,10 +428,7 @@ struct AtomicRMWOpConversion
       createBarrier(rewriter, loc); // earlier readers of the slot are done
       Type element = old.getType();
       unsigned bits = element.getIntOrFloatBitWidth();
-      StringRef reg = element.isF32()   ? "f"
-                      : element.isF64() ? "d"
-                      : bits == 32      ? "r"
-                                        : "l";
+      StringRef reg = getPtxRegisterClass(element);
       Value isFirst =
           LLVM::ZExtOp::create(rewriter, loc, rewriter.getI32Type(), first);
       emitInlinePtx(

@@ -381,9 +381,9 @@ def _shape_values(q, k):
     return queries, keys
 
 
-# The most programs a grid's y dimension holds: the kernels put batch x
-# heads there.
-_GRID_Y_MAX = 65535
+# The most programs a grid's y (and z) dimension holds: the kernels put
+# batch x heads there.
+GRID_YZ_MAX = 65535
 
 
 def _batch_parts(batch, heads):
@@ -391,7 +391,7 @@ def _batch_parts(batch, heads):
     fits a grid (one sequence with more heads than that is refused by the
     runtime, by name).  Parts start at multiples of 4 sequences: the fp32
     rows of LSE and DELTA start 16-byte aligned, as the kernels need."""
-    fits = max(1, _GRID_Y_MAX // heads)
+    fits = max(1, GRID_YZ_MAX // heads)
     step = fits // 4 * 4 or fits
     return [slice(start, min(start + step, batch)) for start in range(0, batch, step)]
 
@@ -405,11 +405,16 @@ def _kernel_head_dim(head_dim):
     bundle's forward kernels have at least as large (a ragged head dim runs
     padded with zeros, as FlashAttention pads it: the zero columns add
     nothing to the scores, and out's are dropped)."""
-    dims = kernel_bundle().head_dims
+    return smallest_kernel_dim(head_dim, kernel_bundle().head_dims, "the bundle's attention")
+
+
+def smallest_kernel_dim(head_dim, dims, kernels):
+    """The smallest of the (ascending) kernel head dims `dims` at least
+    head_dim; `kernels` names the kernels in the error."""
     for dim in dims:
         if dim >= head_dim:
             return dim
-    raise ValueError(f"head_dim {head_dim}: the bundle's attention kernels take head dims "
+    raise ValueError(f"head_dim {head_dim}: {kernels} kernels take head dims "
                      f"{dims} (smaller ones padded to the next)")
 
 

@@ -40,8 +40,6 @@ CPU_SM_COUNT = 132
 # "No bound" for the mask's offsets: far past any sequence, small enough
 # that the kernels' i32 sums of offsets and positions cannot overflow.
 NO_BOUND = 2**30
-_GRID_YZ_MAX = 65535
-_INT32_MAX = 2**31 - 1
 
 
 # --------------------------------------------------------------------------
@@ -234,14 +232,6 @@ def _available(device):
             max(c["BLOCK_N"] for c in constexprs))
 
 
-def _kernel_head_dim(head_dim, head_dims):
-    for dim in head_dims:
-        if dim >= head_dim:
-            return dim
-    raise ValueError(f"head_dim {head_dim}: the decoding kernels take head dims "
-                     f"{head_dims} (smaller ones padded to the next)")
-
-
 def choose_block_m(rows, block_ms):
     """The smallest packing that holds a K/V head's query rows (GROUP heads
     x seqlen_q tokens), else the largest, over several row blocks."""
@@ -286,7 +276,7 @@ def _fits(tensor):
     signature's promise) within i32."""
     strides = _strides(tensor)
     return (tensor.stride(-1) == 1 and tensor.data_ptr() % 16 == 0
-            and all(s % 16 == 0 and s <= _INT32_MAX for s in strides))
+            and all(s % 16 == 0 and s <= _f._INT32_MAX for s in strides))
 
 
 def _strides(tensor):
@@ -416,14 +406,14 @@ def flash_attn_with_kvcache(q, k_cache, v_cache, k=None, v=None, rotary_cos=None
     rotary_dim = _check_rotary(rotary_cos, rotary_sin, k, head_dim, device)
     # Every refusal comes before the cache is written.
     head_dims, block_ms, block_n = _available(device)
-    kernel_dim = _kernel_head_dim(head_dim, head_dims)
+    kernel_dim = _f.smallest_kernel_dim(head_dim, head_dims, "the decoding")
     group = heads // heads_k
     rows = group * seqlen_q
     block_m = choose_block_m(rows, block_ms)
     row_blocks = -(-rows // block_m)
-    if batch * heads_k > _GRID_YZ_MAX or row_blocks > _GRID_YZ_MAX:
+    if batch * heads_k > _f.GRID_YZ_MAX or row_blocks > _f.GRID_YZ_MAX:
         raise ValueError(f"batch * heads_k = {batch * heads_k} and the row blocks "
-                         f"({row_blocks}) must each be at most {_GRID_YZ_MAX}")
+                         f"({row_blocks}) must each be at most {_f.GRID_YZ_MAX}")
 
     # New tokens: rotary, then the in-place append (PyTorch ops on the
     # tensors' device, no synchronisation).

@@ -17,8 +17,6 @@ import torch
 from . import bundle as _bundle
 from . import functional as _f
 
-_INT32_MAX = 2**31 - 1
-
 
 def _check_packed(q, k, v):
     named = [("q", q), ("k", k), ("v", v)]
@@ -100,7 +98,7 @@ def _fitted(t, spec, dense):
 def _check_range(t, name, max_rows):
     _, stride_h, stride_n = _packed_strides(t)
     extent = (t.shape[0] + max_rows) * stride_n + t.shape[2]
-    if max(stride_h, extent) > _INT32_MAX:
+    if max(stride_h, extent) > _f._INT32_MAX:
         raise ValueError(f"{name} {tuple(t.shape)} is too large for the kernels' 32-bit "
                          f"row indexing: split the batch")
 
@@ -348,7 +346,7 @@ def flash_attn_varlen_func(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, ma
                                q.device)
     _check_lengths("cu_seqlens_k", cu_seqlens_k, max_seqlen_k, k.shape[0],
                    cu_seqlens_q.numel() - 1, q.device)
-    if lengths_q is not None and lengths_q.numel() * q.shape[1] > _INT32_MAX:
+    if lengths_q is not None and lengths_q.numel() * q.shape[1] > _f._INT32_MAX:
         raise ValueError("batch * heads is too large for the kernels' grid")
     scale = _f._softmax_scale(softmax_scale, q.shape[-1])
     _f._check_device(q, "q")
