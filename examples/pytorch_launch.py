@@ -1,6 +1,7 @@
 """Kernels launched from PyTorch as Triton's are, ``kernel[grid](...)``:
-the vector add, fused softmax and matmul of Triton's tutorials 01-03 and
-the seeded dropout of tutorial 04, written in Tile's language
+the vector add, fused softmax and matmul of Triton's tutorials 01-03, the
+seeded dropout of tutorial 04 and the layer norm of tutorial 05 (its
+backward's partial sums guarded by locks), written in Tile's language
 (docs/python-api.md, "Launching from PyTorch").
 
     PYTHONPATH=python python3 examples/pytorch_launch.py
@@ -121,6 +122,133 @@ def seeded_dropout(x, p, seed):
     return output
 
 
+@tile.jit
+def layer_norm_fwd_kernel(X, Y, W, B, Mean, Rstd, stride, N, eps, BLOCK_SIZE: tl.constexpr):
+    # One row a program, in chunks of BLOCK_SIZE columns: its mean, its
+    # variance, then the normalised row scaled and shifted.
+    row = tl.program_id(0)
+    X += row * stride
+    Y += row * stride
+    sums = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
+    for off in range(0, N, BLOCK_SIZE):
+        cols = off + tl.arange(0, BLOCK_SIZE)
+        sums += tl.load(X + cols, mask=cols < N, other=0.0).to(tl.float32)
+    mean = tl.sum(sums, axis=0) / N
+    squares = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
+    for off in range(0, N, BLOCK_SIZE):
+        cols = off + tl.arange(0, BLOCK_SIZE)
+        x = tl.load(X + cols, mask=cols < N, other=0.0).to(tl.float32)
+        x = tl.where(cols < N, x - mean, 0.0)
+        squares += x * x
+    rstd = 1 / tl.sqrt(tl.sum(squares, axis=0) / N + eps)
+    tl.store(Mean + row, mean)
+    tl.store(Rstd + row, rstd)
+    for off in range(0, N, BLOCK_SIZE):
+        cols = off + tl.arange(0, BLOCK_SIZE)
+        mask = cols < N
+        w = tl.load(W + cols, mask=mask)
+        b = tl.load(B + cols, mask=mask)
+        x = tl.load(X + cols, mask=mask, other=0.0).to(tl.float32)
+        tl.store(Y + cols, (x - mean) * rstd * w + b, mask=mask)
+
+
+@tile.jit
+def layer_norm_bwd_dx_kernel(DX, DY, DW, DB, X, W, Mean, Rstd, Lock, stride, N,
+                             GROUP_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr):
+    # dX of one row; its dW and dB go into the partial sums of its group of
+    # rows (row % GROUP_SIZE_M), one program at a time under the group's
+    # lock: Lock[g] held (1) or free (0), Lock[GROUP_SIZE_M + g] whether the
+    # group's sums were written yet.
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_SIZE_N)
+    mask = cols < N
+    X += row * stride
+    DY += row * stride
+    DX += row * stride
+    group = row % GROUP_SIZE_M
+    Lock += group
+    Count = Lock + GROUP_SIZE_M
+    DW = DW + group * N + cols
+    DB = DB + group * N + cols
+    x = tl.load(X + cols, mask=mask, other=0).to(tl.float32)
+    dy = tl.load(DY + cols, mask=mask, other=0).to(tl.float32)
+    w = tl.load(W + cols, mask=mask).to(tl.float32)
+    mean = tl.load(Mean + row)
+    rstd = tl.load(Rstd + row)
+    xhat = tl.where(mask, (x - mean) * rstd, 0.0)
+    wdy = tl.where(mask, w * dy, 0.0)
+    c1 = tl.sum(xhat * wdy, axis=0) / N
+    c2 = tl.sum(wdy, axis=0) / N
+    tl.store(DX + cols, (wdy - (xhat * c1 + c2)) * rstd, mask=mask)
+    partial_dw = (dy * xhat).to(w.dtype)
+    partial_db = dy.to(w.dtype)
+    while tl.atomic_cas(Lock, 0, 1) == 1:
+        pass
+    count = tl.load(Count)
+    if count == 0:
+        tl.atomic_xchg(Count, 1)
+    else:
+        partial_dw += tl.load(DW, mask=mask)
+        partial_db += tl.load(DB, mask=mask)
+    tl.store(DW, partial_dw, mask=mask)
+    tl.store(DB, partial_db, mask=mask)
+    tl.debug_barrier()
+    tl.atomic_xchg(Lock, 0)
+
+
+@tile.jit
+def layer_norm_bwd_dwdb_kernel(DW, DB, FINAL_DW, FINAL_DB, M, N, BLOCK_SIZE_M: tl.constexpr,
+                               BLOCK_SIZE_N: tl.constexpr):
+    # The groups' partial sums summed, BLOCK_SIZE_N columns a program.
+    cols = tl.program_id(0) * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
+    dw = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+    db = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+    for i in range(0, M, BLOCK_SIZE_M):
+        rows = i + tl.arange(0, BLOCK_SIZE_M)
+        mask = (rows[:, None] < M) & (cols[None, :] < N)
+        offs = rows[:, None] * N + cols[None, :]
+        dw += tl.load(DW + offs, mask=mask, other=0.0)
+        db += tl.load(DB + offs, mask=mask, other=0.0)
+    tl.store(FINAL_DW + cols, tl.sum(dw, axis=0), mask=cols < N)
+    tl.store(FINAL_DB + cols, tl.sum(db, axis=0), mask=cols < N)
+
+
+def layer_norm(x, weight, bias, eps=1e-5):
+    """y = layer_norm(x) over the last dimension; returns y and what the
+    backward needs (mean, rstd)."""
+    import torch
+    rows = x.reshape(-1, x.shape[-1])
+    M, N = rows.shape
+    y = rows.new_empty(rows.shape)
+    mean = rows.new_empty(M, dtype=torch.float32)
+    rstd = rows.new_empty(M, dtype=torch.float32)
+    layer_norm_fwd_kernel[(M,)](rows, y, weight, bias, mean, rstd, rows.stride(0), N, eps,
+                                BLOCK_SIZE=min(1024, tile.next_power_of_2(N)), num_warps=4)
+    return y.reshape(x.shape), mean, rstd
+
+
+def layer_norm_backward(dy, x, weight, mean, rstd, group_size_m=16):
+    """dx, dweight, dbias of layer_norm's y = layer_norm(x) given dy."""
+    import torch
+    rows = x.reshape(-1, x.shape[-1])
+    dy = dy.reshape(rows.shape).contiguous()
+    M, N = rows.shape
+    block_n = tile.next_power_of_2(N)
+    locks = rows.new_zeros(2 * group_size_m, dtype=torch.int32)
+    partial_dw = rows.new_zeros((group_size_m, N), dtype=weight.dtype)
+    partial_db = rows.new_zeros((group_size_m, N), dtype=weight.dtype)
+    dx = rows.new_empty(rows.shape)
+    layer_norm_bwd_dx_kernel[(M,)](dx, dy, partial_dw, partial_db, rows, weight, mean, rstd,
+                                   locks, rows.stride(0), N, GROUP_SIZE_M=group_size_m,
+                                   BLOCK_SIZE_N=block_n, num_warps=4)
+    dw = weight.new_empty(N)
+    db = weight.new_empty(N)
+    layer_norm_bwd_dwdb_kernel[lambda meta: (tile.cdiv(N, meta["BLOCK_SIZE_N"]),)](
+        partial_dw, partial_db, dw, db, min(group_size_m, M), N, BLOCK_SIZE_M=32,
+        BLOCK_SIZE_N=128, num_warps=4)
+    return dx.reshape(x.shape), dw, db
+
+
 def main():
     import torch
     device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -138,6 +266,17 @@ def main():
     print("dropout: same seed, same mask:",
           torch.equal(kept, seeded_dropout(x, 0.5, seed=123) != 0),
           f"kept {kept.float().mean().item():.2f} of 0.5")
+    x = torch.randn(300, 777, device=device)
+    w, b = torch.randn(777, device=device), torch.randn(777, device=device)
+    dy = torch.randn_like(x)
+    y, mean, rstd = layer_norm(x, w, b)
+    dx, dw, db = layer_norm_backward(dy, x, w, mean, rstd)
+    xr, wr, br = (t.clone().requires_grad_() for t in (x, w, b))
+    yr = torch.nn.functional.layer_norm(xr, (777,), wr, br, eps=1e-5)
+    yr.backward(dy)
+    print("layer norm:", torch.allclose(y, yr, atol=1e-4),
+          all(torch.allclose(g, r.grad, atol=1e-3, rtol=1e-3)
+              for g, r in ((dx, xr), (dw, wr), (db, br))))
 
 
 if __name__ == "__main__":

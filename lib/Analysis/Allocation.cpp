@@ -128,10 +128,10 @@ bool tilegpu::isCtaWideBooleanReduce(tile::ReduceOp op) {
 
 int64_t tilegpu::getSharedScratchBytes(Operation *op) {
   // A scalar atomic whose old element is used: thread 0's, shared.
-  if (auto atomic = dyn_cast<tile::AtomicRMWOp>(op);
-      atomic && !isa<RankedTensorType>(atomic.getType()) &&
-      !atomic.getResult().use_empty())
-    return getSharedElementBytes(atomic.getType());
+  if (isa<tile::AtomicRMWOp, tile::AtomicCASOp>(op) &&
+      !isa<RankedTensorType>(op->getResult(0).getType()) &&
+      !op->getResult(0).use_empty())
+    return getSharedElementBytes(op->getResult(0).getType());
   if (auto reduce = dyn_cast<tile::ReduceOp>(op)) {
     auto srcType = reduce.getSrc().getType();
     if (!getLayout(srcType) || isCtaWideBooleanReduce(reduce))

@@ -350,6 +350,38 @@ LogicalResult atomicRMWOp(Executor &ex, Operation *op) {
   return success();
 }
 
+/// As atomicRMWOp: each element swapped where it equals cmp's, f32 compared
+/// bit for bit (as the GPU's atom.cas.b32 does: -0 is not 0, a NaN equals
+/// itself).
+LogicalResult atomicCASOp(Executor &ex, Operation *op) {
+  auto atomic = cast<tl::AtomicCASOp>(op);
+  std::vector<PendingWrite> updates;
+  if (failed(
+          resolveWrites(ex, op, atomic.getPtr(), Value(), "update", &updates)))
+    return failure();
+  const RValue &cmp = ex.get(atomic.getCmp());
+  const RValue &value = ex.get(atomic.getValue());
+  RValue old =
+      value.isFloat() ? makeFloats(value.shape) : makeInts(value.shape);
+  for (const PendingWrite &update : updates) {
+    if (value.isFloat()) {
+      double before = readFloat(*update.buffer, update.index);
+      floatsOf(old)[update.element] = before;
+      if (llvm::bit_cast<uint32_t>(float(before)) ==
+          llvm::bit_cast<uint32_t>(float(cmp.floats()[update.element])))
+        writeFloat(*update.buffer, update.index,
+                   value.floats()[update.element]);
+    } else {
+      int64_t before = readInt(*update.buffer, update.index);
+      intsOf(old)[update.element] = before;
+      if (before == cmp.ints()[update.element])
+        writeInt(*update.buffer, update.index, value.ints()[update.element]);
+    }
+  }
+  ex.set(op->getResult(0), std::move(old));
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Block pointers
 //===----------------------------------------------------------------------===//
@@ -689,6 +721,11 @@ void addTileHandlers(HandlerMap &handlers) {
   handlers["tile.load"] = loadOp;
   handlers["tile.store"] = storeOp;
   handlers["tile.atomic_rmw"] = atomicRMWOp;
+  handlers["tile.atomic_cas"] = atomicCASOp;
+  // A program runs as one: nothing to wait for.
+  handlers["tile.debug_barrier"] = [](Executor &, Operation *) {
+    return success();
+  };
   handlers["tile.make_block_ptr"] = makeBlockPtrOp;
   handlers["tile.advance"] = advanceOp;
   handlers["tile.load_block"] = loadBlockOp;

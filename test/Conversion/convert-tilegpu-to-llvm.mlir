@@ -385,6 +385,62 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
 
 // -----
 
+// A lock (Triton's layer-norm backward): the acquiring compare-and-swap
+// by thread 0, its old element shared, a barrier after it so that every
+// thread's later accesses follow it; the releasing exchange after a barrier
+// that every thread's earlier accesses precede. Ordering qualifiers go
+// before the state space; relaxed at device scope has none. An add that
+// acquires is an `atom` even when its old element is unused (`red` only
+// releases), between barriers.
+// CHECK-LABEL: llvm.func @lock
+// CHECK: atom.acquire.gpu.global.cas.b32 $0, [$2], $3, $4;
+// CHECK: nvvm.barrier
+// CHECK: st.shared.b32
+// CHECK: nvvm.barrier
+// CHECK: llvm.load {{.*}} : !llvm.ptr<3> -> i32
+// CHECK: nvvm.barrier
+// CHECK: atom.release.cta.global.exch.b32 $0, [$2], $3;
+// CHECK-NOT: nvvm.barrier
+// CHECK: atom.global.cas.b32
+// CHECK: nvvm.barrier
+// CHECK: atom.acq_rel.gpu.global.add.f32
+// CHECK-NEXT: nvvm.barrier
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @lock(%lock: !tile.ptr<i32>, %out: !tile.ptr<i32>, %f: !tile.ptr<f32>) attributes {tile.kernel} {
+    %zero = arith.constant 0 : i32
+    %one = arith.constant 1 : i32
+    %held = tile.atomic_cas %lock, %zero, %one sem acquire : !tile.ptr<i32>
+    tile.store %out, %held : !tile.ptr<i32>
+    tile.atomic_rmw xchg %lock, %zero sem release scope cta : !tile.ptr<i32>
+    %again = tile.atomic_cas %lock, %zero, %one : !tile.ptr<i32>
+    tile.store %out, %again : !tile.ptr<i32>
+    %x = arith.constant 1.0 : f32
+    tile.atomic_rmw add %f, %x sem acq_rel : !tile.ptr<f32>
+    return
+  }
+}
+
+// -----
+
+// A tile of compare-and-swaps: one `atom.cas` per element, f32 as its bits.
+// CHECK-LABEL: llvm.func @swap_tile
+// CHECK: atom.relaxed.sys.global.cas.b32 $0, [$2], $3, $4;
+// CHECK: llvm.bitcast {{.*}} : i32 to f32
+#b = #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]>
+module attributes {tilegpu.num_warps = 2 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @swap_tile(%f: !tile.ptr<f32>) attributes {tile.kernel} {
+    %r = tile.arange 0 to 64 : tensor<64xi32, #b>
+    %p0 = tile.splat %f : tensor<64x!tile.ptr<f32>, #b>
+    %p = tile.addptr %p0, %r : tensor<64x!tile.ptr<f32>, #b>, tensor<64xi32, #b>
+    %x = arith.sitofp %r : tensor<64xi32, #b> to tensor<64xf32, #b>
+    %old = tile.atomic_cas %p, %x, %x scope sys : tensor<64x!tile.ptr<f32>, #b>
+    tile.store %p, %old : tensor<64x!tile.ptr<f32>, #b>
+    return
+  }
+}
+
+// -----
+
 // An add tilegpu-coalesce vectorised goes out as one `red.v4` per four
 // registers (sm_90), the mask taken from the first of them: 256 elements,
 // eight registers a thread, two adds.

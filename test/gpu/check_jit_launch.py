@@ -44,6 +44,8 @@ LIBDEVICE_LIMIT = 2e-5
 # One rounding of the exact sum: half an ulp of fp32 and of bf16.
 ADD_FP32_LIMIT = 2**-24
 ADD_BF16_LIMIT = 2**-8
+# fp32 sums of a few hundred terms in another order than float64's.
+LAYER_NORM_LIMIT = 1e-4
 
 
 def relative(result, reference):
@@ -329,6 +331,66 @@ def tickets_case(n):
     return case
 
 
+def layer_norm_case(rows, cols, group_size_m):
+    """Tutorial 05's layer norm, forward and backward (dW and dB summed
+    under locks by contending programs), against float64 autograd."""
+    def case(device):
+        x = torch.randn(rows, cols, device=device)
+        w, b = torch.randn(cols, device=device), torch.randn(cols, device=device)
+        dy = torch.randn(rows, cols, device=device)
+        y, mean, rstd = EXAMPLE.layer_norm(x, w, b)
+        dx, dw, db = EXAMPLE.layer_norm_backward(dy, x, w, mean, rstd, group_size_m)
+        if device == "meta":
+            return 0.0, 0.0
+        x64, w64, b64 = (t.double().requires_grad_() for t in (x, w, b))
+        y64 = torch.nn.functional.layer_norm(x64, (cols,), w64, b64, eps=1e-5)
+        y64.backward(dy.double())
+        error = max(relative(y, y64.detach()), relative(dx, x64.grad), relative(dw, w64.grad),
+                    relative(db, b64.grad))
+        return error, LAYER_NORM_LIMIT
+    return case
+
+
+@tile.jit
+def swap_kernel(F, L, CMP_F, CMP_L, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    # One compare-and-swap an element: where the comparison holds the
+    # element becomes its negation, and the old value is written back
+    # beside it.
+    f_cmp = tl.load(CMP_F + offs, mask=mask, other=0.0)
+    l_cmp = tl.load(CMP_L + offs, mask=mask, other=0)
+    where = tl.where(mask, offs, n)
+    old_f = tl.atomic_cas(F + where, f_cmp, -f_cmp - 1.0, sem="relaxed")
+    old_l = tl.atomic_cas(L + where, l_cmp, -l_cmp - 1, scope="sys")
+    tl.store(CMP_F + offs, old_f, mask=mask)
+    tl.store(CMP_L + offs, old_l, mask=mask)
+
+
+def compare_and_swap_case(n):
+    """0 when every fp32 and int64 element swapped exactly where its
+    comparison held (fp32 bit for bit: -0.0 is not 0.0)."""
+    def case(device):
+        f = torch.randint(0, 3, (n + 1,), device=device).float()
+        f[: n // 10] = 0.0
+        cmp_f = torch.where(torch.rand(n, device=device) < 0.5, f[:n], f[:n] + 1)
+        cmp_f[: n // 20] = -0.0
+        big = torch.randint(-2**40, 2**40, (n + 1,), device=device)
+        cmp_l = torch.where(torch.rand(n, device=device) < 0.5, big[:n], big[:n] + 1)
+        f0, l0, cf0, cl0 = f.clone(), big.clone(), cmp_f.clone(), cmp_l.clone()
+        swap_kernel[(tile.cdiv(n, 256),)](f, big, cmp_f, cmp_l, n, BLOCK=256)
+        if device == "meta":
+            return 0.0, 0.0
+        hit_f = f0[:n].view(torch.int32) == cf0.view(torch.int32)
+        hit_l = l0[:n] == cl0
+        ok = (torch.equal(f[:n], torch.where(hit_f, -cf0 - 1.0, f0[:n]))
+              and torch.equal(big[:n], torch.where(hit_l, -cl0 - 1, l0[:n]))
+              and torch.equal(cmp_f, f0[:n]) and torch.equal(cmp_l, l0[:n])
+              and bool(hit_f.any()) and not bool(hit_f.all()))
+        return (0.0 if ok else float("inf")), 0.0
+    return case
+
+
 CASES = [
     ("seeded dropout n=3000 p=0.3 (Philox, bit for bit)", dropout_case(3000, 0.3, 2024)),
     ("add fp32 n=1 (the constant 1)", add_case(1, torch.float32, ADD_FP32_LIMIT)),
@@ -350,6 +412,9 @@ CASES = [
     ("erf and libdevice n=5000", libdevice_case(5000)),
     ("atomic max, min, and, or, xor, xchg n=10000 on 7 addresses", atomics_case(10000, 7)),
     ("scalar atomic_add tickets, 5000 programs", tickets_case(5000)),
+    ("atomic_cas fp32 (bits) and int64 n=10000", compare_and_swap_case(10000)),
+    ("layer norm fwd+bwd fp32 4000x777, locks of 16 groups", layer_norm_case(4000, 777, 16)),
+    ("layer norm fwd+bwd fp32 3x5000, locks of 16 groups", layer_norm_case(3, 5000, 16)),
 ]
 # CUDA tensors on the interpreter (copied to the CPU and back).
 INTERPRETED = [

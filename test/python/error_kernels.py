@@ -143,7 +143,7 @@ def atomic_xor_float(X):
 
 @tile.jit
 def atomic_max_scope(X):
-    tl.atomic_max(X, 1.0, scope="sys")  # expect-error: tl.atomic_max: scope='sys' is not supported (gpu only)
+    tl.atomic_max(X, 1.0, scope="block")  # expect-error: tl.atomic_max: scope='block' is not one of 'cta', 'gpu', 'sys'
 
 
 @tile.jit
@@ -154,8 +154,20 @@ def atomic_add_block_pointer(X):
 
 
 @tile.jit
-def atomic_add_acq_rel(X):
-    tl.atomic_add(X, 1.0, sem="acq_rel")  # expect-error: tl.atomic_add: sem='acq_rel' is not supported (relaxed only)
+def atomic_add_seq_cst(X):
+    tl.atomic_add(X, 1.0, sem="seq_cst")  # expect-error: tl.atomic_add: sem='seq_cst' is not one of 'relaxed', 'acquire', 'release', 'acq_rel'
+
+
+@tile.jit
+def atomic_cas_fp16(X):
+    tl.atomic_cas(X, 0.0, 1.0)  # expect-error: tl.atomic_cas swaps fp32, int32, int64 elements, not fp16
+
+
+@tile.jit
+def atomic_cas_block_pointer(X):
+    block = tl.make_block_ptr(base=X, shape=(16,), strides=(1,), offsets=(0,),
+                              block_shape=(16,), order=(0,))
+    tl.atomic_cas(block, 0, 1)  # expect-error: tl.atomic_cas takes a tensor of pointers, not a block pointer
 
 
 # -- tensor descriptors ---------------------------------------------------------

@@ -104,3 +104,94 @@ def test_scalar_tickets_are_a_permutation():
     ticket_kernel[(n,)](counter, tickets, highest)
     assert sorted(tickets.tolist()) == list(range(n))
     assert counter.item() == n and highest.item() == n - 1
+
+
+@tile.jit
+def swap_kernel(TARGET, CMP, VALUES, OLD, n, n_targets, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    inside = offs < n
+    # Lanes past n swap at an address of their own, with values no lane
+    # inside compares equal to.
+    where = tl.where(inside, offs % n_targets, n_targets)
+    old = tl.atomic_cas(TARGET + where, tl.load(CMP + offs, mask=inside, other=0),
+                        tl.load(VALUES + offs, mask=inside, other=0), sem="relaxed")
+    tl.store(OLD + offs, old, mask=inside)
+
+
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int64, torch.float32])
+def test_compare_and_swap_matches_the_sequential_reference(dtype):
+    torch.manual_seed(3)
+    n, n_targets = 700, 5
+    # Small values, so that many comparisons hold.
+    cmp = torch.randint(0, 3, (n,)).to(dtype)
+    values = torch.randint(0, 3, (n,)).to(dtype)
+    target = torch.randint(0, 3, (n_targets + 1,)).to(dtype)
+    start = target.clone()
+    old = torch.zeros(n, dtype=dtype)
+    swap_kernel[(tile.cdiv(n, 128),)](target, cmp, values, old, n, n_targets, BLOCK=128)
+    want = start.clone()
+    want_old = torch.empty_like(old)
+    for i in range(n):
+        t = i % n_targets
+        want_old[i] = want[t]
+        if want[t] == cmp[i]:
+            want[t] = values[i]
+    assert torch.equal(target[:n_targets], want[:n_targets])
+    assert torch.equal(old, want_old)
+    assert (want_old == cmp).any() and (want_old != cmp).any()
+
+
+@tile.jit
+def float_bits_kernel(TARGET, OLD):
+    offs = tl.arange(0, 4)
+    # Bit for bit: 0.0 is not -0.0; a NaN is itself.
+    old = tl.atomic_cas(TARGET + offs, tl.load(TARGET + (3 - offs)), 7.0)
+    tl.store(OLD + offs, old)
+
+
+def test_float_compare_and_swap_compares_bits():
+    nan = float("nan")
+    target = torch.tensor([0.0, nan, nan, -0.0])
+    old = torch.zeros(4)
+    float_bits_kernel[(1,)](target, old)
+    assert target[0].item() == 0.0 and target[3].item() == 0.0
+    assert target[1].item() == 7.0 and target[2].item() == 7.0
+    assert torch.equal(torch.signbit(target), torch.tensor([False, False, False, True]))
+    assert old[0].item() == 0.0 and old[1].isnan() and old[2].isnan()
+
+
+@tile.jit
+def locked_sum_kernel(LOCKS, COUNTS, SUMS, X, n_cols, GROUPS: tl.constexpr,
+                      BLOCK: tl.constexpr):
+    # Each program adds its row to its group's partial sums under the
+    # group's lock, as Triton's layer-norm backward does: the first writes,
+    # the others read, add and write.
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(X + row * n_cols + cols, mask=mask, other=0.0)
+    group = row % GROUPS
+    lock = LOCKS + group
+    while tl.atomic_cas(lock, 0, 1) == 1:
+        pass
+    count = tl.load(COUNTS + group)
+    partial = SUMS + group * n_cols + cols
+    if count == 0:
+        tl.atomic_xchg(COUNTS + group, 1)
+    else:
+        x += tl.load(partial, mask=mask)
+    tl.store(partial, x, mask=mask)
+    tl.atomic_xchg(lock, 0)
+
+
+def test_lock_protected_partial_sums():
+    torch.manual_seed(5)
+    rows, n_cols, groups = 45, 77, 4
+    x = torch.randn(rows, n_cols)
+    locks = torch.zeros(groups, dtype=torch.int32)
+    counts = torch.zeros(groups, dtype=torch.int32)
+    sums = torch.full((groups, n_cols), float("nan"))
+    locked_sum_kernel[(rows,)](locks, counts, sums, x, n_cols, GROUPS=groups, BLOCK=128)
+    want = torch.stack([x[g::groups].sum(0) for g in range(groups)])
+    torch.testing.assert_close(sums, want)
+    assert locks.tolist() == [0] * groups and counts.tolist() == [1] * groups

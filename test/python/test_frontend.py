@@ -196,7 +196,9 @@ ERROR_CASES = [
     ("atomic_xor_float", "*fp32", {}),
     ("atomic_max_scope", "*fp32", {}),
     ("atomic_add_block_pointer", "*fp32", {}),
-    ("atomic_add_acq_rel", "*fp32", {}),
+    ("atomic_add_seq_cst", "*fp32", {}),
+    ("atomic_cas_fp16", "*fp16", {}),
+    ("atomic_cas_block_pointer", "*i32", {}),
     ("desc_base_not_pointer", "*fp32,i32", {}),
     ("desc_rank_6", "*fp32,i32", {}),
     ("desc_strides_count", "*fp32,i32", {}),
@@ -237,11 +239,39 @@ def _scatter_add(X, Y, n, BLOCK: tl.constexpr):
 def test_atomic_add():
     text = compile_text(_scatter_add, "*fp32,*fp32,i32", BLOCK=8)
     # The tensor add keeps its mask and gives the old values (stored); the
-    # scalar add's integer literal becomes the pointee type.
-    assert re.search(r"(%\w+) = tile\.atomic_rmw add %\w+, %\w+ mask %\w+ : "
+    # scalar add's integer literal becomes the pointee type.  Triton's
+    # default ordering, acq_rel at device scope, is spelled out (the IR's
+    # own default is relaxed).
+    assert re.search(r"(%\w+) = tile\.atomic_rmw add %\w+, %\w+ mask %\w+ sem acq_rel : "
                      r"tensor<8x!tile\.ptr<f32>>", text), text
-    assert re.search(r"= tile\.atomic_rmw add %\w+, %\w+ : !tile\.ptr<f32>", text), text
+    assert re.search(r"= tile\.atomic_rmw add %\w+, %\w+ sem acq_rel : !tile\.ptr<f32>",
+                     text), text
     assert re.search(r"arith\.constant 1\.0 : f32", text), text
+
+
+@tile.jit
+def _lock(LOCK, X, SEM: tl.constexpr, SCOPE: tl.constexpr):
+    while tl.atomic_cas(LOCK, 0, 1, sem="acquire") == 1:
+        pass
+    tl.atomic_add(X, 1.0, sem=SEM, scope=SCOPE)
+    tl.atomic_xchg(LOCK, 0, sem="release", scope="gpu")
+
+
+@pytest.mark.parametrize("sem, scope, spelled", [
+    ("relaxed", "gpu", ""), ("acquire", "cta", " sem acquire scope cta"),
+    ("release", "sys", " sem release scope sys"), ("acq_rel", "gpu", " sem acq_rel")])
+def test_atomic_orderings(sem, scope, spelled):
+    text = compile_text(_lock, "*i32,*fp32", SEM=sem, SCOPE=scope)
+    # The compare-and-swap in the loop's condition, the update as asked, the
+    # release; relaxed at gpu scope is the IR's default, left out.
+    assert re.search(r"scf\.while.*tile\.atomic_cas %\w+, %\w+, %\w+ sem acquire : "
+                     r"!tile\.ptr<i32>", text, re.S), text
+    # Only there: evaluated once before the loop too, it took the lock.
+    assert text.count("tile.atomic_cas") == 1, text
+    assert re.search(r"tile\.atomic_rmw add %\w+, %\w+" + re.escape(spelled) +
+                     r" : !tile\.ptr<f32>", text), text
+    assert re.search(r"tile\.atomic_rmw xchg %\w+, %\w+ sem release : !tile\.ptr<i32>",
+                     text), text
 
 
 def test_every_marked_error_has_a_case():

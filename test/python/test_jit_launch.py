@@ -89,6 +89,24 @@ def test_matmul_of_a_transposed_operand():
     assert ((c.double() - reference).abs() / (reference.abs() + 1)).max().item() < 2e-3
 
 
+@pytest.mark.parametrize("rows, cols, groups", [(45, 77, 4), (3, 300, 16)])
+def test_layer_norm_forward_and_backward_with_locks(rows, cols, groups):
+    # Tutorial 05: dW and dB summed into groups' partial sums under locks
+    # (tl.atomic_cas spinning in a while loop), against float64 autograd.
+    torch.manual_seed(rows)
+    x, dy = torch.randn(rows, cols), torch.randn(rows, cols)
+    w, b = torch.randn(cols), torch.randn(cols)
+    y, mean, rstd = EXAMPLE.layer_norm(x, w, b)
+    dx, dw, db = EXAMPLE.layer_norm_backward(dy, x, w, mean, rstd, group_size_m=groups)
+    x64, w64, b64 = (t.double().requires_grad_() for t in (x, w, b))
+    y64 = torch.nn.functional.layer_norm(x64, (cols,), w64, b64, eps=1e-5)
+    y64.backward(dy.double())
+    for result, reference in ((y, y64.detach()), (dx, x64.grad), (dw, w64.grad),
+                              (db, b64.grad)):
+        error = ((result.double() - reference).abs() / (reference.abs() + 1)).max().item()
+        assert error < 1e-4
+
+
 # -- what the interpreter gives back ----------------------------------------
 
 

@@ -51,11 +51,13 @@ void inFirstThread(OpBuilder &b, Location loc, const TypeConverter *converter,
   runIf(b, loc, isFirstThread(b, loc, converter), body);
 }
 
-struct BarrierOpConversion : public ConvertOpToLLVMPattern<BarrierOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+/// tilegpu.barrier, and the language's tl.debug_barrier (tile.debug_barrier).
+template <typename Op>
+struct BarrierOpConversion : public ConvertOpToLLVMPattern<Op> {
+  using ConvertOpToLLVMPattern<Op>::ConvertOpToLLVMPattern;
 
   LogicalResult
-  matchAndRewrite(BarrierOp op, OpAdaptor adaptor,
+  matchAndRewrite(Op op, typename Op::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     createBarrier(rewriter, op.getLoc());
     rewriter.eraseOp(op);
@@ -274,8 +276,9 @@ void tilegpu::lowerWarpSpecialization(LLVM::LLVMFuncOp kernel) {
 
 void tilegpu::populateBarrierOpToLLVMPatterns(
     TileGPUToLLVMTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns
-      .add<BarrierOpConversion, InitBarriersOpConversion, WaitTurnOpConversion,
-           PassTurnOpConversion, InvalBarriersOpConversion,
-           WaitBarrierOpConversion, ArriveBarrierOpConversion>(converter);
+  patterns.add<BarrierOpConversion<BarrierOp>,
+               BarrierOpConversion<tile::DebugBarrierOp>,
+               InitBarriersOpConversion, WaitTurnOpConversion,
+               PassTurnOpConversion, InvalBarriersOpConversion,
+               WaitBarrierOpConversion, ArriveBarrierOpConversion>(converter);
 }

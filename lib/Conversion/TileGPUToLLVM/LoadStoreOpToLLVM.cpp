@@ -327,14 +327,39 @@ void emitVectorAdd(OpBuilder &b, Location loc, Value ptr,
                 constraints);
 }
 
-/// One atomic `kind` of `value` at `ptr` (global) where `pred` (i1) holds:
-/// a `red` when nobody reads the old element (`wantOld` false; exchange
-/// has no `red`), else an `atom` giving it (zero where `pred` is false).
+/// How an atomic orders the other memory accesses: `sem` among the threads
+/// of `scope`.
+struct Ordering {
+  tile::MemSemantic sem = tile::MemSemantic::relaxed;
+  tile::MemScope scope = tile::MemScope::gpu;
+
+  bool acquires() const {
+    return sem == tile::MemSemantic::acquire ||
+           sem == tile::MemSemantic::acq_rel;
+  }
+  bool releases() const {
+    return sem == tile::MemSemantic::release ||
+           sem == tile::MemSemantic::acq_rel;
+  }
+  /// PTX's qualifiers: none for relaxed at device scope, its defaults.
+  std::string qualifiers() const {
+    if (sem == tile::MemSemantic::relaxed && scope == tile::MemScope::gpu)
+      return "";
+    return ("." + tile::stringifyMemSemantic(sem) + "." +
+            tile::stringifyMemScope(scope))
+        .str();
+  }
+};
+
+/// One atomic `kind` of `value` at `ptr` (global) where `pred` (i1) holds,
+/// ordered by `ordering`: a `red` when nobody reads the old element
+/// (`wantOld` false; exchange has no `red`, and `red` never acquires),
+/// else an `atom` giving it (zero where `pred` is false).
 /// f32 max and min compare bit patterns: a non-negative float orders as
 /// its bits do as signed integers, a negative one as the reverse of its
 /// bits as unsigned ones.
 Value emitAtomic(OpBuilder &b, Location loc, tile::AtomicKind kind, Value ptr,
-                 Value value, Value pred, bool wantOld) {
+                 Value value, Value pred, bool wantOld, Ordering ordering) {
   Type element = value.getType();
   bool floatExtremum = element.isF32() && (kind == tile::AtomicKind::max ||
                                            kind == tile::AtomicKind::min);
@@ -345,12 +370,14 @@ Value emitAtomic(OpBuilder &b, Location loc, tile::AtomicKind kind, Value ptr,
     value = LLVM::BitcastOp::create(b, loc, operandType, value);
   Value predicate =
       LLVM::ZExtOp::create(b, loc, b.getI32Type(), pred).getResult();
-  bool red = !wantOld && kind != tile::AtomicKind::exchange;
+  bool red =
+      !wantOld && kind != tile::AtomicKind::exchange && !ordering.acquires();
   std::string result = red ? "" : "$0, ";
   unsigned first = red ? 0 : 1;
   std::string addr = "[$" + std::to_string(first + 1) + "]";
   std::string val = "$" + std::to_string(first + 2);
-  std::string instruction = red ? "red.global." : "atom.global.";
+  std::string instruction =
+      (red ? "red" : "atom") + ordering.qualifiers() + ".global.";
   std::string body;
   StringRef reg;
   if (floatExtremum) {
@@ -384,6 +411,76 @@ Value emitAtomic(OpBuilder &b, Location loc, tile::AtomicKind kind, Value ptr,
                 : old;
 }
 
+/// One compare-and-swap at `ptr` (global) where `pred` (i1) holds, ordered
+/// by `ordering`: the old element (zero where `pred` is false). f32
+/// compares bit patterns, as `atom.cas.b32` does.
+Value emitCompareAndSwap(OpBuilder &b, Location loc, Value ptr, Value cmp,
+                         Value value, Value pred, Ordering ordering) {
+  Type element = value.getType();
+  unsigned bits = element.getIntOrFloatBitWidth();
+  Type operandType = b.getIntegerType(bits);
+  if (element.isF32()) {
+    cmp = LLVM::BitcastOp::create(b, loc, operandType, cmp);
+    value = LLVM::BitcastOp::create(b, loc, operandType, value);
+  }
+  std::string size = std::to_string(bits);
+  std::string reg = bits == 32 ? "r" : "l";
+  Value predicate =
+      LLVM::ZExtOp::create(b, loc, b.getI32Type(), pred).getResult();
+  std::string body = "mov.b" + size + " $0, 0;\n@p atom" +
+                     ordering.qualifiers() + ".global.cas.b" + size +
+                     " $0, [$2], $3, $4;";
+  Value old =
+      emitInlinePtx(b, loc, operandType, ValueRange{predicate, ptr, cmp, value},
+                    predicated(1, body), "=" + reg + ",r,l," + reg + "," + reg)
+          .getRes();
+  return element.isF32() ? LLVM::BitcastOp::create(b, loc, element, old) : old;
+}
+
+/// A scalar atomic, which every thread runs: thread 0 makes it (`emit`,
+/// given its predicate, gives the old element or null) and gives the old
+/// element to the others through `op`'s shared scratch slot. A CTA barrier
+/// before a releasing atomic and after an acquiring one orders every
+/// thread's accesses with it, not only thread 0's. Returns the old element
+/// where `wantOld`, else null; failure without a scratch slot.
+FailureOr<Value> lowerScalarAtomic(ConversionPatternRewriter &rewriter,
+                                   Location loc, Operation *op,
+                                   const SharedScratch &scratch, HwIndex hw,
+                                   Value mask, Ordering ordering, bool wantOld,
+                                   function_ref<Value(Value)> emit) {
+  Value zero = createI32(rewriter, loc, 0);
+  Value first = LLVM::AndOp::create(
+      rewriter, loc,
+      LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq, hw.lane,
+                           zero),
+      LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq, hw.warp,
+                           zero));
+  Value pred = mask ? LLVM::AndOp::create(rewriter, loc, mask, first) : first;
+  if (ordering.releases())
+    createBarrier(rewriter, loc); // every thread's earlier accesses are done
+  Value old = emit(pred);
+  if (!wantOld) {
+    if (ordering.acquires())
+      createBarrier(rewriter, loc);
+    return Value();
+  }
+  FailureOr<Value> slot = getSharedBase(rewriter, loc, scratch, op);
+  if (failed(slot))
+    return failure();
+  createBarrier(rewriter, loc); // earlier readers of the slot are done
+  Type element = old.getType();
+  unsigned bits = element.getIntOrFloatBitWidth();
+  StringRef reg = getPtxRegisterClass(element);
+  Value isFirst =
+      LLVM::ZExtOp::create(rewriter, loc, rewriter.getI32Type(), first);
+  emitInlinePtx(
+      rewriter, loc, Type(), ValueRange{isFirst, *slot, old},
+      predicated(0, "@p st.shared.b" + std::to_string(bits) + " [$1], $2;"),
+      ("r,r," + reg).str());
+  createBarrier(rewriter, loc);
+  return LLVM::LoadOp::create(rewriter, loc, element, *slot).getResult();
+}
+
 /// Each element is updated once: by its canonical holder, from the first
 /// register that holds it (forEachElementOnce, as storeTile writes). The old
 /// values reach only that register, so a result that is used needs a layout
@@ -402,55 +499,34 @@ struct AtomicRMWOpConversion
     bool wantOld = !op.getResult().use_empty();
     HwIndex hw = getHwIndex(rewriter, loc, getTypeConverter());
     auto tensor = dyn_cast<RankedTensorType>(op.getType());
+    Ordering ordering{op.getSem(), op.getScope()};
     if (!tensor) {
-      // Every thread runs a scalar op: thread 0 updates, and gives the old
-      // element to the others through shared memory.
-      Value zero = createI32(rewriter, loc, 0);
-      Value first = LLVM::AndOp::create(
-          rewriter, loc,
-          LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq, hw.lane,
-                               zero),
-          LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq, hw.warp,
-                               zero));
-      Value pred =
-          adaptor.getMask()
-              ? LLVM::AndOp::create(rewriter, loc, adaptor.getMask(), first)
-              : first;
-      Value old = emitAtomic(rewriter, loc, kind, adaptor.getPtr(),
-                             adaptor.getValue(), pred, wantOld);
-      if (!wantOld) {
-        rewriter.eraseOp(op);
-        return success();
-      }
-      FailureOr<Value> slot = getSharedBase(rewriter, loc, scratch, op);
-      if (failed(slot))
+      FailureOr<Value> old = lowerScalarAtomic(
+          rewriter, loc, op, scratch, hw, adaptor.getMask(), ordering, wantOld,
+          [&](Value pred) {
+            return emitAtomic(rewriter, loc, kind, adaptor.getPtr(),
+                              adaptor.getValue(), pred, wantOld, ordering);
+          });
+      if (failed(old))
         return failure();
-      createBarrier(rewriter, loc); // earlier readers of the slot are done
-      Type element = old.getType();
-      unsigned bits = element.getIntOrFloatBitWidth();
-      StringRef reg = getPtxRegisterClass(element);
-      Value isFirst =
-          LLVM::ZExtOp::create(rewriter, loc, rewriter.getI32Type(), first);
-      emitInlinePtx(
-          rewriter, loc, Type(), ValueRange{isFirst, *slot, old},
-          predicated(0, "@p st.shared.b" + std::to_string(bits) + " [$1], $2;"),
-          ("r,r," + reg).str());
-      createBarrier(rewriter, loc);
-      rewriter.replaceOp(op,
-                         LLVM::LoadOp::create(rewriter, loc, element, *slot));
+      if (*old)
+        rewriter.replaceOp(op, *old);
+      else
+        rewriter.eraseOp(op);
       return success();
     }
     LinearLayout layout = getLinearLayout(tensor);
     auto [ptrs, values, masks] = unpackWritten(
         rewriter, loc, adaptor.getPtr(), adaptor.getValue(), adaptor.getMask());
     if (wantOld && !layout.isInjective())
-      return failure(); // checkAtomicRMWLowering reports it
+      return failure(); // checkAtomicLowering reports it
     // f32 added where nobody reads the old values back goes in vectors
     // where tilegpu-coalesce proved the addresses contiguous and aligned.
     // Without copies every register is its element's only holder, so old
     // values come back one per register, in order.
     bool vectorAdd = !wantOld && kind == tile::AtomicKind::add &&
-                     tensor.getElementType().isF32();
+                     tensor.getElementType().isF32() &&
+                     op.getSem() == tile::MemSemantic::relaxed;
     int64_t width = vectorAdd ? getVectorWidth(op, layout) : 1;
     SmallVector<Value> old;
     forEachElementOnce(
@@ -459,8 +535,9 @@ struct AtomicRMWOpConversion
           if (width > 1)
             emitVectorAdd(rewriter, loc, ptrs[i],
                           ArrayRef(values).slice(i, width), pred);
-          else if (Value before = emitAtomic(rewriter, loc, kind, ptrs[i],
-                                             values[i], pred, wantOld))
+          else if (Value before =
+                       emitAtomic(rewriter, loc, kind, ptrs[i], values[i], pred,
+                                  wantOld, ordering))
             old.push_back(before);
         });
     if (!wantOld) {
@@ -477,19 +554,81 @@ private:
   SharedScratch scratch;
 };
 
+/// As tile.atomic_rmw's: each element swapped once, by its canonical
+/// holder; a scalar one by thread 0.
+struct AtomicCASOpConversion
+    : public ConvertOpToLLVMPattern<tile::AtomicCASOp> {
+  AtomicCASOpConversion(const LLVMTypeConverter &converter,
+                        const SharedScratch &scratch)
+      : ConvertOpToLLVMPattern(converter), scratch(scratch) {}
+
+  LogicalResult
+  matchAndRewrite(tile::AtomicCASOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    bool wantOld = !op.getResult().use_empty();
+    HwIndex hw = getHwIndex(rewriter, loc, getTypeConverter());
+    Ordering ordering{op.getSem(), op.getScope()};
+    auto tensor = dyn_cast<RankedTensorType>(op.getType());
+    if (!tensor) {
+      FailureOr<Value> old = lowerScalarAtomic(
+          rewriter, loc, op, scratch, hw, Value(), ordering, wantOld,
+          [&](Value pred) {
+            return emitCompareAndSwap(rewriter, loc, adaptor.getPtr(),
+                                      adaptor.getCmp(), adaptor.getValue(),
+                                      pred, ordering);
+          });
+      if (failed(old))
+        return failure();
+      if (*old)
+        rewriter.replaceOp(op, *old);
+      else
+        rewriter.eraseOp(op);
+      return success();
+    }
+    LinearLayout layout = getLinearLayout(tensor);
+    if (wantOld && !layout.isInjective())
+      return failure(); // checkAtomicLowering reports it
+    SmallVector<Value> ptrs = unpackRegisters(rewriter, loc, adaptor.getPtr());
+    SmallVector<Value> cmps = unpackRegisters(rewriter, loc, adaptor.getCmp());
+    SmallVector<Value> values =
+        unpackRegisters(rewriter, loc, adaptor.getValue());
+    SmallVector<Value> old;
+    forEachElementOnce(rewriter, loc, layout, hw, {}, values.size(), 1,
+                       [&](size_t i, Value pred) {
+                         old.push_back(
+                             emitCompareAndSwap(rewriter, loc, ptrs[i], cmps[i],
+                                                values[i], pred, ordering));
+                       });
+    if (!wantOld) {
+      rewriter.eraseOp(op);
+      return success();
+    }
+    rewriter.replaceOp(
+        op, packRegisters(rewriter, loc,
+                          getTypeConverter()->convertType(op.getType()), old));
+    return success();
+  }
+
+private:
+  SharedScratch scratch;
+};
+
 } // namespace
 
-LogicalResult tilegpu::checkAtomicRMWLowering(tile::AtomicRMWOp op) {
-  if (op.getResult().use_empty())
+LogicalResult tilegpu::checkAtomicLowering(Operation *op) {
+  if (!isa<tile::AtomicRMWOp, tile::AtomicCASOp>(op) ||
+      op->getResult(0).use_empty())
     return success();
-  auto tensor = dyn_cast<RankedTensorType>(op.getType());
+  auto tensor = dyn_cast<RankedTensorType>(op->getResult(0).getType());
   if (!tensor)
     return success(); // thread 0's old element, shared
   LinearLayout layout = getLinearLayout(tensor);
   if (!layout.isInjective())
-    return op.emitError()
-           << "tile.atomic_rmw whose result is used, on a layout that holds "
-              "elements more than once, is "
+    return op->emitError()
+           << op->getName()
+           << " whose result is used, on a layout that holds elements more "
+              "than once, is "
            << kUnsupportedOnGPU;
   return success();
 }
@@ -498,5 +637,6 @@ void tilegpu::populateLoadStoreOpToLLVMPatterns(
     TileGPUToLLVMTypeConverter &converter, RewritePatternSet &patterns,
     const SharedScratch &scratch) {
   patterns.add<LoadOpConversion, StoreOpConversion>(converter);
-  patterns.add<AtomicRMWOpConversion>(converter, scratch);
+  patterns.add<AtomicRMWOpConversion, AtomicCASOpConversion>(converter,
+                                                             scratch);
 }

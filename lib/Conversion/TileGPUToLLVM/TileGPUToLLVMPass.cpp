@@ -39,10 +39,9 @@ struct ConvertTileGPUToLLVMPass
       return signalPassFailure();
 
     if (module
-            .walk([](tile::AtomicRMWOp op) {
-              return failed(checkAtomicRMWLowering(op))
-                         ? WalkResult::interrupt()
-                         : WalkResult::advance();
+            .walk([](Operation *op) {
+              return failed(checkAtomicLowering(op)) ? WalkResult::interrupt()
+                                                     : WalkResult::advance();
             })
             .wasInterrupted())
       return signalPassFailure();

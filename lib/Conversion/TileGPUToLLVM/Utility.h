@@ -95,11 +95,11 @@ LLVM::InlineAsmOp emitInlinePtx(OpBuilder &b, Location loc, Type result,
 /// the consumer warps set theirs to consumer_registers and go on.
 void lowerWarpSpecialization(LLVM::LLVMFuncOp kernel);
 
-/// Reports a tile.atomic_rmw the lowering cannot take: one whose old values
-/// are used while its layout holds elements in several places (only the
-/// first holder gets them). Run before the conversion, whose patterns
-/// cannot report errors.
-LogicalResult checkAtomicRMWLowering(tile::AtomicRMWOp op);
+/// Reports an atomic (tile.atomic_rmw, tile.atomic_cas) the lowering cannot
+/// take: one whose old values are used while its layout holds elements in
+/// several places (only the first holder gets them); success for any other
+/// op. Run before the conversion, whose patterns cannot report errors.
+LogicalResult checkAtomicLowering(Operation *op);
 
 /// Loads one `element` at `ptr`; with a mask, only where it is true, giving
 /// `other` (or zero) elsewhere.

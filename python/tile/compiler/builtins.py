@@ -161,26 +161,26 @@ def store(cg, pointer, value, mask=None, boundary_check=(), cache_modifier="",
     return semantic.store(cg.b, pointer, value, mask, boundary_check)
 
 
-def _check_ordering(kind, sem, scope):
-    # The GPU updates with relaxed ordering at device scope: say so rather
-    # than silently weaken a stronger request.
-    if sem not in (None, "relaxed"):
-        raise TileTypeError(f"tl.atomic_{kind}: sem={sem!r} is not supported (relaxed only)")
-    if scope not in (None, "gpu"):
-        raise TileTypeError(f"tl.atomic_{kind}: scope={scope!r} is not supported (gpu only)")
-
-
 def _atomic(kind, declared):
     @implements(declared)
     def impl(cg, pointer, val, mask=None, sem=None, scope=None):
-        _check_ordering(kind, sem, scope)
-        return semantic.atomic_rmw(cg.b, kind, pointer, val, mask)
+        return semantic.atomic_rmw(cg.b, kind, pointer, val, mask, sem, scope)
     impl.__name__ = impl.__qualname__ = f"atomic_{kind}"
     return impl
 
 
 for _kind in semantic.ATOMIC_TYPES:
     _atomic(_kind, getattr(tl, f"atomic_{_kind}"))
+
+
+@implements(tl.debug_barrier)
+def debug_barrier(cg):
+    cg.b.line("tile.debug_barrier")
+
+
+@implements(tl.atomic_cas)
+def atomic_cas(cg, pointer, cmp, val, sem=None, scope=None):
+    return semantic.atomic_cas(cg.b, pointer, cmp, val, sem, scope)
 
 
 @implements(tl.make_block_ptr)

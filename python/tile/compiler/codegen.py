@@ -722,7 +722,11 @@ class CodeGenerator:
         ret = _contains(node.body, ast.Return)
         if ret is not None:
             raise self.error(ret, "'return' inside a loop is not supported")
-        cond = self.visit(node.test)
+        # Whether the condition is a constexpr, its ops thrown away: a
+        # condition with effects (a lock's tl.atomic_cas) runs in the loop
+        # only.
+        with self.b.capture():
+            cond = self.visit(node.test)
         if is_constexpr(cond):
             if not cond:
                 return

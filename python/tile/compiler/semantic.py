@@ -704,7 +704,28 @@ ATOMIC_TYPES = {
 }
 
 
-def atomic_rmw(b, kind, ptr, value, mask=None):
+# Triton's orderings of an atomic and the threads they are with; its
+# defaults are the strongest ordering at device scope.
+ATOMIC_SEMANTICS = ("relaxed", "acquire", "release", "acq_rel")
+ATOMIC_SCOPES = ("cta", "gpu", "sys")
+
+
+def _ordering(sem, scope, opname):
+    """The ' sem S scope C' of an atomic's text (Triton's defaults for None;
+    the IR's, relaxed at gpu scope, left out)."""
+    sem = "acq_rel" if sem is None else sem
+    scope = "gpu" if scope is None else scope
+    if not isinstance(sem, str) or sem not in ATOMIC_SEMANTICS:
+        raise TileTypeError(f"{opname}: sem={sem!r} is not one of "
+                            f"{', '.join(map(repr, ATOMIC_SEMANTICS))}")
+    if not isinstance(scope, str) or scope not in ATOMIC_SCOPES:
+        raise TileTypeError(f"{opname}: scope={scope!r} is not one of "
+                            f"{', '.join(map(repr, ATOMIC_SCOPES))}")
+    return ("" if sem == "relaxed" else f" sem {sem}") + \
+        ("" if scope == "gpu" else f" scope {scope}")
+
+
+def atomic_rmw(b, kind, ptr, value, mask=None, sem=None, scope=None):
     """tl.atomic_<kind>: tile.atomic_rmw, giving the old elements."""
     opname = f"tl.atomic_{kind}"
     if _is_block_ptr(ptr):
@@ -715,9 +736,40 @@ def atomic_rmw(b, kind, ptr, value, mask=None):
     if elem.name not in ATOMIC_TYPES[kind]:
         raise TileTypeError(
             f"{opname} updates {', '.join(ATOMIC_TYPES[kind])} elements, not {elem.name}")
+    ordering = _ordering(sem, scope, opname)
     ptr, operands = _written_operands(b, ptr, value, mask, opname)
     result_type = core.block_type(elem, ptr.shape) if ptr.shape else elem
-    return b.op(f"tile.atomic_rmw {kind} {operands} : {ptr.type.mlir}", result_type)
+    return b.op(f"tile.atomic_rmw {kind} {operands}{ordering} : {ptr.type.mlir}", result_type)
+
+
+# The elements tile.atomic_cas takes.
+ATOMIC_CAS_TYPES = ("fp32", "int32", "int64")
+
+
+def atomic_cas(b, ptr, cmp, value, sem=None, scope=None):
+    """tl.atomic_cas: tile.atomic_cas, giving the old elements."""
+    opname = "tl.atomic_cas"
+    if _is_block_ptr(ptr):
+        raise TileTypeError(f"{opname} takes a tensor of pointers, not a block pointer")
+    if not _is_pointer(ptr):
+        raise TileTypeError(f"{opname} expects a pointer, got {describe(ptr)}")
+    elem = ptr.dtype.element_ty
+    if elem.name not in ATOMIC_CAS_TYPES:
+        raise TileTypeError(
+            f"{opname} swaps {', '.join(ATOMIC_CAS_TYPES)} elements, not {elem.name}")
+    ordering = _ordering(sem, scope, opname)
+    _check_operand(cmp, opname)
+    _check_operand(value, opname)
+    shape = ptr.shape
+    for operand in (cmp, value):
+        if is_value(operand):
+            shape = broadcast_shapes(shape, operand.shape, opname=opname)
+    ptr = broadcast_to(b, ptr, shape)
+    cmp = to_value(b, cmp, elem, shape)
+    value = to_value(b, value, elem, shape)
+    result_type = core.block_type(elem, shape) if shape else elem
+    return b.op(f"tile.atomic_cas {ptr.ssa}, {cmp.ssa}, {value.ssa}{ordering} : "
+                f"{ptr.type.mlir}", result_type)
 
 
 def _scalar_int(b, x, scalar, what):

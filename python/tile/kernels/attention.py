@@ -564,9 +564,9 @@ def _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, lo, hi,
         if HEAD_DIM <= 128:
             dk = tl.dot(dsT, tl.trans(qT), dk)
         if QUERY_MASK:
-            tl.atomic_add(dq_rows, dq, mask=query_ok[:, None])
+            tl.atomic_add(dq_rows, dq, mask=query_ok[:, None], sem="relaxed")
         else:
-            tl.atomic_add(dq_rows, dq)
+            tl.atomic_add(dq_rows, dq, sem="relaxed")
         if HEAD_DIM > 128:
             dk = tl.dot(dsT, tl.trans(qT), dk)
         if DV_LAST:

@@ -566,11 +566,15 @@ def atomic_add(pointer, val, mask=None, sem=None, scope=None) -> tensor:
     are broadcast to one shape, ``val`` is converted to the element type,
     and masked-off lanes add nothing.
 
-    The add is relaxed, at device scope: ``sem`` takes only ``None`` and
-    ``"relaxed"``, ``scope`` only ``None`` and ``"gpu"`` (Triton's default
-    is ``"acq_rel"``).  On the GPU the old values of a tile may be used
-    only where the tile's layout holds each element once, which the
-    compiler checks; a scalar update's old value reaches every thread.
+    ``sem`` orders the update with the program's other memory accesses,
+    as Triton's does: ``"acq_rel"`` (the default), ``"acquire"``,
+    ``"release"`` or ``"relaxed"`` (none; the fastest: an fp32 add whose
+    old values are unused goes out in vectors), among the threads of
+    ``scope``: ``"gpu"`` (the default), ``"cta"`` or ``"sys"``.  A scalar
+    update, which one thread makes for the program, orders every thread's
+    accesses.  On the GPU the old values of a tile may be used only where
+    the tile's layout holds each element once, which the compiler checks; a
+    scalar update's old value reaches every thread.
     """
 
 
@@ -614,6 +618,22 @@ def atomic_xor(pointer, val, mask=None, sem=None, scope=None) -> tensor:
 def atomic_xchg(pointer, val, mask=None, sem=None, scope=None) -> tensor:
     """Replaces the fp32, int32 or int64 elements at ``pointer`` by ``val``,
     atomically; gives the old values; otherwise as ``tl.atomic_add``."""
+
+
+@builtin
+def atomic_cas(pointer, cmp, val, sem=None, scope=None) -> tensor:
+    """Replaces the fp32, int32 or int64 elements at ``pointer`` that equal
+    ``cmp`` (bit for bit) by ``val``, atomically; gives the old values, as
+    Triton's does (a lock: ``while tl.atomic_cas(lock, 0, 1) == 1: pass``).
+    ``pointer``, ``cmp`` and ``val`` are broadcast to one shape; ``sem``
+    and ``scope`` as ``tl.atomic_add``'s."""
+
+
+@builtin
+def debug_barrier() -> None:
+    """Every thread of the program waits here until all have arrived, their
+    memory accesses before it done before those after it (on the GPU a
+    barrier of the CTA; the interpreter runs a program as one)."""
 
 
 @builtin

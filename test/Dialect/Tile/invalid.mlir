@@ -557,6 +557,30 @@ func.func @divisibility_of_float(%x: f32 {tile.divisibility = 16 : i32}) attribu
 
 // -----
 
+func.func @atomic_cas_f16(%p: !tile.ptr<f16>, %v: f16) {
+  // expected-error @below {{compares and swaps f32, i32 or i64 elements, not 'f16'}}
+  %old = tile.atomic_cas %p, %v, %v : !tile.ptr<f16>
+  return
+}
+
+// -----
+
+func.func @atomic_cas_compared_type(%p: !tile.ptr<i32>, %c: i64, %v: i32) {
+  // expected-error @below {{the compared value has the pointees' type}}
+  %old = "tile.atomic_cas"(%p, %c, %v) : (!tile.ptr<i32>, i64, i32) -> i32
+  return
+}
+
+// -----
+
+func.func @atomic_unknown_ordering(%p: !tile.ptr<i32>, %v: i32) {
+  // expected-error @+1 {{enum values for attribute 'sem' [relaxed, acquire, release, acq_rel]}}
+  %old = tile.atomic_rmw add %p, %v sem seq_cst : !tile.ptr<i32>
+  return
+}
+
+// -----
+
 func.func @atomic_add_f16(%p: tensor<8x!tile.ptr<f16>>, %v: tensor<8xf16>) {
   // expected-error @below {{add updates f32, f64, i32 or i64 elements, not 'f16'}}
   %old = tile.atomic_rmw add %p, %v : tensor<8x!tile.ptr<f16>>

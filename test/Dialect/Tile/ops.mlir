@@ -75,6 +75,24 @@ func.func @atomic_adds(%p: tensor<64x!tile.ptr<f32>>, %v: tensor<64xf32>, %mask:
   return %old, %before : tensor<64xf32>, i64
 }
 
+// Orderings: relaxed at gpu scope, the default, is not printed.
+// CHECK-LABEL: func.func @atomic_orderings
+func.func @atomic_orderings(%lock: !tile.ptr<i32>, %p: tensor<64x!tile.ptr<f32>>, %v: tensor<64xf32>) -> i32 {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  // CHECK: tile.atomic_cas %{{.*}}, %{{.*}}, %{{.*}} sem acquire : !tile.ptr<i32>
+  %held = tile.atomic_cas %lock, %c0, %c1 sem acquire : !tile.ptr<i32>
+  // CHECK: tile.atomic_cas %{{.*}}, %{{.*}}, %{{.*}} scope sys : tensor<64x!tile.ptr<f32>>
+  %old = tile.atomic_cas %p, %v, %v sem relaxed scope sys : tensor<64x!tile.ptr<f32>>
+  // CHECK: tile.atomic_rmw add %{{.*}}, %{{.*}} sem acq_rel scope cta : tensor<64x!tile.ptr<f32>>
+  %sum = tile.atomic_rmw add %p, %v sem acq_rel scope cta : tensor<64x!tile.ptr<f32>>
+  // CHECK: tile.atomic_rmw xchg %{{.*}}, %{{.*}} sem release : !tile.ptr<i32>
+  %was = tile.atomic_rmw xchg %lock, %c0 sem release scope gpu : !tile.ptr<i32>
+  // CHECK: tile.debug_barrier
+  tile.debug_barrier
+  return %held : i32
+}
+
 // CHECK-LABEL: func.func @block_pointers
 func.func @block_pointers(%base: !tile.ptr<f16>, %rows: i64, %cols: i64,
                           %stride: i64, %row0: i32) {

@@ -284,6 +284,14 @@ LogicalResult AtomicRMWOp::verify() {
   llvm_unreachable("an atomic kind");
 }
 
+LogicalResult AtomicCASOp::verify() {
+  Type element = getElementTypeOrSelf(getType());
+  if (element.isInteger(32) || element.isInteger(64) || element.isF32())
+    return success();
+  return emitOpError() << "compares and swaps f32, i32 or i64 elements, not "
+                       << element;
+}
+
 namespace {
 /// A load whose mask is constant: all-true drops the mask, all-false with an
 /// `other` is that value.

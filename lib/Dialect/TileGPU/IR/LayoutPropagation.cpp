@@ -36,7 +36,8 @@ bool carriesLayout(Type type) {
 bool hasOneLayout(Operation *op) {
   return isElementwise(op) ||
          isa<tile::BroadcastOp, tile::LoadOp, tile::StoreOp, tile::AtomicRMWOp,
-             tile::LoadBlockOp, tile::StoreBlockOp, tile::AdvanceOp>(op);
+             tile::AtomicCASOp, tile::LoadBlockOp, tile::StoreBlockOp,
+             tile::AdvanceOp>(op);
 }
 
 /// `layout` with its dimensions permuted as tile.trans permutes a tile's:

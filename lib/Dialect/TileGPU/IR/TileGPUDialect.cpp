@@ -160,13 +160,13 @@ TileGPUDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (name == getAllocationOffsetAttrName()) {
-    if (!isa<LocalAllocOp, ConvertLayoutOp, tile::ReduceOp, tile::AtomicRMWOp>(
-            op))
+    if (!isa<LocalAllocOp, ConvertLayoutOp, tile::ReduceOp, tile::AtomicRMWOp,
+             tile::AtomicCASOp>(op))
       return op->emitError()
              << name
              << " places the shared memory of a tilegpu.local_alloc, "
-                "tilegpu.convert_layout, tile.reduce or tile.atomic_rmw, not "
-                "of '"
+                "tilegpu.convert_layout, tile.reduce, tile.atomic_rmw or "
+                "tile.atomic_cas, not of '"
              << op->getName() << "'";
     auto value = dyn_cast<IntegerAttr>(attribute.getValue());
     // 128-byte alignment keeps a swizzled buffer's banks where its swizzle

@@ -93,6 +93,7 @@ struct CoalescePass : public tilegpu::impl::TileGPUCoalesceBase<CoalescePass> {
         // are read stays one element at a time.
         if (auto atomic = dyn_cast<tile::AtomicRMWOp>(op);
             atomic && vectorReductions && atomic.getResult().use_empty() &&
+            atomic.getSem() == tile::MemSemantic::relaxed &&
             getElementTypeOrSelf(atomic.getValue().getType()).isF32())
           accesses.push_back(op);
         if (auto make = dyn_cast<tile::MakeBlockPtrOp>(op))

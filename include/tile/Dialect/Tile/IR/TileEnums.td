@@ -35,4 +35,19 @@ def Tile_AtomicKind : I32EnumAttr<"AtomicKind",
   let cppNamespace = "::mlir::tile";
 }
 
+def Tile_MemSemantic : I32EnumAttr<"MemSemantic",
+    "how an atomic orders the program's other memory accesses", [
+    I32EnumAttrCase<"relaxed", 0>, I32EnumAttrCase<"acquire", 1>,
+    I32EnumAttrCase<"release", 2>, I32EnumAttrCase<"acq_rel", 3>
+  ]> {
+  let cppNamespace = "::mlir::tile";
+}
+
+def Tile_MemScope : I32EnumAttr<"MemScope",
+    "the threads an atomic's ordering is with", [
+    I32EnumAttrCase<"cta", 0>, I32EnumAttrCase<"gpu", 1>, I32EnumAttrCase<"sys", 2>
+  ]> {
+  let cppNamespace = "::mlir::tile";
+}
+
 #endif // TILE_DIALECT_TILE_IR_TILEENUMS_TD

@@ -240,22 +240,81 @@ def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [
     `and`, `or`, `xor` combine the bits, `xchg` replaces. Where the optional
     `mask` is false nothing is read or written and the result is zero.
     Updates of one address, from one op or many programs, all land, in an
-    unspecified order; the ordering is relaxed (no ordering with other
-    memory accesses) at device scope. Elements: `add` f32, f64, i32, i64;
-    `max`, `min` f32, i32, i64; `and`, `or`, `xor` i32, i64; `xchg` f32,
-    i32, i64.
+    unspecified order. `sem` orders the update with the program's other
+    memory accesses as PTX's `atom` does: `relaxed` (the default: not at
+    all), `acquire` (later accesses stay after it), `release` (earlier ones
+    stay before it), `acq_rel` (both), among the threads of `scope`: `cta`,
+    `gpu` (the default) or `sys`. A scalar op, which one thread of the
+    program makes for all, orders the accesses of every thread of the
+    program. Elements: `add` f32, f64, i32, i64; `max`, `min` f32, i32,
+    i64; `and`, `or`, `xor` i32, i64; `xchg` f32, i32, i64.
 
     ```mlir
     %old = tile.atomic_rmw add %p, %dq mask %m : tensor<64x128x!tile.ptr<f32>>
+    %was = tile.atomic_rmw xchg %lock, %c0 sem release : !tile.ptr<i32>
     ```
   }];
   let arguments = (ins Tile_AtomicKind:$kind, Tile_PtrLike:$ptr,
-                   Tile_Value:$value, Optional<Tile_BoolLike>:$mask);
+                   Tile_Value:$value, Optional<Tile_BoolLike>:$mask,
+                   DefaultValuedAttr<Tile_MemSemantic,
+                                     "::mlir::tile::MemSemantic::relaxed">:$sem,
+                   DefaultValuedAttr<Tile_MemScope,
+                                     "::mlir::tile::MemScope::gpu">:$scope);
   let results = (outs Tile_Value:$result);
   let assemblyFormat = [{
-    $kind $ptr `,` $value (`mask` $mask^)? attr-dict `:` type($ptr)
+    $kind $ptr `,` $value (`mask` $mask^)? (`sem` $sem^)? (`scope` $scope^)?
+    attr-dict `:` type($ptr)
   }];
   let hasVerifier = 1;
+}
+
+def Tile_AtomicCASOp : Tile_Op<"atomic_cas", [
+    MemoryEffects<[MemRead, MemWrite]>,
+    TypesMatchWith<"the compared value has the pointees' type", "ptr", "cmp",
+                   "::mlir::tile::getPointeeTypeLike($_self)">,
+    TypesMatchWith<"the value has the pointees' type", "ptr", "value",
+                   "::mlir::tile::getPointeeTypeLike($_self)">,
+    TypesMatchWith<"the result has the pointees' type", "ptr", "result",
+                   "::mlir::tile::getPointeeTypeLike($_self)">]> {
+  let summary = "compare and swap elements of global memory atomically";
+  let description = [{
+    Replaces each element at its pointer with the element of `value` where
+    it equals the element of `cmp` (bit for bit, floats too), as one
+    indivisible read-modify-write, and gives the element as it was before
+    (`tl.atomic_cas`). `sem` and `scope` as `tile.atomic_rmw`'s. Elements:
+    f32, i32, i64.
+
+    ```mlir
+    %was = tile.atomic_cas %lock, %c0, %c1 sem acquire : !tile.ptr<i32>
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr, Tile_Value:$cmp, Tile_Value:$value,
+                   DefaultValuedAttr<Tile_MemSemantic,
+                                     "::mlir::tile::MemSemantic::relaxed">:$sem,
+                   DefaultValuedAttr<Tile_MemScope,
+                                     "::mlir::tile::MemScope::gpu">:$scope);
+  let results = (outs Tile_Value:$result);
+  let assemblyFormat = [{
+    $ptr `,` $cmp `,` $value (`sem` $sem^)? (`scope` $scope^)? attr-dict `:`
+    type($ptr)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_DebugBarrierOp : Tile_Op<"debug_barrier", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "every thread of the program waits here";
+  let description = [{
+    `tl.debug_barrier()`: no thread of the program goes past it before every
+    thread has reached it, and the program's memory accesses before it are
+    done before those after it. On the GPU a barrier of the CTA (`bar.sync`);
+    the interpreter, which runs a program as one, has nothing to wait for.
+
+    ```mlir
+    tile.debug_barrier
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
 }
 
 //===----------------------------------------------------------------------===//
