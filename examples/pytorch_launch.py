@@ -1,7 +1,8 @@
 """Kernels launched from PyTorch as Triton's are, ``kernel[grid](...)``:
 the vector add, fused softmax and matmul of Triton's tutorials 01-03, the
-seeded dropout of tutorial 04 and the layer norm of tutorial 05 (its
-backward's partial sums guarded by locks), written in Tile's language
+seeded dropout of tutorial 04, the layer norm of tutorial 05 (its
+backward's partial sums guarded by locks) and the persistent matmul of
+tutorial 09, written in Tile's language
 (docs/python-api.md, "Launching from PyTorch").
 
     PYTHONPATH=python python3 examples/pytorch_launch.py
@@ -249,6 +250,79 @@ def layer_norm_backward(dy, x, weight, mean, rstd, group_size_m=16):
     return dx.reshape(x.shape), dw, db
 
 
+@tile.jit
+def _tile_coords(tile_id, num_pid_in_group, num_pid_m, GROUP_SIZE_M: tl.constexpr):
+    # Output tiles in groups of GROUP_SIZE_M rows of tiles, column by column
+    # within a group: programs running at once share rows of A and columns
+    # of B in L2.
+    group_id = tile_id // num_pid_in_group
+    first_pid_m = group_id * GROUP_SIZE_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
+    pid_m = first_pid_m + (tile_id % group_size_m)
+    pid_n = (tile_id % num_pid_in_group) // group_size_m
+    return pid_m, pid_n
+
+
+@tile.jit
+def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
+                             stride_bn, stride_cm, stride_cn, BLOCK_SIZE_M: tl.constexpr,
+                             BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
+                             GROUP_SIZE_M: tl.constexpr, NUM_SMS: tl.constexpr):
+    # As many programs as the GPU runs at once, each taking output tiles
+    # start_pid, start_pid + NUM_SMS, ... until none is left.
+    start_pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
+    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
+    k_tiles = tl.cdiv(K, BLOCK_SIZE_K)
+    num_tiles = num_pid_m * num_pid_n
+    num_pid_in_group = GROUP_SIZE_M * num_pid_n
+    offs_k_for_mask = tl.arange(0, BLOCK_SIZE_K)
+    for tile_id in tl.range(start_pid, num_tiles, NUM_SMS, flatten=True):
+        pid_m, pid_n = _tile_coords(tile_id, num_pid_in_group, num_pid_m, GROUP_SIZE_M)
+        start_m = pid_m * BLOCK_SIZE_M
+        start_n = pid_n * BLOCK_SIZE_N
+        # Rows and columns past the matrices read row and column 0 (their
+        # results are not stored), so that the loads need no mask there.
+        offs_am = start_m + tl.arange(0, BLOCK_SIZE_M)
+        offs_bn = start_n + tl.arange(0, BLOCK_SIZE_N)
+        offs_am = tl.where(offs_am < M, offs_am, 0)
+        offs_bn = tl.where(offs_bn < N, offs_bn, 0)
+        offs_am = tl.max_contiguous(tl.multiple_of(offs_am, BLOCK_SIZE_M), BLOCK_SIZE_M)
+        offs_bn = tl.max_contiguous(tl.multiple_of(offs_bn, BLOCK_SIZE_N), BLOCK_SIZE_N)
+        accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+        for ki in range(k_tiles):
+            offs_k = ki * BLOCK_SIZE_K + tl.arange(0, BLOCK_SIZE_K)
+            a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
+            b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
+            k_left = K - ki * BLOCK_SIZE_K
+            a = tl.load(a_ptrs, mask=offs_k_for_mask[None, :] < k_left, other=0.0)
+            b = tl.load(b_ptrs, mask=offs_k_for_mask[:, None] < k_left, other=0.0)
+            accumulator = tl.dot(a, b, accumulator)
+        offs_cm = start_m + tl.arange(0, BLOCK_SIZE_M)
+        offs_cn = start_n + tl.arange(0, BLOCK_SIZE_N)
+        c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
+        c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
+        tl.store(c_ptrs, accumulator.to(tl.float16), mask=c_mask)
+
+
+def matmul_persistent(a, b, num_sms=None, block_m=128, block_n=128, block_k=64):
+    """a @ b (fp16) by one program per SM (num_sms: the device's count, 4 on
+    the CPU), as tutorial 09's persistent matmul."""
+    import torch
+    M, K = a.shape
+    K, N = b.shape
+    if num_sms is None:
+        num_sms = (torch.cuda.get_device_properties(a.device).multi_processor_count
+                   if a.is_cuda else 4)
+    c = a.new_empty((M, N))
+    num_tiles = tile.cdiv(M, block_m) * tile.cdiv(N, block_n)
+    matmul_persistent_kernel[(min(num_sms, num_tiles),)](
+        a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+        c.stride(0), c.stride(1), BLOCK_SIZE_M=block_m, BLOCK_SIZE_N=block_n,
+        BLOCK_SIZE_K=block_k, GROUP_SIZE_M=8, NUM_SMS=num_sms, num_warps=8, num_stages=3)
+    return c
+
+
 def main():
     import torch
     device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -266,6 +340,10 @@ def main():
     print("dropout: same seed, same mask:",
           torch.equal(kept, seeded_dropout(x, 0.5, seed=123) != 0),
           f"kept {kept.float().mean().item():.2f} of 0.5")
+    a = torch.randn(300, 200, device=device, dtype=torch.float16)
+    b = torch.randn(200, 333, device=device, dtype=torch.float16)
+    print("persistent matmul:", torch.allclose(matmul_persistent(a, b).float(),
+                                               a.float() @ b.float(), atol=1e-1, rtol=1e-2))
     x = torch.randn(300, 777, device=device)
     w, b = torch.randn(777, device=device), torch.randn(777, device=device)
     dy = torch.randn_like(x)

@@ -331,6 +331,18 @@ def tickets_case(n):
     return case
 
 
+def persistent_matmul_case(m, n, k):
+    """Tutorial 09's persistent matmul: one program an SM (NUM_SMS, a
+    constexpr, fixed at the H100's and H200's 132 so that the kernel
+    compiled ahead of time is the one launched)."""
+    def case(device):
+        a = torch.randn(m, k, device=device).to(torch.float16)
+        b = torch.randn(k, n, device=device).to(torch.float16)
+        c = EXAMPLE.matmul_persistent(a, b, num_sms=132)
+        return relative(c, a.double() @ b.double()), MATMUL_LIMIT
+    return case
+
+
 def layer_norm_case(rows, cols, group_size_m):
     """Tutorial 05's layer norm, forward and backward (dW and dB summed
     under locks by contending programs), against float64 autograd."""
@@ -413,6 +425,8 @@ CASES = [
     ("atomic max, min, and, or, xor, xchg n=10000 on 7 addresses", atomics_case(10000, 7)),
     ("scalar atomic_add tickets, 5000 programs", tickets_case(5000)),
     ("atomic_cas fp32 (bits) and int64 n=10000", compare_and_swap_case(10000)),
+    ("persistent matmul fp16 1000x1001x999", persistent_matmul_case(1000, 1001, 999)),
+    ("persistent matmul fp16 129x257x65", persistent_matmul_case(129, 257, 65)),
     ("layer norm fwd+bwd fp32 4000x777, locks of 16 groups", layer_norm_case(4000, 777, 16)),
     ("layer norm fwd+bwd fp32 3x5000, locks of 16 groups", layer_norm_case(3, 5000, 16)),
 ]

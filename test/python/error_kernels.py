@@ -93,7 +93,7 @@ def calls_python(X):
 
 @tile.jit
 def python_min_on_tensor(X, n):
-    tl.store(X, min(n, 4))  # expect-error: 'min' needs compile-time arguments; use tl.minimum on tensors
+    tl.store(X, min([n, 4]))  # expect-error: 'min' needs compile-time arguments; use tl.minimum on tensors
 
 
 @tile.jit

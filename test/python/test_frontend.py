@@ -250,6 +250,21 @@ def test_atomic_add():
 
 
 @tile.jit
+def _min_max(X, n, m):
+    x = tl.load(X + tl.arange(0, 8))
+    tl.store(X + tl.arange(0, 8), max(x, 0.5, min(x, 2.0)))
+    tl.store(X, min(n, m, 7).to(tl.float32))
+
+
+def test_python_min_and_max_of_run_time_values():
+    text = compile_text(_min_max, "*fp32,i32,i32")
+    # Folded left to right, as Triton does, on tensors and on scalars.
+    assert len(re.findall(r"arith\.minsi %\w+, %\w+ : i32", text)) == 2, text
+    assert len(re.findall(r"arith\.maxnumf %\w+, %\w+ : tensor<8xf32>", text)) == 2, text
+    assert re.search(r"arith\.minnumf %\w+, %\w+ : tensor<8xf32>", text), text
+
+
+@tile.jit
 def _lock(LOCK, X, SEM: tl.constexpr, SCOPE: tl.constexpr):
     while tl.atomic_cas(LOCK, 0, 1, sem="acquire") == 1:
         pass

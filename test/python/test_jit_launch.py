@@ -89,6 +89,18 @@ def test_matmul_of_a_transposed_operand():
     assert ((c.double() - reference).abs() / (reference.abs() + 1)).max().item() < 2e-3
 
 
+@pytest.mark.parametrize("m, n, k, num_sms", [(100, 70, 90, 3), (33, 129, 17, 5)])
+def test_persistent_matmul(m, n, k, num_sms):
+    # Tutorial 09: fewer programs than output tiles, each looping over its
+    # share, grouped; against the float64 product.
+    torch.manual_seed(m)
+    a = torch.randn(m, k).to(torch.float16)
+    b = torch.randn(k, n).to(torch.float16)
+    c = EXAMPLE.matmul_persistent(a, b, num_sms=num_sms, block_m=32, block_n=32, block_k=16)
+    reference = a.double() @ b.double()
+    assert ((c.double() - reference).abs() / (reference.abs() + 1)).max().item() < 2e-3
+
+
 @pytest.mark.parametrize("rows, cols, groups", [(45, 77, 4), (3, 300, 16)])
 def test_layer_norm_forward_and_backward_with_locks(rows, cols, groups):
     # Tutorial 05: dW and dB summed into groups' partial sums under locks

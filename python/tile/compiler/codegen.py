@@ -1049,6 +1049,15 @@ class CodeGenerator:
             raise TileTypeError(
                 f"call to '{name}' is not supported: a kernel can call @tile.jit "
                 f"functions, tl.* builtins, and Python builtins on constants")
+        if fn in (py_builtins.min, py_builtins.max) and len(args) >= 2 and not kwargs \
+                and not is_constexpr(list(args)):
+            # As Triton: min(a, b, ...) on run-time values folds with
+            # tl.minimum (max: tl.maximum), left to right.
+            pairwise = core.minimum if fn is py_builtins.min else core.maximum
+            result = args[0]
+            for arg in args[1:]:
+                result = tile_builtins.call_builtin(self, pairwise, [result, arg], {})
+            return result
         if not (is_constexpr(list(args)) and is_constexpr(list(kwargs.values()))):
             hint = {"min": "tl.minimum", "max": "tl.maximum", "abs": "tl.abs",
                     "float": ".to(tl.float32)", "int": ".to(tl.int32)"}.get(name)
