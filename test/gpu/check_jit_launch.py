@@ -35,6 +35,7 @@ from tile.compile import load_module  # noqa: E402
 from tile.language.extra import libdevice  # noqa: E402
 
 EXAMPLE = load_module(os.path.join(ROOT, "examples", "pytorch_launch.py"))
+ATTENTION = load_module(os.path.join(ROOT, "examples", "fused_attention.py"))
 # fp16 products summed in fp32 and rounded once to fp16: the largest
 # |c - reference| / (|reference| + 1) stays near 5e-4.
 MATMUL_LIMIT = 2e-3
@@ -44,6 +45,8 @@ LIBDEVICE_LIMIT = 2e-5
 # One rounding of the exact sum: half an ulp of fp32 and of bf16.
 ADD_FP32_LIMIT = 2**-24
 ADD_BF16_LIMIT = 2**-8
+# fp16 inputs and outputs, fp32 sums: a few fp16 roundings.
+ATTENTION_LIMIT = 4e-3
 # fp32 sums of a few hundred terms in another order than float64's.
 LAYER_NORM_LIMIT = 1e-4
 
@@ -343,6 +346,27 @@ def persistent_matmul_case(m, n, k):
     return case
 
 
+def fused_attention_case(shape, causal):
+    """Tutorial 06's fused attention, forward and backward, fp16, against
+    float64 (the error relative to the reference's magnitude + 1)."""
+    def case(device):
+        q, k, v = (torch.randn(shape, device=device, dtype=torch.float16, requires_grad=True)
+                   for _ in range(3))
+        do = torch.randn(shape, device=device, dtype=torch.float16)
+        out = ATTENTION.attention(q, k, v, causal, 0.125)
+        out.backward(do)
+        if device == "meta":
+            return 0.0, 0.0
+        q64, k64, v64 = (t.detach().double().requires_grad_() for t in (q, k, v))
+        ref = torch.nn.functional.scaled_dot_product_attention(q64, k64, v64, is_causal=causal,
+                                                               scale=0.125)
+        ref.backward(do.double())
+        error = max(relative(out, ref.detach()), relative(q.grad, q64.grad),
+                    relative(k.grad, k64.grad), relative(v.grad, v64.grad))
+        return error, ATTENTION_LIMIT
+    return case
+
+
 def layer_norm_case(rows, cols, group_size_m):
     """Tutorial 05's layer norm, forward and backward (dW and dB summed
     under locks by contending programs), against float64 autograd."""
@@ -427,6 +451,11 @@ CASES = [
     ("atomic_cas fp32 (bits) and int64 n=10000", compare_and_swap_case(10000)),
     ("persistent matmul fp16 1000x1001x999", persistent_matmul_case(1000, 1001, 999)),
     ("persistent matmul fp16 129x257x65", persistent_matmul_case(129, 257, 65)),
+    ("fused attention fwd+bwd fp16 2x3x1000x64", fused_attention_case((2, 3, 1000, 64), False)),
+    ("fused attention fwd+bwd fp16 2x3x1000x64, causal",
+     fused_attention_case((2, 3, 1000, 64), True)),
+    ("fused attention fwd+bwd fp16 1x2x333x128, causal",
+     fused_attention_case((1, 2, 333, 128), True)),
     ("layer norm fwd+bwd fp32 4000x777, locks of 16 groups", layer_norm_case(4000, 777, 16)),
     ("layer norm fwd+bwd fp32 3x5000, locks of 16 groups", layer_norm_case(3, 5000, 16)),
 ]
