@@ -120,7 +120,8 @@ __all__ = [
     # builtins (core.py)
     "program_id", "num_programs", "arange", "zeros", "zeros_like", "full", "load", "store",
     "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor",
-    "atomic_xchg", "atomic_cas", "debug_barrier", "make_block_ptr", "advance", "make_tensor_descriptor",
+    "atomic_xchg", "atomic_cas", "debug_barrier", "make_block_ptr", "advance",
+    "make_tensor_descriptor",
     "load_tensor_descriptor", "store_tensor_descriptor", "dot", "sigmoid", "maximum", "minimum",
     "where", "trans", "permute", "expand_dims", "broadcast_to", "cast", "cdiv",
     "multiple_of", "max_contiguous", "max_constancy", "assume", "broadcast", "squeeze",
