@@ -481,6 +481,19 @@ FailureOr<Value> lowerScalarAtomic(ConversionPatternRewriter &rewriter,
   return LLVM::LoadOp::create(rewriter, loc, element, *slot).getResult();
 }
 
+/// Replaces an atomic by its old elements (`old`, one a register of its
+/// result, in order), or erases it where nobody reads them (`old` empty).
+void replaceAtomic(ConversionPatternRewriter &rewriter, Operation *op,
+                   const TypeConverter &converter, ArrayRef<Value> old) {
+  if (old.empty())
+    return rewriter.eraseOp(op);
+  Type type = op->getResult(0).getType();
+  if (!isa<RankedTensorType>(type))
+    return rewriter.replaceOp(op, old.front());
+  rewriter.replaceOp(op, packRegisters(rewriter, op->getLoc(),
+                                       converter.convertType(type), old));
+}
+
 /// Each element is updated once: by its canonical holder, from the first
 /// register that holds it (forEachElementOnce, as storeTile writes). The old
 /// values reach only that register, so a result that is used needs a layout
@@ -509,10 +522,8 @@ struct AtomicRMWOpConversion
           });
       if (failed(old))
         return failure();
-      if (*old)
-        rewriter.replaceOp(op, *old);
-      else
-        rewriter.eraseOp(op);
+      replaceAtomic(rewriter, op, *getTypeConverter(),
+                    *old ? ArrayRef(*old) : ArrayRef<Value>());
       return success();
     }
     LinearLayout layout = getLinearLayout(tensor);
@@ -540,13 +551,8 @@ struct AtomicRMWOpConversion
                                   wantOld, ordering))
             old.push_back(before);
         });
-    if (!wantOld) {
-      rewriter.eraseOp(op);
-      return success();
-    }
-    rewriter.replaceOp(
-        op, packRegisters(rewriter, loc,
-                          getTypeConverter()->convertType(op.getType()), old));
+    replaceAtomic(rewriter, op, *getTypeConverter(),
+                  wantOld ? ArrayRef(old) : ArrayRef<Value>());
     return success();
   }
 
@@ -580,10 +586,8 @@ struct AtomicCASOpConversion
           });
       if (failed(old))
         return failure();
-      if (*old)
-        rewriter.replaceOp(op, *old);
-      else
-        rewriter.eraseOp(op);
+      replaceAtomic(rewriter, op, *getTypeConverter(),
+                    *old ? ArrayRef(*old) : ArrayRef<Value>());
       return success();
     }
     LinearLayout layout = getLinearLayout(tensor);
@@ -600,13 +604,8 @@ struct AtomicCASOpConversion
                              emitCompareAndSwap(rewriter, loc, ptrs[i], cmps[i],
                                                 values[i], pred, ordering));
                        });
-    if (!wantOld) {
-      rewriter.eraseOp(op);
-      return success();
-    }
-    rewriter.replaceOp(
-        op, packRegisters(rewriter, loc,
-                          getTypeConverter()->convertType(op.getType()), old));
+    replaceAtomic(rewriter, op, *getTypeConverter(),
+                  wantOld ? ArrayRef(old) : ArrayRef<Value>());
     return success();
   }
 
