@@ -422,6 +422,19 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
 
 // -----
 
+// tl.debug_barrier: a barrier of the program.
+// CHECK-LABEL: llvm.func @debug_barrier
+// CHECK: nvvm.barrier
+// CHECK-NEXT: llvm.return
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @debug_barrier() attributes {tile.kernel} {
+    tile.debug_barrier
+    return
+  }
+}
+
+// -----
+
 // A tile of compare-and-swaps: one `atom.cas` per element, f32 as its bits.
 // CHECK-LABEL: llvm.func @swap_tile
 // CHECK: atom.relaxed.sys.global.cas.b32 $0, [$2], $3, $4;
