@@ -176,6 +176,27 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
 
 // -----
 
+// A chained A of 64 rows cannot stay in registers on two warpgroups (each
+// would hold half of its columns but needs whole rows): it crosses shared
+// memory, and the function stays on wgmma (the d256 backward's dV and dQ).
+#b = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]>
+// CHECK-DAG: #[[O:.*]] = #tilegpu.mma<version = 3, warpsPerCTA = [4, 2], instrShape = [64, 128]>
+// CHECK-LABEL: func.func @hopper_short_chain
+// CHECK: tilegpu.warpgroup_dot {{.*}} -> tensor<64x128xf32, #{{.*}}>
+// CHECK: %[[P:.*]] = arith.truncf
+// CHECK: %[[PS:.*]] = tilegpu.local_alloc %[[P]] : tensor<64x128xf16, #blocked> -> !tilegpu.memdesc<64x128xf16, #{{.*}}>
+// CHECK: tilegpu.warpgroup_dot %[[PS]], {{.*}} -> tensor<64x256xf32, #[[O]]>
+// CHECK-NOT: tile.dot
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @hopper_short_chain(%q: tensor<64x64xf16, #b>, %k: tensor<64x128xf16, #b>, %v: tensor<128x256xf16, #b>, %acc: tensor<64x128xf32, #b>, %o: tensor<64x256xf32, #b>) -> tensor<64x256xf32, #b> {
+    %s = tile.dot %q, %k, %acc : tensor<64x64xf16, #b>, tensor<64x128xf16, #b> -> tensor<64x128xf32, #b>
+    %p = arith.truncf %s : tensor<64x128xf32, #b> to tensor<64x128xf16, #b>
+    %out = tile.dot %p, %v, %o : tensor<64x128xf16, #b>, tensor<128x256xf16, #b> -> tensor<64x256xf32, #b>
+    return %out : tensor<64x256xf32, #b>
+  }
+}
+// -----
+
 // On sm_90a a function with a dot warpgroups cannot take (M = 32: dQ of
 // 32 queries) keeps mma.sync for all its dots, so that no layouts mix; a
 // function of its own is not held back by it.

@@ -297,6 +297,13 @@ struct AccelerateMatmulPass
       return std::nullopt;
     MmaEncodingAttr mma =
         chooseWgmmaLayout(dot.getContext(), numWarps, m, n, chained);
+    // A chained A whose rows are too few for every warpgroup (dQ = dS K of
+    // a 64-query block on two warpgroups, each holding half of dS's
+    // columns) crosses shared memory instead.
+    if (!mma && chained) {
+      chained = false;
+      mma = chooseWgmmaLayout(dot.getContext(), numWarps, m, n, chained);
+    }
     if (!mma)
       return std::nullopt;
     // An operand whose M or N is contiguous is read in whole spans.
