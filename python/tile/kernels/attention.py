@@ -467,7 +467,91 @@ def _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, lo, hi,
                    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                    HEAD_DIM: tl.constexpr, CAUSAL_MASK: tl.constexpr,
                    QUERY_MASK: tl.constexpr, DV_LAST: tl.constexpr,
-                   WINDOW_MASK: tl.constexpr = False, SOFTCAP: tl.constexpr = False):
+                   WINDOW_MASK: tl.constexpr = False, SOFTCAP: tl.constexpr = False,
+                   QUERY_ROWS: tl.constexpr = False):
+    if QUERY_ROWS:
+        dk, dv = _attn_bwd_dkdv_rows(dk, dv, k, v, queries, scores, start_n, lo, hi, BLOCK_M,
+                                     BLOCK_N, HEAD_DIM, CAUSAL_MASK, QUERY_MASK, WINDOW_MASK,
+                                     SOFTCAP)
+    else:
+        dk, dv = _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi, BLOCK_M,
+                                     BLOCK_N, HEAD_DIM, CAUSAL_MASK, QUERY_MASK, DV_LAST,
+                                     WINDOW_MASK, SOFTCAP)
+    return dk, dv
+
+
+@tile.jit
+def _attn_bwd_dkdv_rows(dk, dv, k, v, queries, scores, start_n, lo, hi,
+                        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                        HEAD_DIM: tl.constexpr, CAUSAL_MASK: tl.constexpr,
+                        QUERY_MASK: tl.constexpr, WINDOW_MASK: tl.constexpr,
+                        SOFTCAP: tl.constexpr):
+    """_attn_bwd_dkdv on the scores with queries as rows (queries x keys):
+    each thread holds few rows, so LSE and DELTA are a few values a step;
+    P and dS pass through shared memory to dV's and dK's products."""
+    Q, DO, LSE, DELTA, DQ_ACC, stride_n, q_rows, q_start, q_len = queries
+    qk_scale, cap_scale, causal_offset, window_offset, kv_len = scores
+    offs_n = start_n + tl.arange(0, BLOCK_N)
+    q_block = tl.make_block_ptr(base=Q, shape=(q_rows, HEAD_DIM), strides=(stride_n, 1),
+                                offsets=(q_start + lo, 0), block_shape=(BLOCK_M, HEAD_DIM),
+                                order=(1, 0))
+    do_block = tl.make_block_ptr(base=DO, shape=(q_rows, HEAD_DIM), strides=(stride_n, 1),
+                                 offsets=(q_start + lo, 0), block_shape=(BLOCK_M, HEAD_DIM),
+                                 order=(1, 0))
+    inv_qk_scale = 1.0 / qk_scale
+    for start_m in range(lo, hi, BLOCK_M):
+        offs_m = start_m + tl.arange(0, BLOCK_M)
+        if QUERY_MASK:
+            query_ok = offs_m < q_len
+            q = tl.load(q_block, boundary_check=(0,), padding_option="zero")
+            do = tl.load(do_block, boundary_check=(0,), padding_option="zero")
+        else:
+            q = tl.load(q_block)
+            do = tl.load(do_block)
+        lse = tl.load(LSE + offs_m, mask=offs_m < q_len, other=0.0)
+        delta = tl.load(DELTA + offs_m, mask=offs_m < q_len, other=0.0)
+        if SOFTCAP:
+            p = tl.math.exp2(tl.math.tanh(tl.dot(q, tl.trans(k)) * cap_scale) * qk_scale
+                             - lse[:, None] * LOG2E)
+        else:
+            p = tl.math.exp2(tl.dot(q, tl.trans(k)) * qk_scale - lse[:, None] * LOG2E)
+        if CAUSAL_MASK or WINDOW_MASK or QUERY_MASK:
+            if CAUSAL_MASK or WINDOW_MASK:
+                visible = _band(offs_m[:, None], offs_n[None, :], causal_offset,
+                                window_offset, CAUSAL_MASK, WINDOW_MASK)
+                if WINDOW_MASK:
+                    visible = visible & (offs_n[None, :] < kv_len)
+                if QUERY_MASK:
+                    visible = visible & query_ok[:, None]
+            else:
+                visible = query_ok[:, None]
+            p = tl.where(visible, p, 0.0)
+        dp = tl.dot(do, tl.trans(v))
+        ds = p * (dp - delta[:, None])
+        if SOFTCAP:
+            capped = (tl.math.log2(p) + lse[:, None] * LOG2E) * inv_qk_scale
+            capped = tl.minimum(tl.maximum(capped, -1.0), 1.0)
+            ds = ds * (1.0 - capped * capped)
+        dv = tl.dot(tl.trans(p.to(do.dtype)), do, dv)
+        ds = ds.to(q.dtype)
+        dq_rows = DQ_ACC + _dq_acc_offsets(start_m, q_len, BLOCK_M, HEAD_DIM, QUERY_MASK)
+        dq = tl.dot(ds, k)
+        dk = tl.dot(tl.trans(ds), q, dk)
+        if QUERY_MASK:
+            tl.atomic_add(dq_rows, dq, mask=query_ok[:, None], sem="relaxed")
+        else:
+            tl.atomic_add(dq_rows, dq, sem="relaxed")
+        q_block = tl.advance(q_block, (BLOCK_M, 0))
+        do_block = tl.advance(do_block, (BLOCK_M, 0))
+    return dk, dv
+
+
+@tile.jit
+def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
+                        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                        HEAD_DIM: tl.constexpr, CAUSAL_MASK: tl.constexpr,
+                        QUERY_MASK: tl.constexpr, DV_LAST: tl.constexpr,
+                        WINDOW_MASK: tl.constexpr = False, SOFTCAP: tl.constexpr = False):
     """Adds to dK, dV of the key block at start_n the contributions of the
     query blocks [lo, hi), BLOCK_M queries at a time, and to their rows of
     DQ_ACC the key block's dS K; works on the transposed scores (keys x
@@ -586,7 +670,8 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
              MAX_N_CTX, MAX_N_KV, VARLEN, HEAD_DIM: tl.constexpr,
              BLOCK_M1: tl.constexpr, BLOCK_N1: tl.constexpr, CAUSAL: tl.constexpr,
              WINDOW: tl.constexpr = False, SOFTCAP: tl.constexpr = False,
-             GROUP_PROGRAMS: tl.constexpr = 128, DV_LAST: tl.constexpr = False):
+             GROUP_PROGRAMS: tl.constexpr = 128, DV_LAST: tl.constexpr = False,
+             QUERY_ROWS: tl.constexpr = False):
     tl.static_assert(BLOCK_N1 % BLOCK_M1 == 0, "BLOCK_N1 must be a multiple of BLOCK_M1")
     tl.static_assert(GROUP_PROGRAMS >= 1, "GROUP_PROGRAMS must be at least 1")
     tl.static_assert(CAUSAL or not WINDOW, "a window is a band: WINDOW needs CAUSAL")
@@ -658,7 +743,7 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
             last = tl.minimum(start_n + BLOCK_N1 - low, q_len)
             dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, diag_start,
                                     tl.minimum(diag_end, last), BLOCK_M1, BLOCK_N1, HEAD_DIM, True,
-                                    True, DV_LAST, True, SOFTCAP)
+                                    True, DV_LAST, True, SOFTCAP, QUERY_ROWS)
             # Whole query blocks that see every key of the block, then the
             # rest up to the last query that sees one, masked.
             full_end = tl.maximum(start_n - low + 1, 0) // BLOCK_M1 * BLOCK_M1
@@ -666,14 +751,14 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
             full_end = tl.maximum(full_end, diag_end)
             dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, diag_end, full_end,
                                     BLOCK_M1, BLOCK_N1, HEAD_DIM, False, False, DV_LAST, False,
-                                    SOFTCAP)
+                                    SOFTCAP, QUERY_ROWS)
             dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, full_end, last,
                                     BLOCK_M1, BLOCK_N1, HEAD_DIM, True, True, DV_LAST, True,
-                                    SOFTCAP)
+                                    SOFTCAP, QUERY_ROWS)
         else:
             dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, diag_start,
                                     tl.minimum(diag_end, q_len), BLOCK_M1, BLOCK_N1, HEAD_DIM,
-                                    True, True, DV_LAST, False, SOFTCAP)
+                                    True, True, DV_LAST, False, SOFTCAP, QUERY_ROWS)
             # Past q_len the stages below are empty.  Unclamped, diag_end is
             # a multiple of BLOCK_M1, and so are the query blocks the main
             # loop steps over.  Full query blocks unmasked (each query sees
@@ -681,10 +766,10 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
             full_end = diag_end + tl.maximum(q_len - diag_end, 0) // BLOCK_M1 * BLOCK_M1
             dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, diag_end, full_end,
                                     BLOCK_M1, BLOCK_N1, HEAD_DIM, False, False, DV_LAST, False,
-                                    SOFTCAP)
+                                    SOFTCAP, QUERY_ROWS)
             dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, full_end, q_len,
                                     BLOCK_M1, BLOCK_N1, HEAD_DIM, False, True, DV_LAST, False,
-                                    SOFTCAP)
+                                    SOFTCAP, QUERY_ROWS)
     else:
         # Full query blocks unmasked, then the tail block (if any) masked.
         # Each key block starts at its own diagonal and wraps around, so
@@ -693,11 +778,14 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
         full_end = q_len // BLOCK_M1 * BLOCK_M1
         first = tl.minimum(start_n, full_end)
         dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, first, full_end, BLOCK_M1,
-                                BLOCK_N1, HEAD_DIM, False, False, DV_LAST, False, SOFTCAP)
+                                BLOCK_N1, HEAD_DIM, False, False, DV_LAST, False, SOFTCAP,
+                                QUERY_ROWS)
         dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, 0, first, BLOCK_M1,
-                                BLOCK_N1, HEAD_DIM, False, False, DV_LAST, False, SOFTCAP)
+                                BLOCK_N1, HEAD_DIM, False, False, DV_LAST, False, SOFTCAP,
+                                QUERY_ROWS)
         dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, full_end, q_len, BLOCK_M1,
-                                BLOCK_N1, HEAD_DIM, False, True, DV_LAST, False, SOFTCAP)
+                                BLOCK_N1, HEAD_DIM, False, True, DV_LAST, False, SOFTCAP,
+                                QUERY_ROWS)
     tl.store(_row_block(DV, start_k + start_n, stride_dkn, start_k + kv_len, HEAD_DIM,
                         BLOCK_N1), dv.to(DV.dtype.element_ty), boundary_check=(0,))
     dk = dk * sm_scale

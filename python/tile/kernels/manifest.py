@@ -98,8 +98,8 @@ def _scaled_matmul_signature(t):
 class AttentionTiles(typing.NamedTuple):
     """One head dim's attention tiles: the forward's keys a step
     (BLOCK_N), warps, CTA-wide rescale vote and ping-pong; the backward's
-    warps, keys a program (BLOCK_N1), stages, order of products (DV_LAST)
-    and max_row_span."""
+    warps, keys a program (BLOCK_N1), stages, order of products (DV_LAST),
+    max_row_span and whether S is queries x keys (QUERY_ROWS)."""
     block_n: int
     fwd_warps: int
     vote: bool
@@ -109,6 +109,7 @@ class AttentionTiles(typing.NamedTuple):
     bwd_stages: int
     dv_last: bool
     max_row_span: int
+    query_rows: bool
 
 
 # Why each head dim's tiles are what they are: the comment in _variants.
@@ -116,14 +117,18 @@ class AttentionTiles(typing.NamedTuple):
 # warps, two stages: 128 keys would read K 16 columns a warpgroup, a
 # 32-byte swizzle not yet run on a GPU); d256 takes d128's forward with 64
 # keys a step, and a backward of 64 keys on 8 warps, two stages: the least
-# spilling tile found
-# (44-148 bytes by variant; with three stages or DV_LAST more, 128 keys do
-# not compile, and 4 warps cannot hold the two 64 x 256 accumulators).
+# spilling tile found (44-160 bytes by variant; with three stages or
+# DV_LAST more, 128 keys do not compile, and 4 warps cannot hold the two
+# 64 x 256 accumulators). Its dQ = dS K, 64 rows on two warpgroups, takes
+# dS through shared memory on wgmma: 27-34% faster than on mma.sync (H200,
+# 2026-11-27). d128's backward computes S as queries x keys (QUERY_ROWS,
+# FlashAttention-3's form: two LSE and DELTA values a thread a step instead
+# of 16): 1-3% faster; d64 lost 2-4% with it.
 ATTENTION_TILES = {
-    32: AttentionTiles(64, 4, True, False, 4, 64, 2, True, 0),
-    64: AttentionTiles(64, 4, True, False, 8, 128, 3, True, 0),
-    128: AttentionTiles(128, 8, False, True, 8, 128, 3, False, 128),
-    256: AttentionTiles(64, 8, False, True, 8, 64, 2, False, 0),
+    32: AttentionTiles(64, 4, True, False, 4, 64, 2, True, 0, False),
+    64: AttentionTiles(64, 4, True, False, 8, 128, 3, True, 0, False),
+    128: AttentionTiles(128, 8, False, True, 8, 128, 3, False, 128, True),
+    256: AttentionTiles(64, 8, False, True, 8, 64, 2, False, 0, False),
 }
 
 # The attention variants beyond dtype and head dim: (name suffix, CAUSAL,
@@ -207,7 +212,9 @@ def _variants():
                     _bwd_signature(t),
                     {"HEAD_DIM": head_dim, "BLOCK_M1": 64, "BLOCK_N1": tiles.bwd_keys,
                      "CAUSAL": causal, "WINDOW": window, "SOFTCAP": softcap,
-                     "GROUP_PROGRAMS": 128, "DV_LAST": tiles.dv_last}, tiles.bwd_warps,
+                     "GROUP_PROGRAMS": 128, "DV_LAST": tiles.dv_last,
+                     "QUERY_ROWS": tiles.query_rows},
+                    tiles.bwd_warps,
                     num_stages=tiles.bwd_stages, thread_index_per_op=True,
                     max_row_span=tiles.max_row_span, warp_specialize=True))
             # 4096 elements a program (16 a thread): at d128, 32-row blocks
