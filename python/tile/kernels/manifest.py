@@ -98,14 +98,16 @@ def _scaled_matmul_signature(t):
 class AttentionTiles(typing.NamedTuple):
     """One head dim's attention tiles: the forward's keys a step
     (BLOCK_N), warps, CTA-wide rescale vote and ping-pong; the backward's
-    warps, keys a program (BLOCK_N1), stages, order of products (DV_LAST),
-    max_row_span and whether S is queries x keys (QUERY_ROWS)."""
+    warps, keys a program (BLOCK_N1), queries a step (BLOCK_M1), stages,
+    order of products (DV_LAST), max_row_span and whether S is queries x
+    keys (QUERY_ROWS)."""
     block_n: int
     fwd_warps: int
     vote: bool
     ping_pong: bool
     bwd_warps: int
     bwd_keys: int
+    bwd_queries: int
     bwd_stages: int
     dv_last: bool
     max_row_span: int
@@ -123,12 +125,12 @@ class AttentionTiles(typing.NamedTuple):
 # dS through shared memory on wgmma: 27-34% faster than on mma.sync (H200,
 # 2026-11-27). d128's backward computes S as queries x keys (QUERY_ROWS,
 # FlashAttention-3's form: two LSE and DELTA values a thread a step instead
-# of 16): 1-3% faster; d64 lost 2-4% with it.
+# of 16); so does d64's, 128 queries a step (the comment in _variants).
 ATTENTION_TILES = {
-    32: AttentionTiles(64, 4, True, False, 4, 64, 2, True, 0, False),
-    64: AttentionTiles(64, 4, True, False, 8, 128, 3, True, 0, False),
-    128: AttentionTiles(128, 8, False, True, 8, 128, 3, False, 128, True),
-    256: AttentionTiles(64, 8, False, True, 8, 64, 2, False, 0, False),
+    32: AttentionTiles(64, 4, True, False, 4, 64, 64, 2, True, 0, False),
+    64: AttentionTiles(64, 4, True, False, 8, 128, 128, 2, True, 0, True),
+    128: AttentionTiles(128, 8, False, True, 8, 128, 64, 3, False, 128, True),
+    256: AttentionTiles(64, 8, False, True, 8, 64, 64, 2, False, 0, False),
 }
 
 # The attention variants beyond dtype and head dim: (name suffix, CAUSAL,
@@ -169,19 +171,20 @@ def _variants():
             # an H200 (2026-11-27), causal +17% at N = 1024 and +28-30%
             # from 2048, non-causal +1-7%.  At d64 two warpgroups taking
             # turns were 2-12% slower up to N = 4096.  No forward spills.
-            # The backward runs every product on wgmma (dQ reads dS^T
-            # through a transposed view of shared memory), Q and dO copied
-            # by the TMA from a producer warpgroup.  At d128 its programs
-            # own 128 keys on 8 warps, two warpgroups of 64 keys, 64
-            # queries a step: 24-27% faster than the mma.sync kernel it
-            # replaced (4 x 2 warp grids, as FlashAttention-2), H200,
-            # 2026-11-27 (docs/status.md).  At d64 likewise 128 keys on 8
-            # warps, three stages (K read 32 columns a warpgroup for dQ,
-            # through a 64-byte swizzle): +1-3% at N = 4096 and +9-14% at
-            # 16384 against 64 keys on 4 warps (H200, 2026-11-27); d32
-            # keeps 64 keys on 4 warps.  Neither spills: each step adds dQ
-            # before dK, in the order of products
-            # (DV_LAST) that ptxas allocates without spilling for its head
+            # The backward runs every product on wgmma, Q and dO copied
+            # by the TMA from a producer warpgroup, its programs owning 128
+            # keys on 8 warps (d64, d128).  d64 and d128 compute S as
+            # queries x keys (QUERY_ROWS, FlashAttention-3's form): each
+            # thread holds two rows of LSE and DELTA, and P and dS reach
+            # dV's and dK's products through shared memory.  At d128, 64
+            # queries a step, 2-4% faster than keys as rows; at d64, 128
+            # queries a step on two stages, 6-9% faster than keys as rows
+            # with 64 queries (H200, 2026-11-27, docs/performance.md),
+            # spilling 8-40 bytes.  d32 and
+            # d256 keep keys as rows (S^T; dQ reads dS^T through a
+            # transposed view of shared memory), each step adding dQ
+            # before dK in the order of products (DV_LAST) ptxas allocates
+            # best for its head
             # dim.  Causal programs run longest first, dealt out 8 heads at
             # a time in the forward and in groups of at least 128 programs
             # in the backward.  Each op reads the thread index itself
@@ -210,7 +213,8 @@ def _variants():
                 out.append(Variant(
                     f"attn_bwd_{t}_d{head_dim}_{suffix}", "attention", "attn_bwd",
                     _bwd_signature(t),
-                    {"HEAD_DIM": head_dim, "BLOCK_M1": 64, "BLOCK_N1": tiles.bwd_keys,
+                    {"HEAD_DIM": head_dim, "BLOCK_M1": tiles.bwd_queries,
+                     "BLOCK_N1": tiles.bwd_keys,
                      "CAUSAL": causal, "WINDOW": window, "SOFTCAP": softcap,
                      "GROUP_PROGRAMS": 128, "DV_LAST": tiles.dv_last,
                      "QUERY_ROWS": tiles.query_rows},
