@@ -482,6 +482,20 @@ def fa2_sections(results, generator, quick):
                            f"Nq={seqlen_q} Nk={seqlen_k} Hk={heads_k}",
                            *tensors, causal, window, softcap=cap)
 
+    results.section = "windows and softcap at d32 and d256"
+    # The kernels of the head dims the cases above leave out: a window that
+    # cuts the blocks, a capped one.
+    for head_dim in (32, 256) if not quick else ():
+        for dtype in (torch.float16, torch.bfloat16):
+            for causal, window, cap in ((True, (127, -1), 0.0), (True, (200, -1), 50.0),
+                                        (False, (100, 100), 2.0)):
+                tensors = random_inputs(1, 1000, 8, head_dim, dtype, generator,
+                                        seqlen_k=777, heads_k=2)
+                check_fa2_case(results, f"{type_name(dtype)} d{head_dim} softcap={cap} "
+                               f"{'causal ' if causal else ''}window={window} "
+                               f"Nq=1000 Nk=777 Hk=2", *tensors, causal, window,
+                               softcap=cap)
+
     results.section = "varlen (packed sequences)"
     # (query lengths, key lengths, heads_k, causal, window_size, softcap):
     # empty and one-token sequences, lengths across the blocks, GQA.

@@ -115,19 +115,16 @@ class AttentionTiles(typing.NamedTuple):
 
 
 # Why each head dim's tiles are what they are: the comment in _variants.
-# d32 takes d64's forward and the backward d64 had before (64 keys on 4
-# warps, two stages: 128 keys would read K 16 columns a warpgroup, a
-# 32-byte swizzle not yet run on a GPU); d256 takes d128's forward with 64
-# keys a step, and a backward of 64 keys on 8 warps, two stages: the least
-# spilling tile found (44-160 bytes by variant; with three stages or
-# DV_LAST more, 128 keys do not compile, and 4 warps cannot hold the two
-# 64 x 256 accumulators). Its dQ = dS K, 64 rows on two warpgroups, takes
-# dS through shared memory on wgmma: 27-34% faster than on mma.sync (H200,
-# 2026-11-27). d128's backward computes S as queries x keys (QUERY_ROWS,
-# FlashAttention-3's form: two LSE and DELTA values a thread a step instead
-# of 16); so does d64's, 128 queries a step (the comment in _variants).
+# d32 takes d64's tiles: its backward on them, queries as rows, was 8-15%
+# faster than on 64 keys and 4 warps with keys as rows (H200, 2026-11-27).
+# d256 takes d128's forward with 64 keys a step, and a backward of 64 keys
+# on 8 warps, two stages: the least spilling tile found (44-160 bytes by
+# variant; with three stages or DV_LAST more, 128 keys do not compile, and
+# 4 warps cannot hold the two 64 x 256 accumulators). Its dQ = dS K, 64
+# rows on two warpgroups, takes dS through shared memory on wgmma: 27-34%
+# faster than on mma.sync (H200, 2026-11-27).
 ATTENTION_TILES = {
-    32: AttentionTiles(64, 4, True, False, 4, 64, 64, 2, True, 0, False),
+    32: AttentionTiles(64, 4, True, False, 8, 128, 128, 2, True, 0, True),
     64: AttentionTiles(64, 4, True, False, 8, 128, 128, 2, True, 0, True),
     128: AttentionTiles(128, 8, False, True, 8, 128, 64, 3, False, 128, True),
     256: AttentionTiles(64, 8, False, True, 8, 64, 64, 2, False, 0, False),
@@ -173,18 +170,17 @@ def _variants():
             # turns were 2-12% slower up to N = 4096.  No forward spills.
             # The backward runs every product on wgmma, Q and dO copied
             # by the TMA from a producer warpgroup, its programs owning 128
-            # keys on 8 warps (d64, d128).  d64 and d128 compute S as
+            # keys on 8 warps (d32 to d128).  d32 to d128 compute S as
             # queries x keys (QUERY_ROWS, FlashAttention-3's form): each
             # thread holds two rows of LSE and DELTA, and P and dS reach
             # dV's and dK's products through shared memory.  At d128, 64
             # queries a step, 2-4% faster than keys as rows; at d64, 128
             # queries a step on two stages, 6-9% faster than keys as rows
             # with 64 queries (H200, 2026-11-27, docs/performance.md),
-            # spilling 8-40 bytes.  d32 and
-            # d256 keep keys as rows (S^T; dQ reads dS^T through a
-            # transposed view of shared memory), each step adding dQ
-            # before dK in the order of products (DV_LAST) ptxas allocates
-            # best for its head
+            # spilling 8-40 bytes; d32 likewise, 8-15% faster.  d256
+            # keeps keys as rows (S^T; dQ reads dS^T through a transposed
+            # view of shared memory), each step adding dQ before dK in the
+            # order of products (DV_LAST) ptxas allocates best for its head
             # dim.  Causal programs run longest first, dealt out 8 heads at
             # a time in the forward and in groups of at least 128 programs
             # in the backward.  Each op reads the thread index itself
