@@ -11,6 +11,7 @@
 
 #include <cfloat>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 
@@ -353,6 +354,108 @@ LogicalResult atomicRMWOp(Executor &ex, Operation *op) {
 /// As atomicRMWOp: each element swapped where it equals cmp's, f32 compared
 /// bit for bit (as the GPU's atom.cas.b32 does: -0 is not 0, a NaN equals
 /// itself).
+/// printf of `format` (several conversions) with `args`, one conversion at
+/// a time: each argument is a uint64_t holding an unsigned or int (%u, %d,
+/// %x), a long long (%lld, %llx) or the bits of a double (%g).
+std::string formatLine(StringRef format, ArrayRef<uint64_t> args) {
+  std::string line;
+  size_t next = 0, start = 0;
+  char buffer[128];
+  while (start < format.size()) {
+    // The chunk up to and including the next conversion that takes an
+    // argument (%% takes none).
+    size_t percent = start;
+    while ((percent = format.find('%', percent)) != StringRef::npos &&
+           percent + 1 < format.size() && format[percent + 1] == '%')
+      percent += 2;
+    if (percent == StringRef::npos || next >= args.size()) {
+      StringRef rest = format.substr(start);
+      for (size_t i = 0; i < rest.size(); ++i) // %% -> %
+        line += rest[i] == '%' && i + 1 < rest.size() && rest[i + 1] == '%'
+                    ? rest[i++]
+                    : rest[i];
+      break;
+    }
+    size_t end = format.find_first_of("udxg", percent + 1);
+    std::string chunk = format.substr(start, end + 1 - start).str();
+    uint64_t arg = args[next++];
+    if (format[end] == 'g') {
+      double value;
+      std::memcpy(&value, &arg, sizeof(value));
+      std::snprintf(buffer, sizeof(buffer), chunk.c_str(), value);
+    } else if (format.substr(percent, end - percent).contains("ll")) {
+      std::snprintf(buffer, sizeof(buffer), chunk.c_str(),
+                    static_cast<long long>(arg));
+    } else {
+      std::snprintf(buffer, sizeof(buffer), chunk.c_str(),
+                    static_cast<unsigned>(arg));
+    }
+    line += buffer;
+    start = end + 1;
+  }
+  return line;
+}
+
+/// tile.print: each operand's elements in row-major order, the lines the
+/// GPU's vprintf prints (PrintOp::getLineFormat).
+LogicalResult printOp(Executor &ex, Operation *op) {
+  auto print = cast<tl::PrintOp>(op);
+  std::string text;
+  if (print.getArgs().empty())
+    text = formatLine(print.getLineFormat(0), {uint64_t(ex.getProgramId(0)),
+                                               uint64_t(ex.getProgramId(1)),
+                                               uint64_t(ex.getProgramId(2))});
+  for (auto [index, arg] : llvm::enumerate(print.getArgs())) {
+    const RValue &value = ex.get(arg);
+    std::string format = print.getLineFormat(index);
+    ElemInfo info = elemInfo(arg.getType());
+    SmallVector<int64_t, 4> strides = rowMajorStrides(value.shape);
+    for (size_t i = 0; i < value.size(); ++i) {
+      SmallVector<uint64_t, 8> args = {uint64_t(ex.getProgramId(0)),
+                                       uint64_t(ex.getProgramId(1)),
+                                       uint64_t(ex.getProgramId(2))};
+      for (auto [stride, size] : llvm::zip(strides, value.shape))
+        args.push_back((i / stride) % size);
+      uint64_t bits;
+      if (info.kind == ElemClass::Float) {
+        double element = value.floats()[i];
+        if (print.getHex()) {
+          bits = rt::encodeFloat(info.dtype, element);
+        } else {
+          std::memcpy(&bits, &element, sizeof(bits));
+        }
+      } else {
+        int64_t element = value.ints()[i];
+        if (info.width == 1)
+          element &= 1;
+        bits = print.getHex() ? zeroExtend(element, info.width)
+                              : static_cast<uint64_t>(element);
+      }
+      args.push_back(bits);
+      text += formatLine(format, args);
+    }
+  }
+  // Through C's stdout, as the runner's own report, so that the two stay
+  // in order.
+  std::fputs(text.c_str(), stdout);
+  std::fflush(stdout);
+  return success();
+}
+
+/// tile.assert: the first false element stops the run.
+LogicalResult assertOp(Executor &ex, Operation *op) {
+  auto assertion = cast<tl::AssertOp>(op);
+  const RValue &condition = ex.get(assertion.getCondition());
+  for (size_t i = 0; i < condition.size(); ++i)
+    if (!(condition.ints()[i] & 1))
+      return ex.fail(
+          op, "device assertion failed: " + assertion.getMessage().str() +
+                  (condition.shape.empty()
+                       ? std::string()
+                       : " (element " + formatIndex(i, condition.shape) + ")"));
+  return success();
+}
+
 LogicalResult atomicCASOp(Executor &ex, Operation *op) {
   auto atomic = cast<tl::AtomicCASOp>(op);
   std::vector<PendingWrite> updates;
@@ -726,6 +829,8 @@ void addTileHandlers(HandlerMap &handlers) {
   handlers["tile.debug_barrier"] = [](Executor &, Operation *) {
     return success();
   };
+  handlers["tile.print"] = printOp;
+  handlers["tile.assert"] = assertOp;
   handlers["tile.make_block_ptr"] = makeBlockPtrOp;
   handlers["tile.advance"] = advanceOp;
   handlers["tile.load_block"] = loadBlockOp;

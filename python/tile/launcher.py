@@ -32,6 +32,7 @@ import os
 import shutil
 import struct
 import subprocess
+import sys
 import tempfile
 
 from .compiler import REPO_ROOT, compile_kernel, driver
@@ -475,6 +476,19 @@ _TORCH_OF_DESCR = {"|b1": "bool", "|i1": "int8", "<i2": "int16", "<i4": "int32",
 _BITS = {1: "uint8", 2: "int16", 4: "int32", 8: "int64"}
 
 
+def _kernel_output(stdout, name):
+    """What the kernel printed (tl.device_print) in ``tile-run run``'s
+    output: the lines between its report's ``kernel NAME grid ...`` line
+    and the ``wrote ...`` lines that end it."""
+    lines = stdout.splitlines(keepends=True)
+    start = next((i + 1 for i, line in enumerate(lines)
+                  if line.startswith(f"kernel {name} grid ")), len(lines))
+    end = len(lines)
+    while end > start and lines[end - 1].startswith("wrote "):
+        end -= 1
+    return "".join(lines[start:end])
+
+
 def _run_interpreter(spec, compiled, grid):
     torch = _torch()
     tool = find_tile_run()
@@ -501,6 +515,7 @@ def _run_interpreter(spec, compiled, grid):
             else:
                 command.append(f"{name}={value}")
         result = subprocess.run(command, capture_output=True, text=True)
+        sys.stdout.write(_kernel_output(result.stdout, spec.fn.__name__))
         if result.returncode != 0:
             message = (result.stderr or result.stdout).strip()
             raise RuntimeError(f"{spec.fn.__name__}[grid](...) on the interpreter failed: "

@@ -435,6 +435,33 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
 
 // -----
 
+// tl.device_print: each element once, by its holder, through vprintf with
+// its program id, its index and its value as a double; a scalar by thread
+// 0. tl.device_assert: __assertfail where an element is false.
+// CHECK-DAG: llvm.mlir.global internal constant @tile_str_{{[0-9]+}}("pid (%u, %u, %u) idx (%d) x = (operand 0) %.9g\0A\00")
+// CHECK-DAG: llvm.mlir.global internal constant @tile_str_{{[0-9]+}}("pid (%u, %u, %u) x = (operand 1) %d\0A\00")
+// CHECK-DAG: llvm.func @vprintf(!llvm.ptr, !llvm.ptr) -> i32
+// CHECK-DAG: llvm.func @__assertfail(!llvm.ptr, !llvm.ptr, i32, !llvm.ptr, i64)
+// CHECK-LABEL: llvm.func @debug_ops
+// CHECK: llvm.alloca {{.*}} x !llvm.struct<(i32, i32, i32, i32, f64)>
+// CHECK: llvm.fpext {{.*}} : f32 to f64
+// CHECK: llvm.call @vprintf
+// CHECK: llvm.call @vprintf
+// CHECK: llvm.call @__assertfail
+#b = #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]>
+module attributes {tilegpu.num_warps = 2 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @debug_ops(%f: f32, %n: i32) attributes {tile.kernel} {
+    %x = tile.splat %f : tensor<64xf32, #b>
+    tile.print "x = " : %x, %n : tensor<64xf32, #b>, i32
+    %zero = arith.constant 0 : i32
+    %ok = arith.cmpi sgt, %n, %zero : i32
+    tile.assert %ok, "n is positive" : i1
+    return
+  }
+}
+
+// -----
+
 // A tile of compare-and-swaps: one `atom.cas` per element, f32 as its bits.
 // CHECK-LABEL: llvm.func @swap_tile
 // CHECK: atom.relaxed.sys.global.cas.b32 $0, [$2], $3, $4;

@@ -21,6 +21,7 @@ import argparse
 import functools
 import os
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -427,6 +428,46 @@ def compare_and_swap_case(n):
     return case
 
 
+@tile.jit
+def print_kernel(X, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(X + offs, mask=offs < n, other=-1.0)
+    tl.device_print("x=", x)
+    print("n", n)
+
+
+def device_print_case(n, block):
+    """0 when the lines vprintf printed (captured from file descriptor 1)
+    are the ones expected, one an element and one a program, in any
+    order."""
+    def case(device):
+        x = torch.arange(n, dtype=torch.float32, device=device) / 4
+        programs = tile.cdiv(n, block)
+        if device == "meta":
+            print_kernel[(programs,)](x, n, BLOCK=block)
+            return 0.0, 0.0
+        sys.stdout.flush()
+        saved = os.dup(1)
+        with tempfile.TemporaryFile(mode="w+") as captured:
+            os.dup2(captured.fileno(), 1)
+            try:
+                print_kernel[(programs,)](x, n, BLOCK=block)
+                torch.cuda.synchronize()
+            finally:
+                os.dup2(saved, 1)
+                os.close(saved)
+            captured.seek(0)
+            lines = sorted(captured.read().splitlines())
+        expected = []
+        for p in range(programs):
+            for i in range(block):
+                value = (p * block + i) / 4 if p * block + i < n else -1.0
+                expected.append(f"pid ({p}, 0, 0) idx ({i}) x={value:.9g}")
+            expected.append(f"pid ({p}, 0, 0) n {n}")
+        return (0.0 if lines == sorted(expected) else float("inf")), 0.0
+    return case
+
+
 CASES = [
     ("seeded dropout n=3000 p=0.3 (Philox, bit for bit)", dropout_case(3000, 0.3, 2024)),
     ("add fp32 n=1 (the constant 1)", add_case(1, torch.float32, ADD_FP32_LIMIT)),
@@ -456,6 +497,8 @@ CASES = [
      fused_attention_case((2, 3, 1000, 64), True)),
     ("fused attention fwd+bwd fp16 1x2x333x128, causal",
      fused_attention_case((1, 2, 333, 128), True)),
+    ("tl.device_print and print, 3 programs of 128 (vprintf's lines)",
+     device_print_case(300, 128)),
     ("layer norm fwd+bwd fp32 4000x777, locks of 16 groups", layer_norm_case(4000, 777, 16)),
     ("layer norm fwd+bwd fp32 3x5000, locks of 16 groups", layer_norm_case(3, 5000, 16)),
 ]

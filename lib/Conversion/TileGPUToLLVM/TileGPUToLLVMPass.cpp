@@ -94,6 +94,7 @@ struct ConvertTileGPUToLLVMPass
     populateLoadStoreOpToLLVMPatterns(converter, patterns, scratch);
     populateBlockPointerOpToLLVMPatterns(converter, patterns);
     populateBarrierOpToLLVMPatterns(converter, patterns);
+    populateDebugOpToLLVMPatterns(converter, patterns);
     populateViewOpToLLVMPatterns(converter, patterns);
     populateDotOpToLLVMPatterns(converter, patterns);
     populateReduceOpToLLVMPatterns(converter, patterns, scratch);

@@ -497,6 +497,18 @@ def static_assert(cg, cond, msg=""):
         raise TileTypeError("static assertion failed" + (f": {msg}" if msg else ""))
 
 
+@implements(tl.device_print)
+def device_print(cg, prefix, *args, hex=False):
+    if not isinstance(hex, bool):
+        raise TileTypeError("tl.device_print: hex must be True or False")
+    semantic.device_print(cg.b, prefix, args, hex)
+
+
+@implements(tl.device_assert)
+def device_assert(cg, cond, msg="", mask=None):
+    semantic.device_assert(cg.b, cond, msg, mask)
+
+
 @implements(tl.static_print)
 def static_print(cg, *values, sep=" ", end="\n", file=None, flush=False):
     print(*[v.type if isinstance(v, Value) else v for v in values], sep=sep, end=end,

@@ -1058,14 +1058,24 @@ class CodeGenerator:
             for arg in args[1:]:
                 result = tile_builtins.call_builtin(self, pairwise, [result, arg], {})
             return result
+        if fn is PY_BUILTINS["print"]:
+            # As Triton: print in a kernel is tl.device_print, its leading
+            # compile-time values the prefix.
+            if kwargs:
+                raise TileTypeError("print in a kernel takes no keywords (sep, end, ...)")
+            args = list(args)
+            words = []
+            while args and is_constexpr(args[0]):
+                words.append(str(args.pop(0)))
+            prefix = " ".join(words) + (" " if words and args else "")
+            return tile_builtins.call_builtin(self, core.device_print, [prefix, *args], {},
+                                              spelled="print")
         if not (is_constexpr(list(args)) and is_constexpr(list(kwargs.values()))):
             hint = {"min": "tl.minimum", "max": "tl.maximum", "abs": "tl.abs",
                     "float": ".to(tl.float32)", "int": ".to(tl.int32)"}.get(name)
             raise TileTypeError(
                 f"'{name}' needs compile-time arguments" +
                 (f"; use {hint} on tensors" if hint else ""))
-        if fn is PY_BUILTINS["print"]:
-            return None
         try:
             return fn(*args, **kwargs)
         except Exception as e:

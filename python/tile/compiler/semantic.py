@@ -9,7 +9,7 @@ fp32, integers to the wider width).
 """
 
 from ..language import core
-from .builder import Value, make_type, type_with_scalar
+from .builder import Value, make_type, quote, type_with_scalar
 from .errors import TileTypeError
 
 NUMBER = (bool, int, float)
@@ -227,6 +227,51 @@ def to_bool(b, v, what):
             or v.type.scalar.is_ptr():
         raise TileTypeError(f"{what} must be a boolean tensor or scalar, got {describe(v)}")
     return cast(b, v, core.int1)
+
+
+# --------------------------------------------------------------------------
+# Printing and assertions
+# --------------------------------------------------------------------------
+
+def device_print(b, prefix, args, hexadecimal):
+    """tile.print of ``args`` (numbers and numeric tensors) after
+    ``prefix``."""
+    if not isinstance(prefix, str):
+        raise TileTypeError(f"tl.device_print: the prefix must be a compile-time string, "
+                            f"got {describe(prefix)}")
+    values = []
+    for arg in args:
+        if isinstance(arg, str):
+            raise TileTypeError(f"tl.device_print: the text {arg!r} comes after a value; text "
+                                f"goes in the prefix, before the values")
+        if is_literal(arg):
+            arg = to_value(b, arg)
+        if not is_value(arg) or isinstance(arg.type.scalar, core.block_ptr_type) \
+                or arg.type.scalar.is_ptr() or arg.type.scalar.is_fp8():
+            raise TileTypeError(f"tl.device_print prints integers and floats of 16 to 64 bits, "
+                                f"not {describe(arg)}")
+        values.append(arg)
+    text = "tile.print " + quote(prefix) + (" hex" if hexadecimal else "")
+    if values:
+        text += " : " + ", ".join(v.ssa for v in values)
+        text += " : " + ", ".join(v.type.mlir for v in values)
+    b.line(text)
+
+
+def device_assert(b, cond, msg, mask):
+    """tile.assert that ``cond`` holds where ``mask`` does."""
+    if not isinstance(msg, str):
+        raise TileTypeError(f"tl.device_assert: the message must be a compile-time string, "
+                            f"got {describe(msg)}")
+    cond = to_bool(b, cond, "the condition of tl.device_assert")
+    if mask is not None:
+        mask = to_bool(b, mask, "the mask of tl.device_assert")
+        shape = broadcast_shapes(cond.shape, mask.shape, opname="tl.device_assert")
+        cond, mask = broadcast_to(b, cond, shape), broadcast_to(b, mask, shape)
+        unmasked = b.op(f"arith.xori {mask.ssa}, {b.constant(True, core.int1, shape).ssa} : "
+                        f"{mask.type.mlir}", mask.type)
+        cond = b.op(f"arith.ori {cond.ssa}, {unmasked.ssa} : {cond.type.mlir}", cond.type)
+    b.line(f"tile.assert {cond.ssa}, {quote(msg)} : {cond.type.mlir}")
 
 
 # --------------------------------------------------------------------------

@@ -904,6 +904,26 @@ def static_assert(cond, msg="") -> None:
 
 
 @builtin
+def device_print(prefix, *args, hex=False) -> None:
+    """Prints each element of each of ``args`` while the kernel runs, a
+    line each: ``pid (x, y, z) idx (i, j) <prefix><value>`` (with
+    ``(operand k) `` after the prefix when there are several); a scalar
+    once a program, without ``idx``.  ``prefix`` is a compile-time string;
+    integers print signed, floats with 9 significant digits (17 for
+    float64); ``hex=True`` prints the bits in hexadecimal.  On the GPU in
+    no particular order; the interpreter prints row by row.  ``print(...)``
+    in a kernel is this, its leading constants forming the prefix."""
+
+
+@builtin
+def device_assert(cond, msg="", mask=None) -> None:
+    """Stops the kernel where an element of ``cond`` is false (and
+    ``mask``, when given, true), reporting ``msg``, the source line and the
+    program: on the GPU the launch fails with CUDA's assertion error, the
+    interpreter with an error naming the program and the element."""
+
+
+@builtin
 def static_print(*values, sep: str = " ", end: str = "\n", file=None, flush=False) -> None:
     """Prints ``values`` to standard error while the kernel compiles.
 

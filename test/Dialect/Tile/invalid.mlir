@@ -610,3 +610,19 @@ func.func @atomic_max_f64(%p: tensor<8x!tile.ptr<f64>>, %v: tensor<8xf64>) {
   %old = tile.atomic_rmw max %p, %v : tensor<8x!tile.ptr<f64>>
   return
 }
+
+// -----
+
+func.func @print_fp8(%v: tensor<8xf8E4M3FN>) {
+  // expected-error @below {{prints integers of up to 64 bits, f16, bf16, f32 and f64, not 'f8E4M3FN'}}
+  tile.print "v" : %v : tensor<8xf8E4M3FN>
+  return
+}
+
+// -----
+
+func.func @assert_f32(%v: tensor<8xf32>) {
+  // expected-error @below {{i1 or tile of i1}}
+  tile.assert %v, "v" : tensor<8xf32>
+  return
+}

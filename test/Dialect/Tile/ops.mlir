@@ -90,6 +90,15 @@ func.func @atomic_orderings(%lock: !tile.ptr<i32>, %p: tensor<64x!tile.ptr<f32>>
   %was = tile.atomic_rmw xchg %lock, %c0 sem release scope gpu : !tile.ptr<i32>
   // CHECK: tile.debug_barrier
   tile.debug_barrier
+  // CHECK: tile.print "v = " : %{{.*}} : tensor<64xf32>
+  tile.print "v = " : %v : tensor<64xf32>
+  // CHECK: tile.print "" hex : %{{.*}}, %{{.*}} : tensor<64xf32>, i32
+  tile.print "" hex : %v, %held : tensor<64xf32>, i32
+  // CHECK: tile.print "here"{{$}}
+  tile.print "here"
+  // CHECK: tile.assert %{{.*}}, "held" : i1
+  %ok = arith.cmpi eq, %held, %held : i32
+  tile.assert %ok, "held" : i1
   return %held : i32
 }
 

@@ -56,6 +56,8 @@ void populateBarrierOpToLLVMPatterns(TileGPUToLLVMTypeConverter &converter,
                                      RewritePatternSet &patterns);
 void populateBlockPointerOpToLLVMPatterns(TileGPUToLLVMTypeConverter &converter,
                                           RewritePatternSet &patterns);
+void populateDebugOpToLLVMPatterns(TileGPUToLLVMTypeConverter &converter,
+                                   RewritePatternSet &patterns);
 void populateDotOpToLLVMPatterns(TileGPUToLLVMTypeConverter &converter,
                                  RewritePatternSet &patterns);
 void populateViewOpToLLVMPatterns(TileGPUToLLVMTypeConverter &converter,

@@ -292,6 +292,68 @@ LogicalResult AtomicCASOp::verify() {
                        << element;
 }
 
+PrintOp::PrintedAs PrintOp::getPrintedAs(unsigned index) {
+  Type element = getElementTypeOrSelf(getArgs()[index].getType());
+  if (getHex())
+    return element.getIntOrFloatBitWidth() > 32 ? PrintedAs::LongLong
+                                                : PrintedAs::Int;
+  if (isa<FloatType>(element))
+    return PrintedAs::Double;
+  return element.getIntOrFloatBitWidth() > 32 ? PrintedAs::LongLong
+                                              : PrintedAs::Int;
+}
+
+std::string PrintOp::getLineFormat(unsigned index) {
+  std::string format = "pid (%u, %u, %u) ";
+  auto escaped = [&] {
+    for (char c : getPrefix()) // printf's % is data here
+      format += c == '%' ? std::string("%%") : std::string(1, c);
+  };
+  if (getArgs().empty()) {
+    escaped();
+    return format + "\n";
+  }
+  Type type = getArgs()[index].getType();
+  if (auto tensor = dyn_cast<RankedTensorType>(type)) {
+    format += "idx (";
+    for (int64_t d = 0; d < tensor.getRank(); ++d)
+      format += d ? ", %d" : "%d";
+    format += ") ";
+  }
+  escaped();
+  if (getArgs().size() > 1)
+    format += "(operand " + std::to_string(index) + ") ";
+  Type element = getElementTypeOrSelf(type);
+  switch (getPrintedAs(index)) {
+  case PrintedAs::Int:
+    format += getHex() ? "0x%x" : "%d";
+    break;
+  case PrintedAs::LongLong:
+    format += getHex() ? "0x%llx" : "%lld";
+    break;
+  case PrintedAs::Double:
+    format += element.isF64() ? "%.17g" : "%.9g";
+    break;
+  }
+  return format + "\n";
+}
+
+LogicalResult PrintOp::verify() {
+  for (Value arg : getArgs()) {
+    Type element = getElementTypeOrSelf(arg.getType());
+    if (auto integer = dyn_cast<IntegerType>(element);
+        integer && integer.getWidth() <= 64)
+      continue;
+    if (element.isF16() || element.isBF16() || element.isF32() ||
+        element.isF64())
+      continue;
+    return emitOpError() << "prints integers of up to 64 bits, f16, bf16, "
+                            "f32 and f64, not "
+                         << element;
+  }
+  return success();
+}
+
 namespace {
 /// A load whose mask is constant: all-true drops the mask, all-false with an
 /// `other` is that value.

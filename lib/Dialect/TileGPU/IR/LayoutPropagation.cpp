@@ -102,6 +102,18 @@ FailureOr<OpLayouts> tilegpu::inferLayouts(Operation *op,
     return out;
   }
 
+  // Each operand in the layout it has: these ops only read their elements.
+  if (isa<tile::PrintOp, tile::AssertOp>(op)) {
+    for (auto [i, type] : llvm::enumerate(op->getOperandTypes())) {
+      if (!carriesLayout(type))
+        continue;
+      if (!known.operands[i])
+        return failure();
+      out.operands[i] = known.operands[i];
+    }
+    return out;
+  }
+
   if (auto reduce = dyn_cast<tile::ReduceOp>(op)) {
     bool toTile = isa<RankedTensorType>(reduce.getType());
     if (toTile && known.results[0]) {

@@ -317,6 +317,65 @@ def Tile_DebugBarrierOp : Tile_Op<"debug_barrier", [
   let assemblyFormat = "attr-dict";
 }
 
+def Tile_PrintOp : Tile_Op<"print", [MemoryEffects<[MemWrite]>]> {
+  let summary = "print values of the program, one line an element";
+  let description = [{
+    `tl.device_print(prefix, *args, hex=False)` and `print` in a kernel:
+    each element of each operand on a line of its own,
+    `pid (x, y, z) idx (i, j) <prefix><value>`, with `(operand k) ` after
+    the prefix when there are several operands; a scalar once a program,
+    without `idx`; no operand, one line a program, its id and the prefix. Integers print signed (i1 as 0 or 1), floats as `%.9g`
+    (`%.17g` for f64); with `hex`, the bits in hexadecimal (`0x%x`,
+    `0x%llx` for 64 bits). On the GPU through `vprintf`, in no particular
+    order across threads; the interpreter prints in program order, row by
+    row, the same lines.
+
+    ```mlir
+    tile.print "x = " : %x : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$prefix, UnitAttr:$hex,
+                   Variadic<AnyTypeOf<[AnySignlessInteger, AnyFloat,
+                                       Tile_NumericTensor]>>:$args);
+  let assemblyFormat = [{
+    $prefix (`hex` $hex^)? attr-dict (`:` $args^ `:` type($args))?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The printf format of operand `index`'s lines, which the GPU's
+    /// vprintf and the interpreter's snprintf both use: the program id (3
+    /// unsigned), the element's index (one int a dimension; none for a
+    /// scalar), then the value: an int (integers of up to 32 bits, sign-
+    /// extended; i1 as 0 or 1), a long long (i64) or a double (floats);
+    /// with hex, the bits as unsigned int or unsigned long long. Without
+    /// operands, the program's one line: its id and the prefix.
+    std::string getLineFormat(unsigned index);
+    /// Whether operand `index`'s values go to printf as 64-bit integers
+    /// (long long), doubles, or ints.
+    enum class PrintedAs { Int, LongLong, Double };
+    PrintedAs getPrintedAs(unsigned index);
+  }];
+}
+
+def Tile_AssertOp : Tile_Op<"assert", [MemoryEffects<[MemWrite]>]> {
+  let summary = "stop the kernel where a condition is false";
+  let description = [{
+    `tl.device_assert(cond, msg)`: where an element of `condition` is false,
+    the kernel stops with `message`, the op's source location and the
+    program: on the GPU through `__assertfail` (the launch fails with
+    CUDA's assertion error), in the interpreter with an error naming the
+    program and the element.
+
+    ```mlir
+    tile.assert %ok, "index in range" : tensor<128xi1>
+    ```
+  }];
+  let arguments = (ins Tile_BoolLike:$condition, StrAttr:$message);
+  let assemblyFormat = [{
+    $condition `,` $message attr-dict `:` type($condition)
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Block pointers
 //===----------------------------------------------------------------------===//
