@@ -94,9 +94,11 @@ Value promote(OpBuilder &b, Location loc, Value value, bool hex) {
 }
 
 /// vprintf(format, args): `args` stored to a buffer of this thread's local
-/// memory, laid out as C's varargs are.
+/// memory, laid out as C's varargs are; one buffer of each layout an op,
+/// allocated in the entry block (`buffers`), since an alloca elsewhere
+/// would be dynamic.
 void callPrintf(OpBuilder &b, Location loc, Operation *op, Value format,
-                ArrayRef<Value> args) {
+                ArrayRef<Value> args, DenseMap<Type, Value> &buffers) {
   MLIRContext *context = b.getContext();
   auto ptrType = LLVM::LLVMPointerType::get(context);
   LLVM::LLVMFuncOp vprintf = getOrInsertFunction(
@@ -105,9 +107,8 @@ void callPrintf(OpBuilder &b, Location loc, Operation *op, Value format,
   SmallVector<Type> fields =
       llvm::map_to_vector(args, [](Value arg) { return arg.getType(); });
   auto bufferType = LLVM::LLVMStructType::getLiteral(context, fields);
-  Value buffer;
-  {
-    // In the entry block: an alloca elsewhere would be dynamic.
+  Value &buffer = buffers[bufferType];
+  if (!buffer) {
     OpBuilder::InsertionGuard guard(b);
     Block &entry =
         op->getParentOfType<FunctionOpInterface>().getFunctionBody().front();
@@ -142,10 +143,11 @@ struct PrintOpConversion : public ConvertOpToLLVMPattern<tile::PrintOp> {
     HwIndex hw = getHwIndex(rewriter, loc, getTypeConverter());
     SmallVector<Value> programId = getProgramId(rewriter, loc);
     bool hex = op.getHex();
+    DenseMap<Type, Value> buffers;
     if (op.getArgs().empty()) {
       Value format = getStringAddress(rewriter, loc, op, op.getLineFormat(0));
       runIf(rewriter, loc, isFirstThread(rewriter, loc, getTypeConverter()),
-            [&] { callPrintf(rewriter, loc, op, format, programId); });
+            [&] { callPrintf(rewriter, loc, op, format, programId, buffers); });
     }
     for (auto [index, arg] : llvm::enumerate(adaptor.getArgs())) {
       Value format =
@@ -156,7 +158,7 @@ struct PrintOpConversion : public ConvertOpToLLVMPattern<tile::PrintOp> {
               [&] {
                 SmallVector<Value> args = programId;
                 args.push_back(promote(rewriter, loc, arg, hex));
-                callPrintf(rewriter, loc, op, format, args);
+                callPrintf(rewriter, loc, op, format, args, buffers);
               });
         continue;
       }
@@ -164,16 +166,16 @@ struct PrintOpConversion : public ConvertOpToLLVMPattern<tile::PrintOp> {
       SmallVector<Value> values = unpackRegisters(rewriter, loc, arg);
       SmallVector<SmallVector<Value>> coords =
           emitCoordinates(rewriter, loc, layout, hw);
-      forEachElementOnce(rewriter, loc, layout, hw, {}, values.size(), 1,
-                         [&](size_t i, Value pred) {
-                           runIf(rewriter, loc, pred, [&] {
-                             SmallVector<Value> args = programId;
-                             llvm::append_range(args, coords[i]);
-                             args.push_back(
-                                 promote(rewriter, loc, values[i], hex));
-                             callPrintf(rewriter, loc, op, format, args);
-                           });
-                         });
+      forEachElementOnce(
+          rewriter, loc, layout, hw, {}, values.size(), 1,
+          [&](size_t i, Value pred) {
+            runIf(rewriter, loc, pred, [&] {
+              SmallVector<Value> args = programId;
+              llvm::append_range(args, coords[i]);
+              args.push_back(promote(rewriter, loc, values[i], hex));
+              callPrintf(rewriter, loc, op, format, args, buffers);
+            });
+          });
     }
     rewriter.eraseOp(op);
     return success();
