@@ -102,13 +102,13 @@ def constexpr_from_runtime(X, n):
 
 
 @tile.jit
-def _needs_constexpr(x, BLOCK: tl.constexpr):
-    return x
+def _needs_constexpr(X, BLOCK: tl.constexpr):
+    return tl.load(X + tl.arange(0, BLOCK))  # expect-error: tl.arange: end must be a constexpr integer
 
 
 @tile.jit
 def runtime_to_constexpr_param(X, n):
-    tl.store(X, _needs_constexpr(1.0, n))  # expect-error: parameter 'BLOCK' is tl.constexpr but the argument
+    tl.store(X, _needs_constexpr(X, n))
 
 
 @tile.jit

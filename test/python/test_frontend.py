@@ -301,7 +301,8 @@ def test_error_messages(kernel, signature, constexprs):
         compile_kernel(fn, signature, constexprs)
     message = str(info.value)
     # The marker sits in the kernel, or in the helper it calls.
-    marker_function = {"runtime_return": "_early_return"}.get(kernel, kernel)
+    marker_function = {"runtime_return": "_early_return",
+                       "runtime_to_constexpr_param": "_needs_constexpr"}.get(kernel, kernel)
     line, text = next((n, t) for n, f, t in marked_errors() if f == marker_function)
     first = message.splitlines()[0]
     assert first.startswith(f"{ERROR_DISPLAY}:{line}: error: "), message
@@ -704,3 +705,21 @@ def test_cache_hits_copy_the_same_files(tmp_path, tile_compile, monkeypatch):
     monkeypatch.setenv("TILE_COMPILE", tile_compile)
     driver.run_tile_compile([str(module)], emit="ptx")
     assert len(list((tmp_path / "cache").glob("*/*"))) == 3
+
+
+@tile.jit
+def _scaled(x, FACTOR: tl.constexpr):
+    return x * FACTOR
+
+
+@tile.jit
+def constexpr_param_given_a_runtime_value(X, n):
+    tl.store(X, _scaled(tl.load(X), n) + _scaled(tl.load(X), 2))
+
+
+def test_a_helpers_constexpr_parameter_takes_a_runtime_value():
+    # As Triton: the argument decides; n stays a run-time value (an
+    # arith.muli of the loaded value by %n), 2 a constant.
+    text = compile_kernel(constexpr_param_given_a_runtime_value, "*i32,i32")
+    assert re.search(r"arith\.muli %\w+, %n : i32", text), text
+    assert re.search(r"arith\.constant 2 : i32", text), text

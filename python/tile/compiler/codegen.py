@@ -1088,13 +1088,12 @@ class CodeGenerator:
             raise TileTypeError(f"{fn.__name__}(): {e}") from None
         bound.apply_defaults()
         scope = {}
+        # As Triton's: a helper's parameter is a compile-time constant when
+        # its argument is one, whatever its annotation says (a run-time
+        # value passed to a tl.constexpr parameter stays a run-time value,
+        # and fails only where a constant is needed).
         for param in fn.params:
-            value = bound.arguments[param.name]
-            if param.is_constexpr and not is_constexpr(value):
-                raise TileTypeError(
-                    f"{fn.__name__}(): parameter '{param.name}' is tl.constexpr but the "
-                    f"argument ({semantic.describe(value)}) is not a compile-time constant")
-            scope[param.name] = value
+            scope[param.name] = bound.arguments[param.name]
         if len(self.frames) > 64:
             raise TileTypeError(f"{fn.__name__}(): calls nest too deeply (recursion?)")
         path, line, _ = self._position(node)
