@@ -36,15 +36,6 @@ SmallVector<Value> getBarrierSlots(OpBuilder &b, Location loc, Value base,
   return slots;
 }
 
-/// Runs `body` only where `condition` (an i1) holds.
-void runIf(OpBuilder &b, Location loc, Value condition,
-           function_ref<void()> body) {
-  auto branch = scf::IfOp::create(b, loc, condition, /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(branch.thenBlock());
-  body();
-}
-
 /// Runs `body` in thread 0 of the program only.
 void inFirstThread(OpBuilder &b, Location loc, const TypeConverter *converter,
                    function_ref<void()> body) {

@@ -65,15 +65,6 @@ Value getStringAddress(OpBuilder &b, Location loc, Operation *op,
       b, loc, LLVM::LLVMPointerType::get(b.getContext()), name);
 }
 
-/// Runs `body` only where `condition` (an i1) holds.
-void runIf(OpBuilder &b, Location loc, Value condition,
-           function_ref<void()> body) {
-  auto branch = scf::IfOp::create(b, loc, condition, /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(branch.thenBlock());
-  body();
-}
-
 /// `value` as printf takes it (PrintOp::getPrintedAs): an i32, an i64 or
 /// an f64; with `hex`, its bits.
 Value promote(OpBuilder &b, Location loc, Value value, bool hex) {

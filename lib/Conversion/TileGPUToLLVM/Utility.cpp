@@ -4,6 +4,8 @@
 
 #include "tile/Dialect/Tile/IR/Tile.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
 using namespace mlir;
 using namespace mlir::tilegpu;
 
@@ -159,6 +161,14 @@ Value tilegpu::isIssuingThread(OpBuilder &b, Location loc,
   if (insertsIntoProducer(b))
     return Value();
   return isFirstThread(b, loc, converter);
+}
+
+void tilegpu::runIf(OpBuilder &b, Location loc, Value condition,
+                    function_ref<void()> body) {
+  auto branch = scf::IfOp::create(b, loc, condition, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(branch.thenBlock());
+  body();
 }
 
 Value tilegpu::isFirstThread(OpBuilder &b, Location loc,

@@ -67,6 +67,11 @@ Value getProgramBarrierThreads(OpBuilder &b, Location loc);
 /// that one producer thread runs.
 bool insertsIntoProducer(OpBuilder &b);
 
+/// Runs `body` (built at the start of an scf.if) only where `condition`
+/// (an i1) holds.
+void runIf(OpBuilder &b, Location loc, Value condition,
+           function_ref<void()> body);
+
 /// Whether this is thread 0 of the program (i1): the one that issues what
 /// the whole program needs once (TMA copies, mbarrier set-up).
 Value isFirstThread(OpBuilder &b, Location loc, const TypeConverter *converter);
