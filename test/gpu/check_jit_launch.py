@@ -20,6 +20,7 @@ $TILE_CACHE_DIR (scripts/make_gpu_bundle.sh does this):
 import argparse
 import functools
 import os
+import subprocess
 import sys
 import tempfile
 
@@ -468,6 +469,37 @@ def device_print_case(n, block):
     return case
 
 
+@tile.jit
+def assert_kernel(X, n, limit, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(X + offs, mask=offs < n, other=0.0)
+    tl.device_assert(x < limit, "x under the limit", mask=offs < n)
+
+
+def launch_assert(device, limit):
+    """assert_kernel over 0, 1, ..., 299: holds when limit > 299."""
+    x = torch.arange(300, dtype=torch.float32, device=device)
+    assert_kernel[(tile.cdiv(300, 128),)](x, 300, limit, BLOCK=128)
+    if device == "cuda":
+        torch.cuda.synchronize()
+
+
+def device_assert_case(device):
+    """0 when an assertion that holds lets the kernel run, and one that
+    fails (in a child process: __assertfail leaves the CUDA context
+    unusable) stops it with an error, its message on the child's output."""
+    launch_assert(device, 1000.0)
+    if device == "meta":
+        return 0.0, 0.0
+    child = subprocess.run([sys.executable, os.path.abspath(__file__), "--failing-assert"],
+                           capture_output=True, text=True)
+    ok = child.returncode != 0 and "x under the limit" in child.stdout + child.stderr
+    if not ok:
+        print(f"  the child's exit status {child.returncode}, its output:\n"
+              f"{child.stdout}{child.stderr}")
+    return (0.0 if ok else float("inf")), 0.0
+
+
 CASES = [
     ("seeded dropout n=3000 p=0.3 (Philox, bit for bit)", dropout_case(3000, 0.3, 2024)),
     ("add fp32 n=1 (the constant 1)", add_case(1, torch.float32, ADD_FP32_LIMIT)),
@@ -499,6 +531,7 @@ CASES = [
      fused_attention_case((1, 2, 333, 128), True)),
     ("tl.device_print and print, 3 programs of 128 (vprintf's lines)",
      device_print_case(300, 128)),
+    ("tl.device_assert holding, then failing in a child process", device_assert_case),
     ("layer norm fwd+bwd fp32 4000x777, locks of 16 groups", layer_norm_case(4000, 777, 16)),
     ("layer norm fwd+bwd fp32 3x5000, locks of 16 groups", layer_norm_case(3, 5000, 16)),
 ]
@@ -548,9 +581,15 @@ def main():
     parser.add_argument("--kernels", help="the folder of compiled kernels ($TILE_CACHE_DIR)")
     parser.add_argument("--prepare", action="store_true",
                         help="compile the cases' kernels into --kernels; launch nothing")
+    parser.add_argument("--failing-assert", action="store_true",
+                        help="launch a kernel whose tl.device_assert fails (the assert case's "
+                             "child process)")
     args = parser.parse_args()
     if args.kernels:
         os.environ["TILE_CACHE_DIR"] = os.path.abspath(args.kernels)
+    if args.failing_assert:
+        launch_assert("cuda", 100.0)
+        return 0
     torch.manual_seed(0)
     if args.prepare:
         prepare()
