@@ -440,6 +440,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
 // 0. tl.device_assert: __assertfail where an element is false.
 // CHECK-DAG: llvm.mlir.global internal constant @tile_str_{{[0-9]+}}("pid (%u, %u, %u) idx (%d) x = (operand 0) %.9g\0A\00")
 // CHECK-DAG: llvm.mlir.global internal constant @tile_str_{{[0-9]+}}("pid (%u, %u, %u) x = (operand 1) %d\0A\00")
+// CHECK-DAG: llvm.mlir.global internal constant @tile_str_{{[0-9]+}}("pid (%u, %u, %u) 100%% done\0A\00")
 // CHECK-DAG: llvm.func @vprintf(!llvm.ptr, !llvm.ptr) -> i32
 // CHECK-DAG: llvm.func @__assertfail(!llvm.ptr, !llvm.ptr, i32, !llvm.ptr, i64)
 // CHECK-LABEL: llvm.func @debug_ops
@@ -456,6 +457,7 @@ module attributes {tilegpu.num_warps = 2 : i32, tilegpu.target = #tilegpu.target
     %zero = arith.constant 0 : i32
     %ok = arith.cmpi sgt, %n, %zero : i32
     tile.assert %ok, "n is positive" : i1
+    tile.print "100% done"
     return
   }
 }

@@ -34,6 +34,11 @@ def print_hex_and_pairs(X, BLOCK: tl.constexpr):
 
 
 @tile.jit
+def print_percent(X):
+    tl.device_print("100% of x: ", tl.load(X))
+
+
+@tile.jit
 def assert_in_range(X, n, limit, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     x = tl.load(X + offs, mask=offs < n, other=0.0)
@@ -114,3 +119,9 @@ def test_text_goes_before_the_values():
 def test_pointers_are_not_printed():
     with pytest.raises(CompilationError, match="prints integers and floats"):
         print_a_pointer[(1,)](torch.zeros(1))
+
+
+def test_a_percent_sign_in_the_prefix_is_text(capsys):
+    # printf's % in the prefix is escaped in the line's format.
+    print_percent[(1,)](torch.tensor([0.5]))
+    assert capsys.readouterr().out == "pid (0, 0, 0) 100% of x: 0.5\n"
