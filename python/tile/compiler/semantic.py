@@ -248,7 +248,7 @@ def device_print(b, prefix, args, hexadecimal):
             arg = to_value(b, arg)
         if not is_value(arg) or isinstance(arg.type.scalar, core.block_ptr_type) \
                 or arg.type.scalar.is_ptr() or arg.type.scalar.is_fp8():
-            raise TileTypeError(f"tl.device_print prints integers and floats of 16 to 64 bits, "
+            raise TileTypeError(f"tl.device_print prints integers and 16- to 64-bit floats, "
                                 f"not {describe(arg)}")
         values.append(arg)
     text = "tile.print " + quote(prefix) + (" hex" if hexadecimal else "")
