@@ -65,23 +65,27 @@ Value getStringAddress(OpBuilder &b, Location loc, Operation *op,
       b, loc, LLVM::LLVMPointerType::get(b.getContext()), name);
 }
 
-/// `value` as printf takes it (PrintOp::getPrintedAs): an i32, an i64 or
-/// an f64; with `hex`, its bits.
-Value promote(OpBuilder &b, Location loc, Value value, bool hex) {
+/// `value` as printf takes it, the type PrintOp::getPrintedAs gives: an f64;
+/// or an i64 or i32 of an integer, or with `hex` of a float's bits (zero-
+/// extended then, as i1 always is; other integers sign-extended).
+Value promote(OpBuilder &b, Location loc, Value value,
+              tile::PrintOp::PrintedAs printedAs, bool hex) {
   Type type = value.getType();
+  if (printedAs == tile::PrintOp::PrintedAs::Double)
+    return type.isF64() ? value
+                        : LLVM::FPExtOp::create(b, loc, b.getF64Type(), value)
+                              .getResult();
   unsigned width = type.getIntOrFloatBitWidth();
-  if (isa<FloatType>(type)) {
-    if (!hex)
-      return type.isF64() ? value
-                          : LLVM::FPExtOp::create(b, loc, b.getF64Type(), value)
-                                .getResult();
+  if (isa<FloatType>(type))
     value = LLVM::BitcastOp::create(b, loc, b.getIntegerType(width), value);
-  }
-  if (width >= 32)
+  Type target = printedAs == tile::PrintOp::PrintedAs::LongLong
+                    ? b.getI64Type()
+                    : b.getI32Type();
+  if (width == target.getIntOrFloatBitWidth())
     return value;
   if (hex || width == 1)
-    return LLVM::ZExtOp::create(b, loc, b.getI32Type(), value);
-  return LLVM::SExtOp::create(b, loc, b.getI32Type(), value);
+    return LLVM::ZExtOp::create(b, loc, target, value);
+  return LLVM::SExtOp::create(b, loc, target, value);
 }
 
 /// vprintf(format, args): `args` stored to a buffer of this thread's local
@@ -148,7 +152,8 @@ struct PrintOpConversion : public ConvertOpToLLVMPattern<tile::PrintOp> {
         runIf(rewriter, loc, isFirstThread(rewriter, loc, getTypeConverter()),
               [&] {
                 SmallVector<Value> args = programId;
-                args.push_back(promote(rewriter, loc, arg, hex));
+                args.push_back(
+                    promote(rewriter, loc, arg, op.getPrintedAs(index), hex));
                 callPrintf(rewriter, loc, op, format, args, buffers);
               });
         continue;
@@ -163,7 +168,8 @@ struct PrintOpConversion : public ConvertOpToLLVMPattern<tile::PrintOp> {
             runIf(rewriter, loc, pred, [&] {
               SmallVector<Value> args = programId;
               llvm::append_range(args, coords[i]);
-              args.push_back(promote(rewriter, loc, values[i], hex));
+              args.push_back(promote(rewriter, loc, values[i],
+                                     op.getPrintedAs(index), hex));
               callPrintf(rewriter, loc, op, format, args, buffers);
             });
           });
