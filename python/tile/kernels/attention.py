@@ -111,6 +111,24 @@ def _band(query, key, causal_offset, window_offset, CAUSAL_MASK: tl.constexpr,
 
 
 @tile.jit
+def _visible(query, key, query_ok, causal_offset, window_offset, kv_len,
+             CAUSAL_MASK: tl.constexpr, WINDOW_MASK: tl.constexpr,
+             QUERY_MASK: tl.constexpr):
+    """The scores a masked stage of the backward keeps, in the orientation
+    of the broadcast indices query and key (either may index the rows):
+    the band (_band), keys before kv_len under a window, and queries with
+    query_ok under QUERY_MASK."""
+    if CAUSAL_MASK or WINDOW_MASK:
+        visible = _band(query, key, causal_offset, window_offset, CAUSAL_MASK, WINDOW_MASK)
+        if WINDOW_MASK:
+            visible = visible & (key < kv_len)
+        if QUERY_MASK:
+            visible = visible & query_ok
+        return visible
+    return query_ok
+
+
+@tile.jit
 def _row_block(base, start_n, stride_n, N_CTX, HEAD_DIM: tl.constexpr,
                BLOCK_N: tl.constexpr):
     """The (BLOCK_N, HEAD_DIM) block of rows [start_n, start_n + BLOCK_N)
@@ -501,8 +519,8 @@ def _attn_bwd_dkdv_rows(dk, dv, k, v, queries, scores, start_n, lo, hi,
     inv_qk_scale = 1.0 / qk_scale
     for start_m in range(lo, hi, BLOCK_M):
         offs_m = start_m + tl.arange(0, BLOCK_M)
+        query_ok = offs_m < q_len
         if QUERY_MASK:
-            query_ok = offs_m < q_len
             q = tl.load(q_block, boundary_check=(0,), padding_option="zero")
             do = tl.load(do_block, boundary_check=(0,), padding_option="zero")
         else:
@@ -516,16 +534,9 @@ def _attn_bwd_dkdv_rows(dk, dv, k, v, queries, scores, start_n, lo, hi,
         else:
             p = tl.math.exp2(tl.dot(q, tl.trans(k)) * qk_scale - lse[:, None] * LOG2E)
         if CAUSAL_MASK or WINDOW_MASK or QUERY_MASK:
-            if CAUSAL_MASK or WINDOW_MASK:
-                visible = _band(offs_m[:, None], offs_n[None, :], causal_offset,
-                                window_offset, CAUSAL_MASK, WINDOW_MASK)
-                if WINDOW_MASK:
-                    visible = visible & (offs_n[None, :] < kv_len)
-                if QUERY_MASK:
-                    visible = visible & query_ok[:, None]
-            else:
-                visible = query_ok[:, None]
-            p = tl.where(visible, p, 0.0)
+            p = tl.where(_visible(offs_m[:, None], offs_n[None, :], query_ok[:, None],
+                                  causal_offset, window_offset, kv_len, CAUSAL_MASK,
+                                  WINDOW_MASK, QUERY_MASK), p, 0.0)
         dp = tl.dot(do, tl.trans(v))
         ds = p * (dp - delta[:, None])
         if SOFTCAP:
@@ -589,8 +600,8 @@ def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
     inv_qk_scale = 1.0 / qk_scale
     for start_m in range(lo, hi, BLOCK_M):
         offs_m = start_m + tl.arange(0, BLOCK_M)
+        query_ok = offs_m < q_len
         if QUERY_MASK:
-            query_ok = offs_m < q_len
             qT = tl.load(qT_block, boundary_check=(1,), padding_option="zero")
             do = tl.load(do_block, boundary_check=(0,), padding_option="zero")
         else:
@@ -612,16 +623,9 @@ def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
         else:
             pT = tl.math.exp2(tl.dot(k, qT) * qk_scale - lse[None, :] * LOG2E)
         if CAUSAL_MASK or WINDOW_MASK or QUERY_MASK:
-            if CAUSAL_MASK or WINDOW_MASK:
-                visible = _band(offs_m[None, :], offs_n[:, None], causal_offset,
-                                window_offset, CAUSAL_MASK, WINDOW_MASK)
-                if WINDOW_MASK:
-                    visible = visible & (offs_n[:, None] < kv_len)
-                if QUERY_MASK:
-                    visible = visible & query_ok[None, :]
-            else:
-                visible = query_ok[None, :]
-            pT = tl.where(visible, pT, 0.0)
+            pT = tl.where(_visible(offs_m[None, :], offs_n[:, None], query_ok[None, :],
+                                   causal_offset, window_offset, kv_len, CAUSAL_MASK,
+                                   WINDOW_MASK, QUERY_MASK), pT, 0.0)
         if DV_LAST:
             dpT = tl.dot(v, tl.trans(do))
         else:
