@@ -158,3 +158,21 @@ func.func @while_loop(%n: i32) -> tensor<32xi32> {
   }
   return %w : tensor<32xi32>
 }
+
+// -----
+
+// tile.print and tile.assert take each operand in the layout it has: a
+// reduction's slice beside its rank-2 operand, neither converted.
+// CHECK-LABEL: func.func @debug_ops
+// CHECK: %[[X:.*]] = tile.splat %{{.*}} : tensor<64x64xf32, #[[P:[a-z0-9]+]]>
+// CHECK: %[[S:.*]] = tile.reduce sum %[[X]] axis 1 : tensor<64x64xf32, #[[P]]> -> tensor<64xf32, #[[SL:[a-z0-9]+]]>
+// CHECK: tile.print "x" : %[[X]], %[[S]] : tensor<64x64xf32, #[[P]]>, tensor<64xf32, #[[SL]]>
+// CHECK: tile.assert %{{.*}}, "s is not NaN" : tensor<64xi1, #[[SL]]>
+func.func @debug_ops(%f: f32) attributes {tile.kernel} {
+  %x = tile.splat %f : tensor<64x64xf32>
+  %s = tile.reduce sum %x axis 1 : tensor<64x64xf32> -> tensor<64xf32>
+  tile.print "x" : %x, %s : tensor<64x64xf32>, tensor<64xf32>
+  %ok = arith.cmpf oeq, %s, %s : tensor<64xf32>
+  tile.assert %ok, "s is not NaN" : tensor<64xi1>
+  return
+}
