@@ -114,10 +114,11 @@ ElemInfo elemInfo(Type type) {
       default:
         info.kind = ElemClass::Unsupported;
       }
-  } else if (isa<mlir::tile::BlockPtrType>(type)) {
+  } else if (auto block = dyn_cast<mlir::tile::BlockPtrType>(type)) {
     info.kind = ElemClass::BlockPointer;
+    // The memory's element type, as a pointer to it has (integers' too).
     info.dtype =
-        elemInfo(cast<mlir::tile::BlockPtrType>(type).getElementType()).dtype;
+        elemInfo(mlir::tile::PtrType::get(block.getElementType())).dtype;
   }
   return info;
 }
