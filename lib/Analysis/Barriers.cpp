@@ -104,11 +104,12 @@ private:
   /// nested in `op` are not counted on: a loop may not run.
   Found inspect(Operation *op) const {
     // A storing local_alloc ends with a barrier; async_wait, barrier, the
-    // mbarriers' set-up and end, and a TMA store (after its reads) are ones.
+    // mbarriers' set-up and end, and a TMA store (after its reads) are ones,
+    // and so is the wait for the TMA's updates to have read their buffer.
     if (auto alloc = dyn_cast<LocalAllocOp>(op); alloc && alloc.getSrc())
       return Found::Barrier;
     if (isa<AsyncWaitOp, BarrierOp, InitBarriersOp, InvalBarriersOp,
-            AsyncTMAStoreBlockOp>(op))
+            AsyncTMAStoreBlockOp, AsyncTMAStoreWaitOp>(op))
       return Found::Barrier;
     WalkResult walk = op->walk([&](Operation *nested) {
       return touches(nested) ? WalkResult::interrupt() : WalkResult::advance();

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <numeric>
 
 using namespace mlir;
 namespace rt = ::tile::rt;
@@ -627,6 +628,45 @@ LogicalResult storeBlockOp(Executor &ex, Operation *op) {
   return success();
 }
 
+/// As atomicRMWOp, on a block: every dimension bounds-checked, elements
+/// outside the tensor left alone.
+LogicalResult atomicRMWBlockOp(Executor &ex, Operation *op) {
+  auto atomic = cast<tl::AtomicRMWBlockOp>(op);
+  const BlockPointer &block = ex.get(atomic.getPtr()).block();
+  const RValue &value = ex.get(atomic.getValue());
+  rt::DType dtype = elemInfo(atomic.getPtr().getType()).dtype;
+  SmallVector<int32_t> everyDimension(value.shape.size());
+  std::iota(everyDimension.begin(), everyDimension.end(), 0);
+  std::vector<PendingWrite> updates;
+  LogicalResult status = forEachBlockElement(
+      ex, op, block, value.shape, everyDimension,
+      [&](size_t flat, int64_t offset, bool padded) -> LogicalResult {
+        if (padded)
+          return success();
+        int64_t index;
+        Buffer *buffer = ex.resolve(op, block.base + offset, dtype, flat,
+                                    value.shape, "update", &index);
+        if (!buffer)
+          return failure();
+        updates.push_back({buffer, index, flat});
+        return success();
+      });
+  if (failed(status))
+    return failure();
+  tl::AtomicKind kind = atomic.getKind();
+  for (const PendingWrite &update : updates) {
+    if (value.isFloat())
+      writeFloat(*update.buffer, update.index,
+                 updateFloat(kind, readFloat(*update.buffer, update.index),
+                             value.floats()[update.element]));
+    else
+      writeInt(*update.buffer, update.index,
+               updateInt(kind, readInt(*update.buffer, update.index),
+                         value.ints()[update.element]));
+  }
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Computation
 //===----------------------------------------------------------------------===//
@@ -835,6 +875,7 @@ void addTileHandlers(HandlerMap &handlers) {
   handlers["tile.advance"] = advanceOp;
   handlers["tile.load_block"] = loadBlockOp;
   handlers["tile.store_block"] = storeBlockOp;
+  handlers["tile.atomic_rmw_block"] = atomicRMWBlockOp;
   handlers["tile.dot"] = dotOp;
   handlers["tile.exp2"] = exp2Op;
   handlers["tile.where"] = whereOp;

@@ -78,8 +78,12 @@ void tile::buildTileToLLVMPipeline(OpPassManager &pm,
   pm.addPass(tilegpu::createTileGPUPipeline(pipeline));
   if (options.pingPong)
     pm.addPass(tilegpu::createTileGPUPingPong());
-  if (options.tmaStores)
-    pm.addPass(tilegpu::createTileGPUTMAStores());
+  if (options.tma || options.tmaStores) {
+    tilegpu::TileGPUTMAStoresOptions stores;
+    stores.epilogueStores = options.tmaStores;
+    stores.reductions = options.tma;
+    pm.addPass(tilegpu::createTileGPUTMAStores(stores));
+  }
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // What the lowering reads, decided last, on the IR it lowers.

@@ -312,6 +312,55 @@ def atomics_case(n, n_targets):
     return case
 
 
+# desc.atomic_add from many programs onto shared blocks of a ragged tensor:
+# products (a wgmma accumulator, each warp a box: the TMA adds it, a warp
+# at a time) and loaded blocks (a blocked layout: red.global per element).
+@tile.jit
+def block_updates_kernel(A, B, X, OUT, OUT2, M, N, STEPS, BLOCK_M: tl.constexpr,
+                         BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    pid = tl.program_id(0)
+    out = tl.make_tensor_descriptor(OUT, shape=[M, N], strides=[N, 1],
+                                    block_shape=[BLOCK_M, BLOCK_N])
+    out2 = tl.make_tensor_descriptor(OUT2, shape=[M, N], strides=[N, 1],
+                                     block_shape=[BLOCK_M, BLOCK_N])
+    rows = tl.arange(0, BLOCK_M)[:, None]
+    cols = tl.arange(0, BLOCK_N)[None, :]
+    ks = tl.arange(0, BLOCK_K)
+    b = tl.load(B + ks[:, None] * BLOCK_N + cols)
+    for step in range(STEPS):
+        block = pid * STEPS + step
+        a = tl.load(A + (block * BLOCK_M + rows) * BLOCK_K + ks[None, :])
+        corner = [(step % 3) * BLOCK_M, (pid % 2) * BLOCK_N]
+        out.atomic_add(corner, tl.dot(a, b))
+        out2.atomic_add(corner, tl.load(X + (block * BLOCK_M + rows) * BLOCK_N + cols))
+
+
+def block_updates_case(m, n, programs, steps):
+    """The larger relative error of the two sums against float64."""
+    def case(device):
+        bm, bn, bk = 64, 64, 32
+        a = torch.randn(programs * steps * bm, bk, device=device).half()
+        b = torch.randn(bk, bn, device=device).half()
+        x = torch.randn(programs * steps * bm, bn, device=device)
+        out = torch.randn(m, n, device=device)
+        out2 = torch.randn(m, n, device=device)
+        start, start2 = out.double(), out2.double()
+        block_updates_kernel[(programs,)](a, b, x, out, out2, m, n, steps,
+                                          BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk)
+        if device == "meta":
+            return 0.0, 0.0
+        products = (a.double() @ b.double()).view(programs, steps, bm, bn)
+        blocks = x.double().view(programs, steps, bm, bn)
+        for p in range(programs):
+            for s in range(steps):
+                r0, c0 = (s % 3) * bm, (p % 2) * bn
+                rows, cols = min(bm, m - r0), min(bn, n - c0)
+                start[r0:r0 + rows, c0:c0 + cols] += products[p, s, :rows, :cols]
+                start2[r0:r0 + rows, c0:c0 + cols] += blocks[p, s, :rows, :cols]
+        return max(relative(out, start), relative(out2, start2)), LAYER_NORM_LIMIT
+    return case
+
+
 # A scalar atomic whose old value the whole program uses (thread 0 updates,
 # shared memory hands the value on): one ticket a program, a permutation.
 @tile.jit
@@ -521,6 +570,8 @@ CASES = [
     ("erf and libdevice n=5000", libdevice_case(5000)),
     ("atomic max, min, and, or, xor, xchg n=10000 on 7 addresses", atomics_case(10000, 7)),
     ("scalar atomic_add tickets, 5000 programs", tickets_case(5000)),
+    ("desc.atomic_add fp32 150x112, 9 programs x 6 steps (TMA and red.global)",
+     block_updates_case(150, 112, 9, 6)),
     ("atomic_cas fp32 (bits) and int64 n=10000", compare_and_swap_case(10000)),
     ("persistent matmul fp16 1000x1001x999", persistent_matmul_case(1000, 1001, 999)),
     ("persistent matmul fp16 129x257x65", persistent_matmul_case(129, 257, 65)),

@@ -29,7 +29,17 @@ def declared_builtins():
 
 
 DECLARED = declared_builtins()
-FUNCTIONS = set(DECLARED.values())
+
+
+def descriptor_updates():
+    """{name: builtin} of the methods only tensor descriptors have, as in
+    Triton (desc.atomic_add, ...): builtins that are methods, not in tl."""
+    return {name: value for name, value in vars(tl.tensor_descriptor).items()
+            if core.is_builtin(value)}
+
+
+DESCRIPTOR_UPDATES = descriptor_updates()
+FUNCTIONS = set(DECLARED.values()) | set(DESCRIPTOR_UPDATES.values())
 
 
 def tensor_methods():
@@ -166,3 +176,17 @@ def test_compile_time_builtins_take_their_keywords(capfd):
     text = compile_kernel(_compile_time, "*i32", {})
     assert re.search(r"arith.constant 12 : i32", text), text   # 1 + 4 + 7
     assert capfd.readouterr().err == "total|12|int32[4]\n"
+
+
+def test_descriptor_updates_are_methods_with_implementations():
+    assert set(DESCRIPTOR_UPDATES) == {f"atomic_{kind}" for kind in
+                                       ("add", "min", "max", "and", "or", "xor")}
+    for name, fn in DESCRIPTOR_UPDATES.items():
+        assert core.descriptor_method(name) is fn and not hasattr(tl, f"descriptor_{name}")
+        assert parameters(inspect.signature(fn)) == [
+            (p, inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.empty)
+            for p in ("self", "offsets", "value")]
+        assert [p.name for p in inspect.signature(IMPLS[fn]).parameters.values()] == [
+            "cg", "desc", "offsets", "value"]
+        assert fn.__doc__ and fn.__doc__.strip(), name
+

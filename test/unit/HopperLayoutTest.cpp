@@ -78,6 +78,70 @@ TEST_F(HopperLayoutTest, AccumulatorMatchesThePtxTable) {
   }
 }
 
+/// Whether the elements warp `w` holds are exactly the box of sides `box`
+/// at their least corner, and no other warp holds any of them.
+bool holdsBoxAlone(const LinearLayout &layout, int64_t w,
+                   llvm::ArrayRef<int64_t> box) {
+  std::set<LinearLayout::Coord> mine, others;
+  for (int64_t warp = 0; warp < layout.getSize(HwDim::Warp); ++warp)
+    for (int64_t l = 0; l < 32; ++l)
+      for (int64_t r = 0; r < layout.getSize(HwDim::Register); ++r)
+        (warp == w ? mine : others).insert(layout.apply(r, l, warp));
+  LinearLayout::Coord corner = *mine.begin();
+  for (const LinearLayout::Coord &c : mine)
+    for (size_t d = 0; d < c.size(); ++d)
+      corner[d] = std::min(corner[d], c[d]);
+  int64_t size = 1;
+  for (int64_t side : box)
+    size *= side;
+  if (int64_t(mine.size()) != size)
+    return false;
+  for (const LinearLayout::Coord &c : mine) {
+    if (others.count(c))
+      return false;
+    for (size_t d = 0; d < c.size(); ++d)
+      if (c[d] < corner[d] || c[d] >= corner[d] + box[d])
+        return false;
+  }
+  return true;
+}
+
+// The box each warp holds alone (what the TMA's reductions update a warp
+// at a time): 16 rows of every column of the warpgroup's instructions
+// when the instructions repeat only along N within the warpgroup's
+// columns; none when they repeat along M (rows 64 apart) or warpgroups
+// interleave columns.
+TEST_F(HopperLayoutTest, WarpBoxesOfTheAccumulator) {
+  for (WgmmaCase c : kWgmmaCases) {
+    SCOPED_TRACE(testing::Message()
+                 << "warps " << c.wm << "x" << c.wn << " instr n" << c.instrN
+                 << " tile " << c.m << "x" << c.n);
+    auto mma = MmaEncodingAttr::get(&context, 3, {c.wm, c.wn},
+                                    {64, unsigned(c.instrN)});
+    LinearLayout layout = mma.toLinearLayout({c.m, c.n});
+    bool repeatsAlongM = c.m > 64 * (c.wm / 4);
+    bool interleaved = c.wn > 1 && c.n > c.instrN * c.wn;
+    std::optional<LinearLayout::Coord> box = layout.getWarpBox();
+    ASSERT_EQ(box.has_value(), !repeatsAlongM && !interleaved);
+    if (!box)
+      continue;
+    EXPECT_EQ(*box, (LinearLayout::Coord{16, c.n / c.wn}));
+    for (int64_t w = 0; w < c.wm * c.wn; ++w)
+      EXPECT_TRUE(holdsBoxAlone(layout, w, *box)) << "warp " << w;
+  }
+  // Warps of a blocked layout stacked along rows hold interleaved ones.
+  auto blocked =
+      BlockedEncodingAttr::get(&context, {1, 1}, {1, 32}, {8, 1}, {1, 0});
+  EXPECT_FALSE(blocked.toLinearLayout({64, 128}).getWarpBox());
+  // One row of warps, each 8 rows of 32 columns: a box.
+  auto rows =
+      BlockedEncodingAttr::get(&context, {1, 4}, {4, 8}, {1, 4}, {1, 0});
+  LinearLayout rowLayout = rows.toLinearLayout({8, 128});
+  ASSERT_EQ(rowLayout.getWarpBox(), (LinearLayout::Coord{8, 32}));
+  for (int64_t w = 0; w < 4; ++w)
+    EXPECT_TRUE(holdsBoxAlone(rowLayout, w, {8, 32})) << "warp " << w;
+}
+
 // A from registers (wgmma's RS form, 16-bit): warp w of the warpgroup
 // holds rows 16w.. of each 64 x 16 slice as mma.sync m16n8k16 holds A:
 // a0..a7 = (g, 2t + {0,1}), (g + 8, ...), (g, 2t + 8 + {0,1}), (g + 8, ...).

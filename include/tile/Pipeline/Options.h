@@ -37,7 +37,8 @@ struct CompileOptions : public PassPipelineOptions<CompileOptions> {
       *this, "tma",
       llvm::cl::desc("on sm_90a, copy the blocks loops stage for wgmma with "
                      "the TMA where the runtime can describe their tensor "
-                     "(else cp.async)"),
+                     "(else cp.async), and add tensor descriptors' f32 "
+                     "blocks (desc.atomic_add) with its reductions"),
       llvm::cl::init(true)};
   Option<bool> tmaStores{
       *this, "tma-stores",

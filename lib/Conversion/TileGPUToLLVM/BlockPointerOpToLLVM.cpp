@@ -17,6 +17,7 @@
 #include "mlir/Transforms/DialectConversion.h"
 
 #include <limits>
+#include <numeric>
 #include <set>
 
 using namespace mlir;
@@ -186,6 +187,32 @@ struct StoreBlockOpConversion
     storeTile(rewriter, loc, layout, hw,
               unpackRegisters(rewriter, loc, adaptor.getValue()),
               access.addresses, access.inBounds, getVectorWidth(op, layout));
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Every dimension is checked; each element is updated once (updateTile).
+struct AtomicRMWBlockOpConversion
+    : public ConvertOpToLLVMPattern<tile::AtomicRMWBlockOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::AtomicRMWBlockOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getValue().getType());
+    Type element = getLoweredElementType(*getTypeConverter(), type);
+    LinearLayout layout = getLinearLayout(type);
+    HwIndex hw = getHwIndex(rewriter, loc, getTypeConverter());
+    BlockPtrFields fields(rewriter, loc, adaptor.getPtr(), type.getRank());
+    SmallVector<int32_t> everyDimension(type.getRank());
+    std::iota(everyDimension.begin(), everyDimension.end(), 0);
+    BlockAccess access = computeBlockAccess(rewriter, loc, fields, layout,
+                                            everyDimension, element, hw);
+    updateTile(rewriter, loc, op.getKind(), layout, hw,
+               unpackRegisters(rewriter, loc, adaptor.getValue()),
+               access.addresses, access.inBounds, getVectorWidth(op, layout));
     rewriter.eraseOp(op);
     return success();
   }
@@ -441,13 +468,134 @@ struct AsyncTMAStoreBlockOpConversion
   }
 };
 
+/// The TMA's reduction for an atomic kind.
+NVVM::TMAReduxKind getTMAReduxKind(tile::AtomicKind kind) {
+  switch (kind) {
+  case tile::AtomicKind::add:
+    return NVVM::TMAReduxKind::ADD;
+  case tile::AtomicKind::max:
+    return NVVM::TMAReduxKind::MAX;
+  case tile::AtomicKind::min:
+    return NVVM::TMAReduxKind::MIN;
+  case tile::AtomicKind::bitwise_and:
+    return NVVM::TMAReduxKind::AND;
+  case tile::AtomicKind::bitwise_or:
+    return NVVM::TMAReduxKind::OR;
+  case tile::AtomicKind::bitwise_xor:
+    return NVVM::TMAReduxKind::XOR;
+  case tile::AtomicKind::exchange:
+    break;
+  }
+  llvm_unreachable("the TMA does not exchange");
+}
+
+/// Each warp, alone: its lane 0 waits until its earlier bulk copies have
+/// read their buffers (the other lanes have none), then the warp writes
+/// its box, fences the writes against the asynchronous proxy, and lane 0
+/// issues the box's updates, one swizzle span at a time.
+struct AsyncTMAReduceBlockOpConversion
+    : public ConvertOpToLLVMPattern<AsyncTMAReduceBlockOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(AsyncTMAReduceBlockOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MemDescType buffer = op.getBuffer().getType();
+    RankedTensorType type = op.getValue().getType();
+    Type element = getLoweredElementType(*getTypeConverter(), type);
+    LinearLayout layout = getLinearLayout(type);
+    LinearLayout::Coord box = *layout.getWarpBox();
+    HwIndex hw = getHwIndex(rewriter, loc, getTypeConverter());
+    BlockPtrFields fields(rewriter, loc, adaptor.getPtr(), 2);
+    Value base = adaptor.getBuffer();
+    Value allLanes = createI32(rewriter, loc, -1);
+
+    NVVM::CpAsyncBulkWaitGroupOp::create(rewriter, loc, /*group=*/0,
+                                         /*read=*/rewriter.getUnitAttr());
+    NVVM::SyncWarpOp::create(rewriter, loc, allLanes);
+    SmallVector<Value> addresses;
+    for (auto &coord : emitCoordinates(rewriter, loc, layout, hw))
+      addresses.push_back(
+          emitSharedAddress(rewriter, loc, base, buffer, element, coord));
+    storeTile(rewriter, loc, layout, hw,
+              unpackRegisters(rewriter, loc, adaptor.getValue()), addresses, {},
+              getSharedStoreWidth(layout, buffer));
+    emitAsyncProxyFence(rewriter, loc);
+    NVVM::SyncWarpOp::create(rewriter, loc, allLanes);
+
+    // The warp's box starts where its warp bits put it (disjoint bits: a
+    // sum).
+    SmallVector<Value> origin(2, createI32(rewriter, loc, 0));
+    for (auto [bit, basis] : llvm::enumerate(layout.getBases(HwDim::Warp))) {
+      Value set = LLVM::AndOp::create(
+          rewriter, loc,
+          LLVM::LShrOp::create(rewriter, loc, hw.warp,
+                               createI32(rewriter, loc, bit)),
+          createI32(rewriter, loc, 1));
+      for (auto [d, v] : llvm::enumerate(basis))
+        if (v)
+          origin[d] = LLVM::AddOp::create(
+              rewriter, loc, origin[d],
+              LLVM::MulOp::create(rewriter, loc, set,
+                                  createI32(rewriter, loc, v)));
+    }
+    SharedLayoutAttrInterface encoding = buffer.getEncoding();
+    unsigned inner = encoding.getOrder()[0], outer = encoding.getOrder()[1];
+    int64_t span = encoding.getRowLength(buffer.getShape());
+    Value firstLane =
+        LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq, hw.lane,
+                             createI32(rewriter, loc, 0));
+    runIf(rewriter, loc, firstLane, [&] {
+      for (int64_t first = 0; first < box[inner]; first += span) {
+        SmallVector<Value> corner(origin);
+        corner[inner] = LLVM::AddOp::create(rewriter, loc, origin[inner],
+                                            createI32(rewriter, loc, first));
+        Value source =
+            emitSharedAddress(rewriter, loc, base, buffer, element, corner);
+        SmallVector<Value> coords{
+            LLVM::AddOp::create(rewriter, loc, fields.offsets[inner],
+                                corner[inner]),
+            LLVM::AddOp::create(rewriter, loc, fields.offsets[outer],
+                                corner[outer])};
+        llvm::append_range(coords, adaptor.getCoords());
+        NVVM::CpAsyncBulkTensorReduceOp::create(
+            rewriter, loc, adaptor.getDesc(), source,
+            getTMAReduxKind(op.getKind()), NVVM::TMAStoreMode::TILE, coords,
+            /*l2CacheHint=*/Value());
+      }
+      NVVM::CpAsyncBulkCommitGroupOp::create(rewriter, loc);
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Every thread waits for the bulk copies it issued to have read their
+/// buffers, then at a barrier.
+struct AsyncTMAStoreWaitOpConversion
+    : public ConvertOpToLLVMPattern<AsyncTMAStoreWaitOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(AsyncTMAStoreWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    NVVM::CpAsyncBulkWaitGroupOp::create(rewriter, op.getLoc(), /*group=*/0,
+                                         /*read=*/rewriter.getUnitAttr());
+    createBarrier(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void tilegpu::populateBlockPointerOpToLLVMPatterns(
     TileGPUToLLVMTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns
-      .add<MakeBlockPtrOpConversion, AdvanceOpConversion, LoadBlockOpConversion,
-           StoreBlockOpConversion, AsyncCopyBlockOpConversion,
-           AsyncTMACopyBlockOpConversion, AsyncTMAStoreBlockOpConversion>(
-          converter);
+  patterns.add<MakeBlockPtrOpConversion, AdvanceOpConversion,
+               LoadBlockOpConversion, StoreBlockOpConversion,
+               AtomicRMWBlockOpConversion, AsyncCopyBlockOpConversion,
+               AsyncTMACopyBlockOpConversion, AsyncTMAStoreBlockOpConversion,
+               AsyncTMAReduceBlockOpConversion, AsyncTMAStoreWaitOpConversion>(
+      converter);
 }

@@ -535,22 +535,20 @@ struct AtomicRMWOpConversion
     // where tilegpu-coalesce proved the addresses contiguous and aligned.
     // Without copies every register is its element's only holder, so old
     // values come back one per register, in order.
-    bool vectorAdd = !wantOld && kind == tile::AtomicKind::add &&
-                     tensor.getElementType().isF32() &&
-                     op.getSem() == tile::MemSemantic::relaxed;
-    int64_t width = vectorAdd ? getVectorWidth(op, layout) : 1;
+    if (!wantOld && ordering.qualifiers().empty()) {
+      updateTile(rewriter, loc, kind, layout, hw, values, ptrs, masks,
+                 getVectorWidth(op, layout));
+      rewriter.eraseOp(op);
+      return success();
+    }
     SmallVector<Value> old;
-    forEachElementOnce(
-        rewriter, loc, layout, hw, masks, values.size(), width,
-        [&](size_t i, Value pred) {
-          if (width > 1)
-            emitVectorAdd(rewriter, loc, ptrs[i],
-                          ArrayRef(values).slice(i, width), pred);
-          else if (Value before =
-                       emitAtomic(rewriter, loc, kind, ptrs[i], values[i], pred,
-                                  wantOld, ordering))
-            old.push_back(before);
-        });
+    forEachElementOnce(rewriter, loc, layout, hw, masks, values.size(), 1,
+                       [&](size_t i, Value pred) {
+                         if (Value before =
+                                 emitAtomic(rewriter, loc, kind, ptrs[i],
+                                            values[i], pred, wantOld, ordering))
+                           old.push_back(before);
+                       });
     replaceAtomic(rewriter, op, *getTypeConverter(),
                   wantOld ? ArrayRef(old) : ArrayRef<Value>());
     return success();
@@ -614,6 +612,25 @@ private:
 };
 
 } // namespace
+
+void tilegpu::updateTile(OpBuilder &b, Location loc, tile::AtomicKind kind,
+                         const LinearLayout &layout, HwIndex hw,
+                         ArrayRef<Value> values, ArrayRef<Value> addresses,
+                         ArrayRef<Value> masks, int64_t width) {
+  // f32 added where nobody reads the old values back goes in vectors where
+  // tilegpu-coalesce proved the addresses contiguous and aligned.
+  if (kind != tile::AtomicKind::add || !values.front().getType().isF32())
+    width = 1;
+  forEachElementOnce(b, loc, layout, hw, masks, values.size(), width,
+                     [&](size_t i, Value pred) {
+                       if (width > 1)
+                         emitVectorAdd(b, loc, addresses[i],
+                                       values.slice(i, width), pred);
+                       else
+                         emitAtomic(b, loc, kind, addresses[i], values[i], pred,
+                                    /*wantOld=*/false, Ordering());
+                     });
+}
 
 LogicalResult tilegpu::checkAtomicLowering(Operation *op) {
   if (!isa<tile::AtomicRMWOp, tile::AtomicCASOp>(op) ||

@@ -138,6 +138,15 @@ void storeTile(OpBuilder &b, Location loc, const LinearLayout &layout,
                HwIndex hw, ArrayRef<Value> values, ArrayRef<Value> addresses,
                ArrayRef<Value> masks, int64_t width = 1);
 
+/// Updates a laid-out tile's elements in global memory atomically (`kind`,
+/// relaxed, at gpu scope) where nobody reads the old ones back: each
+/// element once, as storeTile writes, with `red`; f32 adds `width` at a
+/// time where the addresses are consecutive and aligned.
+void updateTile(OpBuilder &b, Location loc, tile::AtomicKind kind,
+                const LinearLayout &layout, HwIndex hw, ArrayRef<Value> values,
+                ArrayRef<Value> addresses, ArrayRef<Value> masks,
+                int64_t width = 1);
+
 /// Calls `emit(r, pred)` once per element of a laid-out tile of `count`
 /// registers, for the first register r that holds it (stepping by
 /// `width`), with `pred` true in the element's canonical holder where

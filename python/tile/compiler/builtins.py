@@ -209,6 +209,18 @@ def store_tensor_descriptor(cg, desc, offsets, value):
     return semantic.descriptor_store(cg.b, desc, offsets, value)
 
 
+def _descriptor_update(kind, declared):
+    @implements(declared)
+    def impl(cg, desc, offsets, value):
+        return semantic.descriptor_update(cg.b, kind, desc, offsets, value)
+    impl.__name__ = impl.__qualname__ = f"descriptor_atomic_{kind}"
+    return impl
+
+
+for _kind, _declared in core.DESCRIPTOR_UPDATES.items():
+    _descriptor_update(_kind, _declared)
+
+
 # -- compute ----------------------------------------------------------------
 
 @implements(tl.dot)

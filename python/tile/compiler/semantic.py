@@ -1029,3 +1029,25 @@ def descriptor_store(b, desc, offsets, value):
     value = cast(b, value, block.element_ty)
     ptr = _descriptor_block_ptr(b, desc, offsets)
     return store(b, ptr, value, boundary_check=tuple(range(desc.rank)))
+
+
+def descriptor_update(b, kind, desc, offsets, value):
+    """``desc.atomic_<kind>(offsets, value)``: tile.atomic_rmw_block on the
+    block pointer at ``offsets`` (every dimension checked); ``value`` as
+    for ``desc.store``."""
+    what = f"desc.atomic_{kind}"
+    _check_descriptor(desc, what)
+    offsets = _descriptor_offsets(b, desc, offsets, what)
+    block = desc.type.block
+    if block.element_ty.name not in ATOMIC_TYPES[kind]:
+        raise TileTypeError(
+            f"{what} updates {', '.join(ATOMIC_TYPES[kind])} elements, not "
+            f"{block.element_ty.name}")
+    if not is_value(value) or not value.is_block() or value.shape != block.shape:
+        raise TileTypeError(
+            f"{what}: the value must be a tensor of the block's shape "
+            f"{list(block.shape)}, got {describe(value)}")
+    value = cast(b, value, block.element_ty)
+    ptr = _descriptor_block_ptr(b, desc, offsets)
+    b.line(f"tile.atomic_rmw_block {kind} {ptr.ssa}, {value.ssa} : {ptr.type.mlir}")
+    return None

@@ -713,6 +713,39 @@ def store_tensor_descriptor(desc, offsets, value) -> None:
 _tensor_member(load_tensor_descriptor, name="load", cls=tensor_descriptor)
 _tensor_member(store_tensor_descriptor, name="store", cls=tensor_descriptor)
 
+# What desc.atomic_<kind>(offsets, value) does to each element, as in
+# Triton: methods only, no tl.* function.
+_DESCRIPTOR_UPDATES = {
+    "add": "adds", "min": "keeps the smaller of", "max": "keeps the larger of",
+    "and": "ands the bits of", "or": "ors the bits of", "xor": "xors the bits of",
+}
+
+
+def _descriptor_update(kind, does):
+    def update(self, offsets, value) -> None:
+        raise RuntimeError(f"tensor_descriptor.atomic_{kind}() can only be called inside a "
+                           "@tile.jit function")
+    update.__name__ = f"atomic_{kind}"
+    update.__qualname__ = f"tensor_descriptor.atomic_{kind}"
+    update.__doc__ = f"""Updates the block of the descriptor that starts at ``offsets``
+    atomically, element by element: {does} the element of ``value``.
+
+    ``offsets`` is as for ``desc.load``; ``value`` is a tensor of the
+    descriptor's ``block_shape`` (no broadcasting, as in Triton), converted
+    to its element type.  Each update is relaxed, at gpu scope; elements
+    outside the tensor's shape are left alone, and nothing is returned.
+    The element types are those ``tl.atomic_{kind}`` takes.  On sm_90a the
+    TMA adds an fp32 ``tl.dot`` result, each warp its own rows.
+    """
+    update.__tile_function__ = update
+    setattr(update, _BUILTIN_MARK, True)
+    setattr(tensor_descriptor, update.__name__, update)
+    return update
+
+
+DESCRIPTOR_UPDATES = {kind: _descriptor_update(kind, does)
+                      for kind, does in _DESCRIPTOR_UPDATES.items()}
+
 
 # -- compute ----------------------------------------------------------------
 

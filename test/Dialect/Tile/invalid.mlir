@@ -626,3 +626,27 @@ func.func @assert_f32(%v: tensor<8xf32>) {
   tile.assert %v, "v" : tensor<8xf32>
   return
 }
+
+// -----
+
+func.func @block_exchange(%p: !tile.block_ptr<tensor<64x32xf32>>, %x: tensor<64x32xf32>) {
+  // expected-error @below {{cannot exchange: nothing reads the old elements back}}
+  tile.atomic_rmw_block xchg %p, %x : !tile.block_ptr<tensor<64x32xf32>>
+  return
+}
+
+// -----
+
+func.func @block_add_f16(%p: !tile.block_ptr<tensor<64x32xf16>>, %x: tensor<64x32xf16>) {
+  // expected-error @below {{add updates f32, f64, i32 or i64 elements, not 'f16'}}
+  tile.atomic_rmw_block add %p, %x : !tile.block_ptr<tensor<64x32xf16>>
+  return
+}
+
+// -----
+
+func.func @block_update_shape(%p: !tile.block_ptr<tensor<64x32xf32>>, %x: tensor<32x32xf32>) {
+  // expected-error @below {{the value is the pointer's block type}}
+  "tile.atomic_rmw_block"(%p, %x) <{kind = 0 : i32}> : (!tile.block_ptr<tensor<64x32xf32>>, tensor<32x32xf32>) -> ()
+  return
+}

@@ -126,6 +126,16 @@ func.func @block_pointers(%base: !tile.ptr<f16>, %rows: i64, %cols: i64,
   return
 }
 
+// CHECK-LABEL: func.func @block_updates
+func.func @block_updates(%f: !tile.block_ptr<tensor<64x32xf32>>, %i: !tile.block_ptr<tensor<64x32xi32>>,
+                         %x: tensor<64x32xf32>, %y: tensor<64x32xi32>) {
+  // CHECK: tile.atomic_rmw_block add %{{.*}}, %{{.*}} : !tile.block_ptr<tensor<64x32xf32>>
+  tile.atomic_rmw_block add %f, %x : !tile.block_ptr<tensor<64x32xf32>>
+  // CHECK: tile.atomic_rmw_block xor %{{.*}}, %{{.*}} : !tile.block_ptr<tensor<64x32xi32>>
+  tile.atomic_rmw_block xor %i, %y : !tile.block_ptr<tensor<64x32xi32>>
+  return
+}
+
 // CHECK-LABEL: func.func @compute
 func.func @compute(%q: tensor<128x64xf16>, %k: tensor<64x64xf16>,
                    %acc: tensor<128x64xf32>, %c: tensor<128x64xi1>,

@@ -1,4 +1,5 @@
 // RUN: tile-opt %s -split-input-file -tilegpu-tma-stores | FileCheck %s
+// RUN: tile-opt %s -split-input-file -tilegpu-tma-stores="reductions=false" | FileCheck %s --check-prefix=NO-REDUCTIONS
 
 // An epilogue store whose tensor the runtime can describe, with rows of
 // whole 16 bytes (HEAD_DIM = 64 fp16), goes through an nvmma_shared buffer
@@ -60,6 +61,51 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
     %sn = arith.extsi %stride_n : i32 to i64
     %p = tile.make_block_ptr %O, [%n, %c64_i64], [%sn, %c1_i64], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<64x64xf16, #b>>
     tile.store_block %p, %tile boundary_check [0] : !tile.block_ptr<tensor<64x64xf16, #b>>
+    return
+  }
+}
+
+// -----
+
+// A block added to in a loop from a wgmma accumulator (each warp holds 16
+// rows x 64 columns: two swizzle spans of f32) goes through a buffer
+// allocated before the loop, each warp updating its box by the TMA (the
+// descriptor's box one warp's span: 32 x 16), and a wait after the loop.
+// A blocked tile (warps hold interleaved rows) and an i32 one keep their
+// per-element atomics; so does everything with reductions off.
+#mma = #tilegpu.mma<version = 3, warpsPerCTA = [4, 2], instrShape = [64, 64]>
+#b = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [8, 1], order = [1, 0]>
+// CHECK: tilegpu.tensormaps = [{base = "OUT", box = [32, 16], dims = ["N", "M"], strides = ["N"], swizzle = 128 : i64}]
+// CHECK-LABEL: func.func @updates
+// CHECK-SAME: %[[DESC:arg[0-9]+]]: !tilegpu.tensormap) attributes {tile.kernel}
+// CHECK: %[[BUF:.*]] = tilegpu.local_alloc : !tilegpu.memdesc<64x128xf32, #nvmma>
+// CHECK-NEXT: scf.for
+// CHECK: tilegpu.async_tma_reduce_block add %{{.*}}, %[[DESC]][], %{{.*}}, %[[BUF]] : !tile.block_ptr<tensor<64x128xf32, #mma>>, tensor<64x128xf32, #mma>, !tilegpu.memdesc<64x128xf32, #nvmma>
+// CHECK: tile.atomic_rmw_block add %{{.*}}, %{{.*}} : !tile.block_ptr<tensor<64x128xf32, #blocked>>
+// CHECK: tile.atomic_rmw_block max %{{.*}}, %{{.*}} : !tile.block_ptr<tensor<64x128xi32, #mma>>
+// CHECK: }
+// CHECK-NEXT: tilegpu.async_tma_store_wait %[[BUF]] : !tilegpu.memdesc<64x128xf32, #nvmma>
+// NO-REDUCTIONS-NOT: tilegpu.async_tma_reduce_block
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @updates(%OUT: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("OUT"), %IOUT: !tile.ptr<i32> {tile.divisibility = 16 : i32} loc("IOUT"), %M: i32 {tile.divisibility = 16 : i32} loc("M"), %N: i32 {tile.divisibility = 16 : i32} loc("N"), %steps: i32 loc("steps")) attributes {tile.kernel} {
+    %acc = arith.constant dense<1.0> : tensor<64x128xf32, #mma>
+    %blocked = arith.constant dense<1.0> : tensor<64x128xf32, #b>
+    %ints = arith.constant dense<1> : tensor<64x128xi32, #mma>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c64 = arith.constant 64 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %m = arith.extsi %M : i32 to i64
+    %n = arith.extsi %N : i32 to i64
+    scf.for %i = %c0 to %steps step %c1 : i32 {
+      %row = arith.muli %i, %c64 : i32
+      %p = tile.make_block_ptr %OUT, [%m, %n], [%n, %c1_i64], [%row, %c0] order [1, 0] : !tile.block_ptr<tensor<64x128xf32, #mma>>
+      tile.atomic_rmw_block add %p, %acc : !tile.block_ptr<tensor<64x128xf32, #mma>>
+      %q = tile.make_block_ptr %OUT, [%m, %n], [%n, %c1_i64], [%row, %c0] order [1, 0] : !tile.block_ptr<tensor<64x128xf32, #b>>
+      tile.atomic_rmw_block add %q, %blocked : !tile.block_ptr<tensor<64x128xf32, #b>>
+      %r = tile.make_block_ptr %IOUT, [%m, %n], [%n, %c1_i64], [%row, %c0] order [1, 0] : !tile.block_ptr<tensor<64x128xi32, #mma>>
+      tile.atomic_rmw_block max %r, %ints : !tile.block_ptr<tensor<64x128xi32, #mma>>
+    }
     return
   }
 }

@@ -97,3 +97,28 @@ func.func @store_other_type(%p: !tile.block_ptr<tensor<64x64xf16, #blocked>>, %d
 // expected-error @below {{tilegpu.tensormaps is a module's array of {base, dims, strides, box, swizzle} dictionaries}}
 module attributes {tilegpu.tensormaps = [{base = "K", dims = [64], strides = [], box = [64], swizzle = 128}]} {
 }
+
+// -----
+
+// Warps of a blocked layout hold interleaved rows, not a box each.
+#b = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [8, 1], order = [1, 0]>
+#nvmma = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 32, order = [1, 0]>
+module attributes {tilegpu.num_warps = 8 : i32} {
+  func.func @update_no_box(%p: !tile.block_ptr<tensor<64x128xf32, #b>>, %d: !tilegpu.tensormap, %x: tensor<64x128xf32, #b>, %buf: !tilegpu.memdesc<64x128xf32, #nvmma>) {
+    // expected-error @below {{needs a tile each warp holds a box of alone}}
+    tilegpu.async_tma_reduce_block add %p, %d[], %x, %buf : !tile.block_ptr<tensor<64x128xf32, #b>>, tensor<64x128xf32, #b>, !tilegpu.memdesc<64x128xf32, #nvmma>
+    return
+  }
+}
+
+// -----
+
+#mma = #tilegpu.mma<version = 3, warpsPerCTA = [4, 2], instrShape = [64, 64]>
+#nvmma = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 32, order = [1, 0]>
+module attributes {tilegpu.num_warps = 8 : i32} {
+  func.func @update_other_shape(%p: !tile.block_ptr<tensor<64x128xf32, #mma>>, %d: !tilegpu.tensormap, %x: tensor<64x128xf32, #mma>, %buf: !tilegpu.memdesc<64x64xf32, #nvmma>) {
+    // expected-error @below {{from a buffer of another shape or element type}}
+    tilegpu.async_tma_reduce_block add %p, %d[], %x, %buf : !tile.block_ptr<tensor<64x128xf32, #mma>>, tensor<64x128xf32, #mma>, !tilegpu.memdesc<64x64xf32, #nvmma>
+    return
+  }
+}

@@ -1,5 +1,5 @@
-// RUN: tile-opt %s | FileCheck %s
-// RUN: tile-opt %s | tile-opt | FileCheck %s
+// RUN: tile-opt %s -split-input-file | FileCheck %s
+// RUN: tile-opt %s -split-input-file | tile-opt -split-input-file | FileCheck %s
 
 // The TMA and mbarrier ops round-trip: a stack of mbarriers set up and
 // ended, a TMA copy of a block through a descriptor parameter (with and
@@ -33,6 +33,25 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
     tilegpu.inval_barriers %bars : !tilegpu.memdesc<2x1x1xi64, #bar>
     // CHECK: tilegpu.async_tma_store_block %arg0, %[[DESC]][%arg1], %{{.*}} : !tile.block_ptr<tensor<64x64xf16, #blocked>>, !tilegpu.memdesc<64x64xf16, #nvmma>
     tilegpu.async_tma_store_block %p, %desc[%h], %buf : !tile.block_ptr<tensor<64x64xf16, #blocked>>, !tilegpu.memdesc<64x64xf16, #nvmma>
+    return
+  }
+}
+
+// -----
+
+// A block update by the TMA from a wgmma accumulator, and the wait for its
+// reads.
+#mma = #tilegpu.mma<version = 3, warpsPerCTA = [4, 2], instrShape = [64, 64]>
+#nvmma = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 32, order = [1, 0]>
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  // CHECK-LABEL: func.func @update
+  func.func @update(%p: !tile.block_ptr<tensor<64x128xf32, #mma>>, %desc: !tilegpu.tensormap, %x: tensor<64x128xf32, #mma>) {
+    // CHECK: %[[BUF:.*]] = tilegpu.local_alloc : !tilegpu.memdesc<64x128xf32, #nvmma>
+    %buf = tilegpu.local_alloc : !tilegpu.memdesc<64x128xf32, #nvmma>
+    // CHECK: tilegpu.async_tma_reduce_block add %arg0, %arg1[], %arg2, %[[BUF]] : !tile.block_ptr<tensor<64x128xf32, #mma>>, tensor<64x128xf32, #mma>, !tilegpu.memdesc<64x128xf32, #nvmma>
+    tilegpu.async_tma_reduce_block add %p, %desc[], %x, %buf : !tile.block_ptr<tensor<64x128xf32, #mma>>, tensor<64x128xf32, #mma>, !tilegpu.memdesc<64x128xf32, #nvmma>
+    // CHECK: tilegpu.async_tma_store_wait %[[BUF]] : !tilegpu.memdesc<64x128xf32, #nvmma>
+    tilegpu.async_tma_store_wait %buf : !tilegpu.memdesc<64x128xf32, #nvmma>
     return
   }
 }

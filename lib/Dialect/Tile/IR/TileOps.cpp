@@ -256,32 +256,45 @@ LogicalResult LoadOp::verify() {
   return success();
 }
 
-LogicalResult AtomicRMWOp::verify() {
-  Type element = getElementTypeOrSelf(getType());
+/// Whether an atomic `kind` updates `element`s; else an error on `op`.
+static LogicalResult verifyAtomicElement(Operation *op, AtomicKind kind,
+                                         Type element) {
   bool isInt = element.isInteger(32) || element.isInteger(64);
-  switch (getKind()) {
+  switch (kind) {
   case AtomicKind::add:
     if (isInt || element.isF32() || element.isF64())
       return success();
-    return emitOpError() << "add updates f32, f64, i32 or i64 elements, not "
-                         << element;
+    return op->emitOpError()
+           << "add updates f32, f64, i32 or i64 elements, not " << element;
   case AtomicKind::max:
   case AtomicKind::min:
   case AtomicKind::exchange:
     if (isInt || element.isF32())
       return success();
-    return emitOpError() << stringifyAtomicKind(getKind())
-                         << " updates f32, i32 or i64 elements, not "
-                         << element;
+    return op->emitOpError()
+           << stringifyAtomicKind(kind)
+           << " updates f32, i32 or i64 elements, not " << element;
   case AtomicKind::bitwise_and:
   case AtomicKind::bitwise_or:
   case AtomicKind::bitwise_xor:
     if (isInt)
       return success();
-    return emitOpError() << stringifyAtomicKind(getKind())
-                         << " updates i32 or i64 elements, not " << element;
+    return op->emitOpError() << stringifyAtomicKind(kind)
+                             << " updates i32 or i64 elements, not " << element;
   }
   llvm_unreachable("an atomic kind");
+}
+
+LogicalResult AtomicRMWOp::verify() {
+  return verifyAtomicElement(*this, getKind(), getElementTypeOrSelf(getType()));
+}
+
+LogicalResult AtomicRMWBlockOp::verify() {
+  if (getKind() == AtomicKind::exchange)
+    return emitOpError() << "cannot exchange: nothing reads the old elements "
+                            "back (use tile.store_block)";
+  return verifyAtomicElement(*this, getKind(),
+                             getElementTypeOrSelf(getValue().getType()));
 }
 
 LogicalResult AtomicCASOp::verify() {

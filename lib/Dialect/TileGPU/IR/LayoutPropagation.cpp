@@ -37,7 +37,7 @@ bool hasOneLayout(Operation *op) {
   return isElementwise(op) ||
          isa<tile::BroadcastOp, tile::LoadOp, tile::StoreOp, tile::AtomicRMWOp,
              tile::AtomicCASOp, tile::LoadBlockOp, tile::StoreBlockOp,
-             tile::AdvanceOp>(op);
+             tile::AtomicRMWBlockOp, tile::AdvanceOp>(op);
 }
 
 /// `layout` with its dimensions permuted as tile.trans permutes a tile's:

@@ -180,6 +180,43 @@ int64_t LinearLayout::getReplicationMask(HwDim dim) const {
   return mask;
 }
 
+std::optional<LinearLayout::Coord> LinearLayout::getWarpBox() const {
+  // The one dimension a basis moves along, by one bit; -1: none.
+  auto singleBit = [](const Coord &basis) -> std::optional<int64_t> {
+    std::optional<int64_t> dim;
+    for (auto [d, v] : llvm::enumerate(basis)) {
+      if (v == 0)
+        continue;
+      if (dim || !llvm::isPowerOf2_64(v))
+        return std::nullopt;
+      dim = d;
+    }
+    return dim.value_or(-1);
+  };
+  Coord bits(getRank(), 0), box(getRank(), 1);
+  for (HwDim hw : {HwDim::Register, HwDim::Lane})
+    for (const Coord &basis : getBases(hw)) {
+      std::optional<int64_t> dim = singleBit(basis);
+      if (!dim)
+        return std::nullopt;
+      if (*dim >= 0)
+        bits[*dim] |= basis[*dim];
+    }
+  for (auto [d, mask] : llvm::enumerate(bits)) {
+    if (mask & (mask + 1)) // not the low bits 1, 2, 4, ...
+      return std::nullopt;
+    box[d] = mask + 1;
+  }
+  // Each warp bit a bit of its own above the box's: no two warps share.
+  for (const Coord &basis : getBases(HwDim::Warp)) {
+    std::optional<int64_t> dim = singleBit(basis);
+    if (!dim || *dim < 0 || (bits[*dim] & basis[*dim]))
+      return std::nullopt;
+    bits[*dim] |= basis[*dim];
+  }
+  return box;
+}
+
 LinearLayout LinearLayout::withoutZeroRegisterBases() const {
   LinearLayout result = *this;
   auto &regs = result.bases[idx(HwDim::Register)];

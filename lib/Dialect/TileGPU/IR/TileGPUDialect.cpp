@@ -938,9 +938,10 @@ LogicalResult WarpSpecializeOp::verify() {
     bool tiles =
         llvm::any_of(op->getResultTypes(), llvm::IsaPred<RankedTensorType>) ||
         llvm::any_of(op->getOperandTypes(), llvm::IsaPred<RankedTensorType>);
-    if (tiles || isa<BarrierOp, AsyncWaitOp, InitBarriersOp, InvalBarriersOp,
-                     LocalAllocOp, LocalLoadOp, WarpGroupDotOp,
-                     AsyncTMAStoreBlockOp, ArriveBarrierOp>(op)) {
+    if (tiles ||
+        isa<BarrierOp, AsyncWaitOp, InitBarriersOp, InvalBarriersOp,
+            LocalAllocOp, LocalLoadOp, WarpGroupDotOp, AsyncTMAStoreBlockOp,
+            AsyncTMAReduceBlockOp, AsyncTMAStoreWaitOp, ArriveBarrierOp>(op)) {
       op->emitOpError() << "cannot run in a warp_specialize region, which "
                            "one producer thread runs";
       return WalkResult::interrupt();
@@ -1005,6 +1006,22 @@ LogicalResult AsyncTMACopyBlockOp::verify() {
 LogicalResult AsyncTMAStoreBlockOp::verify() {
   return verifyTMACopy(*this, getPtr(), getSrc().getType(), getCoords(),
                        "from");
+}
+
+LogicalResult AsyncTMAReduceBlockOp::verify() {
+  if (failed(verifyTMACopy(*this, getPtr(), getBuffer().getType(), getCoords(),
+                           "from")))
+    return failure();
+  auto value = getValue().getType();
+  if (value.getShape() != getBuffer().getType().getShape() ||
+      value.getElementType() != getBuffer().getType().getElementType())
+    return emitOpError() << "updates from a buffer of the tile's shape and "
+                            "element type, not "
+                         << getBuffer().getType();
+  if (!getLayout(value) || !getLinearLayout(value).getWarpBox())
+    return emitOpError() << "needs a tile each warp holds a box of alone, not "
+                         << value;
+  return success();
 }
 
 LogicalResult LocalLoadOp::verify() {

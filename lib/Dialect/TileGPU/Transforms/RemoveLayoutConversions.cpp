@@ -152,6 +152,9 @@ private:
     if (auto alloc = dyn_cast<LocalAllocOp>(op);
         alloc && storesFromNewLayout(alloc))
       return;
+    if (auto update = dyn_cast<tile::AtomicRMWBlockOp>(op);
+        update && updatesFromNewLayout(update))
+      return;
     bool carries = false;
     for (OpOperand &operand : op->getOpOperands()) {
       SmallVector<Value> carried = getCarriedValues(operand);
@@ -193,6 +196,22 @@ private:
     return now.isInjective() &&
            getSharedStoreWidth(now, alloc.getType()) >=
                getSharedStoreWidth(before, alloc.getType());
+  }
+
+  /// Whether `update` adds its tile from the layout that reached it: where
+  /// its block pointer is made for it alone, the pointer takes the layout
+  /// (it costs nothing to lay out) instead of the tile crossing shared
+  /// memory to the pointer's, unless the layout holds elements twice.
+  bool updatesFromNewLayout(tile::AtomicRMWBlockOp update) {
+    Value value = update.getValue();
+    auto make = update.getPtr().getDefiningOp<tile::MakeBlockPtrOp>();
+    if (!oldTypes.count(value) || !make || !make->hasOneUse())
+      return false;
+    auto type = cast<RankedTensorType>(value.getType());
+    if (!getLinearLayout(type).isInjective())
+      return false;
+    make.getResult().setType(tile::BlockPtrType::get(type));
+    return true;
   }
 
   void require(OpOperand &operand, Attribute layout) {

@@ -482,6 +482,32 @@ def Tile_StoreBlockOp : Tile_Op<"store_block", [
   let hasVerifier = 1;
 }
 
+def Tile_AtomicRMWBlockOp : Tile_Op<"atomic_rmw_block", [
+    MemoryEffects<[MemRead, MemWrite]>,
+    TypesMatchWith<"the value is the pointer's block type", "ptr", "value",
+                   "::llvm::cast<::mlir::tile::BlockPtrType>($_self).getBlockType()">]> {
+  let summary = "update a block of global memory atomically, element by element";
+  let description = [{
+    Updates each element of the block a block pointer designates with the
+    element of `value`, as `tile.atomic_rmw` does without a result (relaxed,
+    at gpu scope; the kinds but `xchg`, and their element types): a
+    tensor descriptor's `desc.atomic_add(offsets, value)`, and its `min`,
+    `max`, `and`, `or` and `xor`. Elements outside the tensor, in any
+    dimension, are left alone. On sm_90a the TMA can do the updates
+    (`tilegpu-tma-stores`).
+
+    ```mlir
+    tile.atomic_rmw_block add %dq_block, %dq : !tile.block_ptr<tensor<64x128xf32>>
+    ```
+  }];
+  let arguments = (ins Tile_AtomicKind:$kind, Tile_BlockPtr:$ptr,
+                       Tile_Tensor:$value);
+  let assemblyFormat = [{
+    $kind $ptr `,` $value attr-dict `:` qualified(type($ptr))
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Computation
 //===----------------------------------------------------------------------===//

@@ -78,6 +78,12 @@ public:
   /// address copies of the same data (broadcast lanes or warps).
   int64_t getReplicationMask(HwDim dim) const;
 
+  /// The sides of the box of elements each warp holds alone, where there is
+  /// one: its registers and lanes cover the low bits of every coordinate
+  /// (each basis one bit, copies allowed) and each warp bit adds one
+  /// higher bit, so warp w holds the box at apply(0, 0, w). std::nullopt
+  /// otherwise (warps share elements, or hold scattered ones).
+  std::optional<Coord> getWarpBox() const;
   /// Drops the register bits whose basis is zero (copies within a thread).
   LinearLayout withoutZeroRegisterBases() const;
   /// Removes tensor dimension `dim`, which must have size 1 in the result

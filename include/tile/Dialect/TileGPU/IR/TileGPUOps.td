@@ -5,6 +5,7 @@
 
 include "tile/Dialect/TileGPU/IR/TileGPUAttrs.td"
 include "tile/Dialect/TileGPU/IR/TileGPUTypes.td"
+include "tile/Dialect/Tile/IR/TileEnums.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/CommonTypeConstraints.td"
 
@@ -245,6 +246,53 @@ def TileGPU_AsyncTMAStoreBlockOp : TileGPU_Op<"async_tma_store_block", [
     qualified(type($ptr)) `,` qualified(type($src))
   }];
   let hasVerifier = 1;
+}
+
+def TileGPU_AsyncTMAReduceBlockOp : TileGPU_Op<"async_tma_reduce_block", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "update a block of global memory from a tile by the TMA, a warp at a time";
+  let description = [{
+    `tile.atomic_rmw_block` by the tensor memory accelerator. Each warp
+    holds a box of `value` (LinearLayout::getWarpBox) and, with no barrier
+    among warps, waits until the TMA has read what the warp had it update
+    before, writes its box to its place in `buffer` (an `nvmma_shared`
+    buffer of the tile's shape), fences the writes against the asynchronous
+    proxy, and has its lane 0 issue the TMA's `kind` of the box into the
+    block `ptr` designates, one swizzle span at a time, as `desc` lays out
+    the tensor (dimensions and coordinates as for
+    `tilegpu.async_tma_store_block`). The updates are not waited for:
+    `tilegpu.async_tma_store_wait` waits until they have read `buffer`.
+    Elements outside the tensor are left alone.
+
+    ```mlir
+    tilegpu.async_tma_reduce_block add %dqptr, %desc[%hz], %dq, %buf : !tile.block_ptr<tensor<64x128xf32, #acc>>, tensor<64x128xf32, #acc>, !tilegpu.memdesc<64x128xf32, #nvmma>
+    ```
+  }];
+  let arguments = (ins Tile_AtomicKind:$kind, TileGPU_BlockPtr:$ptr,
+                   TileGPU_TensorMapType:$desc, Variadic<I32>:$coords,
+                   AnyRankedTensor:$value, TileGPU_MemDescType:$buffer);
+  let assemblyFormat = [{
+    $kind $ptr `,` $desc `[` $coords `]` `,` $value `,` $buffer attr-dict `:`
+    qualified(type($ptr)) `,` type($value) `,` qualified(type($buffer))
+  }];
+  let hasVerifier = 1;
+}
+
+def TileGPU_AsyncTMAStoreWaitOp : TileGPU_Op<"async_tma_store_wait", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "wait until the TMA's stores and updates have read their buffer";
+  let description = [{
+    Each thread waits until the TMA stores and updates it issued
+    (`tilegpu.async_tma_reduce_block`) have read their shared memory, then
+    every thread waits at a barrier: `buffer`, the memory they read, may be
+    reused.
+
+    ```mlir
+    tilegpu.async_tma_store_wait %buf : !tilegpu.memdesc<64x128xf32, #nvmma>
+    ```
+  }];
+  let arguments = (ins TileGPU_MemDescType:$buffer);
+  let assemblyFormat = "$buffer attr-dict `:` qualified(type($buffer))";
 }
 
 def TileGPU_WaitBarrierOp : TileGPU_Op<"wait_barrier", [

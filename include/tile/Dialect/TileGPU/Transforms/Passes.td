@@ -273,17 +273,33 @@ def TileGPUPingPong : Pass<"tilegpu-ping-pong", "::mlir::ModuleOp"> {
 }
 
 def TileGPUTMAStores : Pass<"tilegpu-tma-stores", "::mlir::ModuleOp"> {
-  let summary = "store a kernel's epilogue blocks with the TMA";
+  let summary = "store epilogue blocks and add blocks with the TMA";
   let description = [{
-    On sm_90a, a `tile.store_block` of a rank-2 tile outside loops whose
-    tensor the runtime can describe (the rules of tilegpu-pipeline's TMA
-    copies), with a contiguous extent of whole 16 bytes (the TMA writes a
-    row 16 bytes at a time), becomes a `tilegpu.local_alloc` of the tile into an
-    `nvmma_shared` buffer and a `tilegpu.async_tma_store_block` of it,
+    On sm_90a, where the runtime can describe the tensor (the rules of
+    tilegpu-pipeline's TMA copies) and its contiguous extent is whole 16
+    bytes (the TMA writes a row 16 bytes at a time):
+
+    - `epilogue-stores`: a `tile.store_block` of a rank-2 tile outside loops
+      becomes a `tilegpu.local_alloc` of the tile into an `nvmma_shared`
+      buffer and a `tilegpu.async_tma_store_block` of it;
+    - `reductions`: a `tile.atomic_rmw_block` adding a rank-2 f32 tile each
+      warp holds a box of, whole swizzle spans wide and whole swizzle
+      patterns (8 rows) high, becomes a `tilegpu.async_tma_reduce_block`
+      through a buffer allocated before its outermost loop, and a
+      `tilegpu.async_tma_store_wait` after that loop (each warp updates its
+      own box: no barrier a step, and the TMA's reads of one step overlap
+      the next one's work);
+
     through a `!tilegpu.tensormap` parameter listed in the module's
-    `tilegpu.tensormaps`. Stores in loops, and on other targets, stay as
-    they are.
+    `tilegpu.tensormaps`. Other stores and updates, and those on other
+    targets, stay as they are.
   }];
+  let options = [
+    Option<"epilogueStores", "epilogue-stores", "bool", "true",
+           "store epilogue blocks with the TMA">,
+    Option<"reductions", "reductions", "bool", "true",
+           "add blocks with the TMA's reductions">,
+  ];
   let dependentDialects = ["::mlir::tilegpu::TileGPUDialect",
                            "::mlir::arith::ArithDialect"];
 }
