@@ -144,6 +144,17 @@ int64_t tilegpu::getSharedScratchBytes(Operation *op) {
            (int64_t(1) << warpBits->size()) *
            getSharedElementBytes(srcType.getElementType());
   }
+  // Elements that leave their thread cross shared memory at their
+  // row-major places among all of them (a split's source's, else the
+  // result's).
+  if (isa<tile::ReshapeOp, tile::JoinOp, tile::SplitOp>(op)) {
+    auto all = cast<RankedTensorType>(
+        (isa<tile::SplitOp>(op) ? op->getOperand(0) : op->getResult(0))
+            .getType());
+    if (!getLayout(all) || succeeded(getShapeOpRegisters(op)))
+      return 0;
+    return all.getNumElements() * getSharedElementBytes(all.getElementType());
+  }
   if (auto convert = dyn_cast<ConvertLayoutOp>(op)) {
     auto type = convert.getType();
     LinearLayout src =

@@ -177,6 +177,59 @@ LogicalResult transOp(Executor &ex, Operation *op) {
   return success();
 }
 
+LogicalResult reshapeOp(Executor &ex, Operation *op) {
+  // Row-major order is kept: the elements as they are, in another shape.
+  RValue result = ex.get(op->getOperand(0));
+  result.shape = shapeOf(op->getResult(0).getType());
+  ex.set(op->getResult(0), std::move(result));
+  return success();
+}
+
+/// Element i of `a` and of `b` as elements 2i and 2i + 1 of `pairs`.
+template <typename T>
+void joinElements(const std::vector<T> &a, const std::vector<T> &b,
+                  std::vector<T> &pairs) {
+  for (size_t i = 0; i < a.size(); ++i) {
+    pairs[2 * i] = a[i];
+    pairs[2 * i + 1] = b[i];
+  }
+}
+
+/// Elements 2i and 2i + 1 of `pairs` as element i of `a` and of `b`.
+template <typename T>
+void splitElements(const std::vector<T> &pairs, std::vector<T> &a,
+                   std::vector<T> &b) {
+  for (size_t i = 0; i < a.size(); ++i) {
+    a[i] = pairs[2 * i];
+    b[i] = pairs[2 * i + 1];
+  }
+}
+
+LogicalResult joinOp(Executor &ex, Operation *op) {
+  const RValue &lhs = ex.get(op->getOperand(0));
+  const RValue &rhs = ex.get(op->getOperand(1));
+  RValue result = makeLike(lhs, shapeOf(op->getResult(0).getType()));
+  if (lhs.isFloat())
+    joinElements(lhs.floats(), rhs.floats(), floatsOf(result));
+  else
+    joinElements(lhs.ints(), rhs.ints(), intsOf(result));
+  ex.set(op->getResult(0), std::move(result));
+  return success();
+}
+
+LogicalResult splitOp(Executor &ex, Operation *op) {
+  const RValue &src = ex.get(op->getOperand(0));
+  SmallVector<int64_t, 4> shape = shapeOf(op->getResult(0).getType());
+  RValue lhs = makeLike(src, shape), rhs = makeLike(src, shape);
+  if (src.isFloat())
+    splitElements(src.floats(), floatsOf(lhs), floatsOf(rhs));
+  else
+    splitElements(src.ints(), intsOf(lhs), intsOf(rhs));
+  ex.set(op->getResult(0), std::move(lhs));
+  ex.set(op->getResult(1), std::move(rhs));
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Pointers and memory
 //===----------------------------------------------------------------------===//
@@ -860,6 +913,9 @@ void addTileHandlers(HandlerMap &handlers) {
   handlers["tile.broadcast"] = broadcastOp;
   handlers["tile.expand_dims"] = expandDimsOp;
   handlers["tile.trans"] = transOp;
+  handlers["tile.reshape"] = reshapeOp;
+  handlers["tile.join"] = joinOp;
+  handlers["tile.split"] = splitOp;
   handlers["tile.addptr"] = addPtrOp;
   handlers["tile.load"] = loadOp;
   handlers["tile.store"] = storeOp;

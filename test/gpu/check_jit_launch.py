@@ -361,6 +361,44 @@ def block_updates_case(m, n, programs, steps):
     return case
 
 
+# tl.reshape, tl.ravel, tl.join, tl.split, tl.interleave, tl.cat: elements
+# that stay in their threads (join, split) and ones that move through shared
+# memory (a reshape to the transposed shape, cat along rows).
+@tile.jit
+def shape_ops_kernel(X, Y, FLAT, VIEW, HALVES, MIXED, ROWS, COLS,
+                     M: tl.constexpr, N: tl.constexpr):
+    rows = tl.arange(0, M)[:, None]
+    cols = tl.arange(0, N)[None, :]
+    x = tl.load(X + rows * N + cols)
+    y = tl.load(Y + rows * N + cols)
+    tl.store(FLAT + tl.arange(0, M * N), tl.ravel(x))
+    tl.store(VIEW + tl.arange(0, N)[:, None] * M + tl.arange(0, M)[None, :], x.reshape(N, M))
+    a, b = tl.join(x, y).split()
+    tl.store(HALVES + rows * N + cols, a - b)
+    wide = tl.arange(0, 2 * N)[None, :]
+    tl.store(MIXED + rows * (2 * N) + wide, tl.interleave(x, y))
+    tl.store(ROWS + tl.arange(0, 2 * M)[:, None] * N + cols, tl.cat(x, y))
+    tl.store(COLS + rows * (2 * N) + wide, tl.cat(x, y, dim=1))
+
+
+def shape_ops_case(m, n):
+    """0 when every output is its torch counterpart exactly, else infinite."""
+    def case(device):
+        x = torch.randn(m, n, device=device)
+        y = torch.randn(m, n, device=device)
+        outs = [torch.empty(s, device=device) for s in
+                [(m * n,), (n, m), (m, n), (m, 2 * n), (2 * m, n), (m, 2 * n)]]
+        shape_ops_kernel[(1,)](x, y, *outs, M=m, N=n)
+        if device == "meta":
+            return 0.0, 0.0
+        expected = [x.reshape(-1), x.reshape(n, m), x - y,
+                    torch.stack([x, y], -1).reshape(m, 2 * n), torch.cat([x, y], 0),
+                    torch.cat([x, y], 1)]
+        ok = all(torch.equal(o, e) for o, e in zip(outs, expected))
+        return (0.0 if ok else float("inf")), 0.0
+    return case
+
+
 # A scalar atomic whose old value the whole program uses (thread 0 updates,
 # shared memory hands the value on): one ticket a program, a permutation.
 @tile.jit
@@ -572,6 +610,7 @@ CASES = [
     ("scalar atomic_add tickets, 5000 programs", tickets_case(5000)),
     ("desc.atomic_add fp32 150x112, 9 programs x 6 steps (TMA and red.global)",
      block_updates_case(150, 112, 9, 6)),
+    ("reshape, ravel, join, split, interleave, cat fp32 64x32", shape_ops_case(64, 32)),
     ("atomic_cas fp32 (bits) and int64 n=10000", compare_and_swap_case(10000)),
     ("persistent matmul fp16 1000x1001x999", persistent_matmul_case(1000, 1001, 999)),
     ("persistent matmul fp16 129x257x65", persistent_matmul_case(129, 257, 65)),

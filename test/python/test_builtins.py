@@ -105,7 +105,8 @@ def test_builtin_is_documented_and_refuses_plain_python(name):
 
 def test_tensor_methods_are_declared_builtins():
     assert {"to", "cast", "trans", "permute", "sum", "max", "min", "exp", "exp2", "log",
-            "log2", "sqrt", "abs", "expand_dims", "broadcast_to"} == set(METHODS)
+            "log2", "sqrt", "abs", "expand_dims", "broadcast_to", "reshape", "view", "ravel",
+            "split"} == set(METHODS)
     for name, method in METHODS.items():
         fn = method.__tile_function__
         assert fn in FUNCTIONS and fn in IMPLS, name
@@ -141,7 +142,8 @@ def _as_methods(X, Y):
     y = x.exp() + x.exp2() + x.log() + x.log2() + x.sqrt() + x.abs()
     y = y.to(tl.float16).cast(tl.float32).trans().permute(1, 0)
     z = y.sum(1) + y.max(1) + y.min(axis=1, keep_dims=False)
-    tl.store(Y + tl.arange(0, 8), z.expand_dims(0).broadcast_to(2, 8).sum(0))
+    a, b = z.reshape(4, 2).view(2, 4).reshape(8).expand_dims(1).broadcast_to(8, 2).split()
+    tl.store(Y + tl.arange(0, 16), (a + b).expand_dims(0).broadcast_to(2, 8).ravel())
 
 
 @tile.jit
@@ -150,7 +152,9 @@ def _as_functions(X, Y):
     y = tl.exp(x) + tl.exp2(x) + tl.log(x) + tl.log2(x) + tl.sqrt(x) + tl.abs(x)
     y = tl.permute(tl.trans(tl.cast(tl.cast(y, tl.float16), tl.float32)), 1, 0)
     z = tl.sum(y, 1) + tl.max(y, 1) + tl.min(y, axis=1, keep_dims=False)
-    tl.store(Y + tl.arange(0, 8), tl.sum(tl.broadcast_to(tl.expand_dims(z, 0), 2, 8), 0))
+    z = tl.reshape(tl.view(tl.reshape(z, 4, 2), 2, 4), 8)
+    a, b = tl.split(tl.broadcast_to(tl.expand_dims(z, 1), 8, 2))
+    tl.store(Y + tl.arange(0, 16), tl.ravel(tl.broadcast_to(tl.expand_dims(a + b, 0), 2, 8)))
 
 
 def test_methods_compile_as_their_functions():

@@ -5,10 +5,14 @@
 // memory at their row-major position and reads back the ones the new layout
 // gives it, between barriers: runs of consecutive registers as vectors, and
 // rows padded where that spares bank conflicts (getConvertScratchLayout).
+// tile.reshape, tile.join and tile.split move elements the same way.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Utility.h"
+
+#include "tile/Analysis/Allocation.h"
+#include "tile/Dialect/Tile/IR/Tile.h"
 
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -119,10 +123,126 @@ struct ConvertLayoutOpConversion
   SharedScratch scratch;
 };
 
+/// Where a tile's elements go in the row-major order of a shape op's
+/// elements (a join's result, a split's source): element i at i * step +
+/// first (join's rhs at 2i + 1).
+struct FlatPlace {
+  int64_t step = 1, first = 0;
+};
+
+/// tile.reshape, tile.join and tile.split: registers renumbered where every
+/// element stays in its thread (getShapeOpRegisters), else through shared
+/// memory, each thread writing its operands' elements at their places and
+/// reading back its results'.
+template <typename OpTy>
+struct ShapeOpConversion : public ConvertOpToLLVMPattern<OpTy> {
+  ShapeOpConversion(const LLVMTypeConverter &converter,
+                    const SharedScratch &scratch)
+      : ConvertOpToLLVMPattern<OpTy>(converter), scratch(scratch) {}
+
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    const TypeConverter *converter = this->getTypeConverter();
+    SmallVector<Value> regs;
+    for (Value operand : adaptor.getOperands())
+      llvm::append_range(regs, unpackRegisters(rewriter, loc, operand));
+    auto places = [&](ValueRange values) {
+      SmallVector<FlatPlace> result(values.size());
+      if (values.size() == 2)
+        result[0].step = result[1].step = 2, result[1].first = 1;
+      return result;
+    };
+    SmallVector<Value> results;
+    FailureOr<SmallVector<SmallVector<int64_t>>> inPlace =
+        getShapeOpRegisters(op);
+    if (succeeded(inPlace)) {
+      for (auto [result, registers] : llvm::zip(op->getResults(), *inPlace)) {
+        SmallVector<Value> moved;
+        for (int64_t r : registers)
+          moved.push_back(regs[r]);
+        results.push_back(packRegisters(
+            rewriter, loc, converter->convertType(result.getType()), moved));
+      }
+      rewriter.replaceOp(op, results);
+      return success();
+    }
+    FailureOr<Value> placed = getSharedBase(rewriter, loc, scratch, op);
+    if (failed(placed))
+      return failure();
+    auto elementType = cast<RankedTensorType>(op->getResult(0).getType());
+    Type element = getLoweredElementType(*converter, elementType);
+    Type stored = element.isInteger(1) ? rewriter.getI8Type() : element;
+    HwIndex hw = getHwIndex(rewriter, loc, converter);
+    auto sharedPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), 3);
+    auto address = [&](RankedTensorType type, ArrayRef<Value> coord,
+                       FlatPlace place) {
+      Value flat = createI32(rewriter, loc, 0);
+      for (auto [c, size] : llvm::zip(coord, type.getShape()))
+        flat = LLVM::AddOp::create(
+            rewriter, loc,
+            LLVM::MulOp::create(rewriter, loc, flat,
+                                createI32(rewriter, loc, size)),
+            c);
+      flat = LLVM::AddOp::create(
+          rewriter, loc,
+          LLVM::MulOp::create(rewriter, loc, flat,
+                              createI32(rewriter, loc, place.step)),
+          createI32(rewriter, loc, place.first));
+      return LLVM::GEPOp::create(rewriter, loc, sharedPtr, stored, *placed,
+                                 ValueRange{flat});
+    };
+    createBarrier(rewriter, loc);
+    size_t next = 0;
+    for (auto [operand, place] :
+         llvm::zip(op->getOperands(), places(op->getOperands()))) {
+      auto type = cast<RankedTensorType>(operand.getType());
+      LinearLayout layout = getLinearLayout(type);
+      auto coords = emitCoordinates(rewriter, loc, layout, hw);
+      std::set<LinearLayout::Coord> written;
+      for (size_t r = 0; r < coords.size(); ++r) {
+        Value value = regs[next + r];
+        if (!written.insert(registerOffset(layout, r)).second)
+          continue;
+        if (element.isInteger(1))
+          value = LLVM::ZExtOp::create(rewriter, loc, stored, value);
+        LLVM::StoreOp::create(rewriter, loc, value,
+                              address(type, coords[r], place));
+      }
+      next += coords.size();
+    }
+    createBarrier(rewriter, loc);
+    for (auto [result, place] :
+         llvm::zip(op->getResults(), places(op->getResults()))) {
+      auto type = cast<RankedTensorType>(result.getType());
+      SmallVector<Value> values;
+      for (auto &coord :
+           emitCoordinates(rewriter, loc, getLinearLayout(type), hw)) {
+        Value value = LLVM::LoadOp::create(rewriter, loc, stored,
+                                           address(type, coord, place));
+        values.push_back(
+            element.isInteger(1)
+                ? LLVM::TruncOp::create(rewriter, loc, element, value)
+                : value);
+      }
+      results.push_back(
+          packRegisters(rewriter, loc, converter->convertType(type), values));
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+
+  SharedScratch scratch;
+};
+
 } // namespace
 
 void tilegpu::populateConvertLayoutOpToLLVMPatterns(
     TileGPUToLLVMTypeConverter &converter, RewritePatternSet &patterns,
     const SharedScratch &scratch) {
-  patterns.add<ConvertLayoutOpConversion>(converter, scratch);
+  patterns
+      .add<ConvertLayoutOpConversion, ShapeOpConversion<tile::ReshapeOp>,
+           ShapeOpConversion<tile::JoinOp>, ShapeOpConversion<tile::SplitOp>>(
+          converter, scratch);
 }

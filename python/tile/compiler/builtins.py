@@ -11,6 +11,7 @@ implementation of ``tl.sum`` (``tl.tensor`` declares which methods exist).
 """
 
 import inspect
+import math
 import sys
 
 from .. import language as tl
@@ -444,6 +445,74 @@ def squeeze(cg, input, dim):
     # The one element of each slice along dim: a reduction that combines
     # nothing.
     return semantic.reduce(cg.b, "max", input, dim)
+
+
+@implements(tl.reshape)
+def reshape(cg, input, *shape, can_reorder=False):
+    input = tensor_arg(input, "tl.reshape")
+    return semantic.reshape(cg.b, input, shape_arg(_dims(shape), "tl.reshape"))
+
+
+@implements(tl.view)
+def view(cg, input, *shape):
+    input = tensor_arg(input, "tl.view")
+    return semantic.reshape(cg.b, input, shape_arg(_dims(shape), "tl.view"), "tl.view")
+
+
+@implements(tl.ravel)
+def ravel(cg, x, can_reorder=False):
+    x = tensor_arg(x, "tl.ravel")
+    if not x.is_block():
+        raise TileTypeError(f"tl.ravel expects a tensor, got {semantic.describe(x)}")
+    return semantic.reshape(cg.b, x, (math.prod(x.shape),), "tl.ravel")
+
+
+@implements(tl.join)
+def join(cg, a, b):
+    return semantic.join(cg.b, a, b)
+
+
+@implements(tl.split)
+def split(cg, a):
+    return semantic.split(cg.b, tensor_arg(a, "tl.split"))
+
+
+def _same_shapes(a, b, what):
+    a, b = tensor_arg(a, what), tensor_arg(b, what)
+    if a.shape != b.shape:
+        raise TileTypeError(f"{what} takes tensors of one shape, got {list(a.shape)} and "
+                            f"{list(b.shape)}")
+    return a, b
+
+
+@implements(tl.interleave)
+def interleave(cg, a, b):
+    a, b = _same_shapes(a, b, "tl.interleave")
+    pairs = semantic.join(cg.b, a, b, "tl.interleave")
+    if not a.is_block():
+        return pairs
+    shape = tuple(a.shape[:-1]) + (2 * a.shape[-1],)
+    return semantic.reshape(cg.b, pairs, shape, "tl.interleave")
+
+
+@implements(tl.cat)
+def cat(cg, input, other, can_reorder=False, dim=0):
+    input, other = _same_shapes(input, other, "tl.cat")
+    rank = len(input.shape)
+    if rank == 0:
+        raise TileTypeError("tl.cat concatenates tensors, not scalars (tl.join joins them)")
+    dim = constexpr_int(dim, "tl.cat: dim")
+    if not -rank <= dim < rank:
+        raise TileTypeError(f"tl.cat: dim {dim} out of range for tensors of rank {rank}")
+    dim %= rank
+    # The pair's dimension just before dim, then merged with it.
+    pairs = semantic.join(cg.b, input, other, "tl.cat")
+    order = list(range(rank))
+    order.insert(dim, rank)
+    pairs = semantic.permute(cg.b, pairs, order)
+    shape = list(input.shape)
+    shape[dim] *= 2
+    return semantic.reshape(cg.b, pairs, tuple(shape), "tl.cat")
 
 
 @implements(tl.broadcast_to)

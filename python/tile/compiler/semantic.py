@@ -8,6 +8,8 @@ promoted (fp64 > fp32 > fp16 > bf16, ``/`` and ``%`` of 16-bit floats in
 fp32, integers to the wider width).
 """
 
+import math
+
 from ..language import core
 from .builder import Value, make_type, quote, type_with_scalar
 from .errors import TileTypeError
@@ -124,6 +126,61 @@ def expand_dims(b, v, axis):
     ty = core.block_type(v.type.element_ty, shape)
     return b.op(f"tile.expand_dims {v.ssa} {{axis = {axis} : i32}} : "
                 f"{v.type.mlir} -> {ty.mlir}", ty)
+
+
+def reshape(b, v, shape, opname="tl.reshape"):
+    """tile.reshape: ``v``'s elements in row-major order, in ``shape`` (a
+    checked tuple of powers of two)."""
+    if not is_value(v) or not v.is_block():
+        raise TileTypeError(f"{opname} expects a tensor, got {describe(v)}")
+    numel = math.prod(v.shape)
+    if math.prod(shape) != numel:
+        raise TileTypeError(f"{opname}: {list(v.shape)} has {numel} elements, "
+                            f"{list(shape)} has {math.prod(shape)}")
+    if tuple(shape) == tuple(v.shape):
+        return v
+    ty = core.block_type(v.type.element_ty, tuple(shape))
+    return b.op(f"tile.reshape {v.ssa} : {v.type.mlir} -> {ty.mlir}", ty)
+
+
+def join(b, lhs, rhs, opname="tl.join"):
+    """tile.join of ``lhs`` and ``rhs`` broadcast and promoted to one type:
+    a new last dimension of 2 (scalars give a tile of 2)."""
+    _check_operand(lhs, opname)
+    _check_operand(rhs, opname)
+    # As tl.where's two values: one type, one shape.
+    ty = computation_type(scalar_type(lhs), is_literal(lhs), scalar_type(rhs),
+                          is_literal(rhs), False)
+    shape = broadcast_shapes(lhs.shape if is_value(lhs) else (),
+                             rhs.shape if is_value(rhs) else (), opname=opname)
+    lhs, rhs = to_value(b, lhs, ty, shape), to_value(b, rhs, ty, shape)
+    if not lhs.is_block():
+        lhs, rhs = expand_dims(b, lhs, 0), expand_dims(b, rhs, 0)
+        return reshape(b, join(b, lhs, rhs, opname), (2,), opname)
+    if lhs.dtype.is_ptr():
+        raise TileTypeError(f"{opname}: tensors of pointers are not supported yet")
+    ty = core.block_type(lhs.type.element_ty, tuple(lhs.shape) + (2,))
+    return b.op(f"tile.join {lhs.ssa}, {rhs.ssa} : {lhs.type.mlir} -> {ty.mlir}", ty)
+
+
+def split(b, v, opname="tl.split"):
+    """tile.split of ``v``'s last dimension, of 2: two tensors (scalars for
+    a tile of 2)."""
+    if not is_value(v) or not v.is_block():
+        raise TileTypeError(f"{opname} expects a tensor, got {describe(v)}")
+    if v.shape[-1] != 2:
+        raise TileTypeError(f"{opname}: the last dimension must have 2 elements, got "
+                            f"{list(v.shape)}")
+    if v.dtype.is_ptr():
+        raise TileTypeError(f"{opname}: tensors of pointers are not supported yet")
+    if len(v.shape) == 1:
+        lhs, rhs = split(b, expand_dims(b, v, 0), opname)
+        # The one element of each: a reduction that combines nothing.
+        return reduce(b, "max", lhs, 0), reduce(b, "max", rhs, 0)
+    ty = core.block_type(v.type.element_ty, tuple(v.shape[:-1]))
+    name = b.fresh()
+    b.line(f"{name}:2 = tile.split {v.ssa} : {v.type.mlir} -> {ty.mlir}")
+    return Value(f"{name}#0", ty), Value(f"{name}#1", ty)
 
 
 def broadcast_to(b, v, shape):

@@ -843,6 +843,65 @@ def expand_dims(input, axis) -> tensor:
     """
 
 
+@_tensor_member
+@builtin
+def reshape(input, *shape, can_reorder=False) -> tensor:
+    """``input``'s elements in another shape with as many: element i in
+    row-major order stays element i.
+
+    ``shape`` is given as separate integers or one tuple, each a power of
+    two.  ``can_reorder`` (Triton's deprecated hint that the order may
+    change) is accepted; the order is kept either way.
+    """
+
+
+@_tensor_member
+@builtin
+def view(input, *shape) -> tensor:
+    """``tl.reshape(input, *shape)``: Triton's deprecated form, which may
+    reorder the elements; Tile keeps their order."""
+
+
+@_tensor_member
+@builtin
+def ravel(x, can_reorder=False) -> tensor:
+    """``x`` flattened to one dimension, in row-major order."""
+
+
+@builtin
+def join(a, b) -> tensor:
+    """``a`` and ``b`` side by side in a new last dimension of 2:
+    ``result[..., 0]`` is ``a`` and ``result[..., 1]`` is ``b``.
+
+    The two are broadcast to one shape and promoted to one type, as for
+    ``tl.where``; two scalars give a tile of 2.  The inverse of
+    ``tl.split``.
+    """
+
+
+@_tensor_member
+@builtin
+def split(a) -> tuple:
+    """The two halves of ``a``'s last dimension, which must have 2
+    elements: ``(a[..., 0], a[..., 1])``; two scalars for a tile of 2.  The
+    inverse of ``tl.join``."""
+
+
+@builtin
+def interleave(a, b) -> tensor:
+    """``a`` and ``b`` (of one shape) interleaved along their last
+    dimension: ``tl.join(a, b)`` reshaped to twice the last dimension."""
+
+
+@builtin
+def cat(input, other, can_reorder=False, dim=0) -> tensor:
+    """``input`` and ``other`` (of one shape) concatenated along ``dim``, in
+    order, as Triton 3.9 does without ``can_reorder`` (which is accepted
+    and keeps the order too).  The concatenated dimension must stay a
+    power of two, so it doubles.
+    """
+
+
 @builtin
 def broadcast(input, other) -> tuple:
     """``input`` and ``other`` (tensors) broadcast to their common shape, as

@@ -650,3 +650,28 @@ func.func @block_update_shape(%p: !tile.block_ptr<tensor<64x32xf32>>, %x: tensor
   "tile.atomic_rmw_block"(%p, %x) <{kind = 0 : i32}> : (!tile.block_ptr<tensor<64x32xf32>>, tensor<32x32xf32>) -> ()
   return
 }
+
+// -----
+
+func.func @reshape_count(%x: tensor<16x8xf32>) {
+  // expected-error @below {{keeps the number of elements: 128 become 64}}
+  %y = tile.reshape %x : tensor<16x8xf32> -> tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @join_shape(%x: tensor<16x8xf32>) {
+  // expected-error @below {{gives its operands' shape with a last dimension of 2, not 'tensor<16x8x4xf32>'}}
+  %y = tile.join %x, %x : tensor<16x8xf32> -> tensor<16x8x4xf32>
+  return
+}
+
+// -----
+
+func.func @split_shape(%x: tensor<16x8xf32>) {
+  // expected-error @below {{splits a last dimension of 2, not 'tensor<16x8xf32>'}}
+  %a, %b = tile.split %x : tensor<16x8xf32> -> tensor<16xf32>
+  return
+}
+

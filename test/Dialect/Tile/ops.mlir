@@ -126,6 +126,17 @@ func.func @block_pointers(%base: !tile.ptr<f16>, %rows: i64, %cols: i64,
   return
 }
 
+// CHECK-LABEL: func.func @shapes
+func.func @shapes(%x: tensor<16x8xf32>, %y: tensor<16x8xf32>) -> (tensor<128xf32>, tensor<16x8xf32>) {
+  // CHECK: tile.reshape %{{.*}} : tensor<16x8xf32> -> tensor<128xf32>
+  %flat = tile.reshape %x : tensor<16x8xf32> -> tensor<128xf32>
+  // CHECK: tile.join %{{.*}}, %{{.*}} : tensor<16x8xf32> -> tensor<16x8x2xf32>
+  %pairs = tile.join %x, %y : tensor<16x8xf32> -> tensor<16x8x2xf32>
+  // CHECK: %{{.*}}, %{{.*}} = tile.split %{{.*}} : tensor<16x8x2xf32> -> tensor<16x8xf32>
+  %a, %b = tile.split %pairs : tensor<16x8x2xf32> -> tensor<16x8xf32>
+  return %flat, %b : tensor<128xf32>, tensor<16x8xf32>
+}
+
 // CHECK-LABEL: func.func @block_updates
 func.func @block_updates(%f: !tile.block_ptr<tensor<64x32xf32>>, %i: !tile.block_ptr<tensor<64x32xi32>>,
                          %x: tensor<64x32xf32>, %y: tensor<64x32xi32>) {

@@ -143,6 +143,49 @@ LogicalResult TransOp::verify() {
   return success();
 }
 
+LogicalResult ReshapeOp::verify() {
+  if (getSrc().getType().getNumElements() != getType().getNumElements())
+    return emitOpError() << "keeps the number of elements: "
+                         << getSrc().getType().getNumElements() << " become "
+                         << getType().getNumElements();
+  return success();
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (getSrc().getType() == getType())
+    return getSrc();
+  // A reshape of a reshape is one reshape.
+  if (auto inner = getSrc().getDefiningOp<ReshapeOp>()) {
+    getSrcMutable().assign(inner.getSrc());
+    return getResult();
+  }
+  return {};
+}
+
+/// Whether `pair` is `single` with a last dimension of 2.
+static bool isPairOf(RankedTensorType pair, RankedTensorType single) {
+  return pair.getShape().drop_back() == single.getShape() &&
+         pair.getShape().back() == 2;
+}
+
+LogicalResult JoinOp::verify() {
+  if (!isPairOf(getType(), getLhs().getType()))
+    return emitOpError() << "gives its operands' shape with a last dimension "
+                            "of 2, not "
+                         << getType();
+  return success();
+}
+
+LogicalResult SplitOp::verify() {
+  auto src = getSrc().getType();
+  if (src.getShape().empty() || src.getShape().back() != 2)
+    return emitOpError() << "splits a last dimension of 2, not " << src;
+  if (!isPairOf(src, getLhs().getType()))
+    return emitOpError() << "gives two tiles of the source's shape without "
+                            "its last dimension";
+  return success();
+}
+
 OpFoldResult TransOp::fold(FoldAdaptor adaptor) {
   auto isIdentity = [](ArrayRef<int32_t> order) {
     for (auto [i, d] : llvm::enumerate(order))

@@ -40,6 +40,38 @@ bool hasOneLayout(Operation *op) {
              tile::AtomicRMWBlockOp, tile::AdvanceOp>(op);
 }
 
+/// `layout` with a new fastest dimension of two elements, a thread's.
+BlockedEncodingAttr withPairDim(BlockedEncodingAttr layout) {
+  SmallVector<unsigned> spt(layout.getSizePerThread()),
+      tpw(layout.getThreadsPerWarp()), wpc(layout.getWarpsPerCTA());
+  spt.push_back(2);
+  tpw.push_back(1);
+  wpc.push_back(1);
+  SmallVector<unsigned> order{unsigned(spt.size() - 1)};
+  llvm::append_range(order, layout.getOrder());
+  return BlockedEncodingAttr::get(layout.getContext(), spt, tpw, wpc, order);
+}
+
+/// `layout` if it is one withPairDim makes, else null.
+BlockedEncodingAttr asPairLayout(Attribute layout) {
+  auto blocked = dyn_cast_if_present<BlockedEncodingAttr>(layout);
+  if (!blocked || blocked.getSizePerThread().back() != 2 ||
+      blocked.getThreadsPerWarp().back() != 1 ||
+      blocked.getWarpsPerCTA().back() != 1 ||
+      blocked.getOrder().front() != blocked.getOrder().size() - 1)
+    return {};
+  return blocked;
+}
+
+/// The layout withPairDim made `pair` from.
+BlockedEncodingAttr withoutPairDim(BlockedEncodingAttr pair) {
+  SmallVector<unsigned> order(pair.getOrder().drop_front());
+  return BlockedEncodingAttr::get(pair.getContext(),
+                                  pair.getSizePerThread().drop_back(),
+                                  pair.getThreadsPerWarp().drop_back(),
+                                  pair.getWarpsPerCTA().drop_back(), order);
+}
+
 /// `layout` with its dimensions permuted as tile.trans permutes a tile's:
 /// dimension i of the result is dimension order[i] of the source.
 BlockedEncodingAttr transpose(BlockedEncodingAttr layout,
@@ -170,6 +202,47 @@ FailureOr<OpLayouts> tilegpu::inferLayouts(Operation *op,
     out.operands[0] = src;
     out.results[0] = transpose(src, trans.getOrder());
     return out;
+  }
+
+  // A reshape takes its operand as it is and gives the layout asked of it
+  // (the lowering moves elements between any two).
+  if (isa<tile::ReshapeOp>(op)) {
+    if (!known.results[0])
+      return failure();
+    out.results[0] = known.results[0];
+    return out;
+  }
+
+  // join and split keep each pair in one thread: the last dimension, of 2,
+  // is a blocked layout's fastest, in registers.
+  if (isa<tile::JoinOp>(op)) {
+    Attribute single =
+        known.operands[0] ? known.operands[0] : known.operands[1];
+    if (auto blocked = dyn_cast_if_present<BlockedEncodingAttr>(single)) {
+      out.operands[0] = out.operands[1] = blocked;
+      out.results[0] = withPairDim(blocked);
+      return out;
+    }
+    if (BlockedEncodingAttr pair = asPairLayout(known.results[0])) {
+      out.results[0] = pair;
+      out.operands[0] = out.operands[1] = withoutPairDim(pair);
+      return out;
+    }
+    return failure();
+  }
+  if (isa<tile::SplitOp>(op)) {
+    if (BlockedEncodingAttr pair = asPairLayout(known.operands[0])) {
+      out.operands[0] = pair;
+      out.results[0] = out.results[1] = withoutPairDim(pair);
+      return out;
+    }
+    Attribute single = known.results[0] ? known.results[0] : known.results[1];
+    if (auto blocked = dyn_cast_if_present<BlockedEncodingAttr>(single)) {
+      out.results[0] = out.results[1] = blocked;
+      out.operands[0] = withPairDim(blocked);
+      return out;
+    }
+    return failure();
   }
 
   if (auto dot = dyn_cast<tile::DotOp>(op)) {

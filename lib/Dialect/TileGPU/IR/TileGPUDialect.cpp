@@ -161,12 +161,14 @@ TileGPUDialect::verifyOperationAttribute(Operation *op,
   }
   if (name == getAllocationOffsetAttrName()) {
     if (!isa<LocalAllocOp, ConvertLayoutOp, tile::ReduceOp, tile::AtomicRMWOp,
-             tile::AtomicCASOp>(op))
+             tile::AtomicCASOp, tile::ReshapeOp, tile::JoinOp, tile::SplitOp>(
+            op))
       return op->emitError()
              << name
              << " places the shared memory of a tilegpu.local_alloc, "
-                "tilegpu.convert_layout, tile.reduce, tile.atomic_rmw or "
-                "tile.atomic_cas, not of '"
+                "tilegpu.convert_layout, tile.reduce, tile.atomic_rmw, "
+                "tile.atomic_cas, tile.reshape, tile.join or tile.split, not "
+                "of '"
              << op->getName() << "'";
     auto value = dyn_cast<IntegerAttr>(attribute.getValue());
     // 128-byte alignment keeps a swizzled buffer's banks where its swizzle
@@ -1006,6 +1008,83 @@ LogicalResult AsyncTMACopyBlockOp::verify() {
 LogicalResult AsyncTMAStoreBlockOp::verify() {
   return verifyTMACopy(*this, getPtr(), getSrc().getType(), getCoords(),
                        "from");
+}
+
+/// Coordinate `coord` of a tile of shape `from` as the coordinate of the
+/// same row-major position in shape `to`.
+static LinearLayout::Coord reshapeCoord(ArrayRef<int64_t> coord,
+                                        ArrayRef<int64_t> from,
+                                        ArrayRef<int64_t> to) {
+  int64_t flat = 0;
+  for (auto [c, size] : llvm::zip(coord, from))
+    flat = flat * size + c;
+  LinearLayout::Coord result(to.size());
+  for (int64_t d = to.size() - 1; d >= 0; --d) {
+    result[d] = flat % to[d];
+    flat /= to[d];
+  }
+  return result;
+}
+
+FailureOr<SmallVector<SmallVector<int64_t>>>
+tilegpu::getShapeOpRegisters(Operation *op) {
+  auto layoutOf = [](Value value) {
+    return getLinearLayout(cast<RankedTensorType>(value.getType()));
+  };
+  if (auto reshape = dyn_cast<tile::ReshapeOp>(op)) {
+    ArrayRef<int64_t> from = reshape.getType().getShape(),
+                      to = reshape.getSrc().getType().getShape();
+    auto registers = mapRegistersInPlace(
+        layoutOf(reshape.getSrc()), layoutOf(reshape.getResult()),
+        [&](ArrayRef<int64_t> c) { return reshapeCoord(c, from, to); });
+    if (failed(registers))
+      return failure();
+    return SmallVector<SmallVector<int64_t>>{*registers};
+  }
+  if (auto split = dyn_cast<tile::SplitOp>(op)) {
+    LinearLayout src = layoutOf(split.getSrc());
+    SmallVector<SmallVector<int64_t>> results;
+    for (Value result : split.getResults()) {
+      SmallVector<int64_t> shift(src.getRank(), 0);
+      shift.back() = result == split.getRhs();
+      auto registers = mapRegistersInPlace(
+          src, layoutOf(result),
+          [](ArrayRef<int64_t> c) {
+            LinearLayout::Coord pair(c);
+            pair.push_back(0);
+            return pair;
+          },
+          shift);
+      if (failed(registers))
+        return failure();
+      results.push_back(*registers);
+    }
+    return results;
+  }
+  auto join = cast<tile::JoinOp>(op);
+  LinearLayout dst = layoutOf(join.getResult());
+  // Each thread holds both elements of a pair, or neither.
+  for (HwDim dim : {HwDim::Lane, HwDim::Warp})
+    for (const LinearLayout::Coord &basis : dst.getBases(dim))
+      if (basis.back())
+        return failure();
+  SmallVector<SmallVector<int64_t>> fromOperand;
+  for (Value operand : {join.getLhs(), join.getRhs()}) {
+    auto registers =
+        mapRegistersInPlace(layoutOf(operand), dst, [](ArrayRef<int64_t> c) {
+          return LinearLayout::Coord(c.drop_back());
+        });
+    if (failed(registers))
+      return failure();
+    fromOperand.push_back(*registers);
+  }
+  int64_t lhsRegisters = layoutOf(join.getLhs()).getSize(HwDim::Register);
+  SmallVector<int64_t> registers;
+  for (int64_t r = 0, e = dst.getSize(HwDim::Register); r < e; ++r)
+    registers.push_back(registerOffset(dst, r).back()
+                            ? lhsRegisters + fromOperand[1][r]
+                            : fromOperand[0][r]);
+  return SmallVector<SmallVector<int64_t>>{registers};
 }
 
 LogicalResult AsyncTMAReduceBlockOp::verify() {

@@ -144,6 +144,58 @@ def Tile_TransOp : Tile_Op<"trans", [Pure, SameOperandsAndResultElementType]> {
   let hasFolder = 1;
 }
 
+def Tile_ReshapeOp : Tile_Op<"reshape", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "the same elements in another shape, in row-major order";
+  let description = [{
+    The result holds the source's elements in another shape with as many
+    elements: element i of the source in row-major order is element i of
+    the result (`tl.reshape`, `tl.view`, `tl.ravel`).
+
+    ```mlir
+    %flat = tile.reshape %x : tensor<16x8xf32> -> tensor<128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tile_JoinOp : Tile_Op<"join", [Pure, SameOperandsAndResultElementType,
+    AllTypesMatch<["lhs", "rhs"]>]> {
+  let summary = "two tiles of one shape side by side in a new last dimension";
+  let description = [{
+    `result[..., 0]` is `lhs` and `result[..., 1]` is `rhs` (`tl.join`); the
+    inverse of `tile.split`.
+
+    ```mlir
+    %pairs = tile.join %a, %b : tensor<64xf16> -> tensor<64x2xf16>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$lhs, Tile_Tensor:$rhs);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_SplitOp : Tile_Op<"split", [Pure, SameOperandsAndResultElementType,
+    AllTypesMatch<["lhs", "rhs"]>]> {
+  let summary = "a tile's last dimension, of size 2, as two tiles";
+  let description = [{
+    `lhs` is `src[..., 0]` and `rhs` is `src[..., 1]` (`tl.split`); the
+    inverse of `tile.join`.
+
+    ```mlir
+    %a, %b = tile.split %pairs : tensor<64x2xf16> -> tensor<64xf16>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$lhs, Tile_Tensor:$rhs);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($lhs)";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Pointers and memory
 //===----------------------------------------------------------------------===//

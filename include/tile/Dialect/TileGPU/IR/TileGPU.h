@@ -57,6 +57,13 @@ LinearLayout getLinearLayout(RankedTensorType type);
 /// starts on a swizzle vector and stays within it, at most 16 bytes.
 int64_t getSharedStoreWidth(const LinearLayout &layout, MemDescType buffer);
 
+/// For tile.reshape, tile.join and tile.split where every element stays in
+/// the thread that holds it: for each result, the source of each of its
+/// registers, counting the registers of the operands one after another
+/// (join's lhs, then rhs). Fails where elements move between threads (the
+/// lowering then goes through shared memory).
+FailureOr<SmallVector<SmallVector<int64_t>>> getShapeOpRegisters(Operation *op);
+
 /// The number of warps of the module around `op` (tilegpu.num_warps).
 std::optional<unsigned> getNumWarps(Operation *op);
 

@@ -1,0 +1,90 @@
+"""tl.reshape (tl.view, tl.ravel), tl.join, tl.split, tl.interleave and
+tl.cat in kernels launched on CPU tensors (the interpreter), against numpy,
+and the frontend's errors. The GPU lowering (registers renumbered where
+elements stay in their threads, else shared memory) is checked by
+test/Conversion/convert-tilegpu-to-llvm.mlir and, on a GPU, by
+test/gpu/check_jit_launch.py."""
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import tile  # noqa: E402
+import tile.language as tl  # noqa: E402
+from tile.compiler.errors import CompilationError  # noqa: E402
+
+pytestmark = pytest.mark.usefixtures("launcher_tools")
+
+
+@tile.jit
+def shape_ops(X, Y, FLAT, VIEW, PAIRS, HALVES, MIXED, ROWS, COLS, SCALARS,
+              M: tl.constexpr, N: tl.constexpr):
+    rows = tl.arange(0, M)[:, None]
+    cols = tl.arange(0, N)[None, :]
+    x = tl.load(X + rows * N + cols)
+    y = tl.load(Y + rows * N + cols)
+    tl.store(FLAT + tl.arange(0, M * N), tl.ravel(x))
+    # [M, N] as [N, M] (row-major order kept), through the method.
+    view = x.reshape(N, M)
+    tl.store(VIEW + tl.arange(0, N)[:, None] * M + tl.arange(0, M)[None, :], view)
+    pairs = tl.join(x, y)
+    two = tl.arange(0, 2)[None, None, :]
+    tl.store(PAIRS + (rows[:, :, None] * N + cols[:, :, None]) * 2 + two, pairs)
+    a, b = pairs.split()
+    tl.store(HALVES + rows * N + cols, a - b)
+    tl.store(MIXED + rows * (2 * N) + tl.arange(0, 2 * N)[None, :], tl.interleave(x, y))
+    tl.store(ROWS + tl.arange(0, 2 * M)[:, None] * N + cols, tl.cat(x, y))
+    tl.store(COLS + rows * (2 * N) + tl.arange(0, 2 * N)[None, :], tl.cat(x, y, dim=1))
+    p, q = tl.split(tl.join(tl.sum(x), 2.5))
+    tl.store(SCALARS, p)
+    tl.store(SCALARS + 1, q)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int32])
+def test_against_numpy(dtype):
+    m, n = 8, 4
+    rng = np.random.default_rng(3)
+    x = torch.from_numpy(rng.integers(-50, 50, (m, n)).astype(np.float32)).to(dtype)
+    y = torch.from_numpy(rng.integers(-50, 50, (m, n)).astype(np.float32)).to(dtype)
+    outs = {"flat": (m * n,), "view": (n, m), "pairs": (m, n, 2), "halves": (m, n),
+            "mixed": (m, 2 * n), "rows": (2 * m, n), "cols": (m, 2 * n)}
+    tensors = {k: torch.zeros(s, dtype=dtype) for k, s in outs.items()}
+    scalars = torch.zeros(2, dtype=torch.float32)
+    shape_ops[(1,)](x, y, *tensors.values(), scalars, M=m, N=n)
+    xs, ys = x.numpy(), y.numpy()
+    expected = {"flat": xs.ravel(), "view": xs.reshape(n, m), "pairs": np.stack([xs, ys], -1),
+                "halves": xs - ys, "mixed": np.stack([xs, ys], -1).reshape(m, 2 * n),
+                "rows": np.concatenate([xs, ys], 0), "cols": np.concatenate([xs, ys], 1)}
+    for name, want in expected.items():
+        np.testing.assert_array_equal(tensors[name].numpy(), want, err_msg=name)
+    assert scalars.tolist() == [float(xs.sum()), 2.5]
+
+
+@tile.jit
+def bad_reshape(X, BLOCK: tl.constexpr):
+    tl.store(X + tl.arange(0, BLOCK), tl.reshape(tl.zeros([BLOCK], tl.float32), 2, BLOCK))
+
+
+@tile.jit
+def bad_split(X, BLOCK: tl.constexpr):
+    a, b = tl.split(tl.zeros([BLOCK, 4], tl.float32))
+    tl.store(X + tl.arange(0, BLOCK), a + b)
+
+
+@tile.jit
+def bad_cat(X, BLOCK: tl.constexpr):
+    tl.store(X + tl.arange(0, BLOCK),
+             tl.cat(tl.zeros([BLOCK], tl.float32), tl.zeros([2 * BLOCK], tl.float32)))
+
+
+def test_errors_name_the_problem():
+    with pytest.raises(CompilationError, match=r"tl.reshape: \[16\] has 16 elements, \[2, 16\] "
+                                               r"has 32"):
+        bad_reshape[(1,)](torch.zeros(16), BLOCK=16)
+    with pytest.raises(CompilationError, match=r"tl.split: the last dimension must have 2 "
+                                               r"elements, got \[16, 4\]"):
+        bad_split[(1,)](torch.zeros(16), BLOCK=16)
+    with pytest.raises(CompilationError, match=r"tl.cat takes tensors of one shape, got \[16\] "
+                                               r"and \[32\]"):
+        bad_cat[(1,)](torch.zeros(16), BLOCK=16)
