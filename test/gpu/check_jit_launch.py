@@ -399,6 +399,34 @@ def shape_ops_case(m, n):
     return case
 
 
+# tl.sort, tl.topk, tl.flip (standard.py, on reshape and xor_sum) on the GPU.
+@tile.jit
+def sort_kernel(X, ASC, DESC, FLIP, TOP, ROWS: tl.constexpr, N: tl.constexpr,
+                K: tl.constexpr):
+    offs = tl.arange(0, ROWS)[:, None] * N + tl.arange(0, N)[None, :]
+    x = tl.load(X + offs)
+    tl.store(ASC + offs, tl.sort(x))
+    tl.store(DESC + offs, tl.sort(x, descending=True))
+    tl.store(FLIP + offs, tl.flip(x, 0))
+    tl.store(TOP + tl.arange(0, ROWS)[:, None] * K + tl.arange(0, K)[None, :], tl.topk(x, K))
+
+
+def sort_case(rows, n, k, dtype):
+    """0 when every output is torch's exactly, else infinite."""
+    def case(device):
+        x = (torch.randint(-50, 50, (rows, n), device=device) / 8).to(dtype)
+        outs = [torch.empty(rows, n, device=device, dtype=dtype) for _ in range(3)]
+        top = torch.empty(rows, k, device=device, dtype=dtype)
+        sort_kernel[(1,)](x, *outs, top, ROWS=rows, N=n, K=k)
+        if device == "meta":
+            return 0.0, 0.0
+        expected = [x.sort(-1).values, x.sort(-1, descending=True).values, x.flip(0),
+                    x.topk(k, -1).values]
+        ok = all(torch.equal(o, e) for o, e in zip(outs + [top], expected))
+        return (0.0 if ok else float("inf")), 0.0
+    return case
+
+
 # A scalar atomic whose old value the whole program uses (thread 0 updates,
 # shared memory hands the value on): one ticket a program, a permutation.
 @tile.jit
@@ -611,6 +639,8 @@ CASES = [
     ("desc.atomic_add fp32 150x112, 9 programs x 6 steps (TMA and red.global)",
      block_updates_case(150, 112, 9, 6)),
     ("reshape, ravel, join, split, interleave, cat fp32 64x32", shape_ops_case(64, 32)),
+    ("sort, topk 8, flip fp32 16x128 (ties)", sort_case(16, 128, 8, torch.float32)),
+    ("sort, topk 4, flip fp16 8x32 (ties)", sort_case(8, 32, 4, torch.float16)),
     ("atomic_cas fp32 (bits) and int64 n=10000", compare_and_swap_case(10000)),
     ("persistent matmul fp16 1000x1001x999", persistent_matmul_case(1000, 1001, 999)),
     ("persistent matmul fp16 129x257x65", persistent_matmul_case(129, 257, 65)),

@@ -1,6 +1,7 @@
 """tl.reshape (tl.view, tl.ravel), tl.join, tl.split, tl.interleave and
-tl.cat in kernels launched on CPU tensors (the interpreter), against numpy,
-and the frontend's errors. The GPU lowering (registers renumbered where
+tl.cat, and tl.sort, tl.topk, tl.flip and tl.bitonic_merge built on them,
+in kernels launched on CPU tensors (the interpreter), against numpy and
+torch, and the frontend's errors. The GPU lowering (registers renumbered where
 elements stay in their threads, else shared memory) is checked by
 test/Conversion/convert-tilegpu-to-llvm.mlir and, on a GPU, by
 test/gpu/check_jit_launch.py."""
@@ -88,3 +89,44 @@ def test_errors_name_the_problem():
     with pytest.raises(CompilationError, match=r"tl.cat takes tensors of one shape, got \[16\] "
                                                r"and \[32\]"):
         bad_cat[(1,)](torch.zeros(16), BLOCK=16)
+
+
+@tile.jit
+def sorting(X, ASC, DESC, FLIP_LAST, FLIP_FIRST, TOP, BOTTOM, MERGED,
+            ROWS: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    offs = tl.arange(0, ROWS)[:, None] * N + tl.arange(0, N)[None, :]
+    x = tl.load(X + offs)
+    tl.store(ASC + offs, tl.sort(x))
+    tl.store(DESC + offs, tl.sort(x, dim=1, descending=True))
+    tl.store(FLIP_LAST + offs, tl.flip(x))
+    tl.store(FLIP_FIRST + offs, tl.flip(x, 0))
+    top = tl.arange(0, ROWS)[:, None] * K + tl.arange(0, K)[None, :]
+    tl.store(TOP + top, tl.topk(x, K))
+    tl.store(BOTTOM + top, tl.topk(x, K, descending=False))
+    # Ascending, then descending: bitonic.
+    first_half = tl.arange(0, N)[None, :] < N // 2
+    tl.store(MERGED + offs, tl.bitonic_merge(tl.where(first_half, tl.sort(x),
+                                                      tl.flip(tl.sort(x)))))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int32])
+def test_sort_flip_topk_against_torch(dtype):
+    rows, n, k = 4, 64, 8
+    gen = torch.Generator().manual_seed(5)
+    # Few distinct values: ties among them.
+    x = torch.randint(-20, 20, (rows, n), generator=gen).to(dtype)
+    if dtype.is_floating_point:
+        noise = torch.randn(rows, n, generator=gen) * (torch.rand(rows, n, generator=gen) < 0.5)
+        x = x / 4 + noise.to(dtype)
+    full = [torch.zeros(rows, n, dtype=dtype) for _ in range(4)]
+    tops = [torch.zeros(rows, k, dtype=dtype) for _ in range(2)]
+    merged = torch.zeros(rows, n, dtype=dtype)
+    sorting[(1,)](x, *full, *tops, merged, ROWS=rows, N=n, K=k)
+    ascending = x.sort(-1).values
+    expected = {"sort": ascending, "descending": x.sort(-1, descending=True).values,
+                "flip": x.flip(-1), "flip 0": x.flip(0), "topk": x.topk(k, -1).values,
+                "topk smallest": x.topk(k, -1, largest=False).values}
+    for got, (name, want) in zip(full + tops, expected.items()):
+        assert torch.equal(got, want), name
+    bitonic = torch.where(torch.arange(n) < n // 2, ascending, ascending.flip(-1))
+    assert torch.equal(merged, bitonic.sort(-1).values)

@@ -112,11 +112,15 @@ from .standard import (
     add,
     argmax,
     argmin,
+    bitonic_merge,
     clamp,
+    flip,
     mul,
     softmax,
+    sort,
     sub,
     swizzle2d,
+    topk,
     unsqueeze,
 )
 
@@ -146,5 +150,5 @@ __all__ = [
     "philox", "randint", "randint4x", "rand", "rand4x", "randn", "randn4x",
     # compositions of the above (standard.py)
     "TRITON_MAX_TENSOR_NUMEL", "add", "sub", "mul", "clamp", "argmax", "argmin", "unsqueeze",
-    "softmax", "swizzle2d",
+    "softmax", "swizzle2d", "flip", "sort", "topk", "bitonic_merge",
 ]

@@ -3,6 +3,8 @@
 with Triton's names and signatures.
 """
 
+import math as pymath
+
 from ..jit import jit
 from . import core as tl
 from . import math
@@ -96,3 +98,144 @@ def swizzle2d(i, j, size_i, size_j, size_g):
     rows = tl.minimum(size_i - first_row, size_g)
     within = linear % per_group
     return first_row + within % rows, within // rows
+
+
+# -- flip, sort, topk, bitonic_merge -------------------------------------------
+#
+# On tiles of power-of-two sides, reversing or sorting along a dimension is
+# done by exchanging blocks: the dimension seen as (blocks, 2, j) pairs each
+# element with the one j away, and a reduction over the pair's axis gives
+# each element its partner (a ^ (a ^ b) = b, on the bits).
+
+
+@jit
+def _partner(x, axis):
+    """Each element's partner across ``axis``, of 2 elements: the other
+    one, bit for bit."""
+    bits = x.dtype.primitive_bitwidth
+    tl.static_assert(bits >= 8, "flip, sort and topk take 8- to 64-bit elements, not int1")
+    if bits == 8:
+        ix = x.to(tl.int8, bitcast=True)
+    elif bits == 16:
+        ix = x.to(tl.int16, bitcast=True)
+    elif bits == 32:
+        ix = x.to(tl.int32, bitcast=True)
+    else:
+        ix = x.to(tl.int64, bitcast=True)
+    partner = ix ^ tl.xor_sum(ix, axis, keep_dims=True).to(ix.dtype)
+    return partner.to(x.dtype, bitcast=True)
+
+
+@jit
+def _pairs(x, dim, j):
+    """``x`` with dimension ``dim`` (of n) seen as (n / 2j, 2, j): elements
+    j apart paired along the new middle axis, ``dim + 1``."""
+    n = x.shape[dim]
+    return tl.reshape(x, x.shape[:dim] + (n // (2 * j), 2, j) + x.shape[dim + 1:])
+
+
+@jit
+def _last_dim(x, dim, what):
+    rank = len(x.shape)
+    tl.static_assert(dim is None or dim == rank - 1 or dim == -1,
+                     what + " works along the last dimension")
+    return rank - 1
+
+
+@jit
+def flip(x, dim=None):
+    """``x`` reversed along ``dim`` (the last when None), a power of two
+    long."""
+    rank = len(x.shape)
+    if dim is None:
+        d = rank - 1
+    elif dim < 0:
+        d = dim + rank
+    else:
+        d = dim
+    tl.static_assert(0 <= d and d < rank, "flip: dim must be None or in [-rank, rank)")
+    n = x.shape[d]
+    # Swapping the halves of every block of 2j, for j = n/2, ..., 1, takes
+    # element i to n - 1 - i.
+    for step in tl.static_range(int(pymath.log2(n))):
+        x = tl.reshape(_partner(_pairs(x, d, n >> (step + 1)), d + 1), x.shape)
+    return x
+
+
+@jit
+def _compare_and_swap(x, j, k, descending):
+    """A step of a bitonic sort along the last dimension: elements i and
+    i ^ j (j < k) put in order, ascending where i & k is 0 and descending
+    where it is not (the reverse with ``descending``; k the dimension's
+    length orders every pair one way)."""
+    rank = len(x.shape)
+    n = x.shape[rank - 1]
+    h = _pairs(x, rank - 1, j)
+    partner = _partner(h, rank)
+    second = tl.reshape(tl.arange(0, 2), (1,) * rank + (2, 1))
+    blocks = tl.reshape(tl.arange(0, n // (2 * j)), (1,) * (rank - 1) + (n // (2 * j), 1, 1))
+    if descending:
+        down = (blocks * (2 * j)) & k == 0
+    else:
+        down = (blocks * (2 * j)) & k != 0
+    # The first of a pair keeps the smaller where the block ascends; the
+    # second the larger.
+    keep_partner = (h > partner) != (down.to(tl.int32) ^ second != 0)
+    return tl.reshape(tl.where(keep_partner, partner, h), x.shape)
+
+
+@jit
+def _bitonic_sort(x, stages, descending):
+    """The first ``stages`` stages of a bitonic sort along the last
+    dimension: runs of 2 ** stages sorted, alternately ascending and
+    descending (all ``descending`` at the last stage)."""
+    for stage in tl.static_range(1, stages + 1):
+        k = 1 << stage
+        for sub in tl.static_range(stage):
+            x = _compare_and_swap(x, k >> (sub + 1), k, descending)
+    return x
+
+
+@jit
+def sort(x, dim=None, descending=False):
+    """``x`` sorted along its last dimension (``dim`` None or the last),
+    ascending or ``descending``: a bitonic sort, exact for any elements
+    but NaN (whose place is unspecified)."""
+    last = _last_dim(x, dim, "sort")
+    return _bitonic_sort(x, int(pymath.log2(x.shape[last])), descending)
+
+
+@jit
+def topk(x, k, dim=None, descending=True):
+    """The ``k`` largest elements of ``x`` along its last dimension,
+    largest first (the ``k`` smallest, smallest first, without
+    ``descending``); ``k`` a power of two no larger than the dimension."""
+    last = _last_dim(x, dim, "topk")
+    n = x.shape[last]
+    tl.static_assert(k > 0 and k <= n and (k & (k - 1)) == 0,
+                     "topk: k must be a power of two from 1 to the dimension")
+    x = _bitonic_sort(x, int(pymath.log2(n)), descending)
+    # Sorted, the first half holds the larger (smaller) of each pair of
+    # halves: keep it until k are left.
+    while_n = n
+    for _ in tl.static_range(int(pymath.log2(n // k))):
+        halves = tl.reshape(x, x.shape[:last] + (2, while_n // 2))
+        if descending:
+            x = tl.max(halves, last)
+        else:
+            x = tl.min(halves, last)
+        while_n = while_n // 2
+    return x
+
+
+@jit
+def bitonic_merge(x, dim=None, descending=False):
+    """A bitonic sequence along the last dimension (ascending then
+    descending, or the reverse) sorted, ascending or ``descending``: the
+    last stage of ``tl.sort``."""
+    last = _last_dim(x, dim, "bitonic_merge")
+    n = x.shape[last]
+    for sub in tl.static_range(int(pymath.log2(n))):
+        x = _compare_and_swap(x, n >> (sub + 1), n, descending)
+    return x
+
