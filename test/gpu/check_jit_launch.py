@@ -427,6 +427,49 @@ def sort_case(rows, n, k, dtype):
     return case
 
 
+# tl.cumsum, tl.associative_scan and tl.reduce with a combine function
+# (standard.py) on the GPU; small integers in fp32 sum exactly in any order.
+@tile.jit
+def _last_nonzero(a, b):
+    return tl.where(b == 0, a, b)
+
+
+@tile.jit
+def _larger(a, b):
+    return tl.maximum(a, b)
+
+
+@tile.jit
+def scan_kernel(X, CUM0, CUM1, REV, FILL, COLMAX, TOTAL, ROWS: tl.constexpr, N: tl.constexpr):
+    offs = tl.arange(0, ROWS)[:, None] * N + tl.arange(0, N)[None, :]
+    x = tl.load(X + offs)
+    tl.store(CUM0 + offs, tl.cumsum(x, 0))
+    tl.store(CUM1 + offs, tl.cumsum(x, 1))
+    tl.store(REV + offs, tl.cumsum(x, 1, reverse=True))
+    tl.store(FILL + offs, tl.associative_scan(x, 1, _last_nonzero))
+    tl.store(COLMAX + tl.arange(0, N), tl.reduce(x, 0, _larger))
+    tl.store(TOTAL, tl.reduce(x, None, _larger))
+
+
+def scan_case(rows, n):
+    """0 when every output is the sequential result exactly, else infinite."""
+    def case(device):
+        x = torch.randint(-3, 4, (rows, n), device=device).float()
+        outs = [torch.empty(rows, n, device=device) for _ in range(4)]
+        colmax, total = torch.empty(n, device=device), torch.empty(1, device=device)
+        scan_kernel[(1,)](x, *outs, colmax, total, ROWS=rows, N=n)
+        if device == "meta":
+            return 0.0, 0.0
+        fill = x.clone()
+        for i in range(1, n):
+            fill[:, i] = torch.where(x[:, i] == 0, fill[:, i - 1], x[:, i])
+        expected = [x.cumsum(0), x.cumsum(1), x.flip(1).cumsum(1).flip(1), fill,
+                    x.max(0).values, x.max().reshape(1)]
+        ok = all(torch.equal(o, e) for o, e in zip(outs + [colmax, total], expected))
+        return (0.0 if ok else float("inf")), 0.0
+    return case
+
+
 # A scalar atomic whose old value the whole program uses (thread 0 updates,
 # shared memory hands the value on): one ticket a program, a permutation.
 @tile.jit
@@ -641,6 +684,8 @@ CASES = [
     ("reshape, ravel, join, split, interleave, cat fp32 64x32", shape_ops_case(64, 32)),
     ("sort, topk 8, flip fp32 16x128 (ties)", sort_case(16, 128, 8, torch.float32)),
     ("sort, topk 4, flip fp16 8x32 (ties)", sort_case(8, 32, 4, torch.float16)),
+    ("cumsum, associative_scan, reduce with combine functions fp32 32x64",
+     scan_case(32, 64)),
     ("atomic_cas fp32 (bits) and int64 n=10000", compare_and_swap_case(10000)),
     ("persistent matmul fp16 1000x1001x999", persistent_matmul_case(1000, 1001, 999)),
     ("persistent matmul fp16 129x257x65", persistent_matmul_case(129, 257, 65)),

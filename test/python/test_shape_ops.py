@@ -130,3 +130,73 @@ def test_sort_flip_topk_against_torch(dtype):
         assert torch.equal(got, want), name
     bitonic = torch.where(torch.arange(n) < n // 2, ascending, ascending.flip(-1))
     assert torch.equal(merged, bitonic.sort(-1).values)
+
+
+@tile.jit
+def _max_combine(a, b):
+    return tl.maximum(a, b)
+
+
+@tile.jit
+def _last_nonzero(a, b):
+    # Associative and not commutative: the operands' order shows.
+    return tl.where(b == 0, a, b)
+
+
+@tile.jit
+def scans(X, CUM0, CUM1, REV, PROD, RUNMAX, FILL, FILL_BACK, SMALL, COLMAX, ROWLAST, ALL,
+          ROWS: tl.constexpr, N: tl.constexpr):
+    offs = tl.arange(0, ROWS)[:, None] * N + tl.arange(0, N)[None, :]
+    x = tl.load(X + offs)
+    xi = x.to(tl.int32)
+    tl.store(CUM0 + offs, tl.cumsum(x, 0))
+    tl.store(CUM1 + offs, tl.cumsum(x, axis=1))
+    tl.store(REV + offs, tl.cumsum(x, 1, reverse=True))
+    tl.store(PROD + offs, tl.cumprod(x, -1))
+    tl.store(RUNMAX + offs, tl.associative_scan(x, 1, _max_combine))
+    tl.store(FILL + offs, tl.associative_scan(xi, 1, _last_nonzero))
+    tl.store(FILL_BACK + offs, tl.associative_scan(xi, 1, _last_nonzero, reverse=True))
+    # int8 sums in int32, as Triton's.
+    tl.store(SMALL + offs, tl.cumsum(x.to(tl.int8), 1))
+    tl.store(COLMAX + tl.arange(0, N), tl.reduce(x, 0, _max_combine))
+    tl.store(ROWLAST + tl.arange(0, ROWS)[:, None], tl.reduce(xi, 1, _last_nonzero, keep_dims=True))
+    tl.store(ALL, tl.reduce(x, None, _max_combine))
+
+
+def _fold(row, combine, reverse=False):
+    """Each prefix (suffix) of ``row`` combined in order, the earlier first."""
+    out, acc = [0] * len(row), None
+    order = range(len(row) - 1, -1, -1) if reverse else range(len(row))
+    for i in order:
+        acc = row[i] if acc is None else (combine(row[i], acc) if reverse else combine(acc, row[i]))
+        out[i] = acc
+    return out
+
+
+def test_scans_and_reductions_against_torch():
+    rows, n = 8, 32
+    gen = torch.Generator().manual_seed(9)
+    # Small integers in fp32: sums and products in any order are exact.
+    x = torch.randint(-2, 3, (rows, n), generator=gen).float()
+    x[:, ::5] = 1.0   # products stay away from zero for a while
+    names = ["cum0", "cum1", "rev", "prod", "runmax", "fill", "fill_back"]
+    outs = {name: torch.zeros(rows, n) for name in names}
+    outs["fill"] = torch.zeros(rows, n, dtype=torch.int32)
+    outs["fill_back"] = torch.zeros(rows, n, dtype=torch.int32)
+    small = torch.zeros(rows, n, dtype=torch.int32)
+    colmax, rowlast, total = torch.zeros(n), torch.zeros(rows, dtype=torch.int32), torch.zeros(1)
+    scans[(1,)](x, *outs.values(), small, colmax, rowlast, total, ROWS=rows, N=n)
+    last_nonzero = lambda a, b: a if b == 0 else b  # noqa: E731
+    ints = x.int().tolist()
+    expected = {
+        "cum0": x.cumsum(0), "cum1": x.cumsum(1), "rev": x.flip(1).cumsum(1).flip(1),
+        "prod": x.cumprod(1), "runmax": x.cummax(1).values,
+        "fill": torch.tensor([_fold(r, last_nonzero) for r in ints], dtype=torch.int32),
+        "fill_back": torch.tensor([_fold(r, last_nonzero, True) for r in ints],
+                                  dtype=torch.int32)}
+    for name, want in expected.items():
+        assert torch.equal(outs[name], want), name
+    assert torch.equal(small, x.int().cumsum(1, dtype=torch.int32))
+    assert torch.equal(colmax, x.max(0).values)
+    assert torch.equal(rowlast, expected["fill"][:, -1])
+    assert total.item() == x.max().item()

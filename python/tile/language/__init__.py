@@ -112,10 +112,14 @@ from .standard import (
     add,
     argmax,
     argmin,
+    associative_scan,
     bitonic_merge,
     clamp,
+    cumprod,
+    cumsum,
     flip,
     mul,
+    reduce,
     softmax,
     sort,
     sub,
@@ -150,5 +154,6 @@ __all__ = [
     "philox", "randint", "randint4x", "rand", "rand4x", "randn", "randn4x",
     # compositions of the above (standard.py)
     "TRITON_MAX_TENSOR_NUMEL", "add", "sub", "mul", "clamp", "argmax", "argmin", "unsqueeze",
-    "softmax", "swizzle2d", "flip", "sort", "topk", "bitonic_merge",
+    "softmax", "swizzle2d", "flip", "sort", "topk", "bitonic_merge", "associative_scan",
+    "reduce", "cumsum", "cumprod",
 ]

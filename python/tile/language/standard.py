@@ -239,3 +239,134 @@ def bitonic_merge(x, dim=None, descending=False):
         x = _compare_and_swap(x, n >> (sub + 1), n, descending)
     return x
 
+
+
+# -- scans and reductions with a combine function ---------------------------
+#
+# The same exchanges make scans and reductions of any associative combine
+# function: an element is taken out of a pair of blocks exactly through
+# xor_sum over its bits with the others masked to zero.
+
+
+@jit
+def _index_along(x, axis):
+    """The index along ``axis``, broadcastable against ``x``."""
+    rank = len(x.shape)
+    n = x.shape[axis]
+    return tl.reshape(tl.arange(0, n), (1,) * axis + (n,) + (1,) * (rank - axis - 1))
+
+
+@jit
+def _element_at(x, axis, index):
+    """``x``'s element at ``index`` along ``axis`` (kept, as 1), bit for
+    bit."""
+    bits = x.dtype.primitive_bitwidth
+    tl.static_assert(bits >= 8, "scans and reductions with a combine function take 8- to "
+                     "64-bit elements, not int1")
+    if bits == 8:
+        ix = x.to(tl.int8, bitcast=True)
+    elif bits == 16:
+        ix = x.to(tl.int16, bitcast=True)
+    elif bits == 32:
+        ix = x.to(tl.int32, bitcast=True)
+    else:
+        ix = x.to(tl.int64, bitcast=True)
+    picked = tl.xor_sum(tl.where(_index_along(x, axis) == index, ix, 0), axis, keep_dims=True)
+    return picked.to(ix.dtype).to(x.dtype, bitcast=True)
+
+
+@jit
+def _axis(x, axis, what):
+    rank = len(x.shape)
+    tl.static_assert(rank > 0, what + " takes a tensor")
+    if axis < 0:
+        return axis + rank
+    return axis
+
+
+@jit
+def associative_scan(input, axis, combine_fn, reverse=False):
+    """The inclusive scan of ``input`` along ``axis`` by ``combine_fn``
+    (a ``@tile.jit`` function of two tensors, associative): element i is
+    input[0] ⊕ ... ⊕ input[i] (input[i] ⊕ ... ⊕ input[n-1] with
+    ``reverse``), combined in a tree, the earlier operand first.  One tensor
+    (not a tuple of them)."""
+    axis = _axis(input, axis, "associative_scan")
+    n = input.shape[axis]
+    x = input
+    # Blocks of j scanned, pairs of them merged: the second's elements take
+    # the first's last (with reverse, the first's take the second's first).
+    for level in tl.static_range(int(pymath.log2(n))):
+        j = 1 << level
+        h = _pairs(x, axis, j)
+        second = _index_along(h, axis + 1) == 1
+        if reverse:
+            after = _element_at(_element_at(h, axis + 1, 1), axis + 2, 0)
+            h = tl.where(second, h, combine_fn(h, after))
+        else:
+            before = _element_at(_element_at(h, axis + 1, 0), axis + 2, j - 1)
+            h = tl.where(second, combine_fn(before, h), h)
+        x = tl.reshape(h, x.shape)
+    return x
+
+
+@jit
+def reduce(input, axis, combine_fn, keep_dims=False):
+    """``input`` reduced along ``axis`` (all of it when None) by
+    ``combine_fn`` (a ``@tile.jit`` function of two tensors, associative):
+    neighbours combined in a tree, the earlier operand first.  One tensor
+    (not a tuple of them)."""
+    if axis is None:
+        numel = 1
+        for size in input.shape:
+            numel = numel * size
+        total = reduce(tl.reshape(input, (numel,)), 0, combine_fn)
+        if keep_dims:
+            return tl.reshape(total, (1,) * len(input.shape))
+        return total
+    axis = _axis(input, axis, "reduce")
+    x = input
+    for _ in tl.static_range(int(pymath.log2(input.shape[axis]))):
+        h = _pairs(x, axis, 1)
+        combined = combine_fn(_element_at(h, axis + 1, 0), _element_at(h, axis + 1, 1))
+        x = tl.reshape(combined, x.shape[:axis] + (x.shape[axis] // 2,) + x.shape[axis + 1:])
+    if keep_dims:
+        return x
+    if len(x.shape) == 1:
+        return tl.max(x, 0)   # the one element, as a scalar
+    return tl.reshape(x, x.shape[:axis] + x.shape[axis + 1:])
+
+
+@jit
+def _add(a, b):
+    return a + b
+
+
+@jit
+def _multiply(a, b):
+    return a * b
+
+
+@jit
+def _scan_type(input, dtype):
+    """Triton's type of a sum: ``dtype`` if given, int32 for narrower
+    integers (and bool), else the input's."""
+    if dtype is not None:
+        return input.to(dtype)
+    if input.dtype == tl.int1 or input.dtype == tl.int8 or input.dtype == tl.int16:
+        return input.to(tl.int32)
+    return input
+
+
+@jit
+def cumsum(input, axis=0, reverse=False, dtype=None):
+    """The inclusive cumulative sum along ``axis`` (in ``dtype``; narrower
+    integers in int32), summed in a tree."""
+    return associative_scan(_scan_type(input, dtype), axis, _add, reverse)
+
+
+@jit
+def cumprod(input, axis=0, reverse=False, dtype=None):
+    """The inclusive cumulative product along ``axis`` (in ``dtype``;
+    narrower integers in int32), multiplied in a tree."""
+    return associative_scan(_scan_type(input, dtype), axis, _multiply, reverse)
