@@ -427,8 +427,9 @@ def sort_case(rows, n, k, dtype):
     return case
 
 
-# tl.cumsum, tl.associative_scan and tl.reduce with a combine function
-# (standard.py) on the GPU; small integers in fp32 sum exactly in any order.
+# tl.cumsum, tl.associative_scan and tl.reduce with a combine function,
+# tl.gather and tl.histogram (standard.py) on the GPU; small integers in fp32
+# sum exactly in any order.
 @tile.jit
 def _last_nonzero(a, b):
     return tl.where(b == 0, a, b)
@@ -440,7 +441,8 @@ def _larger(a, b):
 
 
 @tile.jit
-def scan_kernel(X, CUM0, CUM1, REV, FILL, COLMAX, TOTAL, ROWS: tl.constexpr, N: tl.constexpr):
+def scan_kernel(X, CUM0, CUM1, REV, FILL, COLMAX, TOTAL, GATHERED, COUNTS, ROWS: tl.constexpr,
+                N: tl.constexpr):
     offs = tl.arange(0, ROWS)[:, None] * N + tl.arange(0, N)[None, :]
     x = tl.load(X + offs)
     tl.store(CUM0 + offs, tl.cumsum(x, 0))
@@ -449,6 +451,9 @@ def scan_kernel(X, CUM0, CUM1, REV, FILL, COLMAX, TOTAL, ROWS: tl.constexpr, N: 
     tl.store(FILL + offs, tl.associative_scan(x, 1, _last_nonzero))
     tl.store(COLMAX + tl.arange(0, N), tl.reduce(x, 0, _larger))
     tl.store(TOTAL, tl.reduce(x, None, _larger))
+    # Each row's elements in reverse order, gathered; a histogram of x + 3.
+    tl.store(GATHERED + offs, tl.gather(x, N - 1 - offs % N, 1))
+    tl.store(COUNTS + tl.arange(0, 8), tl.histogram(tl.ravel(x.to(tl.int32) + 3), 8))
 
 
 def scan_case(rows, n):
@@ -457,15 +462,19 @@ def scan_case(rows, n):
         x = torch.randint(-3, 4, (rows, n), device=device).float()
         outs = [torch.empty(rows, n, device=device) for _ in range(4)]
         colmax, total = torch.empty(n, device=device), torch.empty(1, device=device)
-        scan_kernel[(1,)](x, *outs, colmax, total, ROWS=rows, N=n)
+        gathered = torch.empty(rows, n, device=device)
+        counts = torch.empty(8, dtype=torch.int32, device=device)
+        scan_kernel[(1,)](x, *outs, colmax, total, gathered, counts, ROWS=rows, N=n)
         if device == "meta":
             return 0.0, 0.0
         fill = x.clone()
         for i in range(1, n):
             fill[:, i] = torch.where(x[:, i] == 0, fill[:, i - 1], x[:, i])
         expected = [x.cumsum(0), x.cumsum(1), x.flip(1).cumsum(1).flip(1), fill,
-                    x.max(0).values, x.max().reshape(1)]
-        ok = all(torch.equal(o, e) for o, e in zip(outs + [colmax, total], expected))
+                    x.max(0).values, x.max().reshape(1), x.flip(1),
+                    torch.bincount((x.int() + 3).flatten(), minlength=8).int()]
+        got = outs + [colmax, total, gathered, counts]
+        ok = all(torch.equal(o, e) for o, e in zip(got, expected))
         return (0.0 if ok else float("inf")), 0.0
     return case
 
@@ -684,7 +693,7 @@ CASES = [
     ("reshape, ravel, join, split, interleave, cat fp32 64x32", shape_ops_case(64, 32)),
     ("sort, topk 8, flip fp32 16x128 (ties)", sort_case(16, 128, 8, torch.float32)),
     ("sort, topk 4, flip fp16 8x32 (ties)", sort_case(8, 32, 4, torch.float16)),
-    ("cumsum, associative_scan, reduce with combine functions fp32 32x64",
+    ("cumsum, associative_scan, reduce, gather, histogram fp32 32x64",
      scan_case(32, 64)),
     ("atomic_cas fp32 (bits) and int64 n=10000", compare_and_swap_case(10000)),
     ("persistent matmul fp16 1000x1001x999", persistent_matmul_case(1000, 1001, 999)),

@@ -200,3 +200,38 @@ def test_scans_and_reductions_against_torch():
     assert torch.equal(colmax, x.max(0).values)
     assert torch.equal(rowlast, expected["fill"][:, -1])
     assert total.item() == x.max().item()
+
+
+@tile.jit
+def gathers(X, ROW_INDEX, COL_INDEX, BY_ROW, BY_COL, VALUES, COUNTS, EVEN_COUNTS,
+            M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, BINS: tl.constexpr):
+    x = tl.load(X + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :])
+    mk = tl.arange(0, M)[:, None] * K + tl.arange(0, K)[None, :]
+    tl.store(BY_ROW + mk, tl.gather(x, tl.load(ROW_INDEX + mk), 1))
+    kn = tl.arange(0, K)[:, None] * N + tl.arange(0, N)[None, :]
+    tl.store(BY_COL + kn, tl.gather(x, tl.load(COL_INDEX + kn), axis=0))
+    values = tl.load(VALUES + tl.arange(0, M * N))
+    tl.store(COUNTS + tl.arange(0, BINS), tl.histogram(values, BINS))
+    even = tl.arange(0, M * N) % 2 == 0
+    tl.store(EVEN_COUNTS + tl.arange(0, BINS), tl.histogram(values, BINS, mask=even))
+
+
+def test_gather_and_histogram_against_torch():
+    m, n, k, bins = 8, 16, 4, 16
+    gen = torch.Generator().manual_seed(4)
+    x = torch.randn(m, n, generator=gen)
+    row_index = torch.randint(0, n, (m, k), generator=gen, dtype=torch.int32)
+    col_index = torch.randint(0, m, (k, n), generator=gen, dtype=torch.int32)
+    # Some values outside the bins: they count nowhere.
+    values = torch.randint(-3, bins + 3, (m * n,), generator=gen, dtype=torch.int32)
+    by_row, by_col = torch.zeros(m, k), torch.zeros(k, n)
+    counts, even_counts = torch.zeros(bins, dtype=torch.int32), torch.zeros(bins, dtype=torch.int32)
+    gathers[(1,)](x, row_index, col_index, by_row, by_col, values, counts, even_counts,
+                  M=m, N=n, K=k, BINS=bins)
+    assert torch.equal(by_row, torch.gather(x, 1, row_index.long()))
+    assert torch.equal(by_col, torch.gather(x, 0, col_index.long()))
+
+    def bincount(v):
+        return torch.bincount(v[(v >= 0) & (v < bins)].long(), minlength=bins).int()
+    assert torch.equal(counts, bincount(values))
+    assert torch.equal(even_counts, bincount(values[::2]))

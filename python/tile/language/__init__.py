@@ -118,6 +118,8 @@ from .standard import (
     cumprod,
     cumsum,
     flip,
+    gather,
+    histogram,
     mul,
     reduce,
     softmax,
@@ -155,5 +157,5 @@ __all__ = [
     # compositions of the above (standard.py)
     "TRITON_MAX_TENSOR_NUMEL", "add", "sub", "mul", "clamp", "argmax", "argmin", "unsqueeze",
     "softmax", "swizzle2d", "flip", "sort", "topk", "bitonic_merge", "associative_scan",
-    "reduce", "cumsum", "cumprod",
+    "reduce", "cumsum", "cumprod", "histogram", "gather",
 ]

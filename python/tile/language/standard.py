@@ -109,19 +109,34 @@ def swizzle2d(i, j, size_i, size_j, size_g):
 
 
 @jit
+def _bits(x):
+    """``x``'s elements as integers of their width, bit for bit."""
+    bits = x.dtype.primitive_bitwidth
+    tl.static_assert(bits >= 8, "the element exchanges of flip, sort, scans, reductions and "
+                     "gather take 8- to 64-bit elements, not int1")
+    if bits == 8:
+        return x.to(tl.int8, bitcast=True)
+    elif bits == 16:
+        return x.to(tl.int16, bitcast=True)
+    elif bits == 32:
+        return x.to(tl.int32, bitcast=True)
+    return x.to(tl.int64, bitcast=True)
+
+
+@jit
+def _pick(x, which, axis, keep_dims):
+    """The one element of ``x`` along ``axis`` where ``which`` holds, bit
+    for bit (0 where it holds nowhere)."""
+    ix = _bits(x)
+    picked = tl.xor_sum(tl.where(which, ix, 0), axis, keep_dims=keep_dims)
+    return picked.to(ix.dtype).to(x.dtype, bitcast=True)
+
+
+@jit
 def _partner(x, axis):
     """Each element's partner across ``axis``, of 2 elements: the other
     one, bit for bit."""
-    bits = x.dtype.primitive_bitwidth
-    tl.static_assert(bits >= 8, "flip, sort and topk take 8- to 64-bit elements, not int1")
-    if bits == 8:
-        ix = x.to(tl.int8, bitcast=True)
-    elif bits == 16:
-        ix = x.to(tl.int16, bitcast=True)
-    elif bits == 32:
-        ix = x.to(tl.int32, bitcast=True)
-    else:
-        ix = x.to(tl.int64, bitcast=True)
+    ix = _bits(x)
     partner = ix ^ tl.xor_sum(ix, axis, keep_dims=True).to(ix.dtype)
     return partner.to(x.dtype, bitcast=True)
 
@@ -260,19 +275,7 @@ def _index_along(x, axis):
 def _element_at(x, axis, index):
     """``x``'s element at ``index`` along ``axis`` (kept, as 1), bit for
     bit."""
-    bits = x.dtype.primitive_bitwidth
-    tl.static_assert(bits >= 8, "scans and reductions with a combine function take 8- to "
-                     "64-bit elements, not int1")
-    if bits == 8:
-        ix = x.to(tl.int8, bitcast=True)
-    elif bits == 16:
-        ix = x.to(tl.int16, bitcast=True)
-    elif bits == 32:
-        ix = x.to(tl.int32, bitcast=True)
-    else:
-        ix = x.to(tl.int64, bitcast=True)
-    picked = tl.xor_sum(tl.where(_index_along(x, axis) == index, ix, 0), axis, keep_dims=True)
-    return picked.to(ix.dtype).to(x.dtype, bitcast=True)
+    return _pick(x, _index_along(x, axis) == index, axis, True)
 
 
 @jit
@@ -370,3 +373,34 @@ def cumprod(input, axis=0, reverse=False, dtype=None):
     """The inclusive cumulative product along ``axis`` (in ``dtype``;
     narrower integers in int32), multiplied in a tree."""
     return associative_scan(_scan_type(input, dtype), axis, _multiply, reverse)
+
+
+# -- histogram, gather -------------------------------------------------------
+
+
+@jit
+def histogram(input, num_bins, mask=None):
+    """How many elements of ``input`` (1-D, integers) equal each of 0 ..
+    ``num_bins`` - 1 (a power of two), as int32; elements outside, or where
+    ``mask`` is false, count nowhere."""
+    tl.static_assert(len(input.shape) == 1, "histogram takes a 1-D tensor")
+    if mask is not None:
+        input = tl.where(mask, input, -1)
+    hits = input[:, None] == tl.arange(0, num_bins)[None, :]
+    return tl.sum(hits.to(tl.int32), 0)
+
+
+@jit
+def gather(src, index, axis):
+    """``src``'s elements along ``axis`` at ``index`` (integers, of
+    ``src``'s rank and sizes but along ``axis``): result[..., j, ...] is
+    src[..., index[..., j, ...], ...], bit for bit; an index outside the
+    dimension gives 0."""
+    rank = len(src.shape)
+    axis = _axis(src, axis, "gather")
+    tl.static_assert(len(index.shape) == rank, "gather: index must have src's rank")
+    # Each index against every position along the axis: (..., m, n, ...).
+    positions = tl.expand_dims(src, axis)
+    wanted = tl.expand_dims(index, axis + 1)
+    return _pick(positions, wanted == _index_along(positions, axis + 1), axis + 1, False)
+
