@@ -441,8 +441,14 @@ def _larger(a, b):
 
 
 @tile.jit
-def scan_kernel(X, CUM0, CUM1, REV, FILL, COLMAX, TOTAL, GATHERED, COUNTS, ROWS: tl.constexpr,
-                N: tl.constexpr):
+def _first_largest(value_a, index_a, value_b, index_b):
+    take_b = (value_b > value_a) | ((value_b == value_a) & (index_b < index_a))
+    return tl.where(take_b, value_b, value_a), tl.where(take_b, index_b, index_a)
+
+
+@tile.jit
+def scan_kernel(X, CUM0, CUM1, REV, FILL, COLMAX, TOTAL, GATHERED, COUNTS, ARGMAX,
+                ROWS: tl.constexpr, N: tl.constexpr):
     offs = tl.arange(0, ROWS)[:, None] * N + tl.arange(0, N)[None, :]
     x = tl.load(X + offs)
     tl.store(CUM0 + offs, tl.cumsum(x, 0))
@@ -454,6 +460,10 @@ def scan_kernel(X, CUM0, CUM1, REV, FILL, COLMAX, TOTAL, GATHERED, COUNTS, ROWS:
     # Each row's elements in reverse order, gathered; a histogram of x + 3.
     tl.store(GATHERED + offs, tl.gather(x, N - 1 - offs % N, 1))
     tl.store(COUNTS + tl.arange(0, 8), tl.histogram(tl.ravel(x.to(tl.int32) + 3), 8))
+    # A tuple reduction: each row's first largest element's index.
+    index = tl.broadcast_to(tl.arange(0, N)[None, :], ROWS, N)
+    _, at = tl.reduce((x, index), 1, _first_largest)
+    tl.store(ARGMAX + tl.arange(0, ROWS), at)
 
 
 def scan_case(rows, n):
@@ -464,7 +474,8 @@ def scan_case(rows, n):
         colmax, total = torch.empty(n, device=device), torch.empty(1, device=device)
         gathered = torch.empty(rows, n, device=device)
         counts = torch.empty(8, dtype=torch.int32, device=device)
-        scan_kernel[(1,)](x, *outs, colmax, total, gathered, counts, ROWS=rows, N=n)
+        argmax = torch.empty(rows, dtype=torch.int32, device=device)
+        scan_kernel[(1,)](x, *outs, colmax, total, gathered, counts, argmax, ROWS=rows, N=n)
         if device == "meta":
             return 0.0, 0.0
         fill = x.clone()
@@ -472,8 +483,9 @@ def scan_case(rows, n):
             fill[:, i] = torch.where(x[:, i] == 0, fill[:, i - 1], x[:, i])
         expected = [x.cumsum(0), x.cumsum(1), x.flip(1).cumsum(1).flip(1), fill,
                     x.max(0).values, x.max().reshape(1), x.flip(1),
-                    torch.bincount((x.int() + 3).flatten(), minlength=8).int()]
-        got = outs + [colmax, total, gathered, counts]
+                    torch.bincount((x.int() + 3).flatten(), minlength=8).int(),
+                    x.argmax(1).int()]
+        got = outs + [colmax, total, gathered, counts, argmax]
         ok = all(torch.equal(o, e) for o, e in zip(got, expected))
         return (0.0 if ok else float("inf")), 0.0
     return case
@@ -693,7 +705,7 @@ CASES = [
     ("reshape, ravel, join, split, interleave, cat fp32 64x32", shape_ops_case(64, 32)),
     ("sort, topk 8, flip fp32 16x128 (ties)", sort_case(16, 128, 8, torch.float32)),
     ("sort, topk 4, flip fp16 8x32 (ties)", sort_case(8, 32, 4, torch.float16)),
-    ("cumsum, associative_scan, reduce, gather, histogram fp32 32x64",
+    ("cumsum, associative_scan, reduce (argmax of a tuple), gather, histogram fp32 32x64",
      scan_case(32, 64)),
     ("atomic_cas fp32 (bits) and int64 n=10000", compare_and_swap_case(10000)),
     ("persistent matmul fp16 1000x1001x999", persistent_matmul_case(1000, 1001, 999)),

@@ -235,3 +235,76 @@ def test_gather_and_histogram_against_torch():
         return torch.bincount(v[(v >= 0) & (v < bins)].long(), minlength=bins).int()
     assert torch.equal(counts, bincount(values))
     assert torch.equal(even_counts, bincount(values[::2]))
+
+
+@tile.jit
+def _argmax_combine(value_a, index_a, value_b, index_b):
+    # The larger value, the first index among equal ones.
+    take_b = (value_b > value_a) | ((value_b == value_a) & (index_b < index_a))
+    return tl.where(take_b, value_b, value_a), tl.where(take_b, index_b, index_a)
+
+
+@tile.jit
+def tuple_reductions(X, MAXES, ARGMAX, RUNNING, RUNNING_AT, TOTAL, TOTAL_AT,
+                     ROWS: tl.constexpr, N: tl.constexpr):
+    offs = tl.arange(0, ROWS)[:, None] * N + tl.arange(0, N)[None, :]
+    x = tl.load(X + offs)
+    index = tl.broadcast_to(tl.arange(0, N)[None, :], ROWS, N)
+    best, at = tl.reduce((x, index), 1, _argmax_combine)
+    tl.store(MAXES + tl.arange(0, ROWS), best)
+    tl.store(ARGMAX + tl.arange(0, ROWS), at)
+    running, running_at = tl.associative_scan((x, index), 1, _argmax_combine)
+    tl.store(RUNNING + offs, running)
+    tl.store(RUNNING_AT + offs, running_at)
+    total, total_at = tl.reduce((x, offs), None, _argmax_combine)
+    tl.store(TOTAL, total)
+    tl.store(TOTAL_AT, total_at)
+
+
+def test_tuple_reductions_and_scans():
+    rows, n = 4, 16
+    gen = torch.Generator().manual_seed(2)
+    x = torch.randint(-4, 5, (rows, n), generator=gen).float()   # ties
+    maxes, argmax = torch.zeros(rows), torch.zeros(rows, dtype=torch.int32)
+    running, running_at = torch.zeros(rows, n), torch.zeros(rows, n, dtype=torch.int32)
+    total, total_at = torch.zeros(1), torch.zeros(1, dtype=torch.int32)
+    tuple_reductions[(1,)](x, maxes, argmax, running, running_at, total, total_at,
+                           ROWS=rows, N=n)
+    assert torch.equal(maxes, x.max(1).values)
+    # torch.argmax returns the first of equal maxima too.
+    assert torch.equal(argmax, x.argmax(1).int())
+    values, indices = x.cummax(1)
+    assert torch.equal(running, values)
+    first = torch.stack([torch.stack([(x[r, :i + 1] == values[r, i]).nonzero()[0, 0]
+                                      for i in range(n)]) for r in range(rows)]).int()
+    assert torch.equal(running_at, first)
+    assert total.item() == x.max().item() and total_at.item() == x.flatten().argmax().item()
+
+
+@tile.jit
+def _doubled_then_combined(xs, fn):
+    doubled = ()
+    for i in tl.static_range(len(xs)):
+        doubled = doubled + (xs[i] * 2,)
+    return fn(*(doubled + doubled))
+
+
+@tile.jit
+def _sum_and_product(a0, a1, b0, b1):
+    return a0 + b0, a1 * b1
+
+
+@tile.jit
+def tuples_at_compile_time(X, Y, N: tl.constexpr):
+    x = tl.load(X + tl.arange(0, N))
+    total, product = _doubled_then_combined((x, x + 1), _sum_and_product)
+    tl.store(Y + tl.arange(0, N), total + product)
+
+
+def test_tuples_of_tensors_have_a_length_and_concatenate():
+    # What the tuple forms of tl.reduce and tl.associative_scan are built on.
+    x = torch.arange(4, dtype=torch.float32)
+    y = torch.zeros(4)
+    tuples_at_compile_time[(1,)](x, y, N=4)
+    assert torch.equal(y, 4 * x + (2 * x + 2) ** 2)
+

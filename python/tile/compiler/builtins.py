@@ -515,6 +515,67 @@ def cat(cg, input, other, can_reorder=False, dim=0):
     return semantic.reshape(cg.b, pairs, tuple(shape), "tl.cat")
 
 
+def _combined_inputs(input, combine_fn, what):
+    """``input`` as a tuple of tensors of one shape, and whether it was one
+    tensor; ``combine_fn`` checked to be a @tile.jit function."""
+    from ..jit import JITFunction
+    if not isinstance(combine_fn, JITFunction):
+        raise TileTypeError(f"{what}: combine_fn must be a @tile.jit function, got "
+                            f"{semantic.describe(combine_fn)}")
+    single = not isinstance(input, (tuple, list))
+    inputs = (input,) if single else tuple(input)
+    if not inputs:
+        raise TileTypeError(f"{what} takes a tensor or a tuple of tensors, got ()")
+    for x in inputs:
+        if not isinstance(x, Value) or not x.is_block():
+            raise TileTypeError(f"{what} takes tensors, got {semantic.describe(x)}")
+        if x.shape != inputs[0].shape:
+            raise TileTypeError(f"{what}: the tensors must have one shape, got "
+                                f"{list(inputs[0].shape)} and {list(x.shape)}")
+    return inputs, single
+
+
+def _unpacked(results, single):
+    return results[0] if single else tuple(results)
+
+
+@implements(tl.reduce)
+def reduce(cg, input, axis, combine_fn, keep_dims=False):
+    from ..language import standard
+    inputs, single = _combined_inputs(input, combine_fn, "tl.reduce")
+    rank = len(inputs[0].shape)
+    if axis is None:
+        numel = math.prod(inputs[0].shape)
+        flat = tuple(semantic.reshape(cg.b, x, (numel,), "tl.reduce") for x in inputs)
+        totals = cg.inline_call(standard._reduce_tuple, [flat, 0, combine_fn, keep_dims, single],
+                                {}, cg.node)
+        if keep_dims:
+            totals = tuple(semantic.reshape(cg.b, t, (1,) * rank, "tl.reduce") for t in totals)
+        return _unpacked(totals, single)
+    axis = constexpr_int(axis, "tl.reduce: axis")
+    if not -rank <= axis < rank:
+        raise TileTypeError(f"tl.reduce: axis {axis} out of range for tensors of rank {rank}")
+    results = cg.inline_call(standard._reduce_tuple,
+                             [inputs, axis % rank, combine_fn, bool(keep_dims), single], {},
+                             cg.node)
+    return _unpacked(results, single)
+
+
+@implements(tl.associative_scan)
+def associative_scan(cg, input, axis, combine_fn, reverse=False):
+    from ..language import standard
+    inputs, single = _combined_inputs(input, combine_fn, "tl.associative_scan")
+    rank = len(inputs[0].shape)
+    axis = constexpr_int(axis, "tl.associative_scan: axis")
+    if not -rank <= axis < rank:
+        raise TileTypeError(
+            f"tl.associative_scan: axis {axis} out of range for tensors of rank {rank}")
+    results = cg.inline_call(standard._scan_tuple,
+                             [inputs, axis % rank, combine_fn, bool(reverse), single], {},
+                             cg.node)
+    return _unpacked(results, single)
+
+
 @implements(tl.broadcast_to)
 def broadcast_to(cg, input, *shape):
     input = tensor_arg(input, "tl.broadcast_to")

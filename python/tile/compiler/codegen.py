@@ -824,6 +824,8 @@ class CodeGenerator:
         return format(value, spec)
 
     def binop(self, op, lhs, rhs):
+        if op == "+" and isinstance(lhs, tuple) and isinstance(rhs, tuple):
+            return lhs + rhs   # tuples concatenate, whatever they hold
         if is_constexpr(lhs) and is_constexpr(rhs):
             _check_constant_size(op, lhs, rhs)
             try:
@@ -1058,6 +1060,10 @@ class CodeGenerator:
             for arg in args[1:]:
                 result = tile_builtins.call_builtin(self, pairwise, [result, arg], {})
             return result
+        if fn is py_builtins.len and len(args) == 1 and not kwargs \
+                and isinstance(args[0], (tuple, list)):
+            # A tuple's length is known however run-time its elements are.
+            return len(args[0])
         if fn is PY_BUILTINS["print"]:
             # As Triton: print in a kernel is tl.device_print, its leading
             # compile-time values the prefix.

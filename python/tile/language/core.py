@@ -903,6 +903,25 @@ def cat(input, other, can_reorder=False, dim=0) -> tensor:
 
 
 @builtin
+def reduce(input, axis, combine_fn, keep_dims=False):
+    """``input`` (a tensor, or a tuple of tensors of one shape) reduced along
+    ``axis`` (all of it when None) by ``combine_fn``, an associative
+    ``@tile.jit`` function: of two tensors, or for a tuple of k tensors of
+    2k (the first operand's, then the second's) giving k.  Neighbours are
+    combined in a tree, the earlier operand first; a tuple gives a tuple.
+    """
+
+
+@builtin
+def associative_scan(input, axis, combine_fn, reverse=False):
+    """The inclusive scan of ``input`` (a tensor, or a tuple of tensors of
+    one shape) along ``axis`` by ``combine_fn`` (as for ``tl.reduce``):
+    element i combines elements 0 .. i (i .. n-1 with ``reverse``), in a
+    tree, the earlier operand first; a tuple gives a tuple.
+    """
+
+
+@builtin
 def broadcast(input, other) -> tuple:
     """``input`` and ``other`` (tensors) broadcast to their common shape, as
     for arithmetic: a pair of tensors."""

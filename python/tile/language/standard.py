@@ -288,56 +288,77 @@ def _axis(x, axis, what):
 
 
 @jit
-def associative_scan(input, axis, combine_fn, reverse=False):
-    """The inclusive scan of ``input`` along ``axis`` by ``combine_fn``
-    (a ``@tile.jit`` function of two tensors, associative): element i is
-    input[0] ⊕ ... ⊕ input[i] (input[i] ⊕ ... ⊕ input[n-1] with
-    ``reverse``), combined in a tree, the earlier operand first.  One tensor
-    (not a tuple of them)."""
-    axis = _axis(input, axis, "associative_scan")
-    n = input.shape[axis]
-    x = input
+def _combine(combine_fn, a, b, single):
+    """combine_fn of the tuples ``a`` and ``b`` (Triton's convention: the
+    first operand's tensors, then the second's), as a tuple."""
+    if single:
+        return (combine_fn(a[0], b[0]),)
+    return combine_fn(*(a + b))
+
+
+@jit
+def _scan_tuple(inputs, axis, combine_fn, reverse, single):
+    """tl.associative_scan of the tensors ``inputs`` (one shape)."""
+    axis = _axis(inputs[0], axis, "associative_scan")
+    shape = inputs[0].shape
+    n = shape[axis]
+    xs = inputs
     # Blocks of j scanned, pairs of them merged: the second's elements take
     # the first's last (with reverse, the first's take the second's first).
     for level in tl.static_range(int(pymath.log2(n))):
         j = 1 << level
-        h = _pairs(x, axis, j)
-        second = _index_along(h, axis + 1) == 1
+        hs = ()
+        edges = ()
+        for i in tl.static_range(len(xs)):
+            h = _pairs(xs[i], axis, j)
+            hs = hs + (h,)
+            if reverse:
+                edges = edges + (_element_at(_element_at(h, axis + 1, 1), axis + 2, 0),)
+            else:
+                edges = edges + (_element_at(_element_at(h, axis + 1, 0), axis + 2, j - 1),)
+        second = _index_along(hs[0], axis + 1) == 1
         if reverse:
-            after = _element_at(_element_at(h, axis + 1, 1), axis + 2, 0)
-            h = tl.where(second, h, combine_fn(h, after))
+            combined = _combine(combine_fn, hs, edges, single)
         else:
-            before = _element_at(_element_at(h, axis + 1, 0), axis + 2, j - 1)
-            h = tl.where(second, combine_fn(before, h), h)
-        x = tl.reshape(h, x.shape)
-    return x
+            combined = _combine(combine_fn, edges, hs, single)
+        xs = ()
+        for i in tl.static_range(len(hs)):
+            if reverse:
+                merged = tl.where(second, hs[i], combined[i])
+            else:
+                merged = tl.where(second, combined[i], hs[i])
+            xs = xs + (tl.reshape(merged.to(hs[i].dtype), shape),)
+    return xs
 
 
 @jit
-def reduce(input, axis, combine_fn, keep_dims=False):
-    """``input`` reduced along ``axis`` (all of it when None) by
-    ``combine_fn`` (a ``@tile.jit`` function of two tensors, associative):
-    neighbours combined in a tree, the earlier operand first.  One tensor
-    (not a tuple of them)."""
-    if axis is None:
-        numel = 1
-        for size in input.shape:
-            numel = numel * size
-        total = reduce(tl.reshape(input, (numel,)), 0, combine_fn)
+def _reduce_tuple(inputs, axis, combine_fn, keep_dims, single):
+    """tl.reduce of the tensors ``inputs`` (one shape) along ``axis`` (not
+    None)."""
+    axis = _axis(inputs[0], axis, "reduce")
+    xs = inputs
+    for _ in tl.static_range(int(pymath.log2(inputs[0].shape[axis]))):
+        firsts = ()
+        seconds = ()
+        for i in tl.static_range(len(xs)):
+            h = _pairs(xs[i], axis, 1)
+            firsts = firsts + (_element_at(h, axis + 1, 0),)
+            seconds = seconds + (_element_at(h, axis + 1, 1),)
+        combined = _combine(combine_fn, firsts, seconds, single)
+        shape = xs[0].shape
+        xs = ()
+        for i in tl.static_range(len(combined)):
+            xs = xs + (tl.reshape(combined[i],
+                                  shape[:axis] + (shape[axis] // 2,) + shape[axis + 1:]),)
+    out = ()
+    for i in tl.static_range(len(xs)):
         if keep_dims:
-            return tl.reshape(total, (1,) * len(input.shape))
-        return total
-    axis = _axis(input, axis, "reduce")
-    x = input
-    for _ in tl.static_range(int(pymath.log2(input.shape[axis]))):
-        h = _pairs(x, axis, 1)
-        combined = combine_fn(_element_at(h, axis + 1, 0), _element_at(h, axis + 1, 1))
-        x = tl.reshape(combined, x.shape[:axis] + (x.shape[axis] // 2,) + x.shape[axis + 1:])
-    if keep_dims:
-        return x
-    if len(x.shape) == 1:
-        return tl.max(x, 0)   # the one element, as a scalar
-    return tl.reshape(x, x.shape[:axis] + x.shape[axis + 1:])
+            out = out + (xs[i],)
+        elif len(xs[i].shape) == 1:
+            out = out + (tl.max(xs[i], 0),)   # the one element, as a scalar
+        else:
+            out = out + (tl.reshape(xs[i], xs[i].shape[:axis] + xs[i].shape[axis + 1:]),)
+    return out
 
 
 @jit
@@ -365,14 +386,14 @@ def _scan_type(input, dtype):
 def cumsum(input, axis=0, reverse=False, dtype=None):
     """The inclusive cumulative sum along ``axis`` (in ``dtype``; narrower
     integers in int32), summed in a tree."""
-    return associative_scan(_scan_type(input, dtype), axis, _add, reverse)
+    return tl.associative_scan(_scan_type(input, dtype), axis, _add, reverse)
 
 
 @jit
 def cumprod(input, axis=0, reverse=False, dtype=None):
     """The inclusive cumulative product along ``axis`` (in ``dtype``;
     narrower integers in int32), multiplied in a tree."""
-    return associative_scan(_scan_type(input, dtype), axis, _multiply, reverse)
+    return tl.associative_scan(_scan_type(input, dtype), axis, _multiply, reverse)
 
 
 # -- histogram, gather -------------------------------------------------------
