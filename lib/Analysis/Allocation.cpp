@@ -128,7 +128,7 @@ bool tilegpu::isCtaWideBooleanReduce(tile::ReduceOp op) {
 
 int64_t tilegpu::getSharedScratchBytes(Operation *op) {
   // A scalar atomic whose old element is used: thread 0's, shared.
-  if (isa<tile::AtomicRMWOp, tile::AtomicCASOp>(op) &&
+  if (isa<tile::AtomicRMWOp, tile::AtomicCASOp, tile::AtomicLoadOp>(op) &&
       !isa<RankedTensorType>(op->getResult(0).getType()) &&
       !op->getResult(0).use_empty())
     return getSharedElementBytes(op->getResult(0).getType());

@@ -405,6 +405,37 @@ LogicalResult atomicRMWOp(Executor &ex, Operation *op) {
   return success();
 }
 
+/// A load and a store, one element at a time: the interpreter runs one
+/// program at a time, so every access is indivisible and ordered.
+LogicalResult atomicLoadOp(Executor &ex, Operation *op) {
+  auto load = cast<tl::AtomicLoadOp>(op);
+  std::vector<PendingWrite> reads;
+  if (failed(
+          resolveWrites(ex, op, load.getPtr(), load.getMask(), "read", &reads)))
+    return failure();
+  bool isFloat = elemInfo(load.getType()).kind == ElemClass::Float;
+  SmallVector<int64_t, 4> shape = shapeOf(load.getType());
+  RValue result = isFloat ? makeFloats(shape) : makeInts(shape);
+  for (const PendingWrite &read : reads) {
+    if (isFloat)
+      floatsOf(result)[read.element] = readFloat(*read.buffer, read.index);
+    else
+      intsOf(result)[read.element] = readInt(*read.buffer, read.index);
+  }
+  ex.set(op->getResult(0), std::move(result));
+  return success();
+}
+
+LogicalResult atomicStoreOp(Executor &ex, Operation *op) {
+  auto store = cast<tl::AtomicStoreOp>(op);
+  std::vector<PendingWrite> writes;
+  if (failed(resolveWrites(ex, op, store.getPtr(), store.getMask(), "write",
+                           &writes)))
+    return failure();
+  commitWrites(writes, ex.get(store.getValue()));
+  return success();
+}
+
 /// As atomicRMWOp: each element swapped where it equals cmp's, f32 compared
 /// bit for bit (as the GPU's atom.cas.b32 does: -0 is not 0, a NaN equals
 /// itself).
@@ -920,6 +951,8 @@ void addTileHandlers(HandlerMap &handlers) {
   handlers["tile.load"] = loadOp;
   handlers["tile.store"] = storeOp;
   handlers["tile.atomic_rmw"] = atomicRMWOp;
+  handlers["tile.atomic_load"] = atomicLoadOp;
+  handlers["tile.atomic_store"] = atomicStoreOp;
   handlers["tile.atomic_cas"] = atomicCASOp;
   // A program runs as one: nothing to wait for.
   handlers["tile.debug_barrier"] = [](Executor &, Operation *) {

@@ -491,6 +491,40 @@ def scan_case(rows, n):
     return case
 
 
+# Message passing between programs: program 0 writes a block of data, then
+# sets a flag (tl.atomic_store, release); the others wait for the flag
+# (tl.atomic_load, acquire) and copy the data. Every copy must be the data:
+# the release orders all of program 0's writes before the flag, the acquire
+# all of a reader's reads after it. 8 programs, one an SM at most: all run
+# at once.
+@tile.jit
+def message_kernel(FLAG, DATA, COPIES, N: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = tl.arange(0, N)
+    if pid == 0:
+        tl.store(DATA + offs, offs * 3 + 1)
+        tl.atomic_store(FLAG, 1)
+    else:
+        while tl.atomic_load(FLAG) == 0:
+            pass
+        tl.store(COPIES + pid * N + offs, tl.load(DATA + offs))
+
+
+def message_case(programs, n):
+    """0 when every reader copied the data, else infinite."""
+    def case(device):
+        flag = torch.zeros(1, dtype=torch.int32, device=device)
+        data = torch.zeros(n, dtype=torch.int32, device=device)
+        copies = torch.full((programs, n), -1, dtype=torch.int32, device=device)
+        message_kernel[(programs,)](flag, data, copies, N=n)
+        if device == "meta":
+            return 0.0, 0.0
+        expected = torch.arange(n, device=device, dtype=torch.int32) * 3 + 1
+        ok = bool((copies[1:] == expected).all()) and int(flag.item()) == 1
+        return (0.0 if ok else float("inf")), 0.0
+    return case
+
+
 # A scalar atomic whose old value the whole program uses (thread 0 updates,
 # shared memory hands the value on): one ticket a program, a permutation.
 @tile.jit
@@ -700,6 +734,8 @@ CASES = [
     ("erf and libdevice n=5000", libdevice_case(5000)),
     ("atomic max, min, and, or, xor, xchg n=10000 on 7 addresses", atomics_case(10000, 7)),
     ("scalar atomic_add tickets, 5000 programs", tickets_case(5000)),
+    ("atomic_store release, atomic_load acquire: a flag between 8 programs",
+     message_case(8, 1024)),
     ("desc.atomic_add fp32 150x112, 9 programs x 6 steps (TMA and red.global)",
      block_updates_case(150, 112, 9, 6)),
     ("reshape, ravel, join, split, interleave, cat fp32 64x32", shape_ops_case(64, 32)),

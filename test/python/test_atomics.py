@@ -1,7 +1,8 @@
-"""tl.atomic_max, _min, _and, _or, _xor and _xchg (tile.atomic_rmw), launched
-on CPU tensors (the interpreter): many updates of few addresses, against
-the sequential reference, at sizes that are not multiples of the block;
-the old values each gives back; masks.  The GPU's lowering is checked by
+"""tl.atomic_max, _min, _and, _or, _xor and _xchg (tile.atomic_rmw), and
+tl.atomic_load and tl.atomic_store, launched on CPU tensors (the
+interpreter): many updates of few addresses, against the sequential
+reference, at sizes that are not multiples of the block; the old values
+each gives back; masks.  The GPU's lowering is checked by
 test/gpu/check_jit_launch.py."""
 
 import functools
@@ -12,6 +13,7 @@ torch = pytest.importorskip("torch")
 
 import tile  # noqa: E402
 import tile.language as tl  # noqa: E402
+from tile.compiler.errors import CompilationError  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("launcher_tools")
 
@@ -195,3 +197,31 @@ def test_lock_protected_partial_sums():
     want = torch.stack([x[g::groups].sum(0) for g in range(groups)])
     torch.testing.assert_close(sums, want)
     assert locks.tolist() == [0] * groups and counts.tolist() == [1] * groups
+
+@tile.jit
+def loads_and_stores(FLAGS, DATA, OUT, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    # Each element once, atomically; odd ones masked off read as zero.
+    tl.store(OUT + offs, tl.atomic_load(DATA + offs, mask=offs % 2 == 0))
+    tl.atomic_store(DATA + offs, offs * 10, mask=offs < N // 2, sem="relaxed")
+    if tl.atomic_load(FLAGS, sem="acquire", scope="gpu") == 7:
+        tl.atomic_store(FLAGS + 1, 8)
+
+
+@tile.jit
+def bad_order(FLAGS):
+    tl.atomic_store(FLAGS, 1, sem="acquire")
+
+
+def test_atomic_loads_and_stores():
+    n = 8
+    flags = torch.tensor([7, 0], dtype=torch.int32)
+    data = torch.arange(100, 100 + n, dtype=torch.int32)
+    out = torch.zeros(n, dtype=torch.int32)
+    loads_and_stores[(1,)](flags, data, out, N=n)
+    assert out.tolist() == [100, 0, 102, 0, 104, 0, 106, 0]
+    assert data.tolist() == [0, 10, 20, 30, 104, 105, 106, 107]
+    assert flags.tolist() == [7, 8]
+    with pytest.raises(CompilationError, match="tl.atomic_store: sem='acquire' is not "
+                                               "'release' or 'relaxed'"):
+        bad_order[(1,)](flags)

@@ -308,3 +308,4 @@ def test_tuples_of_tensors_have_a_length_and_concatenate():
     tuples_at_compile_time[(1,)](x, y, N=4)
     assert torch.equal(y, 4 * x + (2 * x + 2) ** 2)
 
+

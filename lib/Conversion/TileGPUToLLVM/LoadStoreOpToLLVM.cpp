@@ -494,6 +494,139 @@ void replaceAtomic(ConversionPatternRewriter &rewriter, Operation *op,
                                        converter.convertType(type), old));
 }
 
+/// PTX's `.sem.scope` of an atomic load or store: always written out (a
+/// load or store without them is not atomic).
+std::string getAccessQualifiers(Ordering ordering) {
+  return ("." + tile::stringifyMemSemantic(ordering.sem) + "." +
+          tile::stringifyMemScope(ordering.scope))
+      .str();
+}
+
+/// `element`'s bits as an integer of its width, and its register class.
+std::pair<Type, StringRef> getAccessBits(OpBuilder &b, Type element) {
+  unsigned bits = element.getIntOrFloatBitWidth();
+  return {b.getIntegerType(bits), bits == 16 ? "h" : bits == 32 ? "r" : "l"};
+}
+
+/// One atomic load of `element` at `ptr` (global) where `pred` holds
+/// (zero elsewhere).
+Value emitAtomicLoad(OpBuilder &b, Location loc, Type element, Value ptr,
+                     Value pred, Ordering ordering) {
+  auto [bitsType, reg] = getAccessBits(b, element);
+  std::string width = std::to_string(element.getIntOrFloatBitWidth());
+  Value predicate = LLVM::ZExtOp::create(b, loc, b.getI32Type(), pred);
+  Value bits =
+      emitInlinePtx(b, loc, bitsType, ValueRange{predicate, ptr},
+                    predicated(1, "mov.b" + width + " $0, 0;\n@p ld" +
+                                      getAccessQualifiers(ordering) +
+                                      ".global.b" + width + " $0, [$2];"),
+                    ("=" + reg + ",r,l").str())
+          .getRes();
+  return LLVM::BitcastOp::create(b, loc, element, bits);
+}
+
+/// One atomic store of `value` at `ptr` (global) where `pred` holds.
+void emitAtomicStore(OpBuilder &b, Location loc, Value ptr, Value value,
+                     Value pred, Ordering ordering) {
+  auto [bitsType, reg] = getAccessBits(b, value.getType());
+  std::string width = std::to_string(value.getType().getIntOrFloatBitWidth());
+  Value predicate = LLVM::ZExtOp::create(b, loc, b.getI32Type(), pred);
+  Value bits = LLVM::BitcastOp::create(b, loc, bitsType, value);
+  emitInlinePtx(b, loc, Type(), ValueRange{predicate, ptr, bits},
+                predicated(0, "@p st" + getAccessQualifiers(ordering) +
+                                  ".global.b" + width + " [$1], $2;"),
+                ("r,l," + reg).str());
+}
+
+/// Every thread loads each element it holds; a scalar is loaded by thread
+/// 0 and shared (lowerScalarAtomic: an acquire orders every thread's later
+/// accesses).
+struct AtomicLoadOpConversion
+    : public ConvertOpToLLVMPattern<tile::AtomicLoadOp> {
+  AtomicLoadOpConversion(const LLVMTypeConverter &converter,
+                         const SharedScratch &scratch)
+      : ConvertOpToLLVMPattern(converter), scratch(scratch) {}
+
+  LogicalResult
+  matchAndRewrite(tile::AtomicLoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Ordering ordering{op.getSem(), op.getScope()};
+    Type element = getLoweredElementType(*getTypeConverter(), op.getType());
+    HwIndex hw = getHwIndex(rewriter, loc, getTypeConverter());
+    if (!isa<RankedTensorType>(op.getType())) {
+      FailureOr<Value> value = lowerScalarAtomic(
+          rewriter, loc, op, scratch, hw, adaptor.getMask(), ordering,
+          /*wantOld=*/true, [&](Value pred) {
+            return emitAtomicLoad(rewriter, loc, element, adaptor.getPtr(),
+                                  pred, ordering);
+          });
+      if (failed(value))
+        return failure();
+      rewriter.replaceOp(op, *value);
+      return success();
+    }
+    SmallVector<Value> ptrs = unpackRegisters(rewriter, loc, adaptor.getPtr());
+    SmallVector<Value> masks;
+    if (adaptor.getMask())
+      masks = unpackRegisters(rewriter, loc, adaptor.getMask());
+    Value always = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(),
+                                            rewriter.getBoolAttr(true));
+    SmallVector<Value> values;
+    for (auto [i, ptr] : llvm::enumerate(ptrs))
+      values.push_back(emitAtomicLoad(rewriter, loc, element, ptr,
+                                      masks.empty() ? always : masks[i],
+                                      ordering));
+    replaceAtomic(rewriter, op, *getTypeConverter(), values);
+    return success();
+  }
+
+private:
+  SharedScratch scratch;
+};
+
+/// Each element is stored once, by its canonical holder; a scalar by thread
+/// 0 (lowerScalarAtomic: a release orders every thread's earlier accesses).
+struct AtomicStoreOpConversion
+    : public ConvertOpToLLVMPattern<tile::AtomicStoreOp> {
+  AtomicStoreOpConversion(const LLVMTypeConverter &converter,
+                          const SharedScratch &scratch)
+      : ConvertOpToLLVMPattern(converter), scratch(scratch) {}
+
+  LogicalResult
+  matchAndRewrite(tile::AtomicStoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Ordering ordering{op.getSem(), op.getScope()};
+    HwIndex hw = getHwIndex(rewriter, loc, getTypeConverter());
+    auto tensor = dyn_cast<RankedTensorType>(op.getValue().getType());
+    if (!tensor) {
+      if (failed(lowerScalarAtomic(
+              rewriter, loc, op, scratch, hw, adaptor.getMask(), ordering,
+              /*wantOld=*/false, [&](Value pred) {
+                emitAtomicStore(rewriter, loc, adaptor.getPtr(),
+                                adaptor.getValue(), pred, ordering);
+                return Value();
+              })))
+        return failure();
+      rewriter.eraseOp(op);
+      return success();
+    }
+    auto [ptrs, values, masks] = unpackWritten(
+        rewriter, loc, adaptor.getPtr(), adaptor.getValue(), adaptor.getMask());
+    forEachElementOnce(rewriter, loc, getLinearLayout(tensor), hw, masks,
+                       values.size(), 1, [&](size_t i, Value pred) {
+                         emitAtomicStore(rewriter, loc, ptrs[i], values[i],
+                                         pred, ordering);
+                       });
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+private:
+  SharedScratch scratch;
+};
+
 /// Each element is updated once: by its canonical holder, from the first
 /// register that holds it (forEachElementOnce, as storeTile writes). The old
 /// values reach only that register, so a result that is used needs a layout
@@ -653,6 +786,7 @@ void tilegpu::populateLoadStoreOpToLLVMPatterns(
     TileGPUToLLVMTypeConverter &converter, RewritePatternSet &patterns,
     const SharedScratch &scratch) {
   patterns.add<LoadOpConversion, StoreOpConversion>(converter);
-  patterns.add<AtomicRMWOpConversion, AtomicCASOpConversion>(converter,
-                                                             scratch);
+  patterns.add<AtomicRMWOpConversion, AtomicCASOpConversion,
+               AtomicLoadOpConversion, AtomicStoreOpConversion>(converter,
+                                                                scratch);
 }

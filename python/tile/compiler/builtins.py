@@ -174,6 +174,16 @@ for _kind in semantic.ATOMIC_TYPES:
     _atomic(_kind, getattr(tl, f"atomic_{_kind}"))
 
 
+@implements(tl.atomic_load)
+def atomic_load(cg, pointer, mask=None, sem=None, scope=None):
+    return semantic.atomic_load(cg.b, pointer, mask, sem, scope)
+
+
+@implements(tl.atomic_store)
+def atomic_store(cg, pointer, val, mask=None, sem=None, scope=None):
+    return semantic.atomic_store(cg.b, pointer, val, mask, sem, scope)
+
+
 @implements(tl.debug_barrier)
 def debug_barrier(cg):
     cg.b.line("tile.debug_barrier")

@@ -844,6 +844,51 @@ def atomic_rmw(b, kind, ptr, value, mask=None, sem=None, scope=None):
     return b.op(f"tile.atomic_rmw {kind} {operands}{ordering} : {ptr.type.mlir}", result_type)
 
 
+def _access_ordering(sem, scope, default, opname):
+    """The ' sem S scope C' of an atomic load or store: ``default`` (acquire
+    or release) or relaxed."""
+    sem = default if sem is None else sem
+    if sem not in (default, "relaxed"):
+        raise TileTypeError(f"{opname}: sem={sem!r} is not {default!r} or 'relaxed'")
+    return _ordering(sem, scope, opname)
+
+
+def _atomic_access_pointer(ptr, opname):
+    if _is_block_ptr(ptr):
+        raise TileTypeError(f"{opname} takes a tensor of pointers, not a block pointer")
+    if not _is_pointer(ptr):
+        raise TileTypeError(f"{opname} expects a pointer, got {describe(ptr)}")
+    elem = ptr.dtype.element_ty
+    if elem.is_ptr() or elem.primitive_bitwidth not in (16, 32, 64):
+        raise TileTypeError(f"{opname} takes 16-, 32- or 64-bit elements, not {elem.name}")
+    return elem
+
+
+def atomic_load(b, ptr, mask=None, sem=None, scope=None):
+    """tl.atomic_load: tile.atomic_load (masked-off elements zero)."""
+    opname = "tl.atomic_load"
+    elem = _atomic_access_pointer(ptr, opname)
+    ordering = _access_ordering(sem, scope, "acquire", opname)
+    text = ptr.ssa
+    if mask is not None:
+        mask = to_bool(b, mask, f"the mask of {opname}")
+        shape = broadcast_shapes(ptr.shape, mask.shape, opname=opname)
+        ptr = broadcast_to(b, ptr, shape)
+        text = f"{ptr.ssa} mask {broadcast_to(b, mask, shape).ssa}"
+    result_type = core.block_type(elem, ptr.shape) if ptr.shape else elem
+    return b.op(f"tile.atomic_load {text}{ordering} : {ptr.type.mlir}", result_type)
+
+
+def atomic_store(b, ptr, value, mask=None, sem=None, scope=None):
+    """tl.atomic_store: tile.atomic_store."""
+    opname = "tl.atomic_store"
+    _atomic_access_pointer(ptr, opname)
+    ordering = _access_ordering(sem, scope, "release", opname)
+    ptr, operands = _written_operands(b, ptr, value, mask, opname)
+    b.line(f"tile.atomic_store {operands}{ordering} : {ptr.type.mlir}")
+    return None
+
+
 # The elements tile.atomic_cas takes.
 ATOMIC_CAS_TYPES = ("fp32", "int32", "int64")
 

@@ -630,6 +630,27 @@ def atomic_cas(pointer, cmp, val, sem=None, scope=None) -> tensor:
 
 
 @builtin
+def atomic_load(pointer, mask=None, sem=None, scope=None) -> tensor:
+    """The 16-, 32- or 64-bit elements at ``pointer``, each read as one
+    indivisible access: ``sem`` "acquire" (the default: later accesses stay
+    after it) or "relaxed", among the threads of ``scope`` ("gpu", the
+    default, "cta" or "sys").  Where ``mask`` is false nothing is read and
+    the element is zero.  A scalar one orders every thread of the program's
+    later accesses (a flag another program sets:
+    ``while tl.atomic_load(flag) == 0: pass``)."""
+
+
+@builtin
+def atomic_store(pointer, val, mask=None, sem=None, scope=None) -> None:
+    """Writes ``val`` (broadcast to ``pointer``'s shape) to the 16-, 32- or
+    64-bit elements at ``pointer``, each as one indivisible access: ``sem``
+    "release" (the default: earlier accesses stay before it) or "relaxed",
+    ``scope`` as for ``tl.atomic_load``.  Where ``mask`` is false nothing
+    is written.  A scalar one orders every thread of the program's earlier
+    accesses."""
+
+
+@builtin
 def debug_barrier() -> None:
     """Every thread of the program waits here until all have arrived, their
     memory accesses before it done before those after it (on the GPU a

@@ -675,3 +675,19 @@ func.func @split_shape(%x: tensor<16x8xf32>) {
   return
 }
 
+
+// -----
+
+func.func @load_release(%p: !tile.ptr<i32>) {
+  // expected-error @below {{is acquire or relaxed, not release}}
+  %x = tile.atomic_load %p sem release : !tile.ptr<i32>
+  return
+}
+
+// -----
+
+func.func @store_bytes(%p: !tile.ptr<i8>, %x: i8) {
+  // expected-error @below {{takes 16-, 32- or 64-bit elements, not 'i8'}}
+  tile.atomic_store %p, %x : !tile.ptr<i8>
+  return
+}

@@ -137,6 +137,16 @@ func.func @shapes(%x: tensor<16x8xf32>, %y: tensor<16x8xf32>) -> (tensor<128xf32
   return %flat, %b : tensor<128xf32>, tensor<16x8xf32>
 }
 
+// CHECK-LABEL: func.func @atomic_accesses
+func.func @atomic_accesses(%p: tensor<8x!tile.ptr<f32>>, %m: tensor<8xi1>, %flag: !tile.ptr<i32>) -> tensor<8xf32> {
+  // CHECK: tile.atomic_load %{{.*}} mask %{{.*}} sem acquire : tensor<8x!tile.ptr<f32>>
+  %x = tile.atomic_load %p mask %m sem acquire : tensor<8x!tile.ptr<f32>>
+  // CHECK: tile.atomic_store %{{.*}}, %{{.*}} sem release scope cta : !tile.ptr<i32>
+  %c1 = arith.constant 1 : i32
+  tile.atomic_store %flag, %c1 sem release scope cta : !tile.ptr<i32>
+  return %x : tensor<8xf32>
+}
+
 // CHECK-LABEL: func.func @block_updates
 func.func @block_updates(%f: !tile.block_ptr<tensor<64x32xf32>>, %i: !tile.block_ptr<tensor<64x32xi32>>,
                          %x: tensor<64x32xf32>, %y: tensor<64x32xi32>) {

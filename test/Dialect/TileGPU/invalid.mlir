@@ -428,7 +428,7 @@ module attributes {tilegpu.num_warps = 4 : i32} {
 #b = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 module attributes {tilegpu.num_warps = 4 : i32} {
   func.func @offset_of_an_add(%x: tensor<64x64xf16, #b>) -> tensor<64x64xf16, #b> {
-    // expected-error @below {{tilegpu.allocation_offset places the shared memory of a tilegpu.local_alloc, tilegpu.convert_layout, tile.reduce, tile.atomic_rmw, tile.atomic_cas, tile.reshape, tile.join or tile.split, not of 'arith.addf'}}
+    // expected-error @below {{tilegpu.allocation_offset places the shared memory of a tilegpu.local_alloc, tilegpu.convert_layout, tile.reduce, tile.atomic_rmw, tile.atomic_cas, tile.atomic_load, tile.reshape, tile.join or tile.split, not of 'arith.addf'}}
     %y = arith.addf %x, %x {tilegpu.allocation_offset = 0 : i64} : tensor<64x64xf16, #b>
     return %y : tensor<64x64xf16, #b>
   }

@@ -340,6 +340,31 @@ LogicalResult AtomicRMWBlockOp::verify() {
                              getElementTypeOrSelf(getValue().getType()));
 }
 
+/// Whether an atomic load or store takes `element`s (16 to 64 bits) with
+/// `sem` (`allowed` or relaxed); else an error on `op`.
+static LogicalResult verifyAtomicAccess(Operation *op, Type element,
+                                        MemSemantic sem, MemSemantic allowed) {
+  unsigned bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 0;
+  if (bits != 16 && bits != 32 && bits != 64)
+    return op->emitOpError()
+           << "takes 16-, 32- or 64-bit elements, not " << element;
+  if (sem != allowed && sem != MemSemantic::relaxed)
+    return op->emitOpError()
+           << "is " << stringifyMemSemantic(allowed) << " or relaxed, not "
+           << stringifyMemSemantic(sem);
+  return success();
+}
+
+LogicalResult AtomicLoadOp::verify() {
+  return verifyAtomicAccess(*this, getElementTypeOrSelf(getType()), getSem(),
+                            MemSemantic::acquire);
+}
+
+LogicalResult AtomicStoreOp::verify() {
+  return verifyAtomicAccess(*this, getElementTypeOrSelf(getValue().getType()),
+                            getSem(), MemSemantic::release);
+}
+
 LogicalResult AtomicCASOp::verify() {
   Type element = getElementTypeOrSelf(getType());
   if (element.isInteger(32) || element.isInteger(64) || element.isF32())

@@ -36,8 +36,9 @@ bool carriesLayout(Type type) {
 bool hasOneLayout(Operation *op) {
   return isElementwise(op) ||
          isa<tile::BroadcastOp, tile::LoadOp, tile::StoreOp, tile::AtomicRMWOp,
-             tile::AtomicCASOp, tile::LoadBlockOp, tile::StoreBlockOp,
-             tile::AtomicRMWBlockOp, tile::AdvanceOp>(op);
+             tile::AtomicCASOp, tile::AtomicLoadOp, tile::AtomicStoreOp,
+             tile::LoadBlockOp, tile::StoreBlockOp, tile::AtomicRMWBlockOp,
+             tile::AdvanceOp>(op);
 }
 
 /// `layout` with a new fastest dimension of two elements, a thread's.

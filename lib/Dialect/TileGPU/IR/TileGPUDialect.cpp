@@ -161,14 +161,14 @@ TileGPUDialect::verifyOperationAttribute(Operation *op,
   }
   if (name == getAllocationOffsetAttrName()) {
     if (!isa<LocalAllocOp, ConvertLayoutOp, tile::ReduceOp, tile::AtomicRMWOp,
-             tile::AtomicCASOp, tile::ReshapeOp, tile::JoinOp, tile::SplitOp>(
-            op))
+             tile::AtomicCASOp, tile::AtomicLoadOp, tile::ReshapeOp,
+             tile::JoinOp, tile::SplitOp>(op))
       return op->emitError()
              << name
              << " places the shared memory of a tilegpu.local_alloc, "
                 "tilegpu.convert_layout, tile.reduce, tile.atomic_rmw, "
-                "tile.atomic_cas, tile.reshape, tile.join or tile.split, not "
-                "of '"
+                "tile.atomic_cas, tile.atomic_load, tile.reshape, tile.join or "
+                "tile.split, not of '"
              << op->getName() << "'";
     auto value = dyn_cast<IntegerAttr>(attribute.getValue());
     // 128-byte alignment keeps a swizzled buffer's banks where its swizzle

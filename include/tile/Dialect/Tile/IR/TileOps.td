@@ -353,6 +353,70 @@ def Tile_AtomicCASOp : Tile_Op<"atomic_cas", [
   let hasVerifier = 1;
 }
 
+def Tile_AtomicLoadOp : Tile_Op<"atomic_load", [
+    MemoryEffects<[MemRead, MemWrite]>,
+    TypesMatchWith<"the result has the pointees' type", "ptr", "result",
+                   "::mlir::tile::getPointeeTypeLike($_self)">,
+    TypesMatchWith<"the mask has the pointers' shape with i1 elements",
+                   "ptr", "mask", "::mlir::tile::getI1TypeLike($_self)",
+                   "($_op.getNumOperands() <= 1) || std::equal_to<>()">]> {
+  let summary = "read elements of global memory atomically";
+  let description = [{
+    Reads each element at its pointer as one indivisible access
+    (`tl.atomic_load`): `sem` `acquire` (later accesses stay after it) or
+    `relaxed`, among the threads of `scope`, as `tile.atomic_rmw` orders.
+    Where the optional `mask` is false nothing is read and the result is
+    zero. Elements of 16, 32 or 64 bits. (Written as a memory write too:
+    it orders other accesses, and is never moved or removed.)
+
+    ```mlir
+    %ready = tile.atomic_load %flag sem acquire : !tile.ptr<i32>
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr, Optional<Tile_BoolLike>:$mask,
+                   DefaultValuedAttr<Tile_MemSemantic,
+                                     "::mlir::tile::MemSemantic::relaxed">:$sem,
+                   DefaultValuedAttr<Tile_MemScope,
+                                     "::mlir::tile::MemScope::gpu">:$scope);
+  let results = (outs Tile_Value:$result);
+  let assemblyFormat = [{
+    $ptr (`mask` $mask^)? (`sem` $sem^)? (`scope` $scope^)? attr-dict `:`
+    type($ptr)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_AtomicStoreOp : Tile_Op<"atomic_store", [
+    MemoryEffects<[MemWrite]>,
+    TypesMatchWith<"the value has the pointees' type", "ptr", "value",
+                   "::mlir::tile::getPointeeTypeLike($_self)">,
+    TypesMatchWith<"the mask has the pointers' shape with i1 elements",
+                   "ptr", "mask", "::mlir::tile::getI1TypeLike($_self)",
+                   "($_op.getNumOperands() <= 2) || std::equal_to<>()">]> {
+  let summary = "write elements of global memory atomically";
+  let description = [{
+    Writes each element of `value` at its pointer as one indivisible access
+    (`tl.atomic_store`): `sem` `release` (earlier accesses stay before it)
+    or `relaxed`, among the threads of `scope`. Where the optional `mask` is
+    false nothing is written. Elements of 16, 32 or 64 bits.
+
+    ```mlir
+    tile.atomic_store %flag, %c1 sem release : !tile.ptr<i32>
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr, Tile_Value:$value,
+                   Optional<Tile_BoolLike>:$mask,
+                   DefaultValuedAttr<Tile_MemSemantic,
+                                     "::mlir::tile::MemSemantic::relaxed">:$sem,
+                   DefaultValuedAttr<Tile_MemScope,
+                                     "::mlir::tile::MemScope::gpu">:$scope);
+  let assemblyFormat = [{
+    $ptr `,` $value (`mask` $mask^)? (`sem` $sem^)? (`scope` $scope^)?
+    attr-dict `:` type($ptr)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_DebugBarrierOp : Tile_Op<"debug_barrier", [
     MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "every thread of the program waits here";
