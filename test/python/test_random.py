@@ -135,3 +135,49 @@ def test_samples_look_uniform_and_normal_and_depend_on_the_seed():
     assert abs(normal.std() - 1) < 0.03
     assert not np.array_equal(a["BITS"], b["BITS"])
     np.testing.assert_array_equal(sample(1, n)["BITS"], a["BITS"])   # reproducible
+
+
+@tile.jit
+def parts_kernel(WORDS, WIDE, SPLIT, UNIFORM, UNIFORM64, NORMAL, k0, k1, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    words = tl.load(WORDS + offs)
+    # tl.philox_impl under the key (k0, k1): tl.philox's rounds.
+    r0, r1, r2, r3 = tl.philox_impl(offs, offs * 0, offs * 0, offs * 0, k0, k1)
+    tl.store(SPLIT + offs * 4, r0)
+    tl.store(SPLIT + offs * 4 + 1, r1)
+    tl.store(SPLIT + offs * 4 + 2, r2)
+    tl.store(SPLIT + offs * 4 + 3, r3)
+    tl.store(UNIFORM + offs, tl.uint_to_uniform_float(words))
+    tl.store(UNIFORM64 + offs, tl.uint_to_uniform_float(tl.load(WIDE + offs)))
+    n0, n1 = tl.pair_uniform_to_normal(tl.uint_to_uniform_float(words),
+                                       tl.uint_to_uniform_float(words * 3))
+    tl.store(NORMAL + offs * 2, n0)
+    tl.store(NORMAL + offs * 2 + 1, n1)
+
+
+def test_philox_impl_uniforms_and_normals_are_the_references():
+    n, seed = 16, 0x1234_5678_9ABC_DEF0
+    words = as_int32([philox_reference(7, i)[0] for i in range(n)])
+    wide = np.array([(1 << 62) + 12345 * i - (1 << 63) * (i % 2) for i in range(n)], np.int64)
+    it = Interpreter(compile_kernel(parts_kernel, "*i32,*i64,*i32,*fp32,*fp32,*fp32,i32,i32",
+                                    {"N": n}))
+    memory = {"WORDS": words, "WIDE": wide, "SPLIT": np.zeros(4 * n, np.int32),
+              "UNIFORM": np.zeros(n, np.float32), "UNIFORM64": np.zeros(n, np.float32),
+              "NORMAL": np.zeros(2 * n, np.float32)}
+    k0, k1 = as_int32([seed & LOW32, seed >> 32])
+    it.run([("ptr", name) for name in memory] + [k0, k1], (1,), memory)
+    assert [int(x) & LOW32 for x in memory["SPLIT"]] == [
+        x for i in range(n) for x in philox_reference(seed, i)]
+    want = np.array([uniform_reference(int(w) & LOW32) for w in words], np.float32)
+    np.testing.assert_array_equal(memory["UNIFORM"], want)
+    magnitude = np.where(wide < 0, -(wide + 1), wide).astype(np.float32)
+    np.testing.assert_array_equal(memory["UNIFORM64"],
+                                  magnitude * np.float32(1.0842020432385337e-19))
+    assert ((memory["UNIFORM64"] >= 0) & (memory["UNIFORM64"] < 1)).all()
+    u1 = np.maximum(want.astype(np.float64), 1e-7)
+    u2 = np.array([uniform_reference(int(w) & LOW32) for w in (words * 3)], np.float64)
+    radius, angle = np.sqrt(-2 * np.log(u1)), 2 * math.pi * u2
+    np.testing.assert_allclose(memory["NORMAL"][0::2], radius * np.cos(angle), rtol=1e-5,
+                               atol=1e-5)
+    np.testing.assert_allclose(memory["NORMAL"][1::2], radius * np.sin(angle), rtol=1e-5,
+                               atol=1e-5)

@@ -110,7 +110,18 @@ from .math import (
     tanh,
     umulhi,
 )
-from .random import philox, rand, rand4x, randint, randint4x, randn, randn4x
+from .random import (
+    pair_uniform_to_normal,
+    philox,
+    philox_impl,
+    rand,
+    rand4x,
+    randint,
+    randint4x,
+    randn,
+    randn4x,
+    uint_to_uniform_float,
+)
 from .standard import (
     TRITON_MAX_TENSOR_NUMEL,
     add,
@@ -156,7 +167,8 @@ __all__ = [
     # Triton's triton.language.extra (libdevice)
     "extra",
     # random numbers (random.py, Philox 4x32-10)
-    "philox", "randint", "randint4x", "rand", "rand4x", "randn", "randn4x",
+    "philox", "randint", "randint4x", "rand", "rand4x", "randn", "randn4x", "philox_impl",
+    "uint_to_uniform_float", "pair_uniform_to_normal",
     # compositions of the above (standard.py)
     "TRITON_MAX_TENSOR_NUMEL", "add", "sub", "mul", "clamp", "argmax", "argmin", "unsqueeze",
     "softmax", "swizzle2d", "flip", "sort", "topk", "bitonic_merge", "cumsum", "cumprod",

@@ -20,8 +20,10 @@ _ROUND_B = tl.constexpr(0xCD9E8D57)
 _KEY_A = tl.constexpr(0x9E3779B9 - 2**32)   # as int32
 _KEY_B = tl.constexpr(0xBB67AE85 - 2**32)
 _LOW32 = tl.constexpr(0xFFFFFFFF)
-# 2^-31: an int32's magnitude to [0, 1).
+# About 2^-31 and 2^-63: an int32's (int64's) magnitude to [0, 1), the
+# largest just below 1 in float32.
 _INT32_TO_UNIT = tl.constexpr(4.6566127342e-10)
+_INT64_TO_UNIT = tl.constexpr(1.0842020432385337e-19)
 _TWO_PI = tl.constexpr(6.283185307179586)
 
 
@@ -39,8 +41,14 @@ def philox(seed, c0, c1, c2, c3, n_rounds: tl.constexpr = 10):
     shape, their bits) under the 64-bit key `seed` (an integer scalar):
     four int32 tensors of random bits."""
     seed = seed.to(tl.int64)
-    k0 = seed.to(tl.int32)
-    k1 = (seed >> 32).to(tl.int32)
+    return philox_impl(c0, c1, c2, c3, seed.to(tl.int32), (seed >> 32).to(tl.int32),
+                       n_rounds)
+
+
+@jit
+def philox_impl(c0, c1, c2, c3, k0, k1, n_rounds: tl.constexpr = 10):
+    """`n_rounds` rounds of Philox 4x32 on the counter (c0, c1, c2, c3)
+    under the key (k0, k1), all int32 (their bits): four int32 tensors."""
     for _ in tl.static_range(n_rounds):
         hi0, lo0 = _mulhilo(c0, _ROUND_A)
         hi2, lo2 = _mulhilo(c2, _ROUND_B)
@@ -68,8 +76,14 @@ def randint(seed, offset, n_rounds: tl.constexpr = 10):
 
 
 @jit
-def _to_unit(x):
-    """An int32 of random bits as a float32 uniform in [0, 1)."""
+def uint_to_uniform_float(x):
+    """Random bits (int32 or int64) as a float32 uniform in [0, 1): the
+    magnitude of the bits read as signed (-x - 1 for negative x), scaled by
+    2^-31 (2^-63) just short of 1."""
+    if x.dtype == tl.int64:
+        x = tl.where(x < 0, -x - 1, x)
+        return x.to(tl.float32) * _INT64_TO_UNIT
+    tl.static_assert(x.dtype == tl.int32, "uint_to_uniform_float takes int32 or int64 bits")
     x = tl.where(x < 0, -x - 1, x)
     return x.to(tl.float32) * _INT32_TO_UNIT
 
@@ -77,19 +91,21 @@ def _to_unit(x):
 @jit
 def rand(seed, offset, n_rounds: tl.constexpr = 10):
     """float32 uniform in [0, 1) for each element of `offset`."""
-    return _to_unit(randint(seed, offset, n_rounds))
+    return uint_to_uniform_float(randint(seed, offset, n_rounds))
 
 
 @jit
 def rand4x(seed, offset, n_rounds: tl.constexpr = 10):
     """Four float32 tensors uniform in [0, 1) for each element of `offset`."""
     r0, r1, r2, r3 = randint4x(seed, offset, n_rounds)
-    return _to_unit(r0), _to_unit(r1), _to_unit(r2), _to_unit(r3)
+    return (uint_to_uniform_float(r0), uint_to_uniform_float(r1), uint_to_uniform_float(r2),
+            uint_to_uniform_float(r3))
 
 
 @jit
-def _box_muller(u1, u2):
-    """Two independent standard normals from two uniforms (u1 kept off 0)."""
+def pair_uniform_to_normal(u1, u2):
+    """Two independent standard normals from two uniforms in [0, 1) (u1 kept
+    off 0), by Box and Muller's transform."""
     u1 = tl.maximum(u1, 1.0e-7)
     radius = math.sqrt(-2.0 * math.log(u1))
     angle = _TWO_PI * u2
@@ -100,7 +116,7 @@ def _box_muller(u1, u2):
 def randn(seed, offset, n_rounds: tl.constexpr = 10):
     """float32 standard normal for each element of `offset`."""
     r0, r1, _, _ = randint4x(seed, offset, n_rounds)
-    n0, _ = _box_muller(_to_unit(r0), _to_unit(r1))
+    n0, _ = pair_uniform_to_normal(uint_to_uniform_float(r0), uint_to_uniform_float(r1))
     return n0
 
 
@@ -109,6 +125,6 @@ def randn4x(seed, offset, n_rounds: tl.constexpr = 10):
     """Four float32 tensors of standard normals for each element of
     `offset`."""
     u0, u1, u2, u3 = rand4x(seed, offset, n_rounds)
-    n0, n1 = _box_muller(u0, u1)
-    n2, n3 = _box_muller(u2, u3)
+    n0, n1 = pair_uniform_to_normal(u0, u1)
+    n2, n3 = pair_uniform_to_normal(u2, u3)
     return n0, n1, n2, n3
