@@ -51,13 +51,16 @@ INTERPRET_VARIABLE = "TILE_INTERPRET"
 RUN_VARIABLE = "TILE_RUN"
 
 # A tensor's pointer type, by its dtype's name (str(dtype) without "torch.").
-POINTER_TYPES = {**ELEMENT_TYPES, "bool": "i1"}
+POINTER_TYPES = {**ELEMENT_TYPES, "bool": "i1", "uint8": "u8", "uint16": "u16",
+                 "uint32": "u32", "uint64": "u64"}
 # How the interpreter's .npy files hold each element type: NumPy's type
 # string; bf16 and fp8 travel as raw bits (tile-run reads them so, and
 # writes them back as float32).
 _NPY_TYPES = {"i1": "|b1", "i8": "|i1", "i16": "<i2", "i32": "<i4", "i64": "<i8",
               "fp16": "<f2", "fp32": "<f4", "fp64": "<f8", "bf16": "<u2", "fp8e5": "|u1",
-              "fp8e4nv": "|u1"}
+              "fp8e4nv": "|u1",
+              # Unsigned integers as the signed ones of their width: the bits.
+              "u8": "|i1", "u16": "<i2", "u32": "<i4", "u64": "<i8"}
 
 _INT32 = (-2**31, 2**31 - 1)
 _INT64 = (-2**63, 2**63 - 1)
@@ -524,14 +527,19 @@ def _run_interpreter(spec, compiled, grid):
             descr, data = _read_npy(out)
             written = torch.frombuffer(bytearray(data), dtype=getattr(
                 torch, _TORCH_OF_DESCR[descr])) if data else host.new_empty(0)
+            if written.element_size() == host.element_size() and \
+                    str(host.dtype).removeprefix("torch.").startswith("uint"):
+                written = written.view(host.dtype)   # the bits, unsigned
             written = written.to(host.dtype).reshape(host.shape)
             # What the kernel stored: the elements whose bits changed (two
             # arguments may share the storage; each brings back its own).
             bits = getattr(torch, _BITS[host.element_size()])
             changed = written.view(bits) != host.view(bits)
             if bool(changed.any()):
-                updated = flat.detach()
-                updated[changed.to(flat.device)] = written[changed].to(flat.device)
+                # Copied as bits of the same size (torch indexes few
+                # unsigned types).
+                updated = flat.detach().view(bits)
+                updated[changed.to(flat.device)] = written.view(bits)[changed].to(flat.device)
 
 
 class Launcher:

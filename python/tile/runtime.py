@@ -414,8 +414,8 @@ def _dtype_codes():
     if _codes is None:
         lib = library()
         _codes = {name: lib.tileDTypeCode(name.encode())
-                  for name in ("i1", "i8", "i16", "i32", "i64", "fp16", "bf16", "fp32",
-                               "fp64", "fp8e5", "fp8e4nv")}
+                  for name in ("i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
+                               "fp16", "bf16", "fp32", "fp64", "fp8e5", "fp8e4nv")}
     return _codes
 
 

@@ -28,6 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 
+import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import tile  # noqa: E402
@@ -525,6 +526,49 @@ def message_case(programs, n):
     return case
 
 
+# tl.uint32: division, remainder, shifts, comparisons, extremes and sums as
+# unsigned numbers on the GPU.
+@tile.jit
+def unsigned_kernel(X, Y, OUT, LARGEST, TOTAL, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(X + offs)
+    y = tl.load(Y + offs)
+    tl.store(OUT + offs * 4, x // y)
+    tl.store(OUT + offs * 4 + 1, x % y)
+    tl.store(OUT + offs * 4 + 2, (x >> 5) + tl.maximum(x, y))
+    tl.store(OUT + offs * 4 + 3, (x < y).to(tl.uint32))
+    tl.store(LARGEST, tl.max(x, 0))
+    tl.atomic_add(TOTAL + offs * 0, x)
+
+
+def unsigned_case(n):
+    """0 when every result is numpy's on the same uint32 values, else
+    infinite."""
+    def case(device):
+        gen = np.random.default_rng(8)
+        xs = gen.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+        ys = gen.integers(1, 2**32, n, dtype=np.uint64).astype(np.uint32)
+        xs[0] = 0xFFFFFFFF
+
+        def u32(values):
+            return torch.from_numpy(np.asarray(values, np.uint32).view(np.int32).copy()) \
+                .to(device).view(torch.uint32)
+        out, largest, total = u32(np.zeros(4 * n)), u32([0]), u32([0])
+        unsigned_kernel[(1,)](u32(xs), u32(ys), out, largest, total, N=n)
+        if device == "meta":
+            return 0.0, 0.0
+
+        def host(t):
+            return t.view(torch.int32).cpu().numpy().view(np.uint32)
+        with np.errstate(over="ignore"):
+            want = np.stack([xs // ys, xs % ys, (xs >> 5) + np.maximum(xs, ys),
+                             (xs < ys).astype(np.uint32)], 1).reshape(-1)
+        ok = (host(out) == want).all() and host(largest)[0] == xs.max() and \
+            host(total)[0] == xs.astype(np.uint64).sum() % 2**32
+        return (0.0 if ok else float("inf")), 0.0
+    return case
+
+
 # A scalar atomic whose old value the whole program uses (thread 0 updates,
 # shared memory hands the value on): one ticket a program, a permutation.
 @tile.jit
@@ -734,6 +778,8 @@ CASES = [
     ("erf and libdevice n=5000", libdevice_case(5000)),
     ("atomic max, min, and, or, xor, xchg n=10000 on 7 addresses", atomics_case(10000, 7)),
     ("scalar atomic_add tickets, 5000 programs", tickets_case(5000)),
+    ("uint32 division, remainder, shifts, max, compare, atomic add n=256",
+     unsigned_case(256)),
     ("atomic_store release, atomic_load acquire: a flag between 8 programs",
      message_case(8, 1024)),
     ("desc.atomic_add fp32 150x112, 9 programs x 6 steps (TMA and red.global)",

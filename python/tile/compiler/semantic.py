@@ -258,12 +258,14 @@ def cast(b, v, dst, bitcast=False):
     if src.is_bool() and dst.is_floating():
         return b.op(f"arith.uitofp {v.ssa} : {s} to {d}", ty)
     if src.is_int() and dst.is_floating():
-        return b.op(f"arith.sitofp {v.ssa} : {s} to {d}", ty)
+        convert = "arith.uitofp" if src.is_int_unsigned() else "arith.sitofp"
+        return b.op(f"{convert} {v.ssa} : {s} to {d}", ty)
     if src.is_floating() and dst.is_bool():
         zero = to_value(b, 0.0, src, v.shape)
         return b.op(f"arith.cmpf une, {v.ssa}, {zero.ssa} : {s}", ty)
     if src.is_floating() and dst.is_int():
-        return b.op(f"arith.fptosi {v.ssa} : {s} to {d}", ty)
+        convert = "arith.fptoui" if dst.is_int_unsigned() else "arith.fptosi"
+        return b.op(f"{convert} {v.ssa} : {s} to {d}", ty)
     if src.is_bool() and dst.is_int():
         return b.op(f"arith.extui {v.ssa} : {s} to {d}", ty)
     if src.is_int() and dst.is_bool():
@@ -271,7 +273,11 @@ def cast(b, v, dst, bitcast=False):
         return b.op(f"arith.cmpi ne, {v.ssa}, {zero.ssa} : {s}", ty)
     if src.is_int() and dst.is_int():
         if src.primitive_bitwidth < dst.primitive_bitwidth:
-            return b.op(f"arith.extsi {v.ssa} : {s} to {d}", ty)
+            # The source's sign decides how it widens.
+            extend = "arith.extui" if src.is_int_unsigned() else "arith.extsi"
+            return b.op(f"{extend} {v.ssa} : {s} to {d}", ty)
+        if src.primitive_bitwidth == dst.primitive_bitwidth:
+            return Value(v.ssa, ty)   # the same bits, read with another sign
         return b.op(f"arith.trunci {v.ssa} : {s} to {d}", ty)
     raise TileTypeError(f"cannot convert {src} to {dst}")
 
@@ -307,6 +313,9 @@ def device_print(b, prefix, args, hexadecimal):
                 or arg.type.scalar.is_ptr() or arg.type.scalar.is_fp8():
             raise TileTypeError(f"tl.device_print prints integers and 16- to 64-bit floats, "
                                 f"not {describe(arg)}")
+        if arg.type.scalar.is_int_unsigned() and arg.type.scalar.primitive_bitwidth < 64 \
+                and not hexadecimal:
+            arg = cast(b, arg, core.int64)   # zero-extended: printed as it is
         values.append(arg)
     text = "tile.print " + quote(prefix) + (" hex" if hexadecimal else "")
     if values:
@@ -336,7 +345,10 @@ def device_assert(b, cond, msg, mask):
 # --------------------------------------------------------------------------
 
 def integer_promote(a, b):
-    return a if a.primitive_bitwidth >= b.primitive_bitwidth else b
+    """As Triton: the wider type; of one width, the unsigned one."""
+    if a.primitive_bitwidth == b.primitive_bitwidth:
+        return b if b.is_int_unsigned() else a
+    return a if a.primitive_bitwidth > b.primitive_bitwidth else b
 
 
 def computation_type(a_ty, a_is_literal, b_ty, b_is_literal, div_or_mod):
@@ -396,6 +408,8 @@ _INT_OPS = {"+": "arith.addi", "-": "arith.subi", "*": "arith.muli",
 _FLOAT_CMP = {"==": "oeq", "!=": "une", "<": "olt", "<=": "ole", ">": "ogt",
               ">=": "oge"}
 _INT_CMP = {"==": "eq", "!=": "ne", "<": "slt", "<=": "sle", ">": "sgt", ">=": "sge"}
+# Unsigned integers divide, take remainders and shift right unsigned.
+_UINT_OPS = {**_INT_OPS, "//": "arith.divui", "%": "arith.remui", ">>": "arith.shrui"}
 _BOOL_CMP = {"==": "eq", "!=": "ne", "<": "ult", "<=": "ule", ">": "ugt", ">=": "uge"}
 
 
@@ -443,7 +457,7 @@ def binary(b, op, lhs, rhs):
     else:
         if op not in _INT_OPS:
             raise TileTypeError(f"'{op}' is not defined on {ty}")
-        mnemonic = _INT_OPS[op]
+        mnemonic = (_UINT_OPS if ty.is_int_unsigned() else _INT_OPS)[op]
     return b.op(f"{mnemonic} {lhs.ssa}, {rhs.ssa} : {lhs.type.mlir}", lhs.type)
 
 
@@ -451,7 +465,7 @@ def compare(b, op, lhs, rhs):
     lhs, rhs, ty = promote(b, lhs, rhs, op)
     if ty.is_floating():
         text = f"arith.cmpf {_FLOAT_CMP[op]}, {lhs.ssa}, {rhs.ssa} : {lhs.type.mlir}"
-    elif ty.is_bool():
+    elif ty.is_bool() or ty.is_int_unsigned():
         text = f"arith.cmpi {_BOOL_CMP[op]}, {lhs.ssa}, {rhs.ssa} : {lhs.type.mlir}"
     else:
         text = f"arith.cmpi {_INT_CMP[op]}, {lhs.ssa}, {rhs.ssa} : {lhs.type.mlir}"
@@ -489,7 +503,7 @@ def minmax(b, kind, lhs, rhs, propagate_nan=None):
     if ty.is_floating():
         nan = propagate_nan == core.PropagateNan.ALL
         mnemonic = f"arith.{kind}imumf" if nan else f"arith.{kind}numf"
-    elif ty.is_bool():
+    elif ty.is_bool() or ty.is_int_unsigned():
         mnemonic = f"arith.{kind}ui"
     else:
         mnemonic = f"arith.{kind}si"
@@ -527,7 +541,7 @@ def math_unary(b, name, x):
     _check_operand(x, f"tl.{name}")
     if name == "abs":
         mnemonic = "math.absf" if x.dtype.is_floating() else "math.absi"
-        if x.dtype.is_bool():
+        if x.dtype.is_bool() or x.dtype.is_int_unsigned():
             return x
         return b.op(f"{mnemonic} {x.ssa} : {x.type.mlir}", x.type)
     if not x.dtype.is_floating():
@@ -574,12 +588,22 @@ def reduce(b, kind, x, axis, keep_dims=False, opname=None):
     if kind in ("or", "xor") and not (src_dtype.is_int() or src_dtype.is_bool()):
         raise TileTypeError(f"{opname} combines integers, got {src_dtype}")
     if kind == "sum":
-        if src_dtype.is_int() and src_dtype.primitive_bitwidth < 32:
+        if src_dtype.is_int_unsigned() and src_dtype.primitive_bitwidth < 32:
+            x = cast(b, x, core.uint32)
+        elif src_dtype.is_int() and src_dtype.primitive_bitwidth < 32:
             x = cast(b, x, core.int32)
         elif src_dtype.is_floating() and src_dtype.primitive_bitwidth < 32:
             x = cast(b, x, core.float32)
     elif src_dtype.is_bool():
         x = cast(b, x, core.int32)
+    elif kind in ("max", "min") and src_dtype.is_int_unsigned():
+        # tile.reduce orders integers as signed: with the sign bit flipped,
+        # unsigned ones order so; flipped back after.
+        bits = src_dtype.primitive_bitwidth
+        signed = core.DTYPES_BY_NAME[f"int{bits}"]
+        flipped = cast(b, binary(b, "^", x, 1 << (bits - 1)), signed)
+        extreme = reduce(b, kind, flipped, axis, keep_dims, opname)
+        return binary(b, "^", cast(b, extreme, src_dtype), 1 << (bits - 1))
     rank = len(x.shape)
     if axis is None:
         result = x
@@ -795,14 +819,16 @@ def _written_operands(b, ptr, value, mask, opname):
 
 
 # Each atomic update (tile.atomic_rmw's kind) and the elements it takes.
+# Unsigned integers take the updates whose bits are the same either way
+# (max and min order them otherwise).
 ATOMIC_TYPES = {
-    "add": ("fp32", "fp64", "int32", "int64"),
+    "add": ("fp32", "fp64", "int32", "int64", "uint32", "uint64"),
     "max": ("fp32", "int32", "int64"),
     "min": ("fp32", "int32", "int64"),
-    "and": ("int32", "int64"),
-    "or": ("int32", "int64"),
-    "xor": ("int32", "int64"),
-    "xchg": ("fp32", "int32", "int64"),
+    "and": ("int32", "int64", "uint32", "uint64"),
+    "or": ("int32", "int64", "uint32", "uint64"),
+    "xor": ("int32", "int64", "uint32", "uint64"),
+    "xchg": ("fp32", "int32", "int64", "uint32", "uint64"),
 }
 
 
@@ -890,7 +916,7 @@ def atomic_store(b, ptr, value, mask=None, sem=None, scope=None):
 
 
 # The elements tile.atomic_cas takes.
-ATOMIC_CAS_TYPES = ("fp32", "int32", "int64")
+ATOMIC_CAS_TYPES = ("fp32", "int32", "int64", "uint32", "uint64")
 
 
 def atomic_cas(b, ptr, cmp, value, sem=None, scope=None):

@@ -84,6 +84,10 @@ from .core import (
     tensor_descriptor,
     tensor_descriptor_type,
     trans,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
     view,
     where,
     xor_sum,
@@ -147,7 +151,8 @@ __all__ = [
     # types
     "constexpr", "dtype", "pointer_type", "block_type", "block_ptr_type", "tensor",
     "tensor_descriptor", "tensor_descriptor_type",
-    "PropagateNan", "int1", "int8", "int16", "int32", "int64", "float8e5", "float8e4nv",
+    "PropagateNan", "int1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+    "uint64", "float8e5", "float8e4nv",
     "float16", "bfloat16", "float32", "float64",
     # builtins (core.py)
     "program_id", "num_programs", "arange", "zeros", "zeros_like", "full", "load", "store",

@@ -45,6 +45,12 @@ class dtype:
         "int16": ("i16", "int", 16, 0),
         "int32": ("i32", "int", 32, 0),
         "int64": ("i64", "int", 64, 0),
+        # Unsigned integers are signless in the IR, as signed ones: the ops
+        # the frontend picks (divui, cmpi ult, extui, ...) read them.
+        "uint8": ("i8", "uint", 8, 0),
+        "uint16": ("i16", "uint", 16, 0),
+        "uint32": ("i32", "uint", 32, 0),
+        "uint64": ("i64", "uint", 64, 0),
         "fp8e5": ("f8E5M2", "float", 8, 2),
         "fp8e4nv": ("f8E4M3FN", "float", 8, 3),
         "fp16": ("f16", "float", 16, 10),
@@ -54,7 +60,8 @@ class dtype:
     }
     # Triton's spelling in signatures: i32 for int32, fp16 for float16.
     _SIGNATURE = {"int1": "i1", "int8": "i8", "int16": "i16", "int32": "i32",
-                  "int64": "i64"}
+                  "int64": "i64", "uint8": "u8", "uint16": "u16", "uint32": "u32",
+                  "uint64": "u64"}
 
     def __init__(self, name):
         if name not in self._INFO:
@@ -64,13 +71,20 @@ class dtype:
             self.fp_mantissa_width = self._INFO[name]
 
     # Kinds order the "weak" promotion of Python scalars: bool < int < float.
-    KIND_RANK = {"bool": 0, "int": 1, "float": 2}
+    KIND_RANK = {"bool": 0, "int": 1, "uint": 1, "float": 2}
 
     def is_floating(self):
         return self.kind == "float"
 
     def is_int(self):
-        return self.kind in ("int", "bool")
+        return self.kind in ("int", "uint", "bool")
+
+    def is_int_signed(self):
+        return self.kind == "int"
+
+    def is_int_unsigned(self):
+        """An unsigned integer (``tl.uint8`` ... ``tl.uint64``)."""
+        return self.kind == "uint"
 
     def is_bool(self):
         return self.kind == "bool"
@@ -277,6 +291,10 @@ int8 = dtype("int8")
 int16 = dtype("int16")
 int32 = dtype("int32")
 int64 = dtype("int64")
+uint8 = dtype("uint8")
+uint16 = dtype("uint16")
+uint32 = dtype("uint32")
+uint64 = dtype("uint64")
 float8e5 = dtype("fp8e5")
 float8e4nv = dtype("fp8e4nv")
 float16 = dtype("fp16")
@@ -284,13 +302,14 @@ bfloat16 = dtype("bf16")
 float32 = dtype("fp32")
 float64 = dtype("fp64")
 
-DTYPES_BY_NAME = {d.name: d for d in (int1, int8, int16, int32, int64, float8e5,
-                                      float8e4nv, float16, bfloat16, float32,
-                                      float64)}
+DTYPES_BY_NAME = {d.name: d for d in (int1, int8, int16, int32, int64, uint8, uint16,
+                                      uint32, uint64, float8e5, float8e4nv, float16,
+                                      bfloat16, float32, float64)}
 # Spellings accepted in signatures and on the command line.
 DTYPE_ALIASES = dict(DTYPES_BY_NAME)
 DTYPE_ALIASES.update({
     "i1": int1, "i8": int8, "i16": int16, "i32": int32, "i64": int64,
+    "u8": uint8, "u16": uint16, "u32": uint32, "u64": uint64,
     "float16": float16, "bfloat16": bfloat16, "float32": float32,
     "float64": float64, "float8e5": float8e5, "float8e4nv": float8e4nv,
     "fp8e5m2": float8e5, "fp8e4m3fn": float8e4nv, "bool": int1,

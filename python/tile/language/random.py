@@ -77,13 +77,16 @@ def randint(seed, offset, n_rounds: tl.constexpr = 10):
 
 @jit
 def uint_to_uniform_float(x):
-    """Random bits (int32 or int64) as a float32 uniform in [0, 1): the
-    magnitude of the bits read as signed (-x - 1 for negative x), scaled by
-    2^-31 (2^-63) just short of 1."""
-    if x.dtype == tl.int64:
+    """Random bits (32 or 64 of them, signed or unsigned) as a float32
+    uniform in [0, 1): the magnitude of the bits read as signed (-x - 1 for
+    negative x), scaled by 2^-31 (2^-63) just short of 1."""
+    if x.dtype == tl.int64 or x.dtype == tl.uint64:
+        x = x.to(tl.int64, bitcast=True)
         x = tl.where(x < 0, -x - 1, x)
         return x.to(tl.float32) * _INT64_TO_UNIT
-    tl.static_assert(x.dtype == tl.int32, "uint_to_uniform_float takes int32 or int64 bits")
+    tl.static_assert(x.dtype == tl.int32 or x.dtype == tl.uint32,
+                     "uint_to_uniform_float takes 32 or 64 bits of integers")
+    x = x.to(tl.int32, bitcast=True)
     x = tl.where(x < 0, -x - 1, x)
     return x.to(tl.float32) * _INT32_TO_UNIT
 
