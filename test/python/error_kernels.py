@@ -133,12 +133,12 @@ def float_offset(X):
 @tile.jit
 def atomic_add_fp16(X):
     offs = tl.arange(0, 16)
-    tl.atomic_add(X + offs, 1.0)  # expect-error: tl.atomic_add updates fp32, fp64, int32, int64 elements, not fp16
+    tl.atomic_add(X + offs, 1.0)  # expect-error: tl.atomic_add updates fp32, fp64, int32, int64, uint32, uint64 elements, not fp16
 
 
 @tile.jit
 def atomic_xor_float(X):
-    tl.atomic_xor(X, 1.0)  # expect-error: tl.atomic_xor updates int32, int64 elements, not fp32
+    tl.atomic_xor(X, 1.0)  # expect-error: tl.atomic_xor updates int32, int64, uint32, uint64 elements, not fp32
 
 
 @tile.jit
@@ -160,7 +160,7 @@ def atomic_add_seq_cst(X):
 
 @tile.jit
 def atomic_cas_fp16(X):
-    tl.atomic_cas(X, 0.0, 1.0)  # expect-error: tl.atomic_cas swaps fp32, int32, int64 elements, not fp16
+    tl.atomic_cas(X, 0.0, 1.0)  # expect-error: tl.atomic_cas swaps fp32, int32, int64, uint32, uint64 elements, not fp16
 
 
 @tile.jit

@@ -109,7 +109,7 @@ def test_integer_updates(kind, combine):
 
 def test_errors_name_the_problem():
     with pytest.raises(CompilationError, match=r"desc.atomic_add updates fp32, fp64, int32, "
-                                               r"int64 elements, not fp16"):
+                                               r"int64, uint32, uint64 elements, not fp16"):
         add_half[(1,)](torch.zeros(16, 16, dtype=torch.float16), BLOCK=16)
     with pytest.raises(CompilationError, match=r"desc.atomic_add: the value must be a tensor "
                                                r"of the block's shape \[16, 16\]"):
