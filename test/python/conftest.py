@@ -111,8 +111,20 @@ def run_on_interpreter(tmp_path, tile_run):
 
 
 def strip_locs(text):
-    import re
-    return re.sub(r" loc\((?:[^()]|\([^()]*\))*\)", "", text)
+    """``text`` without its " loc(...)" locations, however nested (an inlined
+    helper's are callsites of callsites)."""
+    out, i = [], 0
+    while (start := text.find(" loc(", i)) != -1:
+        out.append(text[i:start])
+        depth, j = 0, start + 4
+        while j < len(text):
+            depth += {"(": 1, ")": -1}.get(text[j], 0)
+            j += 1
+            if depth == 0:
+                break
+        i = j
+    out.append(text[i:])
+    return "".join(out)
 
 
 def pytest_configure(config):

@@ -12,6 +12,7 @@ import tile.language as tl
 from conftest import strip_locs
 from tile.compiler import compile_kernel
 from tile.compiler.builtins import IMPLS
+from tile.jit import JITFunction
 from tile.language import core
 from tile.language.extra import libdevice
 
@@ -103,22 +104,36 @@ def test_builtin_is_documented_and_refuses_plain_python(name):
         fn()
 
 
-def test_tensor_methods_are_declared_builtins():
-    assert {"to", "cast", "trans", "permute", "sum", "max", "min", "exp", "exp2", "log",
-            "log2", "sqrt", "abs", "expand_dims", "broadcast_to", "reshape", "view", "ravel",
-            "split"} == set(METHODS)
+# Triton 3.9's tensor methods but atomic_poll, and exp2 beside them.
+TENSOR_METHODS = frozenset("""
+abs advance argmax argmin associative_scan atomic_add atomic_and atomic_cas atomic_load
+atomic_max atomic_min atomic_or atomic_store atomic_xchg atomic_xor broadcast_to cast cdiv
+ceil cos cumprod cumsum erf exp exp2 expand_dims flip floor gather histogram item log log2
+logical_and logical_or max min permute ravel reduce reduce_or reshape rsqrt sigmoid sin
+softmax sort split sqrt sqrt_rn store sum to trans view xor_sum
+""".split())
+
+
+def test_tensor_methods_are_declared_builtins_or_jit_functions():
+    assert TENSOR_METHODS == set(METHODS)
     for name, method in METHODS.items():
         fn = method.__tile_function__
-        assert fn in FUNCTIONS and fn in IMPLS, name
         assert core.tensor_method(name) is fn
+        if isinstance(fn, JITFunction):
+            # tl.sort, tl.softmax, ...: a composition, or a method only.
+            assert getattr(tl, name, fn) is fn, name
+            declared = fn.fn
+        else:
+            assert fn in FUNCTIONS and fn in IMPLS, name
+            declared = fn
         # x.name(...) is fn(x, ...): the same parameters, the first one self.
-        params = parameters(inspect.signature(fn))
+        params = parameters(inspect.signature(declared))
         assert parameters(inspect.signature(method)) == [("self", *params[0][1:])] + params[1:]
         assert method.__doc__ and method.__doc__.strip(), name
     assert tl.tensor.to.__tile_function__ is tl.cast
     for name in ("dtype", "shape", "T"):
         assert isinstance(vars(tl.tensor)[name], property) and vars(tl.tensor)[name].__doc__
-    assert core.tensor_method("dtype") is None and core.tensor_method("rsqrt") is None
+    assert core.tensor_method("dtype") is None and core.tensor_method("tanh") is None
 
 
 def test_help_shows_the_declaration():
@@ -137,12 +152,25 @@ def test_help_shows_the_declaration():
 
 
 @tile.jit
+def _combine(a, b):
+    return a + b
+
+
+@tile.jit
 def _as_methods(X, Y):
     x = tl.load(X + tl.arange(0, 8)[:, None] * 4 + tl.arange(0, 4)[None, :])
     y = x.exp() + x.exp2() + x.log() + x.log2() + x.sqrt() + x.abs()
+    y = y + x.ceil() + x.cos() + x.erf() + x.floor() + x.rsqrt() + x.sigmoid() + x.sin()
+    y = y + x.sqrt_rn() + x.softmax(1) + x.cumsum(1) + x.cumprod(0) + x.flip(0) + x.sort()
+    y = y + x.associative_scan(1, _combine) + x.gather(tl.zeros([8, 4], tl.int32), 1)
     y = y.to(tl.float16).cast(tl.float32).trans().permute(1, 0)
-    z = y.sum(1) + y.max(1) + y.min(axis=1, keep_dims=False)
+    z = y.sum(1) + y.max(1) + y.min(axis=1, keep_dims=False) + y.reduce(1, _combine)
+    z = z + y.argmax(1) + y.argmin(1) + y.sum(1).sum(0).expand_dims(0).item()
     a, b = z.reshape(4, 2).view(2, 4).reshape(8).expand_dims(1).broadcast_to(8, 2).split()
+    bits = (a + b).to(tl.int32)
+    flags = bits.logical_and(bits.cdiv(3)).logical_or(bits.histogram(8) > 0)
+    bits = bits + flags + bits.xor_sum(0) + bits.reduce_or(0)
+    tl.store(Y + tl.arange(0, 8), bits.to(tl.float32))
     tl.store(Y + tl.arange(0, 16), (a + b).expand_dims(0).broadcast_to(2, 8).ravel())
 
 
@@ -150,21 +178,64 @@ def _as_methods(X, Y):
 def _as_functions(X, Y):
     x = tl.load(X + tl.arange(0, 8)[:, None] * 4 + tl.arange(0, 4)[None, :])
     y = tl.exp(x) + tl.exp2(x) + tl.log(x) + tl.log2(x) + tl.sqrt(x) + tl.abs(x)
+    y = y + tl.ceil(x) + tl.cos(x) + tl.erf(x) + tl.floor(x) + tl.rsqrt(x) + tl.sigmoid(x)
+    y = y + tl.sin(x)
+    y = y + tl.sqrt_rn(x) + tl.softmax(x, 1) + tl.cumsum(x, 1) + tl.cumprod(x, 0)
+    y = y + tl.flip(x, 0) + tl.sort(x)
+    y = y + tl.associative_scan(x, 1, _combine) + tl.gather(x, tl.zeros([8, 4], tl.int32), 1)
     y = tl.permute(tl.trans(tl.cast(tl.cast(y, tl.float16), tl.float32)), 1, 0)
     z = tl.sum(y, 1) + tl.max(y, 1) + tl.min(y, axis=1, keep_dims=False)
+    z = z + tl.reduce(y, 1, _combine)
+    z = z + tl.argmax(y, 1) + tl.argmin(y, 1)
+    z = z + tl.max(tl.reshape(tl.expand_dims(tl.sum(tl.sum(y, 1), 0), 0), (1,)), 0)
     z = tl.reshape(tl.view(tl.reshape(z, 4, 2), 2, 4), 8)
     a, b = tl.split(tl.broadcast_to(tl.expand_dims(z, 1), 8, 2))
+    bits = (a + b).to(tl.int32)
+    quotient = tl.cdiv(bits, 3)
+    both = (bits != 0) & (quotient != 0)
+    counted = tl.histogram(bits, 8) > 0
+    flags = (both != 0) | (counted != 0)
+    bits = bits + flags + tl.xor_sum(bits, 0) + tl.reduce_or(bits, 0)
+    tl.store(Y + tl.arange(0, 8), bits.to(tl.float32))
     tl.store(Y + tl.arange(0, 16), tl.ravel(tl.broadcast_to(tl.expand_dims(a + b, 0), 2, 8)))
 
 
-def test_methods_compile_as_their_functions():
-    source = inspect.getsource(_as_methods.fn)
-    assert {m for m in METHODS if f".{m}(" not in source} == set()
+@tile.jit
+def _pointer_methods(F, I):
+    offs = tl.arange(0, 8)
+    f, i = F + offs, I + offs
+    v = f.atomic_add(1.0) + f.atomic_max(2.0) + f.atomic_min(0.5) + f.atomic_xchg(3.0)
+    v = v + f.atomic_cas(3.0, 4.0) + f.atomic_load()
+    w = i.atomic_and(7) + i.atomic_or(8) + i.atomic_xor(3)
+    f.atomic_store(v)
+    i.store(w)
+    block = tl.make_block_ptr(F, (8,), (1,), (0,), (4,), (0,)).advance((4,))
+    tl.store(block, tl.load(block))
 
-    def body(fn):
-        text = strip_locs(compile_kernel(fn, "*fp32,*fp32", {}))
+
+@tile.jit
+def _pointer_functions(F, I):
+    offs = tl.arange(0, 8)
+    f, i = F + offs, I + offs
+    v = tl.atomic_add(f, 1.0) + tl.atomic_max(f, 2.0) + tl.atomic_min(f, 0.5)
+    v = v + tl.atomic_xchg(f, 3.0)
+    v = v + tl.atomic_cas(f, 3.0, 4.0) + tl.atomic_load(f)
+    w = tl.atomic_and(i, 7) + tl.atomic_or(i, 8) + tl.atomic_xor(i, 3)
+    tl.atomic_store(f, v)
+    tl.store(i, w)
+    block = tl.advance(tl.make_block_ptr(F, (8,), (1,), (0,), (4,), (0,)), (4,))
+    tl.store(block, tl.load(block))
+
+
+def test_methods_compile_as_their_functions():
+    source = inspect.getsource(_as_methods.fn) + inspect.getsource(_pointer_methods.fn)
+    assert {m for m in METHODS if f".{m}(" not in source} - {"to", "cast"} == set()
+
+    def body(fn, signature):
+        text = strip_locs(compile_kernel(fn, signature, {}))
         return text[text.index("{", text.index("func.func")):].replace(fn.__name__, "K")
-    assert body(_as_methods) == body(_as_functions)
+    assert body(_as_methods, "*fp32,*fp32") == body(_as_functions, "*fp32,*fp32")
+    assert body(_pointer_methods, "*fp32,*i32") == body(_pointer_functions, "*fp32,*i32")
 
 
 @tile.jit

@@ -1037,6 +1037,8 @@ class CodeGenerator:
         if core.is_builtin(fn):
             return tile_builtins.call_builtin(self, fn, args, kwargs)
         if isinstance(fn, BoundMethod):
+            if isinstance(fn.fn, JITFunction):   # x.sort(), x.softmax(), ...
+                return self.inline_call(fn.fn, [fn.value] + args, kwargs, node)
             return tile_builtins.call_builtin(self, fn.fn, [fn.value] + args, kwargs,
                                               spelled=f".{fn.name}()")
         if fn is core.constexpr:

@@ -6,7 +6,7 @@ Triton's signature and a docstring saying what it does in Tile
 differs.
 """
 
-from . import extra, math
+from . import core, extra, math, standard
 from .core import (
     PropagateNan,
     advance,
@@ -179,3 +179,17 @@ __all__ = [
     "softmax", "swizzle2d", "flip", "sort", "topk", "bitonic_merge", "cumsum", "cumprod",
     "histogram", "gather",
 ]
+
+# Tensor methods, as Triton's: x.name(...) is tl.name(x, ...). Builtins
+# declared as methods where they are defined are not repeated here.
+for _method in (ceil, cos, erf, floor, rsqrt, sigmoid, sin, sqrt_rn, xor_sum, reduce_or,
+                cdiv, store, advance, atomic_add, atomic_and, atomic_cas, atomic_load,
+                atomic_max, atomic_min, atomic_or, atomic_store, atomic_xchg, atomic_xor,
+                reduce, associative_scan, argmax, argmin, cumsum, cumprod, flip, gather,
+                histogram, softmax, sort):
+    core._tensor_member(_method)
+core._tensor_member(standard._item, name="item")
+core._tensor_member(standard._logical_and, name="logical_and")
+core._tensor_member(standard._logical_or, name="logical_or")
+del _method
+

@@ -445,7 +445,10 @@ def _tensor_member(fn, name=None, cls=tensor):
     ``fn``'s signature (its first parameter named ``self``).  The method
     carries ``fn`` as ``__tile_function__``."""
     name = name or fn.__name__
-    signature = inspect.signature(fn)
+    # A @tile.jit function (tl.sort, tl.softmax, ...) is described by the
+    # Python function it wraps.
+    described = getattr(fn, "fn", fn)
+    signature = inspect.signature(described)
     params = list(signature.parameters.values())
     params[0] = params[0].replace(name="self")
     owner = cls.__name__
@@ -455,19 +458,22 @@ def _tensor_member(fn, name=None, cls=tensor):
 
     method.__name__ = name
     method.__qualname__ = f"{owner}.{name}"
-    method.__module__ = fn.__module__
+    method.__module__ = described.__module__
     method.__signature__ = signature.replace(parameters=params)
-    summary = " ".join(fn.__doc__.strip().split("\n\n")[0].split())
-    call = f"tl.{fn.__name__}(self{', ...' if len(params) > 1 else ''})"
-    method.__doc__ = f"{summary}\n\nThe same as ``{call}``: see its help."
+    summary = " ".join(described.__doc__.strip().split("\n\n")[0].split())
+    if described.__name__.startswith("_"):   # a method only, as in Triton
+        method.__doc__ = summary
+    else:
+        call = f"tl.{described.__name__}(self{', ...' if len(params) > 1 else ''})"
+        method.__doc__ = f"{summary}\n\nThe same as ``{call}``: see its help."
     method.__tile_function__ = fn
     setattr(cls, name, method)
     return fn
 
 
 def tensor_method(name):
-    """The builtin that ``x.name(...)`` calls, or None if tensors have no
-    such method."""
+    """The builtin (or @tile.jit function) that ``x.name(...)`` calls, or
+    None if tensors have no such method."""
     return getattr(getattr(tensor, name, None), "__tile_function__", None)
 
 

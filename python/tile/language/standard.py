@@ -425,3 +425,28 @@ def gather(src, index, axis):
     wanted = tl.expand_dims(index, axis + 1)
     return _pick(positions, wanted == _index_along(positions, axis + 1), axis + 1, False)
 
+
+# -- methods only (as Triton's tensor methods) --------------------------------
+
+
+@jit
+def _item(input):
+    """The one element of a tensor of one element, as a scalar."""
+    numel = 1
+    for size in input.shape:
+        numel = numel * size
+    tl.static_assert(numel == 1, "item() takes a tensor of one element")
+    return tl.max(tl.reshape(input, (1,)), 0)
+
+
+@jit
+def _logical_and(input, other):
+    """Both true, elementwise (each operand as a boolean)."""
+    return (input != 0) & (other != 0)
+
+
+@jit
+def _logical_or(input, other):
+    """Either true, elementwise (each operand as a boolean)."""
+    return (input != 0) | (other != 0)
+
