@@ -234,6 +234,29 @@ LogicalResult splitOp(Executor &ex, Operation *op) {
 // Pointers and memory
 //===----------------------------------------------------------------------===//
 
+/// tile.ptr_to_int and tile.int_to_ptr. A pointer here counts elements of
+/// its pointee (Memory finds its buffer by the range); its address, as on
+/// the GPU, counts bytes: the element count times the pointee's size, and
+/// back.
+LogicalResult addressOp(Executor &ex, Operation *op) {
+  bool toPointer = isa<tl::IntToPtrOp>(op);
+  Type pointer =
+      toPointer ? op->getResult(0).getType() : op->getOperand(0).getType();
+  auto bytes = static_cast<int64_t>(rt::dtypeSize(elemInfo(pointer).dtype));
+  const RValue &src = ex.get(op->getOperand(0));
+  RValue result = makeInts(src.shape);
+  for (size_t i = 0, e = src.size(); i < e; ++i) {
+    int64_t value = src.ints()[i];
+    if (toPointer && value % bytes)
+      return ex.fail(op, "the address " + std::to_string(value) +
+                             " is not a multiple of the pointee's " +
+                             std::to_string(bytes) + " bytes");
+    intsOf(result)[i] = toPointer ? value / bytes : value * bytes;
+  }
+  ex.set(op->getResult(0), std::move(result));
+  return success();
+}
+
 LogicalResult addPtrOp(Executor &ex, Operation *op) {
   // A pointer keeps the buffer it was derived from: an offset that carries
   // it into another buffer's address range (2^39 elements either way) would
@@ -948,6 +971,8 @@ void addTileHandlers(HandlerMap &handlers) {
   handlers["tile.join"] = joinOp;
   handlers["tile.split"] = splitOp;
   handlers["tile.addptr"] = addPtrOp;
+  handlers["tile.int_to_ptr"] = addressOp;
+  handlers["tile.ptr_to_int"] = addressOp;
   handlers["tile.load"] = loadOp;
   handlers["tile.store"] = storeOp;
   handlers["tile.atomic_rmw"] = atomicRMWOp;

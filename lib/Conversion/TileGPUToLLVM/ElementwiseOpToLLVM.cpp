@@ -124,10 +124,12 @@ SmallVector<Value> truncToFloat8(OpBuilder &b, Location loc,
   return out;
 }
 
-/// The elementwise ops this pattern lowers: all but tile.addptr, which
-/// PointerOpToLLVM lowers.
+/// The elementwise ops this pattern lowers: all but the pointer ops
+/// (tile.addptr, tile.int_to_ptr, tile.ptr_to_int), which PointerOpToLLVM
+/// lowers.
 bool isLoweredHere(Operation *op) {
-  return isElementwise(op) && !isa<tile::AddPtrOp>(op) &&
+  return isElementwise(op) &&
+         !isa<tile::AddPtrOp, tile::IntToPtrOp, tile::PtrToIntOp>(op) &&
          op->getNumResults() == 1;
 }
 

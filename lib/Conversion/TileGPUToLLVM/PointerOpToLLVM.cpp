@@ -45,9 +45,42 @@ struct AddPtrOpConversion : public ConvertOpToLLVMPattern<tile::AddPtrOp> {
   }
 };
 
+/// Addresses to pointers (tile.int_to_ptr) and back (tile.ptr_to_int): an
+/// inttoptr or ptrtoint a register (or one for scalars).
+template <typename OpTy, typename LLVMOpTy>
+struct AddressOpConversion : public ConvertOpToLLVMPattern<OpTy> {
+  using ConvertOpToLLVMPattern<OpTy>::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type scalar =
+        std::is_same_v<OpTy, tile::IntToPtrOp>
+            ? Type(LLVM::LLVMPointerType::get(rewriter.getContext(), 1))
+            : Type(rewriter.getI64Type());
+    if (!isa<RankedTensorType>(op.getType())) {
+      rewriter.replaceOp(
+          op, LLVMOpTy::create(rewriter, loc, scalar, adaptor.getSrc()));
+      return success();
+    }
+    SmallVector<Value> results;
+    for (Value reg : unpackRegisters(rewriter, loc, adaptor.getSrc()))
+      results.push_back(LLVMOpTy::create(rewriter, loc, scalar, reg));
+    rewriter.replaceOp(
+        op, packRegisters(rewriter, loc,
+                          this->getTypeConverter()->convertType(op.getType()),
+                          results));
+    return success();
+  }
+};
+
 } // namespace
 
 void tilegpu::populatePointerOpToLLVMPatterns(
     TileGPUToLLVMTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<AddPtrOpConversion>(converter);
+  patterns.add<AddPtrOpConversion,
+               AddressOpConversion<tile::IntToPtrOp, LLVM::IntToPtrOp>,
+               AddressOpConversion<tile::PtrToIntOp, LLVM::PtrToIntOp>>(
+      converter);
 }

@@ -597,6 +597,9 @@ def broadcast_to(cg, input, *shape):
 
 @implements(tl.cast)
 def cast(cg, input, dtype, fp_downcast_rounding=None, bitcast=False):
+    if isinstance(dtype, core.pointer_type):
+        # An address to a pointer, a pointer to its address or another pointee.
+        return semantic.cast(cg.b, tensor_arg(input, "cast"), dtype)
     dtype = constexpr_dtype(dtype, "the target type")
     if fp_downcast_rounding not in (None, "rtne"):
         raise TileTypeError(f"fp_downcast_rounding={fp_downcast_rounding!r} is not "

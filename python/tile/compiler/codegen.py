@@ -1045,6 +1045,11 @@ class CodeGenerator:
             if len(args) != 1 or kwargs or not is_constexpr(args[0]):
                 raise TileTypeError("tl.constexpr(...) takes one compile-time value")
             return args[0]
+        if fn is core.pointer_type:
+            # A type to convert to: x.to(tl.pointer_type(tl.float16)).
+            if len(args) != 1 or kwargs or not isinstance(args[0], core.dtype):
+                raise TileTypeError("tl.pointer_type(...) takes one element type")
+            return core.pointer_type(args[0])
         name = getattr(fn, "__name__", type(fn).__name__)
         allowed = id(fn) in _PY_BUILTIN_IDS or getattr(fn, "__module__", None) == "math" \
             or (getattr(fn, "__self__", None) is not None

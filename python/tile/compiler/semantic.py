@@ -239,8 +239,10 @@ def cast(b, v, dst, bitcast=False):
         raise TileTypeError(f"expected a dtype, got {describe(dst)}")
     if src == dst:
         return v
-    if isinstance(src, core.block_ptr_type) or src.is_ptr() or dst.is_ptr():
+    if isinstance(src, core.block_ptr_type) or isinstance(dst, core.block_ptr_type):
         raise TileTypeError(f"cannot convert {src} to {dst}")
+    if src.is_ptr() or dst.is_ptr():
+        return _address_cast(b, v, src, dst)
     ty = type_with_scalar(v.type, dst)
     s, d = v.type.mlir, ty.mlir
     if bitcast:
@@ -280,6 +282,24 @@ def cast(b, v, dst, bitcast=False):
             return Value(v.ssa, ty)   # the same bits, read with another sign
         return b.op(f"arith.trunci {v.ssa} : {s} to {d}", ty)
     raise TileTypeError(f"cannot convert {src} to {dst}")
+
+
+def _address_cast(b, v, src, dst):
+    """Pointers to and from their int64 addresses (tile.int_to_ptr,
+    tile.ptr_to_int), and a pointer to another pointee through its address,
+    as Triton's casts do."""
+    if src.is_ptr() and dst.is_ptr():
+        return _address_cast(b, _address_cast(b, v, src, core.int64), core.int64, dst)
+    if dst.is_ptr():
+        if src != core.int64:
+            raise TileTypeError(f"cannot convert {src} to {dst}: a pointer is made from "
+                                f"an int64 address")
+        ty = type_with_scalar(v.type, dst)
+        return b.op(f"tile.int_to_ptr {v.ssa} : {v.type.mlir} -> {ty.mlir}", ty)
+    if dst != core.int64:
+        raise TileTypeError(f"cannot convert {src} to {dst}: a pointer's address is an int64")
+    ty = type_with_scalar(v.type, dst)
+    return b.op(f"tile.ptr_to_int {v.ssa} : {v.type.mlir} -> {ty.mlir}", ty)
 
 
 def to_bool(b, v, what):

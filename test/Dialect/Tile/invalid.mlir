@@ -691,3 +691,12 @@ func.func @store_bytes(%p: !tile.ptr<i8>, %x: i8) {
   tile.atomic_store %p, %x : !tile.ptr<i8>
   return
 }
+
+// -----
+
+func.func @narrow_address(%a: i32) {
+  // expected-error @below {{takes 64-bit addresses, not 'i32'}}
+  %p = tile.int_to_ptr %a : i32 -> !tile.ptr<f32>
+  return
+}
+

@@ -147,6 +147,15 @@ func.func @atomic_accesses(%p: tensor<8x!tile.ptr<f32>>, %m: tensor<8xi1>, %flag
   return %x : tensor<8xf32>
 }
 
+// CHECK-LABEL: func.func @addresses
+func.func @addresses(%p: tensor<8x!tile.ptr<f32>>, %a: i64) -> (tensor<8xi64>, !tile.ptr<f16>) {
+  // CHECK: tile.ptr_to_int %{{.*}} : tensor<8x!tile.ptr<f32>> -> tensor<8xi64>
+  %x = tile.ptr_to_int %p : tensor<8x!tile.ptr<f32>> -> tensor<8xi64>
+  // CHECK: tile.int_to_ptr %{{.*}} : i64 -> !tile.ptr<f16>
+  %q = tile.int_to_ptr %a : i64 -> !tile.ptr<f16>
+  return %x, %q : tensor<8xi64>, !tile.ptr<f16>
+}
+
 // CHECK-LABEL: func.func @block_updates
 func.func @block_updates(%f: !tile.block_ptr<tensor<64x32xf32>>, %i: !tile.block_ptr<tensor<64x32xi32>>,
                          %x: tensor<64x32xf32>, %y: tensor<64x32xi32>) {

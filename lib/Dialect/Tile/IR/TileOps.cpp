@@ -365,6 +365,20 @@ LogicalResult AtomicStoreOp::verify() {
                             getSem(), MemSemantic::release);
 }
 
+LogicalResult IntToPtrOp::verify() {
+  if (!getElementTypeOrSelf(getSrc().getType()).isInteger(64))
+    return emitOpError() << "takes 64-bit addresses, not "
+                         << getElementTypeOrSelf(getSrc().getType());
+  return success();
+}
+
+LogicalResult PtrToIntOp::verify() {
+  if (!getElementTypeOrSelf(getType()).isInteger(64))
+    return emitOpError() << "gives 64-bit addresses, not "
+                         << getElementTypeOrSelf(getType());
+  return success();
+}
+
 LogicalResult AtomicCASOp::verify() {
   Type element = getElementTypeOrSelf(getType());
   if (element.isInteger(32) || element.isInteger(64) || element.isF32())

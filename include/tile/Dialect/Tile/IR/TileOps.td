@@ -221,6 +221,40 @@ def Tile_AddPtrOp : Tile_Op<"addptr", [Pure,
   let hasFolder = 1;
 }
 
+def Tile_IntToPtrOp : Tile_Op<"int_to_ptr", [Pure, Elementwise,
+    SameOperandsAndResultShape]> {
+  let summary = "64-bit integers as the addresses of pointers";
+  let description = [{
+    Each element of `src`, an address in bytes, as a pointer to global
+    memory of the result's pointee type (`x.to(tl.pointer_type(...))` of
+    int64 values; with `tile.ptr_to_int`, a pointer of another pointee).
+
+    ```mlir
+    %a = tile.int_to_ptr %address : i64 -> !tile.ptr<f16>
+    ```
+  }];
+  let arguments = (ins Tile_IntLike:$src);
+  let results = (outs Tile_PtrLike:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_PtrToIntOp : Tile_Op<"ptr_to_int", [Pure, Elementwise,
+    SameOperandsAndResultShape]> {
+  let summary = "pointers as their 64-bit addresses";
+  let description = [{
+    Each pointer of `src` as its address in bytes, an i64 (`p.to(tl.int64)`).
+
+    ```mlir
+    %address = tile.ptr_to_int %p : tensor<64x!tile.ptr<f16>> -> tensor<64xi64>
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$src);
+  let results = (outs Tile_IntLike:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
     MemoryEffects<[MemRead]>]> {
   let summary = "read elements from global memory through pointers";
