@@ -569,6 +569,42 @@ def unsigned_case(n):
     return case
 
 
+# Pointers from int64 addresses, as tutorial 08's grouped GEMM reads its
+# operands: a table of CUDA addresses (data_ptr()) loaded and cast to
+# pointers; and a pointer's own address, 2 bytes an fp16 element.
+@tile.jit
+def address_table_kernel(TABLE, SIZES, OUT, STEP, N: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = tl.arange(0, N)
+    source = tl.load(TABLE + pid).to(tl.pointer_type(tl.float16))
+    mask = offs < tl.load(SIZES + pid)
+    values = tl.load(source + offs, mask=mask, other=0.0)
+    tl.store(OUT + pid * N + offs, values, mask=mask)
+    spacing = (OUT + offs).to(tl.int64) - OUT.to(tl.int64)
+    tl.store(STEP + pid * N + offs, spacing)
+
+
+def address_table_case(groups, n):
+    """0 when every group's row was read through its address, else
+    infinite."""
+    def case(device):
+        sizes = [n - 3 * g for g in range(groups)]
+        sources = [torch.randn(size, device=device).half() for size in sizes]
+        table = torch.tensor([t.data_ptr() for t in sources], dtype=torch.int64,
+                             device=device)
+        lengths = torch.tensor(sizes, dtype=torch.int32, device=device)
+        out = torch.zeros(groups, n, device=device).half()
+        step = torch.zeros(groups, n, dtype=torch.int64, device=device)
+        address_table_kernel[(groups,)](table, lengths, out, step, N=n)
+        if device == "meta":
+            return 0.0, 0.0
+        ok = all(torch.equal(out[g, :size], sources[g]) and not out[g, size:].any()
+                 for g, size in enumerate(sizes))
+        ok = ok and bool((step == torch.arange(n, device=device) * 2).all())
+        return (0.0 if ok else float("inf")), 0.0
+    return case
+
+
 # A scalar atomic whose old value the whole program uses (thread 0 updates,
 # shared memory hands the value on): one ticket a program, a permutation.
 @tile.jit
@@ -780,6 +816,8 @@ CASES = [
     ("scalar atomic_add tickets, 5000 programs", tickets_case(5000)),
     ("uint32 division, remainder, shifts, max, compare, atomic add n=256",
      unsigned_case(256)),
+    ("pointers from a table of int64 addresses, 5 groups (tutorial 08's reads)",
+     address_table_case(5, 128)),
     ("atomic_store release, atomic_load acquire: a flag between 8 programs",
      message_case(8, 1024)),
     ("desc.atomic_add fp32 150x112, 9 programs x 6 steps (TMA and red.global)",
