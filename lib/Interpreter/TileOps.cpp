@@ -709,27 +709,38 @@ LogicalResult loadBlockOp(Executor &ex, Operation *op) {
   return success();
 }
 
-LogicalResult storeBlockOp(Executor &ex, Operation *op) {
-  auto store = cast<tl::StoreBlockOp>(op);
-  const BlockPointer &block = ex.get(store.getPtr()).block();
-  const RValue &value = ex.get(store.getValue());
-  rt::DType dtype = elemInfo(store.getPtr().getType()).dtype;
-  std::vector<PendingWrite> writes;
-  writes.reserve(value.size());
-  LogicalResult status = forEachBlockElement(
-      ex, op, block, value.shape, store.getBoundaryCheck(),
+/// The elements of the block `ptr` designates that lie inside the tensor
+/// (in the dimensions `boundaryCheck` lists; outside the others is an
+/// error), as the writes of the `value` op's elements.
+LogicalResult resolveBlockWrites(Executor &ex, Operation *op, Value ptr,
+                                 const RValue &value,
+                                 ArrayRef<int32_t> boundaryCheck,
+                                 const char *access,
+                                 std::vector<PendingWrite> *writes) {
+  const BlockPointer &block = ex.get(ptr).block();
+  rt::DType dtype = elemInfo(ptr.getType()).dtype;
+  writes->reserve(value.size());
+  return forEachBlockElement(
+      ex, op, block, value.shape, boundaryCheck,
       [&](size_t flat, int64_t offset, bool padded) -> LogicalResult {
         if (padded)
           return success(); // outside the tensor: not written
         int64_t index;
         Buffer *buffer = ex.resolve(op, block.base + offset, dtype, flat,
-                                    value.shape, "write", &index);
+                                    value.shape, access, &index);
         if (!buffer)
           return failure();
-        writes.push_back({buffer, index, flat});
+        writes->push_back({buffer, index, flat});
         return success();
       });
-  if (failed(status))
+}
+
+LogicalResult storeBlockOp(Executor &ex, Operation *op) {
+  auto store = cast<tl::StoreBlockOp>(op);
+  const RValue &value = ex.get(store.getValue());
+  std::vector<PendingWrite> writes;
+  if (failed(resolveBlockWrites(ex, op, store.getPtr(), value,
+                                store.getBoundaryCheck(), "write", &writes)))
     return failure();
   commitWrites(writes, value);
   return success();
@@ -739,26 +750,12 @@ LogicalResult storeBlockOp(Executor &ex, Operation *op) {
 /// outside the tensor left alone.
 LogicalResult atomicRMWBlockOp(Executor &ex, Operation *op) {
   auto atomic = cast<tl::AtomicRMWBlockOp>(op);
-  const BlockPointer &block = ex.get(atomic.getPtr()).block();
   const RValue &value = ex.get(atomic.getValue());
-  rt::DType dtype = elemInfo(atomic.getPtr().getType()).dtype;
   SmallVector<int32_t> everyDimension(value.shape.size());
   std::iota(everyDimension.begin(), everyDimension.end(), 0);
   std::vector<PendingWrite> updates;
-  LogicalResult status = forEachBlockElement(
-      ex, op, block, value.shape, everyDimension,
-      [&](size_t flat, int64_t offset, bool padded) -> LogicalResult {
-        if (padded)
-          return success();
-        int64_t index;
-        Buffer *buffer = ex.resolve(op, block.base + offset, dtype, flat,
-                                    value.shape, "update", &index);
-        if (!buffer)
-          return failure();
-        updates.push_back({buffer, index, flat});
-        return success();
-      });
-  if (failed(status))
+  if (failed(resolveBlockWrites(ex, op, atomic.getPtr(), value, everyDimension,
+                                "update", &updates)))
     return failure();
   tl::AtomicKind kind = atomic.getKind();
   for (const PendingWrite &update : updates) {

@@ -169,50 +169,43 @@ struct LoadBlockOpConversion
   }
 };
 
-struct StoreBlockOpConversion
-    : public ConvertOpToLLVMPattern<tile::StoreBlockOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+/// A tile written to the block a block pointer designates, each element
+/// once: stored (tile.store_block, the dimensions boundary_check lists
+/// checked) or updated atomically (tile.atomic_rmw_block, every dimension
+/// checked).
+template <typename OpTy>
+struct BlockWriteOpConversion : public ConvertOpToLLVMPattern<OpTy> {
+  using ConvertOpToLLVMPattern<OpTy>::ConvertOpToLLVMPattern;
+  static constexpr bool kIsStore = std::is_same_v<OpTy, tile::StoreBlockOp>;
 
   LogicalResult
-  matchAndRewrite(tile::StoreBlockOp op, OpAdaptor adaptor,
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    const TypeConverter *converter = this->getTypeConverter();
     auto type = cast<RankedTensorType>(op.getValue().getType());
-    Type element = getLoweredElementType(*getTypeConverter(), type);
+    Type element = getLoweredElementType(*converter, type);
     LinearLayout layout = getLinearLayout(type);
-    HwIndex hw = getHwIndex(rewriter, loc, getTypeConverter());
+    HwIndex hw = getHwIndex(rewriter, loc, converter);
     BlockPtrFields fields(rewriter, loc, adaptor.getPtr(), type.getRank());
-    BlockAccess access = computeBlockAccess(rewriter, loc, fields, layout,
-                                            op.getBoundaryCheck(), element, hw);
-    storeTile(rewriter, loc, layout, hw,
-              unpackRegisters(rewriter, loc, adaptor.getValue()),
-              access.addresses, access.inBounds, getVectorWidth(op, layout));
-    rewriter.eraseOp(op);
-    return success();
-  }
-};
-
-/// Every dimension is checked; each element is updated once (updateTile).
-struct AtomicRMWBlockOpConversion
-    : public ConvertOpToLLVMPattern<tile::AtomicRMWBlockOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-
-  LogicalResult
-  matchAndRewrite(tile::AtomicRMWBlockOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    auto type = cast<RankedTensorType>(op.getValue().getType());
-    Type element = getLoweredElementType(*getTypeConverter(), type);
-    LinearLayout layout = getLinearLayout(type);
-    HwIndex hw = getHwIndex(rewriter, loc, getTypeConverter());
-    BlockPtrFields fields(rewriter, loc, adaptor.getPtr(), type.getRank());
-    SmallVector<int32_t> everyDimension(type.getRank());
-    std::iota(everyDimension.begin(), everyDimension.end(), 0);
-    BlockAccess access = computeBlockAccess(rewriter, loc, fields, layout,
-                                            everyDimension, element, hw);
-    updateTile(rewriter, loc, op.getKind(), layout, hw,
-               unpackRegisters(rewriter, loc, adaptor.getValue()),
-               access.addresses, access.inBounds, getVectorWidth(op, layout));
+    SmallVector<int32_t> checked;
+    if constexpr (kIsStore) {
+      llvm::append_range(checked, op.getBoundaryCheck());
+    } else {
+      checked.resize(type.getRank());
+      std::iota(checked.begin(), checked.end(), 0);
+    }
+    BlockAccess access =
+        computeBlockAccess(rewriter, loc, fields, layout, checked, element, hw);
+    SmallVector<Value> values =
+        unpackRegisters(rewriter, loc, adaptor.getValue());
+    int64_t width = getVectorWidth(op, layout);
+    if constexpr (kIsStore)
+      storeTile(rewriter, loc, layout, hw, values, access.addresses,
+                access.inBounds, width);
+    else
+      updateTile(rewriter, loc, op.getKind(), layout, hw, values,
+                 access.addresses, access.inBounds, width);
     rewriter.eraseOp(op);
     return success();
   }
@@ -592,10 +585,11 @@ struct AsyncTMAStoreWaitOpConversion
 
 void tilegpu::populateBlockPointerOpToLLVMPatterns(
     TileGPUToLLVMTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<MakeBlockPtrOpConversion, AdvanceOpConversion,
-               LoadBlockOpConversion, StoreBlockOpConversion,
-               AtomicRMWBlockOpConversion, AsyncCopyBlockOpConversion,
-               AsyncTMACopyBlockOpConversion, AsyncTMAStoreBlockOpConversion,
-               AsyncTMAReduceBlockOpConversion, AsyncTMAStoreWaitOpConversion>(
-      converter);
+  patterns
+      .add<MakeBlockPtrOpConversion, AdvanceOpConversion, LoadBlockOpConversion,
+           BlockWriteOpConversion<tile::StoreBlockOp>,
+           BlockWriteOpConversion<tile::AtomicRMWBlockOp>,
+           AsyncCopyBlockOpConversion, AsyncTMACopyBlockOpConversion,
+           AsyncTMAStoreBlockOpConversion, AsyncTMAReduceBlockOpConversion,
+           AsyncTMAStoreWaitOpConversion>(converter);
 }
