@@ -351,8 +351,10 @@ LogicalResult resolveWrites(Executor &ex, Operation *op, Value ptr, Value mask,
   return success();
 }
 
-LogicalResult storeOp(Executor &ex, Operation *op) {
-  auto store = cast<tl::StoreOp>(op);
+/// tile.store, and tile.atomic_store (the interpreter runs one program at
+/// a time: every access is whole and ordered).
+template <typename StoreTy> LogicalResult storeOp(Executor &ex, Operation *op) {
+  auto store = cast<StoreTy>(op);
   std::vector<PendingWrite> writes;
   if (failed(resolveWrites(ex, op, store.getPtr(), store.getMask(), "write",
                            &writes)))
@@ -428,8 +430,8 @@ LogicalResult atomicRMWOp(Executor &ex, Operation *op) {
   return success();
 }
 
-/// A load and a store, one element at a time: the interpreter runs one
-/// program at a time, so every access is indivisible and ordered.
+/// A load, one element at a time: the interpreter runs one program at a
+/// time, so every access is indivisible and ordered.
 LogicalResult atomicLoadOp(Executor &ex, Operation *op) {
   auto load = cast<tl::AtomicLoadOp>(op);
   std::vector<PendingWrite> reads;
@@ -446,16 +448,6 @@ LogicalResult atomicLoadOp(Executor &ex, Operation *op) {
       intsOf(result)[read.element] = readInt(*read.buffer, read.index);
   }
   ex.set(op->getResult(0), std::move(result));
-  return success();
-}
-
-LogicalResult atomicStoreOp(Executor &ex, Operation *op) {
-  auto store = cast<tl::AtomicStoreOp>(op);
-  std::vector<PendingWrite> writes;
-  if (failed(resolveWrites(ex, op, store.getPtr(), store.getMask(), "write",
-                           &writes)))
-    return failure();
-  commitWrites(writes, ex.get(store.getValue()));
   return success();
 }
 
@@ -971,10 +963,10 @@ void addTileHandlers(HandlerMap &handlers) {
   handlers["tile.int_to_ptr"] = addressOp;
   handlers["tile.ptr_to_int"] = addressOp;
   handlers["tile.load"] = loadOp;
-  handlers["tile.store"] = storeOp;
+  handlers["tile.store"] = storeOp<tl::StoreOp>;
   handlers["tile.atomic_rmw"] = atomicRMWOp;
   handlers["tile.atomic_load"] = atomicLoadOp;
-  handlers["tile.atomic_store"] = atomicStoreOp;
+  handlers["tile.atomic_store"] = storeOp<tl::AtomicStoreOp>;
   handlers["tile.atomic_cas"] = atomicCASOp;
   // A program runs as one: nothing to wait for.
   handlers["tile.debug_barrier"] = [](Executor &, Operation *) {

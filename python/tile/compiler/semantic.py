@@ -1169,14 +1169,20 @@ def descriptor_store(b, desc, offsets, value):
     through a block pointer checked in every dimension."""
     _check_descriptor(desc, "tl.store_tensor_descriptor")
     offsets = _descriptor_offsets(b, desc, offsets, "desc.store")
+    value = _descriptor_value(b, desc, value, "desc.store")
+    ptr = _descriptor_block_ptr(b, desc, offsets)
+    return store(b, ptr, value, boundary_check=tuple(range(desc.rank)))
+
+
+def _descriptor_value(b, desc, value, what):
+    """``value``, a tensor of ``desc``'s block shape (no broadcasting, as in
+    Triton), converted to its element type."""
     block = desc.type.block
     if not is_value(value) or not value.is_block() or value.shape != block.shape:
         raise TileTypeError(
-            f"desc.store: the value must be a tensor of the block's shape "
+            f"{what}: the value must be a tensor of the block's shape "
             f"{list(block.shape)}, got {describe(value)}")
-    value = cast(b, value, block.element_ty)
-    ptr = _descriptor_block_ptr(b, desc, offsets)
-    return store(b, ptr, value, boundary_check=tuple(range(desc.rank)))
+    return cast(b, value, block.element_ty)
 
 
 def descriptor_update(b, kind, desc, offsets, value):
@@ -1191,11 +1197,7 @@ def descriptor_update(b, kind, desc, offsets, value):
         raise TileTypeError(
             f"{what} updates {', '.join(ATOMIC_TYPES[kind])} elements, not "
             f"{block.element_ty.name}")
-    if not is_value(value) or not value.is_block() or value.shape != block.shape:
-        raise TileTypeError(
-            f"{what}: the value must be a tensor of the block's shape "
-            f"{list(block.shape)}, got {describe(value)}")
-    value = cast(b, value, block.element_ty)
+    value = _descriptor_value(b, desc, value, what)
     ptr = _descriptor_block_ptr(b, desc, offsets)
     b.line(f"tile.atomic_rmw_block {kind} {ptr.ssa}, {value.ssa} : {ptr.type.mlir}")
     return None

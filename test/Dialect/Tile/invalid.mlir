@@ -700,3 +700,19 @@ func.func @narrow_address(%a: i32) {
   return
 }
 
+
+// -----
+
+func.func @narrow_pointer_address(%p: !tile.ptr<f32>) {
+  // expected-error @below {{gives 64-bit addresses, not 'i32'}}
+  %a = tile.ptr_to_int %p : !tile.ptr<f32> -> i32
+  return
+}
+
+// -----
+
+func.func @store_acquire(%p: !tile.ptr<i32>, %x: i32) {
+  // expected-error @below {{is release or relaxed, not acquire}}
+  tile.atomic_store %p, %x sem acquire : !tile.ptr<i32>
+  return
+}

@@ -40,11 +40,11 @@ namespace {
 /// Bytes the TMA writes a row in.
 constexpr int64_t kRowBytes = 16;
 
-/// The nvmma_shared buffer the TMA stores `store`'s tile from: contiguous
-/// along the dimension the block pointer's order names first.
-std::optional<MemDescType> getStoreBuffer(tile::StoreBlockOp store) {
-  auto type = cast<RankedTensorType>(store.getValue().getType());
-  auto block = getMadeBlockPointer(store.getPtr());
+/// The nvmma_shared buffer the TMA copies a tile of `type` from, to the
+/// tensor `block` describes: contiguous along the dimension the block
+/// pointer's order names first.
+std::optional<MemDescType> getTMABuffer(tile::MakeBlockPtrOp block,
+                                        RankedTensorType type) {
   if (!block || type.getRank() != 2 || !type.getElementType().isIntOrFloat())
     return std::nullopt;
   unsigned bits = type.getElementType().getIntOrFloatBitWidth();
@@ -52,11 +52,23 @@ std::optional<MemDescType> getStoreBuffer(tile::StoreBlockOp store) {
     return std::nullopt;
   SmallVector<unsigned> order(block.getOrder().begin(), block.getOrder().end());
   auto encoding = NVMMASharedEncodingAttr::getForMatrix(
-      store.getContext(), type.getShape(), bits, order);
+      block.getContext(), type.getShape(), bits, order);
   if (!encoding)
     return std::nullopt;
-  return MemDescType::get(store.getContext(), type.getShape(),
+  return MemDescType::get(block.getContext(), type.getShape(),
                           type.getElementType(), encoding);
+}
+
+/// Whether the tensor's rows are whole 16 bytes, as the TMA writes them: a
+/// row whose length (the contiguous extent) may end inside 16 bytes would
+/// be written past its end (seen on the H200 with a GEMM's odd N).
+bool hasWholeRows(tile::MakeBlockPtrOp block, MemDescType buffer,
+                  const tile::AxisInfoAnalysis &axis) {
+  unsigned inner = buffer.getEncoding().getOrder()[0];
+  int64_t bytes = getSharedElementBytes(buffer.getElementType());
+  return (axis.get(block.getShape()[inner]).divisibility[0] * bytes) %
+             kRowBytes ==
+         0;
 }
 
 /// Whether the TMA takes the update: an add of f32 (what its reductions
@@ -116,23 +128,18 @@ planReduction(tile::AtomicRMWBlockOp op, const tile::AxisInfoAnalysis &axis) {
   auto block = pointer ? getMadeBlockPointer(pointer) : tile::MakeBlockPtrOp();
   if (!box || !block)
     return std::nullopt;
-  SmallVector<unsigned> order(block.getOrder().begin(), block.getOrder().end());
-  auto encoding = NVMMASharedEncodingAttr::getForMatrix(
-      op.getContext(), type.getShape(), 32, order);
-  if (!encoding)
+  std::optional<MemDescType> buffer = getTMABuffer(block, type);
+  if (!buffer || !hasWholeRows(block, *buffer, axis))
     return std::nullopt;
-  auto buffer = MemDescType::get(op.getContext(), type.getShape(),
-                                 type.getElementType(), encoding);
   // A warp's box: whole swizzle spans of whole swizzle patterns.
+  SharedLayoutAttrInterface encoding = buffer->getEncoding();
   unsigned inner = encoding.getOrder()[0], outer = encoding.getOrder()[1];
   int64_t span = encoding.getRowLength(type.getShape());
   if ((*box)[inner] % span || (*box)[outer] % 8)
     return std::nullopt;
-  if ((axis.get(block.getShape()[inner]).divisibility[0] * 4) % kRowBytes)
-    return std::nullopt;
   OpBuilder b(op);
   std::optional<TensorMapAccess> access =
-      planTensorMapAccess(b, pointer, buffer, axis);
+      planTensorMapAccess(b, pointer, *buffer, axis);
   if (!access)
     return std::nullopt;
   SmallVector<Attribute> boxAttr(
@@ -141,7 +148,7 @@ planReduction(tile::AtomicRMWBlockOp op, const tile::AxisInfoAnalysis &axis) {
   NamedAttrList fields(access->descriptor);
   fields.set("box", b.getArrayAttr(boxAttr));
   access->descriptor = fields.getDictionary(op.getContext());
-  return PlannedReduction{op, buffer, std::move(*access)};
+  return PlannedReduction{op, *buffer, std::move(*access)};
 }
 
 struct TMAStoresPass
@@ -171,17 +178,10 @@ struct TMAStoresPass
       kernel.walk([&](tile::StoreBlockOp store) {
         if (!epilogueStores || store->getParentOfType<LoopLikeOpInterface>())
           return;
-        std::optional<MemDescType> buffer = getStoreBuffer(store);
-        if (!buffer)
-          return;
-        // The TMA stores whole 16 bytes of a row: a row whose length
-        // (the contiguous extent) may end inside 16 bytes would be written
-        // past its end (seen on the H200 with a GEMM's odd N).
         auto block = getMadeBlockPointer(store.getPtr());
-        unsigned inner = buffer->getEncoding().getOrder()[0];
-        int64_t bytes = getSharedElementBytes(buffer->getElementType());
-        if ((axis.get(block.getShape()[inner]).divisibility[0] * bytes) %
-            kRowBytes)
+        std::optional<MemDescType> buffer = getTMABuffer(
+            block, cast<RankedTensorType>(store.getValue().getType()));
+        if (!buffer || !hasWholeRows(block, *buffer, axis))
           return;
         OpBuilder b(store);
         if (std::optional<TensorMapAccess> access =
