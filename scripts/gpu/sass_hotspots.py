@@ -7,6 +7,11 @@ prints the TOP instructions by warp-stall samples, each with its share of
 all samples and its own largest stall reasons:
 
     python3 sass_hotspots.py SOURCE.csv [TOP]
+
+With --opcodes, prints instead the instructions executed (warp-level) by
+opcode, the largest TOP, with their total: where a kernel's issue slots go.
+
+    python3 sass_hotspots.py --opcodes SOURCE.csv [TOP]
 """
 import csv
 import sys
@@ -19,17 +24,51 @@ def _number(text):
         return 0.0
 
 
+def _opcode(source):
+    """SASS opcode of an instruction, without its predicate and modifiers."""
+    words = source.split()
+    if words and words[0].startswith("@"):
+        words = words[1:]
+    return words[0].split(".")[0] if words else "?"
+
+
+def _opcodes(header, body, top):
+    executed = next((i for i, name in enumerate(header)
+                     if name.startswith("Instructions Executed")), None)
+    if executed is None:
+        sys.exit("sass_hotspots: no 'Instructions Executed' column")
+    source = header.index("Source")
+    counts = {}
+    for row in body:
+        if len(row) > executed:
+            op = _opcode(row[source])
+            counts[op] = counts.get(op, 0.0) + _number(row[executed])
+    total = sum(counts.values()) or 1.0
+    print(f"{total:14.4g}  instructions executed (warp-level), by opcode:")
+    for op, count in sorted(counts.items(), key=lambda kv: -kv[1])[:top]:
+        print(f"{count:14.4g}  {count / total:6.1%}  {op}")
+
+
 def main():
-    if len(sys.argv) < 2:
+    args = sys.argv[1:]
+    opcodes = bool(args) and args[0] == "--opcodes"
+    args = args[1:] if opcodes else args
+    if not args:
         sys.exit(__doc__)
-    top = int(sys.argv[2]) if len(sys.argv) > 2 else 40
-    with open(sys.argv[1], newline="") as f:
+    top = int(args[1]) if len(args) > 1 else 40
+    with open(args[0], newline="") as f:
         rows = [row for row in csv.reader(f) if row]
     header_at = next((i for i, row in enumerate(rows) if "Source" in row), None)
     if header_at is None:
-        sys.exit(f"sass_hotspots: no 'Source' column in {sys.argv[1]}")
+        sys.exit(f"sass_hotspots: no 'Source' column in {args[0]}")
     header = rows[header_at]
-    body = rows[header_at + 1:]
+    # A report of several kernels lists each after its own header: the
+    # first kernel's rows end where the next header begins.
+    end = next((i for i in range(header_at + 1, len(rows)) if rows[i] == header), len(rows))
+    body = rows[header_at + 1:end]
+    if opcodes:
+        _opcodes(header, body, top)
+        return
     samples = next((i for i, name in enumerate(header)
                     if name.startswith("Warp Stall Sampling (All")), None)
     if samples is None:
