@@ -148,6 +148,30 @@ def full(cg, shape, value, dtype):
     return semantic.broadcast_to(cg.b, semantic.cast(cg.b, value, dtype), shape)
 
 
+@implements(tl.to_tensor)
+def to_tensor(cg, x):
+    if semantic.is_value(x):
+        return x
+    if not semantic.is_literal(x):
+        raise TileTypeError(f"tl.to_tensor expects a tensor or a number, got "
+                            f"{semantic.describe(x)}")
+    if isinstance(x, bool):
+        dtype = tl.int1
+    elif isinstance(x, int):
+        # Triton's: the first of int32, uint32, int64, uint64 that holds x.
+        dtype = next((t for t, low, high in (
+            (tl.int32, -2**31, 2**31), (tl.uint32, 0, 2**32),
+            (tl.int64, -2**63, 2**63), (tl.uint64, 0, 2**64)) if low <= x < high), None)
+        if dtype is None:
+            raise TileTypeError(f"tl.to_tensor: integer {x} does not fit in 64 bits")
+    else:
+        magnitude = abs(x)
+        normal = magnitude == 0 or not math.isfinite(magnitude) \
+            or 2.0**-126 <= magnitude <= 3.4028234663852886e38
+        dtype = tl.float32 if normal else tl.float64
+    return cg.b.constant(x, dtype)
+
+
 # -- memory -----------------------------------------------------------------
 
 @implements(tl.load)

@@ -1050,6 +1050,10 @@ class CodeGenerator:
             if len(args) != 1 or kwargs or not isinstance(args[0], core.dtype):
                 raise TileTypeError("tl.pointer_type(...) takes one element type")
             return core.pointer_type(args[0])
+        if fn is core.tuple_type:
+            if kwargs or len(args) > 1 or (args and not isinstance(args[0], (tuple, list))):
+                raise TileTypeError("tl.tuple(...) takes one tuple or list of values")
+            return tuple(args[0]) if args else ()
         name = getattr(fn, "__name__", type(fn).__name__)
         allowed = id(fn) in _PY_BUILTIN_IDS or getattr(fn, "__module__", None) == "math" \
             or (getattr(fn, "__self__", None) is not None

@@ -64,6 +64,7 @@ from .core import (
     multiple_of,
     num_programs,
     permute,
+    pi32_t,
     pointer_type,
     program_id,
     range,
@@ -83,6 +84,7 @@ from .core import (
     tensor,
     tensor_descriptor,
     tensor_descriptor_type,
+    to_tensor,
     trans,
     uint8,
     uint16,
@@ -153,9 +155,10 @@ __all__ = [
     "tensor_descriptor", "tensor_descriptor_type",
     "PropagateNan", "int1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
     "uint64", "float8e5", "float8e4nv",
-    "float16", "bfloat16", "float32", "float64",
+    "float16", "bfloat16", "float32", "float64", "pi32_t", "tuple",
     # builtins (core.py)
-    "program_id", "num_programs", "arange", "zeros", "zeros_like", "full", "load", "store",
+    "program_id", "num_programs", "arange", "zeros", "zeros_like", "full", "to_tensor", "load",
+    "store",
     "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor",
     "atomic_xchg", "atomic_cas", "atomic_load", "atomic_store", "debug_barrier",
     "device_assert", "device_print",
@@ -192,4 +195,7 @@ core._tensor_member(standard._item, name="item")
 core._tensor_member(standard._logical_and, name="logical_and")
 core._tensor_member(standard._logical_or, name="logical_or")
 del _method
+
+# Triton's tl.tuple: a Python tuple in a kernel.
+tuple = core.tuple_type
 

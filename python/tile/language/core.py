@@ -302,6 +302,9 @@ bfloat16 = dtype("bf16")
 float32 = dtype("fp32")
 float64 = dtype("fp64")
 
+# Triton's one predefined pointer type.
+pi32_t = pointer_type(int32)
+
 DTYPES_BY_NAME = {d.name: d for d in (int1, int8, int16, int32, int64, uint8, uint16,
                                       uint32, uint64, float8e5, float8e4nv, float16,
                                       bfloat16, float32, float64)}
@@ -533,6 +536,26 @@ def full(shape, value, dtype: dtype) -> tensor:
     ``shape`` is as for ``tl.zeros``; ``value`` is a number or a run-time
     scalar, not a tile.
     """
+
+
+@builtin
+def to_tensor(x) -> tensor:
+    """``x`` as a tensor: a tensor is returned as it is; a Python number (or
+    constexpr) becomes a scalar of Triton's type for it: a bool ``int1``; an
+    integer ``int32``, else ``uint32``, ``int64`` or ``uint64``, the first
+    that holds it; a float ``float32``, or ``float64`` for a finite value
+    outside float32's normal range.
+    """
+
+
+class tuple_type:
+    """``tl.tuple(values)``: a tuple of values, as a Python tuple is in a
+    kernel (Triton's ``tl.tuple``)."""
+
+    __module__ = "tile.language"
+
+    def __new__(cls, values=()):
+        return tuple(values)
 
 
 # -- memory -----------------------------------------------------------------
