@@ -9,21 +9,26 @@ from .language import core
 
 
 class Param:
-    def __init__(self, name, is_constexpr, default):
+    def __init__(self, name, is_constexpr, default, is_const=False):
         self.name = name
         self.is_constexpr = is_constexpr
         self.default = default
+        self.is_const = is_const   # annotated tl.const: its data is only read
 
     @property
     def has_default(self):
         return self.default is not inspect.Parameter.empty
 
 
-def _is_constexpr_annotation(annotation):
-    if annotation is core.constexpr:
+def _is_annotated(annotation, marker):
+    if annotation is marker:
         return True
     # Under `from __future__ import annotations` annotations are strings.
-    return isinstance(annotation, str) and annotation.split(".")[-1] == "constexpr"
+    return isinstance(annotation, str) and annotation.split(".")[-1] == marker.__name__
+
+
+def _is_constexpr_annotation(annotation):
+    return _is_annotated(annotation, core.constexpr)
 
 
 class Launch:
@@ -96,7 +101,8 @@ class JITFunction:
         self.__wrapped__ = fn
         self.signature = inspect.signature(fn)
         self.params = [
-            Param(p.name, _is_constexpr_annotation(p.annotation), p.default)
+            Param(p.name, _is_constexpr_annotation(p.annotation), p.default,
+                  _is_annotated(p.annotation, core.const))
             for p in self.signature.parameters.values()]
         self._parsed = None
         if launch is not None and not isinstance(launch, Launch):

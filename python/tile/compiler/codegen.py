@@ -304,6 +304,11 @@ class CodeGenerator:
                                     arg_node) for s in strides]
                 descriptors.append((param.name, arg_node, ty, base, shape, strides))
                 continue
+            if param.is_const:
+                if not isinstance(ty, core.pointer_type):
+                    raise self.error(arg_node, f"'{param.name}' is annotated tl.const but is "
+                                               f"not a pointer (it is {ty})")
+                ty = core.pointer_type(ty.element_ty, const=True)
             frame.scope[param.name] = argument(
                 param.name, ty, divisibilities[runtime.index(param)], arg_node)
         for name, arg_node, ty, base, shape, strides in descriptors:

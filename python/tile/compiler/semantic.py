@@ -801,6 +801,7 @@ def store(b, ptr, value, mask=None, boundary_check=None):
             raise TileTypeError(
                 "tl.store through a block pointer takes boundary_check, not mask")
         dims = _boundary_check(ptr, boundary_check, "tl.store")
+        _check_writable(ptr, "tl.store")
         _check_operand(value, "tl.store")
         value = to_value(b, value, ptr.type.element_ty, ptr.type.block.shape)
         text = f"tile.store_block {ptr.ssa}, {value.ssa}"
@@ -820,9 +821,17 @@ def store(b, ptr, value, mask=None, boundary_check=None):
     return None
 
 
+def _check_writable(ptr, opname):
+    """Refuses a write through a pointer to const data (tl.const)."""
+    if getattr(ptr.type.scalar, "const", False):
+        raise TileTypeError(f"{opname} writes through a pointer to const data (made from a "
+                            f"parameter annotated tl.const)")
+
+
 def _written_operands(b, ptr, value, mask, opname):
     """Pointers, value and mask of a store or an atomic, broadcast to one
     shape: the pointers and the operands' text ('%p, %v mask %m')."""
+    _check_writable(ptr, opname)
     _check_operand(value, opname)
     shape = ptr.shape
     if mask is not None:
@@ -946,6 +955,7 @@ def atomic_cas(b, ptr, cmp, value, sem=None, scope=None):
         raise TileTypeError(f"{opname} takes a tensor of pointers, not a block pointer")
     if not _is_pointer(ptr):
         raise TileTypeError(f"{opname} expects a pointer, got {describe(ptr)}")
+    _check_writable(ptr, opname)
     elem = ptr.dtype.element_ty
     if elem.name not in ATOMIC_CAS_TYPES:
         raise TileTypeError(
@@ -1002,7 +1012,8 @@ def make_block_ptr(b, base, shape, strides, offsets, block_shape, order):
     shape_v = [_scalar_int(b, s, core.int64, "tl.make_block_ptr: shape entries") for s in shape]
     stride_v = [_scalar_int(b, s, core.int64, "tl.make_block_ptr: strides") for s in strides]
     offset_v = [_scalar_int(b, s, core.int32, "tl.make_block_ptr: offsets") for s in offsets]
-    ty = core.block_ptr_type(core.block_type(base.dtype.element_ty, block_shape))
+    ty = core.block_ptr_type(core.block_type(base.dtype.element_ty, block_shape),
+                             const=base.dtype.const)
     join = lambda vs: ", ".join(v.ssa for v in vs)  # noqa: E731
     return b.op(f"tile.make_block_ptr {base.ssa}, [{join(shape_v)}], [{join(stride_v)}], "
                 f"[{join(offset_v)}] order [{', '.join(map(str, order))}] : {ty.mlir}", ty)

@@ -31,6 +31,7 @@ from .core import (
     cast,
     cat,
     cdiv,
+    const,
     constexpr,
     debug_barrier,
     device_assert,
@@ -151,7 +152,7 @@ from .standard import (
 
 __all__ = [
     # types
-    "constexpr", "dtype", "pointer_type", "block_type", "block_ptr_type", "tensor",
+    "constexpr", "const", "dtype", "pointer_type", "block_type", "block_ptr_type", "tensor",
     "tensor_descriptor", "tensor_descriptor_type",
     "PropagateNan", "int1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
     "uint64", "float8e5", "float8e4nv",

@@ -128,13 +128,16 @@ class dtype:
 
 
 class pointer_type(dtype):
-    """A pointer to global memory holding elements of ``element_ty``."""
+    """A pointer to global memory holding elements of ``element_ty``; with
+    ``const``, to data the kernel only reads (a parameter annotated
+    ``tl.const``, and every pointer made from it)."""
 
-    def __init__(self, element_ty):
+    def __init__(self, element_ty, const=False):
         if not isinstance(element_ty, dtype) or isinstance(element_ty, pointer_type):
             raise ValueError(f"cannot point to {element_ty!r}")
         self.element_ty = element_ty
-        self.name = f"pointer<{element_ty.name}>"
+        self.const = bool(const)
+        self.name = f"pointer<{'const ' if const else ''}{element_ty.name}>"
         self.mlir = f"!tile.ptr<{element_ty.mlir}>"
         self.kind = "ptr"
         self.primitive_bitwidth = 64
@@ -143,15 +146,27 @@ class pointer_type(dtype):
     def is_ptr(self):
         return True
 
+    def is_const(self):
+        return self.const
+
     @property
     def signature_name(self):
         return "*" + self.element_ty.signature_name
 
     def __eq__(self, other):
-        return isinstance(other, pointer_type) and other.element_ty == self.element_ty
+        return isinstance(other, pointer_type) and other.element_ty == self.element_ty \
+            and other.const == self.const
 
     def __hash__(self):
-        return hash(("ptr", self.element_ty.name))
+        return hash(("ptr", self.element_ty.name, self.const))
+
+
+class const:
+    """Annotates a pointer parameter whose data the kernel only reads
+    (``X: tl.const``), as Triton's: a store or an atomic through it, or
+    through any pointer made from it, is a compile-time error."""
+
+    __module__ = "tile.language"
 
 
 # The most elements one tile may hold, as Triton's TRITON_MAX_TENSOR_NUMEL:
@@ -212,8 +227,9 @@ class block_type:
 class block_ptr_type:
     """The result of ``tl.make_block_ptr``: a pointer to a block of a tensor."""
 
-    def __init__(self, block):
+    def __init__(self, block, const=False):
         self.block = block
+        self.const = bool(const)   # made from a pointer to const data
 
     @property
     def scalar(self):
@@ -242,10 +258,11 @@ class block_ptr_type:
         return False
 
     def __eq__(self, other):
-        return isinstance(other, block_ptr_type) and other.block == self.block
+        return isinstance(other, block_ptr_type) and other.block == self.block \
+            and other.const == self.const
 
     def __hash__(self):
-        return hash(("block_ptr", self.block))
+        return hash(("block_ptr", self.block, self.const))
 
     def __repr__(self):
         return f"block_ptr<{self.block!r}>"
@@ -259,8 +276,9 @@ class tensor_descriptor_type:
     frontend, not an MLIR value: its loads and stores become block-pointer
     ops."""
 
-    def __init__(self, block):
+    def __init__(self, block, const=False):
         self.block = block
+        self.const = bool(const)   # made from a pointer to const data
 
     @property
     def block_type(self):
