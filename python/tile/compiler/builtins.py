@@ -39,10 +39,19 @@ def implements(declared):
     return register
 
 
+# Builtins that write memory: refused in tl.map_elementwise's function,
+# whose branches run for every element.
+_WRITES = (tl.store, tl.atomic_add, tl.atomic_max, tl.atomic_min, tl.atomic_and,
+           tl.atomic_or, tl.atomic_xor, tl.atomic_xchg, tl.atomic_cas, tl.atomic_store)
+
+
 def call_builtin(cg, fn, args, kwargs, spelled=None):
     """Calls the builtin ``fn`` on ``args``; ``spelled`` is how errors name
     the call (``tl.load``, or ``.to()`` for a method)."""
     spelled = spelled or f"tl.{fn.__name__}"
+    if fn in _WRITES and cg.frame.elementwise:
+        raise TileTypeError(f"tl.map_elementwise: its function cannot write memory "
+                            f"({spelled}): Tile runs both sides of its branches")
     impl = IMPLS.get(fn)
     if impl is None:
         raise TileTypeError(f"{spelled} is not supported")
@@ -146,6 +155,26 @@ def full(cg, shape, value, dtype):
     if value.is_block():
         raise TileTypeError("tl.full: value must be a scalar")
     return semantic.broadcast_to(cg.b, semantic.cast(cg.b, value, dtype), shape)
+
+
+@implements(tl.map_elementwise)
+def map_elementwise(cg, scalar_fn, *args, pack=1):
+    from ..jit import JITFunction
+    if not isinstance(scalar_fn, JITFunction):
+        raise TileTypeError(f"tl.map_elementwise: scalar_fn must be a @tile.jit function, "
+                            f"got {semantic.describe(scalar_fn)}")
+    if pack != 1:
+        raise TileTypeError(f"tl.map_elementwise: pack must be 1, got {pack!r}")
+    for arg in args:
+        semantic.require_value_or_number(arg, "tl.map_elementwise")
+    shapes = [a.shape for a in args if semantic.is_value(a)]
+    shape = semantic.broadcast_shapes(*shapes, opname="tl.map_elementwise") if shapes else ()
+    args = [semantic.broadcast_to(cg.b, a, shape) if semantic.is_value(a) and shape else a
+            for a in args]
+    result = cg.inline_call(scalar_fn, args, {}, cg.node, elementwise=True)
+    if result is None:
+        raise TileTypeError(f"tl.map_elementwise: {scalar_fn.__name__} returns no value")
+    return result
 
 
 @implements(tl.to_tensor)

@@ -142,6 +142,13 @@ class Frame:
         self.caller_error = None       # (file, line) of the call site
         self.returned = False
         self.return_value = None
+        # tl.map_elementwise's function (and what it calls): an if on a
+        # per-element condition runs both branches, each under its mask,
+        # their values merged with tl.where. `mask` is the current branch's
+        # (None: every element); `return_mask` the elements that returned.
+        self.elementwise = False
+        self.mask = None
+        self.return_mask = None
 
 
 def _assigned_names(stmts):
@@ -435,8 +442,43 @@ class CodeGenerator:
         value = self.visit(node.value) if node.value is not None else None
         if len(self.frames) == 1 and value is not None:
             raise TileTypeError("a kernel cannot return a value; store results with tl.store")
-        self.frame.return_value = value
-        self.frame.returned = True
+        frame = self.frame
+        if frame.elementwise and (frame.mask is not None or frame.return_mask is not None):
+            self._predicated_return(value)
+            return
+        frame.return_value = value
+        frame.returned = True
+
+    def _predicated_return(self, value):
+        """A return on some elements (map_elementwise): they keep `value`,
+        the elements that returned earlier keep theirs."""
+        frame = self.frame
+        if value is None:
+            raise TileTypeError("tl.map_elementwise: its function must return a value "
+                                "on every path")
+        if frame.return_mask is None:
+            frame.return_value = value
+        else:
+            frame.return_value = self._select(frame.return_mask, frame.return_value, value)
+        if frame.mask is None:
+            frame.return_mask = None
+            frame.returned = True
+            return
+        frame.return_mask = frame.mask if frame.return_mask is None else \
+            semantic.binary(self.b, "|", frame.return_mask, frame.mask)
+        frame.returned = True   # the rest of this branch does not run
+
+    def _select(self, cond, x, y):
+        """tl.where(cond, x, y), element by element of tuples."""
+        if isinstance(x, tuple) or isinstance(y, tuple):
+            if not (isinstance(x, tuple) and isinstance(y, tuple) and len(x) == len(y)):
+                raise TileTypeError(
+                    "tl.map_elementwise: its function returns tuples of different "
+                    "lengths, or a tuple and a value, on different paths")
+            return tuple(self._select(cond, a, b) for a, b in zip(x, y))
+        if same(x, y):
+            return x
+        return semantic.where(self.b, cond, x, y)
 
     def visit_Assert(self, node):
         cond = self.visit(node.test)
@@ -453,6 +495,9 @@ class CodeGenerator:
         cond = self.visit(node.test)
         if is_constexpr(cond):
             self.visit_block(node.body if cond else node.orelse)
+            return
+        if self.frame.elementwise:
+            self._predicated_if(node, cond)
             return
         ret = _contains(node.body + node.orelse, ast.Return)
         if ret is not None:
@@ -493,6 +538,36 @@ class CodeGenerator:
         for name, value in zip(yielded, results):
             self.frame.scope[name] = value
 
+    def _predicated_if(self, node, cond):
+        """An if in tl.map_elementwise's function: both branches run, each
+        under its condition; what they assign is merged with tl.where."""
+        frame, b = self.frame, self.b
+        cond = semantic.to_bool(b, cond, "the condition of if")
+        outer = frame.mask
+        before = dict(frame.scope)
+        branches = []
+        for stmts, taken in ((node.body, cond), (node.orelse, semantic.invert(b, cond))):
+            frame.scope = dict(before)
+            frame.mask = taken if outer is None else semantic.binary(b, "&", outer, taken)
+            frame.returned = False
+            self.visit_block(stmts)
+            branches.append((frame.scope, frame.returned))
+        frame.mask = outer
+        (then_scope, then_returned), (else_scope, else_returned) = branches
+        merged = dict(before)
+        for name in list(then_scope) + [n for n in else_scope if n not in then_scope]:
+            if name not in then_scope or then_returned:
+                merged[name] = else_scope[name] if name in else_scope else then_scope[name]
+            elif name not in else_scope or else_returned:
+                merged[name] = then_scope[name]
+            else:
+                merged[name] = self._select(cond, then_scope[name], else_scope[name])
+        frame.scope = merged
+        # Every element of this path returned: what follows does not run.
+        frame.returned = then_returned and else_returned
+        if frame.returned and outer is None:
+            frame.return_mask = None
+
     def _merge_type(self, name, t, e, node):
         tt = self.carried_type(name, t) if not isinstance(t, Value) else t.type
         et = self.carried_type(name, e) if not isinstance(e, Value) else e.type
@@ -531,6 +606,12 @@ class CodeGenerator:
     def scalar_condition(self, cond, what):
         cond = semantic.to_bool(self.b, cond, f"the condition of {what}")
         if cond.is_block():
+            if self.frame.elementwise:
+                construct = "a while loop" if what == "while" else what
+                raise TileTypeError(
+                    f"tl.map_elementwise: {construct} on a per-element condition is not "
+                    f"supported (Tile runs the function on whole tiles: an if statement "
+                    f"may branch on an element, or tl.where)")
             raise TileTypeError(
                 f"the condition of {what} must be a scalar, got a tensor of shape "
                 f"{list(cond.shape)}; use tl.where for elementwise choices")
@@ -1103,7 +1184,7 @@ class CodeGenerator:
         except Exception as e:
             raise TileTypeError(f"{name}(): {e}") from None
 
-    def inline_call(self, fn, args, kwargs, node):
+    def inline_call(self, fn, args, kwargs, node, elementwise=False):
         try:
             bound = fn.signature.bind(*args, **kwargs)
         except TypeError as e:
@@ -1124,10 +1205,14 @@ class CodeGenerator:
         except (OSError, TypeError) as e:
             raise TileTypeError(f"cannot read the source of {fn.__name__}: {e}") from None
         frame.caller_error = (path, line)
+        frame.elementwise = elementwise or self.frame.elementwise
         self.frames.append(frame)
         saved_loc = self.b.loc
         try:
             self.visit_block(frame.fdef.body)
+            if frame.return_mask is not None:
+                raise TileTypeError(f"tl.map_elementwise: {fn.__name__} does not return a "
+                                    f"value on every path")
         finally:
             self.frames.pop()
             self.b.loc = saved_loc

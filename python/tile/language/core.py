@@ -557,6 +557,20 @@ def full(shape, value, dtype: dtype) -> tensor:
 
 
 @builtin
+def map_elementwise(scalar_fn, *args, pack=1):
+    """``scalar_fn`` (a ``@tile.jit`` function) applied to each element of
+    ``args``, broadcast to one shape; one tensor or a tuple of them, as it
+    returns.
+
+    Tile runs the function on whole tiles: an ``if`` on an element's value
+    runs both branches, each under its condition, and merges what they
+    assign and return with ``tl.where`` (a ``return`` inside a branch
+    included). A loop on an element's value, and stores or atomics, are
+    refused. ``pack`` must be 1.
+    """
+
+
+@builtin
 def to_tensor(x) -> tensor:
     """``x`` as a tensor: a tensor is returned as it is; a Python number (or
     constexpr) becomes a scalar of Triton's type for it: a bool ``int1``; an
