@@ -32,6 +32,9 @@
 #               visible; else one skipped case that says so
 #   crosscheck  the GPU half of crosscheck.sh, into $OUT/crosscheck: bring
 #               it back and compare with the interpreter there
+#   sanitize    compute-sanitizer memcheck and initcheck over every shipped
+#               kernel (sanitize.sh); not among the default parts: it takes
+#               long (ONLY=REGEX splits it)
 #
 # --quick: attention's eight quick checks instead of all, and fewer shapes
 # in the flash_attn_func checks. memcheck needs compute-sanitizer (its
@@ -44,15 +47,16 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 export OUT=${OUT:-$ROOT/results}
 ALL_PARTS="softmax attention matmul atomic_add tma api jit ring crosscheck"
+OPT_PARTS="sanitize"   # run only when named
 quick="" parts=()
 for arg in "$@"; do
-  case " $ALL_PARTS --quick -h --help " in
+  case " $ALL_PARTS $OPT_PARTS --quick -h --help " in
     *" $arg "*) ;;
-    *) echo "run.sh: unknown part or option '$arg' (parts: $ALL_PARTS)"; exit 2 ;;
+    *) echo "run.sh: unknown part or option '$arg' (parts: $ALL_PARTS $OPT_PARTS)"; exit 2 ;;
   esac
   case $arg in
     --quick) quick=--quick ;;
-    -h | --help) sed -n '2,41p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,44p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) parts+=("$arg") ;;
   esac
 done
@@ -146,6 +150,7 @@ for part in "${parts[@]}"; do
     jit) jit ;;
     ring) ring ;;
     crosscheck) crosscheck ;;
+    sanitize) "$HERE/sanitize.sh" ;;
   esac
   status=$?
   # A part killed before it could write its report still counts, as failed.

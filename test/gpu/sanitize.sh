@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# compute-sanitizer over every shipped kernel: memcheck (out-of-bounds and
+# misaligned accesses) and initcheck (reads of global memory never written),
+# TOOLS="memcheck initcheck" by default. Each causal and non-causal
+# attention variant forward and backward (the backward with its preprocess
+# and postprocess) through tile-run --kernel at a ragged length, against the
+# float64 reference; the softmax kernels, the puzzle forward and the GEMMs
+# through tile-run; the window and softcap variants
+# (run_attention_variants.py), decoding, the fp8 forward and the scaled
+# GEMM from PyTorch, with only Tile's kernels sanitized. racecheck and synccheck run in attention.sh and
+# matmul.sh on representative kernels.
+#
+# Not part of run.sh's default parts (it takes long): test/gpu/run.sh
+# sanitize. ONLY (a regex) keeps the cases whose names match it, to split a
+# run over several calls: ONLY='d(32|64)' test/gpu/run.sh sanitize.
+set -uo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$ROOT" || exit 2
+junit_begin sanitize
+export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=$ROOT/python${PYTHONPATH:+:$PYTHONPATH}
+TOOLS=${TOOLS:-memcheck initcheck}
+ONLY=${ONLY:-.}
+
+# sanitized TOOL NAME COMMAND...: one case, the command under the tool.
+sanitized() {
+  local tool=$1 name="$2 $1" log=$LOGS/last.log
+  shift 2
+  [[ $name =~ $ONLY ]] || return 0
+  if ! command -v compute-sanitizer > /dev/null; then
+    record "$name" skip "compute-sanitizer not found"
+  elif compute-sanitizer --tool "$tool" --error-exitcode 9 "$@" > "$log" 2>&1; then
+    echo "$name: $(grep -m1 'ERROR SUMMARY' "$log")"
+    record "$name" pass
+  else
+    echo "FAIL $name"; tail -20 "$log"
+    record "$name" fail "$(tail -20 "$log")"
+  fi
+}
+
+for tool in $TOOLS; do
+  echo "== $tool: attention, every variant"
+  for meta in kernels/attn_fwd_fp16_*.json kernels/attn_fwd_bf16_*.json \
+              kernels/attn_bwd_fp16_d*.json kernels/attn_bwd_bf16_d*.json; do
+    name=$(basename "$meta" .json)
+    IFS=_ read -r _ mode dtype dim mask softcap <<< "$name"
+    # Windows and softcap: tile-run has no such problems (from PyTorch below).
+    [ "$mask" != local ] && [ -z "$softcap" ] || continue
+    flags=(--mode "$mode" --dtype "${dtype/fp16/f16}" --head-dim "${dim#d}" --seq 100
+           --batch 1 --heads 2 --backend "$BACKEND" --kernel "$name" --check)
+    [ "$mask" = noncausal ] || flags+=(--causal)
+    sanitized "$tool" "$name" "$RUN" attention "${flags[@]}"
+  done
+  echo "== $tool: softmax, the puzzle, the GEMMs"
+  for args in "--variant 1 --rows 17 --cols 100" "--variant 1 --rows 3 --cols 1000" \
+              "--variant 1 --rows 2 --cols 5000" "--variant 2 --rows 5 --cols 3000" \
+              "--variant 3 --rows 9 --cols 1025" "--variant 4 --rows 33 --cols 257"; do
+    # shellcheck disable=SC2086  # the arguments are words
+    sanitized "$tool" "softmax $args" "$RUN" softmax $args --backend "$BACKEND" --check
+  done
+  sanitized "$tool" "flash-puzzle" "$RUN" flash-puzzle --seq 100 --backend "$BACKEND" --check
+  for t in fp16 bf16; do
+    sanitized "$tool" "matmul_$t 100x72x40" "$RUN" run "matmul_$t" A=rand:100x48 \
+      B=rand:40x80 C=full:nan:100x80 M=100 N=72 K=40 stride_am=48 stride_bk=80 \
+      stride_cm=80 --backend "$BACKEND"
+  done
+  echo "== $tool: decoding, the fp8 forward, the scaled GEMM (from PyTorch)"
+  if python3 -c "import torch; assert torch.cuda.is_available()" 2> /dev/null; then
+    # Only Tile's kernels (attn_*, matmul_*): PyTorch's are not ours to check.
+    sanitized "$tool" "decoding" --kernel-name kns=attn_ python3 -m pytest -q -m gpu \
+      -p no:cacheprovider "$ROOT/test/python/test_attention_kvcache_gpu.py"
+    sanitized "$tool" "windows and softcap" --kernel-name kns=attn_ \
+      python3 "$GPU_TESTS/run_attention_variants.py"
+    sanitized "$tool" "fp8 attention" --kernel-name kns=attn_ \
+      python3 "$GPU_TESTS/check_fp8_attention.py" kernels
+    sanitized "$tool" "scaled matmul" --kernel-name kns=matmul_ \
+      python3 "$GPU_TESTS/check_scaled_matmul.py" kernels
+  else
+    record "PyTorch-launched kernels $tool" skip "PyTorch with CUDA is needed"
+  fi
+done
+echo "sanitize ($TOOLS): $passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
