@@ -239,8 +239,8 @@ def compile_kernel(fn, signature, constexprs=None, options=None, entry=None,
     entry = entry or fn.__name__
     if not entry.replace("_", "a").isalnum() or not entry.isascii():
         raise UsageError(f"entry '{entry}' is not a valid symbol name")
-    body = CodeGenerator(display_path).generate_kernel(fn, arg_types, values, entry,
-                                                       divisibilities, constants)
+    body = CodeGenerator(display_path, options.target).generate_kernel(
+        fn, arg_types, values, entry, divisibilities, constants)
     recorded = {"kernel": fn.__name__, "source": source, **(metadata or {})}
     if descriptors:
         recorded["tensor_descriptors"] = descriptors

@@ -184,11 +184,12 @@ def _contains(stmts, node_types):
 
 
 class CodeGenerator:
-    def __init__(self, display_path=os.path.relpath):
+    def __init__(self, display_path=os.path.relpath, target="sm_90a"):
         self.b = Builder()
         self.frames = []
         self.display_path = display_path
         self.node = None
+        self.target = target   # what tl.target_info answers
 
     # -- locations and errors ---------------------------------------------
 
@@ -1136,6 +1137,15 @@ class CodeGenerator:
             if len(args) != 1 or kwargs or not isinstance(args[0], core.dtype):
                 raise TileTypeError("tl.pointer_type(...) takes one element type")
             return core.pointer_type(args[0])
+        if getattr(fn, "__tile_target_function__", False):
+            # tl.target_info: a compile-time answer for the compilation's target.
+            if not (is_constexpr(list(args)) and is_constexpr(list(kwargs.values()))):
+                raise TileTypeError(f"tl.target_info.{fn.__name__} takes compile-time "
+                                    f"arguments")
+            try:
+                return fn(*args, **kwargs, _target=self.target)
+            except TypeError as e:
+                raise TileTypeError(f"tl.target_info.{fn.__name__}: {e}") from None
         if fn is core.tuple_type:
             if kwargs or len(args) > 1 or (args and not isinstance(args[0], (tuple, list))):
                 raise TileTypeError("tl.tuple(...) takes one tuple or list of values")

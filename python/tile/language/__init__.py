@@ -6,7 +6,7 @@ Triton's signature and a docstring saying what it does in Tile
 differs.
 """
 
-from . import core, extra, math, standard
+from . import core, extra, math, standard, target_info
 from .core import (
     PropagateNan,
     advance,
@@ -174,8 +174,8 @@ __all__ = [
     # tl.math, also here
     "math", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tanh", "erf", "floor",
     "ceil", "fma", "abs", "div_rn", "fdiv", "sqrt_rn", "umulhi",
-    # Triton's triton.language.extra (libdevice)
-    "extra",
+    # Triton's triton.language.extra (libdevice), triton.language.target_info
+    "extra", "target_info",
     # random numbers (random.py, Philox 4x32-10)
     "philox", "randint", "randint4x", "rand", "rand4x", "randn", "randn4x", "philox_impl",
     "uint_to_uniform_float", "pair_uniform_to_normal",
