@@ -10,7 +10,6 @@ import torch
 
 from tile.attention import flash_attn_func
 
-
 # (causal, window_size, softcap): each window and softcap variant.
 CASES = ((False, (-1, -1), 30.0),   # noncausal_softcap
          (True, (-1, -1), 30.0),    # causal_softcap
