@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""One line a kernel from Nsight Compute reports: time, SM clock, tensor
-pipe (wgmma) and issue activity, registers, block, grid, shared memory and
-the largest warp stall reasons (cycles per issued instruction):
+"""One line a kernel from Nsight Compute reports: time, clock, tensor
+pipe and issue activity, registers, block, grid, shared memory and the
+largest warp stall reasons (cycles per issued instruction):
 
     python3 ncu_summary.py REPORT.ncu-rep [REPORT.ncu-rep ...]
     python3 ncu_summary.py --list TEXT REPORT.ncu-rep   (metrics naming TEXT)

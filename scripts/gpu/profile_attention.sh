@@ -7,8 +7,9 @@
 # instruction), instruction mix; for Tile's kernels also the SASS
 # instructions most sampled stalled (sass_hotspots.py); last, a table of
 # each kernel's time, clock, tensor pipe, issue rate, registers and stalls
-# (ncu_summary.py), and the main kernels' instructions by opcode. Needs ncu (Nsight Compute); clocks are left alone
-# (--clock-control none). Run from the bundle:
+# (ncu_summary.py), and the main kernels' instructions by opcode. Needs ncu
+# (Nsight Compute); clocks are left alone (--clock-control none). Run from
+# the bundle:
 #   [PEER=fa2|fa4|cudnn] ./profile_attention.sh fwd|bwd D N [--causal] [FOLDER] [OUT_DIR]
 # PEER (default fa2): FlashAttention-2 or cuDNN through SDPA, or
 # FlashAttention-4 (flash_attn.cute, ../shared/anchors/fa4/README.md).
@@ -16,7 +17,7 @@
 # (default OUT_DIR: .) and Tile's SASS counters (-sass.csv) beside them.
 set -euo pipefail
 cd "$(dirname "$0")"
-[ $# -ge 3 ] || { sed -n '2,16p' "$0"; exit 2; }
+[ $# -ge 3 ] || { sed -n '2,17p' "$0"; exit 2; }
 mode=$1 d=$2 n=$3; shift 3
 causal=""; [ "${1:-}" = --causal ] && { causal=--causal; shift; }
 folder=${1:-kernels} out=${2:-.} peer=${PEER:-fa2}

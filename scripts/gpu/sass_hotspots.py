@@ -16,20 +16,14 @@ opcode, the largest TOP, with their total: where a kernel's issue slots go.
 import csv
 import sys
 
+from spill_sites import opcode   # beside this script, here and in the bundle
+
 
 def _number(text):
     try:
         return float(text.replace(",", ""))
     except ValueError:
         return 0.0
-
-
-def _opcode(source):
-    """SASS opcode of an instruction, without its predicate and modifiers."""
-    words = source.split()
-    if words and words[0].startswith("@"):
-        words = words[1:]
-    return words[0].split(".")[0] if words else "?"
 
 
 def _opcodes(header, body, top):
@@ -41,7 +35,7 @@ def _opcodes(header, body, top):
     counts = {}
     for row in body:
         if len(row) > executed:
-            op = _opcode(row[source])
+            op = opcode(row[source])
             counts[op] = counts.get(op, 0.0) + _number(row[executed])
     total = sum(counts.values()) or 1.0
     print(f"{total:14.4g}  instructions executed (warp-level), by opcode:")

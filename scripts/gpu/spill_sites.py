@@ -119,9 +119,10 @@ def _disassembler():
     """The command that prints a cubin's SASS: cuobjdump, else nvdisasm."""
     if shutil.which("cuobjdump"):
         return ["cuobjdump", "-sass"]
-    found = shutil.which("nvdisasm") or next(iter(sorted(glob.glob(os.path.join(
-        sysconfig.get_paths()["purelib"], "nvidia", "cu*", "bin", "nvdisasm")), reverse=True)),
-        None)
+    # nvdisasm on the PATH, else the newest from NVIDIA's pip wheels.
+    wheels = sorted(glob.glob(os.path.join(sysconfig.get_paths()["purelib"], "nvidia", "cu*",
+                                           "bin", "nvdisasm")))
+    found = shutil.which("nvdisasm") or (wheels[-1] if wheels else None)
     return [found, "-c"] if found else None
 
 

@@ -6,8 +6,10 @@ import io
 import os
 import sys
 
-_PATH = os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "gpu", "sass_hotspots.py")
-_spec = importlib.util.spec_from_file_location("sass_hotspots", _PATH)
+_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "gpu")
+sys.path.insert(0, _DIR)   # sass_hotspots imports spill_sites, beside it
+_spec = importlib.util.spec_from_file_location("sass_hotspots",
+                                               os.path.join(_DIR, "sass_hotspots.py"))
 sass_hotspots = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(sass_hotspots)
 
