@@ -16,7 +16,7 @@ opcode, the largest TOP, with their total: where a kernel's issue slots go.
 import csv
 import sys
 
-from spill_sites import opcode   # beside this script, here and in the bundle
+from spill_sites import opcode  # beside this script, here and in the bundle
 
 
 def _number(text):
