@@ -10,6 +10,9 @@
 
 // CHECK: .target sm_90a
 // CHECK-LABEL: .visible .entry matmul_f16(
+// The warp's index shuffled from lane 0 at the entry: warp-uniform to ptxas,
+// which then keeps the warpgroup's descriptors in uniform registers.
+// CHECK: shfl.sync.idx.b32 {{%r[0-9]+}}, {{%r[0-9]+}}, 0, 31, -1;
 // CHECK: st.shared
 // CHECK: bar.sync 0
 // CHECK-COUNT-2: and.b32 {{.*}}, 16320;

@@ -250,10 +250,13 @@ Value packMatrixDescriptor(OpBuilder &b, Location loc, Value start,
   // Offsets are in 16-byte units: spans lie `rows` rows apart, 8-row groups
   // 8 rows apart, each row `swizzle` bytes.
   uint64_t leading = swizzle * rows / 16, stride = 8 * swizzle / 16;
-  uint64_t fields = mode << 62 | stride << 32 | leading << 16;
+  // The low word's fields added, not or-ed, to the start (bits 0-13): LLVM
+  // folds the constant into a k step's add, one uniform add a descriptor.
+  Value low =
+      LLVM::AddOp::create(b, loc, start, createI32(b, loc, leading << 16));
   return LLVM::OrOp::create(b, loc,
-                            LLVM::ZExtOp::create(b, loc, b.getI64Type(), start),
-                            createI64(b, loc, fields));
+                            LLVM::ZExtOp::create(b, loc, b.getI64Type(), low),
+                            createI64(b, loc, mode << 62 | stride << 32));
 }
 
 /// Where the instructions of one warpgroup read an operand in shared
@@ -336,9 +339,9 @@ struct WarpGroupDotOpConversion
                << span << "-element spans; " << step << " is not a multiple";
     }
 
-    HwIndex hw = getHwIndex(rewriter, loc, getTypeConverter());
-    Value group = LLVM::LShrOp::create(rewriter, loc, hw.warp,
-                                       createI32(rewriter, loc, 2));
+    Value group = LLVM::LShrOp::create(
+        rewriter, loc, getUniformWarpIndex(rewriter, loc, getTypeConverter()),
+        createI32(rewriter, loc, 2));
     Value groupM = LLVM::URemOp::create(rewriter, loc, group,
                                         createI32(rewriter, loc, groupsM));
     Value groupN = LLVM::UDivOp::create(rewriter, loc, group,

@@ -5,6 +5,7 @@
 #include "tile/Dialect/Tile/IR/Tile.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::tilegpu;
@@ -48,6 +49,40 @@ HwIndex tilegpu::getHwIndex(OpBuilder &b, Location loc,
   Value lane = LLVM::AndOp::create(b, loc, tid, createI32(b, loc, 31));
   Value warp = LLVM::LShrOp::create(b, loc, tid, createI32(b, loc, 5));
   return {lane, warp};
+}
+
+Value tilegpu::getUniformWarpIndex(OpBuilder &b, Location loc,
+                                   const TypeConverter *converter) {
+  constexpr StringLiteral kMark = "tilegpu.uniform_warp_index";
+  // The function may be converted yet or not (llvm.func or func.func).
+  Operation *parent = b.getInsertionBlock()->getParentOp();
+  auto func = dyn_cast<FunctionOpInterface>(parent);
+  if (!func)
+    func = parent->getParentOfType<FunctionOpInterface>();
+  assert(func && "a warp's index is read in a function");
+  Block &entry = func.getFunctionBody().front();
+  Value warp;
+  for (Operation &op : entry)
+    if (op.hasAttr(kMark))
+      warp = op.getResult(0);
+  if (!warp) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&entry);
+    Value index = LLVM::LShrOp::create(
+        b, loc, NVVM::ThreadIdXOp::create(b, loc, b.getI32Type()),
+        createI32(b, loc, 5));
+    auto shuffle = NVVM::ShflOp::create(
+        b, loc, index.getType(), createI32(b, loc, -1), index,
+        createI32(b, loc, 0), createI32(b, loc, 0x1f), NVVM::ShflKind::idx,
+        UnitAttr());
+    shuffle->setAttr(kMark, b.getUnitAttr());
+    warp = shuffle;
+  }
+  if (!static_cast<const TileGPUToLLVMTypeConverter *>(converter)
+           ->hasThreadIndexPerOp())
+    return warp;
+  return emitInlinePtx(b, loc, b.getI32Type(), warp, "mov.b32 $0, $1;", "=r,r")
+      .getResult(0);
 }
 
 SmallVector<Value> tilegpu::emitBasisSum(OpBuilder &b, Location loc,

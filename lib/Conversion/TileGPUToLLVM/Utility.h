@@ -30,6 +30,17 @@ struct HwIndex {
 /// the S2R), at the price of redoing that of an op in a loop every step.
 HwIndex getHwIndex(OpBuilder &b, Location loc, const TypeConverter *converter);
 
+/// The warp's index in the CTA, read once at the function's entry and
+/// shuffled from lane 0: ptxas then knows it to be warp-uniform and keeps it,
+/// and what is computed from it alone (a warpgroup's wgmma descriptors), in
+/// uniform registers, instead of moving each descriptor there (R2UR) per
+/// wgmma. With the converter's thread-index-per-op, each op copies it through
+/// inline PTX with side effects, so that LLVM does not hoist what the op
+/// computes from it out of loops into registers held through them (the
+/// backward's descriptors spilled so).
+Value getUniformWarpIndex(OpBuilder &b, Location loc,
+                          const TypeConverter *converter);
+
 /// Coordinates contributed by the set bits of `index` (i32) through `bases`
 /// (one coordinate vector per bit, XOR-combined).
 SmallVector<Value> emitBasisSum(OpBuilder &b, Location loc,
