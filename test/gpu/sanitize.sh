@@ -67,8 +67,12 @@ for tool in $TOOLS; do
   echo "== $tool: decoding, the fp8 forward, the scaled GEMM (from PyTorch)"
   if python3 -c "import torch; assert torch.cuda.is_available()" 2> /dev/null; then
     # Only Tile's kernels (attn_*, matmul_*): PyTorch's are not ours to check.
+    # The whole file but the 16k cache and the graph replay (the same
+    # kernels): initcheck did not get through it all in a 10-minute call
+    # (H200, 2026-11-28).
     sanitized "$tool" "decoding" --kernel-name kns=attn_ python3 -m pytest -q -m gpu \
-      -p no:cacheprovider "$ROOT/test/python/test_attention_kvcache_gpu.py"
+      -p no:cacheprovider -k "not long_cache and not cuda_graph" \
+      "$ROOT/test/python/test_attention_kvcache_gpu.py"
     sanitized "$tool" "windows and softcap" --kernel-name kns=attn_ \
       python3 "$GPU_TESTS/run_attention_variants.py"
     sanitized "$tool" "fp8 attention" --kernel-name kns=attn_ \
