@@ -397,3 +397,39 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target
     return %buf : !tilegpu.memdesc<128x64xf16, #nvmma>
   }
 }
+
+// -----
+
+// A tile loaded for the next iteration (decoding's K, a step ahead) and
+// carried converted: the loop carries it as loaded, and the conversion,
+// which would wait for the load, moves to the top of the next iteration.
+#ld = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+#b = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-DAG: #[[LD:.*]] = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-DAG: #[[B:.*]] = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-LABEL: func.func @tile_loaded_ahead
+// CHECK: %[[FIRST:.*]] = tile.load %{{.*}} : tensor<32x128x!tile.ptr<f16>, #[[LD]]>
+// CHECK: %[[R:.*]]:3 = scf.for {{.*}} iter_args(%[[K:.*]] = %[[FIRST]], {{.*}}) -> (tensor<32x128xf16, #[[LD]]>, tensor<32x128xf16, #[[B]]>,
+// CHECK-NEXT: %[[NOW:.*]] = tilegpu.convert_layout %[[K]] : tensor<32x128xf16, #[[LD]]> -> tensor<32x128xf16, #[[B]]>
+// CHECK: %[[NEXT:.*]] = tile.load %{{.*}} : tensor<32x128x!tile.ptr<f16>, #[[LD]]>
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: arith.addf %{{.*}}, %[[NOW]]
+// CHECK: scf.yield %[[NEXT]], %{{.*}}, %{{.*}} : tensor<32x128xf16, #[[LD]]>, tensor<32x128xf16, #[[B]]>,
+// CHECK: tilegpu.convert_layout %[[R]]#0 : tensor<32x128xf16, #[[LD]]> -> tensor<32x128xf16, #[[B]]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @tile_loaded_ahead(%p: tensor<32x128x!tile.ptr<f16>, #ld>, %step: tensor<32x128xi32, #ld>, %n: i32) -> (tensor<32x128xf16, #b>, tensor<32x128xf16, #b>) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : tensor<32x128xf16, #b>
+    %l0 = tile.load %p : tensor<32x128x!tile.ptr<f16>, #ld>
+    %first = tilegpu.convert_layout %l0 : tensor<32x128xf16, #ld> -> tensor<32x128xf16, #b>
+    %r:3 = scf.for %i = %c0 to %n step %c1 iter_args(%k = %first, %acc = %zero, %q = %p) -> (tensor<32x128xf16, #b>, tensor<32x128xf16, #b>, tensor<32x128x!tile.ptr<f16>, #ld>) : i32 {
+      %q2 = tile.addptr %q, %step : tensor<32x128x!tile.ptr<f16>, #ld>, tensor<32x128xi32, #ld>
+      %l = tile.load %q2 : tensor<32x128x!tile.ptr<f16>, #ld>
+      %next = tilegpu.convert_layout %l : tensor<32x128xf16, #ld> -> tensor<32x128xf16, #b>
+      %sum = arith.addf %acc, %k : tensor<32x128xf16, #b>
+      scf.yield %next, %sum, %q2 : tensor<32x128xf16, #b>, tensor<32x128xf16, #b>, tensor<32x128x!tile.ptr<f16>, #ld>
+    }
+    return %r#0, %r#1 : tensor<32x128xf16, #b>, tensor<32x128xf16, #b>
+  }
+}

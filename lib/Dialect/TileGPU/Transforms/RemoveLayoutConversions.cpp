@@ -22,6 +22,9 @@
 //    statistics), whose row alone is converted. A value a loop carries and
 //    converts each iteration is carried in the layout wanted when what each
 //    iteration yields can be rebuilt there (a row loaded a step ahead).
+//    A tile loaded for the next iteration and carried converted is
+//    carried as loaded, converted at the top of the next iteration, so
+//    that the conversion does not wait for the load.
 // 3. Hoisting. A conversion of a value defined outside a loop moves out of
 //    the loop, so that it runs once.
 //
@@ -521,6 +524,51 @@ private:
   DenseMap<std::pair<Value, Attribute>, Value> rebuilt;
 };
 
+/// A tile a loop loads for its next iteration (a step ahead, so that the
+/// load's latency passes under this iteration's work) and carries converted
+/// is carried in the layout it was loaded in instead: the conversion, which
+/// crosses shared memory and so waits for the load, moves to the top of the
+/// next iteration. The initial value is carried in that layout too (its
+/// conversion's source where it has one), and the loop's result converted
+/// back after the loop where it is used.
+bool carryLoadedLayout(scf::ForOp loop, BlockArgument arg) {
+  OpOperand *yielded = loop.getTiedLoopYieldedValue(arg);
+  auto convert = yielded->get().getDefiningOp<ConvertLayoutOp>();
+  if (!convert || convert->getBlock() != loop.getBody() ||
+      !convert.getSrc().getDefiningOp<tile::LoadOp>())
+    return false;
+  Type oldType = arg.getType(), newType = convert.getSrc().getType();
+  OpOperand *init = loop.getTiedLoopInit(arg);
+  OpBuilder b(loop);
+  auto initConvert = init->get().getDefiningOp<ConvertLayoutOp>();
+  if (initConvert && initConvert.getSrc().getType() == newType)
+    init->set(initConvert.getSrc());
+  else
+    init->set(ConvertLayoutOp::create(b, loop.getLoc(), newType, init->get()));
+  yielded->set(convert.getSrc());
+  if (convert->use_empty())
+    convert.erase();
+  arg.setType(newType);
+  b.setInsertionPointToStart(loop.getBody());
+  auto atUse = ConvertLayoutOp::create(b, arg.getLoc(), oldType, arg);
+  arg.replaceAllUsesExcept(atUse, atUse);
+  OpResult result = loop.getTiedLoopResult(arg);
+  result.setType(newType);
+  if (!result.use_empty()) {
+    b.setInsertionPointAfter(loop);
+    auto back = ConvertLayoutOp::create(b, loop.getLoc(), oldType, result);
+    result.replaceAllUsesExcept(back, back);
+  }
+  return true;
+}
+
+void carryLoadedLayouts(func::FuncOp func) {
+  func.walk([](scf::ForOp loop) {
+    for (BlockArgument arg : loop.getRegionIterArgs())
+      carryLoadedLayout(loop, arg);
+  });
+}
+
 //===----------------------------------------------------------------------===//
 // Step 3: hoisting out of loops
 //===----------------------------------------------------------------------===//
@@ -551,6 +599,7 @@ struct RemoveLayoutConversionsPass
       Rematerializer().sinkIntoAtomics(func);
       foldConversions(func);
       Rematerializer().carryConvertedValues(func);
+      carryLoadedLayouts(func);
       foldConversions(func);
       hoistLoopInvariantConversions(func);
     }
