@@ -260,21 +260,37 @@ def fa_visible(seqlen_q, seqlen_k, causal, window_size, causal_offset, device):
     return visible
 
 
-def reference_masked(q, k, v, dout, scale, visible, softcap=0.0):
+def alibi_bias(slopes, seqlen_q, seqlen_k, device):
+    """FlashAttention's ALiBi bias -slope * |i + seqlen_k - seqlen_q - j|,
+    (batch, heads, seqlen_q, seqlen_k) from slopes (batch, heads)."""
+    query = torch.arange(seqlen_q, device=device)[:, None]
+    key = torch.arange(seqlen_k, device=device)[None, :]
+    return -slopes[:, :, None, None] * (query + seqlen_k - seqlen_q - key).abs()
+
+
+def reference_masked(q, k, v, dout, scale, visible, softcap=0.0, alibi_slopes=None):
     """Out, LSE and gradients in float32 through SDPA's math backend with
     the explicit boolean mask `visible`; K/V heads repeated for their query
     heads (autograd sums each group's gradients).  Rows that see no key are
     computed with every key visible (no NaN) and multiplied by 0: out 0,
     zero gradients; their lse is -inf.  softcap > 0: the scores capped to
-    softcap * tanh(score / softcap), written out (SDPA has no cap)."""
+    softcap * tanh(score / softcap), written out (SDPA has no cap); with
+    alibi_slopes (batch, heads), ALiBi's bias added to them, written out
+    too."""
     group = q.shape[2] // k.shape[2]
     q32, k32, v32 = (t.detach().float().requires_grad_() for t in (q, k, v))
     expanded_k, expanded_v = (t.repeat_interleave(group, dim=2) for t in (k32, v32))
     seen = visible.any(-1)
     mask = visible | ~seen[:, None]
-    if softcap > 0:
+    bias = None if alibi_slopes is None else alibi_bias(alibi_slopes.float(), q.shape[1],
+                                                        k.shape[1], q.device)
+    if softcap > 0 or bias is not None:
         scores = torch.einsum("bnhd,bmhd->bhnm", q32, expanded_k) * scale
-        scores = (softcap * torch.tanh(scores / softcap)).masked_fill(~mask, -math.inf)
+        if softcap > 0:
+            scores = softcap * torch.tanh(scores / softcap)
+        if bias is not None:
+            scores = scores + bias
+        scores = scores.masked_fill(~mask, -math.inf)
         out = torch.einsum("bhnm,bmhd->bnhd", torch.softmax(scores, -1), expanded_v)
     else:
         with sdpa_kernel([SDPBackend.MATH]):
@@ -286,16 +302,19 @@ def reference_masked(q, k, v, dout, scale, visible, softcap=0.0):
     scores = torch.einsum("bnhd,bmhd->bhnm", q32.detach(), expanded_k.detach()) * scale
     if softcap > 0:
         scores = softcap * torch.tanh(scores / softcap)
+    if bias is not None:
+        scores = scores + bias
     lse = torch.logsumexp(scores.masked_fill(~visible, -math.inf), dim=-1)
     return out.detach(), lse, dq, dk, dv
 
 
-def run_flash_attn(causal, window_size, causal_offset, softcap=0.0):
+def run_flash_attn(causal, window_size, causal_offset, softcap=0.0, alibi_slopes=None):
     """A runner for check_fa2_case: flash_attn_func with these options."""
     def run(q, k, v, dout):
         qg, kg, vg = (t.detach().requires_grad_() for t in (q, k, v))
         out, lse = flash_attn_func(qg, kg, vg, 0.0, None, causal, window_size, softcap,
-                                   return_lse=True, causal_offset=causal_offset)
+                                   alibi_slopes, return_lse=True,
+                                   causal_offset=causal_offset)
         return (out, lse, *torch.autograd.grad(out, (qg, kg, vg), dout))
     return run
 
@@ -324,11 +343,11 @@ def run_qkvpacked(causal, window_size):
 
 
 def check_fa2_case(results, name, q, k, v, dout, causal=False, window_size=(-1, -1),
-                   causal_offset=0, run=None, softcap=0.0):
+                   causal_offset=0, run=None, softcap=0.0, alibi_slopes=None):
     """Forward, LSE and gradients of `run` (flash_attn_func with these
     options by default) against reference_masked with FlashAttention's
     mask; rows that see no key must give out 0 and zero dq exactly."""
-    run = run or run_flash_attn(causal, window_size, causal_offset, softcap)
+    run = run or run_flash_attn(causal, window_size, causal_offset, softcap, alibi_slopes)
 
     def check():
         start = time.perf_counter()
@@ -344,8 +363,10 @@ def check_fa2_case(results, name, q, k, v, dout, causal=False, window_size=(-1, 
             return
         visible = fa_visible(q.shape[1], k.shape[1], causal, window_size, causal_offset,
                              q.device)
+        slopes = None if alibi_slopes is None else \
+            alibi_slopes.expand(q.shape[0], q.shape[2])
         ref = reference_masked(q, k, v, dout, 1.0 / math.sqrt(q.shape[-1]), visible,
-                               softcap)
+                               softcap, slopes)
         empty = ~visible.any(-1)
         errors = {"out": relative_error(out, ref[0]), "lse": lse_error(lse, ref[1]),
                   "dq": relative_error(dq, ref[2]), "dk": relative_error(dk, ref[3]),
@@ -481,6 +502,24 @@ def fa2_sections(results, generator, quick):
                            f"{'causal ' if causal else ''}window={window} "
                            f"Nq={seqlen_q} Nk={seqlen_k} Hk={heads_k}",
                            *tensors, causal, window, softcap=cap)
+
+    results.section = "alibi"
+    # (batch, seqlen_q, seqlen_k, heads_k, causal, window_size), slopes per
+    # head or per batch and head, every head dim.
+    biased = ((2, 1000, 1000, 8, False, (-1, -1)), (1, 1000, 1000, 2, True, (-1, -1)),
+              (2, 500, 777, 4, True, (-1, -1)), (1, 777, 500, 8, False, (100, 50)))
+    for index, (batch, seqlen_q, seqlen_k, heads_k, causal, window) in enumerate(
+            biased if not quick else biased[1:2]):
+        for head_dim in (32, 64, 128, 256) if not quick else (64,):
+            dtype = (torch.float16, torch.bfloat16)[(index + head_dim // 64) % 2]
+            tensors = random_inputs(batch, seqlen_q, 8, head_dim, dtype, generator,
+                                    seqlen_k=seqlen_k, heads_k=heads_k)
+            shape = (8,) if index % 2 else (batch, 8)
+            slopes = torch.rand(shape, generator=generator, device="cuda") * 0.5
+            check_fa2_case(results, f"{type_name(dtype)} d{head_dim} alibi {shape} "
+                           f"{'causal ' if causal else ''}window={window} B={batch} "
+                           f"Nq={seqlen_q} Nk={seqlen_k} Hk={heads_k}",
+                           *tensors, causal, window, alibi_slopes=slopes)
 
     results.section = "windows and softcap at d32 and d256"
     # The kernels of the head dims the cases above leave out: a window that

@@ -108,7 +108,14 @@ def test_flash_attn_func_refuses_bad_options(kwargs, error, message):
     ((), {"softcap": math.inf}, ValueError, "softcap must be 0 .off. or positive"),
     ((), {"softcap": "30"}, TypeError, "softcap must be a number"),
     ((), {"softcap": True}, TypeError, "softcap must be a number"),
-    ((), {"alibi_slopes": torch.ones(3)}, NotImplementedError, "no ALiBi yet"),
+    ((), {"alibi_slopes": torch.ones(4)}, ValueError,
+     r"alibi_slopes must have the shape \(3,\) \(heads\) or \(2, 3\)"),
+    ((), {"alibi_slopes": torch.ones(3, dtype=torch.float16)}, TypeError,
+     "alibi_slopes must be float32, not torch.float16"),
+    ((), {"alibi_slopes": [0.5, 0.25, 0.125]}, TypeError,
+     "alibi_slopes must be a torch.Tensor or None, not list"),
+    ((), {"alibi_slopes": torch.ones(3), "softcap": 30.0}, NotImplementedError,
+     "ALiBi or capped scores, not both"),
     ((), {"deterministic": True}, NotImplementedError, "no deterministic mode yet"),
     ((), {"deterministic": 1}, TypeError, "deterministic must be True or False"),
     ((), {"return_attn_probs": True}, NotImplementedError,
@@ -207,7 +214,7 @@ def test_unsupported_head_dim_lists_what_the_bundle_has(monkeypatch, tmp_path):
     from test_attention_bundle import write_kernel
     write_kernel(tmp_path, "attn_fwd_fp16_d64_noncausal",
                  constexprs={"HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64, "CAUSAL": False,
-                             "WINDOW": False, "SOFTCAP": False})
+                             "WINDOW": False, "SOFTCAP": False, "ALIBI": False})
     monkeypatch.setenv("TILE_KERNEL_DIR", str(tmp_path))
     q, k, v = qkv((1, 8, 2, 96))
     with pytest.raises(ValueError, match=r"head_dim 96: the bundle's attention kernels take "
@@ -216,8 +223,9 @@ def test_unsupported_head_dim_lists_what_the_bundle_has(monkeypatch, tmp_path):
     # A bundle without a kernel of the mask asked for names what it has.
     q, k, v = qkv((1, 8, 2, 64))
     with pytest.raises(ValueError, match=r"no attn_fwd variant for HEAD_DIM=64 CAUSAL=1 "
-                                         r"WINDOW=0 SOFTCAP=0 fp16 \(it has: HEAD_DIM=64 "
-                                         r"CAUSAL=0 WINDOW=0 SOFTCAP=0 fp16"):
+                                         r"WINDOW=0 SOFTCAP=0 ALIBI=0 fp16 \(it has: "
+                                         r"HEAD_DIM=64 CAUSAL=0 WINDOW=0 SOFTCAP=0 ALIBI=0 "
+                                         r"fp16"):
         functional._forward(q, k, v, True, 0.1)
 
 
@@ -427,6 +435,10 @@ class EmulatedKernels:
                 sub.update(N_KV=lk, MAX_N_KV=lk)
                 for name in ("causal_offset", "window_offset"):
                     sub[name] = max(-lq, min(lk, values[name] + lk - lq))
+            if "ALIBI_SLOPES" in values and spec.constexprs.get("ALIBI"):
+                row = self.tensors[values["ALIBI_SLOPES"].address].view(-1, h)[b]
+                self.tensors[id(row)] = row
+                sub["ALIBI_SLOPES"] = functional.DevicePointer(id(row), "view")
             for name, (stride, cu) in row_strides.items():
                 if name in values:
                     t = self.tensors[values[name].address]
@@ -491,6 +503,9 @@ class EmulatedKernels:
             scores = cap * torch.tanh(scores / cap)
             cap_grad = 1 - (scores / cap) ** 2
         query, key = torch.arange(n)[:, None], torch.arange(n_kv)[None, :]
+        if spec.constexprs.get("ALIBI"):
+            slopes = tensor("ALIBI_SLOPES").view(z, h)
+            scores = scores - slopes[:, :, None, None] * (query + n_kv - n - key).abs()
         hidden = torch.zeros(n, n_kv, dtype=torch.bool)
         if causal:
             hidden |= key > query + values["causal_offset"]
@@ -558,17 +573,24 @@ def test_reference_mask_is_flash_attention_s():
 
 
 def reference(q, k, v, dout, causal, scale, causal_offset=0, window_size=(-1, -1),
-              softcap=0.0):
+              softcap=0.0, alibi_slopes=None):
     """(out, lse, dq, dk, dv) in float64 through autograd: K/V heads repeated
     for their query heads (autograd sums the group's gradients), the mask
     of fa_visible, scores capped to softcap * tanh(score / softcap) when
-    softcap > 0."""
+    softcap > 0, FlashAttention's ALiBi bias -slope * |i + seqlen_k -
+    seqlen_q - j| added when alibi_slopes ((heads,) or (batch, heads)) are
+    given."""
     q, k, v = (t.detach().double().requires_grad_() for t in (q, k, v))
     group = q.shape[2] // k.shape[2]
     expanded_k, expanded_v = (t.repeat_interleave(group, dim=2) for t in (k, v))
     scores = torch.einsum("bnhd,bmhd->bhnm", q, expanded_k) * scale
     if softcap > 0:
         scores = softcap * torch.tanh(scores / softcap)
+    if alibi_slopes is not None:
+        slopes = alibi_slopes.double().expand(q.shape[0], q.shape[2])
+        query, key = torch.arange(q.shape[1])[:, None], torch.arange(k.shape[1])[None, :]
+        distance = (query + k.shape[1] - q.shape[1] - key).abs()
+        scores = scores - slopes[:, :, None, None] * distance
     hidden = ~fa_visible(q.shape[1], k.shape[1], causal, window_size, causal_offset)
     # Rows that see no key: out 0, lse -inf.  Their scores are zeroed before
     # the softmax, so that no NaN reaches autograd, and their P set to 0.
@@ -767,6 +789,42 @@ def test_softcap_caps_the_scores(emulated, case):
     # The cap changes the result: without it, another answer.
     uncapped = reference(q, k, v, dout, causal, 0.2, 0, window)
     assert relative_error(out, uncapped[0]) > 1e-2 or softcap >= 50
+
+
+# ALiBi: (q shape, k/v shape, causal, window_size, slopes' shape) and the
+# kernels' mask.
+ALIBI_CASES = {
+    "full, per head": ((2, 37, 2, 64), (2, 37, 2, 64), False, (-1, -1), (2,), NONCAUSAL),
+    "causal gqa, per batch and head": ((2, 41, 4, 64), (2, 41, 2, 64), True, (-1, -1),
+                                       (2, 4), CAUSAL),
+    "nq < nk": ((1, 20, 2, 128), (1, 64, 2, 128), False, (-1, -1), (2,), NONCAUSAL),
+    "window nq > nk": ((1, 50, 2, 64), (1, 30, 1, 64), False, (6, 3), (1, 2), LOCAL),
+}
+
+
+@needs_kernels
+@pytest.mark.parametrize("case", ALIBI_CASES)
+def test_alibi_biases_the_scores(emulated, case):
+    """alibi_slopes: -slope * |i + seqlen_k - seqlen_q - j| added to the
+    scores; out, lse and the gradients against the float64 reference, with
+    the ALIBI kernels of the case's mask; the slopes reach the kernels as
+    (batch, heads)."""
+    shape, kv_shape, causal, window, slopes_shape, mask = ALIBI_CASES[case]
+    dtype = torch.bfloat16 if shape[-1] == 128 else torch.float16
+    q, k, v = (t.requires_grad_() for t in qkv(shape, dtype, kv_shape=kv_shape))
+    dout = torch.randn(shape).to(dtype)
+    slopes = torch.rand(slopes_shape) * 0.5 + 0.05
+    out, lse = flash_attn_func(q, k, v, 0.0, 0.2, causal, window, alibi_slopes=slopes,
+                               return_lse=True)
+    dq, dk, dv = torch.autograd.grad(out, (q, k, v), dout)
+    want = reference(q, k, v, dout, causal, 0.2, 0, window, alibi_slopes=slopes)
+    assert_matches_reference((out, lse, dq, dk, dv), want, dtype)
+    assert masks_launched(emulated) == [mask, mask]
+    assert [spec.constexprs["ALIBI"] for spec, _ in emulated.launches
+            if spec.family in MASKED_FAMILIES] == [True, True]
+    # The bias changes the result: without it, another answer.
+    unbiased = reference(q, k, v, dout, causal, 0.2, 0, window)
+    assert relative_error(out, unbiased[0]) > 1e-2
 
 
 @needs_kernels
@@ -1114,6 +1172,33 @@ def test_varlen_matches_each_sequence_alone(emulated, case):
     assert emulated.families() == [
         "attn_fwd", "attn_bwd_preprocess", "attn_bwd", "attn_bwd_postprocess"]
     assert all(values["VARLEN"] == 1 for _, values in emulated.launches)
+
+
+@needs_kernels
+@pytest.mark.parametrize("slopes_shape", [(4,), (3, 4)])
+def test_varlen_alibi_matches_each_sequence_alone(emulated, slopes_shape):
+    """ALiBi on packed sequences: each sequence's bias from its own
+    bottom-right diagonal and its row of the slopes (batch, heads), as
+    flash_attn_func's reference gives for it alone."""
+    lens_q, lens_k = [30, 1, 45], [50, 9, 20]
+    q, cu_q = packed(lens_q, 4)
+    k, cu_k = packed(lens_k, 2)
+    v, _ = packed(lens_k, 2)
+    dout = torch.randn_like(q)
+    slopes = torch.rand(slopes_shape) * 0.5 + 0.05
+    q, k, v = (t.requires_grad_() for t in (q, k, v))
+    out, lse = flash_attn_varlen_func(q, k, v, cu_q, cu_k, max(lens_q), max(lens_k), 0.0,
+                                      0.2, True, alibi_slopes=slopes, return_lse=True)
+    dq, dk, dv = torch.autograd.grad(out, (q, k, v), dout)
+    for b in range(len(lens_q)):
+        rq, rk = slice(cu_q[b], cu_q[b + 1]), slice(cu_k[b], cu_k[b + 1])
+        row = slopes if slopes.dim() == 1 else slopes[b:b + 1]
+        want = reference(q[rq][None], k[rk][None], v[rk][None], dout[rq][None], True, 0.2,
+                         alibi_slopes=row)
+        got = (out[rq][None], lse[:, rq][None], dq[rq][None], dk[rk][None], dv[rk][None])
+        assert_matches_reference(got, want, torch.float16)
+    assert [spec.constexprs["ALIBI"] for spec, _ in emulated.launches
+            if spec.family in MASKED_FAMILIES] == [True, True]
 
 
 @needs_kernels

@@ -75,17 +75,22 @@ def visibility(n, n_kv, causal_offset=None, window_offset=None):
     return visible
 
 
-def attention_ref(q, k, v, sm_scale, visible, softcap=None):
+def attention_ref(q, k, v, sm_scale, visible, softcap=None, slopes=None):
     """P, O, LSE and the derivative of the scores' cap, of q [Z, H, N, D]
     against k, v [Z, H, N_KV, D] (heads already repeated for grouped K/V),
     keys hidden where `visible` is False, scores capped to softcap *
-    tanh(score / softcap) when softcap is given.  A row that sees no key
-    has P = 0, O = 0 and LSE = -inf."""
+    tanh(score / softcap) when softcap is given, and ALiBi's bias -slope *
+    |i + N_KV - N - j| added when slopes [Z, H] are.  A row that sees no
+    key has P = 0, O = 0 and LSE = -inf."""
     s = q @ np.swapaxes(k, -1, -2) * sm_scale
     cap_grad = np.ones_like(s)
     if softcap is not None:
         s = softcap * np.tanh(s / softcap)
         cap_grad = 1 - (s / softcap) ** 2
+    if slopes is not None:
+        n, n_kv = s.shape[-2:]
+        distance = np.abs(np.arange(n)[:, None] + n_kv - n - np.arange(n_kv)[None, :])
+        s = s - slopes[:, :, None, None] * distance
     s = np.where(visible, s, -np.inf)
     m = s.max(-1, keepdims=True)
     m = np.where(np.isfinite(m), m, 0.0)
@@ -184,12 +189,17 @@ ATTENTION_CASES = [("fp16", 64, causal(), 130, False), ("fp16", 64, NONCAUSAL, 1
                    ("fp16", 64, band(2**31 - 1, 2**31 - 1), 70, False)]
 
 
+def alibi_slopes(rng, z, h):
+    """Random slopes [Z, H] (FlashAttention takes any), fp32."""
+    return rng.uniform(0.05, 0.6, (z, h)).astype(np.float32)
+
+
 def run_attention(t, d, mask, n, heads_inner, n_kv=None, h=2, h_kv=None, z=1,
-                  softcap=None):
+                  softcap=None, alibi=False):
     """Runs the forward and the three backward kernels of one variant on
     random inputs and checks O, LSE, DELTA, dQ, dK (per query head) and dV
     against float64."""
-    suffix = mask.suffix + ("" if softcap is None else "_softcap")
+    suffix = mask.suffix + ("" if softcap is None else "_softcap") + ("_alibi" if alibi else "")
     n_kv = n if n_kv is None else n_kv
     h_kv = h if h_kv is None else h_kv
     group = h // h_kv
@@ -214,10 +224,13 @@ def run_attention(t, d, mask, n, heads_inner, n_kv=None, h=2, h_kv=None, z=1,
     dkv_strides = layout(z, h, n_kv, d, heads_inner)
     i32 = lambda values: [np.int32(x) for x in values]  # noqa: E731
     sizes = i32((z, h, h_kv, n, n_kv)) + mask.args(n_kv) + [np.float32(softcap or 0.0)]
-    # One batch of equal lengths: the cu_seqlens pointers are never read.
+    # One batch of equal lengths: the cu_seqlens pointers are never read,
+    # nor the slopes without ALiBi.
     memory["CU"] = np.zeros(1, np.int32)
-    dense = [("ptr", "CU"), ("ptr", "CU")] + i32((n, 0))
-    dense_bwd = [("ptr", "CU"), ("ptr", "CU")] + i32((n, n_kv, 0))
+    slopes = alibi_slopes(rng, z, h) if alibi else None
+    memory["ALIBI"] = slopes.ravel().copy() if alibi else np.zeros(1, np.float32)
+    dense = [("ptr", "CU"), ("ptr", "CU")] + i32((n, 0)) + [("ptr", "ALIBI")]
+    dense_bwd = [("ptr", "CU"), ("ptr", "CU")] + i32((n, n_kv, 0)) + [("ptr", "ALIBI")]
     q_dims = i32(q_strides + (z, h, n)) + [("ptr", "CU")] + i32((n, 0))
 
     fwd, c = interpreter(f"attn_fwd_{t}_d{d}_{suffix}")
@@ -225,7 +238,7 @@ def run_attention(t, d, mask, n, heads_inner, n_kv=None, h=2, h_kv=None, z=1,
              np.float32(sm_scale)] + i32(q_strides + kv_strides) + sizes + dense,
             (-(-n // c["BLOCK_M"]), z * h), memory)
     visible = visibility(n, n_kv, mask.causal_offset, mask.window_offset)
-    p, o_ref, lse_ref, cap_grad = attention_ref(qf, kf, vf, sm_scale, visible, softcap)
+    p, o_ref, lse_ref, cap_grad = attention_ref(qf, kf, vf, sm_scale, visible, softcap, slopes)
     o = load(memory["O"], z, h, n, d, heads_inner).astype(np.float64)
     np.testing.assert_allclose(o, o_ref, atol=1e-2, rtol=1e-2)
     lse = memory["LSE"].reshape(z, h, n)
@@ -300,13 +313,13 @@ def test_attention_head_dims(t, d, mask, n, n_kv, h, h_kv):
     run_attention(t, d, mask, n, False, n_kv=n_kv, h=h, h_kv=h_kv)
 
 
-def run_varlen_attention(t, d, mask, lengths, h=2, h_kv=1, softcap=None):
+def run_varlen_attention(t, d, mask, lengths, h=2, h_kv=1, softcap=None, alibi=False):
     """The four kernels on packed sequences (VARLEN): `lengths` is a list of
     (queries, keys) per sequence, the tensors (total, heads, d) as
     FlashAttention's varlen functions take them, and the mask's offsets
     relative to each sequence's bottom-right diagonal.  Each sequence is
     checked against float64 on its own."""
-    suffix = mask.suffix + ("" if softcap is None else "_softcap")
+    suffix = mask.suffix + ("" if softcap is None else "_softcap") + ("_alibi" if alibi else "")
     z = len(lengths)
     cu_q = np.cumsum([0] + [lq for lq, _ in lengths]).astype(np.int32)
     cu_k = np.cumsum([0] + [lk for _, lk in lengths]).astype(np.int32)
@@ -318,8 +331,10 @@ def run_varlen_attention(t, d, mask, lengths, h=2, h_kv=1, softcap=None):
     k, v = (to_dtype(rng.randn(total_k, h_kv, d), t) for _ in range(2))
     sm_scale = 0.5 / math.sqrt(d)
     mem_dtype = np.float16 if t == "fp16" else np.float32
+    slopes = alibi_slopes(rng, z, h) if alibi else None
     memory = {"Q": q.ravel().copy(), "K": k.ravel().copy(), "V": v.ravel().copy(),
-              "DO": do.ravel().copy(), "CU_Q": cu_q, "CU_K": cu_k}
+              "DO": do.ravel().copy(), "CU_Q": cu_q, "CU_K": cu_k,
+              "ALIBI": slopes.ravel().copy() if alibi else np.zeros(1, np.float32)}
     for name, rows in (("O", total_q), ("DQ", total_q), ("DK", total_k), ("DV", total_k)):
         memory[name] = np.full(rows * h * d, np.nan, mem_dtype)
     memory["LSE"] = np.full(z * h * max_q, np.nan, np.float32)
@@ -339,7 +354,7 @@ def run_varlen_attention(t, d, mask, lengths, h=2, h_kv=1, softcap=None):
     fwd, c = interpreter(f"attn_fwd_{t}_d{d}_{suffix}")
     fwd.run([("ptr", "Q"), ("ptr", "K"), ("ptr", "V"), ("ptr", "O"), ("ptr", "LSE"),
              np.float32(sm_scale)] + i32(q_strides + kv_strides) + sizes + packed
-            + i32((max_q, 1)), (-(-max_q // c["BLOCK_M"]), z * h), memory)
+            + i32((max_q, 1)) + [("ptr", "ALIBI")], (-(-max_q // c["BLOCK_M"]), z * h), memory)
     pre, c = interpreter(f"attn_bwd_preprocess_{t}_d{d}")
     pre.run([("ptr", "O"), ("ptr", "DO"), ("ptr", "DELTA"), ("ptr", "DQ_ACC")] + q_dims,
             (-(-max_q // c["BLOCK_M"]), z * h), memory)
@@ -347,7 +362,8 @@ def run_varlen_attention(t, d, mask, lengths, h=2, h_kv=1, softcap=None):
     bwd.run([("ptr", "Q"), ("ptr", "K"), ("ptr", "V"), np.float32(sm_scale), ("ptr", "DO"),
              ("ptr", "DQ_ACC"), ("ptr", "DK"), ("ptr", "DV"), ("ptr", "LSE"),
              ("ptr", "DELTA")] + i32(q_strides + kv_strides + dkv_strides) + sizes + packed
-            + i32((max_q, max_k, 1)), (-(-max_k // c["BLOCK_N1"]), z * h), memory)
+            + i32((max_q, max_k, 1)) + [("ptr", "ALIBI")], (-(-max_k // c["BLOCK_N1"]), z * h),
+            memory)
     post, c = interpreter(f"attn_bwd_postprocess_{t}_d{d}")
     post.run([("ptr", "DQ"), ("ptr", "DQ_ACC"), np.float32(sm_scale)] + q_dims,
              (-(-max_q // c["BLOCK_M"]), z * h), memory)
@@ -373,7 +389,8 @@ def run_varlen_attention(t, d, mask, lengths, h=2, h_kv=1, softcap=None):
                              else mask.causal_offset + shift,
                              None if mask.window_offset is None
                              else mask.window_offset + shift)
-        p, o_ref, lse_ref, cap_grad = attention_ref(qf, kf, vf, sm_scale, visible, softcap)
+        p, o_ref, lse_ref, cap_grad = attention_ref(qf, kf, vf, sm_scale, visible, softcap,
+                                                    None if slopes is None else slopes[b:b + 1])
         np.testing.assert_allclose(got["O"], o_ref, atol=1e-2, rtol=1e-2, err_msg=where)
         empty = np.isneginf(lse_ref[0])
         np.testing.assert_array_equal(np.isneginf(lse[b, :, :lq]), empty, err_msg=where)
@@ -395,6 +412,23 @@ def test_attention_packed_sequences(t, d, mask, lengths, h, h_kv):
 
 def test_attention_packed_sequences_softcap():
     run_varlen_attention("fp16", 64, causal(), [(90, 120), (64, 64)], 2, 1, softcap=0.7)
+
+
+# ALiBi's bias, aligned bottom-right as FlashAttention's, with each mask,
+# grouped heads, unequal lengths both ways, queries as rows (d64, d128) and
+# keys as rows (d256), and packed sequences of their own diagonals.
+@pytest.mark.parametrize("t, d, mask, n, n_kv, h, h_kv", [
+    ("fp16", 64, NONCAUSAL, 130, 130, 2, 2), ("bf16", 64, causal(), 150, 150, 4, 2),
+    ("fp16", 128, NONCAUSAL, 70, 200, 2, 1), ("fp16", 64, causal(200 - 90), 90, 200, 2, 2),
+    ("bf16", 128, band(-40, 3), 200, 200, 2, 2), ("fp16", 256, causal(), 100, 100, 2, 2),
+    ("fp16", 32, NONCAUSAL, 200, 90, 2, 2)])
+def test_attention_alibi(t, d, mask, n, n_kv, h, h_kv):
+    run_attention(t, d, mask, n, False, n_kv=n_kv, h=h, h_kv=h_kv, z=2, alibi=True)
+
+
+def test_attention_packed_sequences_alibi():
+    run_varlen_attention("fp16", 64, causal(), [(90, 120), (64, 64), (30, 10)], 2, 1,
+                         alibi=True)
 
 
 # Capped scores (a small cap, so that tanh bends most scores), with each

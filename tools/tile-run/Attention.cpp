@@ -71,6 +71,7 @@ std::string describeVariant(const rt::KernelInfo &info, bool hasCausality) {
   return "D=" + (dim ? std::to_string(*dim) : std::string("?")) +
          (!hasCausality                              ? ""
           : info.constexprInt("SOFTCAP").value_or(0) ? " softcap"
+          : info.constexprInt("ALIBI").value_or(0)   ? " ALiBi"
           : info.constexprInt("WINDOW").value_or(0)  ? " local (windowed)"
           : isCausal && *isCausal                    ? " causal"
                                                      : " non-causal") +
@@ -98,7 +99,8 @@ rt::Status selectVariant(const rt::Bundle &bundle, const std::string &family,
                        std::string("*") + rt::dtypeName(dtype) &&
                    (!causal || (isCausal && (*isCausal != 0) == *causal &&
                                 info.constexprInt("WINDOW").value_or(0) == 0 &&
-                                info.constexprInt("SOFTCAP").value_or(0) == 0));
+                                info.constexprInt("SOFTCAP").value_or(0) == 0 &&
+                                info.constexprInt("ALIBI").value_or(0) == 0));
     if (!matches)
       return rt::Status::error(
           "--kernel " + info.name + " is " +
@@ -112,9 +114,10 @@ rt::Status selectVariant(const rt::Bundle &bundle, const std::string &family,
   std::vector<std::pair<std::string, int64_t>> keys = {{"HEAD_DIM", headDim}};
   if (causal) {
     keys.push_back({"CAUSAL", *causal});
-    // tile-run's attention has no window and no score cap.
+    // tile-run's attention has no window, no score cap and no ALiBi.
     keys.push_back({"WINDOW", 0});
     keys.push_back({"SOFTCAP", 0});
+    keys.push_back({"ALIBI", 0});
   }
   return bundle.select(family, rt::dtypeName(dtype), keys, seqLen, chosen);
 }
@@ -309,6 +312,14 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
       session.upload(notPacked, "CU_SEQLENS", &notPackedBuffer));
   rt::LaunchArg cuSeqlens =
       rt::LaunchArg::pointer(notPackedBuffer.get(), rt::DType::I32);
+  // Nor their ALiBi slopes, but for the variants with ALiBi (not run here).
+  rt::HostArray noSlopes(rt::DType::F32, {1});
+  noSlopes.fill(0);
+  rt::ScopedBuffer noSlopesBuffer;
+  TILE_RETURN_IF_ERROR(
+      session.upload(noSlopes, "ALIBI_SLOPES", &noSlopesBuffer));
+  rt::LaunchArg alibiSlopes =
+      rt::LaunchArg::pointer(noSlopesBuffer.get(), rt::DType::F32);
 
   auto i32 = [](int64_t value) { return rt::LaunchArg::integer(value); };
   rt::DType T = *dtype;
@@ -338,6 +349,7 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
       args.push_back({name, i32(value)});
     args.push_back({"softcap", rt::LaunchArg::floating(0.0)});
     args.push_back({"CU_SEQLENS_K", cuSeqlens});
+    args.push_back({"ALIBI_SLOPES", alibiSlopes});
     if (gradients)
       for (auto [name, value] :
            {std::pair("stride_dkz", strideZ), std::pair("stride_dkh", strideH),

@@ -396,6 +396,12 @@ def _batch_parts(batch, heads):
     return [slice(start, min(start + step, batch)) for start in range(0, batch, step)]
 
 
+def _alibi_pointer(alibi_slopes, part, lse):
+    """The slopes of the batch part `part`; without ALiBi a pointer the
+    kernels never read (lse's)."""
+    return _device_pointer(lse[part] if alibi_slopes is None else alibi_slopes[part])
+
+
 def _mask_values(mask):
     return {"causal_offset": mask.causal_offset, "window_offset": mask.window_offset}
 
@@ -424,32 +430,36 @@ def _pad_head_dim(tensors, head_dim):
             else torch.nn.functional.pad(t, (0, head_dim - t.shape[-1])) for t in tensors]
 
 
-def _forward(q, k, v, causal, scale, causal_offset=0, window_offset=None, softcap=0.0):
+def _forward(q, k, v, causal, scale, causal_offset=0, window_offset=None, softcap=0.0,
+             alibi_slopes=None):
     """_forward_kernels on q, k, v padded to the kernels' head dim
     (_kernel_head_dim), out cut back to q's."""
     head_dim = q.shape[-1]
     padded = _kernel_head_dim(head_dim)
     if padded == head_dim:
-        return _forward_kernels(q, k, v, causal, scale, causal_offset, window_offset, softcap)
+        return _forward_kernels(q, k, v, causal, scale, causal_offset, window_offset, softcap,
+                                alibi_slopes)
     q, k, v = _pad_head_dim((q, k, v), padded)
     out, lse, q, k, v = _forward_kernels(q, k, v, causal, scale, causal_offset, window_offset,
-                                         softcap)
+                                         softcap, alibi_slopes)
     return out[..., :head_dim].contiguous(), lse, q, k, v
 
 
 def _forward_kernels(q, k, v, causal, scale, causal_offset=0, window_offset=None,
-                     softcap=0.0):
+                     softcap=0.0, alibi_slopes=None):
     """Returns (out, lse, q, k, v) with q, k, v as the kernel read them.
     Query i sees key j iff j <= i + causal_offset (when causal) and j >= i
     + window_offset (when not None): top-left offsets, of any size.  With
-    softcap > 0 the scores are capped to softcap * tanh(score / softcap)."""
+    softcap > 0 the scores are capped to softcap * tanh(score / softcap);
+    with alibi_slopes (batch, heads) fp32 contiguous, ALiBi's -slope * |i +
+    seqlen_k - seqlen_q - j| is added to them."""
     batch, seqlen_q, heads, head_dim = q.shape
     seqlen_k = k.shape[1]
     element_type = _ELEMENT_TYPES[q.dtype]
     mask = _kernel_mask(causal, causal_offset, window_offset, seqlen_q, seqlen_k)
     spec = kernel_bundle().select(_bundle.FORWARD, element_type, head_dim, mask.causal,
                                   seq_len=seqlen_q, window=mask.window,
-                                  softcap=softcap > 0)
+                                  softcap=softcap > 0, alibi=alibi_slopes is not None)
     q, = to_kernel_layout([q], spec)
     k, v = to_kernel_layout([k, v], spec, dense=False)
     out = _empty_like_layout(q)
@@ -469,6 +479,7 @@ def _forward_kernels(q, k, v, causal, scale, causal_offset=0, window_offset=None
             "Q": _device_pointer(q[part]), "K": _device_pointer(k[part]),
             "V": _device_pointer(v[part]), "O": _device_pointer(out[part]),
             "LSE": _device_pointer(lse[part]), "sm_scale": scale, "softcap": softcap,
+            "ALIBI_SLOPES": _alibi_pointer(alibi_slopes, part, lse),
             **queries, **keys, **_mask_values(mask)}))
     _launch_all(q.device, launches)
     return out, lse, q, k, v
@@ -517,7 +528,7 @@ def _flash_attn_backward(dout, q, k, v, out, lse, causal, softmax_scale,
 
 
 def _backward(dout, q, k, v, out, lse, causal, scale, causal_offset=0, window_offset=None,
-              softcap=0.0):
+              softcap=0.0, alibi_slopes=None):
     """_backward_kernels on the tensors padded to the kernels' head dim
     (q, k, v may come padded already, from _forward), the gradients cut
     back to dout's."""
@@ -525,15 +536,15 @@ def _backward(dout, q, k, v, out, lse, causal, scale, causal_offset=0, window_of
     padded = _kernel_head_dim(head_dim)
     if padded == head_dim:
         return _backward_kernels(dout, q, k, v, out, lse, causal, scale, causal_offset,
-                                 window_offset, softcap)
+                                 window_offset, softcap, alibi_slopes)
     dout, q, k, v, out = _pad_head_dim((dout, q, k, v, out), padded)
     dq, dk, dv = _backward_kernels(dout, q, k, v, out, lse, causal, scale, causal_offset,
-                                   window_offset, softcap)
+                                   window_offset, softcap, alibi_slopes)
     return tuple(g[..., :head_dim].contiguous() for g in (dq, dk, dv))
 
 
 def _backward_kernels(dout, q, k, v, out, lse, causal, scale, causal_offset=0,
-                      window_offset=None, softcap=0.0):
+                      window_offset=None, softcap=0.0, alibi_slopes=None):
     """_flash_attn_backward's work, on arguments already checked (by it, or
     by the forward whose saved tensors these are: autograd hands in a dout
     of out's shape, dtype and device).  The mask and softcap as in
@@ -545,7 +556,8 @@ def _backward_kernels(dout, q, k, v, out, lse, causal, scale, causal_offset=0,
     kernels = kernel_bundle()
     preprocess = kernels.select(_bundle.PREPROCESS, element_type, head_dim)
     backward = kernels.select(_bundle.BACKWARD, element_type, head_dim, mask.causal,
-                              window=mask.window, softcap=softcap > 0)
+                              window=mask.window, softcap=softcap > 0,
+                              alibi=alibi_slopes is not None)
     postprocess = kernels.select(_bundle.POSTPROCESS, element_type, head_dim)
 
     q, out = to_kernel_layout([q, out], backward)
@@ -590,8 +602,9 @@ def _backward_kernels(dout, q, k, v, out, lse, causal, scale, causal_offset=0,
                         "DK": _device_pointer(dk[part]), "DV": _device_pointer(dv[part]),
                         "LSE": _device_pointer(lse[part]), "DELTA": _device_pointer(delta[part]),
                         "stride_dkz": stride_dkz, "stride_dkh": stride_dkh,
-                        "stride_dkn": stride_dkn, "MAX_N_KV": seqlen_k, **queries, **keys,
-                        **_mask_values(mask)}),
+                        "stride_dkn": stride_dkn, "MAX_N_KV": seqlen_k,
+                        "ALIBI_SLOPES": _alibi_pointer(alibi_slopes, part, lse),
+                        **queries, **keys, **_mask_values(mask)}),
             (postprocess, {"DQ": _device_pointer(dq[part]), "DQ_ACC": accumulator,
                            "sm_scale": scale, **queries})]
     _launch_all(q.device, launches)
@@ -611,11 +624,11 @@ class FlashAttnFunction(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, q, k, v, causal, scale, return_lse, causal_offset=0,
-                window_offset=None, softcap=0.0):
+                window_offset=None, softcap=0.0, alibi_slopes=None):
         out, lse, q, k, v = _forward(q, k, v, causal, scale, causal_offset, window_offset,
-                                     softcap)
+                                     softcap, alibi_slopes)
         ctx.save_for_backward(q, k, v, out, lse)
-        ctx.mask = (causal, scale, causal_offset, window_offset, softcap)
+        ctx.mask = (causal, scale, causal_offset, window_offset, softcap, alibi_slopes)
         if return_lse:
             ctx.mark_non_differentiable(lse)
             return out, lse
@@ -625,7 +638,7 @@ class FlashAttnFunction(torch.autograd.Function):
     def backward(ctx, dout, *unused_dlse):
         q, k, v, out, lse = ctx.saved_tensors
         dq, dk, dv = _backward(dout, q, k, v, out, lse, *ctx.mask)
-        return dq, dk, dv, None, None, None, None, None, None
+        return dq, dk, dv, None, None, None, None, None, None, None
 
 
 # --------------------------------------------------------------------------
@@ -652,14 +665,16 @@ def _in_layout_of(tensor, like):
 @torch.library.custom_op("tile::flash_attn_forward", mutates_args=())
 def _forward_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool,
                 scale: float, causal_offset: int, window_offset: int | None,
-                softcap: float) -> tuple[torch.Tensor, torch.Tensor]:
+                softcap: float, alibi_slopes: torch.Tensor | None = None
+                ) -> tuple[torch.Tensor, torch.Tensor]:
     out, lse, _, _, _ = _forward(q, k, v, causal, scale, causal_offset, window_offset,
-                                 softcap)
+                                 softcap, alibi_slopes)
     return _in_layout_of(out, q), lse
 
 
 @_forward_op.register_fake
-def _forward_fake(q, k, v, causal, scale, causal_offset, window_offset, softcap):
+def _forward_fake(q, k, v, causal, scale, causal_offset, window_offset, softcap,
+                  alibi_slopes=None):
     batch, seqlen_q, heads, _ = q.shape
     return torch.empty_like(q), q.new_empty((batch, heads, seqlen_q), dtype=torch.float32)
 
@@ -667,31 +682,32 @@ def _forward_fake(q, k, v, causal, scale, causal_offset, window_offset, softcap)
 @torch.library.custom_op("tile::flash_attn_backward", mutates_args=())
 def _backward_op(dout: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
                  out: torch.Tensor, lse: torch.Tensor, causal: bool, scale: float,
-                 causal_offset: int, window_offset: int | None, softcap: float
+                 causal_offset: int, window_offset: int | None, softcap: float,
+                 alibi_slopes: torch.Tensor | None = None
                  ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     dq, dk, dv = _backward(dout, q, k, v, out, lse, causal, scale, causal_offset,
-                           window_offset, softcap)
+                           window_offset, softcap, alibi_slopes)
     return _in_layout_of(dq, q), _in_layout_of(dk, k), _in_layout_of(dv, v)
 
 
 @_backward_op.register_fake
 def _backward_fake(dout, q, k, v, out, lse, causal, scale, causal_offset, window_offset,
-                   softcap):
+                   softcap, alibi_slopes=None):
     return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
 
 
 def _forward_op_setup_context(ctx, inputs, output):
-    q, k, v, causal, scale, causal_offset, window_offset, softcap = inputs
+    q, k, v, causal, scale, causal_offset, window_offset, softcap, alibi_slopes = inputs
     out, lse = output
     ctx.save_for_backward(q, k, v, out, lse)
-    ctx.mask = (causal, scale, causal_offset, window_offset, softcap)
+    ctx.mask = (causal, scale, causal_offset, window_offset, softcap, alibi_slopes)
     ctx.mark_non_differentiable(lse)
 
 
 def _forward_op_backward(ctx, dout, unused_dlse):
     q, k, v, out, lse = ctx.saved_tensors
     dq, dk, dv = _backward_op(dout, q, k, v, out, lse, *ctx.mask)
-    return dq, dk, dv, None, None, None, None, None
+    return dq, dk, dv, None, None, None, None, None, None
 
 
 _forward_op.register_autograd(_forward_op_backward, setup_context=_forward_op_setup_context)
@@ -707,6 +723,28 @@ def _check_window_size(window_size):
     return int(window_size[0]), int(window_size[1])
 
 
+def _check_alibi_slopes(alibi_slopes, batch, heads, device, softcap):
+    """FlashAttention's alibi_slopes, fp32 (heads,) or (batch, heads), as a
+    contiguous (batch, heads) tensor on `device`; None stays None."""
+    if alibi_slopes is None:
+        return None
+    if not isinstance(alibi_slopes, torch.Tensor):
+        raise TypeError(f"alibi_slopes must be a torch.Tensor or None, not "
+                        f"{type(alibi_slopes).__name__}")
+    if alibi_slopes.dtype != torch.float32:
+        raise TypeError(f"alibi_slopes must be float32, not {alibi_slopes.dtype}")
+    if tuple(alibi_slopes.shape) not in ((heads,), (batch, heads)):
+        raise ValueError(f"alibi_slopes must have the shape ({heads},) (heads) or "
+                         f"({batch}, {heads}) (batch, heads), not "
+                         f"{tuple(alibi_slopes.shape)}")
+    if alibi_slopes.device != device:
+        raise ValueError(f"alibi_slopes is on {alibi_slopes.device} but q is on {device}")
+    if softcap > 0:
+        raise NotImplementedError("alibi_slopes with softcap > 0: Tile's attention kernels "
+                                  "have ALiBi or capped scores, not both")
+    return alibi_slopes.expand(batch, heads).contiguous()
+
+
 def _check_softcap(softcap):
     """softcap as a float: 0 (off) or positive and finite, as in
     FlashAttention (scores capped to softcap * tanh(score / softcap))."""
@@ -717,7 +755,7 @@ def _check_softcap(softcap):
     return float(softcap)
 
 
-def _check_fa2_options(dropout_p, alibi_slopes, deterministic, return_attn_probs):
+def _check_fa2_options(dropout_p, deterministic, return_attn_probs):
     """FlashAttention-2's options Tile's kernels do not have yet: accepted at
     the values that mean "off", refused with NotImplementedError otherwise
     (never ignored: each changes the result)."""
@@ -729,9 +767,6 @@ def _check_fa2_options(dropout_p, alibi_slopes, deterministic, return_attn_probs
         raise NotImplementedError(
             f"dropout_p={dropout_p}: Tile's attention kernels have no dropout yet; "
             f"pass dropout_p=0.0 (the default; FlashAttention's evaluation setting)")
-    if alibi_slopes is not None:
-        raise NotImplementedError("alibi_slopes: Tile's attention kernels have no ALiBi "
-                                  "yet; pass alibi_slopes=None (the default)")
     if _check_flag("deterministic", deterministic):
         raise NotImplementedError(
             "deterministic=True: Tile's backward adds dQ with atomics, whose order "
@@ -765,15 +800,18 @@ def flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False,
     negative side is unlimited; causal sets right to 0).  A row that sees
     no key gets out 0, lse -inf and zero gradients.  softcap > 0 caps the
     scores (softmax_scale * q . k) to softcap * tanh(score / softcap), as
-    Gemma 2 does; 0 (the default) leaves them.
+    Gemma 2 does; 0 (the default) leaves them.  alibi_slopes, fp32
+    (heads,) or (batch, heads), adds -slope * |i + seqlen_k - seqlen_q - j|
+    to the score of query i and key j (ALiBi, as FlashAttention; not
+    with softcap).
 
-    dropout_p, alibi_slopes, deterministic and return_attn_probs
-    are accepted at their defaults ("off") and refused otherwise with
-    NotImplementedError.  Keyword-only, beyond FlashAttention's:
-    return_lse, to return lse (batch, heads, seqlen_q) fp32, natural log
-    (not differentiable), after out; causal_offset, an int of any sign, 0
-    by default, which moves the diagonal the causal mask and the window
-    refer to (-1 hides the diagonal too).
+    dropout_p, deterministic and return_attn_probs are accepted at their
+    defaults ("off") and refused otherwise with NotImplementedError.
+    Keyword-only, beyond FlashAttention's: return_lse, to return lse
+    (batch, heads, seqlen_q) fp32, natural log (not differentiable), after
+    out; causal_offset, an int of any sign, 0 by default, which moves the
+    diagonal the causal mask and the window refer to (-1 hides the
+    diagonal too).
 
     Returns out (batch, seqlen_q, heads, head_dim).  Differentiable in q, k
     and v (with grouped heads dk and dv sum their group's gradients); runs
@@ -784,26 +822,29 @@ def flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False,
     causal = _check_flag("causal", causal)
     window_size = _check_window_size(window_size)
     softcap = _check_softcap(softcap)
-    _check_fa2_options(dropout_p, alibi_slopes, deterministic, return_attn_probs)
+    _check_fa2_options(dropout_p, deterministic, return_attn_probs)
     return_lse = _check_flag("return_lse", return_lse)
     causal_offset = _check_causal_offset(causal_offset)
     scale = _softmax_scale(softmax_scale, q.shape[-1])
+    alibi_slopes = _check_alibi_slopes(alibi_slopes, q.shape[0], q.shape[2], q.device,
+                                       softcap)
     _check_device(q, "q")
     # FlashAttention's bottom-right mask as the kernels' top-left bounds:
     # j <= i + upper when has_upper, j >= i + lower when lower is not None.
     has_upper, upper, lower = _flash_attn_bounds(causal, window_size, causal_offset,
                                                  q.shape[1], k.shape[1])
     if torch.compiler.is_compiling():
-        out, lse = _forward_op(q, k, v, has_upper, scale, upper, lower, softcap)
+        out, lse = _forward_op(q, k, v, has_upper, scale, upper, lower, softcap, alibi_slopes)
         return (out, lse) if return_lse else out
     if not (torch.is_grad_enabled()
             and (q.requires_grad or k.requires_grad or v.requires_grad)):
         # Nothing to differentiate: the kernel alone, without autograd's
         # bookkeeping (about 10 us of host time a call).
-        out, lse, _, _, _ = _forward(q, k, v, has_upper, scale, upper, lower, softcap)
+        out, lse, _, _, _ = _forward(q, k, v, has_upper, scale, upper, lower, softcap,
+                                     alibi_slopes)
         return (out, lse) if return_lse else out
     return FlashAttnFunction.apply(q, k, v, has_upper, scale, return_lse, upper, lower,
-                                   softcap)
+                                   softcap, alibi_slopes)
 
 
 def _unpack(name, packed, count, layout):

@@ -188,6 +188,23 @@ def _dq_acc_offsets(start_m, N_CTX, BLOCK_M: tl.constexpr, HEAD_DIM: tl.constexp
 # --------------------------------------------------------------------------
 
 @tile.jit
+def _alibi(ALIBI_SLOPES, off_z, off_h, H, q_len, kv_len, ALIBI: tl.constexpr):
+    """(slope in base 2, diagonal) of ALiBi's bias for query head off_h of
+    sequence off_z: slopes [Z, H] fp32, contiguous; the diagonal aligned
+    bottom-right, kv_len - q_len, as FlashAttention's.  (0, 0) without."""
+    if ALIBI:
+        return tl.load(ALIBI_SLOPES + off_z * H + off_h) * LOG2E, kv_len - q_len
+    return 0.0, 0
+
+
+@tile.jit
+def _alibi_distance(query, key, diagonal):
+    """|i + diagonal - j| as float32, [len(query), len(key)]: ALiBi's
+    distance of key j from query i's bottom-right diagonal."""
+    return tl.abs(query[:, None] + diagonal - key[None, :]).to(tl.float32)
+
+
+@tile.jit
 def _finite_max(m, CAUSAL_MASK: tl.constexpr):
     """The row max the exponentials subtract.  With the causal mask a row
     that has seen no key yet has m = -inf: subtract 0 instead, so that p and
@@ -202,7 +219,8 @@ def _finite_max(m, CAUSAL_MASK: tl.constexpr):
 def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi, offs_m, scores,
                     BLOCK_N: tl.constexpr, CAUSAL_MASK: tl.constexpr,
                     KEY_MASK: tl.constexpr, RESCALE_VOTE: tl.constexpr = True,
-                    WINDOW_MASK: tl.constexpr = False, SOFTCAP: tl.constexpr = False):
+                    WINDOW_MASK: tl.constexpr = False, SOFTCAP: tl.constexpr = False,
+                    ALIBI: tl.constexpr = False):
     """Online softmax over the key blocks [lo, hi), BLOCK_N keys at a time.
 
     m_i is what the exponentials subtract: the running row max of the scaled
@@ -213,10 +231,12 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi, offs_m, 
     loads).  RESCALE_VOTE: the rows rescale together, behind one vote of
     the program; else each row on its own, without a vote, so that
     warpgroups owning different rows never wait for one another.  scores:
-    (qk_scale, cap_scale, causal_offset, window_offset, kv_len); the scores
-    are q . k * qk_scale in base 2, or with SOFTCAP tanh(q . k * cap_scale)
-    * qk_scale (then qk_scale is softcap * log2(e))."""
-    qk_scale, cap_scale, causal_offset, window_offset, kv_len = scores
+    (qk_scale, cap_scale, causal_offset, window_offset, kv_len, slope,
+    alibi_diagonal); the scores are q . k * qk_scale in base 2, or with
+    SOFTCAP tanh(q . k * cap_scale) * qk_scale (then qk_scale is softcap *
+    log2(e)); with ALIBI minus slope * |i + alibi_diagonal - j| (slope in
+    base 2)."""
+    qk_scale, cap_scale, causal_offset, window_offset, kv_len, slope, alibi_diagonal = scores
     K_block_ptr = tl.advance(K_block_ptr, (0, lo))
     V_block_ptr = tl.advance(V_block_ptr, (lo, 0))
     # A row may see no key of a block (only behind a mask): its max is -inf.
@@ -231,6 +251,13 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi, offs_m, 
         qk = tl.dot(q, k)
         if SOFTCAP:
             qk = tl.math.tanh(qk * cap_scale)
+        score_scale = qk_scale
+        if ALIBI:
+            # The bias is added to the scaled scores, which the max and the
+            # exponentials below then take as they are.
+            qk = qk * qk_scale - slope * _alibi_distance(offs_m, start_n + tl.arange(0, BLOCK_N),
+                                                         alibi_diagonal)
+            score_scale = 1.0
         if CAUSAL_MASK or WINDOW_MASK or KEY_MASK:
             offs_n = start_n + tl.arange(0, BLOCK_N)
             if CAUSAL_MASK or WINDOW_MASK:
@@ -243,7 +270,7 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi, offs_m, 
             qk = tl.where(visible, qk, -float("inf"))
         # The scale goes into the max (qk_scale > 0 keeps the order) and into
         # one fma per score: qk * qk_scale - m_i.
-        m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+        m_ij = tl.maximum(m_i, tl.max(qk, 1) * score_scale)
         # Lazy rescaling: m_i, what the exponentials subtract, follows the
         # row max only where it grew by more than RESCALE_HEADROOM, so p
         # stays below 2^RESCALE_HEADROOM.  After the first blocks no row's
@@ -265,7 +292,7 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi, offs_m, 
             acc = acc * alpha[:, None]
             m_i = m_new
         m_sub = _finite_max(m_i, ROW_MAY_BE_EMPTY)
-        p = tl.math.exp2(qk * qk_scale - m_sub[:, None])
+        p = tl.math.exp2(qk * score_scale - m_sub[:, None])
         l_i = l_i + tl.sum(p, 1)
         acc = tl.dot(p.to(v.dtype), v, acc)
         K_block_ptr = tl.advance(K_block_ptr, (0, BLOCK_N))
@@ -274,16 +301,18 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi, offs_m, 
 
 
 @tile.jit(launch=tile.Launch(grid=("cdiv(MAX_N_CTX, BLOCK_M)", "Z * H"),
-                             keys=("HEAD_DIM", "CAUSAL", "WINDOW", "SOFTCAP"),
+                             keys=("HEAD_DIM", "CAUSAL", "WINDOW", "SOFTCAP", "ALIBI"),
                              length="MAX_N_CTX"))
 def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n,
              stride_kz, stride_kh, stride_kn, Z, H, H_KV, N_CTX, N_KV,
              causal_offset, window_offset, softcap, CU_SEQLENS_Q, CU_SEQLENS_K,
-             MAX_N_CTX, VARLEN, HEAD_DIM: tl.constexpr,
+             MAX_N_CTX, VARLEN, ALIBI_SLOPES, HEAD_DIM: tl.constexpr,
              BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr,
              WINDOW: tl.constexpr = False, SOFTCAP: tl.constexpr = False,
-             HEAD_GROUP: tl.constexpr = 8, RESCALE_VOTE: tl.constexpr = True):
+             HEAD_GROUP: tl.constexpr = 8, RESCALE_VOTE: tl.constexpr = True,
+             ALIBI: tl.constexpr = False):
     tl.static_assert(BLOCK_M % BLOCK_N == 0, "BLOCK_M must be a multiple of BLOCK_N")
+    tl.static_assert(not (ALIBI and SOFTCAP), "ALiBi with capped scores is not supported")
     tl.static_assert(HEAD_GROUP >= 1, "HEAD_GROUP must be at least 1")
     tl.static_assert(CAUSAL or not WINDOW, "a window is a band: WINDOW needs CAUSAL")
     if CAUSAL:
@@ -298,6 +327,7 @@ def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n,
     kv_offset = _offset(off_z, off_kv, stride_kz, stride_kh)
     start_q, q_len = _sequence(CU_SEQLENS_Q, off_z, N_CTX, VARLEN)
     start_k, kv_len = _sequence(CU_SEQLENS_K, off_z, N_KV, VARLEN)
+    slope, alibi_diagonal = _alibi(ALIBI_SLOPES, off_z, off_h, H, q_len, kv_len, ALIBI)
     # Packed, the offsets are relative to each sequence's bottom-right
     # diagonal; a program past its sequence's queries sees no key.
     causal_offset += (kv_len - q_len) * VARLEN
@@ -349,35 +379,35 @@ def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n,
             # keys: no stage may start before `first`.)
             left_end = tl.maximum(tl.minimum(left_end * BLOCK_N, diag_end), first)
             full_end = tl.maximum(full_end, left_end)
-            scores = (qk_scale, cap_scale, off, low, kv_len)
+            scores = (qk_scale, cap_scale, off, low, kv_len, slope, alibi_diagonal)
             acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, first,
                                             left_end, offs_m, scores, BLOCK_N, True, True,
-                                            RESCALE_VOTE, True, SOFTCAP)
+                                            RESCALE_VOTE, True, SOFTCAP, ALIBI=ALIBI)
             acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, left_end,
                                             full_end, offs_m, scores, BLOCK_N, False, False,
-                                            RESCALE_VOTE, False, SOFTCAP)
+                                            RESCALE_VOTE, False, SOFTCAP, ALIBI=ALIBI)
             acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, full_end,
                                             diag_end, offs_m, scores, BLOCK_N, True, True,
-                                            RESCALE_VOTE, True, SOFTCAP)
+                                            RESCALE_VOTE, True, SOFTCAP, ALIBI=ALIBI)
         else:
-            scores = (qk_scale, cap_scale, off, 0, kv_len)
+            scores = (qk_scale, cap_scale, off, 0, kv_len, slope, alibi_diagonal)
             acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, 0,
                                             full_end, offs_m, scores, BLOCK_N, False, False,
-                                            RESCALE_VOTE, False, SOFTCAP)
+                                            RESCALE_VOTE, False, SOFTCAP, ALIBI=ALIBI)
             # Diagonal: up to the last key the last row sees, with the
             # causal mask and the key tail.  Empty when no row sees a key.
             acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, full_end,
                                             diag_end, offs_m, scores, BLOCK_N, True, True,
-                                            RESCALE_VOTE, False, SOFTCAP)
+                                            RESCALE_VOTE, False, SOFTCAP, ALIBI=ALIBI)
     else:
         full_end = kv_len // BLOCK_N * BLOCK_N
-        scores = (qk_scale, cap_scale, 0, 0, kv_len)
+        scores = (qk_scale, cap_scale, 0, 0, kv_len, slope, alibi_diagonal)
         acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, 0, full_end,
                                         offs_m, scores, BLOCK_N, False, False, RESCALE_VOTE, False,
-                                        SOFTCAP)
+                                        SOFTCAP, ALIBI=ALIBI)
         acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, full_end,
                                         kv_len, offs_m, scores, BLOCK_N, False, True, RESCALE_VOTE,
-                                        False, SOFTCAP)
+                                        False, SOFTCAP, ALIBI=ALIBI)
     # log-sum-exp in natural log: ln 2 * (m_i + log2 l_i); -inf for a row
     # that saw no key (m_i = -inf, l_i = 0).
     lse = (m_i + tl.math.log2(l_i)) * LN2
@@ -431,7 +461,7 @@ def attn_fwd_fp8(Q, K, VT, O, LSE, DESCALE, sm_scale, stride_z, stride_h, stride
     qk_scale = sm_scale * LOG2E * tl.load(DESCALE) * tl.load(DESCALE + 1)
     q = tl.load(Q_block_ptr, boundary_check=(0,), padding_option="zero")
     full_end = N_CTX // BLOCK_N * BLOCK_N
-    scores = (qk_scale, 1.0, 0, 0, N_CTX)
+    scores = (qk_scale, 1.0, 0, 0, N_CTX, 0.0, 0)
     acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, 0, full_end,
                                     offs_m, scores, BLOCK_N, False, False)
     acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, full_end, N_CTX,
@@ -486,15 +516,15 @@ def _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, lo, hi,
                    HEAD_DIM: tl.constexpr, CAUSAL_MASK: tl.constexpr,
                    QUERY_MASK: tl.constexpr, DV_LAST: tl.constexpr,
                    WINDOW_MASK: tl.constexpr = False, SOFTCAP: tl.constexpr = False,
-                   QUERY_ROWS: tl.constexpr = False):
+                   QUERY_ROWS: tl.constexpr = False, ALIBI: tl.constexpr = False):
     if QUERY_ROWS:
         dk, dv = _attn_bwd_dkdv_rows(dk, dv, k, v, queries, scores, start_n, lo, hi, BLOCK_M,
                                      BLOCK_N, HEAD_DIM, CAUSAL_MASK, QUERY_MASK, WINDOW_MASK,
-                                     SOFTCAP)
+                                     SOFTCAP, ALIBI)
     else:
         dk, dv = _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi, BLOCK_M,
                                      BLOCK_N, HEAD_DIM, CAUSAL_MASK, QUERY_MASK, DV_LAST,
-                                     WINDOW_MASK, SOFTCAP)
+                                     WINDOW_MASK, SOFTCAP, ALIBI)
     return dk, dv
 
 
@@ -503,12 +533,12 @@ def _attn_bwd_dkdv_rows(dk, dv, k, v, queries, scores, start_n, lo, hi,
                         BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                         HEAD_DIM: tl.constexpr, CAUSAL_MASK: tl.constexpr,
                         QUERY_MASK: tl.constexpr, WINDOW_MASK: tl.constexpr,
-                        SOFTCAP: tl.constexpr):
+                        SOFTCAP: tl.constexpr, ALIBI: tl.constexpr = False):
     """_attn_bwd_dkdv on the scores with queries as rows (queries x keys):
     each thread holds few rows, so LSE and DELTA are a few values a step;
     P and dS pass through shared memory to dV's and dK's products."""
     Q, DO, LSE, DELTA, DQ_ACC, stride_n, q_rows, q_start, q_len = queries
-    qk_scale, cap_scale, causal_offset, window_offset, kv_len = scores
+    qk_scale, cap_scale, causal_offset, window_offset, kv_len, slope, alibi_diagonal = scores
     offs_n = start_n + tl.arange(0, BLOCK_N)
     q_block = tl.make_block_ptr(base=Q, shape=(q_rows, HEAD_DIM), strides=(stride_n, 1),
                                 offsets=(q_start + lo, 0), block_shape=(BLOCK_M, HEAD_DIM),
@@ -530,6 +560,10 @@ def _attn_bwd_dkdv_rows(dk, dv, k, v, queries, scores, start_n, lo, hi,
         delta = tl.load(DELTA + offs_m, mask=offs_m < q_len, other=0.0)
         if SOFTCAP:
             p = tl.math.exp2(tl.math.tanh(tl.dot(q, tl.trans(k)) * cap_scale) * qk_scale
+                             - lse[:, None] * LOG2E)
+        elif ALIBI:
+            p = tl.math.exp2(tl.dot(q, tl.trans(k)) * qk_scale
+                             - slope * _alibi_distance(offs_m, offs_n, alibi_diagonal)
                              - lse[:, None] * LOG2E)
         else:
             p = tl.math.exp2(tl.dot(q, tl.trans(k)) * qk_scale - lse[:, None] * LOG2E)
@@ -562,7 +596,8 @@ def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
                         BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                         HEAD_DIM: tl.constexpr, CAUSAL_MASK: tl.constexpr,
                         QUERY_MASK: tl.constexpr, DV_LAST: tl.constexpr,
-                        WINDOW_MASK: tl.constexpr = False, SOFTCAP: tl.constexpr = False):
+                        WINDOW_MASK: tl.constexpr = False, SOFTCAP: tl.constexpr = False,
+                        ALIBI: tl.constexpr = False):
     """Adds to dK, dV of the key block at start_n the contributions of the
     query blocks [lo, hi), BLOCK_M queries at a time, and to their rows of
     DQ_ACC the key block's dS K; works on the transposed scores (keys x
@@ -586,7 +621,7 @@ def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
     the scores as in the forward (_score_scales), and dS^T times the
     derivative of the cap."""
     Q, DO, LSE, DELTA, DQ_ACC, stride_n, q_rows, q_start, q_len = queries
-    qk_scale, cap_scale, causal_offset, window_offset, kv_len = scores
+    qk_scale, cap_scale, causal_offset, window_offset, kv_len, slope, alibi_diagonal = scores
     offs_n = start_n + tl.arange(0, BLOCK_N)
     # Block pointers advanced each step: the GPU lowering copies their
     # blocks ahead (tilegpu-pipeline).  Q is read transposed, a
@@ -619,6 +654,10 @@ def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
         # P^T = exp(sm_scale * K Q^T - LSE), in base 2.
         if SOFTCAP:
             pT = tl.math.exp2(tl.math.tanh(tl.dot(k, qT) * cap_scale) * qk_scale
+                              - lse[None, :] * LOG2E)
+        elif ALIBI:
+            pT = tl.math.exp2(tl.dot(k, qT) * qk_scale
+                              - slope * _alibi_distance(offs_n, offs_m, -alibi_diagonal)
                               - lse[None, :] * LOG2E)
         else:
             pT = tl.math.exp2(tl.dot(k, qT) * qk_scale - lse[None, :] * LOG2E)
@@ -665,18 +704,19 @@ def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
 
 
 @tile.jit(launch=tile.Launch(grid=("cdiv(MAX_N_KV, BLOCK_N1)", "Z * H"),
-                             keys=("HEAD_DIM", "CAUSAL", "WINDOW", "SOFTCAP"),
+                             keys=("HEAD_DIM", "CAUSAL", "WINDOW", "SOFTCAP", "ALIBI"),
                              length="MAX_N_CTX"))
 def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
              stride_z, stride_h, stride_n, stride_kz, stride_kh, stride_kn,
              stride_dkz, stride_dkh, stride_dkn, Z, H, H_KV, N_CTX, N_KV,
              causal_offset, window_offset, softcap, CU_SEQLENS_Q, CU_SEQLENS_K,
-             MAX_N_CTX, MAX_N_KV, VARLEN, HEAD_DIM: tl.constexpr,
+             MAX_N_CTX, MAX_N_KV, VARLEN, ALIBI_SLOPES, HEAD_DIM: tl.constexpr,
              BLOCK_M1: tl.constexpr, BLOCK_N1: tl.constexpr, CAUSAL: tl.constexpr,
              WINDOW: tl.constexpr = False, SOFTCAP: tl.constexpr = False,
              GROUP_PROGRAMS: tl.constexpr = 128, DV_LAST: tl.constexpr = False,
-             QUERY_ROWS: tl.constexpr = False):
+             QUERY_ROWS: tl.constexpr = False, ALIBI: tl.constexpr = False):
     tl.static_assert(BLOCK_N1 % BLOCK_M1 == 0, "BLOCK_N1 must be a multiple of BLOCK_M1")
+    tl.static_assert(not (ALIBI and SOFTCAP), "ALiBi with capped scores is not supported")
     tl.static_assert(GROUP_PROGRAMS >= 1, "GROUP_PROGRAMS must be at least 1")
     tl.static_assert(CAUSAL or not WINDOW, "a window is a band: WINDOW needs CAUSAL")
     if CAUSAL:
@@ -706,6 +746,7 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
     start_n = pid * BLOCK_N1
     start_q, q_len = _sequence(CU_SEQLENS_Q, off_z, N_CTX, VARLEN)
     start_k, kv_len = _sequence(CU_SEQLENS_K, off_z, N_KV, VARLEN)
+    slope, alibi_diagonal = _alibi(ALIBI_SLOPES, off_z, off_h, H, q_len, kv_len, ALIBI)
     # As in the forward; a program past its sequence's keys sees no query.
     causal_offset += (kv_len - q_len) * VARLEN
     window_offset += (kv_len - q_len) * VARLEN
@@ -730,7 +771,7 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
     dv = tl.zeros([BLOCK_N1, HEAD_DIM], tl.float32)
     # What every stage reads (_attn_bwd_dkdv).
     queries = (Q, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, start_q, q_len)
-    scores = (qk_scale, cap_scale, off, low, kv_len)
+    scores = (qk_scale, cap_scale, off, low, kv_len, slope, alibi_diagonal)
     if CAUSAL:
         # Queries i < start_n - off see none of these keys; from the query
         # block holding the first that sees one, up to the first that sees
@@ -747,7 +788,7 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
             last = tl.minimum(start_n + BLOCK_N1 - low, q_len)
             dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, diag_start,
                                     tl.minimum(diag_end, last), BLOCK_M1, BLOCK_N1, HEAD_DIM, True,
-                                    True, DV_LAST, True, SOFTCAP, QUERY_ROWS)
+                                    True, DV_LAST, True, SOFTCAP, QUERY_ROWS, ALIBI)
             # Whole query blocks that see every key of the block, then the
             # rest up to the last query that sees one, masked.
             full_end = tl.maximum(start_n - low + 1, 0) // BLOCK_M1 * BLOCK_M1
@@ -755,14 +796,14 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
             full_end = tl.maximum(full_end, diag_end)
             dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, diag_end, full_end,
                                     BLOCK_M1, BLOCK_N1, HEAD_DIM, False, False, DV_LAST, False,
-                                    SOFTCAP, QUERY_ROWS)
+                                    SOFTCAP, QUERY_ROWS, ALIBI)
             dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, full_end, last,
                                     BLOCK_M1, BLOCK_N1, HEAD_DIM, True, True, DV_LAST, True,
-                                    SOFTCAP, QUERY_ROWS)
+                                    SOFTCAP, QUERY_ROWS, ALIBI)
         else:
             dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, diag_start,
                                     tl.minimum(diag_end, q_len), BLOCK_M1, BLOCK_N1, HEAD_DIM,
-                                    True, True, DV_LAST, False, SOFTCAP, QUERY_ROWS)
+                                    True, True, DV_LAST, False, SOFTCAP, QUERY_ROWS, ALIBI)
             # Past q_len the stages below are empty.  Unclamped, diag_end is
             # a multiple of BLOCK_M1, and so are the query blocks the main
             # loop steps over.  Full query blocks unmasked (each query sees
@@ -770,10 +811,10 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
             full_end = diag_end + tl.maximum(q_len - diag_end, 0) // BLOCK_M1 * BLOCK_M1
             dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, diag_end, full_end,
                                     BLOCK_M1, BLOCK_N1, HEAD_DIM, False, False, DV_LAST, False,
-                                    SOFTCAP, QUERY_ROWS)
+                                    SOFTCAP, QUERY_ROWS, ALIBI)
             dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, full_end, q_len,
                                     BLOCK_M1, BLOCK_N1, HEAD_DIM, False, True, DV_LAST, False,
-                                    SOFTCAP, QUERY_ROWS)
+                                    SOFTCAP, QUERY_ROWS, ALIBI)
     else:
         # Full query blocks unmasked, then the tail block (if any) masked.
         # Each key block starts at its own diagonal and wraps around, so
@@ -783,13 +824,13 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
         first = tl.minimum(start_n, full_end)
         dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, first, full_end, BLOCK_M1,
                                 BLOCK_N1, HEAD_DIM, False, False, DV_LAST, False, SOFTCAP,
-                                QUERY_ROWS)
+                                QUERY_ROWS, ALIBI)
         dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, 0, first, BLOCK_M1,
                                 BLOCK_N1, HEAD_DIM, False, False, DV_LAST, False, SOFTCAP,
-                                QUERY_ROWS)
+                                QUERY_ROWS, ALIBI)
         dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, full_end, q_len, BLOCK_M1,
                                 BLOCK_N1, HEAD_DIM, False, True, DV_LAST, False, SOFTCAP,
-                                QUERY_ROWS)
+                                QUERY_ROWS, ALIBI)
     tl.store(_row_block(DV, start_k + start_n, stride_dkn, start_k + kv_len, HEAD_DIM,
                         BLOCK_N1), dv.to(DV.dtype.element_ty), boundary_check=(0,))
     dk = dk * sm_scale

@@ -60,6 +60,7 @@ def problem(variant):
     mask = ("local" if constexprs.get("WINDOW") else
             "causal" if constexprs["CAUSAL"] else "noncausal")
     cap = "_softcap" if constexprs.get("SOFTCAP") else ""
+    cap += "_alibi" if constexprs.get("ALIBI") else ""
     bound = f"_n{variant.max_n_ctx}" if variant.max_n_ctx else ""
     return f"{variant.kernel}_d{constexprs['HEAD_DIM']}_{mask}{cap}{bound}"
 
