@@ -498,6 +498,9 @@ void WarpSpecializer::consume(Ops ops, SmallVector<Value> &slots,
       llvm::append_range(inits, phases);
       IRRewriter rewriter(loop.getContext());
       rewriter.setInsertionPoint(loop);
+      // The loop is erased: an op made later may get its address, which
+      // must not read as mirrored (nor the branch's below).
+      mirrored.remove(loop);
       auto grown = cast<scf::ForOp>(*loop.replaceWithAdditionalYields(
           rewriter, inits, /*replaceInitOperandUsesInLoop=*/false,
           [&](OpBuilder &, Location, ArrayRef<BlockArgument> args) {
@@ -565,6 +568,7 @@ void WarpSpecializer::consume(Ops ops, SmallVector<Value> &slots,
     auto results = grown.getResults().take_back(2 * n);
     slots.assign(results.begin(), results.begin() + n);
     phases.assign(results.begin() + n, results.end());
+    mirrored.remove(branch);
     branch.erase();
   }
 }
