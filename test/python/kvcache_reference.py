@@ -57,11 +57,12 @@ def expected_cache(k_cache, v_cache, k, v, seqlens, block_table, batch_idx, rota
 
 def attention(q, k_cache, v_cache, kv_lens, block_table=None, batch_idx=None, scale=None,
               causal=False, window=(-1, -1), softcap=0.0, rotary=None, seqlens=None,
-              interleaved=True):
+              interleaved=True, alibi_slopes=None):
     """(out, lse) in float64: out (batch, seqlen_q, heads, head_dim), lse
     (batch, heads, seqlen_q); rows that see no key get 0 and -inf.  q is
     rotated here (at seqlens + i when causal or windowed, else seqlens) and
-    rounded to its dtype, as the API rounds it."""
+    rounded to its dtype, as the API rounds it.  alibi_slopes ((heads,) or
+    (batch, heads)): -slope * |diagonal - j| added to the scores."""
     batch, seqlen_q, heads, head_dim = q.shape
     heads_k = k_cache.shape[2]
     scale = scale or 1 / math.sqrt(head_dim)
@@ -88,6 +89,9 @@ def attention(q, k_cache, v_cache, kv_lens, block_table=None, batch_idx=None, sc
             scores = softcap * torch.tanh(scores / softcap)
         diagonal = torch.arange(seqlen_q)[:, None] + n - seqlen_q
         j = torch.arange(n)[None, :]
+        if alibi_slopes is not None:
+            slopes = alibi_slopes.double().expand(batch, heads)[b]
+            scores = scores - slopes[:, None, None] * (diagonal - j).abs()
         visible = torch.ones(seqlen_q, n, dtype=torch.bool)
         if right >= 0:
             visible &= j <= diagonal + right

@@ -22,7 +22,8 @@ OUT_TOLERANCE = {torch.float16: 4e-3, torch.bfloat16: 3e-2}
 
 
 def _check(seqlens, seqlen_new, dtype=torch.bfloat16, heads=32, heads_k=8, head_dim=128,
-           page_size=None, causal=False, window_size=(-1, -1), num_splits=0, seed=0):
+           page_size=None, causal=False, window_size=(-1, -1), num_splits=0, seed=0,
+           alibi_slopes=None):
     generator = torch.Generator().manual_seed(seed)
     batch = len(seqlens)
     capacity = max(seqlens) + seqlen_new + 7
@@ -47,7 +48,7 @@ def _check(seqlens, seqlen_new, dtype=torch.bfloat16, heads=32, heads_k=8, head_
                                               None, None, True)
     want_out, want_lse = reference.attention(q, want_k, want_v, lens + seqlen_new,
                                              block_table, causal=causal,
-                                             window=window_size)
+                                             window=window_size, alibi_slopes=alibi_slopes)
 
     def cuda(t):
         return None if t is None else t.cuda()
@@ -56,7 +57,7 @@ def _check(seqlens, seqlen_new, dtype=torch.bfloat16, heads=32, heads_k=8, head_
     out, lse = flash_attn_with_kvcache(
         q.cuda(), gpu_k_cache, gpu_v_cache, cuda(k), cuda(v), cache_seqlens=lens.cuda(),
         block_table=cuda(block_table), causal=causal, window_size=window_size,
-        num_splits=num_splits, return_softmax_lse=True)
+        num_splits=num_splits, alibi_slopes=cuda(alibi_slopes), return_softmax_lse=True)
     torch.cuda.synchronize()
     assert torch.equal(gpu_k_cache.cpu(), want_k) and torch.equal(gpu_v_cache.cpu(), want_v)
     empty = torch.isneginf(want_lse)
@@ -83,6 +84,13 @@ def test_paged_cache(page_size):
 def test_causal_chunks_and_windows(dtype, head_dim):
     _check([0, 500, 3000], 5, dtype=dtype, head_dim=head_dim, causal=True,
            window_size=(700, 0), num_splits=3, seed=head_dim)
+
+
+@pytest.mark.parametrize("head_dim", [64, 128])
+def test_alibi(head_dim):
+    slopes = torch.rand(2, 32, generator=torch.Generator().manual_seed(head_dim)) * 0.3
+    _check([700, 2500], 3, dtype=torch.float16, head_dim=head_dim, causal=True,
+           num_splits=3, seed=head_dim + 1, alibi_slopes=slopes)
 
 
 def test_long_cache_split_by_the_heuristic():

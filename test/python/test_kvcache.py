@@ -78,9 +78,9 @@ class Case:
         return out, lse, k_cache, v_cache
 
     def check(self, causal=False, window_size=(-1, -1), softcap=0.0, interleaved=True,
-              **options):
+              alibi_slopes=None, **options):
         out, lse, k_cache, v_cache = self.run(causal=causal, window_size=window_size,
-                                              softcap=softcap,
+                                              softcap=softcap, alibi_slopes=alibi_slopes,
                                               rotary_interleaved=interleaved, **options)
         want_k, want_v = reference.expected_cache(
             self.k_cache, self.v_cache, self.k, self.v, self.seqlens, self.block_table,
@@ -95,7 +95,7 @@ class Case:
         want_out, want_lse = reference.attention(
             self.q, want_k, want_v, self.seqlens + seqlen_new, self.block_table,
             self.batch_idx, options.get("softmax_scale"), causal, window_size, softcap,
-            self.rotary, self.seqlens, interleaved)
+            self.rotary, self.seqlens, interleaved, alibi_slopes)
         assert out.dtype == self.q.dtype and out.shape == self.q.shape
         empty = torch.isneginf(want_lse)
         assert torch.equal(torch.isneginf(lse), empty), "rows that see no key: lse -inf"
@@ -156,6 +156,23 @@ def test_cache_batch_idx():
 def test_windows_and_softcap(window_size, causal, softcap):
     Case([3, 70, 150], group=4, seqlen_q=4, seqlen_new=4, seed=11).check(
         causal=causal, window_size=window_size, softcap=softcap, num_splits=3)
+
+
+@pytest.mark.parametrize("slopes_shape, causal, window_size, page_size", [
+    ((8,), False, (-1, -1), None), ((3, 8), True, (-1, -1), 16),
+    ((8,), True, (30, 0), None)])
+def test_alibi(slopes_shape, causal, window_size, page_size):
+    """ALiBi: each row's slope is its query head's (the heads of a group in
+    one program), its distance from its token's diagonal."""
+    slopes = torch.rand(slopes_shape, generator=torch.Generator().manual_seed(8)) * 0.3
+    out = Case([3, 70, 150], group=4, seqlen_q=3, seqlen_new=3, page_size=page_size,
+               seed=13).check(causal=causal, window_size=window_size, alibi_slopes=slopes,
+                              num_splits=3)
+    # The bias changes the result.
+    plain, _, _, _ = Case([3, 70, 150], group=4, seqlen_q=3, seqlen_new=3,
+                          page_size=page_size, seed=13).run(causal=causal,
+                                                            window_size=window_size)
+    assert (out.double() - plain.double()).abs().max().item() > 1e-2
 
 
 @pytest.mark.parametrize("interleaved", [True, False])
@@ -348,8 +365,10 @@ def _paged(**change):
      "cache_batch_idx and block_table do not go together"),
     (_inputs(block_table=torch.zeros(2, 3)), TypeError,
      "block_table must be torch.int32, not torch.float32"),
-    (_inputs(alibi_slopes=torch.ones(4)), NotImplementedError,
-     "alibi_slopes: Tile's decoding kernels have no ALiBi yet"),
+    (_inputs(alibi_slopes=torch.ones(3)), ValueError,
+     r"alibi_slopes must have the shape \(4,\) \(heads\) or \(2, 4\)"),
+    (_inputs(alibi_slopes=torch.ones(4), softcap=5.0), NotImplementedError,
+     "ALiBi or capped scores, not both"),
     (_inputs(rotary_cos=torch.ones(40, 16)), ValueError,
      "rotary_cos and rotary_sin come together"),
     (_inputs(rotary_cos=torch.ones(40, 16), rotary_sin=torch.ones(40, 16), k=None, v=None),
@@ -370,7 +389,7 @@ def test_bad_input_is_refused_by_name(args, error, message):
 
 
 def test_a_refused_call_leaves_the_cache_untouched():
-    args = _inputs(alibi_slopes=torch.ones(4))
+    args = _inputs(alibi_slopes=torch.ones(4), softcap=5.0)
     before = args["k_cache"].clone()
     with pytest.raises(NotImplementedError):
         flash_attn_with_kvcache(**args)

@@ -339,7 +339,8 @@ def flash_attn_with_kvcache(q, k_cache, v_cache, k=None, v=None, rotary_cos=None
     with block_table).  causal, window_size, softcap, softmax_scale as in
     flash_attn_func, aligned bottom-right to each sequence's keys.
     num_splits: how many ranges of keys a sequence is split into; 0 picks.
-    alibi_slopes is refused.
+    alibi_slopes, fp32 (heads,) or (batch, heads): ALiBi as in
+    flash_attn_func (not with softcap).
 
     Returns out (batch, seqlen_q, heads, head_dim) in q's dtype and, with
     return_softmax_lse, the log-sum-exp, fp32 (batch, heads, seqlen_q).
@@ -353,10 +354,8 @@ def flash_attn_with_kvcache(q, k_cache, v_cache, k=None, v=None, rotary_cos=None
     rotary_interleaved = _f._check_flag("rotary_interleaved", rotary_interleaved)
     return_softmax_lse = _f._check_flag("return_softmax_lse", return_softmax_lse)
     num_splits = _check_num_splits(num_splits)
-    if alibi_slopes is not None:
-        raise NotImplementedError("alibi_slopes: Tile's decoding kernels have no ALiBi yet; "
-                                  "pass alibi_slopes=None (the default)")
     batch, seqlen_q, heads, head_dim = q.shape
+    alibi_slopes = _f._check_alibi_slopes(alibi_slopes, batch, heads, q.device, softcap)
     heads_k = k_cache.shape[2]
     device = q.device
     scale = _f._softmax_scale(softmax_scale, head_dim)
@@ -482,6 +481,8 @@ def flash_attn_with_kvcache(q, k_cache, v_cache, k=None, v=None, rotary_cos=None
         "stride_kp": stride_kp, "stride_kn": stride_kn, "stride_kh": stride_kh,
         "stride_vp": stride_vp, "stride_vn": stride_vn, "stride_vh": stride_vh,
         "stride_bt": stride_table, "PAGE_SIZE": page_size, "upper": upper, "lower": lower,
+        # Not read without ALiBi: any fp32 buffer.
+        "ALIBI_SLOPES": lse if alibi_slopes is None else alibi_slopes,
         **shape}
     stride_oz, stride_on, stride_oh = _strides(out)
     combine_values = {"O": out, "O_ACC": o_acc, "LSE_ACC": lse_acc, "LSE": lse,
@@ -489,7 +490,8 @@ def flash_attn_with_kvcache(q, k_cache, v_cache, k=None, v=None, rotary_cos=None
                       "stride_oh": stride_oh, **shape}
     combine_block_m = next(v.constexprs["BLOCK_M"] for v in _manifest_variants(COMBINE))
     _launch(device, [
-        (DECODE, {"HEAD_DIM": kernel_dim, "BLOCK_M": block_m, "SOFTCAP": softcap > 0},
+        (DECODE, {"HEAD_DIM": kernel_dim, "BLOCK_M": block_m, "SOFTCAP": softcap > 0,
+                  "ALIBI": alibi_slopes is not None},
          element_type, decode_values, (num_splits, row_blocks, batch * heads_k)),
         (COMBINE, {"HEAD_DIM": kernel_dim}, element_type, combine_values,
          (-(-rows // combine_block_m), batch * heads_k))])

@@ -42,7 +42,9 @@ j >= diagonal + lower.  Causal is upper = 0, a window (left, right) lower =
 the sums stay within i32).  The masks are run-time values: a decoding step
 is bound by the bytes of K and V it reads, not by the compares.  SOFTCAP
 caps the scores as the training kernels do (softcap * tanh(score /
-softcap)).
+softcap)); ALIBI adds -slope * |diagonal - j| to them, the slope of the
+row's query head from ALIBI_SLOPES, fp32 [Z, H] contiguous (not read
+without ALIBI).
 """
 
 import tile
@@ -85,7 +87,7 @@ def _split_range(kv_len, n_q, upper, lower, split, NUM_SPLITS, BLOCK_N: tl.const
 
 
 @tile.jit(launch=tile.Launch(grid=("NUM_SPLITS", "cdiv(ROWS, BLOCK_M)", "Z * H_KV"),
-                             keys=("HEAD_DIM", "BLOCK_M", "SOFTCAP")),
+                             keys=("HEAD_DIM", "BLOCK_M", "SOFTCAP", "ALIBI")),
           do_not_specialize=("stride_qz", "stride_qn", "stride_qh", "stride_kp", "stride_kn",
                              "stride_kh", "stride_vp", "stride_vn", "stride_vh", "stride_bt",
                              "Z", "H_KV", "GROUP", "N_Q", "ROWS", "PAGE_SIZE", "NUM_SPLITS",
@@ -93,9 +95,11 @@ def _split_range(kv_len, n_q, upper, lower, split, NUM_SPLITS, BLOCK_N: tl.const
 def attn_decode(Q, K, V, BLOCK_TABLE, KV_LENS, O_ACC, LSE_ACC, sm_scale, softcap,
                 stride_qz, stride_qn, stride_qh, stride_kp, stride_kn, stride_kh,
                 stride_vp, stride_vn, stride_vh, stride_bt, Z, H_KV, GROUP, N_Q, ROWS,
-                PAGE_SIZE, NUM_SPLITS, upper, lower, HEAD_DIM: tl.constexpr,
-                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, SOFTCAP: tl.constexpr = False):
+                PAGE_SIZE, NUM_SPLITS, upper, lower, ALIBI_SLOPES, HEAD_DIM: tl.constexpr,
+                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, SOFTCAP: tl.constexpr = False,
+                ALIBI: tl.constexpr = False):
     tl.static_assert(BLOCK_M >= 16 and BLOCK_N >= 16, "tl.dot needs 16 rows and keys")
+    tl.static_assert(not (ALIBI and SOFTCAP), "ALiBi with capped scores is not supported")
     split = tl.program_id(0)
     off_zkv = tl.program_id(2)
     off_z, rows, row_ok, token, head = _group_rows(tl.program_id(1), off_zkv, H_KV, GROUP, ROWS,
@@ -118,6 +122,10 @@ def attn_decode(Q, K, V, BLOCK_TABLE, KV_LENS, O_ACC, LSE_ACC, sm_scale, softcap
     else:
         qk_scale = sm_scale * LOG2E
         cap_scale = 1.0
+    if ALIBI:
+        # Each row's slope (its query head's), in base 2.
+        slope = tl.load(ALIBI_SLOPES + off_z * H_KV * GROUP + head, mask=row_ok,
+                        other=0.0) * LOG2E
     table_row = off_z.to(tl.int64) * stride_bt
     k_head = K + off_kv.to(tl.int64) * stride_kh
     v_head = V + off_kv.to(tl.int64) * stride_vh
@@ -140,7 +148,12 @@ def attn_decode(Q, K, V, BLOCK_TABLE, KV_LENS, O_ACC, LSE_ACC, sm_scale, softcap
         if SOFTCAP:
             qk = tl.math.tanh(qk * cap_scale)
         visible = (offs_n[None, :] >= first[:, None]) & (offs_n[None, :] <= last[:, None])
-        scores = tl.where(visible, qk * qk_scale, -float("inf"))
+        if ALIBI:
+            distance = tl.abs(diagonal[:, None] - offs_n[None, :]).to(tl.float32)
+            scores = tl.where(visible, qk * qk_scale - slope[:, None] * distance,
+                              -float("inf"))
+        else:
+            scores = tl.where(visible, qk * qk_scale, -float("inf"))
         m_new = tl.maximum(m_i, tl.max(scores, 1))
         # A row that has seen no key yet subtracts 0, not -inf: p and alpha
         # are then 0 instead of NaN.

@@ -8,7 +8,7 @@ flash_attn_puzzle, attn_fwd_<dtype>_d<HEAD_DIM>_<mask>[_n<MAX_N_CTX>],
 attn_bwd_preprocess_<dtype>_d<HEAD_DIM>, attn_bwd_<dtype>_d<HEAD_DIM>_<mask>,
 attn_bwd_postprocess_<dtype>_d<HEAD_DIM>, matmul_<dtype>,
 matmul_scaled_<fp8 dtype>, attn_fwd_fp8e4nv_d<HEAD_DIM>,
-attn_decode_<dtype>_d<HEAD_DIM>_m<BLOCK_M>[_softcap],
+attn_decode_<dtype>_d<HEAD_DIM>_m<BLOCK_M>[_softcap|_alibi],
 attn_decode_combine_<dtype>_d<HEAD_DIM>, where <mask> is
 noncausal, causal (CAUSAL) or local (CAUSAL and WINDOW: a band of keys),
 followed by _softcap for capped scores (SOFTCAP) or _alibi for ALiBi's
@@ -265,7 +265,7 @@ def _variants():
 # training kernels.
 def _decode_signature(t):
     return (f"*{t}:16,*{t}:16,*{t}:16,*i32,*i32,*fp32:16,*fp32:16,fp32,fp32,"
-            + ",".join(["i32:16"] * 9) + "," + ",".join(["i32"] * 10))
+            + ",".join(["i32:16"] * 9) + "," + ",".join(["i32"] * 10) + ",*fp32")
 
 
 # attn_decode_combine: O (q's type) first, so that the runtime picks it by
@@ -291,12 +291,13 @@ def _decode_variants():
     for t in ("fp16", "bf16"):
         for head_dim in DECODE_HEAD_DIMS:
             for block_m in DECODE_BLOCK_MS:
-                for cap in ("", "_softcap"):
+                for extra in ("", "_softcap", "_alibi"):
                     out.append(Variant(
-                        f"attn_decode_{t}_d{head_dim}_m{block_m}{cap}", "decode",
+                        f"attn_decode_{t}_d{head_dim}_m{block_m}{extra}", "decode",
                         "attn_decode", _decode_signature(t),
                         {"HEAD_DIM": head_dim, "BLOCK_M": block_m,
-                         "BLOCK_N": DECODE_BLOCK_N, "SOFTCAP": bool(cap)}, 4))
+                         "BLOCK_N": DECODE_BLOCK_N, "SOFTCAP": extra == "_softcap",
+                         "ALIBI": extra == "_alibi"}, 4))
             out.append(Variant(
                 f"attn_decode_combine_{t}_d{head_dim}", "decode", "attn_decode_combine",
                 _combine_signature(t), {"HEAD_DIM": head_dim, "BLOCK_M": 16}, 4))
