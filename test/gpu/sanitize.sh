@@ -5,7 +5,7 @@
 # attention variant forward and backward (the backward with its preprocess
 # and postprocess) through tile-run --kernel at a ragged length, against the
 # float64 reference; the softmax kernels, the puzzle forward and the GEMMs
-# through tile-run; the window and softcap variants
+# through tile-run; the window, softcap and ALiBi variants
 # (run_attention_variants.py), decoding, the fp8 forward and the scaled
 # GEMM from PyTorch, with only Tile's kernels sanitized. racecheck and synccheck run in attention.sh and
 # matmul.sh on representative kernels.
@@ -44,7 +44,8 @@ for tool in $TOOLS; do
               kernels/attn_bwd_fp16_d*.json kernels/attn_bwd_bf16_d*.json; do
     name=$(basename "$meta" .json)
     IFS=_ read -r _ mode dtype dim mask softcap <<< "$name"
-    # Windows and softcap: tile-run has no such problems (from PyTorch below).
+    # Windows, softcap and ALiBi: tile-run has no such problems (from
+    # PyTorch below).
     [ "$mask" != local ] && [ -z "$softcap" ] || continue
     flags=(--mode "$mode" --dtype "${dtype/fp16/f16}" --head-dim "${dim#d}" --seq 100
            --batch 1 --heads 2 --backend "$BACKEND" --kernel "$name" --check)
@@ -73,7 +74,7 @@ for tool in $TOOLS; do
     sanitized "$tool" "decoding" --kernel-name kns=attn_ python3 -m pytest -q -m gpu \
       -p no:cacheprovider -k "not long_cache and not cuda_graph" \
       "$ROOT/test/python/test_attention_kvcache_gpu.py"
-    sanitized "$tool" "windows and softcap" --kernel-name kns=attn_ \
+    sanitized "$tool" "windows, softcap and ALiBi" --kernel-name kns=attn_ \
       python3 "$GPU_TESTS/run_attention_variants.py"
     sanitized "$tool" "fp8 attention" --kernel-name kns=attn_ \
       python3 "$GPU_TESTS/check_fp8_attention.py" kernels
