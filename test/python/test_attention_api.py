@@ -1094,7 +1094,9 @@ def test_custom_ops_agree_with_their_fake_implementations(emulated):
 
 @needs_kernels
 @pytest.mark.parametrize("mask", [(True, 0.125, 20, -3, 0.0), (False, 0.2, 0, None, 0.0),
-                                  (False, 0.2, 0, 12, 0.0), (True, 0.2, 25, 3, 1.5)])
+                                  (False, 0.2, 0, 12, 0.0), (True, 0.2, 25, 3, 1.5),
+                                  (True, 0.2, 13, None, 0.0, torch.tensor([[0.5, 0.25, 0.125,
+                                                                            0.0625]]))])
 def test_custom_ops_with_grouped_heads_and_unequal_lengths(emulated, mask):
     q = torch.randn(1, 20, 4, 64).half().requires_grad_()
     k, v = (t.requires_grad_() for t in qkv((1, 33, 2, 64))[:2])
@@ -1103,7 +1105,8 @@ def test_custom_ops_with_grouped_heads_and_unequal_lengths(emulated, mask):
 
 def check_ops(q, k, v, mask):
     """torch.library.opcheck of the forward op and of the backward op, for
-    (causal, scale, causal_offset, window_offset, softcap) `mask`."""
+    (causal, scale, causal_offset, window_offset, softcap[, alibi_slopes])
+    `mask`."""
     torch.library.opcheck(torch.ops.tile.flash_attn_forward.default, (q, k, v, *mask))
     out, lse = torch.ops.tile.flash_attn_forward(q, k, v, *mask)
     assert lse.shape == (q.shape[0], q.shape[2], q.shape[1])
