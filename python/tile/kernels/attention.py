@@ -268,8 +268,9 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi, offs_m, 
             else:
                 visible = offs_n[None, :] < kv_len
             qk = tl.where(visible, qk, -float("inf"))
-        # The scale goes into the max (qk_scale > 0 keeps the order) and into
-        # one fma per score: qk * qk_scale - m_i.
+        # The scale (unless ALiBi's bias took it above) goes into the max
+        # (qk_scale > 0 keeps the order) and into one fma per score: qk *
+        # qk_scale - m_i.
         m_ij = tl.maximum(m_i, tl.max(qk, 1) * score_scale)
         # Lazy rescaling: m_i, what the exponentials subtract, follows the
         # row max only where it grew by more than RESCALE_HEADROOM, so p
