@@ -304,20 +304,19 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
   TILE_RETURN_IF_ERROR(session.upload(lse, "LSE", &lseBuffer));
 
   // One batch of equal lengths: the kernels read their cu_seqlens pointers
-  // only for packed sequences (VARLEN), but a pointer names a buffer.
-  rt::HostArray notPacked(rt::DType::I32, {1});
-  notPacked.fill(0);
-  rt::ScopedBuffer notPackedBuffer;
-  TILE_RETURN_IF_ERROR(
-      session.upload(notPacked, "CU_SEQLENS", &notPackedBuffer));
+  // only for packed sequences (VARLEN), and their ALiBi slopes only in the
+  // variants with ALiBi (not run here), but a pointer names a buffer.
+  rt::ScopedBuffer notPackedBuffer, noSlopesBuffer;
+  auto unread = [&](rt::DType type, const char *name,
+                    rt::ScopedBuffer *buffer) -> rt::Status {
+    rt::HostArray zero(type, {1});
+    zero.fill(0);
+    return session.upload(zero, name, buffer);
+  };
+  TILE_RETURN_IF_ERROR(unread(rt::DType::I32, "CU_SEQLENS", &notPackedBuffer));
+  TILE_RETURN_IF_ERROR(unread(rt::DType::F32, "ALIBI_SLOPES", &noSlopesBuffer));
   rt::LaunchArg cuSeqlens =
       rt::LaunchArg::pointer(notPackedBuffer.get(), rt::DType::I32);
-  // Nor their ALiBi slopes, but for the variants with ALiBi (not run here).
-  rt::HostArray noSlopes(rt::DType::F32, {1});
-  noSlopes.fill(0);
-  rt::ScopedBuffer noSlopesBuffer;
-  TILE_RETURN_IF_ERROR(
-      session.upload(noSlopes, "ALIBI_SLOPES", &noSlopesBuffer));
   rt::LaunchArg alibiSlopes =
       rt::LaunchArg::pointer(noSlopesBuffer.get(), rt::DType::F32);
 

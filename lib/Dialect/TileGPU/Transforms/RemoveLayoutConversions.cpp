@@ -72,6 +72,22 @@ SmallVector<Attribute> resultLayouts(Operation *op) {
   return llvm::map_to_vector(op->getResults(), encodingOf);
 }
 
+/// Gives the value `loop` carries in `arg` the type `newType`, its init
+/// and yielded values already of it: the loop's result too, converted back
+/// after the loop for the users it has.
+void setCarriedType(scf::ForOp loop, BlockArgument arg, Type newType) {
+  Type oldType = arg.getType();
+  arg.setType(newType);
+  OpResult result = loop.getTiedLoopResult(arg);
+  result.setType(newType);
+  if (result.use_empty())
+    return;
+  OpBuilder b(loop->getContext());
+  b.setInsertionPointAfter(loop);
+  auto back = ConvertLayoutOp::create(b, loop.getLoc(), oldType, result);
+  result.replaceAllUsesExcept(back, back);
+}
+
 //===----------------------------------------------------------------------===//
 // Step 1: forward propagation
 //===----------------------------------------------------------------------===//
@@ -481,16 +497,9 @@ public:
     b.setInsertionPoint(yielded->getOwner());
     rebuilt.clear();
     yielded->set(rebuild(yielded->get(), layout, b));
-    arg.setType(newType);
+    setCarriedType(loop, arg, newType);
     convert.replaceAllUsesWith(arg);
     convert.erase();
-    OpResult result = loop.getTiedLoopResult(arg);
-    result.setType(newType);
-    if (!result.use_empty()) {
-      b.setInsertionPointAfter(loop);
-      auto back = ConvertLayoutOp::create(b, loop.getLoc(), oldType, result);
-      result.replaceAllUsesExcept(back, back);
-    }
     return true;
   }
 
@@ -548,17 +557,10 @@ bool carryLoadedLayout(scf::ForOp loop, BlockArgument arg) {
   yielded->set(convert.getSrc());
   if (convert->use_empty())
     convert.erase();
-  arg.setType(newType);
+  setCarriedType(loop, arg, newType);
   b.setInsertionPointToStart(loop.getBody());
   auto atUse = ConvertLayoutOp::create(b, arg.getLoc(), oldType, arg);
   arg.replaceAllUsesExcept(atUse, atUse);
-  OpResult result = loop.getTiedLoopResult(arg);
-  result.setType(newType);
-  if (!result.use_empty()) {
-    b.setInsertionPointAfter(loop);
-    auto back = ConvertLayoutOp::create(b, loop.getLoc(), oldType, result);
-    result.replaceAllUsesExcept(back, back);
-  }
   return true;
 }
 
