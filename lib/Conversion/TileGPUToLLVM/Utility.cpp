@@ -61,10 +61,10 @@ Value tilegpu::getUniformWarpIndex(OpBuilder &b, Location loc,
     func = parent->getParentOfType<FunctionOpInterface>();
   assert(func && "a warp's index is read in a function");
   Block &entry = func.getFunctionBody().front();
-  Value warp;
-  for (Operation &op : entry)
-    if (op.hasAttr(kMark))
-      warp = op.getResult(0);
+  // Made once, near the entry's start: the first op marked.
+  auto marked =
+      llvm::find_if(entry, [&](Operation &op) { return op.hasAttr(kMark); });
+  Value warp = marked == entry.end() ? Value() : marked->getResult(0);
   if (!warp) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&entry);

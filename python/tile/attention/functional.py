@@ -397,8 +397,8 @@ def _batch_parts(batch, heads):
 
 
 def _alibi_pointer(alibi_slopes, part, lse):
-    """The slopes of the batch part `part`; without ALiBi a pointer the
-    kernels never read (lse's)."""
+    """The slopes of the batch part `part` (a slice of the sequences);
+    without ALiBi a pointer the kernels never read (lse's)."""
     return _device_pointer(lse[part] if alibi_slopes is None else alibi_slopes[part])
 
 

@@ -164,14 +164,9 @@ def _varlen_forward(q, k, v, cu_q, cu_k, max_q, max_k, scale, mask, softcap,
         "Q": _f._device_pointer(q), "K": _f._device_pointer(k), "V": _f._device_pointer(v),
         "O": _f._device_pointer(out), "LSE": _f._device_pointer(lse), "sm_scale": scale,
         "softcap": softcap, "causal_offset": causal_offset, "window_offset": window_offset,
-        "ALIBI_SLOPES": _alibi_pointer(alibi_slopes, lse), **queries, **keys})])
+        "ALIBI_SLOPES": _f._alibi_pointer(alibi_slopes, slice(None), lse), **queries,
+        **keys})])
     return out, lse, q, k, v
-
-
-def _alibi_pointer(alibi_slopes, lse):
-    """The slopes (batch, heads); without ALiBi a pointer the kernels never
-    read (lse's)."""
-    return _f._device_pointer(lse if alibi_slopes is None else alibi_slopes)
 
 
 def _varlen_backward(dout, q, k, v, out, lse, cu_q, cu_k, max_q, max_k, scale, mask,
@@ -223,7 +218,8 @@ def _varlen_backward(dout, q, k, v, out, lse, cu_q, cu_k, max_q, max_k, scale, m
                     "stride_dkz": 0, "stride_dkh": stride_dkh, "stride_dkn": stride_dkn,
                     "MAX_N_KV": max(max_k, 1), "causal_offset": causal_offset,
                     "window_offset": window_offset,
-                    "ALIBI_SLOPES": _alibi_pointer(alibi_slopes, lse), **queries, **keys}),
+                    "ALIBI_SLOPES": _f._alibi_pointer(alibi_slopes, slice(None), lse),
+                    **queries, **keys}),
         (postprocess, {"DQ": _f._device_pointer(dq),
                        "DQ_ACC": _f._device_pointer(dq_accumulator),
                        "sm_scale": scale, **queries})])

@@ -49,6 +49,7 @@ without ALIBI).
 
 import tile
 import tile.language as tl
+from tile.kernels.attention import _alibi_distance
 
 LOG2E = tl.constexpr(1.4426950408889634)   # log2(e)
 LN2 = tl.constexpr(0.6931471805599453)     # ln(2)
@@ -149,8 +150,8 @@ def attn_decode(Q, K, V, BLOCK_TABLE, KV_LENS, O_ACC, LSE_ACC, sm_scale, softcap
             qk = tl.math.tanh(qk * cap_scale)
         visible = (offs_n[None, :] >= first[:, None]) & (offs_n[None, :] <= last[:, None])
         if ALIBI:
-            distance = tl.abs(diagonal[:, None] - offs_n[None, :]).to(tl.float32)
-            scores = tl.where(visible, qk * qk_scale - slope[:, None] * distance,
+            scores = tl.where(visible, qk * qk_scale
+                              - slope[:, None] * _alibi_distance(diagonal, offs_n, 0),
                               -float("inf"))
         else:
             scores = tl.where(visible, qk * qk_scale, -float("inf"))
