@@ -529,3 +529,54 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target
     return
   }
 }
+
+// -----
+
+// A tile times a broadcast row with far fewer registers (attention's
+// rescale of its accumulator): a warp whose row scales are all exactly 1
+// skips the 32 multiplies behind one vote; else it multiplies. A tile of
+// few registers a scale multiplies without a vote.
+#mma = #tilegpu.mma<version = 2, warpsPerCTA = [4, 1]>
+#rows = #tilegpu.slice<dim = 1, parent = #mma>
+#small = #tilegpu.blocked<sizePerThread = [1, 2], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]>
+#smallrows = #tilegpu.slice<dim = 1, parent = #small>
+// CHECK-LABEL: llvm.func @unit_scale
+// CHECK: %[[ONE:.*]] = llvm.mlir.constant(1.000000e+00 : f32) : f32
+// CHECK: llvm.fcmp "oeq" %{{.*}}, %[[ONE]] : f32
+// CHECK: llvm.fcmp "oeq" %{{.*}}, %[[ONE]] : f32
+// CHECK-NOT: llvm.fcmp
+// CHECK: %[[ALL:.*]] = nvvm.vote.sync  all %{{.*}}, %{{.*}} -> i1
+// CHECK: scf.if %[[ALL]] -> (f32, f32,
+// CHECK-NOT: llvm.fmul
+// CHECK: } else {
+// CHECK-COUNT-32: llvm.fmul
+// CHECK-NOT: llvm.fmul
+// CHECK: scf.yield
+// CHECK-NOT: nvvm.vote.sync
+// CHECK-COUNT-2: llvm.fmul
+// CHECK-NOT: llvm.fmul
+// CHECK: llvm.return
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @unit_scale(%x: f32, %s: f32, %p: !tile.ptr<f32>, %q: !tile.ptr<f32>) attributes {tile.kernel} {
+    %z = arith.constant 0 : i32
+    %one = arith.constant 1 : i64
+    %c2 = arith.constant 2 : i64
+    %c64 = arith.constant 64 : i64
+    %c128 = arith.constant 128 : i64
+    %acc = tile.splat %x : tensor<64x64xf32, #mma>
+    %row = tile.splat %s : tensor<64xf32, #rows>
+    %e = tile.expand_dims %row {axis = 1 : i32} : tensor<64xf32, #rows> -> tensor<64x1xf32, #mma>
+    %b = tile.broadcast %e : tensor<64x1xf32, #mma> -> tensor<64x64xf32, #mma>
+    %y = arith.mulf %acc, %b : tensor<64x64xf32, #mma>
+    %bp = tile.make_block_ptr %p, [%c64, %c64], [%c64, %one], [%z, %z] order [1, 0] : !tile.block_ptr<tensor<64x64xf32, #mma>>
+    tile.store_block %bp, %y : !tile.block_ptr<tensor<64x64xf32, #mma>>
+    %t = tile.splat %x : tensor<128x2xf32, #small>
+    %r = tile.splat %s : tensor<128xf32, #smallrows>
+    %re = tile.expand_dims %r {axis = 1 : i32} : tensor<128xf32, #smallrows> -> tensor<128x1xf32, #small>
+    %rb = tile.broadcast %re : tensor<128x1xf32, #small> -> tensor<128x2xf32, #small>
+    %u = arith.mulf %t, %rb : tensor<128x2xf32, #small>
+    %bq = tile.make_block_ptr %q, [%c128, %c2], [%c2, %one], [%z, %z] order [1, 0] : !tile.block_ptr<tensor<128x2xf32, #small>>
+    tile.store_block %bq, %u : !tile.block_ptr<tensor<128x2xf32, #small>>
+    return
+  }
+}

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 #include <cmath>
@@ -185,6 +186,81 @@ struct ElementwiseTileOpConversion : public ConversionPattern {
   }
 };
 
+/// x * broadcast(s) where s, a row or a column, has far fewer registers
+/// than x: attention's rescale of its accumulator by exp2(m_old - m_new).
+/// A warp whose scales are all exactly 1 skips the multiplies (x * 1 is x),
+/// behind one vote; with lazy rescaling that is every warp once the row
+/// maxima settle, and the accumulator then goes straight to the next
+/// product.
+struct UnitScaleSkipConversion : public OpConversionPattern<arith::MulFOp> {
+  UnitScaleSkipConversion(const TypeConverter &converter, MLIRContext *ctx)
+      : OpConversionPattern(converter, ctx, /*benefit=*/11) {}
+
+  /// Registers of x per register of the scale below which the vote costs
+  /// more than it may save.
+  static constexpr size_t kMinRegistersPerScale = 8;
+
+  LogicalResult
+  matchAndRewrite(arith::MulFOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = dyn_cast<RankedTensorType>(op.getType());
+    if (!type || !getLayout(type) || !type.getElementType().isF32())
+      return failure();
+    Location loc = op.getLoc();
+    for (unsigned which : {1u, 0u}) {
+      auto broadcast = op->getOperand(which).getDefiningOp<tile::BroadcastOp>();
+      if (!broadcast)
+        continue;
+      Value row = broadcast.getSrc();
+      if (auto expand = row.getDefiningOp<tile::ExpandDimsOp>())
+        row = expand.getSrc();
+      Value loweredRow = rewriter.getRemappedValue(row);
+      if (!loweredRow)
+        continue;
+      SmallVector<Value> x =
+          unpackRegisters(rewriter, loc, adaptor.getOperands()[1 - which]);
+      SmallVector<Value> scale =
+          unpackRegisters(rewriter, loc, adaptor.getOperands()[which]);
+      SmallVector<Value> scales = unpackRegisters(rewriter, loc, loweredRow);
+      if (x.size() < kMinRegistersPerScale * scales.size())
+        return failure();
+      Type f32 = rewriter.getF32Type(), i1 = rewriter.getI1Type();
+      Value one = LLVM::ConstantOp::create(rewriter, loc, f32,
+                                           rewriter.getF32FloatAttr(1.0f));
+      Value allOne = LLVM::ConstantOp::create(rewriter, loc, i1,
+                                              rewriter.getBoolAttr(true));
+      for (Value s : scales)
+        allOne = LLVM::AndOp::create(
+            rewriter, loc, allOne,
+            LLVM::FCmpOp::create(rewriter, loc, LLVM::FCmpPredicate::oeq, s,
+                                 one));
+      Value everyLane = LLVM::ConstantOp::create(
+          rewriter, loc, rewriter.getI32Type(), rewriter.getI32IntegerAttr(-1));
+      Value warpAllOne = NVVM::VoteSyncOp::create(
+          rewriter, loc, i1, everyLane, allOne, NVVM::VoteSyncKind::all);
+      auto skip =
+          scf::IfOp::create(rewriter, loc, SmallVector<Type>(x.size(), f32),
+                            warpAllOne, /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(skip.thenBlock());
+      scf::YieldOp::create(rewriter, loc, x);
+      rewriter.setInsertionPointToStart(skip.elseBlock());
+      SmallVector<Value> products;
+      for (auto [a, b] : llvm::zip(x, scale))
+        products.push_back(
+            arith::MulFOp::create(rewriter, loc, a, b, op.getFastmathAttr()));
+      scf::YieldOp::create(rewriter, loc, products);
+      rewriter.setInsertionPointAfter(skip);
+      rewriter.replaceOp(op,
+                         packRegisters(rewriter, loc,
+                                       getTypeConverter()->convertType(type),
+                                       skip.getResults()));
+      return success();
+    }
+    return failure();
+  }
+};
+
 /// The fast exponentials, logarithms, tanh, sin and cos on scalars, and
 /// tile.where.
 struct SpecialScalarOpConversion : public ConversionPattern {
@@ -220,8 +296,8 @@ static bool isApproximatedMath(StringRef name) {
 
 void tilegpu::populateElementwiseOpToLLVMPatterns(
     TileGPUToLLVMTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<ElementwiseTileOpConversion, SpecialScalarOpConversion>(
-      converter, patterns.getContext());
+  patterns.add<ElementwiseTileOpConversion, SpecialScalarOpConversion,
+               UnitScaleSkipConversion>(converter, patterns.getContext());
   // Above math-to-llvm's patterns (benefit 1); f16 and bf16 through f32.
   const PatternBenefit aboveMathToLLVM(2);
   populateMathF32ExpansionPatterns(patterns, isApproximatedMath,

@@ -139,3 +139,56 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
     return %r : tensor<64x64xf32, #mma>
   }
 }
+
+// -----
+
+// Each row rescaled without a vote (the d128 forward): alpha is stage 0's,
+// its broadcast only stage 1's multiply reads. The broadcast moves to stage
+// 1 and the loop carries alpha, a row, not the 64 x 64 tile broadcast from it.
+#b = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#bt = #tilegpu.blocked<sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]>
+#mma = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]>
+#row = #tilegpu.slice<dim = 1, parent = #mma>
+#n = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [1, 0]>
+#nt = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [0, 1]>
+#p = #tilegpu.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
+// CHECK-LABEL: func.func @rescale_every_row
+// CHECK: scf.for {{.*}} -> (tensor<64x64xf32, #mma>, tensor<64xf32, #slice>, {{.*}}, tensor<64xf32, #slice>, tensor<64x64xf16, #dot_op>)
+// CHECK-NOT: tensor<64x64xf32, #mma>, tensor<64x64xf16, #dot_op>)
+// CHECK: %[[AE:.*]] = tile.expand_dims %{{.*}} {axis = 1 : i32} : tensor<64xf32, #slice> -> tensor<64x1xf32, #mma>
+// CHECK-NEXT: %[[AB:.*]] = tile.broadcast %[[AE]]
+// CHECK-NEXT: %[[SCALED:.*]] = arith.mulf %{{.*}}, %[[AB]] : tensor<64x64xf32, #mma>
+// CHECK: tilegpu.warpgroup_dot %{{.*}}, %{{.*}}, %[[SCALED]] {is_async}
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @rescale_every_row(%q: !tilegpu.memdesc<64x64xf16, #n>, %K: !tile.block_ptr<tensor<64x64xf16, #bt>>, %V: !tile.block_ptr<tensor<64x64xf16, #b>>, %n: i32) -> tensor<64x64xf32, #mma> {
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    %ninf = arith.constant dense<0xFF800000> : tensor<64xf32, #row>
+    %r:4 = scf.for %j = %c0 to %n step %c64 iter_args(%acc = %zero, %m = %ninf, %kp = %K, %vp = %V) -> (tensor<64x64xf32, #mma>, tensor<64xf32, #row>, !tile.block_ptr<tensor<64x64xf16, #bt>>, !tile.block_ptr<tensor<64x64xf16, #b>>) : i32 {
+      %kt = tile.load_block %kp : !tile.block_ptr<tensor<64x64xf16, #bt>>
+      %k = tilegpu.local_alloc %kt : tensor<64x64xf16, #bt> -> !tilegpu.memdesc<64x64xf16, #nt>
+      %vt = tile.load_block %vp : !tile.block_ptr<tensor<64x64xf16, #b>>
+      %v = tilegpu.local_alloc %vt : tensor<64x64xf16, #b> -> !tilegpu.memdesc<64x64xf16, #n>
+      %s = tilegpu.warpgroup_dot %q, %k, %zero : !tilegpu.memdesc<64x64xf16, #n>, !tilegpu.memdesc<64x64xf16, #nt>, tensor<64x64xf32, #mma> -> tensor<64x64xf32, #mma>
+      %mx = tile.reduce max %s axis 1 : tensor<64x64xf32, #mma> -> tensor<64xf32, #row>
+      %mn = arith.maxnumf %m, %mx : tensor<64xf32, #row>
+      %d = arith.subf %m, %mn : tensor<64xf32, #row>
+      %alpha = tile.exp2 %d : tensor<64xf32, #row>
+      %a2 = tile.expand_dims %alpha {axis = 1 : i32} : tensor<64xf32, #row> -> tensor<64x1xf32, #mma>
+      %ab = tile.broadcast %a2 : tensor<64x1xf32, #mma> -> tensor<64x64xf32, #mma>
+      %scaled = arith.mulf %acc, %ab : tensor<64x64xf32, #mma>
+      %m2 = tile.expand_dims %mn {axis = 1 : i32} : tensor<64xf32, #row> -> tensor<64x1xf32, #mma>
+      %mb = tile.broadcast %m2 : tensor<64x1xf32, #mma> -> tensor<64x64xf32, #mma>
+      %sd = arith.subf %s, %mb : tensor<64x64xf32, #mma>
+      %e = tile.exp2 %sd : tensor<64x64xf32, #mma>
+      %eh = arith.truncf %e : tensor<64x64xf32, #mma> to tensor<64x64xf16, #mma>
+      %pa = tilegpu.convert_layout %eh : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #p>
+      %o = tilegpu.warpgroup_dot %pa, %v, %scaled : tensor<64x64xf16, #p>, !tilegpu.memdesc<64x64xf16, #n>, tensor<64x64xf32, #mma> -> tensor<64x64xf32, #mma>
+      %kn = tile.advance %kp, [%c0, %c64] : !tile.block_ptr<tensor<64x64xf16, #bt>>
+      %vn = tile.advance %vp, [%c64, %c0] : !tile.block_ptr<tensor<64x64xf16, #b>>
+      scf.yield %o, %mn, %kn, %vn : tensor<64x64xf32, #mma>, tensor<64xf32, #row>, !tile.block_ptr<tensor<64x64xf16, #bt>>, !tile.block_ptr<tensor<64x64xf16, #b>>
+    }
+    return %r#0 : tensor<64x64xf32, #mma>
+  }
+}

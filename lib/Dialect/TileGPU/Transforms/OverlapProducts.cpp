@@ -292,6 +292,25 @@ FailureOr<StagePlan> planStages(scf::ForOp loop) {
   if (plan.stage0.contains(plan.carried) ||
       !plan.stage0.contains(plan.carried.getA().getDefiningOp()))
     return failure();
+  // A row broadcast only stage 1 reads (the rescale of the accumulator)
+  // moves to stage 1, which then reads the row: a tile crossing the
+  // iteration would be carried in a register an element.
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (Operation &op : *body) {
+      if (!isa<tile::BroadcastOp, tile::ExpandDimsOp>(op) ||
+          !plan.stage0.contains(&op))
+        continue;
+      bool stage1Only = llvm::all_of(op.getUsers(), [&](Operation *user) {
+        Operation *bodyUser = body->findAncestorOpInBlock(*user);
+        return bodyUser != yield && !plan.stage0.contains(bodyUser);
+      });
+      if (stage1Only && !op.use_empty()) {
+        plan.stage0.erase(&op);
+        moved = true;
+      }
+    }
+  }
   // Iter_args: stage 1's are those whose next value stage 1 makes.
   for (auto [i, next] : llvm::enumerate(yield.getOperands())) {
     Operation *def = getBodyOp(body, next);
