@@ -534,7 +534,7 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target
 
 // A tile times a broadcast row with far fewer registers (attention's
 // rescale of its accumulator): a warp whose row scales are all exactly 1
-// skips the 32 multiplies behind one vote; else it multiplies. A tile of
+// skips the 128 multiplies behind one vote; else it multiplies. A tile of
 // few registers a scale multiplies without a vote.
 #mma = #tilegpu.mma<version = 2, warpsPerCTA = [4, 1]>
 #rows = #tilegpu.slice<dim = 1, parent = #mma>
@@ -549,7 +549,7 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target
 // CHECK: scf.if %[[ALL]] -> (f32, f32,
 // CHECK-NOT: llvm.fmul
 // CHECK: } else {
-// CHECK-COUNT-32: llvm.fmul
+// CHECK-COUNT-128: llvm.fmul
 // CHECK-NOT: llvm.fmul
 // CHECK: scf.yield
 // CHECK-NOT: nvvm.vote.sync
@@ -563,13 +563,14 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
     %c2 = arith.constant 2 : i64
     %c64 = arith.constant 64 : i64
     %c128 = arith.constant 128 : i64
-    %acc = tile.splat %x : tensor<64x64xf32, #mma>
+    %c256 = arith.constant 256 : i64
+    %acc = tile.splat %x : tensor<64x256xf32, #mma>
     %row = tile.splat %s : tensor<64xf32, #rows>
     %e = tile.expand_dims %row {axis = 1 : i32} : tensor<64xf32, #rows> -> tensor<64x1xf32, #mma>
-    %b = tile.broadcast %e : tensor<64x1xf32, #mma> -> tensor<64x64xf32, #mma>
-    %y = arith.mulf %acc, %b : tensor<64x64xf32, #mma>
-    %bp = tile.make_block_ptr %p, [%c64, %c64], [%c64, %one], [%z, %z] order [1, 0] : !tile.block_ptr<tensor<64x64xf32, #mma>>
-    tile.store_block %bp, %y : !tile.block_ptr<tensor<64x64xf32, #mma>>
+    %b = tile.broadcast %e : tensor<64x1xf32, #mma> -> tensor<64x256xf32, #mma>
+    %y = arith.mulf %acc, %b : tensor<64x256xf32, #mma>
+    %bp = tile.make_block_ptr %p, [%c64, %c256], [%c256, %one], [%z, %z] order [1, 0] : !tile.block_ptr<tensor<64x256xf32, #mma>>
+    tile.store_block %bp, %y : !tile.block_ptr<tensor<64x256xf32, #mma>>
     %t = tile.splat %x : tensor<128x2xf32, #small>
     %r = tile.splat %s : tensor<128xf32, #smallrows>
     %re = tile.expand_dims %r {axis = 1 : i32} : tensor<128xf32, #smallrows> -> tensor<128x1xf32, #small>
