@@ -4,11 +4,12 @@
 // S^T = K Q^T is needed first (by exp2), so S^T overtakes it; both are
 // issued back to back, asynchronously, and S^T is waited for with dP^T
 // still running (pendings 1). dV, accumulating into the loop's sum, stays
-// where it is and synchronous, and dP^T is waited for before it. S^T moves
-// past the global load of LSE (tile ops touch global memory only); dQ stays
-// below the store of dS^T to shared memory it reads, and is waited for at
-// the atomic add, with dK, a sum issued after it, still running: dK is
-// waited for at the yield.
+// where it is and runs asynchronously: dP^T is waited for beside it. S^T
+// moves past the global load of LSE (tile ops touch global memory only); dQ
+// stays below the store of dS^T to shared memory it reads, and is waited
+// for at the atomic add, with dK, a sum issued after it, still running: dK
+// is waited for at the yield, and dV after it, counted from dK's wait
+// (pendings 0, not 2: ptxas serialises the wgmmas otherwise).
 #b = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 #mma = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]>
 #n = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [1, 0]>
@@ -21,10 +22,8 @@
 // CHECK-NEXT: %[[LSE:.*]] = tile.load
 // CHECK-NEXT: %[[STDONE:.*]] = tilegpu.warpgroup_dot_wait %[[ST]] {pendings = 1 : i32}
 // CHECK-NEXT: math.exp2 %[[STDONE]]
-// CHECK: %[[DPTDONE:.*]] = tilegpu.warpgroup_dot_wait %[[DPT]] {pendings = 0 : i32}
-// CHECK-NEXT: %[[DV:.*]] = tilegpu.warpgroup_dot
-// CHECK-NOT: is_async
-// CHECK-SAME: -> tensor<64x64xf32, #mma>
+// CHECK: %[[DV:.*]] = tilegpu.warpgroup_dot {{.*}} {is_async}
+// CHECK-NEXT: %[[DPTDONE:.*]] = tilegpu.warpgroup_dot_wait %[[DPT]] {pendings = 1 : i32}
 // CHECK: arith.subf %[[DPTDONE]]
 // CHECK: %[[DST:.*]] = tilegpu.local_alloc
 // CHECK-NEXT: %[[DS:.*]] = tilegpu.memdesc_trans %[[DST]]
@@ -33,7 +32,8 @@
 // CHECK-NEXT: %[[DQDONE:.*]] = tilegpu.warpgroup_dot_wait %[[DQ]] {pendings = 1 : i32}
 // CHECK-NEXT: tile.atomic_rmw add %{{.*}}, %[[DQDONE]]
 // CHECK-NEXT: %[[DKDONE:.*]] = tilegpu.warpgroup_dot_wait %[[DK]] {pendings = 0 : i32}
-// CHECK-NEXT: scf.yield %[[DV]], %[[DKDONE]]
+// CHECK-NEXT: %[[DVDONE:.*]] = tilegpu.warpgroup_dot_wait %[[DV]] {pendings = 0 : i32}
+// CHECK-NEXT: scf.yield %[[DVDONE]], %[[DKDONE]]
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @backward_step(%k: !tilegpu.memdesc<64x64xf16, #n>, %v: !tilegpu.memdesc<64x64xf16, #n>, %qt: !tilegpu.memdesc<64x64xf16, #nt>, %do: !tilegpu.memdesc<64x64xf16, #n>, %dot: !tilegpu.memdesc<64x64xf16, #nt>, %q: !tilegpu.memdesc<64x64xf16, #n>, %lse_ptr: tensor<64x64x!tile.ptr<f32>, #mma>, %dq_ptr: tensor<64x64x!tile.ptr<f32>, #mma>, %n: i32) -> tensor<64x64xf32, #mma> {
     %c0 = arith.constant 0 : i32
@@ -89,7 +89,8 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
 // -----
 
 // Two fresh products whose results are both returned: the second is waited
-// for first (nothing after it), the first after (nothing pending). Neither
+// for first (nothing after it), the first after, counted from that wait
+// (nothing pending). Neither
 // moves above the store to shared memory of the tile the second reads.
 #b = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 #mma = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]>
@@ -100,7 +101,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
 // CHECK-NEXT: %[[X:.*]] = tilegpu.warpgroup_dot %{{.*}}, %[[BUF]], %{{.*}} {is_async}
 // CHECK-NEXT: %[[Y:.*]] = tilegpu.warpgroup_dot %{{.*}}, %[[BUF]], %{{.*}} {is_async}
 // CHECK-NEXT: %[[YDONE:.*]] = tilegpu.warpgroup_dot_wait %[[Y]] {pendings = 0 : i32}
-// CHECK-NEXT: %[[XDONE:.*]] = tilegpu.warpgroup_dot_wait %[[X]] {pendings = 1 : i32}
+// CHECK-NEXT: %[[XDONE:.*]] = tilegpu.warpgroup_dot_wait %[[X]] {pendings = 0 : i32}
 // CHECK-NEXT: return %[[XDONE]], %[[YDONE]]
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @two_results(%a: !tilegpu.memdesc<64x64xf16, #n>, %t: tensor<64x64xf16, #b>) -> (tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>) {

@@ -19,10 +19,10 @@
 // product moves up past ops that do not write shared memory (tile ops
 // touch global memory only), taking along the pure ops that compute its
 // operands; it stays below other products, nested regions and other
-// writes. Products accumulating into a loop's sum (dV, dK) stay in place;
-// those issued after the block's last fresh product run asynchronously
-// too, waited for at their first use (the loop's yield): dK beside dQ's
-// atomic adds. Every product is waited for in its own block.
+// writes. Products accumulating into a loop's sum (dV, dK) stay in place
+// and run asynchronously too, waited for at their first use (the loop's
+// yield): dV beside dS and dQ, dK beside dQ's atomic adds. Every product is
+// waited for in its own block.
 //
 //===----------------------------------------------------------------------===//
 
@@ -123,6 +123,7 @@ void waitLate(WarpGroupDotOp dot) {
   dot.setIsAsync(true);
   Operation *before = getFirstUse(dot);
   unsigned issuedAfter = 0;
+  std::optional<unsigned> settled; // groups in flight once `dot` is done
   for (Operation *op = dot->getNextNode(); op != before;
        op = op->getNextNode()) {
     bool nestsProduct =
@@ -137,35 +138,28 @@ void waitLate(WarpGroupDotOp dot) {
       before = op;
       break;
     }
-    if (later)
+    if (later) {
       ++issuedAfter;
+      if (settled)
+        ++*settled;
+    }
+    // A wait that leaves at most issuedAfter groups in flight has finished
+    // `dot`: count from it. (dV's wait asking for 2 in flight right after
+    // dK's asked for none made ptxas serialise every wgmma: C7514.)
+    if (auto earlier = dyn_cast<WarpGroupDotWaitOp>(op);
+        earlier && earlier.getPendings() <= issuedAfter)
+      settled = std::min(settled.value_or(issuedAfter), earlier.getPendings());
   }
   OpBuilder b(before);
   auto wait = WarpGroupDotWaitOp::create(b, dot.getLoc(), dot.getType(),
-                                         dot.getResult(), issuedAfter);
+                                         dot.getResult(),
+                                         settled.value_or(issuedAfter));
   dot.getResult().replaceAllUsesExcept(wait, wait);
 }
 
-/// The products of `block` to make asynchronous, in block order: the fresh
-/// ones, and the sums issued after the last fresh one (dK, waited for at
-/// the loop's yield, runs beside dQ's atomic adds). A sum issued before a
-/// fresh product stays synchronous: in flight through the rest of the step
-/// (dV at d128), its registers made ptxas serialise wgmma.
+/// The products of `block`, in block order: all are made asynchronous.
 SmallVector<WarpGroupDotOp> getAsyncProducts(Block *block) {
-  SmallVector<WarpGroupDotOp> async, trailingSums;
-  for (WarpGroupDotOp dot : block->getOps<WarpGroupDotOp>()) {
-    if (isFreshProduct(dot)) {
-      async.push_back(dot);
-      trailingSums.clear();
-    } else {
-      trailingSums.push_back(dot);
-    }
-  }
-  async.append(trailingSums);
-  llvm::sort(async, [](WarpGroupDotOp a, WarpGroupDotOp b) {
-    return a->isBeforeInBlock(b);
-  });
-  return async;
+  return llvm::to_vector(block->getOps<WarpGroupDotOp>());
 }
 
 struct ScheduleProductsPass
