@@ -40,12 +40,15 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 # test/gpu/ below the root of a checkout or of a GPU bundle: python/ holds tile.
 sys.path.insert(0, os.path.abspath(os.path.join(HERE, "..", "..", "python")))
+# The dropout masks' reference (numpy), beside the interpreter's tests.
+sys.path.insert(0, os.path.abspath(os.path.join(HERE, "..", "python")))
 
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
 
 import junit  # noqa: E402  (beside this file)
+from dropout_reference import dropout_kept  # noqa: E402  (test/python)
 from tile.attention import (  # noqa: E402
     Attention,
     AttentionType,
@@ -268,7 +271,8 @@ def alibi_bias(slopes, seqlen_q, seqlen_k, device):
     return -slopes[:, :, None, None] * (query + seqlen_k - seqlen_q - key).abs()
 
 
-def reference_masked(q, k, v, dout, scale, visible, softcap=0.0, alibi_slopes=None):
+def reference_masked(q, k, v, dout, scale, visible, softcap=0.0, alibi_slopes=None,
+                     kept=None):
     """Out, LSE and gradients in float32 through SDPA's math backend with
     the explicit boolean mask `visible`; K/V heads repeated for their query
     heads (autograd sums each group's gradients).  Rows that see no key are
@@ -276,7 +280,8 @@ def reference_masked(q, k, v, dout, scale, visible, softcap=0.0, alibi_slopes=No
     zero gradients; their lse is -inf.  softcap > 0: the scores capped to
     softcap * tanh(score / softcap), written out (SDPA has no cap); with
     alibi_slopes (batch, heads), ALiBi's bias added to them, written out
-    too."""
+    too; with kept (dropout's keep / (1 - p), (batch, heads, seqlen_q,
+    seqlen_k)), out = (P * kept) V."""
     group = q.shape[2] // k.shape[2]
     q32, k32, v32 = (t.detach().float().requires_grad_() for t in (q, k, v))
     expanded_k, expanded_v = (t.repeat_interleave(group, dim=2) for t in (k32, v32))
@@ -284,14 +289,16 @@ def reference_masked(q, k, v, dout, scale, visible, softcap=0.0, alibi_slopes=No
     mask = visible | ~seen[:, None]
     bias = None if alibi_slopes is None else alibi_bias(alibi_slopes.float(), q.shape[1],
                                                         k.shape[1], q.device)
-    if softcap > 0 or bias is not None:
+    if softcap > 0 or bias is not None or kept is not None:
         scores = torch.einsum("bnhd,bmhd->bhnm", q32, expanded_k) * scale
         if softcap > 0:
             scores = softcap * torch.tanh(scores / softcap)
         if bias is not None:
             scores = scores + bias
-        scores = scores.masked_fill(~mask, -math.inf)
-        out = torch.einsum("bhnm,bmhd->bnhd", torch.softmax(scores, -1), expanded_v)
+        probs = torch.softmax(scores.masked_fill(~mask, -math.inf), -1)
+        if kept is not None:
+            probs = probs * kept
+        out = torch.einsum("bhnm,bmhd->bnhd", probs, expanded_v)
     else:
         with sdpa_kernel([SDPBackend.MATH]):
             out = F.scaled_dot_product_attention(
@@ -308,11 +315,14 @@ def reference_masked(q, k, v, dout, scale, visible, softcap=0.0, alibi_slopes=No
     return out.detach(), lse, dq, dk, dv
 
 
-def run_flash_attn(causal, window_size, causal_offset, softcap=0.0, alibi_slopes=None):
-    """A runner for check_fa2_case: flash_attn_func with these options."""
+def run_flash_attn(causal, window_size, causal_offset, softcap=0.0, alibi_slopes=None,
+                   dropout_p=0.0):
+    """A runner for check_fa2_case: flash_attn_func with these options
+    (with dropout, right after torch.manual_seed(DROPOUT_SEED))."""
     def run(q, k, v, dout):
         qg, kg, vg = (t.detach().requires_grad_() for t in (q, k, v))
-        out, lse = flash_attn_func(qg, kg, vg, 0.0, None, causal, window_size, softcap,
+        torch.manual_seed(DROPOUT_SEED)
+        out, lse = flash_attn_func(qg, kg, vg, dropout_p, None, causal, window_size, softcap,
                                    alibi_slopes, return_lse=True,
                                    causal_offset=causal_offset)
         return (out, lse, *torch.autograd.grad(out, (qg, kg, vg), dout))
@@ -342,12 +352,29 @@ def run_qkvpacked(causal, window_size):
     return run
 
 
+# torch.manual_seed before each call with dropout: its masks' seeds.
+DROPOUT_SEED = 2024
+
+
+def dropout_kept_after_seed(dropout_p, batch, heads, seqlen_q, seqlen_k):
+    """dropout's keep / (1 - p) for a call made right after
+    torch.manual_seed(DROPOUT_SEED): the seeds it draws on the GPU, through
+    the numpy reference of the kernels' masks; None without dropout."""
+    if dropout_p == 0.0:
+        return None
+    torch.manual_seed(DROPOUT_SEED)
+    seeds = torch.randint(0, 2**62, (batch,), dtype=torch.int64, device="cuda")
+    kept = dropout_kept(seeds.cpu().numpy(), heads, seqlen_q, seqlen_k, dropout_p)
+    return torch.from_numpy(kept).float().cuda()
+
+
 def check_fa2_case(results, name, q, k, v, dout, causal=False, window_size=(-1, -1),
-                   causal_offset=0, run=None, softcap=0.0, alibi_slopes=None):
+                   causal_offset=0, run=None, softcap=0.0, alibi_slopes=None, dropout_p=0.0):
     """Forward, LSE and gradients of `run` (flash_attn_func with these
     options by default) against reference_masked with FlashAttention's
     mask; rows that see no key must give out 0 and zero dq exactly."""
-    run = run or run_flash_attn(causal, window_size, causal_offset, softcap, alibi_slopes)
+    run = run or run_flash_attn(causal, window_size, causal_offset, softcap, alibi_slopes,
+                                dropout_p)
 
     def check():
         start = time.perf_counter()
@@ -365,8 +392,10 @@ def check_fa2_case(results, name, q, k, v, dout, causal=False, window_size=(-1, 
                              q.device)
         slopes = None if alibi_slopes is None else \
             alibi_slopes.expand(q.shape[0], q.shape[2])
+        kept = dropout_kept_after_seed(dropout_p, q.shape[0], q.shape[2], q.shape[1],
+                                       k.shape[1])
         ref = reference_masked(q, k, v, dout, 1.0 / math.sqrt(q.shape[-1]), visible,
-                               softcap, slopes)
+                               softcap, slopes, kept)
         empty = ~visible.any(-1)
         errors = {"out": relative_error(out, ref[0]), "lse": lse_error(lse, ref[1]),
                   "dq": relative_error(dq, ref[2]), "dk": relative_error(dk, ref[3]),
@@ -520,6 +549,22 @@ def fa2_sections(results, generator, quick):
                            f"{'causal ' if causal else ''}window={window} B={batch} "
                            f"Nq={seqlen_q} Nk={seqlen_k} Hk={heads_k}",
                            *tensors, causal, window, alibi_slopes=slopes)
+
+    results.section = "dropout"
+    # (batch, seqlen_q, seqlen_k, heads_k, causal, window_size, dropout_p),
+    # every head dim: the masks the kernels draw against the reference's.
+    dropped = ((2, 1000, 1000, 8, False, (-1, -1), 0.1), (1, 1000, 1000, 2, True, (-1, -1), 0.3),
+               (2, 500, 777, 4, True, (-1, -1), 0.5), (1, 777, 500, 8, False, (100, 50), 0.2))
+    for index, (batch, seqlen_q, seqlen_k, heads_k, causal, window, dropout_p) in enumerate(
+            dropped if not quick else dropped[1:2]):
+        for head_dim in (32, 64, 128, 256) if not quick else (64,):
+            dtype = (torch.float16, torch.bfloat16)[(index + head_dim // 64) % 2]
+            tensors = random_inputs(batch, seqlen_q, 8, head_dim, dtype, generator,
+                                    seqlen_k=seqlen_k, heads_k=heads_k)
+            check_fa2_case(results, f"{type_name(dtype)} d{head_dim} dropout={dropout_p} "
+                           f"{'causal ' if causal else ''}window={window} B={batch} "
+                           f"Nq={seqlen_q} Nk={seqlen_k} Hk={heads_k}",
+                           *tensors, causal, window, dropout_p=dropout_p)
 
     results.section = "windows and softcap at d32 and d256"
     # The kernels of the head dims the cases above leave out: a window that

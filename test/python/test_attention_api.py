@@ -12,6 +12,7 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="PyTorch is needed for tile.attention's API")
 
+from dropout_reference import dropout_kept  # noqa: E402
 from tile import runtime  # noqa: E402
 from tile.attention import (  # noqa: E402
     Attention,
@@ -98,7 +99,7 @@ def test_flash_attn_func_refuses_bad_options(kwargs, error, message):
 @pytest.mark.parametrize("args, kwargs, error, message", [
     # Tile's old positional order (causal first) is now dropout_p's place.
     ((True,), {}, TypeError, "dropout_p must be a number, not True"),
-    ((0.1,), {}, NotImplementedError, "dropout_p=0.1: .* no dropout yet"),
+    ((0.1,), {"softcap": 5.0}, NotImplementedError, "dropout_p > 0 with softcap > 0"),
     ((1.5,), {}, ValueError, r"dropout_p must be in \[0, 1\), not 1.5"),
     ((), {"window_size": 128}, TypeError, "window_size must be a pair of ints"),
     ((), {"window_size": (-1.0, -1)}, TypeError, "window_size must be a pair of ints"),
@@ -214,7 +215,8 @@ def test_unsupported_head_dim_lists_what_the_bundle_has(monkeypatch, tmp_path):
     from test_attention_bundle import write_kernel
     write_kernel(tmp_path, "attn_fwd_fp16_d64_noncausal",
                  constexprs={"HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64, "CAUSAL": False,
-                             "WINDOW": False, "SOFTCAP": False, "ALIBI": False})
+                             "WINDOW": False, "SOFTCAP": False, "ALIBI": False,
+                             "DROPOUT": False})
     monkeypatch.setenv("TILE_KERNEL_DIR", str(tmp_path))
     q, k, v = qkv((1, 8, 2, 96))
     with pytest.raises(ValueError, match=r"head_dim 96: the bundle's attention kernels take "
@@ -223,9 +225,9 @@ def test_unsupported_head_dim_lists_what_the_bundle_has(monkeypatch, tmp_path):
     # A bundle without a kernel of the mask asked for names what it has.
     q, k, v = qkv((1, 8, 2, 64))
     with pytest.raises(ValueError, match=r"no attn_fwd variant for HEAD_DIM=64 CAUSAL=1 "
-                                         r"WINDOW=0 SOFTCAP=0 ALIBI=0 fp16 \(it has: "
+                                         r"WINDOW=0 SOFTCAP=0 ALIBI=0 DROPOUT=0 fp16 \(it has: "
                                          r"HEAD_DIM=64 CAUSAL=0 WINDOW=0 SOFTCAP=0 ALIBI=0 "
-                                         r"fp16"):
+                                         r"DROPOUT=0 fp16"):
         functional._forward(q, k, v, True, 0.1)
 
 
@@ -439,6 +441,10 @@ class EmulatedKernels:
                 row = self.tensors[values["ALIBI_SLOPES"].address].view(-1, h)[b]
                 self.tensors[id(row)] = row
                 sub["ALIBI_SLOPES"] = functional.DevicePointer(id(row), "view")
+            if "DROPOUT_SEEDS" in values and spec.constexprs.get("DROPOUT"):
+                seed = self.tensors[values["DROPOUT_SEEDS"].address][b:b + 1]
+                self.tensors[id(seed)] = seed
+                sub["DROPOUT_SEEDS"] = functional.DevicePointer(id(seed), "view")
             for name, (stride, cu) in row_strides.items():
                 if name in values:
                     t = self.tensors[values[name].address]
@@ -516,19 +522,24 @@ class EmulatedKernels:
         def probabilities(lse):   # rows with lse -inf see no key: P = 0
             return torch.exp(scores - lse.masked_fill(torch.isneginf(lse), 0)[..., None])
 
+        # Dropout: O = (P * kept) V, the reference Philox's masks.
+        kept = torch.ones(())
+        if spec.constexprs.get("DROPOUT"):
+            kept = torch.from_numpy(dropout_kept(tensor("DROPOUT_SEEDS")[:z].numpy(), h, n,
+                                                 n_kv, values["dropout_p"])).float()
         if spec.family == "attn_fwd":
             lse = torch.logsumexp(scores, -1)
             rows("LSE").copy_(lse)
-            view("O").copy_(probabilities(lse) @ v)
+            view("O").copy_((probabilities(lse) * kept) @ v)
             return
         p = probabilities(rows("LSE"))
         do = view("DO").float()
-        ds = p * (do @ v.transpose(-1, -2) - rows("DELTA")[..., None]) * cap_grad
+        ds = p * ((do @ v.transpose(-1, -2)) * kept - rows("DELTA")[..., None]) * cap_grad
         accumulator().add_(ds @ k)
 
         def gradient(name):   # DK, DV: per query head
             return strided(tensor(name), values, d, "H", "N_KV", GRADIENT_STRIDES)
-        gradient("DV").copy_(p.transpose(-1, -2) @ do)
+        gradient("DV").copy_((p * kept).transpose(-1, -2) @ do)
         gradient("DK").copy_(ds.transpose(-1, -2) @ q * values["sm_scale"])
 
 
@@ -573,13 +584,14 @@ def test_reference_mask_is_flash_attention_s():
 
 
 def reference(q, k, v, dout, causal, scale, causal_offset=0, window_size=(-1, -1),
-              softcap=0.0, alibi_slopes=None):
+              softcap=0.0, alibi_slopes=None, kept=None):
     """(out, lse, dq, dk, dv) in float64 through autograd: K/V heads repeated
     for their query heads (autograd sums the group's gradients), the mask
     of fa_visible, scores capped to softcap * tanh(score / softcap) when
     softcap > 0, FlashAttention's ALiBi bias -slope * |i + seqlen_k -
     seqlen_q - j| added when alibi_slopes ((heads,) or (batch, heads)) are
-    given."""
+    given, and out = (P * kept) V when kept (dropout's keep / (1 - p),
+    (batch, heads, seqlen_q, seqlen_k)) is."""
     q, k, v = (t.detach().double().requires_grad_() for t in (q, k, v))
     group = q.shape[2] // k.shape[2]
     expanded_k, expanded_v = (t.repeat_interleave(group, dim=2) for t in (k, v))
@@ -598,6 +610,8 @@ def reference(q, k, v, dout, causal, scale, causal_offset=0, window_size=(-1, -1
     scores = scores.masked_fill(hidden & ~empty, -math.inf).masked_fill(empty, 0)
     lse = torch.logsumexp(scores, -1).masked_fill(empty[:, 0], -math.inf)
     probs = torch.softmax(scores, -1).masked_fill(empty, 0)
+    if kept is not None:
+        probs = probs * kept
     out = torch.einsum("bhnm,bmhd->bnhd", probs, expanded_v)
     return (out, lse.detach(), *torch.autograd.grad(out, (q, k, v), dout.double()))
 
@@ -825,6 +839,90 @@ def test_alibi_biases_the_scores(emulated, case):
     # The bias changes the result: without it, another answer.
     unbiased = reference(q, k, v, dout, causal, 0.2, 0, window)
     assert relative_error(out, unbiased[0]) > 1e-2
+
+
+# Dropout: (q shape, k/v shape, causal, window_size, dropout_p) and the
+# kernels' mask.
+DROPOUT_CASES = {
+    "full": ((2, 37, 2, 64), (2, 37, 2, 64), False, (-1, -1), 0.3, NONCAUSAL),
+    "causal gqa": ((2, 41, 4, 64), (2, 41, 2, 64), True, (-1, -1), 0.1, CAUSAL),
+    "nq < nk": ((1, 20, 2, 128), (1, 64, 2, 128), False, (-1, -1), 0.5, NONCAUSAL),
+    "window nq > nk": ((1, 50, 2, 64), (1, 30, 1, 64), False, (6, 3), 0.2, LOCAL),
+}
+
+
+def seeded_kept(seed, batch, heads, seqlen_q, seqlen_k, dropout_p):
+    """dropout's keep / (1 - p) for a call made right after
+    torch.manual_seed(seed): the seeds it draws, through the reference
+    Philox (test_random.dropout_kept)."""
+    torch.manual_seed(seed)
+    seeds = torch.randint(0, 2**62, (batch,), dtype=torch.int64)
+    return torch.from_numpy(dropout_kept(seeds.numpy(), heads, seqlen_q, seqlen_k, dropout_p))
+
+
+@needs_kernels
+@pytest.mark.parametrize("case", DROPOUT_CASES)
+def test_dropout_drops_by_the_seeded_masks(emulated, case):
+    """dropout_p: out = (P * keep / (1 - p)) V, lse that of P, with the
+    masks the seeds PyTorch's generator gives draw (torch.manual_seed
+    repeats them); out, lse and the gradients against the float64
+    reference with those masks, on the DROPOUT kernels of the case's
+    mask."""
+    shape, kv_shape, causal, window, dropout_p, mask = DROPOUT_CASES[case]
+    dtype = torch.bfloat16 if shape[-1] == 128 else torch.float16
+    q, k, v = (t.requires_grad_() for t in qkv(shape, dtype, kv_shape=kv_shape))
+    dout = torch.randn(shape).to(dtype)
+    torch.manual_seed(1234)
+    out, lse = flash_attn_func(q, k, v, dropout_p, 0.2, causal, window, return_lse=True)
+    dq, dk, dv = torch.autograd.grad(out, (q, k, v), dout)
+    kept = seeded_kept(1234, shape[0], shape[2], shape[1], kv_shape[1], dropout_p)
+    want = reference(q, k, v, dout, causal, 0.2, 0, window, kept=kept)
+    assert_matches_reference((out, lse, dq, dk, dv), want, dtype)
+    assert masks_launched(emulated) == [mask, mask]
+    assert [(spec.constexprs["DROPOUT"], values["dropout_p"]) for spec, values
+            in emulated.launches if spec.family in MASKED_FAMILIES] == [(True, dropout_p)] * 2
+    # About dropout_p of the probabilities dropped, and a result of its own.
+    assert abs((kept == 0).double().mean().item() - dropout_p) < 0.05
+    assert relative_error(out, reference(q, k, v, dout, causal, 0.2, 0, window)[0]) > 1e-2
+
+
+@needs_kernels
+def test_dropout_masks_repeat_with_the_seed_and_change_between_calls(emulated):
+    q, k, v = qkv((2, 30, 2, 64))
+    torch.manual_seed(5)
+    first, second = (flash_attn_func(q, k, v, 0.25) for _ in range(2))
+    torch.manual_seed(5)
+    again = flash_attn_func(q, k, v, 0.25)
+    assert torch.equal(first, again) and not torch.equal(first, second)
+    # Evaluation: dropout_p=0.0 runs the kernels without dropout.
+    flash_attn_func(q, k, v, 0.0)
+    assert [spec.constexprs["DROPOUT"] for spec, _ in emulated.launches] == [True] * 3 + [False]
+
+
+@needs_kernels
+def test_varlen_dropout_masks_each_sequence_by_its_seed(emulated):
+    """Packed sequences: sequence b's mask is drawn under the b-th seed, as
+    flash_attn_func draws a batch's b-th sequence's."""
+    lens_q, lens_k = [30, 1, 45], [50, 9, 20]
+    q, cu_q = packed(lens_q, 4)
+    k, cu_k = packed(lens_k, 2)
+    v, _ = packed(lens_k, 2)
+    dout = torch.randn_like(q)
+    q, k, v = (t.requires_grad_() for t in (q, k, v))
+    torch.manual_seed(99)
+    out, lse = flash_attn_varlen_func(q, k, v, cu_q, cu_k, max(lens_q), max(lens_k), 0.4,
+                                      0.2, True, return_lse=True)
+    dq, dk, dv = torch.autograd.grad(out, (q, k, v), dout)
+    torch.manual_seed(99)
+    seeds = torch.randint(0, 2**62, (len(lens_q),), dtype=torch.int64)
+    for b in range(len(lens_q)):
+        rq, rk = slice(cu_q[b], cu_q[b + 1]), slice(cu_k[b], cu_k[b + 1])
+        kept = torch.from_numpy(dropout_kept(seeds[b:b + 1].numpy(), 4, lens_q[b], lens_k[b],
+                                             0.4))
+        want = reference(q[rq][None], k[rk][None], v[rk][None], dout[rq][None], True, 0.2,
+                         kept=kept)
+        got = (out[rq][None], lse[:, rq][None], dq[rq][None], dk[rk][None], dv[rk][None])
+        assert_matches_reference(got, want, torch.float16)
 
 
 @needs_kernels
@@ -1084,6 +1182,28 @@ def test_torch_compile_with_grouped_heads_unequal_lengths_and_windows(emulated, 
 
 
 @needs_kernels
+def test_torch_compile_with_dropout_draws_the_eager_masks(emulated):
+    """Dropout's seeds are drawn in the traced graph (torch.randint): after
+    the same torch.manual_seed, compiled (aot_eager, fullgraph) equals
+    eager bit for bit, gradients included."""
+    def step(q, k, v):
+        return flash_attn_func(q, k, v, 0.3, 0.2, True) * 2
+
+    q, k, v = (t.requires_grad_() for t in qkv((2, 37, 4, 64), kv_shape=(2, 37, 2, 64)))
+    dout = torch.randn(2, 37, 4, 64).half()
+    results = []
+    for run in (step, torch.compile(step, fullgraph=True, backend="aot_eager")):
+        torch._dynamo.reset()
+        torch.manual_seed(3)
+        out = run(q, k, v)
+        results.append((out, *torch.autograd.grad(out, (q, k, v), dout)))
+    for name, got, want in zip(("out", "dq", "dk", "dv"), *results):
+        assert torch.equal(got, want), name
+    assert [spec.constexprs["DROPOUT"] for spec, _ in emulated.launches
+            if spec.family in MASKED_FAMILIES] == [True] * 4
+
+
+@needs_kernels
 def test_custom_ops_agree_with_their_fake_implementations(emulated):
     """torch.library.opcheck: the ops' fake implementations give the real
     ones' shapes, dtypes and strides, and the autograd registration holds."""
@@ -1096,7 +1216,9 @@ def test_custom_ops_agree_with_their_fake_implementations(emulated):
 @pytest.mark.parametrize("mask", [(True, 0.125, 20, -3, 0.0), (False, 0.2, 0, None, 0.0),
                                   (False, 0.2, 0, 12, 0.0), (True, 0.2, 25, 3, 1.5),
                                   (True, 0.2, 13, None, 0.0, torch.tensor([[0.5, 0.25, 0.125,
-                                                                            0.0625]]))])
+                                                                            0.0625]])),
+                                  (True, 0.2, 13, None, 0.0, None, 0.3,
+                                   torch.tensor([123456789], dtype=torch.int64))])
 def test_custom_ops_with_grouped_heads_and_unequal_lengths(emulated, mask):
     q = torch.randn(1, 20, 4, 64).half().requires_grad_()
     k, v = (t.requires_grad_() for t in qkv((1, 33, 2, 64))[:2])
@@ -1105,8 +1227,8 @@ def test_custom_ops_with_grouped_heads_and_unequal_lengths(emulated, mask):
 
 def check_ops(q, k, v, mask):
     """torch.library.opcheck of the forward op and of the backward op, for
-    (causal, scale, causal_offset, window_offset, softcap[, alibi_slopes])
-    `mask`."""
+    (causal, scale, causal_offset, window_offset, softcap[, alibi_slopes[,
+    dropout_p, dropout_seeds]]) `mask`."""
     torch.library.opcheck(torch.ops.tile.flash_attn_forward.default, (q, k, v, *mask))
     out, lse = torch.ops.tile.flash_attn_forward(q, k, v, *mask)
     assert lse.shape == (q.shape[0], q.shape[2], q.shape[1])

@@ -44,7 +44,8 @@ def write_kernel(directory, name, params=FWD_PARAMS, kernel="attn_fwd",
             "params": [{"name": n, "type": t, **({"divisibility": d} if d > 1 else {})}
                        for n, t, d in params],
             "constexprs": constexprs if constexprs is not None else
-            {"HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64, "CAUSAL": False, "ALIBI": False},
+            {"HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64, "CAUSAL": False, "ALIBI": False,
+             "DROPOUT": False},
             "num_warps": 4}
     if launch is not None:
         meta["launch"] = launch
@@ -111,14 +112,15 @@ def test_select_by_dtype_head_dim_and_causality(tmp_path):
     for causal in (False, True):
         write_kernel(tmp_path, f"attn_fwd_fp16_d64_{'causal' if causal else 'noncausal'}",
                      constexprs={"HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64,
-                                 "CAUSAL": causal, "ALIBI": False})
+                                 "CAUSAL": causal, "ALIBI": False, "DROPOUT": False})
     kernels = KernelBundle(tmp_path)
     assert kernels.select("attn_fwd", "fp16", 64, True).name == "attn_fwd_fp16_d64_causal"
     assert kernels.select("attn_fwd", "fp16", 64, False).name == \
         "attn_fwd_fp16_d64_noncausal"
     with pytest.raises(ValueError, match=r"no attn_fwd variant for HEAD_DIM=96 CAUSAL=1 "
-                                         r"ALIBI=0 fp16 \(it has: HEAD_DIM=64 CAUSAL=1 "
-                                         r"ALIBI=0 fp16, HEAD_DIM=64 CAUSAL=0 ALIBI=0 fp16\)"):
+                                         r"ALIBI=0 DROPOUT=0 fp16 \(it has: HEAD_DIM=64 "
+                                         r"CAUSAL=1 ALIBI=0 DROPOUT=0 fp16, HEAD_DIM=64 "
+                                         r"CAUSAL=0 ALIBI=0 DROPOUT=0 fp16\)"):
         kernels.select("attn_fwd", "fp16", 96, True)
     with pytest.raises(ValueError, match="bf16"):
         kernels.select("attn_fwd", "bf16", 64, True)
@@ -131,20 +133,21 @@ def test_select_by_window(tmp_path):
                                    ("local", True, True)):
         write_kernel(tmp_path, f"attn_fwd_fp16_d64_{suffix}",
                      constexprs={"HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64,
-                                 "CAUSAL": causal, "WINDOW": window, "ALIBI": False})
+                                 "CAUSAL": causal, "WINDOW": window, "ALIBI": False,
+                                 "DROPOUT": False})
     kernels = KernelBundle(tmp_path)
     for suffix, causal, window in (("noncausal", False, False), ("causal", True, False),
                                    ("local", True, True)):
         assert kernels.select("attn_fwd", "fp16", 64, causal, window=window).name == \
             f"attn_fwd_fp16_d64_{suffix}"
     with pytest.raises(ValueError, match=r"no attn_fwd variant for HEAD_DIM=64 CAUSAL=0 "
-                                         r"WINDOW=1 ALIBI=0 fp16"):
+                                         r"WINDOW=1 ALIBI=0 DROPOUT=0 fp16"):
         kernels.select("attn_fwd", "fp16", 64, False, window=True)
 
 
 def test_select_by_sequence_length(tmp_path):
     constexprs = {"HEAD_DIM": 128, "BLOCK_M": 128, "BLOCK_N": 64, "CAUSAL": False,
-                  "ALIBI": False}
+                  "ALIBI": False, "DROPOUT": False}
     write_kernel(tmp_path, "attn_fwd_fp16_d128_noncausal", constexprs=constexprs)
     write_kernel(tmp_path, "attn_fwd_fp16_d128_noncausal_n1024", constexprs=constexprs,
                  max_n_ctx=1024)
@@ -192,7 +195,7 @@ def test_invalid_max_n_ctx_is_reported(tmp_path, value):
 
 def test_missing_block_size_is_reported(tmp_path):
     write_kernel(tmp_path, "attn_fwd_k", constexprs={"HEAD_DIM": 64, "CAUSAL": False,
-                                                     "ALIBI": False},
+                                                     "ALIBI": False, "DROPOUT": False},
                  launch={"grid": ["Z * H"]})
     kernel, = runtime.Bundle(tmp_path).kernels
     with pytest.raises(BundleError, match="BLOCK_M"):
@@ -269,11 +272,12 @@ def test_built_kernels_are_the_manifest_variants():
         window = variant.constexprs.get("WINDOW")
         softcap = variant.constexprs.get("SOFTCAP")
         alibi = variant.constexprs.get("ALIBI", False)
+        dropout = variant.constexprs.get("DROPOUT", False)
         assert kernel.max_n_ctx == variant.max_n_ctx
         assert kernels.select(variant.kernel, element_type,
                               variant.constexprs["HEAD_DIM"], causal,
                               seq_len=variant.max_n_ctx, window=window,
-                              softcap=softcap, alibi=alibi) is kernel
+                              softcap=softcap, alibi=alibi, dropout=dropout) is kernel
 
 
 # --------------------------------------------------------------------------

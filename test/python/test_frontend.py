@@ -362,7 +362,7 @@ def run_cli(tile_compile):
 
 
 FWD_SIGNATURE = ("*fp16,*fp16,*fp16,*fp16,*fp32,fp32," + ",".join(["i32"] * 13)
-                 + ",fp32,*i32,*i32,i32,i32,*fp32")
+                 + ",fp32,*i32,*i32,i32,i32,*fp32,fp32,*i64")
 
 
 MATH_KERNEL = """
@@ -420,18 +420,19 @@ def test_cli_writes_module_metadata_and_ptx(tmp_path, verify, run_cli):
             ("H_KV", "i32"), ("N_CTX", "i32"), ("N_KV", "i32"), ("causal_offset", "i32"),
             ("window_offset", "i32"), ("softcap", "fp32"), ("CU_SEQLENS_Q", "*i32"),
             ("CU_SEQLENS_K", "*i32"), ("MAX_N_CTX", "i32"), ("VARLEN", "i32"),
-            ("ALIBI_SLOPES", "*fp32")]],
-        # WINDOW, SOFTCAP, HEAD_GROUP, RESCALE_VOTE and ALIBI were not given:
-        # their defaults are recorded.
+            ("ALIBI_SLOPES", "*fp32"), ("dropout_p", "fp32"), ("DROPOUT_SEEDS", "*i64")]],
+        # WINDOW, SOFTCAP, HEAD_GROUP, RESCALE_VOTE, ALIBI and DROPOUT were
+        # not given: their defaults are recorded.
         "constexprs": {"HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64, "CAUSAL": True,
                        "WINDOW": False, "SOFTCAP": False, "HEAD_GROUP": 8,
-                       "RESCALE_VOTE": True, "ALIBI": False},
+                       "RESCALE_VOTE": True, "ALIBI": False, "DROPOUT": False},
         "num_warps": 4,
         "options": CompileOptions(num_warps=4, num_stages=3,
                                   thread_index_per_op=True).pipeline_string(),
         # Declared beside the kernel (@tile.jit(launch=...)).
         "launch": {"grid": ["cdiv(MAX_N_CTX, BLOCK_M)", "Z * H"],
-                   "keys": ["HEAD_DIM", "CAUSAL", "WINDOW", "SOFTCAP", "ALIBI"],
+                   "keys": ["HEAD_DIM", "CAUSAL", "WINDOW", "SOFTCAP", "ALIBI",
+                            "DROPOUT"],
                    "length": "MAX_N_CTX"}}
     assert gpu["ptx"] == "attn_fwd_test.ptx" and gpu["target"] == "sm_90a"
     assert gpu["shared_bytes"] > 0 and "cubin" not in gpu

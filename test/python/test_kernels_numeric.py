@@ -9,6 +9,7 @@ import pytest
 
 np = pytest.importorskip("numpy", reason="numpy is needed to run kernels in ir_eval")
 
+from dropout_reference import dropout_kept  # noqa: E402
 from ir_eval import Interpreter, round_bf16  # noqa: E402
 from tile.compiler import compile_kernel  # noqa: E402
 from tile.kernels import manifest  # noqa: E402
@@ -75,12 +76,13 @@ def visibility(n, n_kv, causal_offset=None, window_offset=None):
     return visible
 
 
-def attention_ref(q, k, v, sm_scale, visible, softcap=None, slopes=None):
+def attention_ref(q, k, v, sm_scale, visible, softcap=None, slopes=None, kept=1.0):
     """P, O, LSE and the derivative of the scores' cap, of q [Z, H, N, D]
     against k, v [Z, H, N_KV, D] (heads already repeated for grouped K/V),
     keys hidden where `visible` is False, scores capped to softcap *
     tanh(score / softcap) when softcap is given, and ALiBi's bias -slope *
-    |i + N_KV - N - j| added when slopes [Z, H] are.  A row that sees no
+    |i + N_KV - N - j| added when slopes [Z, H] are; O = (P * kept) V
+    (dropout: kept is keep / (1 - p), dropout_kept).  A row that sees no
     key has P = 0, O = 0 and LSE = -inf."""
     s = q @ np.swapaxes(k, -1, -2) * sm_scale
     cap_grad = np.ones_like(s)
@@ -99,7 +101,7 @@ def attention_ref(q, k, v, sm_scale, visible, softcap=None, slopes=None):
     with np.errstate(divide="ignore"):
         lse = (np.log(total) + m)[..., 0]
     p = p / np.where(total > 0, total, 1.0)
-    return p, p @ v, lse, cap_grad
+    return p, (p * kept) @ v, lse, cap_grad
 
 
 def to_dtype(x, t):
@@ -194,12 +196,26 @@ def alibi_slopes(rng, z, h):
     return rng.uniform(0.05, 0.6, (z, h)).astype(np.float32)
 
 
+def variant_suffix(mask, softcap, alibi, dropout_p):
+    return (mask.suffix + ("" if softcap is None else "_softcap") + ("_alibi" if alibi else "")
+            + ("" if dropout_p is None else "_dropout"))
+
+
+def dropout_memory(memory, rng, z, dropout_p):
+    """The seeds (int64, one a sequence) and the kernels' dropout
+    arguments; without dropout a seed they do not read."""
+    seeds = rng.randint(0, 2**62, z, dtype=np.int64) if dropout_p is not None \
+        else np.zeros(1, np.int64)
+    memory["SEEDS"] = seeds
+    return seeds, [np.float32(dropout_p or 0.0), ("ptr", "SEEDS")]
+
+
 def run_attention(t, d, mask, n, heads_inner, n_kv=None, h=2, h_kv=None, z=1,
-                  softcap=None, alibi=False):
+                  softcap=None, alibi=False, dropout_p=None):
     """Runs the forward and the three backward kernels of one variant on
     random inputs and checks O, LSE, DELTA, dQ, dK (per query head) and dV
     against float64."""
-    suffix = mask.suffix + ("" if softcap is None else "_softcap") + ("_alibi" if alibi else "")
+    suffix = variant_suffix(mask, softcap, alibi, dropout_p)
     n_kv = n if n_kv is None else n_kv
     h_kv = h if h_kv is None else h_kv
     group = h // h_kv
@@ -229,8 +245,10 @@ def run_attention(t, d, mask, n, heads_inner, n_kv=None, h=2, h_kv=None, z=1,
     memory["CU"] = np.zeros(1, np.int32)
     slopes = alibi_slopes(rng, z, h) if alibi else None
     memory["ALIBI"] = slopes.ravel().copy() if alibi else np.zeros(1, np.float32)
-    dense = [("ptr", "CU"), ("ptr", "CU")] + i32((n, 0)) + [("ptr", "ALIBI")]
-    dense_bwd = [("ptr", "CU"), ("ptr", "CU")] + i32((n, n_kv, 0)) + [("ptr", "ALIBI")]
+    seeds, dropout = dropout_memory(memory, rng, z, dropout_p)
+    dense = [("ptr", "CU"), ("ptr", "CU")] + i32((n, 0)) + [("ptr", "ALIBI")] + dropout
+    dense_bwd = [("ptr", "CU"), ("ptr", "CU")] + i32((n, n_kv, 0)) + [("ptr", "ALIBI")] \
+        + dropout
     q_dims = i32(q_strides + (z, h, n)) + [("ptr", "CU")] + i32((n, 0))
 
     fwd, c = interpreter(f"attn_fwd_{t}_d{d}_{suffix}")
@@ -238,7 +256,9 @@ def run_attention(t, d, mask, n, heads_inner, n_kv=None, h=2, h_kv=None, z=1,
              np.float32(sm_scale)] + i32(q_strides + kv_strides) + sizes + dense,
             (-(-n // c["BLOCK_M"]), z * h), memory)
     visible = visibility(n, n_kv, mask.causal_offset, mask.window_offset)
-    p, o_ref, lse_ref, cap_grad = attention_ref(qf, kf, vf, sm_scale, visible, softcap, slopes)
+    kept = 1.0 if dropout_p is None else dropout_kept(seeds, h, n, n_kv, dropout_p)
+    p, o_ref, lse_ref, cap_grad = attention_ref(qf, kf, vf, sm_scale, visible, softcap, slopes,
+                                                kept)
     o = load(memory["O"], z, h, n, d, heads_inner).astype(np.float64)
     np.testing.assert_allclose(o, o_ref, atol=1e-2, rtol=1e-2)
     lse = memory["LSE"].reshape(z, h, n)
@@ -266,14 +286,16 @@ def run_attention(t, d, mask, n, heads_inner, n_kv=None, h=2, h_kv=None, z=1,
              (-(-n // c["BLOCK_M"]), z * h), memory)
     got = {name: load(memory[name], z, h, rows, d, heads_inner).astype(np.float64)
            for name, rows in (("DV", n_kv), ("DK", n_kv), ("DQ", n))}
-    check_gradients(got, p, o_ref, qf, kf, vf, dof, sm_scale, cap_grad, visible, "")
+    check_gradients(got, p, o_ref, qf, kf, vf, dof, sm_scale, cap_grad, visible, "", kept)
 
 
-def check_gradients(got, p, o_ref, qf, kf, vf, dof, sm_scale, cap_grad, visible, where):
+def check_gradients(got, p, o_ref, qf, kf, vf, dof, sm_scale, cap_grad, visible, where,
+                    kept=1.0):
     """dV, dK (per query head) and dQ in `got` against float64 from P and
-    O: keys no query sees and queries that see no key exactly zero."""
-    dv_ref = np.swapaxes(p, -1, -2) @ dof
-    dp = dof @ np.swapaxes(vf, -1, -2)
+    O (O = (P * kept) V): keys no query sees and queries that see no key
+    exactly zero."""
+    dv_ref = np.swapaxes(p * kept, -1, -2) @ dof
+    dp = (dof @ np.swapaxes(vf, -1, -2)) * kept
     delta = (o_ref * dof).sum(-1, keepdims=True)
     ds = p * (dp - delta) * cap_grad
     dq_ref = ds @ kf * sm_scale
@@ -313,13 +335,14 @@ def test_attention_head_dims(t, d, mask, n, n_kv, h, h_kv):
     run_attention(t, d, mask, n, False, n_kv=n_kv, h=h, h_kv=h_kv)
 
 
-def run_varlen_attention(t, d, mask, lengths, h=2, h_kv=1, softcap=None, alibi=False):
+def run_varlen_attention(t, d, mask, lengths, h=2, h_kv=1, softcap=None, alibi=False,
+                         dropout_p=None):
     """The four kernels on packed sequences (VARLEN): `lengths` is a list of
     (queries, keys) per sequence, the tensors (total, heads, d) as
     FlashAttention's varlen functions take them, and the mask's offsets
     relative to each sequence's bottom-right diagonal.  Each sequence is
     checked against float64 on its own."""
-    suffix = mask.suffix + ("" if softcap is None else "_softcap") + ("_alibi" if alibi else "")
+    suffix = variant_suffix(mask, softcap, alibi, dropout_p)
     z = len(lengths)
     cu_q = np.cumsum([0] + [lq for lq, _ in lengths]).astype(np.int32)
     cu_k = np.cumsum([0] + [lk for _, lk in lengths]).astype(np.int32)
@@ -335,6 +358,7 @@ def run_varlen_attention(t, d, mask, lengths, h=2, h_kv=1, softcap=None, alibi=F
     memory = {"Q": q.ravel().copy(), "K": k.ravel().copy(), "V": v.ravel().copy(),
               "DO": do.ravel().copy(), "CU_Q": cu_q, "CU_K": cu_k,
               "ALIBI": slopes.ravel().copy() if alibi else np.zeros(1, np.float32)}
+    seeds, dropout = dropout_memory(memory, rng, z, dropout_p)
     for name, rows in (("O", total_q), ("DQ", total_q), ("DK", total_k), ("DV", total_k)):
         memory[name] = np.full(rows * h * d, np.nan, mem_dtype)
     memory["LSE"] = np.full(z * h * max_q, np.nan, np.float32)
@@ -354,7 +378,8 @@ def run_varlen_attention(t, d, mask, lengths, h=2, h_kv=1, softcap=None, alibi=F
     fwd, c = interpreter(f"attn_fwd_{t}_d{d}_{suffix}")
     fwd.run([("ptr", "Q"), ("ptr", "K"), ("ptr", "V"), ("ptr", "O"), ("ptr", "LSE"),
              np.float32(sm_scale)] + i32(q_strides + kv_strides) + sizes + packed
-            + i32((max_q, 1)) + [("ptr", "ALIBI")], (-(-max_q // c["BLOCK_M"]), z * h), memory)
+            + i32((max_q, 1)) + [("ptr", "ALIBI")] + dropout, (-(-max_q // c["BLOCK_M"]), z * h),
+            memory)
     pre, c = interpreter(f"attn_bwd_preprocess_{t}_d{d}")
     pre.run([("ptr", "O"), ("ptr", "DO"), ("ptr", "DELTA"), ("ptr", "DQ_ACC")] + q_dims,
             (-(-max_q // c["BLOCK_M"]), z * h), memory)
@@ -362,8 +387,8 @@ def run_varlen_attention(t, d, mask, lengths, h=2, h_kv=1, softcap=None, alibi=F
     bwd.run([("ptr", "Q"), ("ptr", "K"), ("ptr", "V"), np.float32(sm_scale), ("ptr", "DO"),
              ("ptr", "DQ_ACC"), ("ptr", "DK"), ("ptr", "DV"), ("ptr", "LSE"),
              ("ptr", "DELTA")] + i32(q_strides + kv_strides + dkv_strides) + sizes + packed
-            + i32((max_q, max_k, 1)) + [("ptr", "ALIBI")], (-(-max_k // c["BLOCK_N1"]), z * h),
-            memory)
+            + i32((max_q, max_k, 1)) + [("ptr", "ALIBI")] + dropout,
+            (-(-max_k // c["BLOCK_N1"]), z * h), memory)
     post, c = interpreter(f"attn_bwd_postprocess_{t}_d{d}")
     post.run([("ptr", "DQ"), ("ptr", "DQ_ACC"), np.float32(sm_scale)] + q_dims,
              (-(-max_q // c["BLOCK_M"]), z * h), memory)
@@ -389,14 +414,17 @@ def run_varlen_attention(t, d, mask, lengths, h=2, h_kv=1, softcap=None, alibi=F
                              else mask.causal_offset + shift,
                              None if mask.window_offset is None
                              else mask.window_offset + shift)
+        kept = 1.0 if dropout_p is None else dropout_kept(seeds[b:b + 1], h, lq, lk, dropout_p)
         p, o_ref, lse_ref, cap_grad = attention_ref(qf, kf, vf, sm_scale, visible, softcap,
-                                                    None if slopes is None else slopes[b:b + 1])
+                                                    None if slopes is None else slopes[b:b + 1],
+                                                    kept)
         np.testing.assert_allclose(got["O"], o_ref, atol=1e-2, rtol=1e-2, err_msg=where)
         empty = np.isneginf(lse_ref[0])
         np.testing.assert_array_equal(np.isneginf(lse[b, :, :lq]), empty, err_msg=where)
         np.testing.assert_allclose(lse[b, :, :lq][~empty], lse_ref[0][~empty], atol=1e-4,
                                    rtol=1e-4, err_msg=where)
-        check_gradients(got, p, o_ref, qf, kf, vf, dof, sm_scale, cap_grad, visible, where)
+        check_gradients(got, p, o_ref, qf, kf, vf, dof, sm_scale, cap_grad, visible, where,
+                        kept)
 
 
 @pytest.mark.parametrize("t, d, mask, lengths, h, h_kv", [
@@ -412,6 +440,22 @@ def test_attention_packed_sequences(t, d, mask, lengths, h, h_kv):
 
 def test_attention_packed_sequences_softcap():
     run_varlen_attention("fp16", 64, causal(), [(90, 120), (64, 64)], 2, 1, softcap=0.7)
+
+
+# Dropout: the kernels' masks against the reference Philox's, forward and
+# backward, with each mask, grouped heads, unequal lengths, queries as rows
+# (d32 to d128) and keys as rows (d256), and packed sequences.
+@pytest.mark.parametrize("t, d, mask, n, n_kv, h, h_kv, dropout_p", [
+    ("fp16", 64, causal(), 130, 130, 2, 2, 0.3), ("bf16", 128, NONCAUSAL, 150, 100, 4, 2, 0.5),
+    ("fp16", 32, band(-40, 5), 200, 200, 2, 1, 0.1), ("fp16", 256, causal(), 90, 140, 2, 2, 0.2),
+    ("bf16", 64, NONCAUSAL, 70, 200, 2, 2, 0.75)])
+def test_attention_dropout(t, d, mask, n, n_kv, h, h_kv, dropout_p):
+    run_attention(t, d, mask, n, False, n_kv=n_kv, h=h, h_kv=h_kv, z=2, dropout_p=dropout_p)
+
+
+def test_attention_packed_sequences_dropout():
+    run_varlen_attention("fp16", 64, causal(), [(90, 120), (1, 1), (64, 64)], 2, 1,
+                         dropout_p=0.4)
 
 
 # ALiBi's bias, aligned bottom-right as FlashAttention's, with each mask,

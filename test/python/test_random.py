@@ -10,6 +10,7 @@ np = pytest.importorskip("numpy", reason="numpy is needed to run kernels in ir_e
 
 import tile  # noqa: E402
 import tile.language as tl  # noqa: E402
+from dropout_reference import philox_numpy, uniform_numpy  # noqa: E402
 from ir_eval import Interpreter  # noqa: E402
 from tile.compiler import compile_kernel  # noqa: E402
 
@@ -24,6 +25,16 @@ def philox_reference(seed, c0, c1=0, c2=0, c3=0, rounds=10):
         c0, c1, c2, c3 = (p2 >> 32) ^ c1 ^ k0, p2 & LOW32, (p0 >> 32) ^ c3 ^ k1, p0 & LOW32
         k0, k1 = (k0 + 0x9E3779B9) & LOW32, (k1 + 0xBB67AE85) & LOW32
     return c0, c1, c2, c3
+
+
+def test_numpy_philox_is_the_reference():
+    counters = [(0, 0, 0, 0), (LOW32, LOW32, LOW32, LOW32), (7, 3, 1, 0), (123456, 99, 5, 2)]
+    for seed in (0, 12345, 2**64 - 1, 0x299F31D0A4093822):
+        words = philox_numpy(seed, *(np.array(c) for c in zip(*counters)))
+        for i, counter in enumerate(counters):
+            assert tuple(int(w[i]) for w in words) == philox_reference(seed, *counter)
+    words = np.array([0, 1, 2**31 - 1, 2**31, 2**32 - 1, 0x9B00DBD8], np.uint64)
+    assert list(uniform_numpy(words)) == [uniform_reference(int(w)) for w in words]
 
 
 @pytest.mark.parametrize("seed, counter, want", [

@@ -72,6 +72,7 @@ std::string describeVariant(const rt::KernelInfo &info, bool hasCausality) {
          (!hasCausality                              ? ""
           : info.constexprInt("SOFTCAP").value_or(0) ? " softcap"
           : info.constexprInt("ALIBI").value_or(0)   ? " ALiBi"
+          : info.constexprInt("DROPOUT").value_or(0) ? " dropout"
           : info.constexprInt("WINDOW").value_or(0)  ? " local (windowed)"
           : isCausal && *isCausal                    ? " causal"
                                                      : " non-causal") +
@@ -100,7 +101,8 @@ rt::Status selectVariant(const rt::Bundle &bundle, const std::string &family,
                    (!causal || (isCausal && (*isCausal != 0) == *causal &&
                                 info.constexprInt("WINDOW").value_or(0) == 0 &&
                                 info.constexprInt("SOFTCAP").value_or(0) == 0 &&
-                                info.constexprInt("ALIBI").value_or(0) == 0));
+                                info.constexprInt("ALIBI").value_or(0) == 0 &&
+                                info.constexprInt("DROPOUT").value_or(0) == 0));
     if (!matches)
       return rt::Status::error(
           "--kernel " + info.name + " is " +
@@ -114,10 +116,12 @@ rt::Status selectVariant(const rt::Bundle &bundle, const std::string &family,
   std::vector<std::pair<std::string, int64_t>> keys = {{"HEAD_DIM", headDim}};
   if (causal) {
     keys.push_back({"CAUSAL", *causal});
-    // tile-run's attention has no window, no score cap and no ALiBi.
+    // tile-run's attention has no window, no score cap, no ALiBi and no
+    // dropout.
     keys.push_back({"WINDOW", 0});
     keys.push_back({"SOFTCAP", 0});
     keys.push_back({"ALIBI", 0});
+    keys.push_back({"DROPOUT", 0});
   }
   return bundle.select(family, rt::dtypeName(dtype), keys, seqLen, chosen);
 }
@@ -304,9 +308,10 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
   TILE_RETURN_IF_ERROR(session.upload(lse, "LSE", &lseBuffer));
 
   // One batch of equal lengths: the kernels read their cu_seqlens pointers
-  // only for packed sequences (VARLEN), and their ALiBi slopes only in the
-  // variants with ALiBi (not run here), but a pointer names a buffer.
-  rt::ScopedBuffer notPackedBuffer, noSlopesBuffer;
+  // only for packed sequences (VARLEN), their ALiBi slopes and dropout
+  // seeds only in the variants with ALiBi or dropout (not run here), but a
+  // pointer names a buffer.
+  rt::ScopedBuffer notPackedBuffer, noSlopesBuffer, noSeedsBuffer;
   auto unread = [&](rt::DType type, const char *name,
                     rt::ScopedBuffer *buffer) -> rt::Status {
     rt::HostArray zero(type, {1});
@@ -315,10 +320,13 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
   };
   TILE_RETURN_IF_ERROR(unread(rt::DType::I32, "CU_SEQLENS", &notPackedBuffer));
   TILE_RETURN_IF_ERROR(unread(rt::DType::F32, "ALIBI_SLOPES", &noSlopesBuffer));
+  TILE_RETURN_IF_ERROR(unread(rt::DType::I64, "DROPOUT_SEEDS", &noSeedsBuffer));
   rt::LaunchArg cuSeqlens =
       rt::LaunchArg::pointer(notPackedBuffer.get(), rt::DType::I32);
   rt::LaunchArg alibiSlopes =
       rt::LaunchArg::pointer(noSlopesBuffer.get(), rt::DType::F32);
+  rt::LaunchArg dropoutSeeds =
+      rt::LaunchArg::pointer(noSeedsBuffer.get(), rt::DType::I64);
 
   auto i32 = [](int64_t value) { return rt::LaunchArg::integer(value); };
   rt::DType T = *dtype;
@@ -349,6 +357,8 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
     args.push_back({"softcap", rt::LaunchArg::floating(0.0)});
     args.push_back({"CU_SEQLENS_K", cuSeqlens});
     args.push_back({"ALIBI_SLOPES", alibiSlopes});
+    args.push_back({"dropout_p", rt::LaunchArg::floating(0.0)});
+    args.push_back({"DROPOUT_SEEDS", dropoutSeeds});
     if (gradients)
       for (auto [name, value] :
            {std::pair("stride_dkz", strideZ), std::pair("stride_dkh", strideH),

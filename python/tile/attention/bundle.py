@@ -92,11 +92,11 @@ class KernelBundle:
         return cls(find_kernel_dir())
 
     def select(self, kernel, element_type, head_dim, causal=None, seq_len=None,
-               window=None, softcap=None, alibi=False):
+               window=None, softcap=None, alibi=False, dropout=False):
         """The variant of `kernel`'s family for this element type, head dim,
         mask (CAUSAL and WINDOW, for the families that have them; None
         leaves a key out), capping of the scores (SOFTCAP, likewise), ALiBi
-        (forward and backward) and sequence length (the runtime's choice, by the
+        and dropout (forward and backward) and sequence length (the runtime's choice, by the
         families' launch specs): ValueError naming what the folder has when
         none matches.  The runtime matches only the keys given, so the
         forward and backward pass both: CAUSAL=1 alone would match the
@@ -109,7 +109,8 @@ class KernelBundle:
         if softcap is not None:
             keys["SOFTCAP"] = softcap
         if kernel in (FORWARD, BACKWARD):
-            # Every caller that does not ask for ALiBi gets the kernels
-            # without it.
+            # Every caller that does not ask for ALiBi or dropout gets the
+            # kernels without them.
             keys["ALIBI"] = alibi
+            keys["DROPOUT"] = dropout
         return self.bundle.select(kernel, element_type, keys, seq_len)

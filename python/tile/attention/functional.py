@@ -40,7 +40,7 @@ from ..runtime import DevicePointer
 from . import bundle as _bundle
 
 _ELEMENT_TYPES = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32",
-                  torch.int32: "i32"}
+                  torch.int32: "i32", torch.int64: "i64"}
 _SUPPORTED_DTYPES = (torch.float16, torch.bfloat16)
 _INT32_MAX = 2**31 - 1
 
@@ -396,10 +396,18 @@ def _batch_parts(batch, heads):
     return [slice(start, min(start + step, batch)) for start in range(0, batch, step)]
 
 
-def _alibi_pointer(alibi_slopes, part, lse):
-    """The slopes of the batch part `part` (a slice of the sequences);
-    without ALiBi a pointer the kernels never read (lse's)."""
-    return _device_pointer(lse[part] if alibi_slopes is None else alibi_slopes[part])
+def _score_values(softcap, alibi_slopes, dropout_p, dropout_seeds, part, lse):
+    """attn_fwd's and attn_bwd's arguments that change the scores and
+    probabilities, for the batch part `part` (a slice of the sequences):
+    the cap, ALiBi's slopes and dropout's probability and seeds, one a
+    sequence.  A pointer the kernel does not read (no ALiBi, no dropout)
+    is lse's address."""
+    unread = lse[part]
+    return {"softcap": softcap, "dropout_p": dropout_p,
+            "ALIBI_SLOPES": _device_pointer(unread if alibi_slopes is None
+                                            else alibi_slopes[part]),
+            "DROPOUT_SEEDS": DevicePointer(unread.data_ptr(), "i64") if dropout_seeds is None
+            else _device_pointer(dropout_seeds[part])}
 
 
 def _mask_values(mask):
@@ -431,35 +439,39 @@ def _pad_head_dim(tensors, head_dim):
 
 
 def _forward(q, k, v, causal, scale, causal_offset=0, window_offset=None, softcap=0.0,
-             alibi_slopes=None):
+             alibi_slopes=None, dropout_p=0.0, dropout_seeds=None):
     """_forward_kernels on q, k, v padded to the kernels' head dim
     (_kernel_head_dim), out cut back to q's."""
     head_dim = q.shape[-1]
     padded = _kernel_head_dim(head_dim)
     if padded == head_dim:
         return _forward_kernels(q, k, v, causal, scale, causal_offset, window_offset, softcap,
-                                alibi_slopes)
+                                alibi_slopes, dropout_p, dropout_seeds)
     q, k, v = _pad_head_dim((q, k, v), padded)
     out, lse, q, k, v = _forward_kernels(q, k, v, causal, scale, causal_offset, window_offset,
-                                         softcap, alibi_slopes)
+                                         softcap, alibi_slopes, dropout_p, dropout_seeds)
     return out[..., :head_dim].contiguous(), lse, q, k, v
 
 
 def _forward_kernels(q, k, v, causal, scale, causal_offset=0, window_offset=None,
-                     softcap=0.0, alibi_slopes=None):
+                     softcap=0.0, alibi_slopes=None, dropout_p=0.0, dropout_seeds=None):
     """Returns (out, lse, q, k, v) with q, k, v as the kernel read them.
     Query i sees key j iff j <= i + causal_offset (when causal) and j >= i
     + window_offset (when not None): top-left offsets, of any size.  With
     softcap > 0 the scores are capped to softcap * tanh(score / softcap);
     with alibi_slopes (batch, heads) fp32 contiguous, ALiBi's -slope * |i +
-    seqlen_k - seqlen_q - j| is added to them."""
+    seqlen_k - seqlen_q - j| is added to them.  With dropout_p > 0 each
+    probability is dropped with that probability (dropout_seeds: int64, one
+    a sequence, draw the mask) and the kept ones scaled by 1 / (1 -
+    dropout_p)."""
     batch, seqlen_q, heads, head_dim = q.shape
     seqlen_k = k.shape[1]
     element_type = _ELEMENT_TYPES[q.dtype]
     mask = _kernel_mask(causal, causal_offset, window_offset, seqlen_q, seqlen_k)
     spec = kernel_bundle().select(_bundle.FORWARD, element_type, head_dim, mask.causal,
                                   seq_len=seqlen_q, window=mask.window,
-                                  softcap=softcap > 0, alibi=alibi_slopes is not None)
+                                  softcap=softcap > 0, alibi=alibi_slopes is not None,
+                                  dropout=dropout_p > 0)
     q, = to_kernel_layout([q], spec)
     k, v = to_kernel_layout([k, v], spec, dense=False)
     out = _empty_like_layout(q)
@@ -478,8 +490,8 @@ def _forward_kernels(q, k, v, causal, scale, causal_offset=0, window_offset=None
         launches.append((spec, {
             "Q": _device_pointer(q[part]), "K": _device_pointer(k[part]),
             "V": _device_pointer(v[part]), "O": _device_pointer(out[part]),
-            "LSE": _device_pointer(lse[part]), "sm_scale": scale, "softcap": softcap,
-            "ALIBI_SLOPES": _alibi_pointer(alibi_slopes, part, lse),
+            "LSE": _device_pointer(lse[part]), "sm_scale": scale,
+            **_score_values(softcap, alibi_slopes, dropout_p, dropout_seeds, part, lse),
             **queries, **keys, **_mask_values(mask)}))
     _launch_all(q.device, launches)
     return out, lse, q, k, v
@@ -528,7 +540,7 @@ def _flash_attn_backward(dout, q, k, v, out, lse, causal, softmax_scale,
 
 
 def _backward(dout, q, k, v, out, lse, causal, scale, causal_offset=0, window_offset=None,
-              softcap=0.0, alibi_slopes=None):
+              softcap=0.0, alibi_slopes=None, dropout_p=0.0, dropout_seeds=None):
     """_backward_kernels on the tensors padded to the kernels' head dim
     (q, k, v may come padded already, from _forward), the gradients cut
     back to dout's."""
@@ -536,19 +548,21 @@ def _backward(dout, q, k, v, out, lse, causal, scale, causal_offset=0, window_of
     padded = _kernel_head_dim(head_dim)
     if padded == head_dim:
         return _backward_kernels(dout, q, k, v, out, lse, causal, scale, causal_offset,
-                                 window_offset, softcap, alibi_slopes)
+                                 window_offset, softcap, alibi_slopes, dropout_p, dropout_seeds)
     dout, q, k, v, out = _pad_head_dim((dout, q, k, v, out), padded)
     dq, dk, dv = _backward_kernels(dout, q, k, v, out, lse, causal, scale, causal_offset,
-                                   window_offset, softcap, alibi_slopes)
+                                   window_offset, softcap, alibi_slopes, dropout_p,
+                                   dropout_seeds)
     return tuple(g[..., :head_dim].contiguous() for g in (dq, dk, dv))
 
 
 def _backward_kernels(dout, q, k, v, out, lse, causal, scale, causal_offset=0,
-                      window_offset=None, softcap=0.0, alibi_slopes=None):
+                      window_offset=None, softcap=0.0, alibi_slopes=None, dropout_p=0.0,
+                      dropout_seeds=None):
     """_flash_attn_backward's work, on arguments already checked (by it, or
     by the forward whose saved tensors these are: autograd hands in a dout
-    of out's shape, dtype and device).  The mask and softcap as in
-    _forward."""
+    of out's shape, dtype and device).  The mask, softcap, ALiBi and
+    dropout (the forward's seeds) as in _forward."""
     batch, seqlen_q, heads, head_dim = q.shape
     seqlen_k, heads_k = k.shape[1], k.shape[2]
     element_type = _ELEMENT_TYPES[q.dtype]
@@ -557,7 +571,7 @@ def _backward_kernels(dout, q, k, v, out, lse, causal, scale, causal_offset=0,
     preprocess = kernels.select(_bundle.PREPROCESS, element_type, head_dim)
     backward = kernels.select(_bundle.BACKWARD, element_type, head_dim, mask.causal,
                               window=mask.window, softcap=softcap > 0,
-                              alibi=alibi_slopes is not None)
+                              alibi=alibi_slopes is not None, dropout=dropout_p > 0)
     postprocess = kernels.select(_bundle.POSTPROCESS, element_type, head_dim)
 
     q, out = to_kernel_layout([q, out], backward)
@@ -597,13 +611,14 @@ def _backward_kernels(dout, q, k, v, out, lse, causal, scale, causal_offset=0,
                           "DELTA": _device_pointer(delta[part]), "DQ_ACC": accumulator,
                           **queries}),
             (backward, {"Q": _device_pointer(q[part]), "K": _device_pointer(k[part]),
-                        "V": _device_pointer(v[part]), "sm_scale": scale, "softcap": softcap,
+                        "V": _device_pointer(v[part]), "sm_scale": scale,
                         "DO": _device_pointer(dout[part]), "DQ_ACC": accumulator,
                         "DK": _device_pointer(dk[part]), "DV": _device_pointer(dv[part]),
                         "LSE": _device_pointer(lse[part]), "DELTA": _device_pointer(delta[part]),
                         "stride_dkz": stride_dkz, "stride_dkh": stride_dkh,
                         "stride_dkn": stride_dkn, "MAX_N_KV": seqlen_k,
-                        "ALIBI_SLOPES": _alibi_pointer(alibi_slopes, part, lse),
+                        **_score_values(softcap, alibi_slopes, dropout_p, dropout_seeds,
+                                        part, lse),
                         **queries, **keys, **_mask_values(mask)}),
             (postprocess, {"DQ": _device_pointer(dq[part]), "DQ_ACC": accumulator,
                            "sm_scale": scale, **queries})]
@@ -620,15 +635,18 @@ def _backward_kernels(dout, q, k, v, out, lse, causal, scale, causal_offset=0,
 
 class FlashAttnFunction(torch.autograd.Function):
     """Tile's forward kernel; its backward runs the preprocess, backward and
-    postprocess kernels.  The mask and softcap as in _forward."""
+    postprocess kernels.  The mask, softcap, ALiBi and dropout as in
+    _forward."""
 
     @staticmethod
     def forward(ctx, q, k, v, causal, scale, return_lse, causal_offset=0,
-                window_offset=None, softcap=0.0, alibi_slopes=None):
+                window_offset=None, softcap=0.0, alibi_slopes=None, dropout_p=0.0,
+                dropout_seeds=None):
         out, lse, q, k, v = _forward(q, k, v, causal, scale, causal_offset, window_offset,
-                                     softcap, alibi_slopes)
+                                     softcap, alibi_slopes, dropout_p, dropout_seeds)
         ctx.save_for_backward(q, k, v, out, lse)
-        ctx.mask = (causal, scale, causal_offset, window_offset, softcap, alibi_slopes)
+        ctx.mask = (causal, scale, causal_offset, window_offset, softcap, alibi_slopes,
+                    dropout_p, dropout_seeds)
         if return_lse:
             ctx.mark_non_differentiable(lse)
             return out, lse
@@ -638,7 +656,7 @@ class FlashAttnFunction(torch.autograd.Function):
     def backward(ctx, dout, *unused_dlse):
         q, k, v, out, lse = ctx.saved_tensors
         dq, dk, dv = _backward(dout, q, k, v, out, lse, *ctx.mask)
-        return dq, dk, dv, None, None, None, None, None, None, None
+        return dq, dk, dv, None, None, None, None, None, None, None, None, None
 
 
 # --------------------------------------------------------------------------
@@ -665,16 +683,17 @@ def _in_layout_of(tensor, like):
 @torch.library.custom_op("tile::flash_attn_forward", mutates_args=())
 def _forward_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool,
                 scale: float, causal_offset: int, window_offset: int | None,
-                softcap: float, alibi_slopes: torch.Tensor | None = None
+                softcap: float, alibi_slopes: torch.Tensor | None = None,
+                dropout_p: float = 0.0, dropout_seeds: torch.Tensor | None = None
                 ) -> tuple[torch.Tensor, torch.Tensor]:
     out, lse, _, _, _ = _forward(q, k, v, causal, scale, causal_offset, window_offset,
-                                 softcap, alibi_slopes)
+                                 softcap, alibi_slopes, dropout_p, dropout_seeds)
     return _in_layout_of(out, q), lse
 
 
 @_forward_op.register_fake
 def _forward_fake(q, k, v, causal, scale, causal_offset, window_offset, softcap,
-                  alibi_slopes=None):
+                  alibi_slopes=None, dropout_p=0.0, dropout_seeds=None):
     batch, seqlen_q, heads, _ = q.shape
     return torch.empty_like(q), q.new_empty((batch, heads, seqlen_q), dtype=torch.float32)
 
@@ -683,31 +702,32 @@ def _forward_fake(q, k, v, causal, scale, causal_offset, window_offset, softcap,
 def _backward_op(dout: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
                  out: torch.Tensor, lse: torch.Tensor, causal: bool, scale: float,
                  causal_offset: int, window_offset: int | None, softcap: float,
-                 alibi_slopes: torch.Tensor | None = None
+                 alibi_slopes: torch.Tensor | None = None, dropout_p: float = 0.0,
+                 dropout_seeds: torch.Tensor | None = None
                  ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     dq, dk, dv = _backward(dout, q, k, v, out, lse, causal, scale, causal_offset,
-                           window_offset, softcap, alibi_slopes)
+                           window_offset, softcap, alibi_slopes, dropout_p, dropout_seeds)
     return _in_layout_of(dq, q), _in_layout_of(dk, k), _in_layout_of(dv, v)
 
 
 @_backward_op.register_fake
 def _backward_fake(dout, q, k, v, out, lse, causal, scale, causal_offset, window_offset,
-                   softcap, alibi_slopes=None):
+                   softcap, alibi_slopes=None, dropout_p=0.0, dropout_seeds=None):
     return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
 
 
 def _forward_op_setup_context(ctx, inputs, output):
-    q, k, v, causal, scale, causal_offset, window_offset, softcap, alibi_slopes = inputs
+    q, k, v, causal, scale, causal_offset, window_offset, *scores = inputs
     out, lse = output
     ctx.save_for_backward(q, k, v, out, lse)
-    ctx.mask = (causal, scale, causal_offset, window_offset, softcap, alibi_slopes)
+    ctx.mask = (causal, scale, causal_offset, window_offset, *scores)
     ctx.mark_non_differentiable(lse)
 
 
 def _forward_op_backward(ctx, dout, unused_dlse):
     q, k, v, out, lse = ctx.saved_tensors
     dq, dk, dv = _backward_op(dout, q, k, v, out, lse, *ctx.mask)
-    return dq, dk, dv, None, None, None, None, None, None
+    return dq, dk, dv, None, None, None, None, None, None, None, None
 
 
 _forward_op.register_autograd(_forward_op_backward, setup_context=_forward_op_setup_context)
@@ -755,18 +775,38 @@ def _check_softcap(softcap):
     return float(softcap)
 
 
-def _check_fa2_options(dropout_p, deterministic, return_attn_probs):
-    """FlashAttention-2's options Tile's kernels do not have yet: accepted at
-    the values that mean "off", refused with NotImplementedError otherwise
-    (never ignored: each changes the result)."""
+def _check_dropout_p(dropout_p, softcap, alibi_slopes):
+    """FlashAttention's dropout_p as a float in [0, 1), applied whenever it
+    is not 0 (FlashAttention's callers pass 0.0 in evaluation); not with
+    capped scores or ALiBi."""
     if isinstance(dropout_p, bool) or not isinstance(dropout_p, numbers.Real):
         raise TypeError(f"dropout_p must be a number, not {dropout_p!r}")
     if not 0.0 <= dropout_p < 1.0:
         raise ValueError(f"dropout_p must be in [0, 1), not {dropout_p}")
-    if dropout_p != 0.0:
-        raise NotImplementedError(
-            f"dropout_p={dropout_p}: Tile's attention kernels have no dropout yet; "
-            f"pass dropout_p=0.0 (the default; FlashAttention's evaluation setting)")
+    if dropout_p > 0:
+        for name, on in (("softcap > 0", softcap > 0),
+                         ("alibi_slopes", alibi_slopes is not None)):
+            if on:
+                raise NotImplementedError(f"dropout_p > 0 with {name}: Tile's attention "
+                                          f"kernels have dropout alone, not with {name}")
+    return float(dropout_p)
+
+
+def _dropout_seeds(dropout_p, batch, device):
+    """(dropout_p, the seeds of its masks): int64 seeds, one a sequence
+    (batch of them), drawn from PyTorch's generator of `device`, so that
+    torch.manual_seed repeats them and a CUDA graph's replays draw fresh
+    ones; None without dropout."""
+    if dropout_p == 0.0:
+        return 0.0, None
+    seeds = torch.randint(0, 2**62, (batch,), dtype=torch.int64, device=device)
+    return dropout_p, seeds
+
+
+def _check_fa2_options(deterministic, return_attn_probs):
+    """FlashAttention-2's options Tile's kernels do not have yet: accepted at
+    the values that mean "off", refused with NotImplementedError otherwise
+    (never ignored: each changes the result)."""
     if _check_flag("deterministic", deterministic):
         raise NotImplementedError(
             "deterministic=True: Tile's backward adds dQ with atomics, whose order "
@@ -803,10 +843,14 @@ def flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False,
     Gemma 2 does; 0 (the default) leaves them.  alibi_slopes, fp32
     (heads,) or (batch, heads), adds -slope * |i + seqlen_k - seqlen_q - j|
     to the score of query i and key j (ALiBi, as FlashAttention; not
-    with softcap).
+    with softcap).  dropout_p in [0, 1) drops each attention probability
+    with that probability and scales the kept ones by 1 / (1 - dropout_p),
+    as FlashAttention's training does (each call draws new masks from
+    PyTorch's generator, which torch.manual_seed repeats; the backward
+    uses the forward's; not with softcap or ALiBi); pass 0.0 to evaluate.
 
-    dropout_p, deterministic and return_attn_probs are accepted at their
-    defaults ("off") and refused otherwise with NotImplementedError.
+    deterministic and return_attn_probs are accepted at their defaults
+    ("off") and refused otherwise with NotImplementedError.
     Keyword-only, beyond FlashAttention's: return_lse, to return lse
     (batch, heads, seqlen_q) fp32, natural log (not differentiable), after
     out; causal_offset, an int of any sign, 0 by default, which moves the
@@ -822,29 +866,31 @@ def flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False,
     causal = _check_flag("causal", causal)
     window_size = _check_window_size(window_size)
     softcap = _check_softcap(softcap)
-    _check_fa2_options(dropout_p, deterministic, return_attn_probs)
+    _check_fa2_options(deterministic, return_attn_probs)
     return_lse = _check_flag("return_lse", return_lse)
     causal_offset = _check_causal_offset(causal_offset)
     scale = _softmax_scale(softmax_scale, q.shape[-1])
     alibi_slopes = _check_alibi_slopes(alibi_slopes, q.shape[0], q.shape[2], q.device,
                                        softcap)
+    dropout_p = _check_dropout_p(dropout_p, softcap, alibi_slopes)
     _check_device(q, "q")
+    # What changes the scores and probabilities: _forward's last four.
+    scores = (softcap, alibi_slopes, *_dropout_seeds(dropout_p, q.shape[0], q.device))
     # FlashAttention's bottom-right mask as the kernels' top-left bounds:
     # j <= i + upper when has_upper, j >= i + lower when lower is not None.
     has_upper, upper, lower = _flash_attn_bounds(causal, window_size, causal_offset,
                                                  q.shape[1], k.shape[1])
     if torch.compiler.is_compiling():
-        out, lse = _forward_op(q, k, v, has_upper, scale, upper, lower, softcap, alibi_slopes)
+        out, lse = _forward_op(q, k, v, has_upper, scale, upper, lower, *scores)
         return (out, lse) if return_lse else out
     if not (torch.is_grad_enabled()
             and (q.requires_grad or k.requires_grad or v.requires_grad)):
         # Nothing to differentiate: the kernel alone, without autograd's
         # bookkeeping (about 10 us of host time a call).
-        out, lse, _, _, _ = _forward(q, k, v, has_upper, scale, upper, lower, softcap,
-                                     alibi_slopes)
+        out, lse, _, _, _ = _forward(q, k, v, has_upper, scale, upper, lower, *scores)
         return (out, lse) if return_lse else out
     return FlashAttnFunction.apply(q, k, v, has_upper, scale, return_lse, upper, lower,
-                                   softcap, alibi_slopes)
+                                   *scores)
 
 
 def _unpack(name, packed, count, layout):

@@ -131,7 +131,7 @@ def _shape_values(q, k, cu_q, cu_k, max_q, max_k):
 
 
 def _varlen_forward(q, k, v, cu_q, cu_k, max_q, max_k, scale, mask, softcap,
-                    alibi_slopes=None):
+                    alibi_slopes=None, dropout_p=0.0, dropout_seeds=None):
     """(out, lse, q, k, v): lse in the kernels' layout, (batch * heads,
     max_seqlen_q); q, k, v as the kernel read them (padded to the kernels'
     head dim, out cut back to q's)."""
@@ -140,13 +140,14 @@ def _varlen_forward(q, k, v, cu_q, cu_k, max_q, max_k, scale, mask, softcap,
     if padded != head_dim:
         q, k, v = _f._pad_head_dim((q, k, v), padded)
         out, lse, q, k, v = _varlen_forward(q, k, v, cu_q, cu_k, max_q, max_k, scale, mask,
-                                            softcap, alibi_slopes)
+                                            softcap, alibi_slopes, dropout_p, dropout_seeds)
         return out[..., :head_dim].contiguous(), lse, q, k, v
     causal, window, causal_offset, window_offset = mask
     element_type = _f._ELEMENT_TYPES[q.dtype]
     spec = _f.kernel_bundle().select(_bundle.FORWARD, element_type, q.shape[2], causal,
                                      seq_len=max(max_q, 1), window=window,
-                                     softcap=softcap > 0, alibi=alibi_slopes is not None)
+                                     softcap=softcap > 0, alibi=alibi_slopes is not None,
+                                     dropout=dropout_p > 0)
     q = _fitted(q, spec, dense=True)
     k, v = (_fitted(t, spec, dense=False) for t in (k, v))
     batch, heads = cu_q.numel() - 1, q.shape[1]
@@ -163,20 +164,20 @@ def _varlen_forward(q, k, v, cu_q, cu_k, max_q, max_k, scale, mask, softcap,
     _f._launch_all(q.device, [(spec, {
         "Q": _f._device_pointer(q), "K": _f._device_pointer(k), "V": _f._device_pointer(v),
         "O": _f._device_pointer(out), "LSE": _f._device_pointer(lse), "sm_scale": scale,
-        "softcap": softcap, "causal_offset": causal_offset, "window_offset": window_offset,
-        "ALIBI_SLOPES": _f._alibi_pointer(alibi_slopes, slice(None), lse), **queries,
-        **keys})])
+        "causal_offset": causal_offset, "window_offset": window_offset,
+        **_f._score_values(softcap, alibi_slopes, dropout_p, dropout_seeds, slice(None), lse),
+        **queries, **keys})])
     return out, lse, q, k, v
 
 
 def _varlen_backward(dout, q, k, v, out, lse, cu_q, cu_k, max_q, max_k, scale, mask,
-                     softcap, alibi_slopes=None):
+                     softcap, alibi_slopes=None, dropout_p=0.0, dropout_seeds=None):
     head_dim = dout.shape[-1]
     padded = _f._kernel_head_dim(head_dim)
     if padded != head_dim:
         dout, q, k, v, out = _f._pad_head_dim((dout, q, k, v, out), padded)
         grads = _varlen_backward(dout, q, k, v, out, lse, cu_q, cu_k, max_q, max_k, scale,
-                                 mask, softcap, alibi_slopes)
+                                 mask, softcap, alibi_slopes, dropout_p, dropout_seeds)
         return tuple(g[..., :head_dim].contiguous() for g in grads)
     causal, window, causal_offset, window_offset = mask
     total_q, heads, head_dim = q.shape
@@ -186,7 +187,7 @@ def _varlen_backward(dout, q, k, v, out, lse, cu_q, cu_k, max_q, max_k, scale, m
     preprocess = kernels.select(_bundle.PREPROCESS, element_type, head_dim)
     backward = kernels.select(_bundle.BACKWARD, element_type, head_dim, causal,
                               window=window, softcap=softcap > 0,
-                              alibi=alibi_slopes is not None)
+                              alibi=alibi_slopes is not None, dropout=dropout_p > 0)
     postprocess = kernels.select(_bundle.POSTPROCESS, element_type, head_dim)
     if dout.stride() != q.stride():
         dout = torch.empty_strided(q.shape, q.stride(), dtype=q.dtype,
@@ -210,7 +211,7 @@ def _varlen_backward(dout, q, k, v, out, lse, cu_q, cu_k, max_q, max_k, scale, m
                       "DELTA": _f._device_pointer(delta),
                       "DQ_ACC": _f._device_pointer(dq_accumulator), **queries}),
         (backward, {"Q": _f._device_pointer(q), "K": _f._device_pointer(k),
-                    "V": _f._device_pointer(v), "sm_scale": scale, "softcap": softcap,
+                    "V": _f._device_pointer(v), "sm_scale": scale,
                     "DO": _f._device_pointer(dout),
                     "DQ_ACC": _f._device_pointer(dq_accumulator),
                     "DK": _f._device_pointer(dk), "DV": _f._device_pointer(dv),
@@ -218,7 +219,8 @@ def _varlen_backward(dout, q, k, v, out, lse, cu_q, cu_k, max_q, max_k, scale, m
                     "stride_dkz": 0, "stride_dkh": stride_dkh, "stride_dkn": stride_dkn,
                     "MAX_N_KV": max(max_k, 1), "causal_offset": causal_offset,
                     "window_offset": window_offset,
-                    "ALIBI_SLOPES": _f._alibi_pointer(alibi_slopes, slice(None), lse),
+                    **_f._score_values(softcap, alibi_slopes, dropout_p, dropout_seeds,
+                                       slice(None), lse),
                     **queries, **keys}),
         (postprocess, {"DQ": _f._device_pointer(dq),
                        "DQ_ACC": _f._device_pointer(dq_accumulator),
@@ -246,11 +248,11 @@ class FlashAttnVarlenFunction(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, q, k, v, cu_q, cu_k, max_q, max_k, scale, mask, softcap,
-                alibi_slopes=None):
+                alibi_slopes=None, dropout_p=0.0, dropout_seeds=None):
         out, lse, q, k, v = _varlen_forward(q, k, v, cu_q, cu_k, max_q, max_k, scale, mask,
-                                            softcap, alibi_slopes)
+                                            softcap, alibi_slopes, dropout_p, dropout_seeds)
         ctx.save_for_backward(q, k, v, out, lse, cu_q, cu_k)
-        ctx.args = (max_q, max_k, scale, mask, softcap, alibi_slopes)
+        ctx.args = (max_q, max_k, scale, mask, softcap, alibi_slopes, dropout_p, dropout_seeds)
         ctx.mark_non_differentiable(lse)
         return out, lse
 
@@ -258,7 +260,7 @@ class FlashAttnVarlenFunction(torch.autograd.Function):
     def backward(ctx, dout, unused_dlse):
         q, k, v, out, lse, cu_q, cu_k = ctx.saved_tensors
         dq, dk, dv = _varlen_backward(dout, q, k, v, out, lse, cu_q, cu_k, *ctx.args)
-        return dq, dk, dv, None, None, None, None, None, None, None, None
+        return (dq, dk, dv) + (None,) * 10
 
 
 # --------------------------------------------------------------------------
@@ -270,17 +272,19 @@ def _varlen_forward_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
                        cu_q: torch.Tensor, cu_k: torch.Tensor, max_q: int, max_k: int,
                        scale: float, causal: bool, window: bool, causal_offset: int,
                        window_offset: int, softcap: float,
-                       alibi_slopes: torch.Tensor | None = None
+                       alibi_slopes: torch.Tensor | None = None, dropout_p: float = 0.0,
+                       dropout_seeds: torch.Tensor | None = None
                        ) -> tuple[torch.Tensor, torch.Tensor]:
     out, lse, _, _, _ = _varlen_forward(q, k, v, cu_q, cu_k, max_q, max_k, scale,
                                         (causal, window, causal_offset, window_offset),
-                                        softcap, alibi_slopes)
+                                        softcap, alibi_slopes, dropout_p, dropout_seeds)
     return _f._in_layout_of(out, q), lse
 
 
 @_varlen_forward_op.register_fake
 def _varlen_forward_fake(q, k, v, cu_q, cu_k, max_q, max_k, scale, causal, window,
-                         causal_offset, window_offset, softcap, alibi_slopes=None):
+                         causal_offset, window_offset, softcap, alibi_slopes=None,
+                         dropout_p=0.0, dropout_seeds=None):
     rows = (cu_q.shape[0] - 1) * q.shape[1]
     return torch.empty_like(q), q.new_empty((rows, max(max_q, 1)), dtype=torch.float32)
 
@@ -291,17 +295,19 @@ def _varlen_backward_op(dout: torch.Tensor, q: torch.Tensor, k: torch.Tensor,
                         cu_q: torch.Tensor, cu_k: torch.Tensor, max_q: int, max_k: int,
                         scale: float, causal: bool, window: bool, causal_offset: int,
                         window_offset: int, softcap: float,
-                        alibi_slopes: torch.Tensor | None = None
+                        alibi_slopes: torch.Tensor | None = None, dropout_p: float = 0.0,
+                        dropout_seeds: torch.Tensor | None = None
                         ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     dq, dk, dv = _varlen_backward(dout, q, k, v, out, lse, cu_q, cu_k, max_q, max_k, scale,
                                   (causal, window, causal_offset, window_offset), softcap,
-                                  alibi_slopes)
+                                  alibi_slopes, dropout_p, dropout_seeds)
     return _f._in_layout_of(dq, q), _f._in_layout_of(dk, k), _f._in_layout_of(dv, v)
 
 
 @_varlen_backward_op.register_fake
 def _varlen_backward_fake(dout, q, k, v, out, lse, cu_q, cu_k, max_q, max_k, scale, causal,
-                          window, causal_offset, window_offset, softcap, alibi_slopes=None):
+                          window, causal_offset, window_offset, softcap, alibi_slopes=None,
+                          dropout_p=0.0, dropout_seeds=None):
     return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
 
 
@@ -316,7 +322,7 @@ def _varlen_setup_context(ctx, inputs, output):
 def _varlen_op_backward(ctx, dout, unused_dlse):
     q, k, v, out, lse, cu_q, cu_k = ctx.saved_tensors
     dq, dk, dv = _varlen_backward_op(dout, q, k, v, out, lse, cu_q, cu_k, *ctx.rest)
-    return (dq, dk, dv) + (None,) * 11
+    return (dq, dk, dv) + (None,) * 13
 
 
 _varlen_forward_op.register_autograd(_varlen_op_backward,
@@ -336,8 +342,9 @@ def flash_attn_varlen_func(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, ma
     offsets of each sequence's first token (from 0 to the total),
     max_seqlen_q/k the longest sequence's length.  Each sequence attends
     only to its own keys, masks aligned to its own bottom-right diagonal
-    (causal, window_size, softcap, alibi_slopes and causal_offset as in
-    flash_attn_func; alibi_slopes (heads,) or (batch, heads)).
+    (causal, window_size, softcap, alibi_slopes, dropout_p and
+    causal_offset as in flash_attn_func; alibi_slopes (heads,) or (batch,
+    heads)).
     A sequence may be empty; a query that sees no key gets out 0.  The
     cu_seqlens are checked (one copy to the host) except while a CUDA graph
     is being captured.  Returns out (total_q, heads, head_dim) and, with
@@ -349,7 +356,7 @@ def flash_attn_varlen_func(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, ma
     causal = _f._check_flag("causal", causal)
     window_size = _f._check_window_size(window_size)
     softcap = _f._check_softcap(softcap)
-    _f._check_fa2_options(dropout_p, deterministic, return_attn_probs)
+    _f._check_fa2_options(deterministic, return_attn_probs)
     return_lse = _f._check_flag("return_lse", return_lse)
     causal_offset = _f._check_causal_offset(causal_offset)
     lengths_q = _check_lengths("cu_seqlens_q", cu_seqlens_q, max_seqlen_q, q.shape[0], None,
@@ -361,12 +368,15 @@ def flash_attn_varlen_func(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, ma
     scale = _f._softmax_scale(softmax_scale, q.shape[-1])
     alibi_slopes = _f._check_alibi_slopes(alibi_slopes, cu_seqlens_q.numel() - 1, q.shape[1],
                                           q.device, softcap)
+    dropout_p = _f._check_dropout_p(dropout_p, softcap, alibi_slopes)
     _f._check_device(q, "q")
     mask = _bounds(causal, window_size, causal_offset, max_seqlen_q, max_seqlen_k)
+    scores = (softcap, alibi_slopes,
+              *_f._dropout_seeds(dropout_p, cu_seqlens_q.numel() - 1, q.device))
     args = (q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, scale, mask,
-            softcap, alibi_slopes)
+            *scores)
     if torch.compiler.is_compiling():
-        out, lse = _varlen_forward_op(*args[:8], *mask, softcap, alibi_slopes)
+        out, lse = _varlen_forward_op(*args[:8], *mask, *scores)
     elif torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or v.requires_grad):
         out, lse = FlashAttnVarlenFunction.apply(*args)
     else:

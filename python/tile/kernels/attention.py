@@ -31,6 +31,15 @@ SOFTCAP caps the scores as Gemma 2 does: sm_scale * q . k becomes softcap *
 tanh(sm_scale * q . k / softcap), for softcap > 0, the fp32 after the
 offsets (the other variants take it and ignore it).
 
+DROPOUT drops each probability of the softmax with probability dropout_p
+(an fp32 in [0, 1) after ALIBI_SLOPES) and scales the kept ones by 1 / (1 -
+dropout_p), as FlashAttention's training does: O = (P * keep / (1 -
+dropout_p)) V, LSE that of P.  Whether query i (counted from its sequence's
+first) keeps key j in query head h of sequence z is a pure function of
+(DROPOUT_SEEDS[z], h, i, j) (_dropout_keep: Philox 4x32-10 on the counter
+(j, i, h, 0) under the int64 key DROPOUT_SEEDS[z]), so the backward draws
+the mask the forward drew, and no launch's split of the batch changes it.
+
 Masks, by two i32 offsets of any sign that follow N_KV in both kernels
 (the variants without a mask take them too and ignore them): CAUSAL hides
 key j from query i when j > i + causal_offset; WINDOW (only with CAUSAL)
@@ -205,6 +214,26 @@ def _alibi_distance(query, key, diagonal):
 
 
 @tile.jit
+def _dropout_seed(DROPOUT_SEEDS, off_z, DROPOUT: tl.constexpr):
+    """The key of sequence off_z's dropout mask; without DROPOUT the seeds
+    are not read."""
+    if DROPOUT:
+        return tl.load(DROPOUT_SEEDS + off_z)
+    return 0
+
+
+@tile.jit
+def _dropout_keep(query, key, dropout_p, seed, head):
+    """Whether dropout keeps the probability of query i and key j of query
+    head `head` (int32 index tensors that broadcast to the scores' shape,
+    in either orientation): a uniform draw at least dropout_p."""
+    key, query = tl.broadcast(key, query)
+    zero = key * 0
+    bits, _, _, _ = tl.philox(seed, key, query, zero + head, zero)
+    return tl.uint_to_uniform_float(bits) >= dropout_p
+
+
+@tile.jit
 def _finite_max(m, CAUSAL_MASK: tl.constexpr):
     """The row max the exponentials subtract.  With the causal mask a row
     that has seen no key yet has m = -inf: subtract 0 instead, so that p and
@@ -220,7 +249,7 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi, offs_m, 
                     BLOCK_N: tl.constexpr, CAUSAL_MASK: tl.constexpr,
                     KEY_MASK: tl.constexpr, RESCALE_VOTE: tl.constexpr = True,
                     WINDOW_MASK: tl.constexpr = False, SOFTCAP: tl.constexpr = False,
-                    ALIBI: tl.constexpr = False):
+                    ALIBI: tl.constexpr = False, DROPOUT: tl.constexpr = False):
     """Online softmax over the key blocks [lo, hi), BLOCK_N keys at a time.
 
     m_i is what the exponentials subtract: the running row max of the scaled
@@ -235,8 +264,11 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi, offs_m, 
     alibi_diagonal); the scores are q . k * qk_scale in base 2, or with
     SOFTCAP tanh(q . k * cap_scale) * qk_scale (then qk_scale is softcap *
     log2(e)); with ALIBI minus slope * |i + alibi_diagonal - j| (slope in
-    base 2)."""
-    qk_scale, cap_scale, causal_offset, window_offset, kv_len, slope, alibi_diagonal = scores
+    base 2).  DROPOUT: P V takes the probabilities _dropout_keep keeps
+    (dropout_p, seed, head: scores' last three; l_i sums them all, the
+    caller scales)."""
+    (qk_scale, cap_scale, causal_offset, window_offset, kv_len, slope, alibi_diagonal,
+     dropout_p, seed, head) = scores
     K_block_ptr = tl.advance(K_block_ptr, (0, lo))
     V_block_ptr = tl.advance(V_block_ptr, (lo, 0))
     # A row may see no key of a block (only behind a mask): its max is -inf.
@@ -295,6 +327,9 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi, offs_m, 
         m_sub = _finite_max(m_i, ROW_MAY_BE_EMPTY)
         p = tl.math.exp2(qk * score_scale - m_sub[:, None])
         l_i = l_i + tl.sum(p, 1)
+        if DROPOUT:
+            p = tl.where(_dropout_keep(offs_m[:, None], start_n + tl.arange(0, BLOCK_N)[None, :],
+                                       dropout_p, seed, head), p, 0.0)
         acc = tl.dot(p.to(v.dtype), v, acc)
         K_block_ptr = tl.advance(K_block_ptr, (0, BLOCK_N))
         V_block_ptr = tl.advance(V_block_ptr, (BLOCK_N, 0))
@@ -302,16 +337,18 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi, offs_m, 
 
 
 @tile.jit(launch=tile.Launch(grid=("cdiv(MAX_N_CTX, BLOCK_M)", "Z * H"),
-                             keys=("HEAD_DIM", "CAUSAL", "WINDOW", "SOFTCAP", "ALIBI"),
+                             keys=("HEAD_DIM", "CAUSAL", "WINDOW", "SOFTCAP", "ALIBI",
+                                   "DROPOUT"),
                              length="MAX_N_CTX"))
 def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n,
              stride_kz, stride_kh, stride_kn, Z, H, H_KV, N_CTX, N_KV,
              causal_offset, window_offset, softcap, CU_SEQLENS_Q, CU_SEQLENS_K,
-             MAX_N_CTX, VARLEN, ALIBI_SLOPES, HEAD_DIM: tl.constexpr,
-             BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr,
-             WINDOW: tl.constexpr = False, SOFTCAP: tl.constexpr = False,
-             HEAD_GROUP: tl.constexpr = 8, RESCALE_VOTE: tl.constexpr = True,
-             ALIBI: tl.constexpr = False):
+             MAX_N_CTX, VARLEN, ALIBI_SLOPES, dropout_p, DROPOUT_SEEDS,
+             HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+             CAUSAL: tl.constexpr, WINDOW: tl.constexpr = False,
+             SOFTCAP: tl.constexpr = False, HEAD_GROUP: tl.constexpr = 8,
+             RESCALE_VOTE: tl.constexpr = True, ALIBI: tl.constexpr = False,
+             DROPOUT: tl.constexpr = False):
     tl.static_assert(BLOCK_M % BLOCK_N == 0, "BLOCK_M must be a multiple of BLOCK_N")
     tl.static_assert(not (ALIBI and SOFTCAP), "ALiBi with capped scores is not supported")
     tl.static_assert(HEAD_GROUP >= 1, "HEAD_GROUP must be at least 1")
@@ -329,6 +366,7 @@ def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n,
     start_q, q_len = _sequence(CU_SEQLENS_Q, off_z, N_CTX, VARLEN)
     start_k, kv_len = _sequence(CU_SEQLENS_K, off_z, N_KV, VARLEN)
     slope, alibi_diagonal = _alibi(ALIBI_SLOPES, off_z, off_h, H, q_len, kv_len, ALIBI)
+    seed = _dropout_seed(DROPOUT_SEEDS, off_z, DROPOUT)
     # Packed, the offsets are relative to each sequence's bottom-right
     # diagonal; a program past its sequence's queries sees no key.
     causal_offset += (kv_len - q_len) * VARLEN
@@ -380,35 +418,38 @@ def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n,
             # keys: no stage may start before `first`.)
             left_end = tl.maximum(tl.minimum(left_end * BLOCK_N, diag_end), first)
             full_end = tl.maximum(full_end, left_end)
-            scores = (qk_scale, cap_scale, off, low, kv_len, slope, alibi_diagonal)
+            scores = (qk_scale, cap_scale, off, low, kv_len, slope, alibi_diagonal,
+                      dropout_p, seed, off_h)
             acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, first,
                                             left_end, offs_m, scores, BLOCK_N, True, True,
-                                            RESCALE_VOTE, True, SOFTCAP, ALIBI=ALIBI)
+                                            RESCALE_VOTE, True, SOFTCAP, ALIBI, DROPOUT)
             acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, left_end,
                                             full_end, offs_m, scores, BLOCK_N, False, False,
-                                            RESCALE_VOTE, False, SOFTCAP, ALIBI=ALIBI)
+                                            RESCALE_VOTE, False, SOFTCAP, ALIBI, DROPOUT)
             acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, full_end,
                                             diag_end, offs_m, scores, BLOCK_N, True, True,
-                                            RESCALE_VOTE, True, SOFTCAP, ALIBI=ALIBI)
+                                            RESCALE_VOTE, True, SOFTCAP, ALIBI, DROPOUT)
         else:
-            scores = (qk_scale, cap_scale, off, 0, kv_len, slope, alibi_diagonal)
+            scores = (qk_scale, cap_scale, off, 0, kv_len, slope, alibi_diagonal,
+                      dropout_p, seed, off_h)
             acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, 0,
                                             full_end, offs_m, scores, BLOCK_N, False, False,
-                                            RESCALE_VOTE, False, SOFTCAP, ALIBI=ALIBI)
+                                            RESCALE_VOTE, False, SOFTCAP, ALIBI, DROPOUT)
             # Diagonal: up to the last key the last row sees, with the
             # causal mask and the key tail.  Empty when no row sees a key.
             acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, full_end,
                                             diag_end, offs_m, scores, BLOCK_N, True, True,
-                                            RESCALE_VOTE, False, SOFTCAP, ALIBI=ALIBI)
+                                            RESCALE_VOTE, False, SOFTCAP, ALIBI, DROPOUT)
     else:
         full_end = kv_len // BLOCK_N * BLOCK_N
-        scores = (qk_scale, cap_scale, 0, 0, kv_len, slope, alibi_diagonal)
+        scores = (qk_scale, cap_scale, 0, 0, kv_len, slope, alibi_diagonal,
+                  dropout_p, seed, off_h)
         acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, 0, full_end,
                                         offs_m, scores, BLOCK_N, False, False, RESCALE_VOTE, False,
-                                        SOFTCAP, ALIBI=ALIBI)
+                                        SOFTCAP, ALIBI, DROPOUT)
         acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, full_end,
                                         kv_len, offs_m, scores, BLOCK_N, False, True, RESCALE_VOTE,
-                                        False, SOFTCAP, ALIBI=ALIBI)
+                                        False, SOFTCAP, ALIBI, DROPOUT)
     # log-sum-exp in natural log: ln 2 * (m_i + log2 l_i); -inf for a row
     # that saw no key (m_i = -inf, l_i = 0).
     lse = (m_i + tl.math.log2(l_i)) * LN2
@@ -419,6 +460,8 @@ def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n,
     # (a mask's, or a packed sequence's without keys) has acc = 0 and l_i =
     # 0: divide by 1, out 0.
     inv_l = 1.0 / tl.where(l_i > 0, l_i, 1.0)
+    if DROPOUT:
+        inv_l = inv_l / (1.0 - dropout_p)
     o = acc * inv_l[:, None]
     tl.store(O_block_ptr, o.to(O.dtype.element_ty), boundary_check=(0,))
 
@@ -462,7 +505,7 @@ def attn_fwd_fp8(Q, K, VT, O, LSE, DESCALE, sm_scale, stride_z, stride_h, stride
     qk_scale = sm_scale * LOG2E * tl.load(DESCALE) * tl.load(DESCALE + 1)
     q = tl.load(Q_block_ptr, boundary_check=(0,), padding_option="zero")
     full_end = N_CTX // BLOCK_N * BLOCK_N
-    scores = (qk_scale, 1.0, 0, 0, N_CTX, 0.0, 0)
+    scores = (qk_scale, 1.0, 0, 0, N_CTX, 0.0, 0, 0.0, 0, 0)
     acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, 0, full_end,
                                     offs_m, scores, BLOCK_N, False, False)
     acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, full_end, N_CTX,
@@ -517,15 +560,16 @@ def _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, lo, hi,
                    HEAD_DIM: tl.constexpr, CAUSAL_MASK: tl.constexpr,
                    QUERY_MASK: tl.constexpr, DV_LAST: tl.constexpr,
                    WINDOW_MASK: tl.constexpr = False, SOFTCAP: tl.constexpr = False,
-                   QUERY_ROWS: tl.constexpr = False, ALIBI: tl.constexpr = False):
+                   QUERY_ROWS: tl.constexpr = False, ALIBI: tl.constexpr = False,
+                   DROPOUT: tl.constexpr = False):
     if QUERY_ROWS:
         dk, dv = _attn_bwd_dkdv_rows(dk, dv, k, v, queries, scores, start_n, lo, hi, BLOCK_M,
                                      BLOCK_N, HEAD_DIM, CAUSAL_MASK, QUERY_MASK, WINDOW_MASK,
-                                     SOFTCAP, ALIBI)
+                                     SOFTCAP, ALIBI, DROPOUT)
     else:
         dk, dv = _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi, BLOCK_M,
                                      BLOCK_N, HEAD_DIM, CAUSAL_MASK, QUERY_MASK, DV_LAST,
-                                     WINDOW_MASK, SOFTCAP, ALIBI)
+                                     WINDOW_MASK, SOFTCAP, ALIBI, DROPOUT)
     return dk, dv
 
 
@@ -534,12 +578,14 @@ def _attn_bwd_dkdv_rows(dk, dv, k, v, queries, scores, start_n, lo, hi,
                         BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                         HEAD_DIM: tl.constexpr, CAUSAL_MASK: tl.constexpr,
                         QUERY_MASK: tl.constexpr, WINDOW_MASK: tl.constexpr,
-                        SOFTCAP: tl.constexpr, ALIBI: tl.constexpr = False):
+                        SOFTCAP: tl.constexpr, ALIBI: tl.constexpr = False,
+                        DROPOUT: tl.constexpr = False):
     """_attn_bwd_dkdv on the scores with queries as rows (queries x keys):
     each thread holds few rows, so LSE and DELTA are a few values a step;
     P and dS pass through shared memory to dV's and dK's products."""
     Q, DO, LSE, DELTA, DQ_ACC, stride_n, q_rows, q_start, q_len = queries
-    qk_scale, cap_scale, causal_offset, window_offset, kv_len, slope, alibi_diagonal = scores
+    (qk_scale, cap_scale, causal_offset, window_offset, kv_len, slope, alibi_diagonal,
+     dropout_p, seed, head) = scores
     offs_n = start_n + tl.arange(0, BLOCK_N)
     q_block = tl.make_block_ptr(base=Q, shape=(q_rows, HEAD_DIM), strides=(stride_n, 1),
                                 offsets=(q_start + lo, 0), block_shape=(BLOCK_M, HEAD_DIM),
@@ -548,6 +594,7 @@ def _attn_bwd_dkdv_rows(dk, dv, k, v, queries, scores, start_n, lo, hi,
                                  offsets=(q_start + lo, 0), block_shape=(BLOCK_M, HEAD_DIM),
                                  order=(1, 0))
     inv_qk_scale = 1.0 / qk_scale
+    keep_scale = 1.0 / (1.0 - dropout_p)
     for start_m in range(lo, hi, BLOCK_M):
         offs_m = start_m + tl.arange(0, BLOCK_M)
         query_ok = offs_m < q_len
@@ -573,11 +620,17 @@ def _attn_bwd_dkdv_rows(dk, dv, k, v, queries, scores, start_n, lo, hi,
                                   causal_offset, window_offset, kv_len, CAUSAL_MASK,
                                   WINDOW_MASK, QUERY_MASK), p, 0.0)
         dp = tl.dot(do, tl.trans(v))
+        if DROPOUT:
+            # O took P * keep / (1 - dropout_p): so do dP and dV.
+            keep = _dropout_keep(offs_m[:, None], offs_n[None, :], dropout_p, seed, head)
+            dp = tl.where(keep, dp * keep_scale, 0.0)
         ds = p * (dp - delta[:, None])
         if SOFTCAP:
             capped = (tl.math.log2(p) + lse[:, None] * LOG2E) * inv_qk_scale
             capped = tl.minimum(tl.maximum(capped, -1.0), 1.0)
             ds = ds * (1.0 - capped * capped)
+        if DROPOUT:
+            p = tl.where(keep, p * keep_scale, 0.0)
         dv = tl.dot(tl.trans(p.to(do.dtype)), do, dv)
         ds = ds.to(q.dtype)
         dq_rows = DQ_ACC + _dq_acc_offsets(start_m, q_len, BLOCK_M, HEAD_DIM, QUERY_MASK)
@@ -598,7 +651,7 @@ def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
                         HEAD_DIM: tl.constexpr, CAUSAL_MASK: tl.constexpr,
                         QUERY_MASK: tl.constexpr, DV_LAST: tl.constexpr,
                         WINDOW_MASK: tl.constexpr = False, SOFTCAP: tl.constexpr = False,
-                        ALIBI: tl.constexpr = False):
+                        ALIBI: tl.constexpr = False, DROPOUT: tl.constexpr = False):
     """Adds to dK, dV of the key block at start_n the contributions of the
     query blocks [lo, hi), BLOCK_M queries at a time, and to their rows of
     DQ_ACC the key block's dS K; works on the transposed scores (keys x
@@ -620,9 +673,11 @@ def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
     dK.  The order decides how ptxas allocates the registers: each head
     dim has the one that does not spill (docs/performance.md).  SOFTCAP:
     the scores as in the forward (_score_scales), and dS^T times the
-    derivative of the cap."""
+    derivative of the cap.  DROPOUT: dP^T and the P^T of dV's product
+    masked and scaled as the forward's P V took P."""
     Q, DO, LSE, DELTA, DQ_ACC, stride_n, q_rows, q_start, q_len = queries
-    qk_scale, cap_scale, causal_offset, window_offset, kv_len, slope, alibi_diagonal = scores
+    (qk_scale, cap_scale, causal_offset, window_offset, kv_len, slope, alibi_diagonal,
+     dropout_p, seed, head) = scores
     offs_n = start_n + tl.arange(0, BLOCK_N)
     # Block pointers advanced each step: the GPU lowering copies their
     # blocks ahead (tilegpu-pipeline).  Q is read transposed, a
@@ -634,6 +689,7 @@ def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
                                  offsets=(q_start + lo, 0), block_shape=(BLOCK_M, HEAD_DIM),
                                  order=(1, 0))
     inv_qk_scale = 1.0 / qk_scale
+    keep_scale = 1.0 / (1.0 - dropout_p)
     for start_m in range(lo, hi, BLOCK_M):
         offs_m = start_m + tl.arange(0, BLOCK_M)
         query_ok = offs_m < q_len
@@ -666,10 +722,17 @@ def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
             pT = tl.where(_visible(offs_m[None, :], offs_n[:, None], query_ok[None, :],
                                    causal_offset, window_offset, kv_len, CAUSAL_MASK,
                                    WINDOW_MASK, QUERY_MASK), pT, 0.0)
+        if DROPOUT:
+            keep = _dropout_keep(offs_m[None, :], offs_n[:, None], dropout_p, seed, head)
+            p_kept = tl.where(keep, pT * keep_scale, 0.0)
+        else:
+            p_kept = pT
         if DV_LAST:
             dpT = tl.dot(v, tl.trans(do))
         else:
-            dv = tl.dot(pT.to(do.dtype), do, dv)
+            dv = tl.dot(p_kept.to(do.dtype), do, dv)
+        if DROPOUT:
+            dpT = tl.where(keep, dpT * keep_scale, 0.0)
         # dS^T = P^T * (dP^T - delta), dP^T = V dO^T.
         dsT = pT * (dpT - delta[None, :])
         if SOFTCAP:
@@ -698,24 +761,26 @@ def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
         if HEAD_DIM > 128:
             dk = tl.dot(dsT, tl.trans(qT), dk)
         if DV_LAST:
-            dv = tl.dot(pT.to(do.dtype), do, dv)
+            dv = tl.dot(p_kept.to(do.dtype), do, dv)
         qT_block = tl.advance(qT_block, (0, BLOCK_M))
         do_block = tl.advance(do_block, (BLOCK_M, 0))
     return dk, dv
 
 
 @tile.jit(launch=tile.Launch(grid=("cdiv(MAX_N_KV, BLOCK_N1)", "Z * H"),
-                             keys=("HEAD_DIM", "CAUSAL", "WINDOW", "SOFTCAP", "ALIBI"),
+                             keys=("HEAD_DIM", "CAUSAL", "WINDOW", "SOFTCAP", "ALIBI",
+                                   "DROPOUT"),
                              length="MAX_N_CTX"))
 def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
              stride_z, stride_h, stride_n, stride_kz, stride_kh, stride_kn,
              stride_dkz, stride_dkh, stride_dkn, Z, H, H_KV, N_CTX, N_KV,
              causal_offset, window_offset, softcap, CU_SEQLENS_Q, CU_SEQLENS_K,
-             MAX_N_CTX, MAX_N_KV, VARLEN, ALIBI_SLOPES, HEAD_DIM: tl.constexpr,
-             BLOCK_M1: tl.constexpr, BLOCK_N1: tl.constexpr, CAUSAL: tl.constexpr,
-             WINDOW: tl.constexpr = False, SOFTCAP: tl.constexpr = False,
-             GROUP_PROGRAMS: tl.constexpr = 128, DV_LAST: tl.constexpr = False,
-             QUERY_ROWS: tl.constexpr = False, ALIBI: tl.constexpr = False):
+             MAX_N_CTX, MAX_N_KV, VARLEN, ALIBI_SLOPES, dropout_p, DROPOUT_SEEDS,
+             HEAD_DIM: tl.constexpr, BLOCK_M1: tl.constexpr, BLOCK_N1: tl.constexpr,
+             CAUSAL: tl.constexpr, WINDOW: tl.constexpr = False,
+             SOFTCAP: tl.constexpr = False, GROUP_PROGRAMS: tl.constexpr = 128,
+             DV_LAST: tl.constexpr = False, QUERY_ROWS: tl.constexpr = False,
+             ALIBI: tl.constexpr = False, DROPOUT: tl.constexpr = False):
     tl.static_assert(BLOCK_N1 % BLOCK_M1 == 0, "BLOCK_N1 must be a multiple of BLOCK_M1")
     tl.static_assert(not (ALIBI and SOFTCAP), "ALiBi with capped scores is not supported")
     tl.static_assert(GROUP_PROGRAMS >= 1, "GROUP_PROGRAMS must be at least 1")
@@ -748,6 +813,7 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
     start_q, q_len = _sequence(CU_SEQLENS_Q, off_z, N_CTX, VARLEN)
     start_k, kv_len = _sequence(CU_SEQLENS_K, off_z, N_KV, VARLEN)
     slope, alibi_diagonal = _alibi(ALIBI_SLOPES, off_z, off_h, H, q_len, kv_len, ALIBI)
+    seed = _dropout_seed(DROPOUT_SEEDS, off_z, DROPOUT)
     # As in the forward; a program past its sequence's keys sees no query.
     causal_offset += (kv_len - q_len) * VARLEN
     window_offset += (kv_len - q_len) * VARLEN
@@ -772,7 +838,8 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
     dv = tl.zeros([BLOCK_N1, HEAD_DIM], tl.float32)
     # What every stage reads (_attn_bwd_dkdv).
     queries = (Q, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, start_q, q_len)
-    scores = (qk_scale, cap_scale, off, low, kv_len, slope, alibi_diagonal)
+    scores = (qk_scale, cap_scale, off, low, kv_len, slope, alibi_diagonal,
+              dropout_p, seed, off_h)
     if CAUSAL:
         # Queries i < start_n - off see none of these keys; from the query
         # block holding the first that sees one, up to the first that sees
@@ -789,7 +856,7 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
             last = tl.minimum(start_n + BLOCK_N1 - low, q_len)
             dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, diag_start,
                                     tl.minimum(diag_end, last), BLOCK_M1, BLOCK_N1, HEAD_DIM, True,
-                                    True, DV_LAST, True, SOFTCAP, QUERY_ROWS, ALIBI)
+                                    True, DV_LAST, True, SOFTCAP, QUERY_ROWS, ALIBI, DROPOUT)
             # Whole query blocks that see every key of the block, then the
             # rest up to the last query that sees one, masked.
             full_end = tl.maximum(start_n - low + 1, 0) // BLOCK_M1 * BLOCK_M1
@@ -797,14 +864,14 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
             full_end = tl.maximum(full_end, diag_end)
             dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, diag_end, full_end,
                                     BLOCK_M1, BLOCK_N1, HEAD_DIM, False, False, DV_LAST, False,
-                                    SOFTCAP, QUERY_ROWS, ALIBI)
+                                    SOFTCAP, QUERY_ROWS, ALIBI, DROPOUT)
             dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, full_end, last,
                                     BLOCK_M1, BLOCK_N1, HEAD_DIM, True, True, DV_LAST, True,
-                                    SOFTCAP, QUERY_ROWS, ALIBI)
+                                    SOFTCAP, QUERY_ROWS, ALIBI, DROPOUT)
         else:
             dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, diag_start,
                                     tl.minimum(diag_end, q_len), BLOCK_M1, BLOCK_N1, HEAD_DIM,
-                                    True, True, DV_LAST, False, SOFTCAP, QUERY_ROWS, ALIBI)
+                                    True, True, DV_LAST, False, SOFTCAP, QUERY_ROWS, ALIBI, DROPOUT)
             # Past q_len the stages below are empty.  Unclamped, diag_end is
             # a multiple of BLOCK_M1, and so are the query blocks the main
             # loop steps over.  Full query blocks unmasked (each query sees
@@ -812,10 +879,10 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
             full_end = diag_end + tl.maximum(q_len - diag_end, 0) // BLOCK_M1 * BLOCK_M1
             dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, diag_end, full_end,
                                     BLOCK_M1, BLOCK_N1, HEAD_DIM, False, False, DV_LAST, False,
-                                    SOFTCAP, QUERY_ROWS, ALIBI)
+                                    SOFTCAP, QUERY_ROWS, ALIBI, DROPOUT)
             dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, full_end, q_len,
                                     BLOCK_M1, BLOCK_N1, HEAD_DIM, False, True, DV_LAST, False,
-                                    SOFTCAP, QUERY_ROWS, ALIBI)
+                                    SOFTCAP, QUERY_ROWS, ALIBI, DROPOUT)
     else:
         # Full query blocks unmasked, then the tail block (if any) masked.
         # Each key block starts at its own diagonal and wraps around, so
@@ -825,13 +892,13 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
         first = tl.minimum(start_n, full_end)
         dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, first, full_end, BLOCK_M1,
                                 BLOCK_N1, HEAD_DIM, False, False, DV_LAST, False, SOFTCAP,
-                                QUERY_ROWS, ALIBI)
+                                QUERY_ROWS, ALIBI, DROPOUT)
         dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, 0, first, BLOCK_M1,
                                 BLOCK_N1, HEAD_DIM, False, False, DV_LAST, False, SOFTCAP,
-                                QUERY_ROWS, ALIBI)
+                                QUERY_ROWS, ALIBI, DROPOUT)
         dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, full_end, q_len, BLOCK_M1,
                                 BLOCK_N1, HEAD_DIM, False, True, DV_LAST, False, SOFTCAP,
-                                QUERY_ROWS, ALIBI)
+                                QUERY_ROWS, ALIBI, DROPOUT)
     tl.store(_row_block(DV, start_k + start_n, stride_dkn, start_k + kv_len, HEAD_DIM,
                         BLOCK_N1), dv.to(DV.dtype.element_ty), boundary_check=(0,))
     dk = dk * sm_scale

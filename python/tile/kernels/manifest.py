@@ -11,8 +11,9 @@ matmul_scaled_<fp8 dtype>, attn_fwd_fp8e4nv_d<HEAD_DIM>,
 attn_decode_<dtype>_d<HEAD_DIM>_m<BLOCK_M>[_softcap|_alibi],
 attn_decode_combine_<dtype>_d<HEAD_DIM>, where <mask> is
 noncausal, causal (CAUSAL) or local (CAUSAL and WINDOW: a band of keys),
-followed by _softcap for capped scores (SOFTCAP) or _alibi for ALiBi's
-bias (ALIBI).
+followed by _softcap for capped scores (SOFTCAP), _alibi for ALiBi's
+bias (ALIBI) or, in attn_fwd and attn_bwd, _dropout for dropout
+(DROPOUT).
 The function symbol of each module is the variant name.
 
 A variant with max_n_ctx is the faster choice for sequences of at most that
@@ -60,11 +61,13 @@ PUZZLE_SIGNATURE = "*fp32,*fp32,*fp32,*fp32,i32,fp32"
 # strides, then K and V's; after Z, H, H_KV, N_CTX and N_KV come
 # causal_offset and window_offset (any values, no promise), softcap, and
 # for packed sequences CU_SEQLENS_Q and CU_SEQLENS_K (int32, read only when
-# VARLEN), MAX_N_CTX (and in attn_bwd MAX_N_KV) and VARLEN.
+# VARLEN), MAX_N_CTX (and in attn_bwd MAX_N_KV) and VARLEN, then
+# ALIBI_SLOPES (fp32, read only with ALIBI), dropout_p and DROPOUT_SEEDS
+# (int64, one a sequence, read only with DROPOUT).
 def _fwd_signature(t):
     return (f"*{t}:16,*{t}:16,*{t}:16,*{t}:16,*fp32:16,fp32,"
             "i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32,i32,i32,i32,i32,i32,i32,fp32,"
-            "*i32,*i32,i32,i32,*fp32")
+            "*i32,*i32,i32,i32,*fp32,fp32,*i64")
 
 
 def _preprocess_signature(t):
@@ -77,7 +80,7 @@ def _preprocess_signature(t):
 def _bwd_signature(t):
     return (f"*{t}:16,*{t}:16,*{t}:16,fp32,*{t}:16,*fp32:16,*{t}:16,*{t}:16,"
             "*fp32:16,*fp32:16," + ",".join(["i32:16"] * 9) + "," + ",".join(["i32"] * 7)
-            + ",fp32,*i32,*i32,i32,i32,i32,*fp32")
+            + ",fp32,*i32,*i32,i32,i32,i32,*fp32,fp32,*i64")
 
 
 def _postprocess_signature(t):
@@ -132,10 +135,11 @@ ATTENTION_TILES = {
 }
 
 # The attention variants beyond dtype and head dim: (name suffix, CAUSAL,
-# WINDOW, SOFTCAP, ALIBI), each mask without and with capped scores, and
-# with ALiBi's bias (not with capped scores).
-MASKS = tuple((name + extra, causal, window, extra == "_softcap", extra == "_alibi")
-              for extra in ("", "_softcap", "_alibi")
+# WINDOW, SOFTCAP, ALIBI, DROPOUT), each mask alone, with capped scores,
+# with ALiBi's bias and with dropout (one at a time).
+MASKS = tuple((name + extra, causal, window, extra == "_softcap", extra == "_alibi",
+               extra == "_dropout")
+              for extra in ("", "_softcap", "_alibi", "_dropout")
               for name, causal, window in (("causal", True, False),
                                            ("noncausal", False, False),
                                            ("local", True, True)))
@@ -190,7 +194,7 @@ def _variants():
             # through the loops.
             warps = 8
             tiles = ATTENTION_TILES[head_dim]
-            for suffix, causal, window, softcap, alibi in MASKS:
+            for suffix, causal, window, softcap, alibi, dropout in MASKS:
                 # K and V copied by the TMA, issued by a producer warpgroup
                 # (warp_specialize): 0-8% faster than the kernels without
                 # it (H200, 2026-11-27); without the producer, TMA was
@@ -200,21 +204,23 @@ def _variants():
                     _fwd_signature(t),
                     {"HEAD_DIM": head_dim, "BLOCK_M": 128, "BLOCK_N": tiles.block_n,
                      "CAUSAL": causal, "WINDOW": window, "SOFTCAP": softcap,
-                     "ALIBI": alibi, "HEAD_GROUP": 8, "RESCALE_VOTE": tiles.vote},
+                     "ALIBI": alibi, "DROPOUT": dropout, "HEAD_GROUP": 8,
+                     "RESCALE_VOTE": tiles.vote},
                     tiles.fwd_warps, thread_index_per_op=True, warp_specialize=True,
                     overlap_products=True, ping_pong=tiles.ping_pong))
             out.append(Variant(
                 f"attn_bwd_preprocess_{t}_d{head_dim}", "attention", "attn_bwd_preprocess",
                 _preprocess_signature(t), {"HEAD_DIM": head_dim, "BLOCK_M": 64},
                 warps))
-            for suffix, causal, window, softcap, alibi in MASKS:
+            for suffix, causal, window, softcap, alibi, dropout in MASKS:
                 out.append(Variant(
                     f"attn_bwd_{t}_d{head_dim}_{suffix}", "attention", "attn_bwd",
                     _bwd_signature(t),
                     {"HEAD_DIM": head_dim, "BLOCK_M1": tiles.bwd_queries,
                      "BLOCK_N1": tiles.bwd_keys,
                      "CAUSAL": causal, "WINDOW": window, "SOFTCAP": softcap,
-                     "ALIBI": alibi, "GROUP_PROGRAMS": 128, "DV_LAST": tiles.dv_last,
+                     "ALIBI": alibi, "DROPOUT": dropout, "GROUP_PROGRAMS": 128,
+                     "DV_LAST": tiles.dv_last,
                      "QUERY_ROWS": tiles.query_rows},
                     tiles.bwd_warps,
                     num_stages=tiles.bwd_stages, thread_index_per_op=True,

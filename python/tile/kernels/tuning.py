@@ -61,6 +61,7 @@ def problem(variant):
             "causal" if constexprs["CAUSAL"] else "noncausal")
     cap = "_softcap" if constexprs.get("SOFTCAP") else ""
     cap += "_alibi" if constexprs.get("ALIBI") else ""
+    cap += "_dropout" if constexprs.get("DROPOUT") else ""
     bound = f"_n{variant.max_n_ctx}" if variant.max_n_ctx else ""
     return f"{variant.kernel}_d{constexprs['HEAD_DIM']}_{mask}{cap}{bound}"
 
