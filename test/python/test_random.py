@@ -10,9 +10,10 @@ np = pytest.importorskip("numpy", reason="numpy is needed to run kernels in ir_e
 
 import tile  # noqa: E402
 import tile.language as tl  # noqa: E402
-from dropout_reference import philox_numpy, uniform_numpy  # noqa: E402
+from dropout_reference import philox2x32_numpy, uniform_numpy  # noqa: E402
 from ir_eval import Interpreter  # noqa: E402
 from tile.compiler import compile_kernel  # noqa: E402
+from tile.language.random import philox2x32  # noqa: E402
 
 LOW32 = 0xFFFFFFFF
 
@@ -27,14 +28,36 @@ def philox_reference(seed, c0, c1=0, c2=0, c3=0, rounds=10):
     return c0, c1, c2, c3
 
 
-def test_numpy_philox_is_the_reference():
-    counters = [(0, 0, 0, 0), (LOW32, LOW32, LOW32, LOW32), (7, 3, 1, 0), (123456, 99, 5, 2)]
-    for seed in (0, 12345, 2**64 - 1, 0x299F31D0A4093822):
-        words = philox_numpy(seed, *(np.array(c) for c in zip(*counters)))
-        for i, counter in enumerate(counters):
-            assert tuple(int(w[i]) for w in words) == philox_reference(seed, *counter)
+# Random123's known answers for philox2x32-10: (key, counter, words).
+PHILOX_2X32_ANSWERS = [
+    (0, (0, 0), (0xFF1DAE59, 0x6CD10DF2)),
+    (LOW32, (LOW32, LOW32), (0x2C3F628B, 0xAB4FD7AD)),
+    (0x13198A2E, (0x243F6A88, 0x85A308D3), (0xDD7CE038, 0xF62A4C12))]
+
+
+def test_numpy_philox_2x32_gives_the_known_answers():
+    keys, c0, c1 = (np.array(x) for x in zip(*((k, *c) for k, c, _ in PHILOX_2X32_ANSWERS)))
+    words = philox2x32_numpy(keys, c0, c1)
+    for i, (_, _, want) in enumerate(PHILOX_2X32_ANSWERS):
+        assert (int(words[0][i]), int(words[1][i])) == want
     words = np.array([0, 1, 2**31 - 1, 2**31, 2**32 - 1, 0x9B00DBD8], np.uint64)
     assert list(uniform_numpy(words)) == [uniform_reference(int(w)) for w in words]
+
+
+@tile.jit
+def philox2x32_kernel(OUT, key, C, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    c0, c1 = philox2x32(key, tl.load(C + offs * 2), tl.load(C + offs * 2 + 1))
+    tl.store(OUT + offs * 2, c0)
+    tl.store(OUT + offs * 2 + 1, c1)
+
+
+def test_philox_2x32_in_a_kernel_gives_the_known_answers():
+    it = Interpreter(compile_kernel(philox2x32_kernel, "*i32,i32,*i32", {"N": 1}))
+    for key, counter, want in PHILOX_2X32_ANSWERS:
+        memory = {"OUT": np.zeros(2, np.int32), "C": as_int32(counter)}
+        it.run([("ptr", "OUT"), as_int32([key])[0], ("ptr", "C")], (1,), memory)
+        assert tuple(int(x) & LOW32 for x in memory["OUT"]) == want, hex(key)
 
 
 @pytest.mark.parametrize("seed, counter, want", [

@@ -36,9 +36,9 @@ DROPOUT drops each probability of the softmax with probability dropout_p
 dropout_p), as FlashAttention's training does: O = (P * keep / (1 -
 dropout_p)) V, LSE that of P.  Whether query i (counted from its sequence's
 first) keeps key j in query head h of sequence z is a pure function of
-(DROPOUT_SEEDS[z], h, i, j) (_dropout_keep: Philox 4x32-10 on the counter
-(j, i, h, 0) under the int64 key DROPOUT_SEEDS[z]), so the backward draws
-the mask the forward drew, and no launch's split of the batch changes it.
+(DROPOUT_SEEDS[z], h, i, j) (_dropout_keep: Philox 2x32-10), so the
+backward draws the mask the forward drew, and no launch's split of the
+batch changes it.
 
 Masks, by two i32 offsets of any sign that follow N_KV in both kernels
 (the variants without a mask take them too and ignore them): CAUSAL hides
@@ -56,6 +56,7 @@ longest first (_longest_first), the grid stays the same.
 
 import tile
 import tile.language as tl
+from tile.language.random import philox2x32
 
 LOG2E = tl.constexpr(1.4426950408889634)   # log2(e)
 LN2 = tl.constexpr(0.6931471805599453)     # ln(2)
@@ -226,10 +227,13 @@ def _dropout_seed(DROPOUT_SEEDS, off_z, DROPOUT: tl.constexpr):
 def _dropout_keep(query, key, dropout_p, seed, head):
     """Whether dropout keeps the probability of query i and key j of query
     head `head` (int32 index tensors that broadcast to the scores' shape,
-    in either orientation): a uniform draw at least dropout_p."""
+    in either orientation): the first word of Philox 2x32-10 of the counter
+    (j, i ^ hi32(seed)) under the key lo32(seed) + head, as a uniform, at
+    least dropout_p.  (Philox 4x32 held four words for every score of the
+    tile at once: ptxas spilled 1-7 KB a kernel.)"""
     key, query = tl.broadcast(key, query)
-    zero = key * 0
-    bits, _, _, _ = tl.philox(seed, key, query, zero + head, zero)
+    seed = seed.to(tl.int64)
+    bits, _ = philox2x32((seed + head).to(tl.int32), key, query ^ (seed >> 32).to(tl.int32))
     return tl.uint_to_uniform_float(bits) >= dropout_p
 
 

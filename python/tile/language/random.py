@@ -19,6 +19,8 @@ _ROUND_A = tl.constexpr(0xD2511F53)
 _ROUND_B = tl.constexpr(0xCD9E8D57)
 _KEY_A = tl.constexpr(0x9E3779B9 - 2**32)   # as int32
 _KEY_B = tl.constexpr(0xBB67AE85 - 2**32)
+# Philox 2x32's round multiplier.
+_ROUND_2X32 = tl.constexpr(0xD256D193)
 _LOW32 = tl.constexpr(0xFFFFFFFF)
 # About 2^-31 and 2^-63: an int32's (int64's) magnitude to [0, 1), the
 # largest just below 1 in float32.
@@ -56,6 +58,20 @@ def philox_impl(c0, c1, c2, c3, k0, k1, n_rounds: tl.constexpr = 10):
         k0 = k0 + _KEY_A
         k1 = k1 + _KEY_B
     return c0, c1, c2, c3
+
+
+@jit
+def philox2x32(key, c0, c1, n_rounds: tl.constexpr = 10):
+    """Philox 2x32 of the counter (c0, c1) (int32 tensors of one shape,
+    their bits) under the 32-bit `key` (an int32 scalar): two int32
+    tensors of random bits.  Half the state and multiplies of Philox 4x32,
+    for kernels that draw a word an element of a large tile (attention's
+    dropout); Tile's own, not in Triton."""
+    for _ in tl.static_range(n_rounds):
+        hi, lo = _mulhilo(c0, _ROUND_2X32)
+        c0, c1 = hi ^ key ^ c1, lo
+        key = key + _KEY_A
+    return c0, c1
 
 
 @jit
