@@ -316,14 +316,14 @@ def reference_masked(q, k, v, dout, scale, visible, softcap=0.0, alibi_slopes=No
 
 
 def run_flash_attn(causal, window_size, causal_offset, softcap=0.0, alibi_slopes=None,
-                   dropout_p=0.0):
+                   dropout_p=0.0, deterministic=False):
     """A runner for check_fa2_case: flash_attn_func with these options
     (with dropout, right after torch.manual_seed(DROPOUT_SEED))."""
     def run(q, k, v, dout):
         qg, kg, vg = (t.detach().requires_grad_() for t in (q, k, v))
         torch.manual_seed(DROPOUT_SEED)
         out, lse = flash_attn_func(qg, kg, vg, dropout_p, None, causal, window_size, softcap,
-                                   alibi_slopes, return_lse=True,
+                                   alibi_slopes, deterministic, return_lse=True,
                                    causal_offset=causal_offset)
         return (out, lse, *torch.autograd.grad(out, (qg, kg, vg), dout))
     return run
@@ -565,6 +565,30 @@ def fa2_sections(results, generator, quick):
                            f"{'causal ' if causal else ''}window={window} B={batch} "
                            f"Nq={seqlen_q} Nk={seqlen_k} Hk={heads_k}",
                            *tensors, causal, window, dropout_p=dropout_p)
+
+    results.section = "deterministic backward"
+    # (batch, seqlen_q, seqlen_k, heads_k, causal, window_size), every head
+    # dim: against the reference, then bit for bit against a second run.
+    repeated = ((2, 1000, 1000, 8, False, (-1, -1)), (1, 1000, 1000, 2, True, (-1, -1)),
+                (2, 500, 777, 4, True, (-1, -1)), (1, 777, 500, 8, False, (100, 50)))
+    for index, (batch, seqlen_q, seqlen_k, heads_k, causal, window) in enumerate(
+            repeated if not quick else repeated[1:2]):
+        for head_dim in (32, 64, 128, 256) if not quick else (64,):
+            dtype = (torch.float16, torch.bfloat16)[(index + head_dim // 64) % 2]
+            tensors = random_inputs(batch, seqlen_q, 8, head_dim, dtype, generator,
+                                    seqlen_k=seqlen_k, heads_k=heads_k)
+            name = (f"{type_name(dtype)} d{head_dim} deterministic "
+                    f"{'causal ' if causal else ''}window={window} B={batch} "
+                    f"Nq={seqlen_q} Nk={seqlen_k} Hk={heads_k}")
+            run = run_flash_attn(causal, window, 0, deterministic=True)
+            check_fa2_case(results, name, *tensors, causal, window, run=run)
+
+            def same_twice(run=run, tensors=tensors, name=name):
+                first, second = run(*tensors), run(*tensors)
+                results.add_check(name + " twice", all(
+                    torch.equal(a, b) for a, b in zip(first[2:], second[2:])),
+                    "dq, dk, dv bit for bit")
+            results.guarded(name + " twice", same_twice)
 
     results.section = "windows and softcap at d32 and d256"
     # The kernels of the head dims the cases above leave out: a window that

@@ -117,7 +117,8 @@ def test_flash_attn_func_refuses_bad_options(kwargs, error, message):
      "alibi_slopes must be a torch.Tensor or None, not list"),
     ((), {"alibi_slopes": torch.ones(3), "softcap": 30.0}, NotImplementedError,
      "ALiBi or capped scores, not both"),
-    ((), {"deterministic": True}, NotImplementedError, "no deterministic mode yet"),
+    ((), {"deterministic": True, "softcap": 5.0}, NotImplementedError,
+     "deterministic=True with softcap > 0"),
     ((), {"deterministic": 1}, TypeError, "deterministic must be True or False"),
     ((), {"return_attn_probs": True}, NotImplementedError,
      "does not return attention probabilities; return_lse=True"),
@@ -504,7 +505,7 @@ class EmulatedKernels:
         q, k, v = view("Q").float(), keys("K"), keys("V")
         scores = q @ k.transpose(-1, -2) * values["sm_scale"]
         cap_grad = torch.ones_like(scores)
-        if spec.constexprs["SOFTCAP"]:
+        if spec.constexprs.get("SOFTCAP"):
             cap = values["softcap"]
             scores = cap * torch.tanh(scores / cap)
             cap_grad = 1 - (scores / cap) ** 2
@@ -535,7 +536,11 @@ class EmulatedKernels:
         p = probabilities(rows("LSE"))
         do = view("DO").float()
         ds = p * ((do @ v.transpose(-1, -2)) * kept - rows("DELTA")[..., None]) * cap_grad
-        accumulator().add_(ds @ k)
+        if spec.family == "attn_bwd_dq":
+            view("DQ").copy_(ds @ k * values["sm_scale"])
+            return
+        if spec.constexprs.get("DQ", True):
+            accumulator().add_(ds @ k)
 
         def gradient(name):   # DK, DV: per query head
             return strided(tensor(name), values, d, "H", "N_KV", GRADIENT_STRIDES)
@@ -926,6 +931,50 @@ def test_varlen_dropout_masks_each_sequence_by_its_seed(emulated):
 
 
 @needs_kernels
+@pytest.mark.parametrize("case", ["full", "causal gqa", "nq < nk", "window nq > nk"])
+def test_deterministic_backward_sums_dq_without_atomics(emulated, case):
+    """deterministic=True: attn_bwd without dQ's atomic adds, then
+    attn_bwd_dq in place of the postprocess; the gradients against the
+    float64 reference, each mask."""
+    shape, kv_shape, causal, window, _, mask = DROPOUT_CASES[case]
+    dtype = torch.bfloat16 if shape[-1] == 128 else torch.float16
+    q, k, v = (t.requires_grad_() for t in qkv(shape, dtype, kv_shape=kv_shape))
+    dout = torch.randn(shape).to(dtype)
+    out, lse = flash_attn_func(q, k, v, 0.0, 0.2, causal, window, deterministic=True,
+                               return_lse=True)
+    dq, dk, dv = torch.autograd.grad(out, (q, k, v), dout)
+    want = reference(q, k, v, dout, causal, 0.2, 0, window)
+    assert_matches_reference((out, lse, dq, dk, dv), want, dtype)
+    assert emulated.families() == ["attn_fwd", "attn_bwd_preprocess", "attn_bwd",
+                                   "attn_bwd_dq"]
+    assert masks_launched(emulated) == [mask, mask]
+    bwd, dq_kernel = (spec for spec, _ in emulated.launches[2:])
+    assert bwd.constexprs["DQ"] is False and bwd.name.endswith("_deterministic")
+    assert (dq_kernel.constexprs["CAUSAL"], dq_kernel.constexprs["WINDOW"]) == \
+        (bwd.constexprs["CAUSAL"], bwd.constexprs["WINDOW"])
+
+
+@needs_kernels
+def test_varlen_deterministic_backward(emulated):
+    lens_q, lens_k = [30, 1, 45], [50, 9, 20]
+    q, cu_q = packed(lens_q, 4)
+    k, cu_k = packed(lens_k, 2)
+    v, _ = packed(lens_k, 2)
+    dout = torch.randn_like(q)
+    q, k, v = (t.requires_grad_() for t in (q, k, v))
+    out = flash_attn_varlen_func(q, k, v, cu_q, cu_k, max(lens_q), max(lens_k), 0.0, 0.2, True,
+                                 (7, 0), deterministic=True)
+    dq, dk, dv = torch.autograd.grad(out, (q, k, v), dout)
+    assert emulated.families()[-1] == "attn_bwd_dq"
+    for b in range(len(lens_q)):
+        rq, rk = slice(cu_q[b], cu_q[b + 1]), slice(cu_k[b], cu_k[b + 1])
+        want = reference(q[rq][None], k[rk][None], v[rk][None], dout[rq][None], True, 0.2,
+                         window_size=(7, 0))
+        got = (out[rq][None], want[1], dq[rq][None], dk[rk][None], dv[rk][None])
+        assert_matches_reference(got, want, torch.float16)
+
+
+@needs_kernels
 def test_grouped_heads_sum_the_gradients_of_their_group(emulated):
     """With K/V repeated for each query head, flash_attn_func gives the
     same out, and dk, dv are the sums of the repeated heads' gradients."""
@@ -1162,6 +1211,10 @@ def softcap_step(q, k, v):
     return flash_attn_func(q, k, v, 0.0, 0.2, True, softcap=0.8) * 2
 
 
+def deterministic_step(q, k, v):
+    return flash_attn_func(q, k, v, 0.0, 0.2, True, deterministic=True) * 2
+
+
 def kvpacked_step(q, k, v):
     return flash_attn_kvpacked_func(q, torch.stack([k, v], dim=2), 0.0, 0.2, False,
                                     (-1, 4)) * 2
@@ -1169,7 +1222,8 @@ def kvpacked_step(q, k, v):
 
 @needs_kernels
 @pytest.mark.parametrize("step, mask", [(grouped_window_step, LOCAL),
-                                        (kvpacked_step, CAUSAL), (softcap_step, CAUSAL)])
+                                        (kvpacked_step, CAUSAL), (softcap_step, CAUSAL),
+                                        (deterministic_step, CAUSAL)])
 def test_torch_compile_with_grouped_heads_unequal_lengths_and_windows(emulated, step, mask):
     """The custom ops carry the key shapes and the mask: compiled
     (aot_eager, fullgraph) equals eager bit for bit, gradients (summed over
@@ -1218,7 +1272,8 @@ def test_custom_ops_agree_with_their_fake_implementations(emulated):
                                   (True, 0.2, 13, None, 0.0, torch.tensor([[0.5, 0.25, 0.125,
                                                                             0.0625]])),
                                   (True, 0.2, 13, None, 0.0, None, 0.3,
-                                   torch.tensor([123456789], dtype=torch.int64))])
+                                   torch.tensor([123456789], dtype=torch.int64)),
+                                  (True, 0.2, 13, -5, 0.0, None, 0.0, None, True)])
 def test_custom_ops_with_grouped_heads_and_unequal_lengths(emulated, mask):
     q = torch.randn(1, 20, 4, 64).half().requires_grad_()
     k, v = (t.requires_grad_() for t in qkv((1, 33, 2, 64))[:2])
@@ -1228,7 +1283,7 @@ def test_custom_ops_with_grouped_heads_and_unequal_lengths(emulated, mask):
 def check_ops(q, k, v, mask):
     """torch.library.opcheck of the forward op and of the backward op, for
     (causal, scale, causal_offset, window_offset, softcap[, alibi_slopes[,
-    dropout_p, dropout_seeds]]) `mask`."""
+    dropout_p, dropout_seeds[, deterministic]]]) `mask`."""
     torch.library.opcheck(torch.ops.tile.flash_attn_forward.default, (q, k, v, *mask))
     out, lse = torch.ops.tile.flash_attn_forward(q, k, v, *mask)
     assert lse.shape == (q.shape[0], q.shape[2], q.shape[1])

@@ -273,11 +273,13 @@ def test_built_kernels_are_the_manifest_variants():
         softcap = variant.constexprs.get("SOFTCAP")
         alibi = variant.constexprs.get("ALIBI", False)
         dropout = variant.constexprs.get("DROPOUT", False)
+        deterministic = not variant.constexprs.get("DQ", True)
         assert kernel.max_n_ctx == variant.max_n_ctx
         assert kernels.select(variant.kernel, element_type,
                               variant.constexprs["HEAD_DIM"], causal,
                               seq_len=variant.max_n_ctx, window=window,
-                              softcap=softcap, alibi=alibi, dropout=dropout) is kernel
+                              softcap=softcap, alibi=alibi, dropout=dropout,
+                              deterministic=deterministic) is kernel
 
 
 # --------------------------------------------------------------------------

@@ -211,10 +211,12 @@ def dropout_memory(memory, rng, z, dropout_p):
 
 
 def run_attention(t, d, mask, n, heads_inner, n_kv=None, h=2, h_kv=None, z=1,
-                  softcap=None, alibi=False, dropout_p=None):
+                  softcap=None, alibi=False, dropout_p=None, deterministic=False):
     """Runs the forward and the three backward kernels of one variant on
     random inputs and checks O, LSE, DELTA, dQ, dK (per query head) and dV
-    against float64."""
+    against float64.  deterministic: attn_bwd without dQ (which must leave
+    DQ_ACC as the preprocess zeroed it) and attn_bwd_dq in place of the
+    postprocess."""
     suffix = variant_suffix(mask, softcap, alibi, dropout_p)
     n_kv = n if n_kv is None else n_kv
     h_kv = h if h_kv is None else h_kv
@@ -276,14 +278,23 @@ def run_attention(t, d, mask, n, heads_inner, n_kv=None, h=2, h_kv=None, z=1,
     np.testing.assert_allclose(memory["DELTA"].reshape(z, h, n), delta_ref,
                                rtol=1e-5, atol=1e-5)
 
-    bwd, c = interpreter(f"attn_bwd_{t}_d{d}_{suffix}")
+    bwd, c = interpreter(f"attn_bwd_{t}_d{d}_{suffix}"
+                         + ("_deterministic" if deterministic else ""))
     bwd.run([("ptr", "Q"), ("ptr", "K"), ("ptr", "V"), np.float32(sm_scale), ("ptr", "DO"),
              ("ptr", "DQ_ACC"), ("ptr", "DK"), ("ptr", "DV"), ("ptr", "LSE"),
              ("ptr", "DELTA")] + i32(q_strides + kv_strides + dkv_strides) + sizes
             + dense_bwd, (-(-n_kv // c["BLOCK_N1"]), z * h), memory)
-    post, c = interpreter(f"attn_bwd_postprocess_{t}_d{d}")
-    post.run([("ptr", "DQ"), ("ptr", "DQ_ACC"), np.float32(sm_scale)] + q_dims,
-             (-(-n // c["BLOCK_M"]), z * h), memory)
+    if deterministic:
+        assert (memory["DQ_ACC"] == 0).all(), "attn_bwd without DQ added to DQ_ACC"
+        dq_kernel, c = interpreter(f"attn_bwd_dq_{t}_d{d}_{suffix}")
+        dq_kernel.run([("ptr", "DQ"), ("ptr", "Q"), ("ptr", "K"), ("ptr", "V"), ("ptr", "DO"),
+                       ("ptr", "LSE"), ("ptr", "DELTA"), np.float32(sm_scale)]
+                      + i32(q_strides + kv_strides) + sizes[:-1] + dense[:4],
+                      (-(-n // c["BLOCK_M"]), z * h), memory)
+    else:
+        post, c = interpreter(f"attn_bwd_postprocess_{t}_d{d}")
+        post.run([("ptr", "DQ"), ("ptr", "DQ_ACC"), np.float32(sm_scale)] + q_dims,
+                 (-(-n // c["BLOCK_M"]), z * h), memory)
     got = {name: load(memory[name], z, h, rows, d, heads_inner).astype(np.float64)
            for name, rows in (("DV", n_kv), ("DK", n_kv), ("DQ", n))}
     check_gradients(got, p, o_ref, qf, kf, vf, dof, sm_scale, cap_grad, visible, "", kept)
@@ -336,7 +347,7 @@ def test_attention_head_dims(t, d, mask, n, n_kv, h, h_kv):
 
 
 def run_varlen_attention(t, d, mask, lengths, h=2, h_kv=1, softcap=None, alibi=False,
-                         dropout_p=None):
+                         dropout_p=None, deterministic=False):
     """The four kernels on packed sequences (VARLEN): `lengths` is a list of
     (queries, keys) per sequence, the tensors (total, heads, d) as
     FlashAttention's varlen functions take them, and the mask's offsets
@@ -383,15 +394,23 @@ def run_varlen_attention(t, d, mask, lengths, h=2, h_kv=1, softcap=None, alibi=F
     pre, c = interpreter(f"attn_bwd_preprocess_{t}_d{d}")
     pre.run([("ptr", "O"), ("ptr", "DO"), ("ptr", "DELTA"), ("ptr", "DQ_ACC")] + q_dims,
             (-(-max_q // c["BLOCK_M"]), z * h), memory)
-    bwd, c = interpreter(f"attn_bwd_{t}_d{d}_{suffix}")
+    bwd, c = interpreter(f"attn_bwd_{t}_d{d}_{suffix}"
+                         + ("_deterministic" if deterministic else ""))
     bwd.run([("ptr", "Q"), ("ptr", "K"), ("ptr", "V"), np.float32(sm_scale), ("ptr", "DO"),
              ("ptr", "DQ_ACC"), ("ptr", "DK"), ("ptr", "DV"), ("ptr", "LSE"),
              ("ptr", "DELTA")] + i32(q_strides + kv_strides + dkv_strides) + sizes + packed
             + i32((max_q, max_k, 1)) + [("ptr", "ALIBI")] + dropout,
             (-(-max_k // c["BLOCK_N1"]), z * h), memory)
-    post, c = interpreter(f"attn_bwd_postprocess_{t}_d{d}")
-    post.run([("ptr", "DQ"), ("ptr", "DQ_ACC"), np.float32(sm_scale)] + q_dims,
-             (-(-max_q // c["BLOCK_M"]), z * h), memory)
+    if deterministic:
+        dq_kernel, c = interpreter(f"attn_bwd_dq_{t}_d{d}_{suffix}")
+        dq_kernel.run([("ptr", "DQ"), ("ptr", "Q"), ("ptr", "K"), ("ptr", "V"), ("ptr", "DO"),
+                       ("ptr", "LSE"), ("ptr", "DELTA"), np.float32(sm_scale)]
+                      + i32(q_strides + kv_strides) + sizes[:-1] + packed + i32((max_q, 1)),
+                      (-(-max_q // c["BLOCK_M"]), z * h), memory)
+    else:
+        post, c = interpreter(f"attn_bwd_postprocess_{t}_d{d}")
+        post.run([("ptr", "DQ"), ("ptr", "DQ_ACC"), np.float32(sm_scale)] + q_dims,
+                 (-(-max_q // c["BLOCK_M"]), z * h), memory)
 
     out = {name: memory[name].reshape(-1, h, d).astype(np.float64)
            for name in ("O", "DQ", "DK", "DV")}
@@ -442,6 +461,17 @@ def test_attention_packed_sequences_softcap():
     run_varlen_attention("fp16", 64, causal(), [(90, 120), (64, 64)], 2, 1, softcap=0.7)
 
 
+# The deterministic backward: attn_bwd without dQ's atomic adds and
+# attn_bwd_dq, each mask, grouped heads, unequal lengths both ways, every
+# head dim (d256's dK, dV keys as rows), queries past the blocks.
+@pytest.mark.parametrize("t, d, mask, n, n_kv, h, h_kv", [
+    ("fp16", 64, causal(), 130, 130, 2, 2), ("bf16", 128, NONCAUSAL, 150, 100, 4, 2),
+    ("fp16", 32, band(-40, 5), 200, 200, 2, 1), ("fp16", 256, causal(), 90, 140, 2, 2),
+    ("bf16", 64, band(-70, 0), 140, 70, 2, 2), ("fp16", 128, causal(-3), 70, 200, 2, 1)])
+def test_attention_deterministic_backward(t, d, mask, n, n_kv, h, h_kv):
+    run_attention(t, d, mask, n, False, n_kv=n_kv, h=h, h_kv=h_kv, z=2, deterministic=True)
+
+
 # Dropout: the kernels' masks against the reference Philox's, forward and
 # backward, with each mask, grouped heads, unequal lengths, queries as rows
 # (d32 to d128) and keys as rows (d256), and packed sequences.
@@ -451,6 +481,11 @@ def test_attention_packed_sequences_softcap():
     ("bf16", 64, NONCAUSAL, 70, 200, 2, 2, 0.75)])
 def test_attention_dropout(t, d, mask, n, n_kv, h, h_kv, dropout_p):
     run_attention(t, d, mask, n, False, n_kv=n_kv, h=h, h_kv=h_kv, z=2, dropout_p=dropout_p)
+
+
+def test_attention_packed_sequences_deterministic():
+    run_varlen_attention("bf16", 64, band(-30, 0), [(90, 120), (0, 4), (1, 1), (130, 64)], 4,
+                         2, deterministic=True)
 
 
 def test_attention_packed_sequences_dropout():

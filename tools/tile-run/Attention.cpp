@@ -73,6 +73,7 @@ std::string describeVariant(const rt::KernelInfo &info, bool hasCausality) {
           : info.constexprInt("SOFTCAP").value_or(0) ? " softcap"
           : info.constexprInt("ALIBI").value_or(0)   ? " ALiBi"
           : info.constexprInt("DROPOUT").value_or(0) ? " dropout"
+          : info.constexprInt("DQ").value_or(1) == 0 ? " deterministic"
           : info.constexprInt("WINDOW").value_or(0)  ? " local (windowed)"
           : isCausal && *isCausal                    ? " causal"
                                                      : " non-causal") +
@@ -102,7 +103,8 @@ rt::Status selectVariant(const rt::Bundle &bundle, const std::string &family,
                                 info.constexprInt("WINDOW").value_or(0) == 0 &&
                                 info.constexprInt("SOFTCAP").value_or(0) == 0 &&
                                 info.constexprInt("ALIBI").value_or(0) == 0 &&
-                                info.constexprInt("DROPOUT").value_or(0) == 0));
+                                info.constexprInt("DROPOUT").value_or(0) == 0 &&
+                                info.constexprInt("DQ").value_or(1) != 0));
     if (!matches)
       return rt::Status::error(
           "--kernel " + info.name + " is " +
@@ -117,11 +119,14 @@ rt::Status selectVariant(const rt::Bundle &bundle, const std::string &family,
   if (causal) {
     keys.push_back({"CAUSAL", *causal});
     // tile-run's attention has no window, no score cap, no ALiBi and no
-    // dropout.
+    // dropout; its backward adds dQ with atomics (not the deterministic
+    // variants).
     keys.push_back({"WINDOW", 0});
     keys.push_back({"SOFTCAP", 0});
     keys.push_back({"ALIBI", 0});
     keys.push_back({"DROPOUT", 0});
+    if (family == "attn_bwd")
+      keys.push_back({"DQ", 1});
   }
   return bundle.select(family, rt::dtypeName(dtype), keys, seqLen, chosen);
 }

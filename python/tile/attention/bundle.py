@@ -29,7 +29,9 @@ FORWARD = "attn_fwd"
 PREPROCESS = "attn_bwd_preprocess"
 BACKWARD = "attn_bwd"
 POSTPROCESS = "attn_bwd_postprocess"
-ATTENTION_FAMILIES = (FORWARD, PREPROCESS, BACKWARD, POSTPROCESS)
+# The deterministic backward's dQ (beside BACKWARD without DQ).
+DQ = "attn_bwd_dq"
+ATTENTION_FAMILIES = (FORWARD, PREPROCESS, BACKWARD, POSTPROCESS, DQ)
 
 __all__ = ["BundleError", "KernelBundle", "find_kernel_dir", "candidate_dirs"]
 
@@ -92,11 +94,12 @@ class KernelBundle:
         return cls(find_kernel_dir())
 
     def select(self, kernel, element_type, head_dim, causal=None, seq_len=None,
-               window=None, softcap=None, alibi=False, dropout=False):
+               window=None, softcap=None, alibi=False, dropout=False, deterministic=False):
         """The variant of `kernel`'s family for this element type, head dim,
         mask (CAUSAL and WINDOW, for the families that have them; None
         leaves a key out), capping of the scores (SOFTCAP, likewise), ALiBi
-        and dropout (forward and backward) and sequence length (the runtime's choice, by the
+        and dropout (forward and backward), dQ's atomic adds in the backward
+        (DQ: not when deterministic) and sequence length (the runtime's choice, by the
         families' launch specs): ValueError naming what the folder has when
         none matches.  The runtime matches only the keys given, so the
         forward and backward pass both: CAUSAL=1 alone would match the
@@ -113,4 +116,6 @@ class KernelBundle:
             # kernels without them.
             keys["ALIBI"] = alibi
             keys["DROPOUT"] = dropout
+        if kernel == BACKWARD:
+            keys["DQ"] = not deterministic
         return self.bundle.select(kernel, element_type, keys, seq_len)

@@ -410,6 +410,17 @@ def _score_values(softcap, alibi_slopes, dropout_p, dropout_seeds, part, lse):
             else _device_pointer(dropout_seeds[part])}
 
 
+def _dq_values(deterministic, dq, accumulator, scale, queries, dq_inputs):
+    """The arguments of the backward's last kernel, which writes dq: the
+    postprocess's (from the accumulator attn_bwd added to), or
+    deterministic, attn_bwd_dq's (dq_inputs: the tensors, K's shape and
+    the mask it recomputes dS from)."""
+    values = {"DQ": _device_pointer(dq), "sm_scale": scale, **queries}
+    if deterministic:
+        return {**values, **dq_inputs}
+    return {**values, "DQ_ACC": accumulator}
+
+
 def _mask_values(mask):
     return {"causal_offset": mask.causal_offset, "window_offset": mask.window_offset}
 
@@ -540,7 +551,8 @@ def _flash_attn_backward(dout, q, k, v, out, lse, causal, softmax_scale,
 
 
 def _backward(dout, q, k, v, out, lse, causal, scale, causal_offset=0, window_offset=None,
-              softcap=0.0, alibi_slopes=None, dropout_p=0.0, dropout_seeds=None):
+              softcap=0.0, alibi_slopes=None, dropout_p=0.0, dropout_seeds=None,
+              deterministic=False):
     """_backward_kernels on the tensors padded to the kernels' head dim
     (q, k, v may come padded already, from _forward), the gradients cut
     back to dout's."""
@@ -548,21 +560,24 @@ def _backward(dout, q, k, v, out, lse, causal, scale, causal_offset=0, window_of
     padded = _kernel_head_dim(head_dim)
     if padded == head_dim:
         return _backward_kernels(dout, q, k, v, out, lse, causal, scale, causal_offset,
-                                 window_offset, softcap, alibi_slopes, dropout_p, dropout_seeds)
+                                 window_offset, softcap, alibi_slopes, dropout_p, dropout_seeds,
+                                 deterministic)
     dout, q, k, v, out = _pad_head_dim((dout, q, k, v, out), padded)
     dq, dk, dv = _backward_kernels(dout, q, k, v, out, lse, causal, scale, causal_offset,
                                    window_offset, softcap, alibi_slopes, dropout_p,
-                                   dropout_seeds)
+                                   dropout_seeds, deterministic)
     return tuple(g[..., :head_dim].contiguous() for g in (dq, dk, dv))
 
 
 def _backward_kernels(dout, q, k, v, out, lse, causal, scale, causal_offset=0,
                       window_offset=None, softcap=0.0, alibi_slopes=None, dropout_p=0.0,
-                      dropout_seeds=None):
+                      dropout_seeds=None, deterministic=False):
     """_flash_attn_backward's work, on arguments already checked (by it, or
     by the forward whose saved tensors these are: autograd hands in a dout
     of out's shape, dtype and device).  The mask, softcap, ALiBi and
-    dropout (the forward's seeds) as in _forward."""
+    dropout (the forward's seeds) as in _forward.  deterministic: dQ by
+    attn_bwd_dq, summed in one order, instead of attn_bwd's atomic adds
+    (bit-identical gradients run to run)."""
     batch, seqlen_q, heads, head_dim = q.shape
     seqlen_k, heads_k = k.shape[1], k.shape[2]
     element_type = _ELEMENT_TYPES[q.dtype]
@@ -571,8 +586,13 @@ def _backward_kernels(dout, q, k, v, out, lse, causal, scale, causal_offset=0,
     preprocess = kernels.select(_bundle.PREPROCESS, element_type, head_dim)
     backward = kernels.select(_bundle.BACKWARD, element_type, head_dim, mask.causal,
                               window=mask.window, softcap=softcap > 0,
-                              alibi=alibi_slopes is not None, dropout=dropout_p > 0)
-    postprocess = kernels.select(_bundle.POSTPROCESS, element_type, head_dim)
+                              alibi=alibi_slopes is not None, dropout=dropout_p > 0,
+                              deterministic=deterministic)
+    if deterministic:
+        postprocess = kernels.select(_bundle.DQ, element_type, head_dim, mask.causal,
+                                     window=mask.window)
+    else:
+        postprocess = kernels.select(_bundle.POSTPROCESS, element_type, head_dim)
 
     q, out = to_kernel_layout([q, out], backward)
     k, v = to_kernel_layout([k, v], backward, dense=False)
@@ -620,8 +640,11 @@ def _backward_kernels(dout, q, k, v, out, lse, causal, scale, causal_offset=0,
                         **_score_values(softcap, alibi_slopes, dropout_p, dropout_seeds,
                                         part, lse),
                         **queries, **keys, **_mask_values(mask)}),
-            (postprocess, {"DQ": _device_pointer(dq[part]), "DQ_ACC": accumulator,
-                           "sm_scale": scale, **queries})]
+            (postprocess, _dq_values(deterministic, dq[part], accumulator, scale, queries, {
+                "Q": _device_pointer(q[part]), "K": _device_pointer(k[part]),
+                "V": _device_pointer(v[part]), "DO": _device_pointer(dout[part]),
+                "LSE": _device_pointer(lse[part]), "DELTA": _device_pointer(delta[part]),
+                **keys, **_mask_values(mask)}))]
     _launch_all(q.device, launches)
     if grouped:
         # Query head h used K/V head h // group: consecutive heads share one.
@@ -641,12 +664,12 @@ class FlashAttnFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx, q, k, v, causal, scale, return_lse, causal_offset=0,
                 window_offset=None, softcap=0.0, alibi_slopes=None, dropout_p=0.0,
-                dropout_seeds=None):
+                dropout_seeds=None, deterministic=False):
         out, lse, q, k, v = _forward(q, k, v, causal, scale, causal_offset, window_offset,
                                      softcap, alibi_slopes, dropout_p, dropout_seeds)
         ctx.save_for_backward(q, k, v, out, lse)
         ctx.mask = (causal, scale, causal_offset, window_offset, softcap, alibi_slopes,
-                    dropout_p, dropout_seeds)
+                    dropout_p, dropout_seeds, deterministic)
         if return_lse:
             ctx.mark_non_differentiable(lse)
             return out, lse
@@ -656,7 +679,7 @@ class FlashAttnFunction(torch.autograd.Function):
     def backward(ctx, dout, *unused_dlse):
         q, k, v, out, lse = ctx.saved_tensors
         dq, dk, dv = _backward(dout, q, k, v, out, lse, *ctx.mask)
-        return dq, dk, dv, None, None, None, None, None, None, None, None, None
+        return (dq, dk, dv) + (None,) * 10
 
 
 # --------------------------------------------------------------------------
@@ -684,8 +707,9 @@ def _in_layout_of(tensor, like):
 def _forward_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool,
                 scale: float, causal_offset: int, window_offset: int | None,
                 softcap: float, alibi_slopes: torch.Tensor | None = None,
-                dropout_p: float = 0.0, dropout_seeds: torch.Tensor | None = None
-                ) -> tuple[torch.Tensor, torch.Tensor]:
+                dropout_p: float = 0.0, dropout_seeds: torch.Tensor | None = None,
+                deterministic: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+    # deterministic is the backward's: carried for the autograd formula.
     out, lse, _, _, _ = _forward(q, k, v, causal, scale, causal_offset, window_offset,
                                  softcap, alibi_slopes, dropout_p, dropout_seeds)
     return _in_layout_of(out, q), lse
@@ -693,7 +717,7 @@ def _forward_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool,
 
 @_forward_op.register_fake
 def _forward_fake(q, k, v, causal, scale, causal_offset, window_offset, softcap,
-                  alibi_slopes=None, dropout_p=0.0, dropout_seeds=None):
+                  alibi_slopes=None, dropout_p=0.0, dropout_seeds=None, deterministic=False):
     batch, seqlen_q, heads, _ = q.shape
     return torch.empty_like(q), q.new_empty((batch, heads, seqlen_q), dtype=torch.float32)
 
@@ -703,16 +727,18 @@ def _backward_op(dout: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.
                  out: torch.Tensor, lse: torch.Tensor, causal: bool, scale: float,
                  causal_offset: int, window_offset: int | None, softcap: float,
                  alibi_slopes: torch.Tensor | None = None, dropout_p: float = 0.0,
-                 dropout_seeds: torch.Tensor | None = None
+                 dropout_seeds: torch.Tensor | None = None, deterministic: bool = False
                  ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     dq, dk, dv = _backward(dout, q, k, v, out, lse, causal, scale, causal_offset,
-                           window_offset, softcap, alibi_slopes, dropout_p, dropout_seeds)
+                           window_offset, softcap, alibi_slopes, dropout_p, dropout_seeds,
+                           deterministic)
     return _in_layout_of(dq, q), _in_layout_of(dk, k), _in_layout_of(dv, v)
 
 
 @_backward_op.register_fake
 def _backward_fake(dout, q, k, v, out, lse, causal, scale, causal_offset, window_offset,
-                   softcap, alibi_slopes=None, dropout_p=0.0, dropout_seeds=None):
+                   softcap, alibi_slopes=None, dropout_p=0.0, dropout_seeds=None,
+                   deterministic=False):
     return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
 
 
@@ -727,7 +753,7 @@ def _forward_op_setup_context(ctx, inputs, output):
 def _forward_op_backward(ctx, dout, unused_dlse):
     q, k, v, out, lse = ctx.saved_tensors
     dq, dk, dv = _backward_op(dout, q, k, v, out, lse, *ctx.mask)
-    return dq, dk, dv, None, None, None, None, None, None, None, None
+    return (dq, dk, dv) + (None,) * 9
 
 
 _forward_op.register_autograd(_forward_op_backward, setup_context=_forward_op_setup_context)
@@ -803,14 +829,25 @@ def _dropout_seeds(dropout_p, batch, device):
     return dropout_p, seeds
 
 
-def _check_fa2_options(deterministic, return_attn_probs):
+def _check_deterministic(deterministic, softcap, alibi_slopes, dropout_p):
+    """deterministic as a bool: the backward's dQ summed in one order
+    (attn_bwd_dq) rather than with atomics; its kernels have the masks
+    alone, so not with softcap, ALiBi or dropout (refused by name)."""
+    deterministic = _check_flag("deterministic", deterministic)
+    if deterministic:
+        for name, on in (("softcap > 0", softcap > 0),
+                         ("alibi_slopes", alibi_slopes is not None),
+                         ("dropout_p > 0", dropout_p > 0)):
+            if on:
+                raise NotImplementedError(f"deterministic=True with {name}: Tile's "
+                                          f"deterministic backward has the masks alone")
+    return deterministic
+
+
+def _check_fa2_options(return_attn_probs):
     """FlashAttention-2's options Tile's kernels do not have yet: accepted at
     the values that mean "off", refused with NotImplementedError otherwise
     (never ignored: each changes the result)."""
-    if _check_flag("deterministic", deterministic):
-        raise NotImplementedError(
-            "deterministic=True: Tile's backward adds dQ with atomics, whose order "
-            "varies from run to run; it has no deterministic mode yet")
     if _check_flag("return_attn_probs", return_attn_probs):
         raise NotImplementedError(
             "return_attn_probs=True: Tile does not return attention probabilities; "
@@ -849,8 +886,10 @@ def flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False,
     PyTorch's generator, which torch.manual_seed repeats; the backward
     uses the forward's; not with softcap or ALiBi); pass 0.0 to evaluate.
 
-    deterministic and return_attn_probs are accepted at their defaults
-    ("off") and refused otherwise with NotImplementedError.
+    deterministic=True runs a backward whose gradients are bit-identical
+    run to run (dQ summed in one order, without atomics; slower; not with
+    softcap, ALiBi or dropout).  return_attn_probs is accepted at its
+    default ("off") and refused otherwise with NotImplementedError.
     Keyword-only, beyond FlashAttention's: return_lse, to return lse
     (batch, heads, seqlen_q) fp32, natural log (not differentiable), after
     out; causal_offset, an int of any sign, 0 by default, which moves the
@@ -866,13 +905,14 @@ def flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False,
     causal = _check_flag("causal", causal)
     window_size = _check_window_size(window_size)
     softcap = _check_softcap(softcap)
-    _check_fa2_options(deterministic, return_attn_probs)
+    _check_fa2_options(return_attn_probs)
     return_lse = _check_flag("return_lse", return_lse)
     causal_offset = _check_causal_offset(causal_offset)
     scale = _softmax_scale(softmax_scale, q.shape[-1])
     alibi_slopes = _check_alibi_slopes(alibi_slopes, q.shape[0], q.shape[2], q.device,
                                        softcap)
     dropout_p = _check_dropout_p(dropout_p, softcap, alibi_slopes)
+    deterministic = _check_deterministic(deterministic, softcap, alibi_slopes, dropout_p)
     _check_device(q, "q")
     # What changes the scores and probabilities: _forward's last four.
     scores = (softcap, alibi_slopes, *_dropout_seeds(dropout_p, q.shape[0], q.device))
@@ -881,7 +921,7 @@ def flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False,
     has_upper, upper, lower = _flash_attn_bounds(causal, window_size, causal_offset,
                                                  q.shape[1], k.shape[1])
     if torch.compiler.is_compiling():
-        out, lse = _forward_op(q, k, v, has_upper, scale, upper, lower, *scores)
+        out, lse = _forward_op(q, k, v, has_upper, scale, upper, lower, *scores, deterministic)
         return (out, lse) if return_lse else out
     if not (torch.is_grad_enabled()
             and (q.requires_grad or k.requires_grad or v.requires_grad)):
@@ -890,7 +930,7 @@ def flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False,
         out, lse, _, _, _ = _forward(q, k, v, has_upper, scale, upper, lower, *scores)
         return (out, lse) if return_lse else out
     return FlashAttnFunction.apply(q, k, v, has_upper, scale, return_lse, upper, lower,
-                                   *scores)
+                                   *scores, deterministic)
 
 
 def _unpack(name, packed, count, layout):

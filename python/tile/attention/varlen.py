@@ -171,13 +171,15 @@ def _varlen_forward(q, k, v, cu_q, cu_k, max_q, max_k, scale, mask, softcap,
 
 
 def _varlen_backward(dout, q, k, v, out, lse, cu_q, cu_k, max_q, max_k, scale, mask,
-                     softcap, alibi_slopes=None, dropout_p=0.0, dropout_seeds=None):
+                     softcap, alibi_slopes=None, dropout_p=0.0, dropout_seeds=None,
+                     deterministic=False):
     head_dim = dout.shape[-1]
     padded = _f._kernel_head_dim(head_dim)
     if padded != head_dim:
         dout, q, k, v, out = _f._pad_head_dim((dout, q, k, v, out), padded)
         grads = _varlen_backward(dout, q, k, v, out, lse, cu_q, cu_k, max_q, max_k, scale,
-                                 mask, softcap, alibi_slopes, dropout_p, dropout_seeds)
+                                 mask, softcap, alibi_slopes, dropout_p, dropout_seeds,
+                                 deterministic)
         return tuple(g[..., :head_dim].contiguous() for g in grads)
     causal, window, causal_offset, window_offset = mask
     total_q, heads, head_dim = q.shape
@@ -187,8 +189,12 @@ def _varlen_backward(dout, q, k, v, out, lse, cu_q, cu_k, max_q, max_k, scale, m
     preprocess = kernels.select(_bundle.PREPROCESS, element_type, head_dim)
     backward = kernels.select(_bundle.BACKWARD, element_type, head_dim, causal,
                               window=window, softcap=softcap > 0,
-                              alibi=alibi_slopes is not None, dropout=dropout_p > 0)
-    postprocess = kernels.select(_bundle.POSTPROCESS, element_type, head_dim)
+                              alibi=alibi_slopes is not None, dropout=dropout_p > 0,
+                              deterministic=deterministic)
+    if deterministic:
+        postprocess = kernels.select(_bundle.DQ, element_type, head_dim, causal, window=window)
+    else:
+        postprocess = kernels.select(_bundle.POSTPROCESS, element_type, head_dim)
     if dout.stride() != q.stride():
         dout = torch.empty_strided(q.shape, q.stride(), dtype=q.dtype,
                                    device=q.device).copy_(dout)
@@ -222,9 +228,15 @@ def _varlen_backward(dout, q, k, v, out, lse, cu_q, cu_k, max_q, max_k, scale, m
                     **_f._score_values(softcap, alibi_slopes, dropout_p, dropout_seeds,
                                        slice(None), lse),
                     **queries, **keys}),
-        (postprocess, {"DQ": _f._device_pointer(dq),
-                       "DQ_ACC": _f._device_pointer(dq_accumulator),
-                       "sm_scale": scale, **queries})])
+        (postprocess, _f._dq_values(deterministic, dq, _f._device_pointer(dq_accumulator),
+                                    scale, queries, {
+                                        "Q": _f._device_pointer(q), "K": _f._device_pointer(k),
+                                        "V": _f._device_pointer(v),
+                                        "DO": _f._device_pointer(dout),
+                                        "LSE": _f._device_pointer(lse),
+                                        "DELTA": _f._device_pointer(delta),
+                                        "causal_offset": causal_offset,
+                                        "window_offset": window_offset, **keys}))])
     if grouped:
         group = heads // heads_k
         dk, dv = (per_head.view(total_k, heads_k, group, head_dim).sum(2)
@@ -248,11 +260,12 @@ class FlashAttnVarlenFunction(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, q, k, v, cu_q, cu_k, max_q, max_k, scale, mask, softcap,
-                alibi_slopes=None, dropout_p=0.0, dropout_seeds=None):
+                alibi_slopes=None, dropout_p=0.0, dropout_seeds=None, deterministic=False):
         out, lse, q, k, v = _varlen_forward(q, k, v, cu_q, cu_k, max_q, max_k, scale, mask,
                                             softcap, alibi_slopes, dropout_p, dropout_seeds)
         ctx.save_for_backward(q, k, v, out, lse, cu_q, cu_k)
-        ctx.args = (max_q, max_k, scale, mask, softcap, alibi_slopes, dropout_p, dropout_seeds)
+        ctx.args = (max_q, max_k, scale, mask, softcap, alibi_slopes, dropout_p, dropout_seeds,
+                    deterministic)
         ctx.mark_non_differentiable(lse)
         return out, lse
 
@@ -260,7 +273,7 @@ class FlashAttnVarlenFunction(torch.autograd.Function):
     def backward(ctx, dout, unused_dlse):
         q, k, v, out, lse, cu_q, cu_k = ctx.saved_tensors
         dq, dk, dv = _varlen_backward(dout, q, k, v, out, lse, cu_q, cu_k, *ctx.args)
-        return (dq, dk, dv) + (None,) * 10
+        return (dq, dk, dv) + (None,) * 11
 
 
 # --------------------------------------------------------------------------
@@ -273,7 +286,7 @@ def _varlen_forward_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
                        scale: float, causal: bool, window: bool, causal_offset: int,
                        window_offset: int, softcap: float,
                        alibi_slopes: torch.Tensor | None = None, dropout_p: float = 0.0,
-                       dropout_seeds: torch.Tensor | None = None
+                       dropout_seeds: torch.Tensor | None = None, deterministic: bool = False
                        ) -> tuple[torch.Tensor, torch.Tensor]:
     out, lse, _, _, _ = _varlen_forward(q, k, v, cu_q, cu_k, max_q, max_k, scale,
                                         (causal, window, causal_offset, window_offset),
@@ -284,7 +297,7 @@ def _varlen_forward_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
 @_varlen_forward_op.register_fake
 def _varlen_forward_fake(q, k, v, cu_q, cu_k, max_q, max_k, scale, causal, window,
                          causal_offset, window_offset, softcap, alibi_slopes=None,
-                         dropout_p=0.0, dropout_seeds=None):
+                         dropout_p=0.0, dropout_seeds=None, deterministic=False):
     rows = (cu_q.shape[0] - 1) * q.shape[1]
     return torch.empty_like(q), q.new_empty((rows, max(max_q, 1)), dtype=torch.float32)
 
@@ -296,18 +309,18 @@ def _varlen_backward_op(dout: torch.Tensor, q: torch.Tensor, k: torch.Tensor,
                         scale: float, causal: bool, window: bool, causal_offset: int,
                         window_offset: int, softcap: float,
                         alibi_slopes: torch.Tensor | None = None, dropout_p: float = 0.0,
-                        dropout_seeds: torch.Tensor | None = None
+                        dropout_seeds: torch.Tensor | None = None, deterministic: bool = False
                         ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     dq, dk, dv = _varlen_backward(dout, q, k, v, out, lse, cu_q, cu_k, max_q, max_k, scale,
                                   (causal, window, causal_offset, window_offset), softcap,
-                                  alibi_slopes, dropout_p, dropout_seeds)
+                                  alibi_slopes, dropout_p, dropout_seeds, deterministic)
     return _f._in_layout_of(dq, q), _f._in_layout_of(dk, k), _f._in_layout_of(dv, v)
 
 
 @_varlen_backward_op.register_fake
 def _varlen_backward_fake(dout, q, k, v, out, lse, cu_q, cu_k, max_q, max_k, scale, causal,
                           window, causal_offset, window_offset, softcap, alibi_slopes=None,
-                          dropout_p=0.0, dropout_seeds=None):
+                          dropout_p=0.0, dropout_seeds=None, deterministic=False):
     return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
 
 
@@ -322,7 +335,7 @@ def _varlen_setup_context(ctx, inputs, output):
 def _varlen_op_backward(ctx, dout, unused_dlse):
     q, k, v, out, lse, cu_q, cu_k = ctx.saved_tensors
     dq, dk, dv = _varlen_backward_op(dout, q, k, v, out, lse, cu_q, cu_k, *ctx.rest)
-    return (dq, dk, dv) + (None,) * 13
+    return (dq, dk, dv) + (None,) * 14
 
 
 _varlen_forward_op.register_autograd(_varlen_op_backward,
@@ -342,9 +355,9 @@ def flash_attn_varlen_func(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, ma
     offsets of each sequence's first token (from 0 to the total),
     max_seqlen_q/k the longest sequence's length.  Each sequence attends
     only to its own keys, masks aligned to its own bottom-right diagonal
-    (causal, window_size, softcap, alibi_slopes, dropout_p and
-    causal_offset as in flash_attn_func; alibi_slopes (heads,) or (batch,
-    heads)).
+    (causal, window_size, softcap, alibi_slopes, dropout_p, deterministic
+    and causal_offset as in flash_attn_func; alibi_slopes (heads,) or
+    (batch, heads)).
     A sequence may be empty; a query that sees no key gets out 0.  The
     cu_seqlens are checked (one copy to the host) except while a CUDA graph
     is being captured.  Returns out (total_q, heads, head_dim) and, with
@@ -356,7 +369,7 @@ def flash_attn_varlen_func(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, ma
     causal = _f._check_flag("causal", causal)
     window_size = _f._check_window_size(window_size)
     softcap = _f._check_softcap(softcap)
-    _f._check_fa2_options(deterministic, return_attn_probs)
+    _f._check_fa2_options(return_attn_probs)
     return_lse = _f._check_flag("return_lse", return_lse)
     causal_offset = _f._check_causal_offset(causal_offset)
     lengths_q = _check_lengths("cu_seqlens_q", cu_seqlens_q, max_seqlen_q, q.shape[0], None,
@@ -369,6 +382,7 @@ def flash_attn_varlen_func(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, ma
     alibi_slopes = _f._check_alibi_slopes(alibi_slopes, cu_seqlens_q.numel() - 1, q.shape[1],
                                           q.device, softcap)
     dropout_p = _f._check_dropout_p(dropout_p, softcap, alibi_slopes)
+    deterministic = _f._check_deterministic(deterministic, softcap, alibi_slopes, dropout_p)
     _f._check_device(q, "q")
     mask = _bounds(causal, window_size, causal_offset, max_seqlen_q, max_seqlen_k)
     scores = (softcap, alibi_slopes,
@@ -376,9 +390,9 @@ def flash_attn_varlen_func(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, ma
     args = (q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, scale, mask,
             *scores)
     if torch.compiler.is_compiling():
-        out, lse = _varlen_forward_op(*args[:8], *mask, *scores)
+        out, lse = _varlen_forward_op(*args[:8], *mask, *scores, deterministic)
     elif torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or v.requires_grad):
-        out, lse = FlashAttnVarlenFunction.apply(*args)
+        out, lse = FlashAttnVarlenFunction.apply(*args, deterministic)
     else:
         out, lse, _, _, _ = _varlen_forward(*args)
     if not return_lse:

@@ -23,6 +23,10 @@ contiguous fp32 [Z * H, N_CTX].
 - attn_bwd_postprocess: dQ = DQ_ACC * sm_scale in dQ's type and strides
   (dQ comes first: the runner picks variants by their first pointer), grid
   (cdiv(N_CTX, BLOCK_M), Z * H).
+- attn_bwd_dq (the deterministic backward, with attn_bwd's variants
+  without DQ, which add nothing to DQ_ACC): dQ of a query block a program,
+  dS K summed over its keys in one order, no atomics, grid (cdiv(N_CTX,
+  BLOCK_M), Z * H); in place of attn_bwd_postprocess.
 
 Every N_CTX and N_KV works: blocks that cross them are masked, in stages
 of their own so that full blocks run without masks.
@@ -249,6 +253,42 @@ def _finite_max(m, CAUSAL_MASK: tl.constexpr):
 
 
 @tile.jit
+def _key_stages(m0, q_len, kv_len, causal_offset, window_offset, BLOCK_M: tl.constexpr,
+                BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr, WINDOW: tl.constexpr):
+    """The key blocks of the query block of rows [m0, m0 + BLOCK_M), in
+    stages: (off, low, first, left_end, full_end, diag_end).  off and low
+    are the causal and window offsets clamped to [-q_len, kv_len] (0 when
+    absent).  With CAUSAL and WINDOW: [first, left_end) cut by the band's
+    lower bound, [left_end, full_end) seen whole by every row, [full_end,
+    diag_end) cut by the diagonal (a narrow band may cut a block on both
+    sides: the masked stages apply both bounds).  With CAUSAL alone:
+    [0, full_end) whole, [full_end, diag_end) the diagonal with the key
+    tail.  Without: [0, full_end) whole blocks, [full_end, diag_end =
+    kv_len) the key tail."""
+    if CAUSAL:
+        off = tl.minimum(tl.maximum(causal_offset, -q_len), kv_len)
+        # Keys j <= m0 + off, in whole blocks below kv_len, are below every
+        # row's causal bound (offset 0: the keys before row m0).
+        full_end = tl.maximum(m0 + off + 1, 0) // BLOCK_N * BLOCK_N
+        full_end = tl.minimum(full_end, kv_len // BLOCK_N * BLOCK_N)
+        # The end of the last key the last row sees, and of the keys.
+        diag_end = tl.minimum(m0 + BLOCK_M + off, kv_len)
+        if WINDOW:
+            low = tl.minimum(tl.maximum(window_offset, -q_len), kv_len)
+            # From the block holding the first key row m0 sees to the first
+            # block above every row's lower bound.
+            first = tl.maximum(m0 + low, 0) // BLOCK_N * BLOCK_N
+            left_end = (tl.maximum(m0 + BLOCK_M - 1 + low, 0) + BLOCK_N - 1) // BLOCK_N
+            # (All three empty, from `first` on, when the band misses the
+            # keys: no stage may start before `first`.)
+            left_end = tl.maximum(tl.minimum(left_end * BLOCK_N, diag_end), first)
+            full_end = tl.maximum(full_end, left_end)
+            return off, low, first, left_end, full_end, diag_end
+        return off, 0, 0, 0, full_end, diag_end
+    return 0, 0, 0, 0, kv_len // BLOCK_N * BLOCK_N, kv_len
+
+
+@tile.jit
 def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi, offs_m, scores,
                     BLOCK_N: tl.constexpr, CAUSAL_MASK: tl.constexpr,
                     KEY_MASK: tl.constexpr, RESCALE_VOTE: tl.constexpr = True,
@@ -401,29 +441,13 @@ def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n,
     qk_scale, cap_scale = _score_scales(sm_scale, softcap, SOFTCAP)
     # Rows past the sequence's are never stored.
     q = tl.load(Q_block_ptr, boundary_check=(0,), padding_option="zero")
+    off, low, first, left_end, full_end, diag_end = _key_stages(
+        start_m * BLOCK_M, q_len, kv_len, causal_offset, window_offset, BLOCK_M, BLOCK_N,
+        CAUSAL, WINDOW)
+    scores = (qk_scale, cap_scale, off, low, kv_len, slope, alibi_diagonal, dropout_p, seed,
+              off_h)
     if CAUSAL:
-        off = tl.minimum(tl.maximum(causal_offset, -q_len), kv_len)
-        m0 = start_m * BLOCK_M
-        # Keys j <= m0 + off, in whole blocks below kv_len, are below every
-        # row's causal bound (offset 0: the keys before row m0).
-        full_end = tl.maximum(m0 + off + 1, 0) // BLOCK_N * BLOCK_N
-        full_end = tl.minimum(full_end, kv_len // BLOCK_N * BLOCK_N)
-        # The end of the last key the last row sees, and of the keys.
-        diag_end = tl.minimum(m0 + BLOCK_M + off, kv_len)
         if WINDOW:
-            low = tl.minimum(tl.maximum(window_offset, -q_len), kv_len)
-            # From the block holding the first key row m0 sees to the first
-            # block above every row's lower bound, then the full blocks,
-            # then the diagonal: the masked stages apply both bounds (a
-            # narrow band may cut a block on both sides).
-            first = tl.maximum(m0 + low, 0) // BLOCK_N * BLOCK_N
-            left_end = (tl.maximum(m0 + BLOCK_M - 1 + low, 0) + BLOCK_N - 1) // BLOCK_N
-            # (All three empty, from `first` on, when the band misses the
-            # keys: no stage may start before `first`.)
-            left_end = tl.maximum(tl.minimum(left_end * BLOCK_N, diag_end), first)
-            full_end = tl.maximum(full_end, left_end)
-            scores = (qk_scale, cap_scale, off, low, kv_len, slope, alibi_diagonal,
-                      dropout_p, seed, off_h)
             acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, first,
                                             left_end, offs_m, scores, BLOCK_N, True, True,
                                             RESCALE_VOTE, True, SOFTCAP, ALIBI, DROPOUT)
@@ -434,8 +458,6 @@ def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n,
                                             diag_end, offs_m, scores, BLOCK_N, True, True,
                                             RESCALE_VOTE, True, SOFTCAP, ALIBI, DROPOUT)
         else:
-            scores = (qk_scale, cap_scale, off, 0, kv_len, slope, alibi_diagonal,
-                      dropout_p, seed, off_h)
             acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, 0,
                                             full_end, offs_m, scores, BLOCK_N, False, False,
                                             RESCALE_VOTE, False, SOFTCAP, ALIBI, DROPOUT)
@@ -445,15 +467,12 @@ def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n,
                                             diag_end, offs_m, scores, BLOCK_N, True, True,
                                             RESCALE_VOTE, False, SOFTCAP, ALIBI, DROPOUT)
     else:
-        full_end = kv_len // BLOCK_N * BLOCK_N
-        scores = (qk_scale, cap_scale, 0, 0, kv_len, slope, alibi_diagonal,
-                  dropout_p, seed, off_h)
         acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, 0, full_end,
                                         offs_m, scores, BLOCK_N, False, False, RESCALE_VOTE, False,
                                         SOFTCAP, ALIBI, DROPOUT)
         acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, full_end,
-                                        kv_len, offs_m, scores, BLOCK_N, False, True, RESCALE_VOTE,
-                                        False, SOFTCAP, ALIBI, DROPOUT)
+                                        diag_end, offs_m, scores, BLOCK_N, False, True,
+                                        RESCALE_VOTE, False, SOFTCAP, ALIBI, DROPOUT)
     # log-sum-exp in natural log: ln 2 * (m_i + log2 l_i); -inf for a row
     # that saw no key (m_i = -inf, l_i = 0).
     lse = (m_i + tl.math.log2(l_i)) * LN2
@@ -565,15 +584,15 @@ def _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, lo, hi,
                    QUERY_MASK: tl.constexpr, DV_LAST: tl.constexpr,
                    WINDOW_MASK: tl.constexpr = False, SOFTCAP: tl.constexpr = False,
                    QUERY_ROWS: tl.constexpr = False, ALIBI: tl.constexpr = False,
-                   DROPOUT: tl.constexpr = False):
+                   DROPOUT: tl.constexpr = False, DQ: tl.constexpr = True):
     if QUERY_ROWS:
         dk, dv = _attn_bwd_dkdv_rows(dk, dv, k, v, queries, scores, start_n, lo, hi, BLOCK_M,
                                      BLOCK_N, HEAD_DIM, CAUSAL_MASK, QUERY_MASK, WINDOW_MASK,
-                                     SOFTCAP, ALIBI, DROPOUT)
+                                     SOFTCAP, ALIBI, DROPOUT, DQ)
     else:
         dk, dv = _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi, BLOCK_M,
                                      BLOCK_N, HEAD_DIM, CAUSAL_MASK, QUERY_MASK, DV_LAST,
-                                     WINDOW_MASK, SOFTCAP, ALIBI, DROPOUT)
+                                     WINDOW_MASK, SOFTCAP, ALIBI, DROPOUT, DQ)
     return dk, dv
 
 
@@ -583,7 +602,7 @@ def _attn_bwd_dkdv_rows(dk, dv, k, v, queries, scores, start_n, lo, hi,
                         HEAD_DIM: tl.constexpr, CAUSAL_MASK: tl.constexpr,
                         QUERY_MASK: tl.constexpr, WINDOW_MASK: tl.constexpr,
                         SOFTCAP: tl.constexpr, ALIBI: tl.constexpr = False,
-                        DROPOUT: tl.constexpr = False):
+                        DROPOUT: tl.constexpr = False, DQ: tl.constexpr = True):
     """_attn_bwd_dkdv on the scores with queries as rows (queries x keys):
     each thread holds few rows, so LSE and DELTA are a few values a step;
     P and dS pass through shared memory to dV's and dK's products."""
@@ -637,13 +656,15 @@ def _attn_bwd_dkdv_rows(dk, dv, k, v, queries, scores, start_n, lo, hi,
             p = tl.where(keep, p * keep_scale, 0.0)
         dv = tl.dot(tl.trans(p.to(do.dtype)), do, dv)
         ds = ds.to(q.dtype)
-        dq_rows = DQ_ACC + _dq_acc_offsets(start_m, q_len, BLOCK_M, HEAD_DIM, QUERY_MASK)
-        dq = tl.dot(ds, k)
+        if DQ:
+            dq_rows = DQ_ACC + _dq_acc_offsets(start_m, q_len, BLOCK_M, HEAD_DIM, QUERY_MASK)
+            dq = tl.dot(ds, k)
         dk = tl.dot(tl.trans(ds), q, dk)
-        if QUERY_MASK:
-            tl.atomic_add(dq_rows, dq, mask=query_ok[:, None], sem="relaxed")
-        else:
-            tl.atomic_add(dq_rows, dq, sem="relaxed")
+        if DQ:
+            if QUERY_MASK:
+                tl.atomic_add(dq_rows, dq, mask=query_ok[:, None], sem="relaxed")
+            else:
+                tl.atomic_add(dq_rows, dq, sem="relaxed")
         q_block = tl.advance(q_block, (BLOCK_M, 0))
         do_block = tl.advance(do_block, (BLOCK_M, 0))
     return dk, dv
@@ -655,7 +676,8 @@ def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
                         HEAD_DIM: tl.constexpr, CAUSAL_MASK: tl.constexpr,
                         QUERY_MASK: tl.constexpr, DV_LAST: tl.constexpr,
                         WINDOW_MASK: tl.constexpr = False, SOFTCAP: tl.constexpr = False,
-                        ALIBI: tl.constexpr = False, DROPOUT: tl.constexpr = False):
+                        ALIBI: tl.constexpr = False, DROPOUT: tl.constexpr = False,
+                        DQ: tl.constexpr = True):
     """Adds to dK, dV of the key block at start_n the contributions of the
     query blocks [lo, hi), BLOCK_M queries at a time, and to their rows of
     DQ_ACC the key block's dS K; works on the transposed scores (keys x
@@ -678,7 +700,8 @@ def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
     dim has the one that does not spill (docs/performance.md).  SOFTCAP:
     the scores as in the forward (_score_scales), and dS^T times the
     derivative of the cap.  DROPOUT: dP^T and the P^T of dV's product
-    masked and scaled as the forward's P V took P."""
+    masked and scaled as the forward's P V took P.  Without DQ, no dQ (the
+    deterministic backward's attn_bwd_dq computes it)."""
     Q, DO, LSE, DELTA, DQ_ACC, stride_n, q_rows, q_start, q_len = queries
     (qk_scale, cap_scale, causal_offset, window_offset, kv_len, slope, alibi_diagonal,
      dropout_p, seed, head) = scores
@@ -751,19 +774,21 @@ def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
         dsT = dsT.to(qT.dtype)
         # dQ of these queries gets dS K (scaled by sm_scale afterwards).
         # start_m is lo (0, or a query block's start) plus whole blocks.
-        dq_rows = DQ_ACC + _dq_acc_offsets(start_m, q_len, BLOCK_M, HEAD_DIM, QUERY_MASK)
         # Up to d128, dK is issued before dQ's atomic adds, which then run
         # beside it (tilegpu-schedule-products); the d256 backward, holding
         # two 64 x 256 sums, spilled 140-352 bytes so.
-        dq = tl.dot(tl.trans(dsT), k)
-        if HEAD_DIM <= 128:
+        if DQ:
+            dq_rows = DQ_ACC + _dq_acc_offsets(start_m, q_len, BLOCK_M, HEAD_DIM, QUERY_MASK)
+            dq = tl.dot(tl.trans(dsT), k)
+        if HEAD_DIM <= 128 or not DQ:
             dk = tl.dot(dsT, tl.trans(qT), dk)
-        if QUERY_MASK:
-            tl.atomic_add(dq_rows, dq, mask=query_ok[:, None], sem="relaxed")
-        else:
-            tl.atomic_add(dq_rows, dq, sem="relaxed")
-        if HEAD_DIM > 128:
-            dk = tl.dot(dsT, tl.trans(qT), dk)
+        if DQ:
+            if QUERY_MASK:
+                tl.atomic_add(dq_rows, dq, mask=query_ok[:, None], sem="relaxed")
+            else:
+                tl.atomic_add(dq_rows, dq, sem="relaxed")
+            if HEAD_DIM > 128:
+                dk = tl.dot(dsT, tl.trans(qT), dk)
         if DV_LAST:
             dv = tl.dot(p_kept.to(do.dtype), do, dv)
         qT_block = tl.advance(qT_block, (0, BLOCK_M))
@@ -773,7 +798,7 @@ def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
 
 @tile.jit(launch=tile.Launch(grid=("cdiv(MAX_N_KV, BLOCK_N1)", "Z * H"),
                              keys=("HEAD_DIM", "CAUSAL", "WINDOW", "SOFTCAP", "ALIBI",
-                                   "DROPOUT"),
+                                   "DROPOUT", "DQ"),
                              length="MAX_N_CTX"))
 def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
              stride_z, stride_h, stride_n, stride_kz, stride_kh, stride_kn,
@@ -784,7 +809,8 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
              CAUSAL: tl.constexpr, WINDOW: tl.constexpr = False,
              SOFTCAP: tl.constexpr = False, GROUP_PROGRAMS: tl.constexpr = 128,
              DV_LAST: tl.constexpr = False, QUERY_ROWS: tl.constexpr = False,
-             ALIBI: tl.constexpr = False, DROPOUT: tl.constexpr = False):
+             ALIBI: tl.constexpr = False, DROPOUT: tl.constexpr = False,
+             DQ: tl.constexpr = True):
     tl.static_assert(BLOCK_N1 % BLOCK_M1 == 0, "BLOCK_N1 must be a multiple of BLOCK_M1")
     tl.static_assert(not (ALIBI and SOFTCAP), "ALiBi with capped scores is not supported")
     tl.static_assert(GROUP_PROGRAMS >= 1, "GROUP_PROGRAMS must be at least 1")
@@ -860,7 +886,7 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
             last = tl.minimum(start_n + BLOCK_N1 - low, q_len)
             dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, diag_start,
                                     tl.minimum(diag_end, last), BLOCK_M1, BLOCK_N1, HEAD_DIM, True,
-                                    True, DV_LAST, True, SOFTCAP, QUERY_ROWS, ALIBI, DROPOUT)
+                                    True, DV_LAST, True, SOFTCAP, QUERY_ROWS, ALIBI, DROPOUT, DQ)
             # Whole query blocks that see every key of the block, then the
             # rest up to the last query that sees one, masked.
             full_end = tl.maximum(start_n - low + 1, 0) // BLOCK_M1 * BLOCK_M1
@@ -868,14 +894,15 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
             full_end = tl.maximum(full_end, diag_end)
             dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, diag_end, full_end,
                                     BLOCK_M1, BLOCK_N1, HEAD_DIM, False, False, DV_LAST, False,
-                                    SOFTCAP, QUERY_ROWS, ALIBI, DROPOUT)
+                                    SOFTCAP, QUERY_ROWS, ALIBI, DROPOUT, DQ)
             dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, full_end, last,
                                     BLOCK_M1, BLOCK_N1, HEAD_DIM, True, True, DV_LAST, True,
-                                    SOFTCAP, QUERY_ROWS, ALIBI, DROPOUT)
+                                    SOFTCAP, QUERY_ROWS, ALIBI, DROPOUT, DQ)
         else:
             dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, diag_start,
                                     tl.minimum(diag_end, q_len), BLOCK_M1, BLOCK_N1, HEAD_DIM,
-                                    True, True, DV_LAST, False, SOFTCAP, QUERY_ROWS, ALIBI, DROPOUT)
+                                    True, True, DV_LAST, False, SOFTCAP, QUERY_ROWS, ALIBI,
+                                    DROPOUT, DQ)
             # Past q_len the stages below are empty.  Unclamped, diag_end is
             # a multiple of BLOCK_M1, and so are the query blocks the main
             # loop steps over.  Full query blocks unmasked (each query sees
@@ -883,10 +910,10 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
             full_end = diag_end + tl.maximum(q_len - diag_end, 0) // BLOCK_M1 * BLOCK_M1
             dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, diag_end, full_end,
                                     BLOCK_M1, BLOCK_N1, HEAD_DIM, False, False, DV_LAST, False,
-                                    SOFTCAP, QUERY_ROWS, ALIBI, DROPOUT)
+                                    SOFTCAP, QUERY_ROWS, ALIBI, DROPOUT, DQ)
             dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, full_end, q_len,
                                     BLOCK_M1, BLOCK_N1, HEAD_DIM, False, True, DV_LAST, False,
-                                    SOFTCAP, QUERY_ROWS, ALIBI, DROPOUT)
+                                    SOFTCAP, QUERY_ROWS, ALIBI, DROPOUT, DQ)
     else:
         # Full query blocks unmasked, then the tail block (if any) masked.
         # Each key block starts at its own diagonal and wraps around, so
@@ -896,13 +923,13 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
         first = tl.minimum(start_n, full_end)
         dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, first, full_end, BLOCK_M1,
                                 BLOCK_N1, HEAD_DIM, False, False, DV_LAST, False, SOFTCAP,
-                                QUERY_ROWS, ALIBI, DROPOUT)
+                                QUERY_ROWS, ALIBI, DROPOUT, DQ)
         dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, 0, first, BLOCK_M1,
                                 BLOCK_N1, HEAD_DIM, False, False, DV_LAST, False, SOFTCAP,
-                                QUERY_ROWS, ALIBI, DROPOUT)
+                                QUERY_ROWS, ALIBI, DROPOUT, DQ)
         dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, full_end, q_len, BLOCK_M1,
                                 BLOCK_N1, HEAD_DIM, False, True, DV_LAST, False, SOFTCAP,
-                                QUERY_ROWS, ALIBI, DROPOUT)
+                                QUERY_ROWS, ALIBI, DROPOUT, DQ)
     tl.store(_row_block(DV, start_k + start_n, stride_dkn, start_k + kv_len, HEAD_DIM,
                         BLOCK_N1), dv.to(DV.dtype.element_ty), boundary_check=(0,))
     dk = dk * sm_scale
@@ -924,3 +951,110 @@ def attn_bwd_postprocess(DQ, DQ_ACC, sm_scale, stride_z, stride_h, stride_n, Z, 
     dq = tl.load(acc + _dq_acc_offsets(start_m * BLOCK_M, q_len, BLOCK_M, HEAD_DIM, True),
                  mask=mask[:, None], other=0.0) * sm_scale
     tl.store(DQ + offset + offsets, dq.to(DQ.dtype.element_ty), mask=mask[:, None])
+
+
+# --------------------------------------------------------------------------
+# The deterministic backward's dQ
+# --------------------------------------------------------------------------
+
+@tile.jit
+def _attn_bwd_dq_stage(dq, q, do, lse, delta, K_block_ptr, V_block_ptr, lo, hi, offs_m,
+                       masks, BLOCK_N: tl.constexpr, CAUSAL_MASK: tl.constexpr,
+                       KEY_MASK: tl.constexpr, WINDOW_MASK: tl.constexpr = False):
+    """Adds to dq (dQ / sm_scale of a query block) dS K over the key blocks
+    [lo, hi), BLOCK_N keys at a time: P recomputed from lse (base 2), dS =
+    P (dP - delta), dP = dO V^T.  K_block_ptr and V_block_ptr are
+    (HEAD_DIM, N_KV) views of K and V.  masks: (qk_scale, causal_offset,
+    window_offset, kv_len), the masks as in _attn_fwd_stage."""
+    qk_scale, causal_offset, window_offset, kv_len = masks
+    K_block_ptr = tl.advance(K_block_ptr, (0, lo))
+    V_block_ptr = tl.advance(V_block_ptr, (0, lo))
+    for start_n in range(lo, hi, BLOCK_N):
+        if KEY_MASK:
+            kT = tl.load(K_block_ptr, boundary_check=(1,), padding_option="zero")
+            vT = tl.load(V_block_ptr, boundary_check=(1,), padding_option="zero")
+        else:
+            kT = tl.load(K_block_ptr)
+            vT = tl.load(V_block_ptr)
+        p = tl.math.exp2(tl.dot(q, kT) * qk_scale - lse[:, None])
+        if CAUSAL_MASK or WINDOW_MASK or KEY_MASK:
+            # A row that sees no key (lse -inf) has p = inf here: zeroed.
+            offs_n = start_n + tl.arange(0, BLOCK_N)
+            if CAUSAL_MASK or WINDOW_MASK:
+                visible = _band(offs_m[:, None], offs_n[None, :], causal_offset,
+                                window_offset, CAUSAL_MASK, WINDOW_MASK)
+                if KEY_MASK:
+                    visible = visible & (offs_n[None, :] < kv_len)
+            else:
+                visible = offs_n[None, :] < kv_len
+            p = tl.where(visible, p, 0.0)
+        ds = p * (tl.dot(do, vT) - delta[:, None])
+        dq = tl.dot(ds.to(q.dtype), tl.trans(kT), dq)
+        K_block_ptr = tl.advance(K_block_ptr, (0, BLOCK_N))
+        V_block_ptr = tl.advance(V_block_ptr, (0, BLOCK_N))
+    return dq
+
+
+@tile.jit(launch=tile.Launch(grid=("cdiv(MAX_N_CTX, BLOCK_M)", "Z * H"),
+                             keys=("HEAD_DIM", "CAUSAL", "WINDOW"), length="MAX_N_CTX"))
+def attn_bwd_dq(DQ, Q, K, V, DO, LSE, DELTA, sm_scale, stride_z, stride_h, stride_n,
+                stride_kz, stride_kh, stride_kn, Z, H, H_KV, N_CTX, N_KV, causal_offset,
+                window_offset, CU_SEQLENS_Q, CU_SEQLENS_K, MAX_N_CTX, VARLEN,
+                HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                CAUSAL: tl.constexpr, WINDOW: tl.constexpr = False):
+    """dQ of the deterministic backward, without atomics: each program owns
+    a query block and sums dS K over the key blocks its rows see, in one
+    order (the forward's stages), after attn_bwd_preprocess (DELTA) and
+    beside attn_bwd without DQ (dK, dV).  The tensors, masks and packed
+    sequences as in attn_fwd; DQ is laid out as Q."""
+    tl.static_assert(CAUSAL or not WINDOW, "a window is a band: WINDOW needs CAUSAL")
+    start_m = tl.program_id(0)
+    off_hz = tl.program_id(1)
+    off_z, off_h, off_kv = _heads(off_hz, H, H_KV)
+    offset = _offset(off_z, off_h, stride_z, stride_h)
+    kv_offset = _offset(off_z, off_kv, stride_kz, stride_kh)
+    start_q, q_len = _sequence(CU_SEQLENS_Q, off_z, N_CTX, VARLEN)
+    start_k, kv_len = _sequence(CU_SEQLENS_K, off_z, N_KV, VARLEN)
+    causal_offset += (kv_len - q_len) * VARLEN
+    window_offset += (kv_len - q_len) * VARLEN
+    kv_len = kv_len * (start_m * BLOCK_M < q_len).to(tl.int32)
+    m0 = start_q + start_m * BLOCK_M
+    q = tl.load(_row_block(Q + offset, m0, stride_n, N_CTX, HEAD_DIM, BLOCK_M),
+                boundary_check=(0,), padding_option="zero")
+    do = tl.load(_row_block(DO + offset, m0, stride_n, N_CTX, HEAD_DIM, BLOCK_M),
+                 boundary_check=(0,), padding_option="zero")
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rows = off_hz.to(tl.int64) * MAX_N_CTX + offs_m
+    lse = tl.load(LSE + rows, mask=offs_m < q_len, other=0.0) * LOG2E
+    delta = tl.load(DELTA + rows, mask=offs_m < q_len, other=0.0)
+    K_block_ptr = tl.make_block_ptr(base=K + kv_offset, shape=(HEAD_DIM, N_KV),
+                                    strides=(1, stride_kn), offsets=(0, start_k),
+                                    block_shape=(HEAD_DIM, BLOCK_N), order=(0, 1))
+    V_block_ptr = tl.make_block_ptr(base=V + kv_offset, shape=(HEAD_DIM, N_KV),
+                                    strides=(1, stride_kn), offsets=(0, start_k),
+                                    block_shape=(HEAD_DIM, BLOCK_N), order=(0, 1))
+    off, low, first, left_end, full_end, diag_end = _key_stages(
+        start_m * BLOCK_M, q_len, kv_len, causal_offset, window_offset, BLOCK_M, BLOCK_N,
+        CAUSAL, WINDOW)
+    masks = (sm_scale * LOG2E, off, low, kv_len)
+    dq = tl.zeros([BLOCK_M, HEAD_DIM], tl.float32)
+    if CAUSAL:
+        if WINDOW:
+            dq = _attn_bwd_dq_stage(dq, q, do, lse, delta, K_block_ptr, V_block_ptr, first,
+                                    left_end, offs_m, masks, BLOCK_N, True, True, True)
+            dq = _attn_bwd_dq_stage(dq, q, do, lse, delta, K_block_ptr, V_block_ptr, left_end,
+                                    full_end, offs_m, masks, BLOCK_N, False, False)
+            dq = _attn_bwd_dq_stage(dq, q, do, lse, delta, K_block_ptr, V_block_ptr, full_end,
+                                    diag_end, offs_m, masks, BLOCK_N, True, True, True)
+        else:
+            dq = _attn_bwd_dq_stage(dq, q, do, lse, delta, K_block_ptr, V_block_ptr, 0,
+                                    full_end, offs_m, masks, BLOCK_N, False, False)
+            dq = _attn_bwd_dq_stage(dq, q, do, lse, delta, K_block_ptr, V_block_ptr, full_end,
+                                    diag_end, offs_m, masks, BLOCK_N, True, True)
+    else:
+        dq = _attn_bwd_dq_stage(dq, q, do, lse, delta, K_block_ptr, V_block_ptr, 0, full_end,
+                                offs_m, masks, BLOCK_N, False, False)
+        dq = _attn_bwd_dq_stage(dq, q, do, lse, delta, K_block_ptr, V_block_ptr, full_end,
+                                diag_end, offs_m, masks, BLOCK_N, False, True)
+    tl.store(_row_block(DQ + offset, m0, stride_n, start_q + q_len, HEAD_DIM, BLOCK_M),
+             (dq * sm_scale).to(DQ.dtype.element_ty), boundary_check=(0,))

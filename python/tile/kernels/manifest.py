@@ -6,7 +6,8 @@ runtimes pick from.
 Names: softmax_v1_n<BLOCK_N>, softmax_v2, softmax_v3, softmax_v4,
 flash_attn_puzzle, attn_fwd_<dtype>_d<HEAD_DIM>_<mask>[_n<MAX_N_CTX>],
 attn_bwd_preprocess_<dtype>_d<HEAD_DIM>, attn_bwd_<dtype>_d<HEAD_DIM>_<mask>,
-attn_bwd_postprocess_<dtype>_d<HEAD_DIM>, matmul_<dtype>,
+attn_bwd_postprocess_<dtype>_d<HEAD_DIM>, attn_bwd_<dtype>_d<HEAD_DIM>_<mask>_deterministic
+and attn_bwd_dq_<dtype>_d<HEAD_DIM>_<mask> (the deterministic backward), matmul_<dtype>,
 matmul_scaled_<fp8 dtype>, attn_fwd_fp8e4nv_d<HEAD_DIM>,
 attn_decode_<dtype>_d<HEAD_DIM>_m<BLOCK_M>[_softcap|_alibi],
 attn_decode_combine_<dtype>_d<HEAD_DIM>, where <mask> is
@@ -81,6 +82,13 @@ def _bwd_signature(t):
     return (f"*{t}:16,*{t}:16,*{t}:16,fp32,*{t}:16,*fp32:16,*{t}:16,*{t}:16,"
             "*fp32:16,*fp32:16," + ",".join(["i32:16"] * 9) + "," + ",".join(["i32"] * 7)
             + ",fp32,*i32,*i32,i32,i32,i32,*fp32,fp32,*i64")
+
+
+# attn_bwd_dq: dQ, Q, K, V, dO, then LSE, DELTA, sm_scale, the strides of Q
+# (dQ, dO) and of K (V), and the rest as attn_fwd's.
+def _dq_signature(t):
+    return (",".join([f"*{t}:16"] * 5) + ",*fp32:16,*fp32:16,fp32,"
+            + ",".join(["i32:16"] * 6) + "," + ",".join(["i32"] * 7) + ",*i32,*i32,i32,i32")
 
 
 def _postprocess_signature(t):
@@ -212,19 +220,34 @@ def _variants():
                 f"attn_bwd_preprocess_{t}_d{head_dim}", "attention", "attn_bwd_preprocess",
                 _preprocess_signature(t), {"HEAD_DIM": head_dim, "BLOCK_M": 64},
                 warps))
-            for suffix, causal, window, softcap, alibi, dropout in MASKS:
+            # The deterministic backward (_deterministic: attn_bwd without
+            # dQ's atomic adds, and attn_bwd_dq) for the masks alone.
+            for suffix, causal, window, softcap, alibi, dropout, dq in (
+                    [mask + (True,) for mask in MASKS]
+                    + [(mask[0] + "_deterministic",) + mask[1:] + (False,)
+                       for mask in MASKS[:3]]):
                 out.append(Variant(
                     f"attn_bwd_{t}_d{head_dim}_{suffix}", "attention", "attn_bwd",
                     _bwd_signature(t),
                     {"HEAD_DIM": head_dim, "BLOCK_M1": tiles.bwd_queries,
                      "BLOCK_N1": tiles.bwd_keys,
                      "CAUSAL": causal, "WINDOW": window, "SOFTCAP": softcap,
-                     "ALIBI": alibi, "DROPOUT": dropout, "GROUP_PROGRAMS": 128,
+                     "ALIBI": alibi, "DROPOUT": dropout, "DQ": dq, "GROUP_PROGRAMS": 128,
                      "DV_LAST": tiles.dv_last,
                      "QUERY_ROWS": tiles.query_rows},
                     tiles.bwd_warps,
                     num_stages=tiles.bwd_stages, thread_index_per_op=True,
                     max_row_span=tiles.max_row_span, warp_specialize=True))
+            # Its dQ: 128 queries on 8 warps a program, 64 keys a step (64
+            # queries on 4 warps at d256, whose sum holds 128 registers a
+            # thread).  Not yet tuned.
+            for suffix, causal, window, _, _, _ in MASKS[:3]:
+                out.append(Variant(
+                    f"attn_bwd_dq_{t}_d{head_dim}_{suffix}", "attention", "attn_bwd_dq",
+                    _dq_signature(t),
+                    {"HEAD_DIM": head_dim, "BLOCK_M": 64 if head_dim == 256 else 128,
+                     "BLOCK_N": 64, "CAUSAL": causal, "WINDOW": window},
+                    4 if head_dim == 256 else 8, thread_index_per_op=True))
             # 4096 elements a program (16 a thread): at d128, 32-row blocks
             # took 76 us instead of 96 with 64 rows (B * N = 16384, H = 16),
             # FA2's convert_dq 78.

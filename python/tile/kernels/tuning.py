@@ -62,6 +62,7 @@ def problem(variant):
     cap = "_softcap" if constexprs.get("SOFTCAP") else ""
     cap += "_alibi" if constexprs.get("ALIBI") else ""
     cap += "_dropout" if constexprs.get("DROPOUT") else ""
+    cap += "" if constexprs.get("DQ", True) else "_deterministic"
     bound = f"_n{variant.max_n_ctx}" if variant.max_n_ctx else ""
     return f"{variant.kernel}_d{constexprs['HEAD_DIM']}_{mask}{cap}{bound}"
 
