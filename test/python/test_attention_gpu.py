@@ -167,3 +167,31 @@ def test_a_captured_cuda_graph_replays_forward_and_backward(dtype, head_dim, cau
         assert relative_error(captured[0], want[0]) <= 4 * u
         for got, ref in zip(captured[1:], want[1:]):
             assert relative_error(got, ref) <= 8 * u
+
+
+def test_a_captured_cuda_graph_draws_new_dropout_masks_each_replay():
+    """Dropout's seeds come from torch.randint on PyTorch's CUDA generator,
+    which a CUDA graph captures as it captures PyTorch's own random ops: a
+    replay draws new masks (another out on the same inputs), each a mask
+    of the kernels' (the backward finite and of the right shapes)."""
+    q, k, v, dout = random_inputs(torch.float16, 64, 200)
+
+    def step():
+        out = flash_attn_func(q, k, v, 0.3, causal=True)
+        return (out, *torch.autograd.grad(out, (q, k, v), dout))
+
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        step()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        captured = step()
+    outs = []
+    for _ in range(2):
+        graph.replay()
+        torch.cuda.synchronize()
+        assert all(bool(torch.isfinite(t).all()) for t in captured)
+        outs.append(captured[0].clone())
+    assert not torch.equal(outs[0], outs[1])
