@@ -413,11 +413,11 @@ def _score_values(softcap, alibi_slopes, dropout_p, dropout_seeds, part, lse):
 def _dq_values(deterministic, dq, accumulator, scale, queries, dq_inputs):
     """The arguments of the backward's last kernel, which writes dq: the
     postprocess's (from the accumulator attn_bwd added to), or
-    deterministic, attn_bwd_dq's (dq_inputs: the tensors, K's shape and
-    the mask it recomputes dS from)."""
+    deterministic, attn_bwd_dq's (dq_inputs(): the tensors, K's shape and
+    the mask it recomputes dS from; built only then)."""
     values = {"DQ": _device_pointer(dq), "sm_scale": scale, **queries}
     if deterministic:
-        return {**values, **dq_inputs}
+        return {**values, **dq_inputs()}
     return {**values, "DQ_ACC": accumulator}
 
 
@@ -640,11 +640,13 @@ def _backward_kernels(dout, q, k, v, out, lse, causal, scale, causal_offset=0,
                         **_score_values(softcap, alibi_slopes, dropout_p, dropout_seeds,
                                         part, lse),
                         **queries, **keys, **_mask_values(mask)}),
-            (postprocess, _dq_values(deterministic, dq[part], accumulator, scale, queries, {
-                "Q": _device_pointer(q[part]), "K": _device_pointer(k[part]),
-                "V": _device_pointer(v[part]), "DO": _device_pointer(dout[part]),
-                "LSE": _device_pointer(lse[part]), "DELTA": _device_pointer(delta[part]),
-                **keys, **_mask_values(mask)}))]
+            (postprocess, _dq_values(
+                deterministic, dq[part], accumulator, scale, queries,
+                lambda part=part, keys=keys: {
+                    "Q": _device_pointer(q[part]), "K": _device_pointer(k[part]),
+                    "V": _device_pointer(v[part]), "DO": _device_pointer(dout[part]),
+                    "LSE": _device_pointer(lse[part]), "DELTA": _device_pointer(delta[part]),
+                    **keys, **_mask_values(mask)}))]
     _launch_all(q.device, launches)
     if grouped:
         # Query head h used K/V head h // group: consecutive heads share one.

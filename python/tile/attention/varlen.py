@@ -228,15 +228,13 @@ def _varlen_backward(dout, q, k, v, out, lse, cu_q, cu_k, max_q, max_k, scale, m
                     **_f._score_values(softcap, alibi_slopes, dropout_p, dropout_seeds,
                                        slice(None), lse),
                     **queries, **keys}),
-        (postprocess, _f._dq_values(deterministic, dq, _f._device_pointer(dq_accumulator),
-                                    scale, queries, {
-                                        "Q": _f._device_pointer(q), "K": _f._device_pointer(k),
-                                        "V": _f._device_pointer(v),
-                                        "DO": _f._device_pointer(dout),
-                                        "LSE": _f._device_pointer(lse),
-                                        "DELTA": _f._device_pointer(delta),
-                                        "causal_offset": causal_offset,
-                                        "window_offset": window_offset, **keys}))])
+        (postprocess, _f._dq_values(
+            deterministic, dq, _f._device_pointer(dq_accumulator), scale, queries,
+            lambda: {"Q": _f._device_pointer(q), "K": _f._device_pointer(k),
+                     "V": _f._device_pointer(v), "DO": _f._device_pointer(dout),
+                     "LSE": _f._device_pointer(lse), "DELTA": _f._device_pointer(delta),
+                     "causal_offset": causal_offset, "window_offset": window_offset,
+                     **keys}))])
     if grouped:
         group = heads // heads_k
         dk, dv = (per_head.view(total_k, heads_k, group, head_dim).sum(2)
