@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""What FlashAttention-2's features cost Tile: grouped K/V heads, windows
-and softcap, timed beside the same attention without them and beside the
-peers that have them, in one run on one GPU.
+"""What FlashAttention-2's features cost Tile: grouped K/V heads, windows,
+softcap, ALiBi, dropout and the deterministic backward, timed beside the
+same attention without them and beside the peers that have them, in one run
+on one GPU.
 
 Cases (bf16 by default, B=2, N=8192, 32 query heads, D=128, causal: the
 shape of issue #36), each forward and forward + backward:
@@ -10,10 +11,13 @@ shape of issue #36), each forward and forward + backward:
   mqa             1 K/V head
   window          gqa with window_size=(1024, 0) (Mistral's sliding window)
   softcap         gqa with softcap=30
+  alibi           gqa with ALiBi slopes (per head)
+  dropout         gqa with dropout_p=0.1
+  deterministic   gqa with deterministic=True
 Peers on the same inputs: SDPA (enable_gqa; among its cuDNN, flash and
-efficient backends, whichever PyTorch picks) for mha, gqa and mqa, and
-FlashAttention-4
-(flash_attn.cute) where installed, for every case it takes.
+efficient backends, whichever PyTorch picks) for mha, gqa, mqa and dropout,
+and FlashAttention-4 (flash_attn.cute) where installed, for every case it
+takes (a case a peer refuses shows its error).
 
 TFLOP/s count the pairs each case computes: 4 * B * H * D per visible
 (query, key) pair, x2.5 for the backward (so a window's TFLOP/s are
@@ -76,31 +80,41 @@ def visible_pairs(n, causal, window):
     return sum(min(i, left) + 1 for i in range(n))
 
 
-def tile_run(causal, window, softcap):
+def tile_run(causal, options):
+    """flash_attn_func with the case's options (flash_attn_func's keywords:
+    window_size, softcap, alibi_slopes, dropout_p, deterministic)."""
     def run(q, k, v):
-        return flash_attn_func(q, k, v, 0.0, None, causal, window, softcap)
+        return flash_attn_func(q, k, v, causal=causal, **options)
     return run
 
 
-def sdpa_run(q, k, v):
-    """SDPA with enable_gqa, limited to its cuDNN, flash and efficient
-    backends (never the math one)."""
-    q_, k_, v_ = (t.transpose(1, 2) for t in (q, k, v))
-    gqa = k.shape[2] != q.shape[2]
-    with sdpa_kernel([SDPBackend.CUDNN_ATTENTION, SDPBackend.FLASH_ATTENTION,
-                      SDPBackend.EFFICIENT_ATTENTION]):
-        return F.scaled_dot_product_attention(q_, k_, v_, is_causal=True,
-                                              enable_gqa=gqa).transpose(1, 2)
+def sdpa_run(options):
+    """SDPA with enable_gqa and the case's dropout_p, limited to its cuDNN,
+    flash and efficient backends (never the math one)."""
+    def run(q, k, v):
+        q_, k_, v_ = (t.transpose(1, 2) for t in (q, k, v))
+        gqa = k.shape[2] != q.shape[2]
+        with sdpa_kernel([SDPBackend.CUDNN_ATTENTION, SDPBackend.FLASH_ATTENTION,
+                          SDPBackend.EFFICIENT_ATTENTION]):
+            return F.scaled_dot_product_attention(
+                q_, k_, v_, is_causal=True, enable_gqa=gqa,
+                dropout_p=options.get("dropout_p", 0.0)).transpose(1, 2)
+    return run
 
 
-def fa4_run(causal, window, softcap):
+def fa4_run(causal, options):
+    """FlashAttention-4 with the case's options under its names; an option
+    it does not take fails the case with its error."""
     def run(q, k, v):
         from flash_attn.cute import flash_attn_func as fa4_func
         kwargs = {"causal": causal}
-        if window != (-1, -1):
-            kwargs["window_size"] = (window[0], window[1])
-        if softcap:
-            kwargs["softcap"] = softcap
+        for name, value in options.items():
+            if name == "window_size":
+                kwargs[name] = tuple(value)
+            elif name == "alibi_slopes":
+                raise NotImplementedError("no alibi_slopes in this comparison")
+            else:
+                kwargs[name] = value
         result = fa4_func(q, k, v, **kwargs)
         return result[0] if isinstance(result, tuple) else result
     return run
@@ -148,19 +162,23 @@ def main():
         have_fa4 = True
     except ImportError:
         have_fa4 = False
-    no_window = (-1, -1)
-    cases = [("mha", args.heads, no_window, 0.0), ("gqa", args.heads // 4, no_window, 0.0),
-             ("mqa", 1, no_window, 0.0), ("window", args.heads // 4, (1024, 0), 0.0),
-             ("softcap", args.heads // 4, no_window, 30.0)]
+    gqa = args.heads // 4
+    slopes = torch.rand(args.heads, device="cuda") * 0.5 + 0.05
+    # (case, K/V heads, options); SDPA runs the cases with no option but
+    # dropout_p.
+    cases = [("mha", args.heads, {}), ("gqa", gqa, {}), ("mqa", 1, {}),
+             ("window", gqa, {"window_size": (1024, 0)}), ("softcap", gqa, {"softcap": 30.0}),
+             ("alibi", gqa, {"alibi_slopes": slopes}), ("dropout", gqa, {"dropout_p": 0.1}),
+             ("deterministic", gqa, {"deterministic": True})]
     rows = []
-    for name, kv_heads, window, softcap in cases:
-        pairs = visible_pairs(args.n, True, window)
+    for name, kv_heads, options in cases:
+        pairs = visible_pairs(args.n, True, options.get("window_size", (-1, -1)))
         flops = 4 * args.batch * args.heads * args.head_dim * pairs
-        peers = [("tile", tile_run(True, window, softcap))]
-        if window == no_window and not softcap:
-            peers.append(("sdpa", sdpa_run))
+        peers = [("tile", tile_run(True, options))]
+        if set(options) <= {"dropout_p"}:
+            peers.append(("sdpa", sdpa_run(options)))
         if have_fa4:
-            peers.append(("fa4", fa4_run(True, window, softcap)))
+            peers.append(("fa4", fa4_run(True, options)))
         for impl, attend in peers:
             result = time_case(attend, shape, kv_heads, dtype, args.target_ms)
             if isinstance(result, str):
@@ -173,9 +191,9 @@ def main():
             print(f"{name} {impl}: fwd {forward:.3f} ms, fwd+bwd {both:.3f} ms", flush=True)
     print(f"\nTFLOP/s, {args.dtype}, B={args.batch} N={args.n} H={args.heads} "
           f"D={args.head_dim}, causal ({torch.cuda.get_device_name()})")
-    print(f"{'case':<9}{'Hkv':>4}  {'impl':<6}{'fwd':>8}{'bwd':>8}")
+    print(f"{'case':<14}{'Hkv':>4}  {'impl':<6}{'fwd':>8}{'bwd':>8}")
     for name, kv_heads, impl, forward, backward in rows:
-        print(f"{name:<9}{kv_heads:>4}  {impl:<6}{forward:>8}{backward:>8}")
+        print(f"{name:<14}{kv_heads:>4}  {impl:<6}{forward:>8}{backward:>8}")
 
 
 if __name__ == "__main__":
