@@ -22,6 +22,8 @@ from tile.attention import (  # noqa: E402
     flash_attn_kvpacked_func,
     flash_attn_qkvpacked_func,
     flash_attn_varlen_func,
+    flash_attn_varlen_kvpacked_func,
+    flash_attn_varlen_qkvpacked_func,
     functional,
     register_attention,
 )
@@ -1461,3 +1463,53 @@ def test_varlen_ragged_head_dim_runs_padded(emulated):
         got = (out[rq][None], want[1], dq[rq][None], dk[rk][None], dv[rk][None])
         assert_matches_reference(got, want, torch.float16)
     assert {spec.constexprs["HEAD_DIM"] for spec, _ in emulated.launches} == {128}
+
+
+@needs_kernels
+def test_varlen_packed_forms_equal_the_unpacked_call(emulated):
+    """flash_attn_varlen_kvpacked_func (kv (total_k, 2, heads_k, head_dim))
+    and flash_attn_varlen_qkvpacked_func (qkv (total, 3, heads, head_dim),
+    one cu_seqlens): out and the gradients of flash_attn_varlen_func on
+    the unpacked tensors, bit for bit, the gradients packed as the input."""
+    lengths = [30, 1, 45]
+    q, cu = packed(lengths, 4)
+    k, _ = packed(lengths, 2)
+    v, _ = packed(lengths, 2)
+    dout = torch.randn_like(q)
+    top = max(lengths)
+
+    def unpacked(q, k, v):
+        q, k, v = (t.detach().requires_grad_() for t in (q, k, v))
+        out = flash_attn_varlen_func(q, k, v, cu, cu, top, top, 0.0, 0.2, True, (9, 0))
+        return (out, *torch.autograd.grad(out, (q, k, v), dout))
+
+    kv = torch.stack([k, v], dim=1).requires_grad_()
+    qg = q.clone().requires_grad_()
+    out = flash_attn_varlen_kvpacked_func(qg, kv, cu, cu, top, top, 0.0, 0.2, True, (9, 0))
+    dq, dkv = torch.autograd.grad(out, (qg, kv), dout)
+    want = unpacked(q, k, v)
+    assert dkv.shape == kv.shape
+    assert all(torch.equal(a, b) for a, b in zip((out, dq, *dkv.unbind(1)), want))
+
+    k2, _ = packed(lengths, 4)
+    v2, _ = packed(lengths, 4)
+    qkv = torch.stack([q, k2, v2], dim=1).requires_grad_()
+    out = flash_attn_varlen_qkvpacked_func(qkv, cu, top, 0.0, 0.2, True, (9, 0))
+    (dqkv,) = torch.autograd.grad(out, qkv, dout)
+    want = unpacked(q, k2, v2)
+    assert dqkv.shape == qkv.shape
+    assert all(torch.equal(a, b) for a, b in zip((out, *dqkv.unbind(1)), want))
+
+
+@needs_kernels
+@pytest.mark.parametrize("call, message", [
+    (lambda q, kv, cu: flash_attn_varlen_kvpacked_func(q, kv[:, :1], cu, cu, 8, 8),
+     r"kv must have the shape \(total_k, 2, heads_k, head_dim\)"),
+    (lambda q, kv, cu: flash_attn_varlen_qkvpacked_func(kv, cu, 8),
+     r"qkv must have the shape \(total, 3, heads, head_dim\)")])
+def test_varlen_packed_forms_check_their_packing(emulated, call, message):
+    q, cu = packed([8], 2)
+    kv = torch.stack([q, q], dim=1)
+    with pytest.raises(ValueError, match=message):
+        call(q, kv, cu)
+

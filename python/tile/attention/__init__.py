@@ -3,8 +3,8 @@
     from tile.attention import flash_attn_func, Attention, AttentionType
     out = flash_attn_func(q, k, v, causal=True)   # (batch, seqlen, heads, head_dim)
 
-flash_attn_func, flash_attn_kvpacked_func, flash_attn_qkvpacked_func and
-flash_attn_varlen_func follow FlashAttention-2 (grouped-query heads,
+flash_attn_func, flash_attn_kvpacked_func, flash_attn_qkvpacked_func,
+flash_attn_varlen_func and its packed forms follow FlashAttention-2 (grouped-query heads,
 unequal lengths aligned bottom-right, sliding windows, softcap, packed
 sequences); flash_attn_with_kvcache is its decoding entry point (a KV
 cache, contiguous or paged, split-KV kernels).
@@ -23,6 +23,8 @@ _EXPORTS = {
     "flash_attn_kvpacked_func": "functional",
     "flash_attn_qkvpacked_func": "functional",
     "flash_attn_varlen_func": "varlen",
+    "flash_attn_varlen_kvpacked_func": "varlen",
+    "flash_attn_varlen_qkvpacked_func": "varlen",
     "flash_attn_with_kvcache": "kvcache",
     "FlashAttnFunction": "functional",
     "_flash_attn_forward": "functional",
@@ -40,7 +42,8 @@ _EXPORTS = {
 }
 
 __all__ = ["flash_attn_func", "flash_attn_kvpacked_func", "flash_attn_qkvpacked_func",
-           "flash_attn_varlen_func", "flash_attn_with_kvcache",
+           "flash_attn_varlen_func", "flash_attn_varlen_kvpacked_func",
+           "flash_attn_varlen_qkvpacked_func", "flash_attn_with_kvcache",
            "ring_attn_func", "striped_attn_func", "step_attn_func",
            "Attention", "AttentionType", "register_attention",
            "KernelBundle", "BundleError", "find_kernel_dir"]

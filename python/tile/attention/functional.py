@@ -935,14 +935,15 @@ def flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False,
                                    *scores, deterministic)
 
 
-def _unpack(name, packed, count, layout):
-    """The `count` tensors packed along dimension 2 of `packed`, as views."""
+def _unpack(name, packed, count, layout, dim=2):
+    """The `count` tensors packed along dimension `dim` of `packed` (2 for
+    batches, 1 for packed sequences), as views."""
     if not isinstance(packed, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor, not {type(packed).__name__}")
-    if packed.dim() != 5 or packed.shape[2] != count:
+    if packed.dim() != dim + 3 or packed.shape[dim] != count:
         raise ValueError(f"{name} must have the shape {layout}, but its shape is "
                          f"{tuple(packed.shape)}")
-    return packed.unbind(2)
+    return packed.unbind(dim)
 
 
 def flash_attn_kvpacked_func(q, kv, dropout_p=0.0, softmax_scale=None, causal=False,

@@ -396,3 +396,35 @@ def flash_attn_varlen_func(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, ma
     if not return_lse:
         return out
     return out, _packed_lse(lse, cu_seqlens_q, q.shape[1], q.shape[0])
+
+
+def flash_attn_varlen_kvpacked_func(q, kv, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
+                                    max_seqlen_k, dropout_p=0.0, softmax_scale=None,
+                                    causal=False, window_size=(-1, -1), softcap=0.0,
+                                    alibi_slopes=None, deterministic=False,
+                                    return_attn_probs=False, *, return_lse=False,
+                                    causal_offset=0):
+    """flash_attn_varlen_func with K and V packed in one tensor, as
+    FlashAttention-2's: kv (total_k, 2, heads_k, head_dim); the gradient
+    comes back to kv as one tensor."""
+    k, v = _f._unpack("kv", kv, 2, "(total_k, 2, heads_k, head_dim)", dim=1)
+    return flash_attn_varlen_func(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
+                                  max_seqlen_k, dropout_p, softmax_scale, causal, window_size,
+                                  softcap, alibi_slopes, deterministic, return_attn_probs,
+                                  return_lse=return_lse, causal_offset=causal_offset)
+
+
+def flash_attn_varlen_qkvpacked_func(qkv, cu_seqlens, max_seqlen, dropout_p=0.0,
+                                     softmax_scale=None, causal=False, window_size=(-1, -1),
+                                     softcap=0.0, alibi_slopes=None, deterministic=False,
+                                     return_attn_probs=False, *, return_lse=False,
+                                     causal_offset=0):
+    """flash_attn_varlen_func with Q, K and V packed in one tensor, as
+    FlashAttention-2's: qkv (total, 3, heads, head_dim), one cu_seqlens and
+    max_seqlen for the three; the gradient comes back to qkv as one
+    tensor."""
+    q, k, v = _f._unpack("qkv", qkv, 3, "(total, 3, heads, head_dim)", dim=1)
+    return flash_attn_varlen_func(q, k, v, cu_seqlens, cu_seqlens, max_seqlen, max_seqlen,
+                                  dropout_p, softmax_scale, causal, window_size, softcap,
+                                  alibi_slopes, deterministic, return_attn_probs,
+                                  return_lse=return_lse, causal_offset=causal_offset)
