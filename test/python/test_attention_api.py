@@ -1158,12 +1158,43 @@ def test_registered_implementation_gets_the_process_group(monkeypatch):
     assert seen == {"shape": (2, 5, 4, 16), "causal": True, "group": group}
 
 
+@needs_kernels
+def test_module_dropout_runs_in_training_only(emulated):
+    """Attention(dropout=p) passes dropout_p to flash_attn_func in training
+    (the _dropout kernels) and nothing in eval (the plain ones)."""
+    layer = Attention(128, 2, causal=True, dropout=0.25).half()
+    x = torch.randn(2, 9, 128).half()
+    layer.train()
+    layer(x)
+    layer.eval()
+    layer(x)
+    assert [(spec.constexprs["DROPOUT"], values["dropout_p"])
+            for spec, values in emulated.launches] == [(True, 0.25), (False, 0.0)]
+
+
+def test_module_dropout_with_sdpa_and_its_refusal_by_ring_attention():
+    torch.manual_seed(0)
+    layer = Attention(96, 3, attention_type="sdpa", dropout=0.5)
+    x = torch.randn(2, 11, 96)
+    dropped = layer(x)
+    layer.eval()
+    assert not torch.allclose(dropped, layer(x))
+    layer = Attention(64, 2, attention_type="ring", dropout=0.1)
+    with pytest.raises(NotImplementedError, match="ring_attn_func has no dropout"):
+        layer(torch.randn(1, 4, 64))
+    layer.eval()   # no dropout in eval: the ring's own requirement is what fails
+    with pytest.raises(RuntimeError, match="ring attention needs torch.distributed"):
+        layer(torch.randn(1, 4, 64))
+
+
 @pytest.mark.parametrize("make, message", [
     (lambda: Attention(100, 3), "not a multiple of num_heads"),
     (lambda: Attention(128, 0), "num_heads must be a positive int, not 0"),
     (lambda: Attention(0, 4), "embed_dim must be a positive int, not 0"),
     (lambda: Attention(64.0, 4), "embed_dim must be a positive int, not 64.0"),
     (lambda: Attention(64, 2)(torch.randn(2, 5, 32)), r"expected input \(batch, seqlen, 64\)"),
+    (lambda: Attention(64, 2, dropout=1.0), r"dropout must be a number in \[0, 1\), not 1.0"),
+    (lambda: Attention(64, 2, dropout="0.1"), "dropout must be a number"),
 ])
 def test_module_refuses_bad_shapes(make, message):
     with pytest.raises(ValueError, match=message):

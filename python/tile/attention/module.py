@@ -36,17 +36,17 @@ class AttentionType(enum.Enum):
         raise ValueError(f"unknown attention type {value!r}: choose one of {names}")
 
 
-def sdpa_attention(q, k, v, causal, softmax_scale, **options):
+def sdpa_attention(q, k, v, causal, softmax_scale, dropout_p=0.0, **options):
     """PyTorch's scaled_dot_product_attention on (batch, seqlen, heads,
     head_dim) tensors."""
     out = F.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2),
                                          v.transpose(1, 2), is_causal=causal,
-                                         scale=softmax_scale)
+                                         scale=softmax_scale, dropout_p=dropout_p)
     return out.transpose(1, 2)
 
 
-def flash_attention(q, k, v, causal, softmax_scale, **options):
-    return flash_attn_func(q, k, v, causal=causal, softmax_scale=softmax_scale)
+def flash_attention(q, k, v, causal, softmax_scale, dropout_p=0.0, **options):
+    return flash_attn_func(q, k, v, dropout_p, causal=causal, softmax_scale=softmax_scale)
 
 
 def _not_yet_available(description):
@@ -92,15 +92,21 @@ class Attention(nn.Module):
     attention_type: an AttentionType (or its name, e.g. "flash").
     process_group: for the sequence-parallel types, the ranks that hold the
     sequence's shards (passed to the implementation; unused by SDPA/FLASH).
+    dropout: the probability of dropping an attention probability in
+    training (module.train(); none in eval), passed to the implementation as
+    dropout_p; the sequence-parallel types have none (refused by name).
     """
 
     def __init__(self, embed_dim, num_heads, causal=False,
                  attention_type=AttentionType.FLASH, bias=True, softmax_scale=None,
-                 process_group=None, device=None, dtype=None):
+                 process_group=None, dropout=0.0, device=None, dtype=None):
         super().__init__()
         for name, value in (("embed_dim", embed_dim), ("num_heads", num_heads)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive int, not {value!r}")
+        if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) \
+                or not 0.0 <= dropout < 1.0:
+            raise ValueError(f"dropout must be a number in [0, 1), not {dropout!r}")
         if embed_dim % num_heads:
             raise ValueError(f"embed_dim {embed_dim} is not a multiple of num_heads "
                              f"{num_heads}")
@@ -111,6 +117,7 @@ class Attention(nn.Module):
         self.attention_type = AttentionType.parse(attention_type)
         self.softmax_scale = softmax_scale
         self.process_group = process_group
+        self.dropout = float(dropout)
         factory = {"device": device, "dtype": dtype}
         self.qkv = nn.Linear(embed_dim, 3 * embed_dim, bias=bias, **factory)
         self.out_proj = nn.Linear(embed_dim, embed_dim, bias=bias, **factory)
@@ -123,8 +130,11 @@ class Attention(nn.Module):
         qkv = self.qkv(x).view(batch, seqlen, 3, self.num_heads, self.head_dim)
         q, k, v = qkv.unbind(dim=2)
         attend = attention_function(self.attention_type)
+        # Only in training, and only when asked: implementations registered
+        # without a dropout_p keyword keep working.
+        dropout = {"dropout_p": self.dropout} if self.training and self.dropout else {}
         out = attend(q, k, v, self.causal, self.softmax_scale,
-                     process_group=self.process_group)
+                     process_group=self.process_group, **dropout)
         return self.out_proj(out.reshape(batch, seqlen, self.embed_dim))
 
     def extra_repr(self):

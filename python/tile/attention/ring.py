@@ -285,7 +285,11 @@ def step_attn_func(q, k, v, causal=False, softmax_scale=None, group=None,
 
 
 def _module_adapter(function):
-    def attend(q, k, v, causal, softmax_scale, process_group=None, **options):
+    def attend(q, k, v, causal, softmax_scale, process_group=None, dropout_p=0.0,
+               **options):
+        if dropout_p:
+            raise NotImplementedError(f"{function.__name__} has no dropout: build the "
+                                      f"Attention module with dropout=0.0")
         return function(q, k, v, causal=causal, softmax_scale=softmax_scale,
                         group=process_group, **options)
     attend.__name__ = function.__name__
