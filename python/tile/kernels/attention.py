@@ -125,6 +125,22 @@ def _band(query, key, causal_offset, window_offset, CAUSAL_MASK: tl.constexpr,
 
 
 @tile.jit
+def _keys_seen(offs_m, offs_n, causal_offset, window_offset, kv_len,
+               CAUSAL_MASK: tl.constexpr, WINDOW_MASK: tl.constexpr,
+               KEY_MASK: tl.constexpr):
+    """The scores a masked stage of the forward (and of attn_bwd_dq) keeps,
+    queries offs_m as rows and keys offs_n as columns: the band, and keys
+    before kv_len under KEY_MASK."""
+    if CAUSAL_MASK or WINDOW_MASK:
+        visible = _band(offs_m[:, None], offs_n[None, :], causal_offset, window_offset,
+                        CAUSAL_MASK, WINDOW_MASK)
+        if KEY_MASK:
+            visible = visible & (offs_n[None, :] < kv_len)
+        return visible
+    return offs_n[None, :] < kv_len
+
+
+@tile.jit
 def _visible(query, key, query_ok, causal_offset, window_offset, kv_len,
              CAUSAL_MASK: tl.constexpr, WINDOW_MASK: tl.constexpr,
              QUERY_MASK: tl.constexpr):
@@ -335,15 +351,9 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi, offs_m, 
                                                          alibi_diagonal)
             score_scale = 1.0
         if CAUSAL_MASK or WINDOW_MASK or KEY_MASK:
-            offs_n = start_n + tl.arange(0, BLOCK_N)
-            if CAUSAL_MASK or WINDOW_MASK:
-                visible = _band(offs_m[:, None], offs_n[None, :], causal_offset,
-                                window_offset, CAUSAL_MASK, WINDOW_MASK)
-                if KEY_MASK:
-                    visible = visible & (offs_n[None, :] < kv_len)
-            else:
-                visible = offs_n[None, :] < kv_len
-            qk = tl.where(visible, qk, -float("inf"))
+            qk = tl.where(_keys_seen(offs_m, start_n + tl.arange(0, BLOCK_N), causal_offset,
+                                     window_offset, kv_len, CAUSAL_MASK, WINDOW_MASK,
+                                     KEY_MASK), qk, -float("inf"))
         # The scale (unless ALiBi's bias took it above) goes into the max
         # (qk_scale > 0 keeps the order) and into one fma per score: qk *
         # qk_scale - m_i.
@@ -979,15 +989,9 @@ def _attn_bwd_dq_stage(dq, q, do, lse, delta, K_block_ptr, V_block_ptr, lo, hi, 
         p = tl.math.exp2(tl.dot(q, kT) * qk_scale - lse[:, None])
         if CAUSAL_MASK or WINDOW_MASK or KEY_MASK:
             # A row that sees no key (lse -inf) has p = inf here: zeroed.
-            offs_n = start_n + tl.arange(0, BLOCK_N)
-            if CAUSAL_MASK or WINDOW_MASK:
-                visible = _band(offs_m[:, None], offs_n[None, :], causal_offset,
-                                window_offset, CAUSAL_MASK, WINDOW_MASK)
-                if KEY_MASK:
-                    visible = visible & (offs_n[None, :] < kv_len)
-            else:
-                visible = offs_n[None, :] < kv_len
-            p = tl.where(visible, p, 0.0)
+            p = tl.where(_keys_seen(offs_m, start_n + tl.arange(0, BLOCK_N), causal_offset,
+                                    window_offset, kv_len, CAUSAL_MASK, WINDOW_MASK, KEY_MASK),
+                         p, 0.0)
         ds = p * (tl.dot(do, vT) - delta[:, None])
         dq = tl.dot(ds.to(q.dtype), tl.trans(kT), dq)
         K_block_ptr = tl.advance(K_block_ptr, (0, BLOCK_N))
