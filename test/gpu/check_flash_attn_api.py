@@ -56,6 +56,7 @@ from tile.attention import (  # noqa: E402
     flash_attn_kvpacked_func,
     flash_attn_qkvpacked_func,
     flash_attn_varlen_func,
+    functional,
 )
 
 UNIT_ROUNDOFF = {torch.float16: 2.0**-11, torch.bfloat16: 2.0**-8}
@@ -363,9 +364,30 @@ def dropout_kept_after_seed(dropout_p, batch, heads, seqlen_q, seqlen_k):
     if dropout_p == 0.0:
         return None
     torch.manual_seed(DROPOUT_SEED)
-    seeds = torch.randint(0, 2**62, (batch,), dtype=torch.int64, device="cuda")
+    _, seeds = functional._dropout_seeds(dropout_p, batch, torch.device("cuda"))
     kept = dropout_kept(seeds.cpu().numpy(), heads, seqlen_q, seqlen_k, dropout_p)
     return torch.from_numpy(kept).float().cuda()
+
+
+# (batch, seqlen_q, seqlen_k, heads_k, causal, window_size) of the sections
+# that check an option at every head dim: ALiBi, dropout, deterministic.
+OPTION_SHAPES = ((2, 1000, 1000, 8, False, (-1, -1)), (1, 1000, 1000, 2, True, (-1, -1)),
+                 (2, 500, 777, 4, True, (-1, -1)), (1, 777, 500, 8, False, (100, 50)))
+
+
+def option_cases(quick, generator):
+    """(index into OPTION_SHAPES, (name before the option, name after),
+    (q, k, v, dout), causal, window_size) for each shape (one when quick)
+    and head dim (d64 when quick), fp16 and bf16 in turn."""
+    for index, (batch, seqlen_q, seqlen_k, heads_k, causal, window) in enumerate(
+            OPTION_SHAPES if not quick else OPTION_SHAPES[1:2]):
+        for head_dim in (32, 64, 128, 256) if not quick else (64,):
+            dtype = (torch.float16, torch.bfloat16)[(index + head_dim // 64) % 2]
+            tensors = random_inputs(batch, seqlen_q, 8, head_dim, dtype, generator,
+                                    seqlen_k=seqlen_k, heads_k=heads_k)
+            yield index, (f"{type_name(dtype)} d{head_dim}",
+                          f"{'causal ' if causal else ''}window={window} B={batch} "
+                          f"Nq={seqlen_q} Nk={seqlen_k} Hk={heads_k}"), tensors, causal, window
 
 
 def check_fa2_case(results, name, q, k, v, dout, causal=False, window_size=(-1, -1),
@@ -533,62 +555,32 @@ def fa2_sections(results, generator, quick):
                            *tensors, causal, window, softcap=cap)
 
     results.section = "alibi"
-    # (batch, seqlen_q, seqlen_k, heads_k, causal, window_size), slopes per
-    # head or per batch and head, every head dim.
-    biased = ((2, 1000, 1000, 8, False, (-1, -1)), (1, 1000, 1000, 2, True, (-1, -1)),
-              (2, 500, 777, 4, True, (-1, -1)), (1, 777, 500, 8, False, (100, 50)))
-    for index, (batch, seqlen_q, seqlen_k, heads_k, causal, window) in enumerate(
-            biased if not quick else biased[1:2]):
-        for head_dim in (32, 64, 128, 256) if not quick else (64,):
-            dtype = (torch.float16, torch.bfloat16)[(index + head_dim // 64) % 2]
-            tensors = random_inputs(batch, seqlen_q, 8, head_dim, dtype, generator,
-                                    seqlen_k=seqlen_k, heads_k=heads_k)
-            shape = (8,) if index % 2 else (batch, 8)
-            slopes = torch.rand(shape, generator=generator, device="cuda") * 0.5
-            check_fa2_case(results, f"{type_name(dtype)} d{head_dim} alibi {shape} "
-                           f"{'causal ' if causal else ''}window={window} B={batch} "
-                           f"Nq={seqlen_q} Nk={seqlen_k} Hk={heads_k}",
-                           *tensors, causal, window, alibi_slopes=slopes)
+    for index, (prefix, suffix), tensors, causal, window in option_cases(quick, generator):
+        shape = (8,) if index % 2 else (tensors[0].shape[0], 8)
+        slopes = torch.rand(shape, generator=generator, device="cuda") * 0.5
+        check_fa2_case(results, f"{prefix} alibi {shape} {suffix}", *tensors, causal, window,
+                       alibi_slopes=slopes)
 
     results.section = "dropout"
-    # (batch, seqlen_q, seqlen_k, heads_k, causal, window_size, dropout_p),
-    # every head dim: the masks the kernels draw against the reference's.
-    dropped = ((2, 1000, 1000, 8, False, (-1, -1), 0.1), (1, 1000, 1000, 2, True, (-1, -1), 0.3),
-               (2, 500, 777, 4, True, (-1, -1), 0.5), (1, 777, 500, 8, False, (100, 50), 0.2))
-    for index, (batch, seqlen_q, seqlen_k, heads_k, causal, window, dropout_p) in enumerate(
-            dropped if not quick else dropped[1:2]):
-        for head_dim in (32, 64, 128, 256) if not quick else (64,):
-            dtype = (torch.float16, torch.bfloat16)[(index + head_dim // 64) % 2]
-            tensors = random_inputs(batch, seqlen_q, 8, head_dim, dtype, generator,
-                                    seqlen_k=seqlen_k, heads_k=heads_k)
-            check_fa2_case(results, f"{type_name(dtype)} d{head_dim} dropout={dropout_p} "
-                           f"{'causal ' if causal else ''}window={window} B={batch} "
-                           f"Nq={seqlen_q} Nk={seqlen_k} Hk={heads_k}",
-                           *tensors, causal, window, dropout_p=dropout_p)
+    # The masks the kernels draw against the reference's.
+    for index, (prefix, suffix), tensors, causal, window in option_cases(quick, generator):
+        dropout_p = (0.1, 0.3, 0.5, 0.2)[index]
+        check_fa2_case(results, f"{prefix} dropout={dropout_p} {suffix}", *tensors, causal,
+                       window, dropout_p=dropout_p)
 
     results.section = "deterministic backward"
-    # (batch, seqlen_q, seqlen_k, heads_k, causal, window_size), every head
-    # dim: against the reference, then bit for bit against a second run.
-    repeated = ((2, 1000, 1000, 8, False, (-1, -1)), (1, 1000, 1000, 2, True, (-1, -1)),
-                (2, 500, 777, 4, True, (-1, -1)), (1, 777, 500, 8, False, (100, 50)))
-    for index, (batch, seqlen_q, seqlen_k, heads_k, causal, window) in enumerate(
-            repeated if not quick else repeated[1:2]):
-        for head_dim in (32, 64, 128, 256) if not quick else (64,):
-            dtype = (torch.float16, torch.bfloat16)[(index + head_dim // 64) % 2]
-            tensors = random_inputs(batch, seqlen_q, 8, head_dim, dtype, generator,
-                                    seqlen_k=seqlen_k, heads_k=heads_k)
-            name = (f"{type_name(dtype)} d{head_dim} deterministic "
-                    f"{'causal ' if causal else ''}window={window} B={batch} "
-                    f"Nq={seqlen_q} Nk={seqlen_k} Hk={heads_k}")
-            run = run_flash_attn(causal, window, 0, deterministic=True)
-            check_fa2_case(results, name, *tensors, causal, window, run=run)
+    # Against the reference, then bit for bit against a second run.
+    for _, (prefix, suffix), tensors, causal, window in option_cases(quick, generator):
+        name = f"{prefix} deterministic {suffix}"
+        run = run_flash_attn(causal, window, 0, deterministic=True)
+        check_fa2_case(results, name, *tensors, causal, window, run=run)
 
-            def same_twice(run=run, tensors=tensors, name=name):
-                first, second = run(*tensors), run(*tensors)
-                results.add_check(name + " twice", all(
-                    torch.equal(a, b) for a, b in zip(first[2:], second[2:])),
-                    "dq, dk, dv bit for bit")
-            results.guarded(name + " twice", same_twice)
+        def same_twice(run=run, tensors=tensors, name=name):
+            first, second = run(*tensors), run(*tensors)
+            results.add_check(name + " twice", all(
+                torch.equal(a, b) for a, b in zip(first[2:], second[2:])),
+                "dq, dk, dv bit for bit")
+        results.guarded(name + " twice", same_twice)
 
     results.section = "windows and softcap at d32 and d256"
     # The kernels of the head dims the cases above leave out: a window that

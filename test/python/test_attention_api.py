@@ -858,13 +858,19 @@ DROPOUT_CASES = {
 }
 
 
+def seeds_after(seed, batch):
+    """The dropout seeds a call made right after torch.manual_seed(seed)
+    draws, one a sequence (functional._dropout_seeds on the CPU)."""
+    torch.manual_seed(seed)
+    return functional._dropout_seeds(0.5, batch, torch.device("cpu"))[1]
+
+
 def seeded_kept(seed, batch, heads, seqlen_q, seqlen_k, dropout_p):
     """dropout's keep / (1 - p) for a call made right after
-    torch.manual_seed(seed): the seeds it draws, through the reference
-    Philox (test_random.dropout_kept)."""
-    torch.manual_seed(seed)
-    seeds = torch.randint(0, 2**62, (batch,), dtype=torch.int64)
-    return torch.from_numpy(dropout_kept(seeds.numpy(), heads, seqlen_q, seqlen_k, dropout_p))
+    torch.manual_seed(seed), through the reference Philox
+    (dropout_reference.dropout_kept)."""
+    return torch.from_numpy(dropout_kept(seeds_after(seed, batch).numpy(), heads, seqlen_q,
+                                         seqlen_k, dropout_p))
 
 
 @needs_kernels
@@ -910,18 +916,13 @@ def test_dropout_masks_repeat_with_the_seed_and_change_between_calls(emulated):
 def test_varlen_dropout_masks_each_sequence_by_its_seed(emulated):
     """Packed sequences: sequence b's mask is drawn under the b-th seed, as
     flash_attn_func draws a batch's b-th sequence's."""
-    lens_q, lens_k = [30, 1, 45], [50, 9, 20]
-    q, cu_q = packed(lens_q, 4)
-    k, cu_k = packed(lens_k, 2)
-    v, _ = packed(lens_k, 2)
-    dout = torch.randn_like(q)
-    q, k, v = (t.requires_grad_() for t in (q, k, v))
+    lens_q, lens_k = VARLEN_LENGTHS
+    q, k, v, dout, cu_q, cu_k = grouped_varlen_inputs()
     torch.manual_seed(99)
     out, lse = flash_attn_varlen_func(q, k, v, cu_q, cu_k, max(lens_q), max(lens_k), 0.4,
                                       0.2, True, return_lse=True)
     dq, dk, dv = torch.autograd.grad(out, (q, k, v), dout)
-    torch.manual_seed(99)
-    seeds = torch.randint(0, 2**62, (len(lens_q),), dtype=torch.int64)
+    seeds = seeds_after(99, len(lens_q))
     for b in range(len(lens_q)):
         rq, rk = slice(cu_q[b], cu_q[b + 1]), slice(cu_k[b], cu_k[b + 1])
         kept = torch.from_numpy(dropout_kept(seeds[b:b + 1].numpy(), 4, lens_q[b], lens_k[b],
@@ -958,12 +959,8 @@ def test_deterministic_backward_sums_dq_without_atomics(emulated, case):
 
 @needs_kernels
 def test_varlen_deterministic_backward(emulated):
-    lens_q, lens_k = [30, 1, 45], [50, 9, 20]
-    q, cu_q = packed(lens_q, 4)
-    k, cu_k = packed(lens_k, 2)
-    v, _ = packed(lens_k, 2)
-    dout = torch.randn_like(q)
-    q, k, v = (t.requires_grad_() for t in (q, k, v))
+    lens_q, lens_k = VARLEN_LENGTHS
+    q, k, v, dout, cu_q, cu_k = grouped_varlen_inputs()
     out = flash_attn_varlen_func(q, k, v, cu_q, cu_k, max(lens_q), max(lens_k), 0.0, 0.2, True,
                                  (7, 0), deterministic=True)
     dq, dk, dv = torch.autograd.grad(out, (q, k, v), dout)
@@ -1339,6 +1336,23 @@ def packed(lengths, heads, dtype=torch.float16, head_dim=64):
     return torch.randn(int(cu[-1]), heads, head_dim).to(dtype), cu
 
 
+# Three packed sequences, (query lengths, key lengths): more keys than
+# queries, a single token, fewer keys than queries.
+VARLEN_LENGTHS = ([30, 1, 45], [50, 9, 20])
+
+
+def grouped_varlen_inputs():
+    """q (4 heads), k, v (2 heads), requiring gradients, and dout, packed
+    as VARLEN_LENGTHS says, with cu_seqlens_q and cu_seqlens_k."""
+    lens_q, lens_k = VARLEN_LENGTHS
+    q, cu_q = packed(lens_q, 4)
+    k, cu_k = packed(lens_k, 2)
+    v, _ = packed(lens_k, 2)
+    dout = torch.randn_like(q)
+    q, k, v = (t.requires_grad_() for t in (q, k, v))
+    return q, k, v, dout, cu_q, cu_k
+
+
 # (query lengths, key lengths, heads, heads_k, causal, window_size, softcap)
 # and the kernels' mask.
 VARLEN_CASES = {
@@ -1393,13 +1407,9 @@ def test_varlen_alibi_matches_each_sequence_alone(emulated, slopes_shape):
     """ALiBi on packed sequences: each sequence's bias from its own
     bottom-right diagonal and its row of the slopes (batch, heads), as
     flash_attn_func's reference gives for it alone."""
-    lens_q, lens_k = [30, 1, 45], [50, 9, 20]
-    q, cu_q = packed(lens_q, 4)
-    k, cu_k = packed(lens_k, 2)
-    v, _ = packed(lens_k, 2)
-    dout = torch.randn_like(q)
+    lens_q, lens_k = VARLEN_LENGTHS
+    q, k, v, dout, cu_q, cu_k = grouped_varlen_inputs()
     slopes = torch.rand(slopes_shape) * 0.5 + 0.05
-    q, k, v = (t.requires_grad_() for t in (q, k, v))
     out, lse = flash_attn_varlen_func(q, k, v, cu_q, cu_k, max(lens_q), max(lens_k), 0.0,
                                       0.2, True, alibi_slopes=slopes, return_lse=True)
     dq, dk, dv = torch.autograd.grad(out, (q, k, v), dout)

@@ -132,6 +132,20 @@ def test_causal_offset_matches_a_masked_reference(dtype, head_dim, seqlen, causa
         assert relative_error(got, ref) <= 8 * u
 
 
+def capture(step):
+    """(graph, what step() returned in it): step run once on a side stream
+    first, which loads the kernels' modules before the capture."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        step()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        captured = step()
+    return graph, captured
+
+
 @pytest.mark.parametrize("dtype, head_dim, causal", [
     (torch.float16, 64, True), (torch.bfloat16, 128, False)])
 def test_a_captured_cuda_graph_replays_forward_and_backward(dtype, head_dim, causal):
@@ -147,14 +161,7 @@ def test_a_captured_cuda_graph_replays_forward_and_backward(dtype, head_dim, cau
         out = flash_attn_func(q, k, v, causal=causal)
         return (out, *torch.autograd.grad(out, (q, k, v), dout))
 
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        step()                     # loads the modules before the capture
-    torch.cuda.current_stream().wait_stream(side)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        captured = step()
+    graph, captured = capture(step)
 
     u = UNIT_ROUNDOFF[dtype]
     for replay in range(2):
@@ -180,14 +187,7 @@ def test_a_captured_cuda_graph_draws_new_dropout_masks_each_replay():
         out = flash_attn_func(q, k, v, 0.3, causal=True)
         return (out, *torch.autograd.grad(out, (q, k, v), dout))
 
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        step()
-    torch.cuda.current_stream().wait_stream(side)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        captured = step()
+    graph, captured = capture(step)
     outs = []
     for _ in range(2):
         graph.replay()

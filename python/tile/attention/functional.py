@@ -803,6 +803,14 @@ def _check_softcap(softcap):
     return float(softcap)
 
 
+def _refuse_alongside(option, others, reason):
+    """NotImplementedError naming `option` and the first of `others`
+    ((name, given) pairs) given with it."""
+    for name, given in others:
+        if given:
+            raise NotImplementedError(f"{option} with {name}: {reason}")
+
+
 def _check_dropout_p(dropout_p, softcap, alibi_slopes):
     """FlashAttention's dropout_p as a float in [0, 1), applied whenever it
     is not 0 (FlashAttention's callers pass 0.0 in evaluation); not with
@@ -812,11 +820,9 @@ def _check_dropout_p(dropout_p, softcap, alibi_slopes):
     if not 0.0 <= dropout_p < 1.0:
         raise ValueError(f"dropout_p must be in [0, 1), not {dropout_p}")
     if dropout_p > 0:
-        for name, on in (("softcap > 0", softcap > 0),
-                         ("alibi_slopes", alibi_slopes is not None)):
-            if on:
-                raise NotImplementedError(f"dropout_p > 0 with {name}: Tile's attention "
-                                          f"kernels have dropout alone, not with {name}")
+        _refuse_alongside("dropout_p > 0", (("softcap > 0", softcap > 0),
+                                            ("alibi_slopes", alibi_slopes is not None)),
+                          "Tile's attention kernels have dropout alone")
     return float(dropout_p)
 
 
@@ -837,12 +843,10 @@ def _check_deterministic(deterministic, softcap, alibi_slopes, dropout_p):
     alone, so not with softcap, ALiBi or dropout (refused by name)."""
     deterministic = _check_flag("deterministic", deterministic)
     if deterministic:
-        for name, on in (("softcap > 0", softcap > 0),
-                         ("alibi_slopes", alibi_slopes is not None),
-                         ("dropout_p > 0", dropout_p > 0)):
-            if on:
-                raise NotImplementedError(f"deterministic=True with {name}: Tile's "
-                                          f"deterministic backward has the masks alone")
+        _refuse_alongside("deterministic=True", (("softcap > 0", softcap > 0),
+                                                 ("alibi_slopes", alibi_slopes is not None),
+                                                 ("dropout_p > 0", dropout_p > 0)),
+                          "Tile's deterministic backward has the masks alone")
     return deterministic
 
 
