@@ -43,6 +43,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
 
 namespace mlir::tilegpu {
@@ -269,6 +270,19 @@ public:
                      bool belowExpand) {
     if (encodingOf(value) == layout)
       return true;
+    // Each value is examined once: a chain whose values feed several of its
+    // ops (Philox's rounds) is examined in time linear in its length.
+    auto key = std::make_tuple(value, layout, unsigned(belowExpand));
+    if (rebuildable.contains(key))
+      return true;
+    if (!examineRebuildable(value, layout, depth, belowExpand))
+      return false;
+    rebuildable.insert(key);
+    return true;
+  }
+
+  bool examineRebuildable(Value value, Attribute layout, unsigned depth,
+                          bool belowExpand) {
     Operation *def = value.getDefiningOp();
     if (!def || depth > kMaxDepth || def->getNumResults() != 1)
       return false;
@@ -523,14 +537,20 @@ public:
         continue;
       OpBuilder b(convert);
       rebuilt.clear(); // values are rebuilt where this conversion was
+      rebuildable.clear();
       convert.replaceAllUsesWith(rebuild(convert.getSrc(), layout, b));
       convert.erase();
     }
   }
 
 private:
-  static constexpr unsigned kMaxDepth = 16;
+  /// How deep index arithmetic may go: far enough for a counter-based
+  /// random draw (Philox's ten rounds) on the indices, a dropout mask.
+  static constexpr unsigned kMaxDepth = 128;
   DenseMap<std::pair<Value, Attribute>, Value> rebuilt;
+  /// (value, layout, below an expand_dims) found rebuildable since the IR
+  /// last changed.
+  DenseSet<std::tuple<Value, Attribute, unsigned>> rebuildable;
 };
 
 /// A tile a loop loads for its next iteration (a step ahead, so that the
