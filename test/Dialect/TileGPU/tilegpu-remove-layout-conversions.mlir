@@ -433,3 +433,97 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
     return %r#0, %r#1 : tensor<32x128xf16, #b>, tensor<32x128xf16, #b>
   }
 }
+
+// -----
+
+// A counter-based random draw on the indices (dropout's Philox: ten rounds
+// of multiplies and xors, some 60 ops deep) computed in a blocked layout and
+// wanted in the mma layout: the whole chain is rebuilt there from the
+// arange, and no tile crosses shared memory.
+#b = #tilegpu.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]>
+#mma = #tilegpu.mma<version = 2, warpsPerCTA = [8, 1]>
+#a = #tilegpu.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
+#bop = #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>
+// CHECK-DAG: #[[MMA:.*]] = #tilegpu.mma<version = 2, warpsPerCTA = [8, 1]>
+// CHECK-DAG: #[[COLS:.*]] = #tilegpu.slice<dim = 0, parent = #[[MMA]]>
+// CHECK-LABEL: func.func @deep_index_chain
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: tile.arange 0 to 32 : tensor<32xi32, #[[COLS]]>
+// CHECK-COUNT-30: arith.xori {{.*}} : tensor<128x32xi32, #[[MMA]]>
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: return
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @deep_index_chain(%k: tensor<128x64xf16, #a>, %qt: tensor<64x32xf16, #bop>) -> tensor<128x32xf32, #mma> {
+    %zero = arith.constant dense<0.0> : tensor<128x32xf32, #mma>
+    %round = arith.constant dense<-766062189> : tensor<128x32xi32, #b>
+    %key = arith.constant dense<1013904242> : tensor<128x32xi32, #b>
+    %s = tile.dot %k, %qt, %zero : tensor<128x64xf16, #a>, tensor<64x32xf16, #bop> -> tensor<128x32xf32, #mma>
+    %cols = tile.arange 0 to 32 : tensor<32xi32, #tilegpu.slice<dim = 0, parent = #b>>
+    %e = tile.expand_dims %cols {axis = 0 : i32} : tensor<32xi32, #tilegpu.slice<dim = 0, parent = #b>> -> tensor<1x32xi32, #b>
+    %x0 = tile.broadcast %e : tensor<1x32xi32, #b> -> tensor<128x32xi32, #b>
+    %m1 = arith.muli %x0, %round : tensor<128x32xi32, #b>
+    %x1 = arith.xori %m1, %key : tensor<128x32xi32, #b>
+    %m2 = arith.muli %x1, %round : tensor<128x32xi32, #b>
+    %x2 = arith.xori %m2, %key : tensor<128x32xi32, #b>
+    %m3 = arith.muli %x2, %round : tensor<128x32xi32, #b>
+    %x3 = arith.xori %m3, %key : tensor<128x32xi32, #b>
+    %m4 = arith.muli %x3, %round : tensor<128x32xi32, #b>
+    %x4 = arith.xori %m4, %key : tensor<128x32xi32, #b>
+    %m5 = arith.muli %x4, %round : tensor<128x32xi32, #b>
+    %x5 = arith.xori %m5, %key : tensor<128x32xi32, #b>
+    %m6 = arith.muli %x5, %round : tensor<128x32xi32, #b>
+    %x6 = arith.xori %m6, %key : tensor<128x32xi32, #b>
+    %m7 = arith.muli %x6, %round : tensor<128x32xi32, #b>
+    %x7 = arith.xori %m7, %key : tensor<128x32xi32, #b>
+    %m8 = arith.muli %x7, %round : tensor<128x32xi32, #b>
+    %x8 = arith.xori %m8, %key : tensor<128x32xi32, #b>
+    %m9 = arith.muli %x8, %round : tensor<128x32xi32, #b>
+    %x9 = arith.xori %m9, %key : tensor<128x32xi32, #b>
+    %m10 = arith.muli %x9, %round : tensor<128x32xi32, #b>
+    %x10 = arith.xori %m10, %key : tensor<128x32xi32, #b>
+    %m11 = arith.muli %x10, %round : tensor<128x32xi32, #b>
+    %x11 = arith.xori %m11, %key : tensor<128x32xi32, #b>
+    %m12 = arith.muli %x11, %round : tensor<128x32xi32, #b>
+    %x12 = arith.xori %m12, %key : tensor<128x32xi32, #b>
+    %m13 = arith.muli %x12, %round : tensor<128x32xi32, #b>
+    %x13 = arith.xori %m13, %key : tensor<128x32xi32, #b>
+    %m14 = arith.muli %x13, %round : tensor<128x32xi32, #b>
+    %x14 = arith.xori %m14, %key : tensor<128x32xi32, #b>
+    %m15 = arith.muli %x14, %round : tensor<128x32xi32, #b>
+    %x15 = arith.xori %m15, %key : tensor<128x32xi32, #b>
+    %m16 = arith.muli %x15, %round : tensor<128x32xi32, #b>
+    %x16 = arith.xori %m16, %key : tensor<128x32xi32, #b>
+    %m17 = arith.muli %x16, %round : tensor<128x32xi32, #b>
+    %x17 = arith.xori %m17, %key : tensor<128x32xi32, #b>
+    %m18 = arith.muli %x17, %round : tensor<128x32xi32, #b>
+    %x18 = arith.xori %m18, %key : tensor<128x32xi32, #b>
+    %m19 = arith.muli %x18, %round : tensor<128x32xi32, #b>
+    %x19 = arith.xori %m19, %key : tensor<128x32xi32, #b>
+    %m20 = arith.muli %x19, %round : tensor<128x32xi32, #b>
+    %x20 = arith.xori %m20, %key : tensor<128x32xi32, #b>
+    %m21 = arith.muli %x20, %round : tensor<128x32xi32, #b>
+    %x21 = arith.xori %m21, %key : tensor<128x32xi32, #b>
+    %m22 = arith.muli %x21, %round : tensor<128x32xi32, #b>
+    %x22 = arith.xori %m22, %key : tensor<128x32xi32, #b>
+    %m23 = arith.muli %x22, %round : tensor<128x32xi32, #b>
+    %x23 = arith.xori %m23, %key : tensor<128x32xi32, #b>
+    %m24 = arith.muli %x23, %round : tensor<128x32xi32, #b>
+    %x24 = arith.xori %m24, %key : tensor<128x32xi32, #b>
+    %m25 = arith.muli %x24, %round : tensor<128x32xi32, #b>
+    %x25 = arith.xori %m25, %key : tensor<128x32xi32, #b>
+    %m26 = arith.muli %x25, %round : tensor<128x32xi32, #b>
+    %x26 = arith.xori %m26, %key : tensor<128x32xi32, #b>
+    %m27 = arith.muli %x26, %round : tensor<128x32xi32, #b>
+    %x27 = arith.xori %m27, %key : tensor<128x32xi32, #b>
+    %m28 = arith.muli %x27, %round : tensor<128x32xi32, #b>
+    %x28 = arith.xori %m28, %key : tensor<128x32xi32, #b>
+    %m29 = arith.muli %x28, %round : tensor<128x32xi32, #b>
+    %x29 = arith.xori %m29, %key : tensor<128x32xi32, #b>
+    %m30 = arith.muli %x29, %round : tensor<128x32xi32, #b>
+    %x30 = arith.xori %m30, %key : tensor<128x32xi32, #b>
+    %f = arith.sitofp %x30 : tensor<128x32xi32, #b> to tensor<128x32xf32, #b>
+    %fm = tilegpu.convert_layout %f : tensor<128x32xf32, #b> -> tensor<128x32xf32, #mma>
+    %p = arith.mulf %s, %fm : tensor<128x32xf32, #mma>
+    return %p : tensor<128x32xf32, #mma>
+  }
+}
