@@ -26,6 +26,7 @@ of many calls, two input sets rotated; prints one table.
 
     python3 benchmarks/attention_features_bench.py [--dtype bf16] [--n 8192]
         [--batch 2] [--heads 32] [--head-dim 128] [--target-ms 200]
+        [--cases gqa,dropout]
 """
 
 import argparse
@@ -152,6 +153,7 @@ def main():
     parser.add_argument("--heads", type=int, default=32)
     parser.add_argument("--head-dim", type=int, default=128)
     parser.add_argument("--target-ms", type=float, default=200.0)
+    parser.add_argument("--cases", help="the cases to run, comma-separated (default: all)")
     args = parser.parse_args()
     if not torch.cuda.is_available():
         sys.exit("attention_features_bench: needs a CUDA GPU")
@@ -170,6 +172,12 @@ def main():
              ("window", gqa, {"window_size": (1024, 0)}), ("softcap", gqa, {"softcap": 30.0}),
              ("alibi", gqa, {"alibi_slopes": slopes}), ("dropout", gqa, {"dropout_p": 0.1}),
              ("deterministic", gqa, {"deterministic": True})]
+    if args.cases:
+        names, picked = [case[0] for case in cases], args.cases.split(",")
+        unknown = ", ".join(sorted(set(picked) - set(names)))
+        if unknown:
+            parser.error(f"unknown case(s) {unknown} (cases: {', '.join(names)})")
+        cases = [case for case in cases if case[0] in picked]
     rows = []
     for name, kv_heads, options in cases:
         pairs = visible_pairs(args.n, True, options.get("window_size", (-1, -1)))
