@@ -1,6 +1,8 @@
 """The dropout masks of Tile's attention kernels, written apart from them
-in numpy: Philox 2x32-10 on the counter (key, query ^ hi32(seed)) under the
-key lo32(seed) + query head, each sequence's int64 seed, the first word as
+in numpy: Philox 2x32-10 on the counter (key', query' ^ hi32(seed)), x' the
+index x without its bit 3 (the bits above it shifted down one), under the
+key lo32(seed) + query head, each sequence's int64 seed; word (key >> 3) &
+1 of it, its high 16 bits where (query >> 3) & 1 else its low, over 2^16 as
 a uniform in [0, 1), the probability kept when the uniform is at least
 dropout_p.  Shared by the
 interpreter's tests (test_kernels_numeric.py, test_attention_api.py) and
@@ -34,6 +36,11 @@ def uniform_numpy(words):
     return x.astype(np.float32) * np.float32(4.6566127342e-10)
 
 
+def without_bit3(index):
+    """index with its bit 3 taken out, the bits above it shifted down."""
+    return ((index >> 4) << 3) | (index & 7)
+
+
 def dropout_kept(seeds, heads, n, n_kv, dropout_p):
     """keep / (1 - dropout_p), [Z, H, N, N_KV]: the kernels' masks, from
     the reference Philox (the module's docstring), sequence z's under
@@ -44,7 +51,10 @@ def dropout_kept(seeds, heads, n, n_kv, dropout_p):
     kept = []
     for seed in seeds:
         seed = int(seed) % 2**64
-        words, _ = philox2x32_numpy((seed + head) & LOW32, keys, queries ^ (seed >> 32))
-        keep = uniform_numpy(words) >= np.float32(dropout_p)
+        words = philox2x32_numpy((seed + head) & LOW32, without_bit3(keys),
+                                 without_bit3(queries) ^ (seed >> 32))
+        word = np.where(keys & 8, words[1], words[0])
+        half = np.where(queries & 8, word >> np.uint64(16), word) & np.uint64(0xFFFF)
+        keep = half.astype(np.float32) * np.float32(1 / 65536) >= np.float32(dropout_p)
         kept.append(keep / (1.0 - np.float64(np.float32(dropout_p))))
     return np.stack(kept)

@@ -244,17 +244,35 @@ def _dropout_seed(DROPOUT_SEEDS, off_z, DROPOUT: tl.constexpr):
 
 
 @tile.jit
-def _dropout_keep(query, key, dropout_p, seed, head):
-    """Whether dropout keeps the probability of query i and key j of query
-    head `head` (int32 index tensors that broadcast to the scores' shape,
-    in either orientation): the first word of Philox 2x32-10 of the counter
-    (j, i ^ hi32(seed)) under the key lo32(seed) + head, as a uniform, at
-    least dropout_p.  (Philox 4x32 held four words for every score of the
-    tile at once: ptxas spilled 1-7 KB a kernel.)"""
-    key, query = tl.broadcast(key, query)
+def _without_bit3(index):
+    """index with its bit 3 taken out (the bits above it shifted down one):
+    the counter of the two indices i and i ^ 8, dense."""
+    return ((index >> 4) << 3) | (index & 7)
+
+
+@tile.jit
+def _dropout_keep(query0, queries, key0, keys, dropout_p, seed, head):
+    """Whether dropout keeps the probability of query i = query0 + queries
+    and key j = key0 + keys of query head `head` (query0 and key0 multiples
+    of 16; queries and keys int32 offsets that broadcast to the scores'
+    shape, in either orientation).  One Philox 2x32-10 call serves the four
+    scores of i and j with bit 3 either way: its counter is (j', i' ^
+    hi32(seed)), x' the index x without its bit 3, its key lo32(seed) +
+    head; word j & 8 of it, half i & 8 (the high 16 bits when set), over
+    2^16, is the uniform kept when at least dropout_p.  Those four scores
+    lie in one thread in every wgmma and mma.sync accumulator layout,
+    queries as rows or keys as rows (rows r and r + 8, columns c and c +
+    8); with the block starts apart from the offsets, the counters are the
+    same registers for all four and LLVM's common-subexpression
+    elimination draws once for them."""
     seed = seed.to(tl.int64)
-    bits, _ = philox2x32((seed + head).to(tl.int32), key, query ^ (seed >> 32).to(tl.int32))
-    return tl.uint_to_uniform_float(bits) >= dropout_p
+    key_counter = _without_bit3(key0) + _without_bit3(keys)
+    query_counter = (_without_bit3(query0) + _without_bit3(queries)) ^ (seed >> 32).to(tl.int32)
+    key_counter, query_counter = tl.broadcast(key_counter, query_counter)
+    word0, word1 = philox2x32((seed + head).to(tl.int32), key_counter, query_counter)
+    word = tl.where((keys & 8) != 0, word1, word0)
+    half = tl.where((queries & 8) != 0, word >> 16, word) & 0xFFFF
+    return half.to(tl.float32) * (1.0 / 65536.0) >= dropout_p
 
 
 @tile.jit
@@ -325,10 +343,10 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi, offs_m, 
     SOFTCAP tanh(q . k * cap_scale) * qk_scale (then qk_scale is softcap *
     log2(e)); with ALIBI minus slope * |i + alibi_diagonal - j| (slope in
     base 2).  DROPOUT: P V takes the probabilities _dropout_keep keeps
-    (dropout_p, seed, head: scores' last three; l_i sums them all, the
-    caller scales)."""
+    (dropout_p, seed, head, query0: scores' last four, query0 the first of
+    offs_m; l_i sums them all, the caller scales)."""
     (qk_scale, cap_scale, causal_offset, window_offset, kv_len, slope, alibi_diagonal,
-     dropout_p, seed, head) = scores
+     dropout_p, seed, head, query0) = scores
     K_block_ptr = tl.advance(K_block_ptr, (0, lo))
     V_block_ptr = tl.advance(V_block_ptr, (lo, 0))
     # A row may see no key of a block (only behind a mask): its max is -inf.
@@ -382,8 +400,9 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi, offs_m, 
         p = tl.math.exp2(qk * score_scale - m_sub[:, None])
         l_i = l_i + tl.sum(p, 1)
         if DROPOUT:
-            p = tl.where(_dropout_keep(offs_m[:, None], start_n + tl.arange(0, BLOCK_N)[None, :],
-                                       dropout_p, seed, head), p, 0.0)
+            p = tl.where(_dropout_keep(query0, tl.arange(0, offs_m.shape[0])[:, None], start_n,
+                                       tl.arange(0, BLOCK_N)[None, :], dropout_p, seed, head),
+                         p, 0.0)
         acc = tl.dot(p.to(v.dtype), v, acc)
         K_block_ptr = tl.advance(K_block_ptr, (0, BLOCK_N))
         V_block_ptr = tl.advance(V_block_ptr, (BLOCK_N, 0))
@@ -455,7 +474,7 @@ def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n,
         start_m * BLOCK_M, q_len, kv_len, causal_offset, window_offset, BLOCK_M, BLOCK_N,
         CAUSAL, WINDOW)
     scores = (qk_scale, cap_scale, off, low, kv_len, slope, alibi_diagonal, dropout_p, seed,
-              off_h)
+              off_h, start_m * BLOCK_M)
     if CAUSAL:
         if WINDOW:
             acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, first,
@@ -538,7 +557,7 @@ def attn_fwd_fp8(Q, K, VT, O, LSE, DESCALE, sm_scale, stride_z, stride_h, stride
     qk_scale = sm_scale * LOG2E * tl.load(DESCALE) * tl.load(DESCALE + 1)
     q = tl.load(Q_block_ptr, boundary_check=(0,), padding_option="zero")
     full_end = N_CTX // BLOCK_N * BLOCK_N
-    scores = (qk_scale, 1.0, 0, 0, N_CTX, 0.0, 0, 0.0, 0, 0)
+    scores = (qk_scale, 1.0, 0, 0, N_CTX, 0.0, 0, 0.0, 0, 0, 0)
     acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, 0, full_end,
                                     offs_m, scores, BLOCK_N, False, False)
     acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, full_end, N_CTX,
@@ -655,7 +674,8 @@ def _attn_bwd_dkdv_rows(dk, dv, k, v, queries, scores, start_n, lo, hi,
         dp = tl.dot(do, tl.trans(v))
         if DROPOUT:
             # O took P * keep / (1 - dropout_p): so do dP and dV.
-            keep = _dropout_keep(offs_m[:, None], offs_n[None, :], dropout_p, seed, head)
+            keep = _dropout_keep(start_m, tl.arange(0, BLOCK_M)[:, None], start_n,
+                                 tl.arange(0, BLOCK_N)[None, :], dropout_p, seed, head)
             dp = tl.where(keep, dp * keep_scale, 0.0)
         ds = p * (dp - delta[:, None])
         if SOFTCAP:
@@ -760,7 +780,8 @@ def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
                                    causal_offset, window_offset, kv_len, CAUSAL_MASK,
                                    WINDOW_MASK, QUERY_MASK), pT, 0.0)
         if DROPOUT:
-            keep = _dropout_keep(offs_m[None, :], offs_n[:, None], dropout_p, seed, head)
+            keep = _dropout_keep(start_m, tl.arange(0, BLOCK_M)[None, :], start_n,
+                                 tl.arange(0, BLOCK_N)[:, None], dropout_p, seed, head)
             p_kept = tl.where(keep, pT * keep_scale, 0.0)
         else:
             p_kept = pT
