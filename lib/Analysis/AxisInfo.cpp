@@ -67,12 +67,65 @@ AxisInfoAnalysis::AxisInfoAnalysis(Operation *function) {
       infos[arg] = info;
     }
   }
-  // Before its body: a loop's induction variable is known there.
-  function->walk<WalkOrder::PreOrder>([&](Operation *op) {
-    if (auto forOp = dyn_cast<scf::ForOp>(op))
-      visitInductionVariable(forOp);
-    visit(op);
-  });
+  visitNested(function);
+}
+
+void AxisInfoAnalysis::visitNested(Operation *op) {
+  for (Region &region : op->getRegions())
+    for (Block &block : region)
+      for (Operation &nested : block) {
+        if (auto forOp = dyn_cast<scf::ForOp>(nested)) {
+          visitLoop(forOp);
+          continue;
+        }
+        visit(&nested);
+        visitNested(&nested);
+      }
+}
+
+/// What holds of both `a` and `b` (a value's information on two paths).
+static AxisInfo join(const AxisInfo &a, const AxisInfo &b) {
+  AxisInfo info = a;
+  for (int64_t d = 0, e = a.getRank(); d < e; ++d) {
+    info.contiguity[d] = std::min(a.contiguity[d], b.contiguity[d]);
+    info.divisibility[d] = std::min(a.divisibility[d], b.divisibility[d]);
+    info.constancy[d] = std::min(a.constancy[d], b.constancy[d]);
+  }
+  return info;
+}
+
+static bool isSame(const AxisInfo &a, const AxisInfo &b) {
+  return a.contiguity == b.contiguity && a.divisibility == b.divisibility &&
+         a.constancy == b.constancy;
+}
+
+/// A loop-carried value holds what its initial value and every yielded one
+/// hold: the body is visited with the initial values, then again with
+/// their join with the yielded ones, until that no longer changes (each
+/// round can only lower a number; after a few, nothing is assumed).
+void AxisInfoAnalysis::visitLoop(scf::ForOp forOp) {
+  visitInductionVariable(forOp);
+  auto carried = forOp.getRegionIterArgs();
+  for (auto [arg, init] : llvm::zip(carried, forOp.getInitArgs()))
+    infos[arg] = get(init);
+  constexpr int kMaxRounds = 4;
+  for (int round = 0;; ++round) {
+    visitNested(forOp);
+    bool changed = false;
+    for (auto [arg, yielded] : llvm::zip(carried, forOp.getYieldedValues())) {
+      AxisInfo joined = join(get(arg), get(yielded));
+      if (!isSame(joined, get(arg))) {
+        infos[arg] = round + 1 < kMaxRounds
+                         ? joined
+                         : AxisInfo::unknown(rankOf(arg.getType()));
+        changed = true;
+      }
+    }
+    if (!changed)
+      break;
+  }
+  for (auto [arg, result] : llvm::zip(carried, forOp.getResults()))
+    infos[result] = get(arg);
 }
 
 /// lb, lb + step, ...: multiples of what divides both.

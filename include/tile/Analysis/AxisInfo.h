@@ -11,7 +11,8 @@
 // Kernel arguments contribute `tile.divisibility` (a power of two), which
 // the frontend's signature sets (`*fp16:16`, `i32:16`) and runtimes check;
 // a loop's induction variable is a multiple of what divides its lower bound
-// and its step.  Loop-carried values are unknown.
+// and its step; a loop-carried value holds what its initial value and the
+// values the loop yields for it hold.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,6 +50,8 @@ public:
 
 private:
   void visit(Operation *op);
+  void visitNested(Operation *op);
+  void visitLoop(scf::ForOp forOp);
   void visitInductionVariable(scf::ForOp forOp);
   llvm::DenseMap<Value, AxisInfo> infos;
 };

@@ -277,3 +277,56 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
     return
   }
 }
+
+// -----
+
+// Triton's matmul loop: pointers the loop carries, advanced by a constant
+// each iteration, and a mask of the keys left. The loop-carried pointers
+// are as aligned as their initial value and the advance (AxisInfo joins
+// the two), so the load moves 16 bytes at once; and the loop carries the
+// pointers in the vector layout itself: one conversion before the loop,
+// none in it.
+#b = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-DAG: #[[V:.*]] = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-LABEL: func.func @loop_carried
+// CHECK: %[[P0:.*]] = tilegpu.convert_layout %{{.*}} : tensor<64x64x!tile.ptr<f16>, #blocked> -> tensor<64x64x!tile.ptr<f16>, #[[V]]>
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[P:.*]] = %[[P0]], %{{.*}} = %{{.*}}) -> (tensor<64x64x!tile.ptr<f16>, #[[V]]>, tensor<64x64xf16, #blocked>)
+// CHECK-NOT: tilegpu.convert_layout %[[P]]
+// CHECK: tile.load %[[P]] mask %{{.*}} {tilegpu.vector_width = 8 : i32} : tensor<64x64x!tile.ptr<f16>, #[[V]]>
+// CHECK: %[[NEXT:.*]] = tile.addptr %[[P]], %{{.*}} : tensor<64x64x!tile.ptr<f16>, #[[V]]>, tensor<64x64xi32, #[[V]]>
+// CHECK: scf.yield %[[NEXT]], %{{.*}}
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @loop_carried(%x: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %k: i32 {tile.divisibility = 16 : i32}, %out: !tile.ptr<f16> {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+    %rows = tile.arange 0 to 64 : tensor<64xi32, #tilegpu.slice<dim = 1, parent = #b>>
+    %cols = tile.arange 0 to 64 : tensor<64xi32, #tilegpu.slice<dim = 0, parent = #b>>
+    %r2 = tile.expand_dims %rows {axis = 1 : i32} : tensor<64xi32, #tilegpu.slice<dim = 1, parent = #b>> -> tensor<64x1xi32, #b>
+    %c2 = tile.expand_dims %cols {axis = 0 : i32} : tensor<64xi32, #tilegpu.slice<dim = 0, parent = #b>> -> tensor<1x64xi32, #b>
+    %stride = arith.constant dense<64> : tensor<64x1xi32, #b>
+    %rowoff = arith.muli %r2, %stride : tensor<64x1xi32, #b>
+    %rb = tile.broadcast %rowoff : tensor<64x1xi32, #b> -> tensor<64x64xi32, #b>
+    %cb = tile.broadcast %c2 : tensor<1x64xi32, #b> -> tensor<64x64xi32, #b>
+    %offs = arith.addi %rb, %cb : tensor<64x64xi32, #b>
+    %base = tile.splat %x : tensor<64x64x!tile.ptr<f16>, #b>
+    %p0 = tile.addptr %base, %offs : tensor<64x64x!tile.ptr<f16>, #b>, tensor<64x64xi32, #b>
+    %zero = arith.constant dense<0.0> : tensor<64x64xf16, #b>
+    %advance = arith.constant dense<64> : tensor<64x64xi32, #b>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c64 = arith.constant 64 : i32
+    %n = arith.divsi %k, %c64 : i32
+    %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%p = %p0, %acc = %zero) -> (tensor<64x64x!tile.ptr<f16>, #b>, tensor<64x64xf16, #b>) : i32 {
+      %done = arith.muli %i, %c64 : i32
+      %left = arith.subi %k, %done : i32
+      %lefts = tile.splat %left : tensor<64x64xi32, #b>
+      %m = arith.cmpi slt, %cb, %lefts : tensor<64x64xi32, #b>
+      %v = tile.load %p mask %m other %zero : tensor<64x64x!tile.ptr<f16>, #b>
+      %s = arith.addf %acc, %v : tensor<64x64xf16, #b>
+      %pn = tile.addptr %p, %advance : tensor<64x64x!tile.ptr<f16>, #b>, tensor<64x64xi32, #b>
+      scf.yield %pn, %s : tensor<64x64x!tile.ptr<f16>, #b>, tensor<64x64xf16, #b>
+    }
+    %outs = tile.splat %out : tensor<64x64x!tile.ptr<f16>, #b>
+    %po = tile.addptr %outs, %offs : tensor<64x64x!tile.ptr<f16>, #b>, tensor<64x64xi32, #b>
+    tile.store %po, %r#1 : tensor<64x64x!tile.ptr<f16>, #b>
+    return
+  }
+}

@@ -219,6 +219,54 @@ struct CoalescePass : public tilegpu::impl::TileGPUCoalesceBase<CoalescePass> {
     }
   }
 
+  /// A tile of pointers that a loop carries to its loads and stores and to
+  /// the one addptr that makes its next value (Triton's `a_ptrs +=
+  /// BLOCK_K * stride_ak`) is carried in `layout` itself: converted once
+  /// before the loop (and back after it), not at each access, so that the
+  /// pipeliner finds the loads reading the loop's own pointers.
+  void carryInLayout(Value ptr, Attribute layout) {
+    auto arg = dyn_cast<BlockArgument>(ptr);
+    auto forOp =
+        arg ? dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()) : nullptr;
+    if (!forOp || arg.getArgNumber() < forOp.getNumInductionVars() ||
+        getCarriedLayout(arg.getType()) == layout)
+      return;
+    unsigned n = arg.getArgNumber() - forOp.getNumInductionVars();
+    tile::AddPtrOp next;
+    for (Operation *user : arg.getUsers()) {
+      auto addptr = dyn_cast<tile::AddPtrOp>(user);
+      if (addptr && !next && addptr.getPtr() == arg &&
+          isa<RankedTensorType>(addptr.getOffset().getType())) {
+        next = addptr;
+        continue;
+      }
+      if (!isa<tile::LoadOp, tile::StoreOp>(user) || user->getOperand(0) != arg)
+        return;
+    }
+    if (!next || !next->hasOneUse() ||
+        forOp.getYieldedValues()[n] != next.getResult())
+      return;
+    Location loc = forOp.getLoc();
+    Type carried = withLayout(arg.getType(), layout);
+    OpBuilder b(forOp);
+    OpOperand &init = forOp.getInitArgsMutable()[n];
+    init.set(ConvertLayoutOp::create(b, loc, carried, init.get()));
+    b.setInsertionPoint(next);
+    next.getOffsetMutable().assign(ConvertLayoutOp::create(
+        b, loc, withLayout(next.getOffset().getType(), layout),
+        next.getOffset()));
+    next.getResult().setType(carried);
+    arg.setType(carried);
+    Value result = forOp.getResult(n);
+    Type old = result.getType();
+    result.setType(carried);
+    if (!result.use_empty()) {
+      b.setInsertionPointAfter(forOp);
+      auto back = ConvertLayoutOp::create(b, loc, old, result);
+      result.replaceAllUsesExcept(back, back);
+    }
+  }
+
   void coalesce(Operation *op, const tile::AxisInfoAnalysis &axis,
                 unsigned numWarps) {
     Value ptr = op->getOperand(0);
@@ -248,6 +296,7 @@ struct CoalescePass : public tilegpu::impl::TileGPUCoalesceBase<CoalescePass> {
 
     auto layout = vectorLayout(op->getContext(), shape, dim, width, numWarps,
                                TileGPUDialect::getThreadsPerWarp());
+    carryInLayout(ptr, layout);
     // The access's rule: every tile it takes and gives in its pointers'
     // layout.
     OpLayouts known{SmallVector<Attribute>(op->getNumOperands()),
