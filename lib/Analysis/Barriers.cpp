@@ -84,6 +84,8 @@ private:
       return mayView(load.getSrc());
     if (auto copy = dyn_cast<AsyncCopyBlockOp>(op))
       return mayView(copy.getDst());
+    if (auto copy = dyn_cast<AsyncCopyOp>(op))
+      return mayView(copy.getDst());
     if (auto copy = dyn_cast<AsyncTMACopyBlockOp>(op))
       return mayView(copy.getDst()) || mayView(copy.getBarrier());
     if (auto wait = dyn_cast<WaitBarrierOp>(op))
@@ -147,6 +149,8 @@ bool tilegpu::needsLeadingBarrier(LocalAllocOp alloc,
                       ->walk([&](Operation *op) {
                         Value dst;
                         if (auto copy = dyn_cast<AsyncCopyBlockOp>(op))
+                          dst = copy.getDst();
+                        if (auto copy = dyn_cast<AsyncCopyOp>(op))
                           dst = copy.getDst();
                         if (auto copy = dyn_cast<AsyncTMACopyBlockOp>(op))
                           dst = copy.getDst();

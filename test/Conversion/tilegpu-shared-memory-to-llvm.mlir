@@ -433,3 +433,42 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target
     return
   }
 }
+
+// -----
+
+// An asynchronous copy through a tile of pointers: each thread's 8-element
+// (16-byte) row vector is one cp.async from its first pointer, reading 16
+// bytes where the mask holds and none (writing zeros) elsewhere.
+#b = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]>
+#s = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+// CHECK-LABEL: llvm.func @async_copy_pointers
+// CHECK-COUNT-8: llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .pred p;\0Asetp.ne.b32 p, $0, 0;\0A@p cp.async.cg.shared.global [$1], [$2], 16, $3;\0A}", "r,r,l,r" %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (i32, i32, !llvm.ptr<1>, i32) -> ()
+// CHECK-NOT: cp.async.cg
+// CHECK: nvvm.cp.async.commit.group
+// ADDR-LABEL: llvm.func @async_copy_pointers
+// ADDR: %[[NONE:.*]] = llvm.mlir.constant(0 : i32) : i32
+// ADDR: %[[SIXTEEN:.*]] = llvm.mlir.constant(16 : i32) : i32
+// ADDR: %[[SIZE:.*]] = llvm.select %{{.*}}, %[[SIXTEEN]], %[[NONE]] : i1, i32
+// ADDR: llvm.inline_asm {{.*}}cp.async.cg.shared.global{{.*}} %{{.*}}, %{{.*}}, %{{.*}}, %[[SIZE]] :
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @async_copy_pointers(%xp: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %n: i32 {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+    %rows = tile.arange 0 to 32 : tensor<32xi32, #tilegpu.slice<dim = 1, parent = #b>>
+    %cols = tile.arange 0 to 64 : tensor<64xi32, #tilegpu.slice<dim = 0, parent = #b>>
+    %r2 = tile.expand_dims %rows {axis = 1 : i32} : tensor<32xi32, #tilegpu.slice<dim = 1, parent = #b>> -> tensor<32x1xi32, #b>
+    %c2 = tile.expand_dims %cols {axis = 0 : i32} : tensor<64xi32, #tilegpu.slice<dim = 0, parent = #b>> -> tensor<1x64xi32, #b>
+    %stride = arith.constant dense<64> : tensor<32x1xi32, #b>
+    %rowoff = arith.muli %r2, %stride : tensor<32x1xi32, #b>
+    %rb = tile.broadcast %rowoff : tensor<32x1xi32, #b> -> tensor<32x64xi32, #b>
+    %cb = tile.broadcast %c2 : tensor<1x64xi32, #b> -> tensor<32x64xi32, #b>
+    %offs = arith.addi %rb, %cb : tensor<32x64xi32, #b>
+    %base = tile.splat %xp : tensor<32x64x!tile.ptr<f16>, #b>
+    %ptrs = tile.addptr %base, %offs : tensor<32x64x!tile.ptr<f16>, #b>, tensor<32x64xi32, #b>
+    %ns = tile.splat %n : tensor<32x64xi32, #b>
+    %mask = arith.cmpi slt, %cb, %ns : tensor<32x64xi32, #b>
+    %buf = tilegpu.local_alloc : !tilegpu.memdesc<32x64xf16, #s>
+    tilegpu.async_copy %ptrs, %buf mask %mask {vector_width = 8 : i32} : tensor<32x64x!tile.ptr<f16>, #b>, !tilegpu.memdesc<32x64xf16, #s>, tensor<32x64xi1, #b>
+    tilegpu.async_commit_group
+    tilegpu.async_wait {pending = 0 : i32}
+    return
+  }
+}

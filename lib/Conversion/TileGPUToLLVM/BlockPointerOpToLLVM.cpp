@@ -5,8 +5,9 @@
 // offsets plus the register's coordinates), masks the dimensions named in
 // boundary_check to [0, shape), and reads with the padding value elsewhere.
 // An asynchronous copy through it sends each 16-byte vector straight to
-// shared memory with cp.async; one through a TMA descriptor, a box per
-// swizzle span, issued by thread 0 and counted by an mbarrier.
+// shared memory with cp.async, as one through a tile of pointers does; one
+// through a TMA descriptor, a box per swizzle span, issued by thread 0 and
+// counted by an mbarrier.
 //
 //===----------------------------------------------------------------------===//
 
@@ -353,6 +354,59 @@ struct AsyncCopyBlockOpConversion
   }
 };
 
+/// Each vector of 16 bytes of the pointers' layout (vector_width elements
+/// at consecutive, aligned addresses under one mask value: the verifier and
+/// the pipeliner's proof) is one cp.async from its first pointer to its
+/// place in the (swizzled) buffer; one the mask is false for reads nothing
+/// and writes zeros.
+struct AsyncCopyOpConversion : public ConvertOpToLLVMPattern<AsyncCopyOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(AsyncCopyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = op.getPtr().getType();
+    MemDescType buffer = op.getDst().getType();
+    Type element =
+        getLoweredElementType(*getTypeConverter(), buffer.getElementType());
+    LinearLayout layout = getLinearLayout(type);
+    int64_t width = op.getVectorWidth();
+    HwIndex hw = getHwIndex(rewriter, loc, getTypeConverter());
+    SmallVector<Value> pointers =
+        unpackRegisters(rewriter, loc, adaptor.getPtr());
+    SmallVector<Value> masks;
+    if (adaptor.getMask())
+      masks = unpackRegisters(rewriter, loc, adaptor.getMask());
+    SmallVector<SmallVector<Value>> coords =
+        emitCoordinates(rewriter, loc, layout, hw);
+    // Copies of an element held by several threads or registers are made
+    // once.
+    Value pred = isCanonicalHolder(rewriter, loc, layout, hw);
+    if (adaptor.getPred())
+      pred = LLVM::AndOp::create(rewriter, loc, pred, adaptor.getPred());
+    Value full = createI32(rewriter, loc, 16),
+          none = createI32(rewriter, loc, 0);
+    SharedAddresses addresses(rewriter, loc, adaptor.getDst(), buffer, element,
+                              layout, coords);
+    std::set<LinearLayout::Coord> copied;
+    for (size_t i = 0; i < coords.size(); i += width) {
+      if (!copied.insert(registerOffset(layout, i)).second)
+        continue;
+      Value dstWord = LLVM::PtrToIntOp::create(
+          rewriter, loc, rewriter.getI32Type(), addresses.get(i));
+      Value srcBytes =
+          masks.empty()
+              ? full
+              : LLVM::SelectOp::create(rewriter, loc, masks[i], full, none)
+                    .getResult();
+      emitAsyncCopy(rewriter, loc, dstWord, pointers[i], pred, srcBytes);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// Calls `copy` for each swizzle span of the contiguous dimension of
 /// `buffer` (lowered to `base`): the span's address, and the coordinates of
 /// its box in the descriptor: the block's offsets, contiguous dimension
@@ -589,7 +643,8 @@ void tilegpu::populateBlockPointerOpToLLVMPatterns(
       .add<MakeBlockPtrOpConversion, AdvanceOpConversion, LoadBlockOpConversion,
            BlockWriteOpConversion<tile::StoreBlockOp>,
            BlockWriteOpConversion<tile::AtomicRMWBlockOp>,
-           AsyncCopyBlockOpConversion, AsyncTMACopyBlockOpConversion,
-           AsyncTMAStoreBlockOpConversion, AsyncTMAReduceBlockOpConversion,
-           AsyncTMAStoreWaitOpConversion>(converter);
+           AsyncCopyBlockOpConversion, AsyncCopyOpConversion,
+           AsyncTMACopyBlockOpConversion, AsyncTMAStoreBlockOpConversion,
+           AsyncTMAReduceBlockOpConversion, AsyncTMAStoreWaitOpConversion>(
+          converter);
 }

@@ -271,6 +271,36 @@ func.func @copy_checks_contiguous_dim(%p: !tile.block_ptr<tensor<64x64xf16, #b>>
 
 // -----
 
+#b = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#s = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @copy_pointers_unproven(%p: tensor<64x64x!tile.ptr<f16>, #b>, %buf: !tilegpu.memdesc<64x64xf16, #s>) {
+  // expected-error @below {{copies 16-byte vectors: runs of 8 elements a thread along dimension 1}}
+  tilegpu.async_copy %p, %buf {vector_width = 4 : i32} : tensor<64x64x!tile.ptr<f16>, #b>, !tilegpu.memdesc<64x64xf16, #s>
+  return
+}
+
+// -----
+
+#b = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#s = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @copy_pointers_shape(%p: tensor<64x64x!tile.ptr<f16>, #b>, %buf: !tilegpu.memdesc<64x64xf32, #s>) {
+  // expected-error @below {{into a buffer of another shape or element type}}
+  tilegpu.async_copy %p, %buf {vector_width = 8 : i32} : tensor<64x64x!tile.ptr<f16>, #b>, !tilegpu.memdesc<64x64xf32, #s>
+  return
+}
+
+// -----
+
+#b = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#s = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @copy_pointers_mask(%p: tensor<64x64x!tile.ptr<f16>, #b>, %m: tensor<64x64xi32, #b>, %buf: !tilegpu.memdesc<64x64xf16, #s>) {
+  // expected-error @below {{takes a mask of i1 in the pointers' shape and layout}}
+  tilegpu.async_copy %p, %buf mask %m {vector_width = 8 : i32} : tensor<64x64x!tile.ptr<f16>, #b>, !tilegpu.memdesc<64x64xf16, #s>, tensor<64x64xi32, #b>
+  return
+}
+
+// -----
+
 #s = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
 func.func @copy_needs_layout(%p: !tile.block_ptr<tensor<64x64xf16>>, %buf: !tilegpu.memdesc<64x64xf16, #s>) {
   // expected-error @below {{needs a block with a blocked layout}}

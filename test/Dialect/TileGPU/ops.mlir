@@ -88,7 +88,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
   }
   // A stack of buffers filled by asynchronous copies, one picked by index.
   // SHARED-LABEL: func.func @async_copies
-  func.func @async_copies(%p: !tile.block_ptr<tensor<64x64xf16, #kb>>, %slot: i32, %go: i1) -> tensor<16x64xf16, #opb> {
+  func.func @async_copies(%p: !tile.block_ptr<tensor<64x64xf16, #kb>>, %xp: !tile.ptr<f16>, %slot: i32, %go: i1) -> tensor<16x64xf16, #opb> {
     // SHARED: %[[STACK:.*]] = tilegpu.local_alloc : !tilegpu.memdesc<3x64x64xf16, #[[SWZ]]>
     %stack = tilegpu.local_alloc : !tilegpu.memdesc<3x64x64xf16, #swz>
     // SHARED: %[[BUF:.*]] = tilegpu.memdesc_index %[[STACK]][%{{.*}}] : !tilegpu.memdesc<3x64x64xf16, #[[SWZ]]> -> !tilegpu.memdesc<64x64xf16, #[[SWZ]]>
@@ -97,6 +97,9 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
     tilegpu.async_copy_block %p, %buf if %go boundary_check [0] : !tile.block_ptr<tensor<64x64xf16, #kb>>, !tilegpu.memdesc<64x64xf16, #swz>
     // SHARED: tilegpu.async_copy_block %{{.*}}, %[[BUF]] : !tile.block_ptr
     tilegpu.async_copy_block %p, %buf : !tile.block_ptr<tensor<64x64xf16, #kb>>, !tilegpu.memdesc<64x64xf16, #swz>
+    // SHARED: tilegpu.async_copy %{{.*}}, %[[BUF]] if %{{.*}} {vector_width = 8 : i32} : tensor<64x64x!tile.ptr<f16>, #[[KB]]>, !tilegpu.memdesc<64x64xf16, #[[SWZ]]>
+    %ptrs = tile.splat %xp : tensor<64x64x!tile.ptr<f16>, #kb>
+    tilegpu.async_copy %ptrs, %buf if %go {vector_width = 8 : i32} : tensor<64x64x!tile.ptr<f16>, #kb>, !tilegpu.memdesc<64x64xf16, #swz>
     // SHARED: tilegpu.async_commit_group
     tilegpu.async_commit_group
     // SHARED: tilegpu.async_wait {pending = 1 : i32}

@@ -86,6 +86,75 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
 
 // -----
 
+// Triton's matmul loop: a tile of pointers the loop carries and advances by
+// a loop-invariant amount, loaded under a mask of the keys left (computed
+// from the induction variable) with zeros elsewhere. The load becomes an
+// asynchronous copy of the pointers advanced one iteration, under the mask
+// computed for that iteration, into a stack of buffers.
+
+#bv = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#sv = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+#mma = #tilegpu.mma<version = 2, warpsPerCTA = [4, 1]>
+#opb = #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  // CHECK-LABEL: func.func @pointer_loop
+  // OFF-LABEL: func.func @pointer_loop
+  func.func @pointer_loop(%p0: tensor<64x64x!tile.ptr<f16>, #bv>, %cols: tensor<64x64xi32, #bv>, %k: i32, %stride: i32) -> tensor<16x64xf16, #opb> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c64 = arith.constant 64 : i32
+    %zero = arith.constant dense<0.0> : tensor<16x64xf16, #opb>
+    %other = arith.constant dense<0.0> : tensor<64x64xf16, #bv>
+    // CHECK: %[[STACK:.*]] = tilegpu.local_alloc : !tilegpu.memdesc<2x64x64xf16, #{{.*}}>
+    // CHECK: tilegpu.async_wait {pending = 0 : i32}
+    // Iteration 0: the initial pointers, the mask of k - 0 * 64 keys left.
+    // CHECK: %[[DONE0:.*]] = arith.muli %{{.*}}, %{{.*}} : i32
+    // CHECK: %[[LEFT0:.*]] = arith.subi %arg2, %[[DONE0]] : i32
+    // CHECK: %[[LEFTS0:.*]] = tile.splat %[[LEFT0]]
+    // CHECK: %[[M0:.*]] = arith.cmpi slt, %arg1, %[[LEFTS0]]
+    // CHECK: tilegpu.async_copy %arg0, %{{.*}} mask %[[M0]] if %{{.*}} {vector_width = 8 : i32}
+    // CHECK: tilegpu.async_commit_group
+    // CHECK: scf.for %[[IV:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[P:.*]] = %arg0, %{{.*}} = %{{.*}}, %[[SLOT:.*]] = %{{.*}})
+    // CHECK-NEXT: tilegpu.async_wait {pending = 0 : i32}
+    // Iteration k + 1 (if it runs): the pointers advanced once, the mask at
+    // iv + 1.
+    // CHECK: arith.addi %[[IV]], %{{.*}} : i32
+    // CHECK: %[[AHEAD:.*]] = arith.addi %[[IV]], %{{.*}} : i32
+    // CHECK: %[[READ:.*]] = tilegpu.memdesc_index %[[STACK]][%[[SLOT]]]
+    // CHECK: %[[STEP:.*]] = arith.muli %arg3, %{{.*}} : i32
+    // CHECK: %[[STEPS:.*]] = tile.splat %[[STEP]]
+    // CHECK: %[[TIMES:.*]] = arith.muli %[[STEPS]], %{{.*}} : tensor<64x64xi32, #{{.*}}>
+    // CHECK: %[[NEXT:.*]] = tile.addptr %[[P]], %[[TIMES]]
+    // CHECK: %[[DONE:.*]] = arith.muli %[[AHEAD]], %{{.*}} : i32
+    // CHECK: %[[LEFT:.*]] = arith.subi %arg2, %[[DONE]] : i32
+    // CHECK: %[[LEFTS:.*]] = tile.splat %[[LEFT]]
+    // CHECK: %[[M:.*]] = arith.cmpi slt, %arg1, %[[LEFTS]]
+    // CHECK: tilegpu.async_copy %[[NEXT]], %{{.*}} mask %[[M]] if %{{.*}} {vector_width = 8 : i32}
+    // CHECK: tilegpu.async_commit_group
+    // CHECK-NOT: tile.load
+    // CHECK: tilegpu.local_load %[[READ]] [0, 0]
+    // OFF-NOT: tilegpu.async
+    // OFF: tile.load
+    %r:2 = scf.for %i = %c0 to %k step %c1 iter_args(%p = %p0, %acc = %zero) -> (tensor<64x64x!tile.ptr<f16>, #bv>, tensor<16x64xf16, #opb>) : i32 {
+      %done = arith.muli %i, %c64 : i32
+      %left = arith.subi %k, %done : i32
+      %lefts = tile.splat %left : tensor<64x64xi32, #bv>
+      %m = arith.cmpi slt, %cols, %lefts : tensor<64x64xi32, #bv>
+      %v = tile.load %p mask %m other %other {tilegpu.vector_width = 8 : i32} : tensor<64x64x!tile.ptr<f16>, #bv>
+      %vb = tilegpu.local_alloc %v : tensor<64x64xf16, #bv> -> !tilegpu.memdesc<64x64xf16, #sv>
+      %v0 = tilegpu.local_load %vb [0, 0] : !tilegpu.memdesc<64x64xf16, #sv> -> tensor<16x64xf16, #opb>
+      %sum = arith.addf %acc, %v0 : tensor<16x64xf16, #opb>
+      %step = arith.muli %stride, %c64 : i32
+      %steps = tile.splat %step : tensor<64x64xi32, #bv>
+      %pn = tile.addptr %p, %steps : tensor<64x64x!tile.ptr<f16>, #bv>, tensor<64x64xi32, #bv>
+      scf.yield %pn, %sum : tensor<64x64x!tile.ptr<f16>, #bv>, tensor<16x64xf16, #opb>
+    }
+    return %r#1 : tensor<16x64xf16, #opb>
+  }
+}
+
+// -----
+
 // Loads the pass leaves alone: one whose value is used in registers too,
 // one without a 16-byte vector width, one whose pointer advances by an
 // amount computed in the loop, and one checking its contiguous dimension.

@@ -833,6 +833,45 @@ LogicalResult AsyncCopyBlockOp::verify() {
   return success();
 }
 
+LogicalResult AsyncCopyOp::verify() {
+  MemDescType buffer = getDst().getType();
+  if (failed(verifyMatrix(*this, buffer)))
+    return failure();
+  auto pointers = getPtr().getType();
+  auto pointer = dyn_cast<tile::PtrType>(pointers.getElementType());
+  if (!pointer)
+    return emitOpError() << "copies through a tile of pointers, not "
+                         << pointers;
+  if (pointers.getShape() != buffer.getShape() ||
+      pointer.getPointeeType() != buffer.getElementType())
+    return emitOpError() << "copies " << pointers
+                         << " into a buffer of another shape or element type";
+  if (getMask() &&
+      (getMask().getType().getShape() != pointers.getShape() ||
+       !getMask().getType().getElementType().isInteger(1) ||
+       getMask().getType().getEncoding() != pointers.getEncoding()))
+    return emitOpError() << "takes a mask of i1 in the pointers' shape and "
+                            "layout, not "
+                         << getMask().getType();
+  auto layout = dyn_cast_or_null<BlockedEncodingAttr>(pointers.getEncoding());
+  if (!layout)
+    return emitOpError() << "needs pointers in a blocked layout";
+  Type element = buffer.getElementType();
+  int64_t bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 0;
+  int64_t width = bits >= 8 && 128 % bits == 0 ? 128 / bits : 0;
+  unsigned inner = layout.getOrder()[0];
+  if (!width || getVectorWidth() != width ||
+      layout.getSizePerThread()[inner] % width != 0 ||
+      buffer.getEncoding().getOrder()[0] != inner ||
+      buffer.getEncoding().getVec() < width)
+    return emitOpError()
+           << "copies 16-byte vectors: runs of " << width
+           << " elements a thread along dimension " << inner
+           << ", the buffer's contiguous one, proven (vector_width), not "
+           << getVectorWidth() << " elements in " << layout;
+  return success();
+}
+
 /// Whether `type` is one mbarrier (`stacked`: a stack of them): 64-bit
 /// words in 1x1 buffers.
 static bool isBarrierBuffer(MemDescType type, bool stacked) {

@@ -1,10 +1,13 @@
-//===- Pipeline.cpp - Block loads copied ahead (cp.async, TMA) ------------===//
+//===- Pipeline.cpp - Loads copied ahead (cp.async, TMA) ------------------===//
 //
 // A loop that reads a block through a block pointer advanced by the same
-// amount each iteration, only to store it into a shared-memory buffer (a
-// dot operand staged by tilegpu-optimize-dot-operands), instead copies the
-// block with cp.async straight into a stack of `num-stages` buffers, the
-// copy for iteration k + S - 1 issued in iteration k:
+// amount each iteration, or a tile through pointers it carries and advances
+// so (Triton's `a_ptrs += BLOCK_K * stride_ak`, under a mask the induction
+// variable gives), only to store it into a shared-memory buffer (a dot
+// operand staged by tilegpu-optimize-dot-operands), instead copies it with
+// cp.async straight into a stack of `num-stages` buffers, the copy for
+// iteration k + S - 1 issued in iteration k (its pointers advanced and its
+// mask computed for that iteration):
 //
 //   async_wait 0                       earlier readers of the memory done
 //   copy iterations 0 .. S-2           one commit group each
@@ -55,6 +58,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::tilegpu {
@@ -154,8 +158,8 @@ bool isLinearInInductionVar(scf::ForOp loop, Value value) {
   return false;
 }
 
-/// `value` (linear in `loop`'s induction variable) at induction value
-/// `iv`, computed with `b` outside the loop.
+/// `value` (isComputableAt) at induction value `iv`, computed where `b`
+/// inserts: before the loop, or in its body for an iteration ahead.
 Value evaluateAt(OpBuilder &b, scf::ForOp loop, Value value, Value iv) {
   if (loop.isDefinedOutsideOfLoop(value))
     return value;
@@ -225,13 +229,48 @@ scf::ForOp carryBlockPointers(scf::ForOp loop) {
   return carried;
 }
 
-/// A block load the loop can copy ahead: `load` reads through the loop's
-/// iter_arg number `iterArg`, which `advance` moves by loop-invariant
-/// offsets and the loop yields; `alloc` is the load's only user.
+/// Whether `value`, used in `loop`'s body, can be computed for any
+/// iteration from the induction variable alone (`withInduction`; else from
+/// nothing the loop changes): defined before the loop, the induction
+/// variable, or a pure op of the body on such values (a load's mask of the
+/// keys left, `k < K - iv * BLOCK_K`).
+bool isComputableAt(scf::ForOp loop, Value value, bool withInduction = true) {
+  if (loop.isDefinedOutsideOfLoop(value))
+    return true;
+  if (value == loop.getInductionVar())
+    return withInduction;
+  Operation *def = value.getDefiningOp();
+  return def && def->getBlock() == loop.getBody() &&
+         def->getNumResults() == 1 && def->getNumRegions() == 0 &&
+         isPure(def) && llvm::all_of(def->getOperands(), [&](Value operand) {
+           return isComputableAt(loop, operand, withInduction);
+         });
+}
+
+/// Whether `value` is a constant tile of zeros.
+bool isZeroTile(Value value) {
+  Attribute attr;
+  if (!matchPattern(value, m_Constant(&attr)))
+    return false;
+  auto dense = dyn_cast<DenseElementsAttr>(attr);
+  if (!dense || !dense.isSplat())
+    return false;
+  if (auto f = dyn_cast<FloatAttr>(dense.getSplatValue<Attribute>()))
+    return f.getValue().isPosZero();
+  if (auto i = dyn_cast<IntegerAttr>(dense.getSplatValue<Attribute>()))
+    return i.getValue().isZero();
+  return false;
+}
+
+/// A load the loop can copy ahead: `load` (a tile::LoadBlockOp, or a
+/// tile::LoadOp of a tile of pointers) reads through the loop's iter_arg
+/// number `iterArg`, which `advance` (a tile::AdvanceOp, or a tile::AddPtrOp)
+/// moves by loop-invariant offsets and the loop yields; `alloc` is the
+/// load's only user.
 struct PipelinedLoad {
-  tile::LoadBlockOp load;
+  Operation *load;
   LocalAllocOp alloc;
-  tile::AdvanceOp advance;
+  Operation *advance;
   unsigned iterArg;
   /// With the TMA: the descriptor parameter and the coordinates past the
   /// block's; null `descriptor` for cp.async.
@@ -239,11 +278,12 @@ struct PipelinedLoad {
   SmallVector<Value> coords;
 };
 
-/// True when each thread's part of the block is whole 16-byte vectors
-/// along the dimension the buffer keeps contiguous, on addresses
-/// tilegpu-coalesce proved 16-byte aligned, and no check splits a vector.
-bool copiesInVectors(tile::LoadBlockOp load, LocalAllocOp alloc) {
-  auto type = load.getType();
+/// True when each thread's part of the tile is whole 16-byte vectors along
+/// the dimension the buffer keeps contiguous, on addresses tilegpu-coalesce
+/// proved 16-byte aligned (and, for pointers, under one mask value each),
+/// and no check splits a vector.
+bool copiesInVectors(Operation *load, LocalAllocOp alloc) {
+  auto type = cast<RankedTensorType>(load->getResult(0).getType());
   auto layout = dyn_cast_or_null<BlockedEncodingAttr>(type.getEncoding());
   if (!layout || !type.getElementType().isIntOrFloat())
     return false;
@@ -255,76 +295,117 @@ bool copiesInVectors(tile::LoadBlockOp load, LocalAllocOp alloc) {
   auto proven = load->getAttrOfType<IntegerAttr>(
       TileGPUDialect::getVectorWidthAttrName());
   SharedLayoutAttrInterface shared = alloc.getType().getEncoding();
-  return proven && proven.getInt() == width &&
-         layout.getSizePerThread()[inner] % width == 0 &&
-         shared.getOrder()[0] == inner && shared.getVec() >= width &&
-         !llvm::is_contained(load.getBoundaryCheck(),
+  if (!proven || proven.getInt() != width ||
+      layout.getSizePerThread()[inner] % width != 0 ||
+      shared.getOrder()[0] != inner || shared.getVec() < width)
+    return false;
+  if (auto pointers = dyn_cast<tile::LoadOp>(load))
+    return !pointers.getOther() || isZeroTile(pointers.getOther());
+  auto block = cast<tile::LoadBlockOp>(load);
+  return !llvm::is_contained(block.getBoundaryCheck(),
                              static_cast<int32_t>(inner)) &&
-         (load.getBoundaryCheck().empty() ||
-          load.getPadding() == tile::Padding::zero);
+         (block.getBoundaryCheck().empty() ||
+          block.getPadding() == tile::Padding::zero);
 }
 
-std::optional<PipelinedLoad> matchLoad(scf::ForOp loop,
-                                       tile::LoadBlockOp load) {
-  auto pointer = dyn_cast<BlockArgument>(load.getPtr());
+std::optional<PipelinedLoad> matchLoad(scf::ForOp loop, Operation *load) {
+  auto pointer = dyn_cast<BlockArgument>(load->getOperand(0));
   if (!pointer || pointer.getOwner() != loop.getBody() ||
       pointer.getArgNumber() == 0 || !load->hasOneUse())
     return std::nullopt;
   auto alloc = dyn_cast<LocalAllocOp>(*load->getUsers().begin());
   if (!alloc || alloc->getBlock() != loop.getBody())
     return std::nullopt;
+  // A tile of pointers' mask must be known for the iterations ahead.
+  if (auto pointers = dyn_cast<tile::LoadOp>(load))
+    if (pointers.getMask() && !isComputableAt(loop, pointers.getMask()))
+      return std::nullopt;
   // The pointer feeds the load and one advance by loop-invariant offsets,
   // whose result is what the loop carries on.
-  tile::AdvanceOp advance;
+  Operation *advance = nullptr;
   for (Operation *user : pointer.getUsers()) {
     if (user == load)
       continue;
-    auto step = dyn_cast<tile::AdvanceOp>(user);
-    if (!step || advance)
+    if (!isa<tile::AdvanceOp, tile::AddPtrOp>(user) || advance)
       return std::nullopt;
-    advance = step;
+    advance = user;
   }
   unsigned index = pointer.getArgNumber() - 1;
   auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-  if (!advance || yield.getOperand(index) != advance.getResult() ||
+  if (!advance || yield.getOperand(index) != advance->getResult(0) ||
       !advance->hasOneUse() ||
-      !llvm::all_of(advance.getOffsets(), [&](Value offset) {
-        return loop.isDefinedOutsideOfLoop(offset);
+      !llvm::all_of(advance->getOperands().drop_front(), [&](Value offset) {
+        return isComputableAt(loop, offset, /*withInduction=*/false);
       }))
     return std::nullopt;
   return PipelinedLoad{load, alloc, advance, index};
 }
 
-/// `pointer` advanced `times` times by `advance`'s offsets.
-Value advanceBy(OpBuilder &b, Location loc, Value pointer,
-                tile::AdvanceOp advance, int64_t times) {
+/// `pointer` advanced `times` times by `p`'s advance (its offsets computed
+/// where `b` inserts).
+Value advanceBy(OpBuilder &b, Location loc, scf::ForOp loop, Value pointer,
+                PipelinedLoad &p, int64_t times) {
   if (times == 0)
     return pointer;
-  Value count = arith::ConstantIntOp::create(b, loc, times, 32);
-  SmallVector<Value> offsets;
-  for (Value offset : advance.getOffsets())
-    offsets.push_back(arith::MulIOp::create(b, loc, offset, count));
-  return tile::AdvanceOp::create(b, loc, pointer.getType(), pointer, offsets);
+  Value iv = loop.getInductionVar();
+  if (auto advance = dyn_cast<tile::AdvanceOp>(p.advance)) {
+    Value count = arith::ConstantIntOp::create(b, loc, times, 32);
+    SmallVector<Value> offsets;
+    for (Value offset : advance.getOffsets())
+      offsets.push_back(arith::MulIOp::create(
+          b, loc, evaluateAt(b, loop, offset, iv), count));
+    return tile::AdvanceOp::create(b, loc, pointer.getType(), pointer, offsets);
+  }
+  auto addptr = cast<tile::AddPtrOp>(p.advance);
+  Value offset = evaluateAt(b, loop, addptr.getOffset(), iv);
+  Type type = offset.getType();
+  Attribute count = b.getIntegerAttr(getElementTypeOrSelf(type), times);
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    count = SplatElementsAttr::get(tensor, count);
+  Value scaled = arith::MulIOp::create(
+      b, loc, offset,
+      arith::ConstantOp::create(b, loc, cast<TypedAttr>(count)));
+  return tile::AddPtrOp::create(b, loc, pointer.getType(), pointer, scaled);
+}
+
+/// The induction value of iteration `times` counted from `first`'s.
+Value inductionAt(OpBuilder &b, Location loc, Value first, Value step,
+                  int64_t times) {
+  if (times == 0)
+    return first;
+  Value count = arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(step.getType(), times));
+  return arith::AddIOp::create(b, loc, first,
+                               arith::MulIOp::create(b, loc, step, count));
 }
 
 /// `lower + times * step < upper`: iteration `times` (from `lower`) runs.
 Value iterationRuns(OpBuilder &b, Location loc, Value lower, Value step,
                     Value upper, int64_t times) {
-  Value count = arith::ConstantOp::create(
-      b, loc, b.getIntegerAttr(step.getType(), times));
-  Value iv = arith::AddIOp::create(b, loc, lower,
-                                   arith::MulIOp::create(b, loc, step, count));
-  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, iv, upper);
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                               inductionAt(b, loc, lower, step, times), upper);
 }
 
-/// Copies `p`'s block at `pointer` into buffer `slot` of `stack` where
-/// `runs`: cp.async, or the TMA signalling mbarrier `slot` of `barriers`.
-void copyAhead(OpBuilder &b, Location loc, PipelinedLoad &p, Value pointer,
-               Value stack, Value barriers, Value slot, Value runs) {
+/// Copies `p`'s tile for the iteration at induction value `iv`, whose
+/// pointer is `pointer`, into buffer `slot` of `stack` where `runs`:
+/// cp.async, or the TMA signalling mbarrier `slot` of `barriers`.
+void copyAhead(OpBuilder &b, Location loc, scf::ForOp loop, PipelinedLoad &p,
+               Value pointer, Value iv, Value stack, Value barriers, Value slot,
+               Value runs) {
   Value buffer = MemDescIndexOp::create(b, loc, p.alloc.getType(), stack, slot);
+  if (auto pointers = dyn_cast<tile::LoadOp>(p.load)) {
+    Value mask = pointers.getMask()
+                     ? evaluateAt(b, loop, pointers.getMask(), iv)
+                     : Value();
+    auto width = p.load->getAttrOfType<IntegerAttr>(
+        TileGPUDialect::getVectorWidthAttrName());
+    AsyncCopyOp::create(b, loc, pointer, buffer, mask, runs, width.getInt());
+    return;
+  }
+  auto block = cast<tile::LoadBlockOp>(p.load);
   if (!p.descriptor) {
     AsyncCopyBlockOp::create(b, loc, pointer, buffer, runs,
-                             p.load.getBoundaryCheck());
+                             block.getBoundaryCheck());
     return;
   }
   Value barrier = MemDescIndexOp::create(b, loc, getBarrierType(b.getContext()),
@@ -375,9 +456,10 @@ scf::ForOp pipelineLoop(scf::ForOp loop, MutableArrayRef<PipelinedLoad> loads,
       InitBarriersOp::create(b, loc, barriers);
   for (int64_t s = 0; s + lag < stages; ++s) {
     Value runs = iterationRuns(b, loc, lower, step, upper, s);
+    Value iv = inductionAt(b, loc, lower, step, s);
     for (auto [p, stack, barriers] : llvm::zip(loads, stacks, barrierStacks)) {
       Value init = loop.getInitArgs()[p.iterArg];
-      copyAhead(b, loc, p, advanceBy(b, loc, init, p.advance, s), stack,
+      copyAhead(b, loc, loop, p, advanceBy(b, loc, loop, init, p, s), iv, stack,
                 barriers, createSlot(b, loc, s), runs);
     }
     if (anyCpAsync)
@@ -433,12 +515,15 @@ scf::ForOp pipelineLoop(scf::ForOp loop, MutableArrayRef<PipelinedLoad> loads,
   Value runs =
       iterationRuns(b, loc, newLoop.getInductionVar(), newLoop.getStep(),
                     newLoop.getUpperBound(), stages - lag);
+  Value ivAhead = inductionAt(b, loc, newLoop.getInductionVar(),
+                              newLoop.getStep(), stages - lag);
   for (auto [p, stack, barriers] : llvm::zip(loads, stacks, barrierStacks)) {
     // The body's ops moved to the new loop; its arguments are new.
     Value pointer = newLoop.getRegionIterArgs()[p.iterArg];
     Value current =
         MemDescIndexOp::create(b, loc, p.alloc.getType(), stack, slot);
-    copyAhead(b, loc, p, advanceBy(b, loc, pointer, p.advance, stages - lag),
+    copyAhead(b, loc, newLoop, p,
+              advanceBy(b, loc, newLoop, pointer, p, stages - lag), ivAhead,
               stack, barriers, writeSlot, runs);
     if (barriers) {
       // Each thread waits for the buffer's bytes before its first use.
@@ -468,7 +553,7 @@ scf::ForOp pipelineLoop(scf::ForOp loop, MutableArrayRef<PipelinedLoad> loads,
   // Erased last: the builder inserts before what was the body's first op.
   for (PipelinedLoad &p : loads) {
     p.alloc.erase();
-    p.load.erase();
+    p.load->erase();
   }
   return newLoop;
 }
@@ -480,10 +565,11 @@ void planTensorMapCopy(
     scf::ForOp loop, PipelinedLoad &p,
     llvm::DenseMap<Operation *, tile::AxisInfoAnalysis> &axisInfo) {
   auto kernel = loop->getParentOfType<func::FuncOp>();
+  auto block = cast<tile::LoadBlockOp>(p.load);
   // The TMA reads zeros outside the tensor.
   if (!kernel || !tile::isKernel(kernel) ||
-      (!p.load.getBoundaryCheck().empty() &&
-       p.load.getPadding() != tile::Padding::zero))
+      (!block.getBoundaryCheck().empty() &&
+       block.getPadding() != tile::Padding::zero))
     return;
   auto &axis = axisInfo.try_emplace(kernel, kernel).first->second;
   OpBuilder b(loop);
@@ -551,9 +637,11 @@ struct TileGPUPipelinePass
     SmallVector<std::pair<scf::ForOp, SmallVector<PipelinedLoad>>> plans;
     for (scf::ForOp loop : loops) {
       SmallVector<PipelinedLoad> loads;
-      for (auto load : loop.getBody()->getOps<tile::LoadBlockOp>())
-        if (auto p = matchLoad(loop, load))
-          loads.push_back(*p);
+      for (Operation &op : loop.getBody()->getOperations())
+        if (isa<tile::LoadBlockOp, tile::LoadOp>(op) &&
+            isa<RankedTensorType>(op.getResult(0).getType()))
+          if (auto p = matchLoad(loop, &op))
+            loads.push_back(*p);
       if (!loads.empty())
         plans.emplace_back(loop, std::move(loads));
     }
@@ -562,7 +650,8 @@ struct TileGPUPipelinePass
     for (auto &[loop, loads] : plans) {
       if (useTma)
         for (PipelinedLoad &p : loads)
-          planTensorMapCopy(loop, p, axisInfo);
+          if (isa<tile::LoadBlockOp>(p.load))
+            planTensorMapCopy(loop, p, axisInfo);
       llvm::erase_if(loads, [](PipelinedLoad &p) {
         return !p.descriptor && !copiesInVectors(p.load, p.alloc);
       });

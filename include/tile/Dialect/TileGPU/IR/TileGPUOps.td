@@ -104,6 +104,34 @@ def TileGPU_AsyncCopyBlockOp : TileGPU_Op<"async_copy_block", [
   let hasVerifier = 1;
 }
 
+def TileGPU_AsyncCopyOp : TileGPU_Op<"async_copy", [AttrSizedOperandSegments,
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "start copying the elements of a tile of pointers to shared memory";
+  let description = [{
+    Starts copying the element each pointer of `ptr` designates into its
+    place in the buffer `dst` (`cp.async`, 16 bytes per copy, bypassing
+    registers), where `pred` (if given) is true. Where `mask` is false the
+    element is not read and becomes zero. `vector_width` elements of each
+    thread's run along the buffer's contiguous dimension lie at consecutive
+    addresses, 16-byte aligned, with one mask value (what
+    `tilegpu-coalesce` proved of the load this copy replaces): one copy
+    moves them. The copy belongs to the next `async_commit_group`, as
+    `async_copy_block`'s do.
+
+    ```mlir
+    tilegpu.async_copy %ptrs, %a mask %m if %inRange {vector_width = 8 : i32} : tensor<128x64x!tile.ptr<f16>, #blocked>, !tilegpu.memdesc<128x64xf16, #nvmma>, tensor<128x64xi1, #blocked>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$ptr, TileGPU_MemDescType:$dst,
+                   Optional<AnyRankedTensor>:$mask, Optional<I1>:$pred,
+                   I32Attr:$vector_width);
+  let assemblyFormat = [{
+    $ptr `,` $dst (`mask` $mask^)? (`if` $pred^)? attr-dict
+    `:` type($ptr) `,` qualified(type($dst)) (`,` type($mask)^)?
+  }];
+  let hasVerifier = 1;
+}
+
 def TileGPU_AsyncCommitGroupOp : TileGPU_Op<"async_commit_group", [
     MemoryEffects<[MemWrite]>]> {
   let summary = "close the group of asynchronous copies started so far";
