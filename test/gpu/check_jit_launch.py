@@ -810,6 +810,10 @@ CASES = [
     ("matmul fp16 129x257x65", matmul_case(129, 257, 65)),
     ("matmul fp16 1000x1001x999", matmul_case(1000, 1001, 999)),
     ("matmul fp16 200x72x136, B transposed", matmul_case(200, 72, 136, transposed=True)),
+    # Sizes that are multiples of 16: 16-byte loads of the loop's pointers,
+    # copied ahead with cp.async (tilegpu-pipeline).
+    ("matmul fp16 256x512x320, cp.async", matmul_case(256, 512, 320)),
+    ("matmul fp16 80x48x2064, cp.async", matmul_case(80, 48, 2064)),
     ("argmax, softmax, clamp, umulhi, xor_sum 37x100", language_case(37, 100)),
     ("erf and libdevice n=5000", libdevice_case(5000)),
     ("atomic max, min, and, or, xor, xchg n=10000 on 7 addresses", atomics_case(10000, 7)),
