@@ -155,6 +155,103 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
 
 // -----
 
+// Paged attention's decoding loop: each key row's page is gathered from a
+// block table, so the K tile's pointers are computed from a load of the
+// table at the keys of this iteration. The loop writes no global memory,
+// so that load is evaluated for the iteration ahead too (reading only if
+// that iteration runs), and the K tile is copied ahead through the
+// pointers it gives. A loop that stores keeps its loads.
+
+#bk = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#rows = #tilegpu.slice<dim = 1, parent = #bk>
+#sk = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+#mma = #tilegpu.mma<version = 2, warpsPerCTA = [4, 1]>
+#opb = #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  // CHECK-LABEL: func.func @gathered_rows
+  func.func @gathered_rows(%table: !tile.ptr<i32>, %k: !tile.ptr<f16>, %cols: tensor<64x64xi32, #bk>, %end: i32, %out: !tile.ptr<f16>) -> tensor<16x64xf16, #opb> {
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %zero = arith.constant dense<0.0> : tensor<16x64xf16, #opb>
+    %other = arith.constant dense<0.0> : tensor<64x64xf16, #bk>
+    // Iteration 0's table entries, read if it runs, then its copy.
+    // CHECK: %[[RUNS0:.*]] = arith.cmpi slt, %{{.*}}, %arg3 : i32
+    // CHECK: %[[GUARD0:.*]] = tile.splat %[[RUNS0]] : tensor<64xi1, #{{.*}}>
+    // CHECK: %[[OK0:.*]] = arith.andi %{{.*}}, %[[GUARD0]] : tensor<64xi1, #{{.*}}>
+    // CHECK: tile.load %{{.*}} mask %[[OK0]] other %{{.*}} : tensor<64x!tile.ptr<i32>, #{{.*}}>
+    // CHECK: tilegpu.async_copy %{{.*}}, %{{.*}} mask %{{.*}} if %[[RUNS0]] {vector_width = 8 : i32}
+    // CHECK: scf.for %[[IV:.*]] = %{{.*}} to %arg3 step %{{.*}} iter_args(
+    // CHECK-NEXT: tilegpu.async_wait {pending = 0 : i32}
+    // Iteration k + 1's table entries and copy, in iteration k.
+    // CHECK: %[[RUNS:.*]] = arith.cmpi slt, %{{.*}}, %arg3 : i32
+    // CHECK: %[[GUARD:.*]] = tile.splat %[[RUNS]] : tensor<64xi1, #{{.*}}>
+    // CHECK: %[[OK:.*]] = arith.andi %{{.*}}, %[[GUARD]] : tensor<64xi1, #{{.*}}>
+    // CHECK: tile.load %{{.*}} mask %[[OK]] other %{{.*}} : tensor<64x!tile.ptr<i32>, #{{.*}}>
+    // CHECK: tilegpu.async_copy %{{.*}}, %{{.*}} mask %{{.*}} if %[[RUNS]] {vector_width = 8 : i32}
+    // CHECK: tilegpu.async_commit_group
+    // CHECK-NOT: tile.load {{.*}} tensor<64x64x!tile.ptr<f16>
+    // CHECK: tilegpu.local_load
+    %r = scf.for %i = %c0 to %end step %c64 iter_args(%acc = %zero) -> (tensor<16x64xf16, #opb>) : i32 {
+      %starts = tile.splat %i : tensor<64xi32, #rows>
+      %steps = tile.arange 0 to 64 : tensor<64xi32, #rows>
+      %keys = arith.addi %starts, %steps : tensor<64xi32, #rows>
+      %ends = tile.splat %end : tensor<64xi32, #rows>
+      %ok = arith.cmpi slt, %keys, %ends : tensor<64xi32, #rows>
+      %tables = tile.splat %table : tensor<64x!tile.ptr<i32>, #rows>
+      %entries = tile.addptr %tables, %keys : tensor<64x!tile.ptr<i32>, #rows>, tensor<64xi32, #rows>
+      %zeros = arith.constant dense<0> : tensor<64xi32, #rows>
+      %pages = tile.load %entries mask %ok other %zeros : tensor<64x!tile.ptr<i32>, #rows>
+      %rowstride = arith.constant dense<64> : tensor<64xi32, #rows>
+      %rowoffs = arith.muli %pages, %rowstride : tensor<64xi32, #rows>
+      %r2 = tile.expand_dims %rowoffs {axis = 1 : i32} : tensor<64xi32, #rows> -> tensor<64x1xi32, #bk>
+      %rb = tile.broadcast %r2 : tensor<64x1xi32, #bk> -> tensor<64x64xi32, #bk>
+      %offs = arith.addi %rb, %cols : tensor<64x64xi32, #bk>
+      %ks = tile.splat %k : tensor<64x64x!tile.ptr<f16>, #bk>
+      %ptrs = tile.addptr %ks, %offs : tensor<64x64x!tile.ptr<f16>, #bk>, tensor<64x64xi32, #bk>
+      %ok2 = tile.expand_dims %ok {axis = 1 : i32} : tensor<64xi1, #rows> -> tensor<64x1xi1, #bk>
+      %okb = tile.broadcast %ok2 : tensor<64x1xi1, #bk> -> tensor<64x64xi1, #bk>
+      %kt = tile.load %ptrs mask %okb other %other {tilegpu.vector_width = 8 : i32} : tensor<64x64x!tile.ptr<f16>, #bk>
+      %kb = tilegpu.local_alloc %kt : tensor<64x64xf16, #bk> -> !tilegpu.memdesc<64x64xf16, #sk>
+      %k0 = tilegpu.local_load %kb [0, 0] : !tilegpu.memdesc<64x64xf16, #sk> -> tensor<16x64xf16, #opb>
+      %sum = arith.addf %acc, %k0 : tensor<16x64xf16, #opb>
+      scf.yield %sum : tensor<16x64xf16, #opb>
+    }
+    // CHECK-LABEL: func.func @gathered_rows_stored
+    return %r : tensor<16x64xf16, #opb>
+  }
+  func.func @gathered_rows_stored(%table: !tile.ptr<i32>, %k: !tile.ptr<f16>, %cols: tensor<64x64xi32, #bk>, %end: i32, %out: tensor<64x!tile.ptr<i32>, #rows>) -> tensor<16x64xf16, #opb> {
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %zero = arith.constant dense<0.0> : tensor<16x64xf16, #opb>
+    %other = arith.constant dense<0.0> : tensor<64x64xf16, #bk>
+    // CHECK-NOT: tilegpu.async_copy
+    // CHECK: scf.for
+    // CHECK: tile.load {{.*}} tensor<64x64x!tile.ptr<f16>
+    %r = scf.for %i = %c0 to %end step %c64 iter_args(%acc = %zero) -> (tensor<16x64xf16, #opb>) : i32 {
+      %starts = tile.splat %i : tensor<64xi32, #rows>
+      %steps = tile.arange 0 to 64 : tensor<64xi32, #rows>
+      %keys = arith.addi %starts, %steps : tensor<64xi32, #rows>
+      %tables = tile.splat %table : tensor<64x!tile.ptr<i32>, #rows>
+      %entries = tile.addptr %tables, %keys : tensor<64x!tile.ptr<i32>, #rows>, tensor<64xi32, #rows>
+      %pages = tile.load %entries : tensor<64x!tile.ptr<i32>, #rows>
+      tile.store %out, %keys : tensor<64x!tile.ptr<i32>, #rows>
+      %r2 = tile.expand_dims %pages {axis = 1 : i32} : tensor<64xi32, #rows> -> tensor<64x1xi32, #bk>
+      %rb = tile.broadcast %r2 : tensor<64x1xi32, #bk> -> tensor<64x64xi32, #bk>
+      %offs = arith.addi %rb, %cols : tensor<64x64xi32, #bk>
+      %ks = tile.splat %k : tensor<64x64x!tile.ptr<f16>, #bk>
+      %ptrs = tile.addptr %ks, %offs : tensor<64x64x!tile.ptr<f16>, #bk>, tensor<64x64xi32, #bk>
+      %kt = tile.load %ptrs {tilegpu.vector_width = 8 : i32} : tensor<64x64x!tile.ptr<f16>, #bk>
+      %kb = tilegpu.local_alloc %kt : tensor<64x64xf16, #bk> -> !tilegpu.memdesc<64x64xf16, #sk>
+      %k0 = tilegpu.local_load %kb [0, 0] : !tilegpu.memdesc<64x64xf16, #sk> -> tensor<16x64xf16, #opb>
+      %sum = arith.addf %acc, %k0 : tensor<16x64xf16, #opb>
+      scf.yield %sum : tensor<16x64xf16, #opb>
+    }
+    return %r : tensor<16x64xf16, #opb>
+  }
+}
+
+// -----
+
 // Loads the pass leaves alone: one whose value is used in registers too,
 // one without a 16-byte vector width, one whose pointer advances by an
 // amount computed in the loop, and one checking its contiguous dimension.

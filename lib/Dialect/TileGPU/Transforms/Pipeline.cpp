@@ -159,8 +159,11 @@ bool isLinearInInductionVar(scf::ForOp loop, Value value) {
 }
 
 /// `value` (isComputableAt) at induction value `iv`, computed where `b`
-/// inserts: before the loop, or in its body for an iteration ahead.
-Value evaluateAt(OpBuilder &b, scf::ForOp loop, Value value, Value iv) {
+/// inserts: before the loop, or in its body for an iteration ahead. A load
+/// on the way (the block table paged addresses are gathered through) reads
+/// only where `runs`, whether that iteration runs, holds.
+Value evaluateAt(OpBuilder &b, scf::ForOp loop, Value value, Value iv,
+                 Value runs = {}) {
   if (loop.isDefinedOutsideOfLoop(value))
     return value;
   if (value == loop.getInductionVar())
@@ -168,8 +171,25 @@ Value evaluateAt(OpBuilder &b, scf::ForOp loop, Value value, Value iv) {
   Operation *def = value.getDefiningOp();
   IRMapping mapping;
   for (Value operand : def->getOperands())
-    mapping.map(operand, evaluateAt(b, loop, operand, iv));
-  return b.clone(*def, mapping)->getResult(0);
+    mapping.map(operand, evaluateAt(b, loop, operand, iv, runs));
+  Operation *clone = b.clone(*def, mapping);
+  if (auto load = dyn_cast<tile::LoadOp>(clone)) {
+    assert(runs && "a load evaluated for an iteration that may not run");
+    OpBuilder::InsertionGuard guardPoint(b);
+    b.setInsertionPoint(load);
+    Location loc = load.getLoc();
+    Value guard = runs;
+    if (auto pointers = dyn_cast<RankedTensorType>(load.getPtr().getType()))
+      guard = tile::SplatOp::create(
+          b, loc,
+          RankedTensorType::get(pointers.getShape(), b.getI1Type(),
+                                pointers.getEncoding()),
+          runs);
+    if (Value mask = load.getMask())
+      guard = arith::AndIOp::create(b, loc, mask, guard);
+    load.getMaskMutable().assign(guard);
+  }
+  return clone->getResult(0);
 }
 
 /// A block pointer made in each iteration from what the loop does not
@@ -232,9 +252,12 @@ scf::ForOp carryBlockPointers(scf::ForOp loop) {
 /// Whether `value`, used in `loop`'s body, can be computed for any
 /// iteration from the induction variable alone (`withInduction`; else from
 /// nothing the loop changes): defined before the loop, the induction
-/// variable, or a pure op of the body on such values (a load's mask of the
-/// keys left, `k < K - iv * BLOCK_K`).
-bool isComputableAt(scf::ForOp loop, Value value, bool withInduction = true) {
+/// variable, or an op of the body without memory effects on such values (a
+/// load's mask of the keys left, `k < K - iv * BLOCK_K`; divisions too, as
+/// the body computes them each iteration), or with `withLoads` a load of
+/// them (paged attention's block table).
+bool isComputableAt(scf::ForOp loop, Value value, bool withInduction = true,
+                    bool withLoads = false) {
   if (loop.isDefinedOutsideOfLoop(value))
     return true;
   if (value == loop.getInductionVar())
@@ -242,9 +265,24 @@ bool isComputableAt(scf::ForOp loop, Value value, bool withInduction = true) {
   Operation *def = value.getDefiningOp();
   return def && def->getBlock() == loop.getBody() &&
          def->getNumResults() == 1 && def->getNumRegions() == 0 &&
-         isPure(def) && llvm::all_of(def->getOperands(), [&](Value operand) {
-           return isComputableAt(loop, operand, withInduction);
+         (isMemoryEffectFree(def) || (withLoads && isa<tile::LoadOp>(def))) &&
+         llvm::all_of(def->getOperands(), [&](Value operand) {
+           return isComputableAt(loop, operand, withInduction, withLoads);
          });
+}
+
+/// Whether `loop` writes no global memory (no store or atomic): a load in
+/// it reads the same whichever iteration issues it.
+bool writesNoGlobalMemory(scf::ForOp loop) {
+  return !loop.walk([](Operation *op) {
+                bool global =
+                    isa<tile::TileDialect>(op->getDialect()) ||
+                    isa<AsyncTMAStoreBlockOp, AsyncTMAReduceBlockOp>(op);
+                return global && hasEffect<MemoryEffects::Write>(op)
+                           ? WalkResult::interrupt()
+                           : WalkResult::advance();
+              })
+              .wasInterrupted();
 }
 
 /// Whether `value` is a constant tile of zeros.
@@ -265,8 +303,10 @@ bool isZeroTile(Value value) {
 /// A load the loop can copy ahead: `load` (a tile::LoadBlockOp, or a
 /// tile::LoadOp of a tile of pointers) reads through the loop's iter_arg
 /// number `iterArg`, which `advance` (a tile::AdvanceOp, or a tile::AddPtrOp)
-/// moves by loop-invariant offsets and the loop yields; `alloc` is the
-/// load's only user.
+/// moves by loop-invariant offsets and the loop yields; or, without
+/// `advance`, through pointers computable from the induction variable (and
+/// loads of tables that the loop does not write). `alloc` is the load's
+/// only user.
 struct PipelinedLoad {
   Operation *load;
   LocalAllocOp alloc;
@@ -309,17 +349,25 @@ bool copiesInVectors(Operation *load, LocalAllocOp alloc) {
 }
 
 std::optional<PipelinedLoad> matchLoad(scf::ForOp loop, Operation *load) {
-  auto pointer = dyn_cast<BlockArgument>(load->getOperand(0));
-  if (!pointer || pointer.getOwner() != loop.getBody() ||
-      pointer.getArgNumber() == 0 || !load->hasOneUse())
+  if (!load->hasOneUse())
     return std::nullopt;
   auto alloc = dyn_cast<LocalAllocOp>(*load->getUsers().begin());
   if (!alloc || alloc->getBlock() != loop.getBody())
     return std::nullopt;
-  // A tile of pointers' mask must be known for the iterations ahead.
-  if (auto pointers = dyn_cast<tile::LoadOp>(load))
-    if (pointers.getMask() && !isComputableAt(loop, pointers.getMask()))
+  // A tile of pointers' mask must be known for the iterations ahead; so
+  // must its pointers, unless the loop carries and advances them.
+  bool readsTables = writesNoGlobalMemory(loop);
+  if (auto pointers = dyn_cast<tile::LoadOp>(load)) {
+    if (pointers.getMask() &&
+        !isComputableAt(loop, pointers.getMask(), true, readsTables))
       return std::nullopt;
+    if (isComputableAt(loop, pointers.getPtr(), true, readsTables))
+      return PipelinedLoad{load, alloc, /*advance=*/nullptr, /*iterArg=*/0};
+  }
+  auto pointer = dyn_cast<BlockArgument>(load->getOperand(0));
+  if (!pointer || pointer.getOwner() != loop.getBody() ||
+      pointer.getArgNumber() == 0)
+    return std::nullopt;
   // The pointer feeds the load and one advance by loop-invariant offsets,
   // whose result is what the loop carries on.
   Operation *advance = nullptr;
@@ -379,6 +427,15 @@ Value inductionAt(OpBuilder &b, Location loc, Value first, Value step,
                                arith::MulIOp::create(b, loc, step, count));
 }
 
+/// `p`'s pointer `times` iterations past the one whose carried pointer is
+/// `carried`, at induction value `iv`, which runs where `runs` holds.
+Value pointerAt(OpBuilder &b, Location loc, scf::ForOp loop, PipelinedLoad &p,
+                Value carried, int64_t times, Value iv, Value runs) {
+  if (p.advance)
+    return advanceBy(b, loc, loop, carried, p, times);
+  return evaluateAt(b, loop, p.load->getOperand(0), iv, runs);
+}
+
 /// `lower + times * step < upper`: iteration `times` (from `lower`) runs.
 Value iterationRuns(OpBuilder &b, Location loc, Value lower, Value step,
                     Value upper, int64_t times) {
@@ -395,7 +452,7 @@ void copyAhead(OpBuilder &b, Location loc, scf::ForOp loop, PipelinedLoad &p,
   Value buffer = MemDescIndexOp::create(b, loc, p.alloc.getType(), stack, slot);
   if (auto pointers = dyn_cast<tile::LoadOp>(p.load)) {
     Value mask = pointers.getMask()
-                     ? evaluateAt(b, loop, pointers.getMask(), iv)
+                     ? evaluateAt(b, loop, pointers.getMask(), iv, runs)
                      : Value();
     auto width = p.load->getAttrOfType<IntegerAttr>(
         TileGPUDialect::getVectorWidthAttrName());
@@ -458,9 +515,9 @@ scf::ForOp pipelineLoop(scf::ForOp loop, MutableArrayRef<PipelinedLoad> loads,
     Value runs = iterationRuns(b, loc, lower, step, upper, s);
     Value iv = inductionAt(b, loc, lower, step, s);
     for (auto [p, stack, barriers] : llvm::zip(loads, stacks, barrierStacks)) {
-      Value init = loop.getInitArgs()[p.iterArg];
-      copyAhead(b, loc, loop, p, advanceBy(b, loc, loop, init, p, s), iv, stack,
-                barriers, createSlot(b, loc, s), runs);
+      Value init = p.advance ? loop.getInitArgs()[p.iterArg] : Value();
+      copyAhead(b, loc, loop, p, pointerAt(b, loc, loop, p, init, s, iv, runs),
+                iv, stack, barriers, createSlot(b, loc, s), runs);
     }
     if (anyCpAsync)
       AsyncCommitGroupOp::create(b, loc);
@@ -519,12 +576,14 @@ scf::ForOp pipelineLoop(scf::ForOp loop, MutableArrayRef<PipelinedLoad> loads,
                               newLoop.getStep(), stages - lag);
   for (auto [p, stack, barriers] : llvm::zip(loads, stacks, barrierStacks)) {
     // The body's ops moved to the new loop; its arguments are new.
-    Value pointer = newLoop.getRegionIterArgs()[p.iterArg];
+    Value pointer =
+        p.advance ? newLoop.getRegionIterArgs()[p.iterArg] : Value();
     Value current =
         MemDescIndexOp::create(b, loc, p.alloc.getType(), stack, slot);
-    copyAhead(b, loc, newLoop, p,
-              advanceBy(b, loc, newLoop, pointer, p, stages - lag), ivAhead,
-              stack, barriers, writeSlot, runs);
+    copyAhead(
+        b, loc, newLoop, p,
+        pointerAt(b, loc, newLoop, p, pointer, stages - lag, ivAhead, runs),
+        ivAhead, stack, barriers, writeSlot, runs);
     if (barriers) {
       // Each thread waits for the buffer's bytes before its first use.
       Operation *firstUse = nullptr;
