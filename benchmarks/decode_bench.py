@@ -9,10 +9,13 @@ its split heuristic) and for SDPA (enable_gqa=True, each of its flash,
 cuDNN and efficient backends that takes the shape), beside the device's
 copy bandwidth measured in the same run (a large device-to-device copy,
 counting bytes read and written).  CUDA events, warm-up, the median of many
-calls; prints one table.
+calls; prints one table.  Each call is timed as the caller sees it, so at
+small batches the host's work per call (Python, launches) can set the time;
+with --cuda-graph each call is captured once in a CUDA graph and its replays
+are timed, as inference servers run decoding: the GPU's time alone.
 
     python3 benchmarks/decode_bench.py [--batch 1,8,64] [--cache 4096,16384,131072]
-        [--heads 32] [--heads-k 8] [--head-dim 128] [--target-ms 100]
+        [--heads 32] [--heads-k 8] [--head-dim 128] [--target-ms 100] [--cuda-graph]
 """
 
 import argparse
@@ -59,6 +62,21 @@ def median_ms(run, target_ms):
     return statistics.median(times)
 
 
+def replayed(run):
+    """run captured once in a CUDA graph (after a warm-up on a side stream,
+    as PyTorch asks): a function that replays it."""
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        for _ in range(3):
+            run()
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        run()
+    return graph.replay
+
+
 def copy_bandwidth(target_ms):
     """TB/s of a 2 GiB device-to-device copy, bytes read plus written."""
     src = torch.empty(1 << 31, dtype=torch.uint8, device="cuda")
@@ -75,9 +93,10 @@ def time_shape(batch, cache, args):
     v = torch.randn_like(k)
     lengths = torch.full((batch,), cache, dtype=torch.int32, device="cuda")
     kv_bytes = 2 * k.numel() * k.element_size()
+    timed = replayed if args.cuda_graph else (lambda run: run)
     results = {}
-    results["tile"] = median_ms(lambda: flash_attn_with_kvcache(q, k, v, cache_seqlens=lengths),
-                                args.target_ms)
+    results["tile"] = median_ms(
+        timed(lambda: flash_attn_with_kvcache(q, k, v, cache_seqlens=lengths)), args.target_ms)
     qt, kt, vt = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
     for name, backend in SDPA_BACKENDS.items():
         def sdpa(backend=backend):
@@ -87,7 +106,7 @@ def time_shape(batch, cache, args):
             sdpa()
         except RuntimeError:
             continue                    # the backend does not take this shape
-        results[name] = median_ms(sdpa, args.target_ms)
+        results[name] = median_ms(timed(sdpa), args.target_ms)
     return {name: kv_bytes / ms / 1e9 for name, ms in results.items()}
 
 
@@ -99,13 +118,15 @@ def main():
     parser.add_argument("--heads-k", type=int, default=8)
     parser.add_argument("--head-dim", type=int, default=128)
     parser.add_argument("--target-ms", type=float, default=100.0)
+    parser.add_argument("--cuda-graph", action="store_true",
+                        help="time each call's CUDA-graph replay (the GPU's time alone)")
     args = parser.parse_args()
     if not torch.cuda.is_available():
         sys.exit("decode_bench: no CUDA device")
     # SDPA explains at each call why a backend declines a shape.
     warnings.filterwarnings("ignore", category=UserWarning)
     print(f"{torch.cuda.get_device_name()}: copy {copy_bandwidth(args.target_ms):.2f} TB/s "
-          "(read + written)")
+          f"(read + written); {'CUDA-graph replays' if args.cuda_graph else 'eager calls'}")
     names = ["tile", *SDPA_BACKENDS]
     print(f"{'batch':>5} {'cache':>7} | " + " ".join(f"{n:>14}" for n in names)
           + " | tile/best peer")
