@@ -16,6 +16,7 @@ are timed, as inference servers run decoding: the GPU's time alone.
 
     python3 benchmarks/decode_bench.py [--batch 1,8,64] [--cache 4096,16384,131072]
         [--heads 32] [--heads-k 8] [--head-dim 128] [--target-ms 100] [--cuda-graph]
+        [--num-splits 0]
 """
 
 import argparse
@@ -96,7 +97,8 @@ def time_shape(batch, cache, args):
     timed = replayed if args.cuda_graph else (lambda run: run)
     results = {}
     results["tile"] = median_ms(
-        timed(lambda: flash_attn_with_kvcache(q, k, v, cache_seqlens=lengths)), args.target_ms)
+        timed(lambda: flash_attn_with_kvcache(q, k, v, cache_seqlens=lengths,
+                                              num_splits=args.num_splits)), args.target_ms)
     qt, kt, vt = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
     for name, backend in SDPA_BACKENDS.items():
         def sdpa(backend=backend):
@@ -120,6 +122,8 @@ def main():
     parser.add_argument("--target-ms", type=float, default=100.0)
     parser.add_argument("--cuda-graph", action="store_true",
                         help="time each call's CUDA-graph replay (the GPU's time alone)")
+    parser.add_argument("--num-splits", type=int, default=0,
+                        help="Tile's num_splits (0: its heuristic)")
     args = parser.parse_args()
     if not torch.cuda.is_available():
         sys.exit("decode_bench: no CUDA device")

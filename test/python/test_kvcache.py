@@ -269,10 +269,10 @@ def test_block_table_with_strided_rows():
 @pytest.mark.parametrize("programs, max_keys, want", [
     (132, 100_000, 1),        # the batch fills the SMs
     (500, 100_000, 1),
-    (8, 128 * 1024, 33),      # B=1, 8 K/V heads: 2 waves of 132 SMs
-    (8, 1000, 3),             # short caches: at least 4 blocks of 64 a split
-    (8, 100, 1),
-    (1, 10**6, 64),           # capped at MAX_SPLITS
+    (64, 16 * 1024, 9),       # B=8, 8 K/V heads: 4 programs an SM of 132
+    (8, 8192, 16),            # B=1: at least 8 blocks of 64 a split
+    (8, 1000, 1),
+    (8, 128 * 1024, 64),      # capped at MAX_SPLITS
 ])
 def test_split_heuristic(programs, max_keys, want):
     assert kvcache.choose_num_splits(programs, max_keys, 132, 64) == want

@@ -29,13 +29,15 @@ from . import functional as _f
 DECODE = "attn_decode"
 COMBINE = "attn_decode_combine"
 
-# The split heuristic (docs/python-api.md): enough programs for two waves
-# of the GPU's SMs, but no split shorter than MIN_BLOCKS_PER_SPLIT key
-# blocks, and at most MAX_SPLITS.  On the CPU (the interpreter) the H100's
-# SM count stands in, so that the interpreter runs what the H100 would.
-MIN_BLOCKS_PER_SPLIT = 4
+# The split heuristic (docs/python-api.md): enough programs for four of
+# them an SM (they run at once: 4 warps, 80 registers, 32 KB of copies),
+# but no split shorter than MIN_BLOCKS_PER_SPLIT key blocks, and at most
+# MAX_SPLITS; swept on an H200 (docs/performance.md).  On the CPU (the
+# interpreter) the H100's SM count stands in, so that the interpreter runs
+# what the H100 would.
+MIN_BLOCKS_PER_SPLIT = 8
 MAX_SPLITS = 64
-WAVES = 2
+WAVES = 4
 CPU_SM_COUNT = 132
 # "No bound" for the mask's offsets: far past any sequence, small enough
 # that the kernels' i32 sums of offsets and positions cannot overflow.
