@@ -16,7 +16,7 @@ interpreter), and compares it with PyTorch.
 import tile
 import tile.language as tl
 
-LOG2E = 1.4426950408889634
+LOG2E = tl.constexpr(1.4426950408889634)  # Triton reads only constexpr globals
 
 
 @tile.jit

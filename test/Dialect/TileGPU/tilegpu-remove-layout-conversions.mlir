@@ -527,3 +527,43 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target
     return %p : tensor<128x32xf32, #mma>
   }
 }
+
+// -----
+
+// Triton's softmax row: tilegpu-coalesce loads it in 16-byte vectors and
+// converts it back to the layout the program had. No dot's layout reaches
+// it, so the load's layout spreads forward instead: the reductions, the
+// exponentials and the store's value stay where the row was loaded, and
+// nothing crosses shared memory.
+#b = #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+#v = #tilegpu.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+// CHECK-LABEL: func.func @softmax_row
+// CHECK: %[[X:.*]] = tile.load {{.*}} : tensor<256x!tile.ptr<f32>, #[[V:.*]]>
+// CHECK: tile.reduce max %[[X]] axis 0 : tensor<256xf32, #[[V]]> -> f32
+// CHECK: %[[E:.*]] = math.exp %{{.*}} : tensor<256xf32, #[[V]]>
+// CHECK: %[[P:.*]] = arith.divf %[[E]], %{{.*}} : tensor<256xf32, #[[V]]>
+// CHECK-NOT: tilegpu.convert_layout %{{.*}} : tensor<256xf32
+// CHECK: tile.store %{{.*}}, %[[P]] {tilegpu.vector_width = 4 : i32} : tensor<256x!tile.ptr<f32>, #[[V]]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @softmax_row(%in: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: !tile.ptr<f32> {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+    %cols = tile.arange 0 to 256 : tensor<256xi32, #b>
+    %ins = tile.splat %in : tensor<256x!tile.ptr<f32>, #b>
+    %p = tile.addptr %ins, %cols : tensor<256x!tile.ptr<f32>, #b>, tensor<256xi32, #b>
+    %pv = tilegpu.convert_layout %p : tensor<256x!tile.ptr<f32>, #b> -> tensor<256x!tile.ptr<f32>, #v>
+    %xv = tile.load %pv {tilegpu.vector_width = 4 : i32} : tensor<256x!tile.ptr<f32>, #v>
+    %x = tilegpu.convert_layout %xv : tensor<256xf32, #v> -> tensor<256xf32, #b>
+    %max = tile.reduce max %x axis 0 : tensor<256xf32, #b> -> f32
+    %maxs = tile.splat %max : tensor<256xf32, #b>
+    %d = arith.subf %x, %maxs : tensor<256xf32, #b>
+    %e = math.exp %d : tensor<256xf32, #b>
+    %sum = tile.reduce sum %e axis 0 : tensor<256xf32, #b> -> f32
+    %sums = tile.splat %sum : tensor<256xf32, #b>
+    %y = arith.divf %e, %sums : tensor<256xf32, #b>
+    %outs = tile.splat %out : tensor<256x!tile.ptr<f32>, #b>
+    %q = tile.addptr %outs, %cols : tensor<256x!tile.ptr<f32>, #b>, tensor<256xi32, #b>
+    %qv = tilegpu.convert_layout %q : tensor<256x!tile.ptr<f32>, #b> -> tensor<256x!tile.ptr<f32>, #v>
+    %yv = tilegpu.convert_layout %y : tensor<256xf32, #b> -> tensor<256xf32, #v>
+    tile.store %qv, %yv {tilegpu.vector_width = 4 : i32} : tensor<256x!tile.ptr<f32>, #v>
+    return
+  }
+}

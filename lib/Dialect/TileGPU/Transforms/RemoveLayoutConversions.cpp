@@ -6,7 +6,8 @@
 // them in three steps:
 //
 // 1. Forward propagation. The mma layout of a dot result (tile.dot or
-//    tilegpu.warpgroup_dot) flows to the ops
+//    tilegpu.warpgroup_dot), then, where none has reached, the vector
+//    layout of a load tilegpu-coalesce vectorised, flows to the ops
 //    that consume it, by the rules of LayoutPropagation.h: elementwise ops,
 //    reductions (as its slice), expand_dims and broadcast, and the values
 //    scf.for, scf.if and scf.while carry. The first layout to reach a value
@@ -95,14 +96,26 @@ void setCarriedType(scf::ForOp loop, BlockArgument arg, Type newType) {
 
 class ForwardPropagation {
 public:
-  /// Spreads the mma layout of every dot result, dots in program order.
+  /// Spreads the mma layout of every dot result, dots in program order;
+  /// then, to what they have not reached, the vector layout of every load
+  /// tilegpu-coalesce vectorised (a softmax row computed where it was
+  /// loaded, not moved through shared memory first).
   void propagate(func::FuncOp func) {
-    func.walk([&](Operation *dot) {
-      if (isa<tile::DotOp, WarpGroupDotOp>(dot) &&
-          isa<MmaEncodingAttr>(encodingOf(dot->getResult(0))))
-        worklist.push_back({dot->getResult(0), encodingOf(dot->getResult(0))});
+    SmallVector<std::pair<Value, Attribute>> loads;
+    func.walk([&](Operation *op) {
+      if (isa<tile::DotOp, WarpGroupDotOp>(op) &&
+          isa<MmaEncodingAttr>(encodingOf(op->getResult(0))))
+        worklist.push_back({op->getResult(0), encodingOf(op->getResult(0))});
+      if (isa<tile::LoadOp>(op) &&
+          op->hasAttr(TileGPUDialect::getVectorWidthAttrName()) &&
+          isa_and_present<BlockedEncodingAttr>(encodingOf(op->getResult(0))))
+        loads.push_back({op->getResult(0), encodingOf(op->getResult(0))});
     });
-    std::reverse(worklist.begin(), worklist.end());
+    // Popped last: every dot's layout has spread before a load's does.
+    llvm::append_range(worklist, llvm::reverse(loads));
+    std::rotate(worklist.begin(), worklist.end() - loads.size(),
+                worklist.end());
+    std::reverse(worklist.begin() + loads.size(), worklist.end());
     while (!worklist.empty()) {
       auto [value, layout] = worklist.pop_back_val();
       for (OpOperand &use : value.getUses())
