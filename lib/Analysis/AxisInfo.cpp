@@ -193,13 +193,29 @@ void AxisInfoAnalysis::visit(Operation *op) {
   } else if (auto expand = dyn_cast<ExpandDimsOp>(op)) {
     info = get(expand.getSrc());
     int64_t axis = expand.getAxis();
+    // Along the new dimension every element starts a run: what divides
+    // every element, not only the first of each run (x, x + 1, ... in a
+    // contiguous run share no divisor).
+    int64_t every = kMaxDivisibility;
+    for (auto [contiguity, divisibility] :
+         llvm::zip(info.contiguity, info.divisibility))
+      every = std::min(every, contiguity > 1 ? 1 : divisibility);
     info.contiguity.insert(info.contiguity.begin() + axis, 1);
     info.divisibility.insert(info.divisibility.begin() + axis,
-                             info.divisibility.empty()
-                                 ? 1
-                                 : info.divisibility[std::min<int64_t>(
-                                       axis, info.divisibility.size() - 1)]);
+                             info.divisibility.empty() ? 1 : every);
     info.constancy.insert(info.constancy.begin() + axis, 1);
+  } else if (auto hint = dyn_cast<AxisHintOp>(op)) {
+    // What the program promises, where it says more than is proven.
+    info = get(hint.getInput());
+    auto promise = [&](std::optional<ArrayRef<int64_t>> values,
+                       SmallVectorImpl<int64_t> &known) {
+      if (values)
+        for (auto [k, v] : llvm::zip(known, *values))
+          k = std::max(k, std::min(v, kMaxDivisibility));
+    };
+    promise(hint.getDivisibility(), info.divisibility);
+    promise(hint.getContiguity(), info.contiguity);
+    promise(hint.getConstancy(), info.constancy);
   } else if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::IndexCastOp,
                  tilegpu::ConvertLayoutOp>(op)) {
     info = get(op->getOperand(0));

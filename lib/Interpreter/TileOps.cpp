@@ -950,6 +950,11 @@ LogicalResult reduceOp(Executor &ex, Operation *op) {
 
 void addTileHandlers(HandlerMap &handlers) {
   handlers["tile.program_id"] = programIdOp;
+  // A promise about the values, for the GPU's axis analysis: the values.
+  handlers["tile.axis_hint"] = [](Executor &ex, Operation *op) {
+    ex.set(op->getResult(0), ex.get(op->getOperand(0)));
+    return success();
+  };
   handlers["tile.num_programs"] = numProgramsOp;
   handlers["tile.arange"] = arangeOp;
   handlers["tile.splat"] = splatOp;

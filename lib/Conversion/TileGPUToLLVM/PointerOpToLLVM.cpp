@@ -1,4 +1,4 @@
-//===- PointerOpToLLVM.cpp - Pointer arithmetic ---------------------------===//
+//===- PointerOpToLLVM.cpp - Pointer arithmetic and axis hints ------------===//
 
 #include "Utility.h"
 
@@ -75,11 +75,23 @@ struct AddressOpConversion : public ConvertOpToLLVMPattern<OpTy> {
   }
 };
 
+/// A promise about the values was for the axis analysis: the values.
+struct AxisHintOpConversion : public ConvertOpToLLVMPattern<tile::AxisHintOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::AxisHintOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getInput());
+    return success();
+  }
+};
+
 } // namespace
 
 void tilegpu::populatePointerOpToLLVMPatterns(
     TileGPUToLLVMTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<AddPtrOpConversion,
+  patterns.add<AddPtrOpConversion, AxisHintOpConversion,
                AddressOpConversion<tile::IntToPtrOp, LLVM::IntToPtrOp>,
                AddressOpConversion<tile::PtrToIntOp, LLVM::PtrToIntOp>>(
       converter);

@@ -674,19 +674,42 @@ def cdiv(cg, x, div):
     return semantic.binary(cg.b, "//", numerator, div)
 
 
+def _axis_hint(cg, input, values, fact, what):
+    """``input`` with the promise ``fact`` (divisibility, contiguity or
+    constancy) of ``values`` (an int, or one a dimension) for the axis
+    analysis (tile.axis_hint); a value that is no tile or scalar of integers
+    (a literal, pointers) is given back as it is."""
+    if not isinstance(input, Value) or not input.dtype.is_int():
+        return input
+    rank = max(1, len(input.shape))
+    if isinstance(values, (list, tuple)):
+        values = [constexpr_int(v, what) for v in values]
+        if len(values) != rank:
+            raise TileTypeError(f"{what} takes one value a dimension of its input ({rank}), "
+                                f"not {len(values)}")
+    else:
+        values = [constexpr_int(values, what)] * rank
+    if any(v < 1 for v in values):
+        raise TileTypeError(f"{what} takes positive values, not {values}")
+    # The largest power of two dividing each: what the analysis can use.
+    powers = ", ".join(str(v & -v) for v in values)
+    return cg.b.op(f"tile.axis_hint {input.ssa} {{{fact} = array<i64: {powers}>}} : "
+                   f"{input.type.mlir}", input.type)
+
+
 @implements(tl.multiple_of)
 def multiple_of(cg, input, values):
-    return input
+    return _axis_hint(cg, input, values, "divisibility", "tl.multiple_of")
 
 
 @implements(tl.max_contiguous)
 def max_contiguous(cg, input, values):
-    return input
+    return _axis_hint(cg, input, values, "contiguity", "tl.max_contiguous")
 
 
 @implements(tl.max_constancy)
 def max_constancy(cg, input, values):
-    return input
+    return _axis_hint(cg, input, values, "constancy", "tl.max_constancy")
 
 
 @implements(tl.assume)

@@ -1079,23 +1079,23 @@ def cdiv(x, div) -> tensor:
 @builtin
 def multiple_of(input, values) -> tensor:
     """Gives ``input``: Triton's hint that its values are multiples of
-    ``values``.
-
-    Tile ignores the hint: state the divisibility of a kernel's arguments
-    in its signature instead (``i32:16``, docs/language.md).
+    ``values`` (an int, or one a dimension).  The compiler's axis analysis
+    takes the promise (``tile.axis_hint``), so that accesses vectorise; a
+    promise that does not hold is undefined behaviour.  For a kernel's
+    arguments, the signature states it (``i32:16``, docs/language.md).
     """
 
 
 @builtin
 def max_contiguous(input, values) -> tensor:
     """Gives ``input``: Triton's hint that runs of ``values`` of its
-    elements are contiguous.  Tile ignores the hint."""
+    elements increase by one; taken as ``multiple_of``'s is."""
 
 
 @builtin
 def max_constancy(input, values) -> tensor:
     """Gives ``input``: Triton's hint that runs of ``values`` of its
-    elements are equal.  Tile ignores the hint."""
+    elements are equal; taken as ``multiple_of``'s is."""
 
 
 @builtin

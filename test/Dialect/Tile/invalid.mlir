@@ -694,6 +694,22 @@ func.func @store_bytes(%p: !tile.ptr<i8>, %x: i8) {
 
 // -----
 
+func.func @hint_not_power_of_two(%o: tensor<128xi32>) {
+  // expected-error @below {{divisibility must be powers of two, not 48}}
+  %h = tile.axis_hint %o {divisibility = array<i64: 48>} : tensor<128xi32>
+  return
+}
+
+// -----
+
+func.func @hint_rank(%o: tensor<8x16xi32>) {
+  // expected-error @below {{takes one contiguity a dimension (2), not 1}}
+  %h = tile.axis_hint %o {contiguity = array<i64: 16>} : tensor<8x16xi32>
+  return
+}
+
+// -----
+
 func.func @narrow_address(%a: i32) {
   // expected-error @below {{takes 64-bit addresses, not 'i32'}}
   %p = tile.int_to_ptr %a : i32 -> !tile.ptr<f32>

@@ -156,6 +156,15 @@ func.func @addresses(%p: tensor<8x!tile.ptr<f32>>, %a: i64) -> (tensor<8xi64>, !
   return %x, %q : tensor<8xi64>, !tile.ptr<f16>
 }
 
+// CHECK-LABEL: func.func @axis_hints
+func.func @axis_hints(%o: tensor<128xi32>, %n: i32) -> (tensor<128xi32>, i32) {
+  // CHECK: tile.axis_hint %{{.*}} {contiguity = array<i64: 128>, divisibility = array<i64: 128>} : tensor<128xi32>
+  %h = tile.axis_hint %o {contiguity = array<i64: 128>, divisibility = array<i64: 128>} : tensor<128xi32>
+  // CHECK: tile.axis_hint %{{.*}} {divisibility = array<i64: 16>} : i32
+  %m = tile.axis_hint %n {divisibility = array<i64: 16>} : i32
+  return %h, %m : tensor<128xi32>, i32
+}
+
 // CHECK-LABEL: func.func @block_updates
 func.func @block_updates(%f: !tile.block_ptr<tensor<64x32xf32>>, %i: !tile.block_ptr<tensor<64x32xi32>>,
                          %x: tensor<64x32xf32>, %y: tensor<64x32xi32>) {

@@ -330,3 +330,61 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
     return
   }
 }
+
+// -----
+
+// Triton's persistent matmul clamps the columns past N to column 0, then
+// promises (tl.max_contiguous, tl.multiple_of) that the columns still run
+// in aligned blocks: the axis analysis takes the promise, and the load
+// moves 16 bytes at once.
+#b = #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+// CHECK-LABEL: func.func @promised
+// CHECK: tile.load %{{.*}} {tilegpu.vector_width = 8 : i32} : tensor<128x!tile.ptr<f16>, #{{.*}}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @promised(%x: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %n: i32, %out: !tile.ptr<f16> {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+    %cols = tile.arange 0 to 128 : tensor<128xi32, #b>
+    %ns = tile.splat %n : tensor<128xi32, #b>
+    %in = arith.cmpi slt, %cols, %ns : tensor<128xi32, #b>
+    %zero = arith.constant dense<0> : tensor<128xi32, #b>
+    %clamped = tile.where %in, %cols, %zero : tensor<128xi32, #b>
+    %offs = tile.axis_hint %clamped {contiguity = array<i64: 128>, divisibility = array<i64: 128>} : tensor<128xi32, #b>
+    %xs = tile.splat %x : tensor<128x!tile.ptr<f16>, #b>
+    %p = tile.addptr %xs, %offs : tensor<128x!tile.ptr<f16>, #b>, tensor<128xi32, #b>
+    %v = tile.load %p : tensor<128x!tile.ptr<f16>, #b>
+    %outs = tile.splat %out : tensor<128x!tile.ptr<f16>, #b>
+    %q = tile.addptr %outs, %cols : tensor<128x!tile.ptr<f16>, #b>, tensor<128xi32, #b>
+    tile.store %q, %v : tensor<128x!tile.ptr<f16>, #b>
+    return
+  }
+}
+
+// -----
+
+// Rows 0..63 times a stride of unknown divisibility: the rows' first
+// element is a multiple of 64, but row i's offset i * stride is not, so a
+// row's columns start anywhere: no vectors (expand_dims gives its new
+// dimension only what divides every element).
+#b = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-LABEL: func.func @rows_of_unknown_stride
+// CHECK-NOT: vector_width
+// CHECK: return
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @rows_of_unknown_stride(%x: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %stride: i32, %out: !tile.ptr<f16> {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+    %rows = tile.arange 0 to 64 : tensor<64xi32, #tilegpu.slice<dim = 1, parent = #b>>
+    %cols = tile.arange 0 to 128 : tensor<128xi32, #tilegpu.slice<dim = 0, parent = #b>>
+    %r2 = tile.expand_dims %rows {axis = 1 : i32} : tensor<64xi32, #tilegpu.slice<dim = 1, parent = #b>> -> tensor<64x1xi32, #b>
+    %strides = tile.splat %stride : tensor<64x1xi32, #b>
+    %rowoff = arith.muli %r2, %strides : tensor<64x1xi32, #b>
+    %c2 = tile.expand_dims %cols {axis = 0 : i32} : tensor<128xi32, #tilegpu.slice<dim = 0, parent = #b>> -> tensor<1x128xi32, #b>
+    %rb = tile.broadcast %rowoff : tensor<64x1xi32, #b> -> tensor<64x128xi32, #b>
+    %cb = tile.broadcast %c2 : tensor<1x128xi32, #b> -> tensor<64x128xi32, #b>
+    %offs = arith.addi %rb, %cb : tensor<64x128xi32, #b>
+    %xs = tile.splat %x : tensor<64x128x!tile.ptr<f16>, #b>
+    %p = tile.addptr %xs, %offs : tensor<64x128x!tile.ptr<f16>, #b>, tensor<64x128xi32, #b>
+    %v = tile.load %p : tensor<64x128x!tile.ptr<f16>, #b>
+    %outs = tile.splat %out : tensor<64x128x!tile.ptr<f16>, #b>
+    %q = tile.addptr %outs, %offs : tensor<64x128x!tile.ptr<f16>, #b>, tensor<64x128xi32, #b>
+    tile.store %q, %v : tensor<64x128x!tile.ptr<f16>, #b>
+    return
+  }
+}

@@ -365,6 +365,24 @@ LogicalResult AtomicStoreOp::verify() {
                             getSem(), MemSemantic::release);
 }
 
+LogicalResult AxisHintOp::verify() {
+  auto tensor = dyn_cast<RankedTensorType>(getInput().getType());
+  int64_t rank = tensor ? tensor.getRank() : 1;
+  for (auto [name, values] : {std::pair{"divisibility", getDivisibility()},
+                              std::pair{"contiguity", getContiguity()},
+                              std::pair{"constancy", getConstancy()}}) {
+    if (!values)
+      continue;
+    if (int64_t(values->size()) != rank)
+      return emitOpError() << "takes one " << name << " a dimension (" << rank
+                           << "), not " << values->size();
+    for (int64_t value : *values)
+      if (value < 1 || !llvm::isPowerOf2_64(value))
+        return emitOpError() << name << " must be powers of two, not " << value;
+  }
+  return success();
+}
+
 LogicalResult IntToPtrOp::verify() {
   if (!getElementTypeOrSelf(getSrc().getType()).isInteger(64))
     return emitOpError() << "takes 64-bit addresses, not "

@@ -221,6 +221,32 @@ def Tile_AddPtrOp : Tile_Op<"addptr", [Pure,
   let hasFolder = 1;
 }
 
+def Tile_AxisHintOp : Tile_Op<"axis_hint", [Pure, Elementwise,
+    SameOperandsAndResultType]> {
+  let summary = "what a program promises of an integer tile's values";
+  let description = [{
+    `input` itself, with what the program promises of it (Triton's
+    `tl.multiple_of`, `tl.max_contiguous` and `tl.max_constancy`), one
+    entry a dimension (one for a scalar): runs of `contiguity` elements
+    that increase by one, runs of `constancy` equal elements, and each
+    run's first element a multiple of `divisibility`. The axis analysis
+    takes a promise where it says more than the analysis proves, so that
+    accesses vectorise; a promise that does not hold is undefined
+    behaviour. Lowered to nothing.
+
+    ```mlir
+    %o = tile.axis_hint %offs {contiguity = array<i64: 128>, divisibility = array<i64: 128>} : tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins Tile_IntLike:$input,
+                   OptionalAttr<DenseI64ArrayAttr>:$divisibility,
+                   OptionalAttr<DenseI64ArrayAttr>:$contiguity,
+                   OptionalAttr<DenseI64ArrayAttr>:$constancy);
+  let results = (outs Tile_IntLike:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
 def Tile_IntToPtrOp : Tile_Op<"int_to_ptr", [Pure, Elementwise,
     SameOperandsAndResultShape]> {
   let summary = "64-bit integers as the addresses of pointers";
