@@ -725,3 +725,27 @@ def test_a_helpers_constexpr_parameter_takes_a_runtime_value():
     text = compile_kernel(constexpr_param_given_a_runtime_value, "*i32,i32")
     assert re.search(r"arith\.muli %\w+, %n : i32", text), text
     assert re.search(r"arith\.constant 2 : i32", text), text
+
+
+@tile.jit
+def hinted_copy(X, Y, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    offs = tl.max_contiguous(tl.multiple_of(tl.where(offs < n, offs, 0), BLOCK), BLOCK)
+    tl.store(Y + offs, tl.load(X + offs))
+
+
+def test_axis_hints_become_axis_hint_ops():
+    text = compile_kernel(hinted_copy, "*fp32:16,*fp32:16,i32", {"BLOCK": 128})
+    assert re.search(r"tile\.axis_hint %\d+ \{divisibility = array<i64: 128>\}", text)
+    assert re.search(r"tile\.axis_hint %\d+ \{contiguity = array<i64: 128>\}", text)
+
+
+@tile.jit
+def badly_hinted(X, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)[:, None] + tl.arange(0, BLOCK)[None, :]
+    tl.store(X + offs, tl.max_contiguous(offs, (BLOCK,)))
+
+
+def test_axis_hint_takes_one_value_a_dimension():
+    with pytest.raises(CompilationError, match="one value a dimension of its input"):
+        compile_kernel(badly_hinted, "*i32", {"BLOCK": 16})

@@ -12,7 +12,8 @@
 // the frontend's signature sets (`*fp16:16`, `i32:16`) and runtimes check;
 // a loop's induction variable is a multiple of what divides its lower bound
 // and its step; a loop-carried value holds what its initial value and the
-// values the loop yields for it hold.
+// values the loop yields for it hold; tile.axis_hint adds what the program
+// promises (Triton's tl.multiple_of, tl.max_contiguous, tl.max_constancy).
 //
 //===----------------------------------------------------------------------===//
 
