@@ -50,9 +50,12 @@ import types
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..")
 sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, HERE)
 
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
+
+from attention_bench import median_ms  # noqa: E402
 
 IMPLEMENTATIONS = ("tile", "triton", "torch")
 CASES = ("add", "softmax", "matmul", "dropout", "layernorm", "attention", "persistent")
@@ -204,28 +207,6 @@ def build_cases(names, configs, modules, device):
     return out
 
 
-def median_ms(run, target_ms=200.0):
-    run()
-    torch.cuda.synchronize()
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    for _ in range(3):
-        run()
-    stop.record()
-    stop.synchronize()
-    estimate = max(start.elapsed_time(stop) / 3, 1e-3)
-    for _ in range(max(2, int(25 / estimate))):
-        run()
-    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
-              for _ in range(max(5, min(200, int(target_ms / estimate))))]
-    for begin, end in events:
-        begin.record()
-        run()
-        end.record()
-    torch.cuda.synchronize()
-    return statistics.median(b.elapsed_time(e) for b, e in events)
-
-
 def relative_error(result, expected):
     result, expected = result.float(), expected.float()
     return ((result - expected).abs().max() / expected.abs().max()).item()
@@ -290,7 +271,8 @@ def main():
                             inputs[2].fill_(float("nan"))
                         outputs[impl] = run(*inputs).clone()
                         results[impl] = []
-                    results[impl].append(median_ms(lambda run=run, inputs=inputs: run(*inputs)))
+                    results[impl].append(median_ms(lambda _, run=run, inputs=inputs: run(*inputs),
+                                                   1, 200.0))
                 except Exception as failure:  # noqa: BLE001 - recorded, the run goes on
                     results[impl] = None
                     print(f"{case} {label} {impl}: {str(failure).splitlines()[0][:100]}")

@@ -291,6 +291,35 @@ private:
   Value threadOffset;
 };
 
+/// One cp.async of 16 bytes for each vector of `width` registers of
+/// `layout`, from `sources[i]` (the vector's first register's address) to
+/// its place in `buffer` (lowered to `base`), reading nothing and writing
+/// zeros where `valid[i]` is false (a null or absent entry: always valid),
+/// and only where `pred` (may be null) holds. An element held by several
+/// threads or registers is copied once.
+void emitVectorCopies(OpBuilder &b, Location loc, const LinearLayout &layout,
+                      const HwIndex &hw, Value base, MemDescType buffer,
+                      Type element, int64_t width, ArrayRef<Value> sources,
+                      ArrayRef<Value> valid, Value pred) {
+  SmallVector<SmallVector<Value>> coords = emitCoordinates(b, loc, layout, hw);
+  Value holder = isCanonicalHolder(b, loc, layout, hw);
+  if (pred)
+    holder = LLVM::AndOp::create(b, loc, holder, pred);
+  Value full = createI32(b, loc, 16), none = createI32(b, loc, 0);
+  SharedAddresses addresses(b, loc, base, buffer, element, layout, coords);
+  std::set<LinearLayout::Coord> copied;
+  for (size_t i = 0; i < coords.size(); i += width) {
+    if (!copied.insert(registerOffset(layout, i)).second)
+      continue;
+    Value dst =
+        LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), addresses.get(i));
+    Value ok = i < valid.size() ? valid[i] : Value();
+    Value srcBytes =
+        ok ? LLVM::SelectOp::create(b, loc, ok, full, none).getResult() : full;
+    emitAsyncCopy(b, loc, dst, sources[i], holder, srcBytes);
+  }
+}
+
 /// Each vector of 16 bytes of the block's layout is one cp.async, from its
 /// global address to its place in the (swizzled) buffer. A vector outside a
 /// checked dimension reads nothing and writes zeros; the contiguous
@@ -323,32 +352,9 @@ struct AsyncCopyBlockOpConversion
     BlockPtrFields fields(rewriter, loc, adaptor.getPtr(), type.getRank());
     BlockAccess access = computeBlockAccess(rewriter, loc, fields, layout,
                                             op.getBoundaryCheck(), element, hw);
-    SmallVector<SmallVector<Value>> coords =
-        emitCoordinates(rewriter, loc, layout, hw);
-    // Copies of an element held by several threads or registers are made
-    // once.
-    Value pred = isCanonicalHolder(rewriter, loc, layout, hw);
-    if (adaptor.getPred())
-      pred = LLVM::AndOp::create(rewriter, loc, pred, adaptor.getPred());
-    Value full = createI32(rewriter, loc, 16),
-          none = createI32(rewriter, loc, 0);
-    SharedAddresses addresses(rewriter, loc, adaptor.getDst(), buffer, element,
-                              layout, coords);
-    std::set<LinearLayout::Coord> copied;
-    for (size_t i = 0; i < coords.size(); i += width) {
-      if (!copied.insert(registerOffset(layout, i)).second)
-        continue;
-      Value dst = addresses.get(i);
-      Value dstWord =
-          LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI32Type(), dst);
-      Value srcBytes = access.inBounds[i]
-                           ? LLVM::SelectOp::create(
-                                 rewriter, loc, access.inBounds[i], full, none)
-                                 .getResult()
-                           : full;
-      emitAsyncCopy(rewriter, loc, dstWord, access.addresses[i], pred,
-                    srcBytes);
-    }
+    emitVectorCopies(rewriter, loc, layout, hw, adaptor.getDst(), buffer,
+                     element, width, access.addresses, access.inBounds,
+                     adaptor.getPred());
     rewriter.eraseOp(op);
     return success();
   }
@@ -378,30 +384,8 @@ struct AsyncCopyOpConversion : public ConvertOpToLLVMPattern<AsyncCopyOp> {
     SmallVector<Value> masks;
     if (adaptor.getMask())
       masks = unpackRegisters(rewriter, loc, adaptor.getMask());
-    SmallVector<SmallVector<Value>> coords =
-        emitCoordinates(rewriter, loc, layout, hw);
-    // Copies of an element held by several threads or registers are made
-    // once.
-    Value pred = isCanonicalHolder(rewriter, loc, layout, hw);
-    if (adaptor.getPred())
-      pred = LLVM::AndOp::create(rewriter, loc, pred, adaptor.getPred());
-    Value full = createI32(rewriter, loc, 16),
-          none = createI32(rewriter, loc, 0);
-    SharedAddresses addresses(rewriter, loc, adaptor.getDst(), buffer, element,
-                              layout, coords);
-    std::set<LinearLayout::Coord> copied;
-    for (size_t i = 0; i < coords.size(); i += width) {
-      if (!copied.insert(registerOffset(layout, i)).second)
-        continue;
-      Value dstWord = LLVM::PtrToIntOp::create(
-          rewriter, loc, rewriter.getI32Type(), addresses.get(i));
-      Value srcBytes =
-          masks.empty()
-              ? full
-              : LLVM::SelectOp::create(rewriter, loc, masks[i], full, none)
-                    .getResult();
-      emitAsyncCopy(rewriter, loc, dstWord, pointers[i], pred, srcBytes);
-    }
+    emitVectorCopies(rewriter, loc, layout, hw, adaptor.getDst(), buffer,
+                     element, width, pointers, masks, adaptor.getPred());
     rewriter.eraseOp(op);
     return success();
   }
