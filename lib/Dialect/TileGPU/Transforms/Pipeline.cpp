@@ -3,7 +3,10 @@
 // A loop that reads a block through a block pointer advanced by the same
 // amount each iteration, or a tile through pointers it carries and advances
 // so (Triton's `a_ptrs += BLOCK_K * stride_ak`, under a mask the induction
-// variable gives), only to store it into a shared-memory buffer (a dot
+// variable gives) or computes from the induction variable (through loads of
+// tables the loop does not write: paged attention's block table, read for
+// the iteration ahead only if it runs), only to store it into a
+// shared-memory buffer (a dot
 // operand staged by tilegpu-optimize-dot-operands), instead copies it with
 // cp.async straight into a stack of `num-stages` buffers, the copy for
 // iteration k + S - 1 issued in iteration k (its pointers advanced and its
