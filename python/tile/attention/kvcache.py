@@ -164,6 +164,26 @@ def _sequence_lengths(cache_seqlens, batch, capacity, seqlen_new, device):
     return cache_seqlens
 
 
+_IDENTITY_ROWS = {}
+
+
+def _identity_rows(batch, device):
+    """0, 1, ..., batch - 1 (int32) on `device`: a contiguous cache's block
+    table, sequence b in row b.  Made once a (batch, device) and kept, so
+    that a call launches no kernel for it; made ready for every stream
+    before it is kept (the current one is synchronised once).  While a CUDA
+    graph is being captured a fresh one is made (and captured) instead."""
+    if device.type != "cuda" or torch.cuda.is_current_stream_capturing():
+        return torch.arange(batch, dtype=torch.int32, device=device)
+    key = (batch, device.index)
+    rows = _IDENTITY_ROWS.get(key)
+    if rows is None:
+        rows = torch.arange(batch, dtype=torch.int32, device=device)
+        torch.cuda.current_stream(device).synchronize()
+        _IDENTITY_ROWS[key] = rows
+    return rows
+
+
 def _check_on_host(name, values, low, high, what):
     """Values of an index tensor against [low, high): only for CPU tensors,
     which cost no synchronisation to read (CUDA ones are not read)."""
@@ -386,7 +406,7 @@ def flash_attn_with_kvcache(q, k_cache, v_cache, k=None, v=None, rotary_cos=None
         capacity = k_cache.shape[1]
         page_size = max(capacity, 1)   # one page a sequence: page 0 of its row
         if cache_batch_idx is None:
-            table = torch.arange(batch, dtype=torch.int32, device=device)
+            table = _identity_rows(batch, device)
         else:
             _check_index_tensor("cache_batch_idx", cache_batch_idx, (batch,), "(batch,)",
                                 device)
@@ -434,7 +454,10 @@ def flash_attn_with_kvcache(q, k_cache, v_cache, k=None, v=None, rotary_cos=None
     if seqlen_new:
         _append(k_cache, k, new_positions, table, block_table, page_size)
         _append(v_cache, v, new_positions, table, block_table, page_size)
-    kv_lens = (seqlens + seqlen_new).to(torch.int32)
+    # The kernels only read the lengths: the caller's tensor serves when
+    # nothing is appended (one kernel launch fewer a call).
+    kv_lens = seqlens if seqlen_new == 0 and seqlens.is_contiguous() else \
+        (seqlens + seqlen_new).to(torch.int32)
 
     out_shape = (batch, seqlen_q, heads, head_dim)
     if q.numel() == 0:
