@@ -135,6 +135,21 @@ def implementation(name):
 # Timing
 # --------------------------------------------------------------------------
 
+def captured(step):
+    """step captured once in a CUDA graph, after a warm-up off the capturing
+    stream (as torch.cuda.graph asks): a function that replays it."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            step()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        step()
+    return graph.replay
+
+
 def median_ms(run, count, target_ms, min_reps=5, max_reps=200):
     """Median time of run(i) (i cycles over `count` input sets), by CUDA
     events; warm-up and repetitions sized from a first estimate."""
@@ -297,16 +312,8 @@ def graph_replay_ms(attend, shape, dtype, causal, target_ms):
 
     times = []
     for step in (forward, forward_backward):
-        side = torch.cuda.Stream()     # warm-up off the capturing stream
-        side.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(side):
-            for _ in range(3):
-                step()
-        torch.cuda.current_stream().wait_stream(side)
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            step()
-        times.append(median_ms(lambda i, replay=graph.replay: replay(), 1, target_ms))
+        replay = captured(step)
+        times.append(median_ms(lambda i, replay=replay: replay(), 1, target_ms))
     return times[0], times[1] - times[0]
 
 

@@ -27,11 +27,13 @@ import warnings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
+sys.path.insert(0, HERE)
 
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
 
+from attention_bench import captured  # noqa: E402
 from tile.attention import flash_attn_with_kvcache  # noqa: E402
 
 SDPA_BACKENDS = {"sdpa-flash": SDPBackend.FLASH_ATTENTION,
@@ -63,21 +65,6 @@ def median_ms(run, target_ms):
     return statistics.median(times)
 
 
-def replayed(run):
-    """run captured once in a CUDA graph (after a warm-up on a side stream,
-    as PyTorch asks): a function that replays it."""
-    stream = torch.cuda.Stream()
-    stream.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(stream):
-        for _ in range(3):
-            run()
-    torch.cuda.current_stream().wait_stream(stream)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        run()
-    return graph.replay
-
-
 def copy_bandwidth(target_ms):
     """TB/s of a 2 GiB device-to-device copy, bytes read plus written."""
     src = torch.empty(1 << 31, dtype=torch.uint8, device="cuda")
@@ -94,7 +81,7 @@ def time_shape(batch, cache, args):
     v = torch.randn_like(k)
     lengths = torch.full((batch,), cache, dtype=torch.int32, device="cuda")
     kv_bytes = 2 * k.numel() * k.element_size()
-    timed = replayed if args.cuda_graph else (lambda run: run)
+    timed = captured if args.cuda_graph else (lambda run: run)
     results = {}
     results["tile"] = median_ms(
         timed(lambda: flash_attn_with_kvcache(q, k, v, cache_seqlens=lengths,

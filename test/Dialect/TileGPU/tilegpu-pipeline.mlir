@@ -118,8 +118,8 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
     // CHECK-NEXT: tilegpu.async_wait {pending = 0 : i32}
     // Iteration k + 1 (if it runs): the pointers advanced once, the mask at
     // iv + 1.
-    // CHECK: arith.addi %[[IV]], %{{.*}} : i32
     // CHECK: %[[AHEAD:.*]] = arith.addi %[[IV]], %{{.*}} : i32
+    // CHECK: arith.cmpi slt, %[[AHEAD]], %arg2 : i32
     // CHECK: %[[READ:.*]] = tilegpu.memdesc_index %[[STACK]][%[[SLOT]]]
     // CHECK: %[[STEP:.*]] = arith.muli %arg3, %{{.*}} : i32
     // CHECK: %[[STEPS:.*]] = tile.splat %[[STEP]]

@@ -351,7 +351,10 @@ bool copiesInVectors(Operation *load, LocalAllocOp alloc) {
           block.getPadding() == tile::Padding::zero);
 }
 
-std::optional<PipelinedLoad> matchLoad(scf::ForOp loop, Operation *load) {
+/// `readsTables`: the loop writes no global memory, so loads on the way to
+/// a tile's pointers can be read for an iteration ahead.
+std::optional<PipelinedLoad> matchLoad(scf::ForOp loop, Operation *load,
+                                       bool readsTables) {
   if (!load->hasOneUse())
     return std::nullopt;
   auto alloc = dyn_cast<LocalAllocOp>(*load->getUsers().begin());
@@ -359,7 +362,6 @@ std::optional<PipelinedLoad> matchLoad(scf::ForOp loop, Operation *load) {
     return std::nullopt;
   // A tile of pointers' mask must be known for the iterations ahead; so
   // must its pointers, unless the loop carries and advances them.
-  bool readsTables = writesNoGlobalMemory(loop);
   if (auto pointers = dyn_cast<tile::LoadOp>(load)) {
     if (pointers.getMask() &&
         !isComputableAt(loop, pointers.getMask(), true, readsTables))
@@ -439,11 +441,9 @@ Value pointerAt(OpBuilder &b, Location loc, scf::ForOp loop, PipelinedLoad &p,
   return evaluateAt(b, loop, p.load->getOperand(0), iv, runs);
 }
 
-/// `lower + times * step < upper`: iteration `times` (from `lower`) runs.
-Value iterationRuns(OpBuilder &b, Location loc, Value lower, Value step,
-                    Value upper, int64_t times) {
-  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                               inductionAt(b, loc, lower, step, times), upper);
+/// `iv < upper`: the iteration at induction value `iv` runs.
+Value iterationRuns(OpBuilder &b, Location loc, Value iv, Value upper) {
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, iv, upper);
 }
 
 /// Copies `p`'s tile for the iteration at induction value `iv`, whose
@@ -515,8 +515,8 @@ scf::ForOp pipelineLoop(scf::ForOp loop, MutableArrayRef<PipelinedLoad> loads,
     if (barriers)
       InitBarriersOp::create(b, loc, barriers);
   for (int64_t s = 0; s + lag < stages; ++s) {
-    Value runs = iterationRuns(b, loc, lower, step, upper, s);
     Value iv = inductionAt(b, loc, lower, step, s);
+    Value runs = iterationRuns(b, loc, iv, upper);
     for (auto [p, stack, barriers] : llvm::zip(loads, stacks, barrierStacks)) {
       Value init = p.advance ? loop.getInitArgs()[p.iterArg] : Value();
       copyAhead(b, loc, loop, p, pointerAt(b, loc, loop, p, init, s, iv, runs),
@@ -572,11 +572,9 @@ scf::ForOp pipelineLoop(scf::ForOp loop, MutableArrayRef<PipelinedLoad> loads,
   Value writeSlot = arith::SelectOp::create(
       b, loc, wraps,
       arith::SubIOp::create(b, loc, ahead, createSlot(b, loc, stages)), ahead);
-  Value runs =
-      iterationRuns(b, loc, newLoop.getInductionVar(), newLoop.getStep(),
-                    newLoop.getUpperBound(), stages - lag);
   Value ivAhead = inductionAt(b, loc, newLoop.getInductionVar(),
                               newLoop.getStep(), stages - lag);
+  Value runs = iterationRuns(b, loc, ivAhead, newLoop.getUpperBound());
   for (auto [p, stack, barriers] : llvm::zip(loads, stacks, barrierStacks)) {
     // The body's ops moved to the new loop; its arguments are new.
     Value pointer =
@@ -699,10 +697,11 @@ struct TileGPUPipelinePass
     SmallVector<std::pair<scf::ForOp, SmallVector<PipelinedLoad>>> plans;
     for (scf::ForOp loop : loops) {
       SmallVector<PipelinedLoad> loads;
+      bool readsTables = writesNoGlobalMemory(loop);
       for (Operation &op : loop.getBody()->getOperations())
         if (isa<tile::LoadBlockOp, tile::LoadOp>(op) &&
             isa<RankedTensorType>(op.getResult(0).getType()))
-          if (auto p = matchLoad(loop, &op))
+          if (auto p = matchLoad(loop, &op, readsTables))
             loads.push_back(*p);
       if (!loads.empty())
         plans.emplace_back(loop, std::move(loads));
