@@ -131,7 +131,9 @@ sys.exit(tile.__file__ != sys.argv[1] or
 install_torch() {
   "$TEST_VENV/bin/python3" -c "import torch" 2>/dev/null && return 0
   say "installing $TORCH_REQUIREMENT into $TEST_VENV for the tests"
-  pip_install ${TILE_TORCH_INDEX:+--index-url "$TILE_TORCH_INDEX"} \
+  # --no-cache-dir: pip's cache would hold the wheels a second time (about
+  # 3 GB for the CUDA build); a CI run out of disk failed here.
+  pip_install --no-cache-dir ${TILE_TORCH_INDEX:+--index-url "$TILE_TORCH_INDEX"} \
     "$TORCH_REQUIREMENT" && return 0
   # A missing PyTorch must not turn tile.attention's tests into silent skips.
   if [ "${TILE_SKIP_TORCH_TESTS:-0}" = 1 ]; then
