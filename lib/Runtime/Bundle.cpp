@@ -215,6 +215,14 @@ Status tile::rt::parseKernelInfo(const std::string &text,
     info->numWarps = static_cast<int>(warps->getInteger());
   }
   if (const JsonValue *gpu = root.get("gpu"); gpu && gpu->isObject())
+    if (const JsonValue *target = gpu->get("target")) {
+      if (!target->isString() || !GpuTarget::parse(target->getString()))
+        return Status::error("'gpu.target' is not a GPU architecture such as "
+                             "\"sm_90a\" or \"sm_80\" in " +
+                             path);
+      info->target = target->getString();
+    }
+  if (const JsonValue *gpu = root.get("gpu"); gpu && gpu->isObject())
     if (const JsonValue *threads = gpu->get("threads")) {
       if (!threads->isInteger() ||
           threads->getInteger() < 32 * info->numWarps ||
@@ -357,10 +365,10 @@ describeForSelection(const KernelInfo &info,
 
 Status Bundle::select(const std::string &family, const std::string &elementType,
                       const std::vector<std::pair<std::string, int64_t>> &keys,
-                      std::optional<int64_t> length,
+                      std::optional<int64_t> length, const TargetChoice &target,
                       const KernelInfo **chosen) const {
   std::vector<const KernelInfo *> matching;
-  std::vector<std::string> available;
+  std::vector<std::string> available, targets;
   for (const KernelInfo *info : this->family(family)) {
     bool matches = true;
     for (const auto &[name, value] : keys)
@@ -371,13 +379,25 @@ Status Bundle::select(const std::string &family, const std::string &elementType,
         pointer = &param;
     if (!elementType.empty())
       matches = matches && pointer && dtypeName(pointer->dtype) == elementType;
-    if (matches)
+    if (matches && std::find(targets.begin(), targets.end(), info->target) ==
+                       targets.end())
+      targets.push_back(info->target);
+    if (matches && target.admits(info->target))
       matching.push_back(info);
     std::string described = describeForSelection(*info, keys);
     if (std::find(available.begin(), available.end(), described) ==
         available.end())
       available.push_back(described);
   }
+  // Only the preferred target's variants.
+  int best = std::numeric_limits<int>::min();
+  for (const KernelInfo *info : matching)
+    best = std::max(best, target.rank(info->target));
+  matching.erase(std::remove_if(matching.begin(), matching.end(),
+                                [&](const KernelInfo *info) {
+                                  return target.rank(info->target) != best;
+                                }),
+                 matching.end());
   // Without a length, the general variant (as for the longest sequence).
   if ((*chosen = pickForSequenceLength(
            matching, length.value_or(std::numeric_limits<int64_t>::max()))))
@@ -386,6 +406,28 @@ Status Bundle::select(const std::string &family, const std::string &elementType,
   for (const auto &[name, value] : keys)
     wanted += name + "=" + std::to_string(value) + " ";
   wanted += elementType.empty() ? "(any type)" : elementType;
+  if (!targets.empty()) {
+    std::string compiled;
+    for (const std::string &each : targets)
+      compiled += (compiled.empty() ? "" : ", ") +
+                  (each.empty() ? std::string("the interpreter") : each);
+    std::string device = target.device
+                             ? "compute capability " +
+                                   std::to_string(target.device->major) + "." +
+                                   std::to_string(target.device->minor)
+                             : "this device";
+    return Status::error(
+        "the bundle '" + dir + "' has " + family + " for " + wanted +
+        " compiled for " + compiled + " only, which " +
+        (target.required.empty()
+             ? device + " cannot run"
+             : "TILE_TARGET=" + target.required + " leaves out") +
+        (!target.required.empty() ? ""
+         : target.device && target.device->major < 8
+             ? ": Tile's kernels need compute capability 8.0 or newer"
+             : ": add kernels compiled for it (tile-compile --options "
+               "target=sm_80)"));
+  }
   std::string listed;
   for (const std::string &entry : available)
     listed += (listed.empty() ? "" : ", ") + entry;

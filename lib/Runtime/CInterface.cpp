@@ -180,17 +180,22 @@ int tileBundleFind(const TileBundle *bundle, const char *name,
 int tileBundleSelect(const TileBundle *bundle, const char *family,
                      const char *elementType, int numKeys,
                      const char *const *keyNames, const int64_t *keyValues,
-                     int64_t length, const TileKernel **kernel) {
+                     int64_t length, int deviceMajor, int deviceMinor,
+                     const TileKernel **kernel) {
   if (numKeys < 0 || (numKeys > 0 && (!keyNames || !keyValues)))
     return fail(Status::error("tileBundleSelect: " + std::to_string(numKeys) +
                               " keys without their names and values"));
   std::vector<std::pair<std::string, int64_t>> keys;
   for (int i = 0; i < numKeys; ++i)
     keys.emplace_back(keyNames[i], keyValues[i]);
+  std::optional<ComputeCapability> device;
+  if (deviceMajor >= 0)
+    device = ComputeCapability{deviceMajor, deviceMinor};
   const KernelInfo *info = nullptr;
   Status status = bundle->bundle.select(
       family ? family : "", elementType ? elementType : "", keys,
-      length < 0 ? std::nullopt : std::optional<int64_t>(length), &info);
+      length < 0 ? std::nullopt : std::optional<int64_t>(length),
+      TargetChoice::forDevice(device), &info);
   if (!status.ok())
     return fail(status);
   *kernel = wrap(bundle, info);

@@ -20,6 +20,9 @@ public:
 
   std::string name() const override { return "cuda"; }
   std::string description() const override { return deviceName; }
+  std::optional<ComputeCapability> computeCapability() const override {
+    return capability;
+  }
 
   Status loadKernel(const KernelInfo &info, KernelHandle *kernel) override;
   Status allocate(size_t bytes, DType, const std::string &label,
@@ -45,6 +48,7 @@ public:
 private:
   const CudaDriver *driver = nullptr;
   std::string deviceName;
+  ComputeCapability capability;
   CUevent start = nullptr, stop = nullptr;
   struct Loaded {
     LoadedKernel kernel;
@@ -72,6 +76,7 @@ Status CudaBackend::create(std::unique_ptr<Backend> *backend) {
       d.check(d.cuEventCreate(&cuda->start, 0), "cuEventCreate"));
   TILE_RETURN_IF_ERROR(
       d.check(d.cuEventCreate(&cuda->stop, 0), "cuEventCreate"));
+  TILE_RETURN_IF_ERROR(getComputeCapability(d, device, &cuda->capability));
   cuda->deviceName = name;
   *backend = std::move(cuda);
   return Status::success();

@@ -3,6 +3,7 @@
 #include "tile/Runtime/CudaDriver.h"
 
 #include "tile/Runtime/Launch.h"
+#include "tile/Runtime/Target.h"
 
 #include <dlfcn.h>
 
@@ -29,12 +30,10 @@ Status getCurrentDevice(const CudaDriver &driver, int *major, int *minor,
   CUdevice device;
   TILE_RETURN_IF_ERROR(
       driver.check(driver.cuCtxGetDevice(&device), "cuCtxGetDevice"));
-  TILE_RETURN_IF_ERROR(driver.check(
-      driver.cuDeviceGetAttribute(major, kComputeCapabilityMajor, device),
-      "reading the device's compute capability"));
-  TILE_RETURN_IF_ERROR(driver.check(
-      driver.cuDeviceGetAttribute(minor, kComputeCapabilityMinor, device),
-      "reading the device's compute capability"));
+  ComputeCapability capability;
+  TILE_RETURN_IF_ERROR(getComputeCapability(driver, device, &capability));
+  *major = capability.major;
+  *minor = capability.minor;
   char text[256] = {};
   if (driver.cuDeviceGetName(text, sizeof(text) - 1, device) == kSuccess)
     *name = text;
@@ -101,34 +100,34 @@ Status CudaDriver::check(CUresult result, const std::string &what) const {
                        (text ? text : "CUDA error " + std::to_string(result)));
 }
 
+Status tile::rt::getComputeCapability(const CudaDriver &driver, CUdevice device,
+                                      ComputeCapability *capability) {
+  TILE_RETURN_IF_ERROR(
+      driver.check(driver.cuDeviceGetAttribute(&capability->major,
+                                               kComputeCapabilityMajor, device),
+                   "reading the device's compute capability"));
+  return driver.check(driver.cuDeviceGetAttribute(
+                          &capability->minor, kComputeCapabilityMinor, device),
+                      "reading the device's compute capability");
+}
+
 Status tile::rt::checkTargetRuns(const std::string &kernel,
                                  const std::string &target, bool cubin,
                                  int major, int minor,
                                  const std::string &device) {
-  // "sm_" digits, then "a" for an architecture-specific target.
-  if (target.size() < 5 || target.compare(0, 3, "sm_") != 0)
-    return Status::success();
-  bool specific = target.back() == 'a';
-  std::string digits = target.substr(3, target.size() - 3 - (specific ? 1 : 0));
-  if (digits.size() < 2 ||
-      digits.find_first_not_of("0123456789") != std::string::npos)
-    return Status::success();
-  int wantMajor = std::stoi(digits.substr(0, digits.size() - 1));
-  int wantMinor = digits.back() - '0';
-  bool runs =
-      specific ? major == wantMajor && minor == wantMinor
-      : cubin  ? major == wantMajor && minor >= wantMinor
-              : major > wantMajor || (major == wantMajor && minor >= wantMinor);
-  if (runs)
+  std::optional<GpuTarget> parsed = GpuTarget::parse(target);
+  if (!parsed || parsed->runsOn({major, minor}, cubin))
     return Status::success();
   std::string have = std::to_string(major) + "." + std::to_string(minor);
+  const ComputeCapability &own = parsed->capability;
   std::string want =
-      std::to_string(wantMajor) + "." + std::to_string(wantMinor);
+      std::to_string(own.major) + "." + std::to_string(own.minor);
   return Status::error(
       "kernel '" + kernel + "' is compiled for " + target +
-      " (compute capability " + want + (specific ? " exactly" : " and up") +
-      "), but the device" + (device.empty() ? "" : " (" + device + ")") +
-      " has compute capability " + have +
+      " (compute capability " + want +
+      (parsed->specific ? " exactly" : " and up") + "), but the device" +
+      (device.empty() ? "" : " (" + device + ")") + " has compute capability " +
+      have +
       (major < 8 ? ": Tile's kernels need compute capability 8.0 or newer"
                  : ": compile the kernels for it (tile-compile --options "
                    "target=sm_80, or CompileOptions(target=\"sm_80\"))"));
@@ -136,20 +135,36 @@ Status tile::rt::checkTargetRuns(const std::string &kernel,
 
 Status tile::rt::loadKernel(const CudaDriver &driver, const KernelInfo &info,
                             LoadedKernel *kernel) {
+  const JsonValue *gpu = info.metadata.get("gpu");
+  const JsonValue *target = gpu ? gpu->get("target") : nullptr;
+  int major = 0, minor = 0;
+  std::string device;
+  if (target && target->isString())
+    TILE_RETURN_IF_ERROR(getCurrentDevice(driver, &major, &minor, &device));
+  auto runs = [&](bool cubin) {
+    return !target || !target->isString() ||
+           checkTargetRuns(info.name, target->getString(), cubin, major, minor,
+                           device)
+               .ok();
+  };
+  // The cubin where the device runs it, else the PTX, which the driver
+  // compiles for the device (an sm_80 kernel on an H100, say).
   std::string image;
   bool cubin = false;
   for (const char *extension : {".cubin", ".ptx"}) {
+    bool isCubin = std::strcmp(extension, ".cubin") == 0;
     std::ifstream file(info.companionPath(extension), std::ios::binary);
-    if (!file)
+    // Code already read is replaced only by code that runs.
+    if (!file || (!image.empty() && !runs(isCubin)))
       continue;
     std::stringstream contents;
     contents << file.rdbuf();
     image = contents.str();
-    cubin = std::strcmp(extension, ".cubin") == 0;
-    break;
+    cubin = isCubin;
+    if (runs(isCubin))
+      break;
   }
   if (image.empty()) {
-    const JsonValue *gpu = info.metadata.get("gpu");
     const JsonValue *unsupported = gpu ? gpu->get("unsupported") : nullptr;
     if (unsupported && unsupported->isString())
       return Status::error("kernel '" + info.name +
@@ -160,15 +175,9 @@ Status tile::rt::loadKernel(const CudaDriver &driver, const KernelInfo &info,
                          " or .ptx): compile it with tile-compile (its "
                          "--emit=metadata writes none)");
   }
-  if (const JsonValue *gpu = info.metadata.get("gpu"))
-    if (const JsonValue *target = gpu->get("target");
-        target && target->isString()) {
-      int major = 0, minor = 0;
-      std::string device;
-      TILE_RETURN_IF_ERROR(getCurrentDevice(driver, &major, &minor, &device));
-      TILE_RETURN_IF_ERROR(checkTargetRuns(info.name, target->getString(),
-                                           cubin, major, minor, device));
-    }
+  if (target && target->isString())
+    TILE_RETURN_IF_ERROR(checkTargetRuns(info.name, target->getString(), cubin,
+                                         major, minor, device));
   image.push_back('\0'); // PTX is loaded as a C string
   CUmodule module;
   TILE_RETURN_IF_ERROR(
@@ -179,7 +188,7 @@ Status tile::rt::loadKernel(const CudaDriver &driver, const KernelInfo &info,
       driver.cuModuleGetFunction(&function, module, info.entry.c_str()),
       "finding entry '" + info.entry + "' of '" + info.name + "'"));
   unsigned sharedBytes = 0;
-  if (const JsonValue *gpu = info.metadata.get("gpu"))
+  if (gpu)
     if (const JsonValue *bytes = gpu->get("shared_bytes"))
       if (bytes->isInteger())
         sharedBytes = static_cast<unsigned>(bytes->getInteger());

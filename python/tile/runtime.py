@@ -97,6 +97,7 @@ _SIGNATURES = {
     "tileBundleSelect": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p,
                                         ctypes.c_int, ctypes.POINTER(ctypes.c_char_p),
                                         ctypes.POINTER(ctypes.c_int64), ctypes.c_int64,
+                                        ctypes.c_int, ctypes.c_int,
                                         ctypes.POINTER(ctypes.c_void_p)]),
     "tileKernelName": (ctypes.c_char_p, [ctypes.c_void_p]),
     "tileKernelFamily": (ctypes.c_char_p, [ctypes.c_void_p]),
@@ -442,13 +443,18 @@ class Bundle:
             return None
         return self._by_handle[handle.value]
 
-    def select(self, family, element_type=None, keys=None, length=None):
+    def select(self, family, element_type=None, keys=None, length=None, capability=None):
         """The variant of `family` for `element_type` whose constexprs equal
-        `keys` ({name: int or bool}), and among several the one for
-        sequences of `length` (the runtime's choice: Bundle::select).
-        ValueError saying what the folder has when none matches."""
+        `keys` ({name: int or bool}), compiled for a device of compute
+        capability `capability` ((major, minor); None: no device, the
+        interpreter; $TILE_TARGET, if set, names the target to take), and
+        among several the one for sequences of `length` (the runtime's
+        choice: Bundle::select).  ValueError saying what the folder has when
+        none matches."""
         keys = keys or {}
-        cache_key = (family, element_type, tuple(keys.items()), length)
+        major, minor = capability if capability is not None else (-1, -1)
+        cache_key = (family, element_type, tuple(keys.items()), length, major, minor,
+                     os.environ.get("TILE_TARGET"))
         kernel = self._selected.get(cache_key)
         if kernel is not None:
             return kernel
@@ -459,7 +465,7 @@ class Bundle:
         if lib.tileBundleSelect(self._handle, family.encode(),
                                 element_type.encode() if element_type else None,
                                 len(keys), names, values, -1 if length is None else length,
-                                ctypes.byref(handle)):
+                                major, minor, ctypes.byref(handle)):
             raise ValueError(lib.error())
         kernel = self._selected[cache_key] = self._by_handle[handle.value]
         return kernel

@@ -437,6 +437,6 @@ def test_gpu_launches_bind_every_argument(options, monkeypatch):
     monkeypatch.setattr(kvcache, "_run_on_interpreter", captured.extend)
     Case(**options).run(causal=True, num_splits=3)
     assert [family for family, *_ in captured] == [kvcache.DECODE, kvcache.COMBINE]
-    for (kernel, values), (_, _, _, _, grid) in zip(kvcache.gpu_launches(captured),
-                                                    captured):
+    launches = kvcache.gpu_launches(captured, torch.device("cpu"))
+    for (kernel, values), (_, _, _, _, grid) in zip(launches, captured):
         assert kernel.check(values) == tuple(grid) + (1,) * (3 - len(grid))

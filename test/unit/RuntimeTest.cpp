@@ -788,7 +788,7 @@ TEST(Bundle, SelectsByKeysTypeAndLength) {
     chosen = nullptr;
     Status status =
         bundle.select("fwd", type, {{"HEAD_DIM", headDim}, {"CAUSAL", causal}},
-                      length, &chosen);
+                      length, TargetChoice{}, &chosen);
     return status.ok() ? chosen->name : status.message();
   };
   EXPECT_EQ(select("fp16", 64, 1, 100), "a_short");
@@ -802,6 +802,83 @@ TEST(Bundle, SelectsByKeysTypeAndLength) {
             std::string::npos)
       << missing;
   EXPECT_NE(missing.find("HEAD_DIM=128 CAUSAL=0 fp16"), std::string::npos);
+}
+
+TEST(Bundle, SelectsTheTargetTheDeviceRuns) {
+  Bundle bundle;
+  std::string dir = ::testing::TempDir() + "/target-bundle";
+  ASSERT_EQ(std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str()), 0);
+  auto write = [&](const std::string &name, const std::string &target,
+                   int maxNCtx) {
+    std::ofstream out(dir + "/" + name + ".json");
+    out << R"({"schema_version": 2, "name": ")" << name
+        << R"(", "kernel": "fwd", "params": [{"name": "Q", "type": "*fp16"}],)"
+        << R"( "constexprs": {"HEAD_DIM": 64})"
+        << (maxNCtx ? ", \"max_n_ctx\": " + std::to_string(maxNCtx) : "")
+        << R"(, "gpu": {"target": ")" << target << R"("}})";
+  };
+  write("hopper", "sm_90a", 0);
+  write("hopper_short", "sm_90a", 1024);
+  write("ampere", "sm_80", 0);
+  ASSERT_TRUE(Bundle::open(dir, &bundle).ok());
+  auto select = [&](TargetChoice target, std::optional<int64_t> length) {
+    const KernelInfo *chosen = nullptr;
+    Status status = bundle.select("fwd", "fp16", {{"HEAD_DIM", 64}}, length,
+                                  target, &chosen);
+    return status.ok() ? chosen->name : status.message();
+  };
+  auto on = [](int major, int minor) {
+    TargetChoice choice;
+    choice.device = ComputeCapability{major, minor};
+    return choice;
+  };
+  // An H100 takes its own sm_90a variants, by length among them; an A100 and
+  // an RTX 4090 the sm_80 one; a B200 the sm_80 PTX, which its driver
+  // compiles; the interpreter the newest.
+  EXPECT_EQ(select(on(9, 0), 100), "hopper_short");
+  EXPECT_EQ(select(on(9, 0), 4096), "hopper");
+  EXPECT_EQ(select(on(8, 0), 100), "ampere");
+  EXPECT_EQ(select(on(8, 9), 100), "ampere");
+  EXPECT_EQ(select(on(10, 0), 100), "ampere");
+  EXPECT_EQ(select(TargetChoice{}, 4096), "hopper");
+  // TILE_TARGET's choice: the sm_80 kernels on an H100.
+  TargetChoice required = on(9, 0);
+  required.required = "sm_80";
+  EXPECT_EQ(select(required, 100), "ampere");
+  // None runs on a T4: the error names what the bundle has.
+  std::string refused = select(on(7, 5), 100);
+  EXPECT_NE(refused.find("compiled for sm_80, sm_90a only, which compute "
+                         "capability 7.5 cannot run: Tile's kernels need "
+                         "compute capability 8.0 or newer"),
+            std::string::npos)
+      << refused;
+  required.required = "sm_75";
+  EXPECT_NE(select(required, 100).find("TILE_TARGET=sm_75 leaves out"),
+            std::string::npos);
+
+  // A target the metadata cannot name is refused when the bundle is read.
+  write("odd", "gfx942", 0);
+  Bundle odd;
+  Status status = Bundle::open(dir, &odd);
+  bool refusedOdd = !status.ok();
+  for (const std::string &warning : odd.warnings())
+    refusedOdd |= warning.find("'gpu.target'") != std::string::npos;
+  EXPECT_TRUE(refusedOdd);
+}
+
+TEST(Target, RunsOn) {
+  auto runs = [](const std::string &target, bool cubin, int major, int minor) {
+    return GpuTarget::parse(target)->runsOn({major, minor}, cubin);
+  };
+  EXPECT_TRUE(runs("sm_90a", true, 9, 0));
+  EXPECT_FALSE(runs("sm_90a", false, 10, 0));
+  EXPECT_TRUE(runs("sm_80", true, 8, 9));
+  EXPECT_FALSE(runs("sm_80", true, 9, 0));
+  EXPECT_TRUE(runs("sm_80", false, 12, 0));
+  EXPECT_FALSE(runs("sm_86", false, 8, 0));
+  EXPECT_FALSE(GpuTarget::parse("sm_9").has_value());
+  EXPECT_FALSE(GpuTarget::parse("gfx942").has_value());
+  EXPECT_EQ(GpuTarget::parse("sm_100a")->capability.major, 10);
 }
 
 // Which device runs a kernel's code: sm_90a (wgmma, setmaxnreg) only an

@@ -91,6 +91,7 @@ rt::Status selectVariant(const rt::Bundle &bundle, const std::string &family,
                          int64_t headDim, std::optional<bool> causal,
                          rt::DType dtype, int64_t seqLen,
                          const PinnedVariants &pinned,
+                         const rt::TargetChoice &target,
                          const rt::KernelInfo **chosen) {
   if (auto it = pinned.find(family); it != pinned.end()) {
     const rt::KernelInfo &info = *it->second;
@@ -128,7 +129,8 @@ rt::Status selectVariant(const rt::Bundle &bundle, const std::string &family,
     if (family == "attn_bwd")
       keys.push_back({"DQ", 1});
   }
-  return bundle.select(family, rt::dtypeName(dtype), keys, seqLen, chosen);
+  return bundle.select(family, rt::dtypeName(dtype), keys, seqLen, target,
+                       chosen);
 }
 
 /// Tolerances of the normwise check |out - ref| <= atol + rtol * max|ref|,
@@ -251,19 +253,21 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
       return rt::Status::error("--kernel names two " + info->kernel +
                                " variants; give one a family");
   }
+  rt::TargetChoice target =
+      rt::TargetChoice::forDevice(session.backend().computeCapability());
   TILE_RETURN_IF_ERROR(selectVariant(session.bundle(), "attn_fwd",
                                      problem.headDim, problem.causal, *dtype,
-                                     problem.seq, pinned, &forward));
+                                     problem.seq, pinned, target, &forward));
   if (backward) {
-    TILE_RETURN_IF_ERROR(selectVariant(session.bundle(), "attn_bwd_preprocess",
-                                       problem.headDim, std::nullopt, *dtype,
-                                       problem.seq, pinned, &preprocess));
+    TILE_RETURN_IF_ERROR(selectVariant(
+        session.bundle(), "attn_bwd_preprocess", problem.headDim, std::nullopt,
+        *dtype, problem.seq, pinned, target, &preprocess));
     TILE_RETURN_IF_ERROR(selectVariant(session.bundle(), "attn_bwd",
                                        problem.headDim, problem.causal, *dtype,
-                                       problem.seq, pinned, &gradient));
-    TILE_RETURN_IF_ERROR(selectVariant(session.bundle(), "attn_bwd_postprocess",
-                                       problem.headDim, std::nullopt, *dtype,
-                                       problem.seq, pinned, &postprocess));
+                                       problem.seq, pinned, target, &gradient));
+    TILE_RETURN_IF_ERROR(selectVariant(
+        session.bundle(), "attn_bwd_postprocess", problem.headDim, std::nullopt,
+        *dtype, problem.seq, pinned, target, &postprocess));
   }
 
   int64_t b = problem.batch, h = problem.heads, n = problem.seq,

@@ -18,9 +18,11 @@
 #include "tile/Runtime/Bundle.h"
 #include "tile/Runtime/DType.h"
 #include "tile/Runtime/Status.h"
+#include "tile/Runtime/Target.h"
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -78,6 +80,11 @@ public:
   virtual std::string name() const = 0;
   /// For the user: "CPU interpreter", or the GPU's name.
   virtual std::string description() const = 0;
+  /// The GPU's compute capability, which decides the variants it takes
+  /// (TargetChoice); none for the interpreter.
+  virtual std::optional<ComputeCapability> computeCapability() const {
+    return std::nullopt;
+  }
 
   /// Makes a variant launchable: parses its IR, or loads its PTX or cubin.
   virtual Status loadKernel(const KernelInfo &info, KernelHandle *kernel) = 0;

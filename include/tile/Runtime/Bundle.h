@@ -15,6 +15,7 @@
 #include "tile/Runtime/Json.h"
 #include "tile/Runtime/Launch.h"
 #include "tile/Runtime/Status.h"
+#include "tile/Runtime/Target.h"
 #include "tile/Runtime/TensorMap.h"
 
 #include <optional>
@@ -80,6 +81,9 @@ struct KernelInfo {
   /// variant (python -m tile.tools.autotune), which runs only when named with
   /// --kernel; empty for a variant the runtimes may choose.
   std::string candidateOf;
+  /// "gpu.target": the architecture of its GPU code ("sm_90a", "sm_80");
+  /// empty for a kernel compiled for the interpreter only.
+  std::string target;
   std::vector<ParamInfo> params;
   std::vector<std::pair<std::string, JsonValue>> constexprs;
   /// "launch": how the kernel is launched (its grid, its selection keys);
@@ -128,12 +132,14 @@ public:
 
   /// The variant of `family` (tuning candidates excluded) whose first
   /// pointer parameter holds `elementType` (any, if empty) and whose
-  /// constexprs equal `keys` (a boolean constexpr equals 0 or 1); among
-  /// several, the one for `length` (pickForSequenceLength). An error says
-  /// what was asked and lists what the bundle has.
+  /// constexprs equal `keys` (a boolean constexpr equals 0 or 1), of the
+  /// target `target` prefers among those it admits; among several, the one
+  /// for `length` (pickForSequenceLength). An error says what was asked and
+  /// lists what the bundle has.
   Status select(const std::string &family, const std::string &elementType,
                 const std::vector<std::pair<std::string, int64_t>> &keys,
-                std::optional<int64_t> length, const KernelInfo **chosen) const;
+                std::optional<int64_t> length, const TargetChoice &target,
+                const KernelInfo **chosen) const;
   /// The variants of one kernel family that the runtimes choose among, in
   /// name order: tuning candidates run only when named (findVariant).
   std::vector<const KernelInfo *> family(const std::string &kernel) const;

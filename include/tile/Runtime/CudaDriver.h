@@ -14,6 +14,7 @@
 #include "tile/Runtime/Backend.h"
 #include "tile/Runtime/Bundle.h"
 #include "tile/Runtime/Status.h"
+#include "tile/Runtime/Target.h"
 #include "tile/Runtime/TensorMap.h"
 
 #include <cstdint>
@@ -82,6 +83,10 @@ struct LoadedKernel {
   unsigned threads = 0;     ///< 32 * num_warps
   unsigned sharedBytes = 0; ///< dynamic shared memory of each program
 };
+
+/// The compute capability of `device`.
+Status getComputeCapability(const CudaDriver &driver, CUdevice device,
+                            ComputeCapability *capability);
 
 /// Whether code for `target` (a kernel's "gpu.target": "sm_90a", "sm_80")
 /// runs on a device of compute capability major.minor, named `device`: an

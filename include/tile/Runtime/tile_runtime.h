@@ -71,13 +71,17 @@ TILE_RUNTIME_API int tileBundleFind(const TileBundle *bundle, const char *name,
                                     const TileKernel **kernel);
 /* The variant of `family` for `element_type` (the element type of its first
  * pointer parameter; NULL: any) whose constexprs `key_names` equal
- * `key_values`, and, among several, the one for sequences of `length`
- * tokens (its max_n_ctx; a negative length: the general variant). */
+ * `key_values`, compiled for the device of compute capability
+ * `device_major`.`device_minor` (negative: no device, the interpreter; the
+ * environment's TILE_TARGET, if set, names the target to take), and, among
+ * several, the one for sequences of `length` tokens (its max_n_ctx; a
+ * negative length: the general variant). */
 TILE_RUNTIME_API int tileBundleSelect(const TileBundle *bundle,
                                       const char *family,
                                       const char *element_type, int num_keys,
                                       const char *const *key_names,
                                       const int64_t *key_values, int64_t length,
+                                      int device_major, int device_minor,
                                       const TileKernel **kernel);
 
 TILE_RUNTIME_API const char *tileKernelName(const TileKernel *kernel);

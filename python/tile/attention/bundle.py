@@ -94,16 +94,19 @@ class KernelBundle:
         return cls(find_kernel_dir())
 
     def select(self, kernel, element_type, head_dim, causal=None, seq_len=None,
-               window=None, softcap=None, alibi=False, dropout=False, deterministic=False):
+               window=None, softcap=None, alibi=False, dropout=False, deterministic=False,
+               capability=None):
         """The variant of `kernel`'s family for this element type, head dim,
         mask (CAUSAL and WINDOW, for the families that have them; None
         leaves a key out), capping of the scores (SOFTCAP, likewise), ALiBi
         and dropout (forward and backward), dQ's atomic adds in the backward
         (DQ: not when deterministic) and sequence length (the runtime's choice, by the
-        families' launch specs): ValueError naming what the folder has when
-        none matches.  The runtime matches only the keys given, so the
-        forward and backward pass both: CAUSAL=1 alone would match the
-        causal and the local (banded) variants alike."""
+        families' launch specs), compiled for a device of compute capability
+        `capability` ((major, minor); None on the CPU): ValueError naming
+        what the folder has when none matches.  The runtime matches only
+        the keys given, so the forward and backward pass both: CAUSAL=1
+        alone would match the causal and the local (banded) variants
+        alike."""
         keys = {"HEAD_DIM": head_dim}
         if causal is not None:
             keys["CAUSAL"] = causal
@@ -118,4 +121,4 @@ class KernelBundle:
             keys["DROPOUT"] = dropout
         if kernel == BACKWARD:
             keys["DQ"] = not deterministic
-        return self.bundle.select(kernel, element_type, keys, seq_len)
+        return self.bundle.select(kernel, element_type, keys, seq_len, capability)

@@ -55,6 +55,20 @@ def kernel_bundle():
     return _kernel_cache[key]
 
 
+@functools.cache
+def _cuda_capability(index):
+    return torch.cuda.get_device_capability(index)
+
+
+def device_capability(device):
+    """(major, minor) of a CUDA device, whose kernels' target the runtime
+    chooses by it; None for the CPU (the interpreter)."""
+    if device.type != "cuda":
+        return None
+    return _cuda_capability(device.index if device.index is not None
+                            else torch.cuda.current_device())
+
+
 def _cdiv(a, b):
     return -(-a // b)
 
@@ -482,7 +496,8 @@ def _forward_kernels(q, k, v, causal, scale, causal_offset=0, window_offset=None
     spec = kernel_bundle().select(_bundle.FORWARD, element_type, head_dim, mask.causal,
                                   seq_len=seqlen_q, window=mask.window,
                                   softcap=softcap > 0, alibi=alibi_slopes is not None,
-                                  dropout=dropout_p > 0)
+                                  dropout=dropout_p > 0,
+                                  capability=device_capability(q.device))
     q, = to_kernel_layout([q], spec)
     k, v = to_kernel_layout([k, v], spec, dense=False)
     out = _empty_like_layout(q)
@@ -583,16 +598,19 @@ def _backward_kernels(dout, q, k, v, out, lse, causal, scale, causal_offset=0,
     element_type = _ELEMENT_TYPES[q.dtype]
     mask = _kernel_mask(causal, causal_offset, window_offset, seqlen_q, seqlen_k)
     kernels = kernel_bundle()
-    preprocess = kernels.select(_bundle.PREPROCESS, element_type, head_dim)
+    capability = device_capability(q.device)
+    preprocess = kernels.select(_bundle.PREPROCESS, element_type, head_dim,
+                                capability=capability)
     backward = kernels.select(_bundle.BACKWARD, element_type, head_dim, mask.causal,
                               window=mask.window, softcap=softcap > 0,
                               alibi=alibi_slopes is not None, dropout=dropout_p > 0,
-                              deterministic=deterministic)
+                              deterministic=deterministic, capability=capability)
     if deterministic:
         postprocess = kernels.select(_bundle.DQ, element_type, head_dim, mask.causal,
-                                     window=mask.window)
+                                     window=mask.window, capability=capability)
     else:
-        postprocess = kernels.select(_bundle.POSTPROCESS, element_type, head_dim)
+        postprocess = kernels.select(_bundle.POSTPROCESS, element_type, head_dim,
+                                     capability=capability)
 
     q, out = to_kernel_layout([q, out], backward)
     k, v = to_kernel_layout([k, v], backward, dense=False)

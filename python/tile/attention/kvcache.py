@@ -316,16 +316,18 @@ def _launch(device, launches):
     from the launch spec), on the CPU the manifest's variant's kernel on
     the interpreter over `grid`."""
     if device.type == "cuda":
-        _f._launch_all(device, gpu_launches(launches))
+        _f._launch_all(device, gpu_launches(launches, device))
     else:
         _run_on_interpreter(launches)
 
 
-def gpu_launches(launches):
+def gpu_launches(launches, device):
     """The runtime's (kernel, values) of each launch: the bundle's variant
-    for the family, element type and keys, tensors as device pointers."""
+    for the family, element type and keys on `device`, tensors as device
+    pointers."""
     bundle = _f.kernel_bundle().bundle
-    return [(bundle.select(family, element_type, keys),
+    capability = _f.device_capability(device)
+    return [(bundle.select(family, element_type, keys, capability=capability),
              {name: (_f._device_pointer(value) if isinstance(value, torch.Tensor) else value)
               for name, value in values.items()})
             for family, keys, element_type, values, _ in launches]

@@ -147,7 +147,8 @@ def _varlen_forward(q, k, v, cu_q, cu_k, max_q, max_k, scale, mask, softcap,
     spec = _f.kernel_bundle().select(_bundle.FORWARD, element_type, q.shape[2], causal,
                                      seq_len=max(max_q, 1), window=window,
                                      softcap=softcap > 0, alibi=alibi_slopes is not None,
-                                     dropout=dropout_p > 0)
+                                     dropout=dropout_p > 0,
+                                     capability=_f.device_capability(q.device))
     q = _fitted(q, spec, dense=True)
     k, v = (_fitted(t, spec, dense=False) for t in (k, v))
     batch, heads = cu_q.numel() - 1, q.shape[1]
@@ -186,15 +187,19 @@ def _varlen_backward(dout, q, k, v, out, lse, cu_q, cu_k, max_q, max_k, scale, m
     total_k, heads_k = k.shape[0], k.shape[1]
     element_type = _f._ELEMENT_TYPES[q.dtype]
     kernels = _f.kernel_bundle()
-    preprocess = kernels.select(_bundle.PREPROCESS, element_type, head_dim)
+    capability = _f.device_capability(q.device)
+    preprocess = kernels.select(_bundle.PREPROCESS, element_type, head_dim,
+                                capability=capability)
     backward = kernels.select(_bundle.BACKWARD, element_type, head_dim, causal,
                               window=window, softcap=softcap > 0,
                               alibi=alibi_slopes is not None, dropout=dropout_p > 0,
-                              deterministic=deterministic)
+                              deterministic=deterministic, capability=capability)
     if deterministic:
-        postprocess = kernels.select(_bundle.DQ, element_type, head_dim, causal, window=window)
+        postprocess = kernels.select(_bundle.DQ, element_type, head_dim, causal, window=window,
+                                     capability=capability)
     else:
-        postprocess = kernels.select(_bundle.POSTPROCESS, element_type, head_dim)
+        postprocess = kernels.select(_bundle.POSTPROCESS, element_type, head_dim,
+                                     capability=capability)
     if dout.stride() != q.stride():
         dout = torch.empty_strided(q.shape, q.stride(), dtype=q.dtype,
                                    device=q.device).copy_(dout)
