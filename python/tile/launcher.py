@@ -26,6 +26,7 @@ a kernel is launched, never before.
 """
 
 import ctypes
+import functools
 import hashlib
 import operator
 import os
@@ -199,9 +200,29 @@ def specialise(fn, args, kwargs):
                             f"{_describe(value)} ({type(value).__name__}); a run-time "
                             f"parameter takes a torch.Tensor, an int, a float, a bool or "
                             f"None")
+    if "target" not in given_options:
+        options = options.replace(target=_target(tensors, options.target))
     meta = {**values, **given_options}
     return Specialization(fn, signature, constants, constexprs, options, arguments,
                           tensors), meta
+
+
+def _target(tensors, default):
+    """The target for the GPU of the call's CUDA tensors: its compute
+    capability's (compile_options.target_for_capability), else `default`."""
+    for tensor in tensors.values():
+        if tensor.device.type == "cuda":
+            index = tensor.device.index
+            if index is None:
+                index = _torch().cuda.current_device()
+            return _capability_target(index) or default
+    return default
+
+
+@functools.cache
+def _capability_target(index):
+    return compile_options.target_for_capability(
+        *_torch().cuda.get_device_capability(index))
 
 
 def _device(fn, tensors):

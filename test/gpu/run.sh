@@ -37,9 +37,11 @@
 #               long (ONLY=REGEX splits it)
 #
 # --quick: attention's eight quick checks instead of all, and fewer shapes
-# in the flash_attn_func checks. memcheck needs compute-sanitizer (its
-# cases are skipped without it); tma, api, jit and ring need PyTorch with
-# CUDA.
+# in the flash_attn_func checks. TILE_TARGET=sm_80 runs the attention and
+# decoding kernels compiled for sm_80 instead (on a Hopper GPU from their
+# PTX, which the driver compiles: the bundle must hold the *_sm80.ptx).
+# memcheck needs compute-sanitizer (its cases are skipped without it); tma,
+# api, jit and ring need PyTorch with CUDA.
 # Speed is measured apart, never here: benchmarks/attention_bench.py and
 # benchmarks/matmul_bench.py (docs/benchmarks.md).
 set -uo pipefail
@@ -56,7 +58,7 @@ for arg in "$@"; do
   esac
   case $arg in
     --quick) quick=--quick ;;
-    -h | --help) sed -n '2,44p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,46p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) parts+=("$arg") ;;
   esac
 done

@@ -275,11 +275,21 @@ def test_built_kernels_are_the_manifest_variants():
         dropout = variant.constexprs.get("DROPOUT", False)
         deterministic = not variant.constexprs.get("DQ", True)
         assert kernel.max_n_ctx == variant.max_n_ctx
+        # An sm_80 variant is an A100's choice, the sm_90a one an H100's
+        # and the interpreter's.
+        capability = {"sm_80": (8, 0), "sm_90a": None}[variant.options.target]
         assert kernels.select(variant.kernel, element_type,
                               variant.constexprs["HEAD_DIM"], causal,
                               seq_len=variant.max_n_ctx, window=window,
                               softcap=softcap, alibi=alibi, dropout=dropout,
-                              deterministic=deterministic) is kernel
+                              deterministic=deterministic, capability=capability) is kernel
+        if variant.options.target == "sm_90a":
+            assert kernels.select(variant.kernel, element_type,
+                                  variant.constexprs["HEAD_DIM"], causal,
+                                  seq_len=variant.max_n_ctx, window=window,
+                                  softcap=softcap, alibi=alibi, dropout=dropout,
+                                  deterministic=deterministic,
+                                  capability=(9, 0)) is kernel
 
 
 # --------------------------------------------------------------------------

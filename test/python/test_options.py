@@ -55,3 +55,16 @@ def test_unknown_pipeline_option_is_refused():
 def test_every_option_has_help():
     for name in compile_options.names():
         assert compile_options.help_text(name)
+
+
+def test_a_device_compiles_for_its_own_target():
+    """kernel[grid](...) on a GPU compiles for its compute capability: wgmma
+    on Hopper, mma.sync elsewhere (PTX the driver compiles beyond Ada),
+    nothing below Ampere."""
+    target_for_capability = compile_options.target_for_capability
+    assert target_for_capability(9, 0) == "sm_90a"
+    assert [target_for_capability(8, minor) for minor in (0, 6, 9)] == ["sm_80"] * 3
+    assert target_for_capability(10, 0) == target_for_capability(12, 0) == "sm_80"
+    assert target_for_capability(7, 5) is None
+    assert {target_for_capability(m, n) for m, n in ((8, 0), (9, 0))} == set(
+        compile_options.TARGETS)

@@ -234,7 +234,10 @@ def _append(cache, new, positions, rows, block_table, page_size):
 # --------------------------------------------------------------------------
 
 def _manifest_variants(family):
-    return [v for v in _manifest.VARIANTS if v.kernel == family]
+    """The manifest's variants of `family` the interpreter runs: the
+    default target's (the others compute the same)."""
+    return [v for v in _manifest.VARIANTS
+            if v.kernel == family and v.options.target == _manifest.DEFAULT_TARGET]
 
 
 def _available(device):

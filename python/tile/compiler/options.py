@@ -15,6 +15,16 @@ from .errors import UsageError
 TARGETS = ("sm_80", "sm_90a")
 
 
+def target_for_capability(major, minor):
+    """The target to compile for a GPU of compute capability major.minor:
+    sm_90a on Hopper (wgmma, TMA), sm_80 elsewhere (mma.sync: a cubin on
+    Ampere and Ada, PTX that the driver compiles on newer GPUs), None below
+    8.0, which Tile's kernels do not run on."""
+    if (major, minor) == (9, 0):
+        return "sm_90a"
+    return "sm_80" if major >= 8 else None
+
+
 def _option(default, help):
     return dataclasses.field(default=default, metadata={"help": help})
 

@@ -14,7 +14,8 @@ attn_decode_combine_<dtype>_d<HEAD_DIM>, where <mask> is
 noncausal, causal (CAUSAL) or local (CAUSAL and WINDOW: a band of keys),
 followed by _softcap for capped scores (SOFTCAP), _alibi for ALiBi's
 bias (ALIBI) or, in attn_fwd and attn_bwd, _dropout for dropout
-(DROPOUT).
+(DROPOUT). The attention and decoding kernels compiled for sm_80 as well
+end in _sm80 (attn_fwd_fp16_d128_causal_sm80).
 The function symbol of each module is the variant name.
 
 A variant with max_n_ctx is the faster choice for sequences of at most that
@@ -135,12 +136,41 @@ class AttentionTiles(typing.NamedTuple):
 # 4 warps cannot hold the two 64 x 256 accumulators). Its dQ = dS K, 64
 # rows on two warpgroups, takes dS through shared memory on wgmma: 27-34%
 # faster than on mma.sync (H200, 2026-11-27).
-ATTENTION_TILES = {
+HOPPER_TILES = {
     32: AttentionTiles(64, 4, True, False, 8, 128, 128, 2, True, 0, True),
     64: AttentionTiles(64, 4, True, False, 8, 128, 128, 2, True, 0, True),
     128: AttentionTiles(128, 8, False, True, 8, 128, 64, 3, False, 128, True),
     256: AttentionTiles(64, 8, False, True, 8, 64, 64, 2, False, 0, False),
 }
+
+# sm_80 (A100 and Ada; newer GPUs JIT its PTX): mma.sync, cp.async, 163 KiB
+# of shared memory a program. The tiles that fit and spill least (ptxas,
+# 2026-11-28), not timed: no sm_8x GPU is lent here. The forward: 128 rows,
+# 64 keys a step (32 at d256), 4 warps (8 from d128: 4 spill 88 bytes at
+# d128), rows rescaled behind one vote (at d256 each row alone: the vote's
+# rescale crossed shared memory, 268 KiB). The backward with keys as rows,
+# FlashAttention-2's form, 8 warps: 128 keys and 64 queries a step from d32
+# to d128 (d128 spills 8-84 bytes by variant, ALiBi 396-448; queries as
+# rows 276), 64 keys and 32 queries at d256 with no copies ahead (4-72
+# bytes; 64 queries spill 532-1048).
+AMPERE_TILES = {
+    32: AttentionTiles(64, 4, True, False, 8, 128, 64, 2, True, 0, False),
+    64: AttentionTiles(64, 4, True, False, 8, 128, 64, 2, True, 0, False),
+    128: AttentionTiles(64, 8, True, False, 8, 128, 64, 2, False, 128, False),
+    256: AttentionTiles(32, 8, False, False, 8, 64, 32, 1, False, 0, False),
+}
+
+# The targets the attention kernels ship for, the first the default (its
+# variants unsuffixed; the others' names end in _<target without "_">:
+# attn_fwd_fp16_d128_causal_sm80). The runtime picks by the device's
+# compute capability (include/tile/Runtime/Target.h).
+ATTENTION_TILES = {"sm_90a": HOPPER_TILES, "sm_80": AMPERE_TILES}
+DEFAULT_TARGET = "sm_90a"
+
+
+def target_suffix(target):
+    """'' for the default target, else '_sm80' for 'sm_80'."""
+    return "" if target == DEFAULT_TARGET else "_" + target.replace("_", "")
 
 # The attention variants beyond dtype and head dim: (name suffix, CAUSAL,
 # WINDOW, SOFTCAP, ALIBI, DROPOUT), each mask alone, with capped scores,
@@ -151,6 +181,105 @@ MASKS = tuple((name + extra, causal, window, extra == "_softcap", extra == "_ali
               for name, causal, window in (("causal", True, False),
                                            ("noncausal", False, False),
                                            ("local", True, True)))
+
+
+def _attention_variants(t, head_dim, target):
+    """The training kernels of one element type and head dim for `target`."""
+    out = []
+    tiles = ATTENTION_TILES[target][head_dim]
+    hopper = target == "sm_90a"
+    name = target_suffix(target)
+    # Per target: its own tiles; Hopper's pipelines on sm_90a alone.
+    options = {"target": target, "thread_index_per_op": True}
+    if hopper:
+        options["warp_specialize"] = True
+    # Hopper's tiles (HOPPER_TILES; docs/performance.md, docs/status.md).
+    # The forward at d64: 128-row programs on one warpgroup (4 warps), 64 keys a
+    # step, lazy rescaling behind one vote, two programs an SM, the
+    # next S issued before P V (overlap_products: +7-13% on an
+    # H200, 2026-11-27; without the vote it gained less).  At
+    # d128, 128-row programs on two warpgroups of 64 rows, 128 keys
+    # a step, each row rescaled on its own (a vote would keep the
+    # warpgroups in lockstep), the next S issued before P V
+    # (overlap_products) and the warpgroups taking turns at their
+    # products (ping_pong): against the d128 tiles before them, on
+    # an H200 (2026-11-27), causal +17% at N = 1024 and +28-30%
+    # from 2048, non-causal +1-7%.  At d64 two warpgroups taking
+    # turns were 2-12% slower up to N = 4096.  No forward spills.
+    # The backward runs every product on wgmma, Q and dO copied
+    # by the TMA from a producer warpgroup, its programs owning 128
+    # keys on 8 warps (d32 to d128).  d32 to d128 compute S as
+    # queries x keys (QUERY_ROWS, FlashAttention-3's form): each
+    # thread holds two rows of LSE and DELTA, and P and dS reach
+    # dV's and dK's products through shared memory.  At d128, 64
+    # queries a step, 2-4% faster than keys as rows; at d64, 128
+    # queries a step on two stages, 6-9% faster than keys as rows
+    # with 64 queries (H200, 2026-11-27, docs/performance.md),
+    # spilling 8-40 bytes; d32 likewise, 8-15% faster.  d256
+    # keeps keys as rows (S^T; dQ reads dS^T through a transposed
+    # view of shared memory), each step adding dQ before dK in the
+    # order of products (DV_LAST) ptxas allocates best for its head
+    # dim.  Causal programs run longest first, dealt out 8 heads at
+    # a time in the forward and in groups of at least 128 programs
+    # in the backward.  Each op reads the thread index itself
+    # (thread_index_per_op), so that no index arithmetic stays live
+    # through the loops.
+    for suffix, causal, window, softcap, alibi, dropout in MASKS:
+        # K and V copied by the TMA, issued by a producer warpgroup
+        # (warp_specialize): 0-8% faster than the kernels without
+        # it (H200, 2026-11-27); without the producer, TMA was
+        # slower than cp.async at d64.
+        out.append(Variant(
+            f"attn_fwd_{t}_d{head_dim}_{suffix}{name}", "attention", "attn_fwd",
+            _fwd_signature(t),
+            {"HEAD_DIM": head_dim, "BLOCK_M": 128, "BLOCK_N": tiles.block_n,
+             "CAUSAL": causal, "WINDOW": window, "SOFTCAP": softcap,
+             "ALIBI": alibi, "DROPOUT": dropout, "HEAD_GROUP": 8,
+             "RESCALE_VOTE": tiles.vote},
+            tiles.fwd_warps, overlap_products=hopper, ping_pong=tiles.ping_pong,
+            **options))
+    out.append(Variant(
+        f"attn_bwd_preprocess_{t}_d{head_dim}{name}", "attention", "attn_bwd_preprocess",
+        _preprocess_signature(t), {"HEAD_DIM": head_dim, "BLOCK_M": 64}, 8,
+        target=target))
+    # The deterministic backward (_deterministic: attn_bwd without
+    # dQ's atomic adds, and attn_bwd_dq) for the masks alone.
+    for suffix, causal, window, softcap, alibi, dropout, dq in (
+            [mask + (True,) for mask in MASKS]
+            + [(mask[0] + "_deterministic",) + mask[1:] + (False,)
+               for mask in MASKS[:3]]):
+        out.append(Variant(
+            f"attn_bwd_{t}_d{head_dim}_{suffix}{name}", "attention", "attn_bwd",
+            _bwd_signature(t),
+            {"HEAD_DIM": head_dim, "BLOCK_M1": tiles.bwd_queries,
+             "BLOCK_N1": tiles.bwd_keys,
+             "CAUSAL": causal, "WINDOW": window, "SOFTCAP": softcap,
+             "ALIBI": alibi, "DROPOUT": dropout, "DQ": dq, "GROUP_PROGRAMS": 128,
+             "DV_LAST": tiles.dv_last,
+             "QUERY_ROWS": tiles.query_rows},
+            tiles.bwd_warps,
+            num_stages=tiles.bwd_stages, max_row_span=tiles.max_row_span,
+            **options))
+    # Its dQ: 128 queries on 8 warps a program, 64 keys a step (64
+    # queries on 4 warps at d256, whose sum holds 128 registers a
+    # thread).  Not yet tuned.
+    for suffix, causal, window, _, _, _ in MASKS[:3]:
+        out.append(Variant(
+            f"attn_bwd_dq_{t}_d{head_dim}_{suffix}{name}", "attention", "attn_bwd_dq",
+            _dq_signature(t),
+            {"HEAD_DIM": head_dim, "BLOCK_M": 64 if head_dim == 256 else 128,
+             "BLOCK_N": 64, "CAUSAL": causal, "WINDOW": window},
+            4 if head_dim == 256 else 8, thread_index_per_op=True, target=target,
+            # d256's two stages overflow sm_80's shared memory.
+            num_stages=1 if head_dim == 256 and not hopper else 2))
+    # 4096 elements a program (16 a thread): at d128, 32-row blocks
+    # took 76 us instead of 96 with 64 rows (B * N = 16384, H = 16),
+    # FA2's convert_dq 78.
+    out.append(Variant(
+        f"attn_bwd_postprocess_{t}_d{head_dim}{name}", "attention",
+        "attn_bwd_postprocess", _postprocess_signature(t),
+        {"HEAD_DIM": head_dim, "BLOCK_M": 4096 // head_dim}, 8, target=target))
+    return out
 
 
 def _variants():
@@ -168,93 +297,8 @@ def _variants():
     out.append(Variant("flash_attn_puzzle", "flash_attn_puzzle", "flash_attn_puzzle",
                        PUZZLE_SIGNATURE, {"D": 64, "BR": 32, "BC": 64}, 8))
     for t in ("fp16", "bf16"):
-        for head_dim in ATTENTION_TILES:
-            # Forward tiles (docs/performance.md, docs/status.md).  At
-            # d64, 128-row programs on one warpgroup (4 warps), 64 keys a
-            # step, lazy rescaling behind one vote, two programs an SM, the
-            # next S issued before P V (overlap_products: +7-13% on an
-            # H200, 2026-11-27; without the vote it gained less).  At
-            # d128, 128-row programs on two warpgroups of 64 rows, 128 keys
-            # a step, each row rescaled on its own (a vote would keep the
-            # warpgroups in lockstep), the next S issued before P V
-            # (overlap_products) and the warpgroups taking turns at their
-            # products (ping_pong): against the d128 tiles before them, on
-            # an H200 (2026-11-27), causal +17% at N = 1024 and +28-30%
-            # from 2048, non-causal +1-7%.  At d64 two warpgroups taking
-            # turns were 2-12% slower up to N = 4096.  No forward spills.
-            # The backward runs every product on wgmma, Q and dO copied
-            # by the TMA from a producer warpgroup, its programs owning 128
-            # keys on 8 warps (d32 to d128).  d32 to d128 compute S as
-            # queries x keys (QUERY_ROWS, FlashAttention-3's form): each
-            # thread holds two rows of LSE and DELTA, and P and dS reach
-            # dV's and dK's products through shared memory.  At d128, 64
-            # queries a step, 2-4% faster than keys as rows; at d64, 128
-            # queries a step on two stages, 6-9% faster than keys as rows
-            # with 64 queries (H200, 2026-11-27, docs/performance.md),
-            # spilling 8-40 bytes; d32 likewise, 8-15% faster.  d256
-            # keeps keys as rows (S^T; dQ reads dS^T through a transposed
-            # view of shared memory), each step adding dQ before dK in the
-            # order of products (DV_LAST) ptxas allocates best for its head
-            # dim.  Causal programs run longest first, dealt out 8 heads at
-            # a time in the forward and in groups of at least 128 programs
-            # in the backward.  Each op reads the thread index itself
-            # (thread_index_per_op), so that no index arithmetic stays live
-            # through the loops.
-            warps = 8
-            tiles = ATTENTION_TILES[head_dim]
-            for suffix, causal, window, softcap, alibi, dropout in MASKS:
-                # K and V copied by the TMA, issued by a producer warpgroup
-                # (warp_specialize): 0-8% faster than the kernels without
-                # it (H200, 2026-11-27); without the producer, TMA was
-                # slower than cp.async at d64.
-                out.append(Variant(
-                    f"attn_fwd_{t}_d{head_dim}_{suffix}", "attention", "attn_fwd",
-                    _fwd_signature(t),
-                    {"HEAD_DIM": head_dim, "BLOCK_M": 128, "BLOCK_N": tiles.block_n,
-                     "CAUSAL": causal, "WINDOW": window, "SOFTCAP": softcap,
-                     "ALIBI": alibi, "DROPOUT": dropout, "HEAD_GROUP": 8,
-                     "RESCALE_VOTE": tiles.vote},
-                    tiles.fwd_warps, thread_index_per_op=True, warp_specialize=True,
-                    overlap_products=True, ping_pong=tiles.ping_pong))
-            out.append(Variant(
-                f"attn_bwd_preprocess_{t}_d{head_dim}", "attention", "attn_bwd_preprocess",
-                _preprocess_signature(t), {"HEAD_DIM": head_dim, "BLOCK_M": 64},
-                warps))
-            # The deterministic backward (_deterministic: attn_bwd without
-            # dQ's atomic adds, and attn_bwd_dq) for the masks alone.
-            for suffix, causal, window, softcap, alibi, dropout, dq in (
-                    [mask + (True,) for mask in MASKS]
-                    + [(mask[0] + "_deterministic",) + mask[1:] + (False,)
-                       for mask in MASKS[:3]]):
-                out.append(Variant(
-                    f"attn_bwd_{t}_d{head_dim}_{suffix}", "attention", "attn_bwd",
-                    _bwd_signature(t),
-                    {"HEAD_DIM": head_dim, "BLOCK_M1": tiles.bwd_queries,
-                     "BLOCK_N1": tiles.bwd_keys,
-                     "CAUSAL": causal, "WINDOW": window, "SOFTCAP": softcap,
-                     "ALIBI": alibi, "DROPOUT": dropout, "DQ": dq, "GROUP_PROGRAMS": 128,
-                     "DV_LAST": tiles.dv_last,
-                     "QUERY_ROWS": tiles.query_rows},
-                    tiles.bwd_warps,
-                    num_stages=tiles.bwd_stages, thread_index_per_op=True,
-                    max_row_span=tiles.max_row_span, warp_specialize=True))
-            # Its dQ: 128 queries on 8 warps a program, 64 keys a step (64
-            # queries on 4 warps at d256, whose sum holds 128 registers a
-            # thread).  Not yet tuned.
-            for suffix, causal, window, _, _, _ in MASKS[:3]:
-                out.append(Variant(
-                    f"attn_bwd_dq_{t}_d{head_dim}_{suffix}", "attention", "attn_bwd_dq",
-                    _dq_signature(t),
-                    {"HEAD_DIM": head_dim, "BLOCK_M": 64 if head_dim == 256 else 128,
-                     "BLOCK_N": 64, "CAUSAL": causal, "WINDOW": window},
-                    4 if head_dim == 256 else 8, thread_index_per_op=True))
-            # 4096 elements a program (16 a thread): at d128, 32-row blocks
-            # took 76 us instead of 96 with 64 rows (B * N = 16384, H = 16),
-            # FA2's convert_dq 78.
-            out.append(Variant(
-                f"attn_bwd_postprocess_{t}_d{head_dim}", "attention",
-                "attn_bwd_postprocess", _postprocess_signature(t),
-                {"HEAD_DIM": head_dim, "BLOCK_M": 4096 // head_dim}, warps))
+        for head_dim in HOPPER_TILES:
+            out.extend(_attention_variants(t, head_dim, DEFAULT_TARGET))
         # The first tile of the Triton matmul tutorial's list, 128 x 256 x 64
         # on 8 warps: on sm_90a two warpgroups of wgmma m64n256, the product
         # left in flight, fed by four stages of TMA copies (192 KiB;
@@ -281,7 +325,12 @@ def _variants():
                            _scaled_matmul_signature(t),
                            {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 128, "GROUP_M": 8},
                            8, num_stages=4))
-    out.extend(_decode_variants())
+    out.extend(_decode_variants(DEFAULT_TARGET))
+    # What flash_attn_func and flash_attn_with_kvcache launch, for sm_80.
+    for t in ("fp16", "bf16"):
+        for head_dim in AMPERE_TILES:
+            out.extend(_attention_variants(t, head_dim, "sm_80"))
+    out.extend(_decode_variants("sm_80"))
     return out
 
 
@@ -315,21 +364,23 @@ DECODE_BLOCK_MS = (16, 64)
 DECODE_BLOCK_N = 32
 
 
-def _decode_variants():
+def _decode_variants(target):
     out = []
+    name = target_suffix(target)
     for t in ("fp16", "bf16"):
         for head_dim in DECODE_HEAD_DIMS:
             for block_m in DECODE_BLOCK_MS:
                 for extra in ("", "_softcap", "_alibi"):
                     out.append(Variant(
-                        f"attn_decode_{t}_d{head_dim}_m{block_m}{extra}", "decode",
+                        f"attn_decode_{t}_d{head_dim}_m{block_m}{extra}{name}", "decode",
                         "attn_decode", _decode_signature(t),
                         {"HEAD_DIM": head_dim, "BLOCK_M": block_m,
                          "BLOCK_N": DECODE_BLOCK_N, "SOFTCAP": extra == "_softcap",
-                         "ALIBI": extra == "_alibi"}, 4))
+                         "ALIBI": extra == "_alibi"}, 4, target=target))
             out.append(Variant(
-                f"attn_decode_combine_{t}_d{head_dim}", "decode", "attn_decode_combine",
-                _combine_signature(t), {"HEAD_DIM": head_dim, "BLOCK_M": 16}, 4))
+                f"attn_decode_combine_{t}_d{head_dim}{name}", "decode",
+                "attn_decode_combine", _combine_signature(t),
+                {"HEAD_DIM": head_dim, "BLOCK_M": 16}, 4, target=target))
     return out
 
 

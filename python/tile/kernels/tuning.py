@@ -16,7 +16,7 @@ the type of their loads and stores.
 
 import json
 
-from .manifest import VARIANTS
+from .manifest import DEFAULT_TARGET, VARIANTS
 
 # Tags spell a candidate's overrides in this order, with these letters.
 _TAG_LETTERS = (("BLOCK_M", "m"), ("BLOCK_N", "n"), ("BLOCK_M1", "m"),
@@ -93,7 +93,7 @@ def candidates(variant):
 def tunable_variants(dtype="fp16"):
     """The shipped variants a sweep tunes: one element type of each problem."""
     return [v for v in VARIANTS if v.kernel in TUNED_FAMILIES
-            and v.signature.startswith(f"*{dtype}")]
+            and v.signature.startswith(f"*{dtype}") and v.options.target == DEFAULT_TARGET]
 
 
 class TuningError(Exception):
@@ -125,7 +125,9 @@ def load_choices(path):
 
 
 def overrides_for(variant, choices):
-    """What `choices` (load_choices) changes in `variant`: {} if nothing."""
-    if variant.kernel not in TUNED_FAMILIES:
+    """What `choices` (load_choices) changes in `variant`: {} if nothing.
+    The choices were timed on the default target's kernels, and apply to
+    those alone."""
+    if variant.kernel not in TUNED_FAMILIES or variant.options.target != DEFAULT_TARGET:
         return {}
     return choices.get(problem(variant), {})
