@@ -407,6 +407,7 @@ Status Bundle::select(const std::string &family, const std::string &elementType,
     wanted += name + "=" + std::to_string(value) + " ";
   wanted += elementType.empty() ? "(any type)" : elementType;
   if (!targets.empty()) {
+    std::sort(targets.begin(), targets.end());
     std::string compiled;
     for (const std::string &each : targets)
       compiled += (compiled.empty() ? "" : ", ") +
