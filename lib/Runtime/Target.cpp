@@ -31,8 +31,7 @@ bool GpuTarget::runsOn(ComputeCapability device, bool cubin) const {
          (device.major == own.major && device.minor >= own.minor);
 }
 
-TargetChoice
-TargetChoice::forDevice(std::optional<ComputeCapability> device) {
+TargetChoice TargetChoice::forDevice(std::optional<ComputeCapability> device) {
   TargetChoice choice;
   choice.device = device;
   if (const char *required = std::getenv("TILE_TARGET"))
@@ -58,7 +57,7 @@ int TargetChoice::rank(const std::string &target) const {
   if (!parsed)
     return 0;
   int version = 10 * parsed->capability.major + parsed->capability.minor;
-  bool own = device && parsed->specific &&
-             parsed->runsOn(*device, /*cubin=*/true);
+  bool own =
+      device && parsed->specific && parsed->runsOn(*device, /*cubin=*/true);
   return (own ? 10000 : 0) + 2 * version + (parsed->specific ? 1 : 0);
 }
