@@ -454,7 +454,7 @@ def smallest_kernel_dim(head_dim, dims, kernels):
         if dim >= head_dim:
             return dim
     raise ValueError(f"head_dim {head_dim}: {kernels} kernels take head dims "
-                     f"{dims} (smaller ones padded to the next)")
+                     f"{list(dims)} (smaller ones padded to the next)")
 
 
 def _pad_head_dim(tensors, head_dim):

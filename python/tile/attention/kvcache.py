@@ -233,28 +233,44 @@ def _append(cache, new, positions, rows, block_table, page_size):
 # Variants and the split heuristic
 # --------------------------------------------------------------------------
 
+@functools.cache
 def _manifest_variants(family):
     """The manifest's variants of `family` the interpreter runs: the
-    default target's (the others compute the same)."""
-    return [v for v in _manifest.VARIANTS
-            if v.kernel == family and v.options.target == _manifest.DEFAULT_TARGET]
+    default target's (the others compute the same).  Kept: the manifest
+    does not change, and a call should not scan it."""
+    return tuple(v for v in _manifest.VARIANTS
+                 if v.kernel == family and v.options.target == _manifest.DEFAULT_TARGET)
+
+
+def _tiles(constexprs):
+    return (tuple(sorted({c["HEAD_DIM"] for c in constexprs})),
+            tuple(sorted({c["BLOCK_M"] for c in constexprs})),
+            max(c["BLOCK_N"] for c in constexprs))
+
+
+@functools.cache
+def _bundle_tiles(kernels):
+    """_available's answer for a KernelBundle, kept with it."""
+    constexprs = [k.constexprs for k in kernels.bundle.kernels
+                  if k.family == DECODE and k.has_gpu_code]
+    if not constexprs:
+        raise _f._bundle.BundleError(
+            f"the kernel folder {kernels.directory} has no {DECODE} "
+            f"kernels: rebuild it (./dev.sh build, scripts/make_gpu_bundle.sh)")
+    return _tiles(constexprs)
 
 
 def _available(device):
     """(head dims, BLOCK_Ms, BLOCK_N) of the attn_decode variants that can
     run on `device`: the GPU bundle's, or the manifest's on the CPU."""
     if device.type == "cuda":
-        constexprs = [k.constexprs for k in _f.kernel_bundle().bundle.kernels
-                      if k.family == DECODE and k.has_gpu_code]
-        if not constexprs:
-            raise _f._bundle.BundleError(
-                f"the kernel folder {_f.kernel_bundle().directory} has no {DECODE} "
-                f"kernels: rebuild it (./dev.sh build, scripts/make_gpu_bundle.sh)")
-    else:
-        constexprs = [v.constexprs for v in _manifest_variants(DECODE)]
-    return (sorted({c["HEAD_DIM"] for c in constexprs}),
-            sorted({c["BLOCK_M"] for c in constexprs}),
-            max(c["BLOCK_N"] for c in constexprs))
+        return _bundle_tiles(_f.kernel_bundle())
+    return _manifest_tiles()
+
+
+@functools.cache
+def _manifest_tiles():
+    return _tiles([v.constexprs for v in _manifest_variants(DECODE)])
 
 
 def choose_block_m(rows, block_ms):
