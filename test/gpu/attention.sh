@@ -63,18 +63,22 @@ for dtype in f16 bf16; do
   done
 done
 # The d128 forwards (two warpgroups taking turns) named with --kernel at
-# ragged lengths, and both past 1024 and 2048.
+# ragged lengths, and both past 1024 and 2048 (under TILE_TARGET=sm_80, the
+# sm_80 ones: their names end in _sm80).
+suffix=${TILE_TARGET:+_${TILE_TARGET/_/}}
 for dtype in f16 bf16; do
   t=$([ $dtype = f16 ] && echo fp16 || echo bf16)
   for n in 17 257 1000; do
-    check "fwd $dtype d128 N=$n attn_fwd_${t}_d128_noncausal" --mode fwd --dtype $dtype \
-      --head-dim 128 --batch 2 --heads 4 --seq $n --kernel attn_fwd_${t}_d128_noncausal
-    check "fwd $dtype d128 causal N=$n attn_fwd_${t}_d128_causal" --mode fwd --dtype $dtype \
-      --head-dim 128 --causal --batch 2 --heads 4 --seq $n --kernel attn_fwd_${t}_d128_causal
+    check "fwd $dtype d128 N=$n attn_fwd_${t}_d128_noncausal$suffix" --mode fwd \
+      --dtype $dtype --head-dim 128 --batch 2 --heads 4 --seq $n \
+      --kernel attn_fwd_${t}_d128_noncausal$suffix
+    check "fwd $dtype d128 causal N=$n attn_fwd_${t}_d128_causal$suffix" --mode fwd \
+      --dtype $dtype --head-dim 128 --causal --batch 2 --heads 4 --seq $n \
+      --kernel attn_fwd_${t}_d128_causal$suffix
   done
-  check "bwd $dtype d128 causal N=300 K=-37 attn_fwd_${t}_d128_causal" --mode bwd \
+  check "bwd $dtype d128 causal N=300 K=-37 attn_fwd_${t}_d128_causal$suffix" --mode bwd \
     --dtype $dtype --head-dim 128 --causal --causal-offset -37 --batch 2 --heads 4 --seq 300 \
-    --kernel attn_fwd_${t}_d128_causal
+    --kernel attn_fwd_${t}_d128_causal$suffix
   check "fwd $dtype d128 N=1500" --mode fwd --dtype $dtype --head-dim 128 --batch 1 \
     --heads 2 --seq 1500
   check "fwd $dtype d128 causal N=2500" --mode fwd --dtype $dtype --head-dim 128 --causal \
