@@ -136,16 +136,13 @@ Status tile::rt::checkTargetRuns(const std::string &kernel,
 Status tile::rt::loadKernel(const CudaDriver &driver, const KernelInfo &info,
                             LoadedKernel *kernel) {
   const JsonValue *gpu = info.metadata.get("gpu");
-  const JsonValue *target = gpu ? gpu->get("target") : nullptr;
+  std::optional<GpuTarget> target = GpuTarget::parse(info.target);
   int major = 0, minor = 0;
   std::string device;
-  if (target && target->isString())
+  if (target)
     TILE_RETURN_IF_ERROR(getCurrentDevice(driver, &major, &minor, &device));
   auto runs = [&](bool cubin) {
-    return !target || !target->isString() ||
-           checkTargetRuns(info.name, target->getString(), cubin, major, minor,
-                           device)
-               .ok();
+    return !target || target->runsOn({major, minor}, cubin);
   };
   // The cubin where the device runs it, else the PTX, which the driver
   // compiles for the device (an sm_80 kernel on an H100, say).
@@ -175,9 +172,9 @@ Status tile::rt::loadKernel(const CudaDriver &driver, const KernelInfo &info,
                          " or .ptx): compile it with tile-compile (its "
                          "--emit=metadata writes none)");
   }
-  if (target && target->isString())
-    TILE_RETURN_IF_ERROR(checkTargetRuns(info.name, target->getString(), cubin,
-                                         major, minor, device));
+  if (target)
+    TILE_RETURN_IF_ERROR(
+        checkTargetRuns(info.name, info.target, cubin, major, minor, device));
   image.push_back('\0'); // PTX is loaded as a C string
   CUmodule module;
   TILE_RETURN_IF_ERROR(
