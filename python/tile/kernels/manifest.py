@@ -127,7 +127,8 @@ class AttentionTiles(typing.NamedTuple):
     query_rows: bool
 
 
-# Why each head dim's tiles are what they are: the comment in _variants.
+# Why each head dim's tiles are what they are: the comment in
+# _attention_variants.
 # d32 takes d64's tiles: its backward on them, queries as rows, was 8-15%
 # faster than on 64 keys and 4 warps with keys as rows (H200, 2026-11-27).
 # d256 takes d128's forward with 64 keys a step, and a backward of 64 keys
@@ -172,6 +173,7 @@ def target_suffix(target):
     """'' for the default target, else '_sm80' for 'sm_80'."""
     return "" if target == DEFAULT_TARGET else "_" + target.replace("_", "")
 
+
 # The attention variants beyond dtype and head dim: (name suffix, CAUSAL,
 # WINDOW, SOFTCAP, ALIBI, DROPOUT), each mask alone, with capped scores,
 # with ALiBi's bias and with dropout (one at a time).
@@ -194,8 +196,8 @@ def _attention_variants(t, head_dim, target):
     if hopper:
         options["warp_specialize"] = True
     # Hopper's tiles (HOPPER_TILES; docs/performance.md, docs/status.md).
-    # The forward at d64: 128-row programs on one warpgroup (4 warps), 64 keys a
-    # step, lazy rescaling behind one vote, two programs an SM, the
+    # The forward at d64: 128-row programs on one warpgroup (4 warps), 64
+    # keys a step, lazy rescaling behind one vote, two programs an SM, the
     # next S issued before P V (overlap_products: +7-13% on an
     # H200, 2026-11-27; without the vote it gained less).  At
     # d128, 128-row programs on two warpgroups of 64 rows, 128 keys
