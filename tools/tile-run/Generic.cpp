@@ -328,7 +328,10 @@ rt::Status tile::run::runList(const std::vector<std::string> &args,
         info.maxNCtx ? "  N<=" + std::to_string(*info.maxNCtx) : "";
     if (!info.candidateOf.empty())
       choice += "  (tuning candidate of " + info.candidateOf + ")";
-    std::printf("%s  [%s]  %s  %s%s\n", info.name.c_str(), info.kernel.c_str(),
+    // Its family, and the target of its GPU code (none: the interpreter's).
+    std::string family =
+        info.kernel + (info.target.empty() ? "" : ", " + info.target);
+    std::printf("%s  [%s]  %s  %s%s\n", info.name.c_str(), family.c_str(),
                 info.signatureSummary().c_str(),
                 info.constexprSummary().c_str(), choice.c_str());
   }
