@@ -214,15 +214,13 @@ Status tile::rt::parseKernelInfo(const std::string &text,
       return Status::error("'num_warps' is not a power of two from 1 to 32");
     info->numWarps = static_cast<int>(warps->getInteger());
   }
-  if (const JsonValue *gpu = root.get("gpu"); gpu && gpu->isObject())
+  if (const JsonValue *gpu = root.get("gpu"); gpu && gpu->isObject()) {
     if (const JsonValue *target = gpu->get("target")) {
       if (!target->isString() || !GpuTarget::parse(target->getString()))
         return Status::error("'gpu.target' is not a GPU architecture such as "
-                             "\"sm_90a\" or \"sm_80\" in " +
-                             path);
+                             "\"sm_90a\" or \"sm_80\"");
       info->target = target->getString();
     }
-  if (const JsonValue *gpu = root.get("gpu"); gpu && gpu->isObject())
     if (const JsonValue *threads = gpu->get("threads")) {
       if (!threads->isInteger() ||
           threads->getInteger() < 32 * info->numWarps ||
@@ -231,6 +229,7 @@ Status tile::rt::parseKernelInfo(const std::string &text,
                              "from 32 * num_warps to 1024");
       info->threads = static_cast<int>(threads->getInteger());
     }
+  }
   if (const JsonValue *maxNCtx = root.get("max_n_ctx")) {
     if (!maxNCtx->isInteger() || maxNCtx->getInteger() <= 0)
       return Status::error("'max_n_ctx' is not a positive integer");
