@@ -532,6 +532,38 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target
 
 // -----
 
+// Rounding f32 to f16 or bf16 takes the registers two at a time too (one
+// cvt.rn.f16x2.f32 a pair: nvvm.convert.f32x2.to.f16x2, the second register
+// in the high half); a single register is rounded alone.
+#one = #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]>
+#two = #tilegpu.blocked<sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]>
+// CHECK-LABEL: llvm.func @to_half_pairs
+// CHECK: %[[LO:.*]] = llvm.extractvalue %{{.*}}[0] : !llvm.struct<(f32, f32)>
+// CHECK: %[[HI:.*]] = llvm.extractvalue %{{.*}}[1] : !llvm.struct<(f32, f32)>
+// CHECK: nvvm.convert.f32x2.to.f16x2 %[[HI]], %[[LO]] {rnd = #nvvm.fp_rnd_mode<rn>} : vector<2xf16>
+// CHECK: nvvm.convert.f32x2.to.bf16x2 %{{.*}}, %{{.*}} {rnd = #nvvm.fp_rnd_mode<rn>} : vector<2xbf16>
+// CHECK-NOT: nvvm.convert.f32x2
+// CHECK: llvm.fptrunc %{{.*}} : f32 to f16
+// CHECK-NOT: llvm.fptrunc
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @to_half_pairs(%x: f32, %p: !tile.ptr<f16>, %q: !tile.ptr<bf16>) attributes {tile.kernel} {
+    %xs = tile.splat %x : tensor<64xf32, #two>
+    %ys = tile.splat %x : tensor<32xf32, #one>
+    %a = arith.truncf %xs : tensor<64xf32, #two> to tensor<64xf16, #two>
+    %b = arith.truncf %xs : tensor<64xf32, #two> to tensor<64xbf16, #two>
+    %c = arith.truncf %ys : tensor<32xf32, #one> to tensor<32xf16, #one>
+    %ps = tile.splat %p : tensor<64x!tile.ptr<f16>, #two>
+    %qs = tile.splat %q : tensor<64x!tile.ptr<bf16>, #two>
+    %rs = tile.splat %p : tensor<32x!tile.ptr<f16>, #one>
+    tile.store %ps, %a : tensor<64x!tile.ptr<f16>, #two>
+    tile.store %qs, %b : tensor<64x!tile.ptr<bf16>, #two>
+    tile.store %rs, %c : tensor<32x!tile.ptr<f16>, #one>
+    return
+  }
+}
+
+// -----
+
 // A tile times a broadcast row with far fewer registers (attention's
 // rescale of its accumulator): a warp whose row scales are all exactly 1
 // skips the 128 multiplies behind one vote; else it multiplies. A tile of

@@ -125,6 +125,38 @@ SmallVector<Value> truncToFloat8(OpBuilder &b, Location loc,
   return out;
 }
 
+/// f32 `regs` rounded to f16 or bf16 `type` two at a time (one
+/// cvt.rn.f16x2.f32 a pair, where scalar conversions take one each): the
+/// attention forward converts each step's probabilities so.
+SmallVector<Value> truncToHalfPairs(OpBuilder &b, Location loc,
+                                    ArrayRef<Value> regs, Type type) {
+  auto pairType = VectorType::get({2}, type);
+  auto rn = NVVM::FPRoundingMode::RN;
+  auto noSat = NVVM::SaturationMode::NONE;
+  SmallVector<Value> out;
+  for (size_t i = 0; i + 1 < regs.size(); i += 2) {
+    // The op packs `src_hi` into the high half: element 0 is `src_lo`'s.
+    Value low = regs[i], high = regs[i + 1];
+    Value pair;
+    if (type.isF16())
+      pair = NVVM::ConvertF32x2ToF16x2Op::create(
+          b, loc, pairType, high, low, /*random_bits=*/Value(), rn, noSat,
+          /*relu=*/false);
+    else
+      pair = NVVM::ConvertF32x2ToBF16x2Op::create(
+          b, loc, pairType, high, low, /*random_bits=*/Value(), rn, noSat,
+          /*relu=*/false);
+    for (int64_t j = 0; j < 2; ++j)
+      out.push_back(LLVM::ExtractElementOp::create(
+          b, loc, pair,
+          LLVM::ConstantOp::create(b, loc, b.getI32Type(),
+                                   b.getI32IntegerAttr(j))));
+  }
+  if (regs.size() % 2)
+    out.push_back(LLVM::FPTruncOp::create(b, loc, type, regs.back()));
+  return out;
+}
+
 /// The elementwise ops this pattern lowers: all but the pointer ops
 /// (tile.addptr, tile.int_to_ptr, tile.ptr_to_int), which PointerOpToLLVM
 /// lowers.
@@ -162,6 +194,16 @@ struct ElementwiseTileOpConversion : public ConversionPattern {
           op, packRegisters(
                   rewriter, loc, structType,
                   truncToFloat8(rewriter, loc, operandRegs[0], scalarType)));
+      return success();
+    }
+    if (auto trunc = dyn_cast<arith::TruncFOp>(op);
+        trunc && !trunc.getRoundingmodeAttr() &&
+        getElementTypeOrSelf(trunc.getIn().getType()).isF32() &&
+        (scalarType.isF16() || scalarType.isBF16())) {
+      rewriter.replaceOp(
+          op, packRegisters(
+                  rewriter, loc, structType,
+                  truncToHalfPairs(rewriter, loc, operandRegs[0], scalarType)));
       return success();
     }
     SmallVector<Value> results;
