@@ -25,37 +25,16 @@ LocalAllocOp getViewedBuffer(Value memdesc) {
 
 enum class Found { Nothing, Barrier, Access };
 
-/// Walks back from a store towards the kernel's start, looking for what
-/// comes first: a barrier, or an access to the memory `buffer` of the
-/// store.
-class WalkBack {
+/// Walks back from an op towards the kernel's start along every path (a
+/// loop's previous iteration and its entry too), asking `inspect` what each
+/// op it passes is: a barrier for the question asked, an access, or neither.
+class PathWalk {
 public:
-  WalkBack(const SharedMemoryAllocation &allocation, SharedInterval buffer,
-           Operation *function)
-      : allocation(allocation), buffer(buffer) {
-    if (function)
-      function->walk([&](WarpGroupDotOp dot) {
-        asyncReadsBuffer |= dot.getIsAsync() && readsBuffer(dot);
-      });
-  }
-
-  /// Whether `memdesc` may view memory in the buffer.
-  bool mayView(Value memdesc) const {
-    LocalAllocOp alloc = getViewedBuffer(memdesc);
-    if (!alloc)
-      return true;
-    std::optional<SharedInterval> placed = allocation.getInterval(alloc);
-    return !placed || placed->overlaps(buffer);
-  }
-
-  /// Whether `dot` reads memory in the buffer.
-  bool readsBuffer(WarpGroupDotOp dot) const {
-    return mayView(dot.getB()) ||
-           (isa<MemDescType>(dot.getA().getType()) && mayView(dot.getA()));
-  }
+  explicit PathWalk(function_ref<Found(Operation *)> inspect)
+      : inspect(inspect) {}
 
   /// Whether every path from the kernel's start to `op` meets a barrier
-  /// after its last access to the buffer, loop back edges included.
+  /// after its last access, loop back edges included.
   bool isBehindBarrier(Operation *op) const {
     Block *block = op->getBlock();
     Found found = walk(llvm::make_range(block->begin(), op->getIterator()));
@@ -78,33 +57,72 @@ public:
   }
 
 private:
-  /// Whether `op` itself (not what it nests) reads or writes the buffer.
-  bool touches(Operation *op) const {
-    if (auto load = dyn_cast<LocalLoadOp>(op))
-      return mayView(load.getSrc());
-    if (auto copy = dyn_cast<AsyncCopyBlockOp>(op))
-      return mayView(copy.getDst());
-    if (auto copy = dyn_cast<AsyncCopyOp>(op))
-      return mayView(copy.getDst());
-    if (auto copy = dyn_cast<AsyncTMACopyBlockOp>(op))
-      return mayView(copy.getDst()) || mayView(copy.getBarrier());
-    if (auto wait = dyn_cast<WaitBarrierOp>(op))
-      return mayView(wait.getBarrier());
-    if (auto dot = dyn_cast<WarpGroupDotOp>(op))
-      return readsBuffer(dot);
-    // An asynchronous product reads until a wait; which one is not traced.
-    if (isa<WarpGroupDotWaitOp>(op))
-      return asyncReadsBuffer;
-    if (auto alloc = dyn_cast<LocalAllocOp>(op))
-      return alloc.getSrc() && mayView(alloc.getResult());
-    std::optional<SharedInterval> scratch = allocation.getInterval(op);
-    return scratch && scratch->overlaps(buffer);
+  /// What a walk back over `ops`, the last first, meets first.
+  Found walk(iterator_range<Block::iterator> ops) const {
+    for (Operation &prior : llvm::reverse(ops))
+      if (Found found = inspect(&prior); found != Found::Nothing)
+        return found;
+    return Found::Nothing;
   }
 
-  /// What a walk back through `op` meets first: a barrier issued after
-  /// every earlier access, an access to the buffer, or neither. Barriers
-  /// nested in `op` are not counted on: a loop may not run.
-  Found inspect(Operation *op) const {
+  function_ref<Found(Operation *)> inspect;
+};
+
+/// Where in shared memory an op's question is about: the buffers it reads
+/// or writes, where tilegpu-allocate-shared-memory placed them.
+class Buffers {
+public:
+  Buffers(const SharedMemoryAllocation &allocation,
+          ArrayRef<SharedInterval> intervals)
+      : allocation(allocation), intervals(intervals) {}
+
+  /// Whether `memdesc` may view memory in the buffers.
+  bool mayView(Value memdesc) const {
+    LocalAllocOp alloc = getViewedBuffer(memdesc);
+    if (!alloc)
+      return true;
+    std::optional<SharedInterval> placed = allocation.getInterval(alloc);
+    return !placed || overlaps(*placed);
+  }
+
+  /// Whether the scratch `op` exchanges values through (a conversion's, a
+  /// reduction's) overlaps the buffers.
+  bool scratchOverlaps(Operation *op) const {
+    std::optional<SharedInterval> scratch = allocation.getInterval(op);
+    return scratch && overlaps(*scratch);
+  }
+
+  /// Whether `dot` reads memory in the buffers.
+  bool readBy(WarpGroupDotOp dot) const {
+    return mayView(dot.getB()) ||
+           (isa<MemDescType>(dot.getA().getType()) && mayView(dot.getA()));
+  }
+
+private:
+  bool overlaps(SharedInterval placed) const {
+    return llvm::any_of(intervals, [&](const SharedInterval &interval) {
+      return interval.overlaps(placed);
+    });
+  }
+
+  const SharedMemoryAllocation &allocation;
+  ArrayRef<SharedInterval> intervals;
+};
+
+/// What a store's walk back meets: a barrier issued after every earlier
+/// access, or an access (read or write) to the memory it stores to.
+class StoreInspector {
+public:
+  StoreInspector(const Buffers &buffer, Operation *function) : buffer(buffer) {
+    if (function)
+      function->walk([&](WarpGroupDotOp dot) {
+        asyncReadsBuffer |= dot.getIsAsync() && buffer.readBy(dot);
+      });
+  }
+
+  /// What a walk back through `op` meets first. Barriers nested in `op` are
+  /// not counted on: a loop may not run.
+  Found operator()(Operation *op) const {
     // A storing local_alloc ends with a barrier; async_wait, barrier, the
     // mbarriers' set-up and end, and a TMA store (after its reads) are ones,
     // and so is the wait for the TMA's updates to have read their buffer.
@@ -119,29 +137,97 @@ private:
     return walk.wasInterrupted() ? Found::Access : Found::Nothing;
   }
 
-  /// What a walk back over `ops`, the last first, meets first.
-  Found walk(iterator_range<Block::iterator> ops) const {
-    for (Operation &prior : llvm::reverse(ops))
-      if (Found found = inspect(&prior); found != Found::Nothing)
-        return found;
-    return Found::Nothing;
+private:
+  /// Whether `op` itself (not what it nests) reads or writes the buffer.
+  bool touches(Operation *op) const {
+    if (auto load = dyn_cast<LocalLoadOp>(op))
+      return buffer.mayView(load.getSrc());
+    if (auto copy = dyn_cast<AsyncCopyBlockOp>(op))
+      return buffer.mayView(copy.getDst());
+    if (auto copy = dyn_cast<AsyncCopyOp>(op))
+      return buffer.mayView(copy.getDst());
+    if (auto copy = dyn_cast<AsyncTMACopyBlockOp>(op))
+      return buffer.mayView(copy.getDst()) || buffer.mayView(copy.getBarrier());
+    if (auto wait = dyn_cast<WaitBarrierOp>(op))
+      return buffer.mayView(wait.getBarrier());
+    if (auto dot = dyn_cast<WarpGroupDotOp>(op))
+      return buffer.readBy(dot);
+    // An asynchronous product reads until a wait; which one is not traced.
+    if (isa<WarpGroupDotWaitOp>(op))
+      return asyncReadsBuffer;
+    if (auto alloc = dyn_cast<LocalAllocOp>(op))
+      return alloc.getSrc() && buffer.mayView(alloc.getResult());
+    return buffer.scratchOverlaps(op);
   }
 
-  const SharedMemoryAllocation &allocation;
-  SharedInterval buffer;
+  const Buffers &buffer;
   /// Whether an asynchronous product may read the buffer.
   bool asyncReadsBuffer = false;
+};
+
+/// What a product's walk back meets: a proxy fence every thread passes
+/// (counted as a barrier), or a generic-proxy write to an operand's memory:
+/// a thread's store, a cp.async, a conversion's scratch, an mbarrier's
+/// update.
+class ProxyInspector {
+public:
+  explicit ProxyInspector(const Buffers &operands) : operands(operands) {}
+
+  Found operator()(Operation *op) const {
+    // init_barriers fences before it sets up its mbarriers, which it then
+    // writes; a TMA store or reduction fences what threads wrote before it.
+    if (auto init = dyn_cast<InitBarriersOp>(op))
+      return operands.mayView(init.getBarriers()) ? Found::Access
+                                                  : Found::Barrier;
+    if (isa<AsyncTMAStoreBlockOp, AsyncTMAReduceBlockOp>(op))
+      return Found::Barrier;
+    // So does a product already decided to fence (those before it in
+    // program order are decided first).
+    if (auto dot = dyn_cast<WarpGroupDotOp>(op))
+      if (auto fences = dot->getAttrOfType<BoolAttr>(
+              TileGPUDialect::getProxyFenceAttrName());
+          fences && fences.getValue())
+        return Found::Barrier;
+    WalkResult walk = op->walk([&](Operation *nested) {
+      return writesGeneric(nested) ? WalkResult::interrupt()
+                                   : WalkResult::advance();
+    });
+    return walk.wasInterrupted() ? Found::Access : Found::Nothing;
+  }
+
+private:
+  /// Whether `op` itself writes an operand's memory through the generic
+  /// proxy. The TMA's copies write through the asynchronous one.
+  bool writesGeneric(Operation *op) const {
+    if (auto alloc = dyn_cast<LocalAllocOp>(op))
+      return alloc.getSrc() && operands.mayView(alloc.getResult());
+    if (auto copy = dyn_cast<AsyncCopyBlockOp>(op))
+      return operands.mayView(copy.getDst());
+    if (auto copy = dyn_cast<AsyncCopyOp>(op))
+      return operands.mayView(copy.getDst());
+    if (auto copy = dyn_cast<AsyncTMACopyBlockOp>(op))
+      return operands.mayView(copy.getBarrier());
+    if (auto wait = dyn_cast<WaitBarrierOp>(op))
+      return operands.mayView(wait.getBarrier());
+    if (auto arrive = dyn_cast<ArriveBarrierOp>(op))
+      return operands.mayView(arrive.getBarrier());
+    if (auto inval = dyn_cast<InvalBarriersOp>(op))
+      return operands.mayView(inval.getBarriers());
+    return operands.scratchOverlaps(op);
+  }
+
+  const Buffers &operands;
 };
 
 } // namespace
 
 bool tilegpu::needsLeadingBarrier(LocalAllocOp alloc,
                                   const SharedMemoryAllocation &allocation) {
-  std::optional<SharedInterval> buffer = allocation.getInterval(alloc);
-  if (!buffer)
+  std::optional<SharedInterval> interval = allocation.getInterval(alloc);
+  if (!interval)
     return true;
   auto function = alloc->getParentOfType<FunctionOpInterface>();
-  WalkBack back(allocation, *buffer, function);
+  Buffers buffer(allocation, *interval);
   // A copy may still be in flight after a barrier (async_wait with pending
   // groups): memory that copies write keeps its barriers.
   bool copiedInto =
@@ -154,10 +240,30 @@ bool tilegpu::needsLeadingBarrier(LocalAllocOp alloc,
                           dst = copy.getDst();
                         if (auto copy = dyn_cast<AsyncTMACopyBlockOp>(op))
                           dst = copy.getDst();
-                        return dst && back.mayView(dst)
+                        return dst && buffer.mayView(dst)
                                    ? WalkResult::interrupt()
                                    : WalkResult::advance();
                       })
                       .wasInterrupted();
-  return copiedInto || !back.isBehindBarrier(alloc);
+  StoreInspector inspector(buffer, function);
+  return copiedInto || !PathWalk(inspector).isBehindBarrier(alloc);
+}
+
+bool tilegpu::needsProxyFence(WarpGroupDotOp dot,
+                              const SharedMemoryAllocation &allocation) {
+  SmallVector<SharedInterval, 2> intervals;
+  SmallVector<Value, 2> operands = {dot.getB()};
+  if (isa<MemDescType>(dot.getA().getType()))
+    operands.push_back(dot.getA());
+  for (Value operand : operands) {
+    LocalAllocOp alloc = getViewedBuffer(operand);
+    std::optional<SharedInterval> interval =
+        alloc ? allocation.getInterval(alloc) : std::nullopt;
+    if (!interval)
+      return true;
+    intervals.push_back(*interval);
+  }
+  Buffers buffers(allocation, intervals);
+  ProxyInspector inspector(buffers);
+  return !PathWalk(inspector).isBehindBarrier(dot);
 }

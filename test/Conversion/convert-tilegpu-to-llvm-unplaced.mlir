@@ -41,8 +41,23 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.shared_bytes = 256 : i64
 #s = #tilegpu.shared<vec = 8, perPhase = 8, maxPhase = 1, order = [1, 0]>
 module attributes {tilegpu.num_warps = 1 : i32, tilegpu.shared_bytes = 512 : i64, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @barrier_not_placed(%x: tensor<32x8xf16, #b>) {
-    // expected-error @below {{convert-tilegpu-to-llvm needs the barriers tilegpu-place-barriers places (run it first): this op has no tilegpu.leading_barrier}}
+    // expected-error @below {{convert-tilegpu-to-llvm needs the barriers and fences tilegpu-place-barriers places (run it first): this op has no tilegpu.leading_barrier}}
     %a = tilegpu.local_alloc %x {tilegpu.allocation_offset = 0 : i64} : tensor<32x8xf16, #b> -> !tilegpu.memdesc<32x8xf16, #s>
     return
+  }
+}
+
+// -----
+
+#acc = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]>
+#nvmma = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [1, 0]>
+#kmajor = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [0, 1]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 16384 : i64, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @fence_not_placed(%acc: tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc> {
+    %a = tilegpu.local_alloc {tilegpu.allocation_offset = 0 : i64} : !tilegpu.memdesc<64x64xf16, #nvmma>
+    %b = tilegpu.local_alloc {tilegpu.allocation_offset = 8192 : i64} : !tilegpu.memdesc<64x64xf16, #kmajor>
+    // expected-error @below {{convert-tilegpu-to-llvm needs the barriers and fences tilegpu-place-barriers places (run it first): this op has no tilegpu.proxy_fence}}
+    %d = tilegpu.warpgroup_dot %a, %b, %acc : !tilegpu.memdesc<64x64xf16, #nvmma>, !tilegpu.memdesc<64x64xf16, #kmajor>, tensor<64x64xf32, #acc> -> tensor<64x64xf32, #acc>
+    return %d : tensor<64x64xf32, #acc>
   }
 }

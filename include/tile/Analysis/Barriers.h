@@ -7,7 +7,7 @@
 // before): unless a barrier already comes between. This analysis decides,
 // for each such store, whether that leading barrier is needed;
 // tilegpu-place-barriers records the decision, convert-tilegpu-to-llvm
-// follows it.
+// follows it. It decides the same of the proxy fence before each wgmma.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +28,17 @@ namespace mlir::tilegpu {
 /// barrier, since a copy may still be in flight after one.
 bool needsLeadingBarrier(LocalAllocOp alloc,
                          const SharedMemoryAllocation &allocation);
+
+/// Whether `dot` must fence the generic proxy before its wgmma reads its
+/// shared operands: whether some path from the kernel's start reaches it
+/// from a generic-proxy write to their memory (a thread's store, a
+/// cp.async, a conversion's scratch, an mbarrier) without passing a proxy
+/// fence that every thread executes (init_barriers', a TMA store's, or an
+/// earlier product's that fences). Operands the TMA alone writes need none.
+/// Products are decided in program order: a later one may count on an
+/// earlier one's fence.
+bool needsProxyFence(WarpGroupDotOp dot,
+                     const SharedMemoryAllocation &allocation);
 
 } // namespace mlir::tilegpu
 

@@ -305,7 +305,8 @@ struct SharedOperand {
 /// tilegpu.warpgroup_dot: per warpgroup, one wgmma.mma_async m64nNk16
 /// (k32 for 8-bit operands) per 64 x N block of the result and k step,
 /// between a proxy fence (what threads stored to the operands becomes
-/// visible to the tensor cores) and the wait for the group.
+/// visible to the tensor cores; where tilegpu.proxy_fence says so) and the
+/// wait for the group.
 struct WarpGroupDotOpConversion
     : public ConvertOpToLLVMPattern<WarpGroupDotOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
@@ -453,7 +454,9 @@ struct WarpGroupDotOpConversion
     Value accumulate = createI32(rewriter, loc, 1);
     Value overwrite = createI32(rewriter, loc, 0);
 
-    emitAsyncProxyFence(rewriter, loc);
+    if (op->getAttrOfType<BoolAttr>(TileGPUDialect::getProxyFenceAttrName())
+            .getValue())
+      emitAsyncProxyFence(rewriter, loc);
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
     for (auto [fragment, blockSteps] : llvm::zip(fd, steps)) {
       SmallVector<int64_t> &dFragment = fragment.second;

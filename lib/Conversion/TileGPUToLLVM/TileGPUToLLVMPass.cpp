@@ -52,18 +52,25 @@ struct ConvertTileGPUToLLVMPass
     if (failed(allocation))
       return signalPassFailure();
     int64_t sharedBytes = allocation->getTotalBytes();
-    // So is whether a store waits at a barrier first:
-    // tilegpu-place-barriers'.
+    // So is whether a store waits at a barrier first, and whether a product
+    // fences the generic proxy: tilegpu-place-barriers'.
     StringRef barrierName = TileGPUDialect::getLeadingBarrierAttrName();
+    StringRef fenceName = TileGPUDialect::getProxyFenceAttrName();
     if (module
-            .walk([&](LocalAllocOp alloc) {
-              if (!alloc.getSrc() || alloc->hasAttr(barrierName))
+            .walk([&](Operation *op) {
+              StringRef missing;
+              if (auto alloc = dyn_cast<LocalAllocOp>(op);
+                  alloc && alloc.getSrc() && !alloc->hasAttr(barrierName))
+                missing = barrierName;
+              if (isa<WarpGroupDotOp>(op) && !op->hasAttr(fenceName))
+                missing = fenceName;
+              if (missing.empty())
                 return WalkResult::advance();
-              alloc.emitError()
+              op->emitError()
                   << getArgument()
-                  << " needs the barriers tilegpu-place-barriers places (run "
-                     "it first): this op has no "
-                  << barrierName;
+                  << " needs the barriers and fences tilegpu-place-barriers "
+                     "places (run it first): this op has no "
+                  << missing;
               return WalkResult::interrupt();
             })
             .wasInterrupted())

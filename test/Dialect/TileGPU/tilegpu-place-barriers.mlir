@@ -200,3 +200,71 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
     return
   }
 }
+
+// -----
+
+// wgmma reads shared memory through the asynchronous proxy: a product
+// fences the generic proxy first (tilegpu.proxy_fence = true) only where a
+// generic write to its operands' memory may come after the last fence every
+// thread executes. Operands the TMA alone writes need none, in the loop or
+// across its back edge (init_barriers fences before its mbarriers are set
+// up, and they are placed apart from the operands).
+// CHECK-LABEL: func.func @tma_operands
+// CHECK: scf.for
+// CHECK: tilegpu.warpgroup_dot {{.*}}tilegpu.proxy_fence = false
+#bar = #tilegpu.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>
+#nvmma = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [1, 0]>
+#kmajor = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [0, 1]>
+#blocked = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#acc = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>, tilegpu.tensormaps = [{base = "K", box = [64, 64], dims = ["64", "N"], strides = ["stride_n"], swizzle = 128 : i64}]} {
+  func.func @tma_operands(%p: !tile.block_ptr<tensor<64x64xf16, #blocked>>, %desc: !tilegpu.tensormap, %acc: tensor<64x64xf32, #acc>, %n: i32) -> tensor<64x64xf32, #acc> {
+    %z = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %bars = tilegpu.local_alloc : !tilegpu.memdesc<1x1x1xi64, #bar>
+    %a = tilegpu.local_alloc : !tilegpu.memdesc<64x64xf16, #nvmma>
+    %b = tilegpu.local_alloc : !tilegpu.memdesc<64x64xf16, #kmajor>
+    tilegpu.init_barriers %bars : !tilegpu.memdesc<1x1x1xi64, #bar>
+    %bar = tilegpu.memdesc_index %bars[%z] : !tilegpu.memdesc<1x1x1xi64, #bar> -> !tilegpu.memdesc<1x1xi64, #bar>
+    %r = scf.for %i = %z to %n step %c1 iter_args(%c = %acc) -> (tensor<64x64xf32, #acc>) : i32 {
+      tilegpu.async_tma_copy_block %p, %desc[], %a, %bar : !tile.block_ptr<tensor<64x64xf16, #blocked>>, !tilegpu.memdesc<64x64xf16, #nvmma>, !tilegpu.memdesc<1x1xi64, #bar>
+      tilegpu.wait_barrier %bar, %i : !tilegpu.memdesc<1x1xi64, #bar>
+      %d = tilegpu.warpgroup_dot %a, %b, %c : !tilegpu.memdesc<64x64xf16, #nvmma>, !tilegpu.memdesc<64x64xf16, #kmajor>, tensor<64x64xf32, #acc> -> tensor<64x64xf32, #acc>
+      scf.yield %d : tensor<64x64xf32, #acc>
+    }
+    tilegpu.inval_barriers %bars : !tilegpu.memdesc<1x1x1xi64, #bar>
+    return %r : tensor<64x64xf32, #acc>
+  }
+}
+
+// -----
+
+// An operand the threads stored: the first product after the store fences,
+// the second counts on the first's fence. In the loop the store comes round
+// again on the back edge, so the product fences every iteration.
+// CHECK-LABEL: func.func @stored_operand
+// CHECK: tilegpu.warpgroup_dot {{.*}}tilegpu.proxy_fence = true
+// CHECK: tilegpu.warpgroup_dot {{.*}}tilegpu.proxy_fence = false
+// CHECK: scf.for
+// CHECK: tilegpu.local_alloc
+// CHECK: tilegpu.warpgroup_dot {{.*}}tilegpu.proxy_fence = true
+#nvmma = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [1, 0]>
+#kmajor = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [0, 1]>
+#blocked = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#acc = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @stored_operand(%x: tensor<64x64xf16, #blocked>, %acc: tensor<64x64xf32, #acc>, %n: i32) -> tensor<64x64xf32, #acc> {
+    %z = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %b = tilegpu.local_alloc : !tilegpu.memdesc<64x64xf16, #kmajor>
+    %a = tilegpu.local_alloc %x : tensor<64x64xf16, #blocked> -> !tilegpu.memdesc<64x64xf16, #nvmma>
+    %d0 = tilegpu.warpgroup_dot %a, %b, %acc : !tilegpu.memdesc<64x64xf16, #nvmma>, !tilegpu.memdesc<64x64xf16, #kmajor>, tensor<64x64xf32, #acc> -> tensor<64x64xf32, #acc>
+    %d1 = tilegpu.warpgroup_dot %a, %b, %d0 : !tilegpu.memdesc<64x64xf16, #nvmma>, !tilegpu.memdesc<64x64xf16, #kmajor>, tensor<64x64xf32, #acc> -> tensor<64x64xf32, #acc>
+    %r = scf.for %i = %z to %n step %c1 iter_args(%c = %d1) -> (tensor<64x64xf32, #acc>) : i32 {
+      %s = tilegpu.local_alloc %x : tensor<64x64xf16, #blocked> -> !tilegpu.memdesc<64x64xf16, #nvmma>
+      %d = tilegpu.warpgroup_dot %s, %b, %c : !tilegpu.memdesc<64x64xf16, #nvmma>, !tilegpu.memdesc<64x64xf16, #kmajor>, tensor<64x64xf32, #acc> -> tensor<64x64xf32, #acc>
+      scf.yield %d : tensor<64x64xf32, #acc>
+    }
+    return %r : tensor<64x64xf32, #acc>
+  }
+}

@@ -218,6 +218,16 @@ TileGPUDialect::verifyOperationAttribute(Operation *op,
              << name << " is true or false, not " << attribute.getValue();
     return success();
   }
+  if (name == getProxyFenceAttrName()) {
+    if (!isa<WarpGroupDotOp>(op))
+      return op->emitError() << name
+                             << " decides the proxy fence before a wgmma: it "
+                                "belongs on a tilegpu.warpgroup_dot";
+    if (!isa<BoolAttr>(attribute.getValue()))
+      return op->emitError()
+             << name << " is true or false, not " << attribute.getValue();
+    return success();
+  }
   if (name != getNumWarpsAttrName())
     return success();
   auto value = dyn_cast<IntegerAttr>(attribute.getValue());

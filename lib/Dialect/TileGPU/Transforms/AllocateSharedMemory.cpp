@@ -27,10 +27,11 @@ struct AllocateSharedMemoryPass
       return signalPassFailure();
     StringRef offsetName = TileGPUDialect::getAllocationOffsetAttrName();
     // A placement from an earlier run would outlive the ops it was for, and
-    // barriers placed for it may not suit this one.
+    // barriers and fences placed for it may not suit this one.
     module.walk([&](Operation *op) {
       op->removeAttr(offsetName);
       op->removeAttr(TileGPUDialect::getLeadingBarrierAttrName());
+      op->removeAttr(TileGPUDialect::getProxyFenceAttrName());
     });
     auto allocation = SharedMemoryAllocation::compute(module);
     // Past the target's limit the kernel could not launch: say so now.

@@ -1,8 +1,9 @@
 //===- PlaceBarriers.cpp - Which shared-memory stores wait first ----------===//
 //
 // Runs needsLeadingBarrier (lib/Analysis/Barriers.cpp) on each local_alloc
-// that stores a tile, where tilegpu-allocate-shared-memory placed its
-// memory, and records the decision for convert-tilegpu-to-llvm.
+// that stores a tile, and needsProxyFence on each warpgroup_dot, where
+// tilegpu-allocate-shared-memory placed their memory, and records the
+// decisions for convert-tilegpu-to-llvm.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +35,13 @@ struct PlaceBarriersPass
         alloc->setAttr(TileGPUDialect::getLeadingBarrierAttrName(),
                        BoolAttr::get(&getContext(),
                                      needsLeadingBarrier(alloc, *allocation)));
+    });
+    // In program order, so that a product may count on an earlier one's
+    // fence.
+    module.walk([&](WarpGroupDotOp dot) {
+      dot->setAttr(
+          TileGPUDialect::getProxyFenceAttrName(),
+          BoolAttr::get(&getContext(), needsProxyFence(dot, *allocation)));
     });
   }
 };

@@ -28,8 +28,8 @@ def TileGPU_Dialect : Dialect {
     `tilegpu.vector_width` on a global access (tilegpu-coalesce),
     `tilegpu.allocation_offset` on each op that uses shared memory and
     `tilegpu.shared_bytes` on the module (tilegpu-allocate-shared-memory);
-    `tilegpu.leading_barrier` on each `local_alloc` that stores a tile
-    (tilegpu-place-barriers); `tilegpu.tensormaps` on the module, what the
+    `tilegpu.leading_barrier` on each `local_alloc` that stores a tile and
+    `tilegpu.proxy_fence` on each `warpgroup_dot` (tilegpu-place-barriers); `tilegpu.tensormaps` on the module, what the
     runtime encodes for each `!tilegpu.tensormap` parameter
     (tilegpu-pipeline).
   }];
@@ -66,6 +66,12 @@ def TileGPU_Dialect : Dialect {
     /// tilegpu-place-barriers).
     static constexpr ::llvm::StringLiteral getLeadingBarrierAttrName() {
       return ::llvm::StringLiteral("tilegpu.leading_barrier");
+    }
+    /// Whether a warpgroup_dot fences the generic proxy before its wgmma
+    /// reads shared memory (a bool on each warpgroup_dot; set by
+    /// tilegpu-place-barriers).
+    static constexpr ::llvm::StringLiteral getProxyFenceAttrName() {
+      return ::llvm::StringLiteral("tilegpu.proxy_fence");
     }
     /// How the runtime encodes each `!tilegpu.tensormap` kernel parameter,
     /// in their order: an array of dictionaries on the module, each

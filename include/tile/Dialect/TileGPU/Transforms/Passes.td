@@ -305,7 +305,8 @@ def TileGPUTMAStores : Pass<"tilegpu-tma-stores", "::mlir::ModuleOp"> {
 }
 
 def TileGPUPlaceBarriers : Pass<"tilegpu-place-barriers", "::mlir::ModuleOp"> {
-  let summary = "decide which shared-memory stores wait at a barrier first";
+  let summary = "decide which shared-memory stores wait at a barrier first, "
+                "and which products fence the generic proxy";
   let description = [{
     A `tilegpu.local_alloc` that stores a tile waits at a barrier after the
     store, so that every thread sees the tile. Before the store it must
@@ -323,10 +324,19 @@ def TileGPUPlaceBarriers : Pass<"tilegpu-place-barriers", "::mlir::ModuleOp"> {
     always keeps the barrier. In the attention backward this leaves four
     barriers an iteration instead of five.
 
-    The analysis is `needsLeadingBarrier` (`tile/Analysis/Barriers.h`); it
-    reads the placement of tilegpu-allocate-shared-memory, which must run
-    first (and which drops these decisions: a new placement needs new
-    ones).
+    It decides the same of the proxy fence before each
+    `tilegpu.warpgroup_dot` (`tilegpu.proxy_fence`): wgmma reads shared
+    memory through the asynchronous proxy, so what threads wrote there
+    through the generic one (a store, a `cp.async`, a conversion's scratch)
+    must be fenced first. Walking back the same way, the fence is left out
+    when one every thread executes (`init_barriers`', a TMA store's, an
+    earlier product's) comes before any such write: operands the TMA alone
+    writes need none. The attention forward keeps none of its eight.
+
+    The analyses are `needsLeadingBarrier` and `needsProxyFence`
+    (`tile/Analysis/Barriers.h`); they read the placement of
+    tilegpu-allocate-shared-memory, which must run first (and which drops
+    these decisions: a new placement needs new ones).
   }];
   let dependentDialects = ["::mlir::tilegpu::TileGPUDialect"];
 }
