@@ -844,6 +844,10 @@ CASES = [
     ("tl.device_assert holding, then failing in a child process", device_assert_case),
     ("layer norm fwd+bwd fp32 4000x777, locks of 16 groups", layer_norm_case(4000, 777, 16)),
     ("layer norm fwd+bwd fp32 3x5000, locks of 16 groups", layer_norm_case(3, 5000, 16)),
+    # 1024 columns (a multiple of 16): the sum of the groups' partials
+    # copies its rows ahead through shared memory (two steps, the second
+    # masked).
+    ("layer norm fwd+bwd fp32 1000x1024, locks of 40 groups", layer_norm_case(1000, 1024, 40)),
 ]
 # CUDA tensors on the interpreter (copied to the CPU and back).
 INTERPRETED = [

@@ -364,3 +364,81 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
     return %r : tensor<64x64xf16, #bk>
   }
 }
+
+// -----
+
+// A load whose tile goes to registers (a softmax's block of rows) is staged
+// through shared memory so that it is copied ahead like a product's
+// operand: a local_alloc that the pipeliner turns into a stack of cp.async
+// buffers, read back in the load's own layout. cp.async fills masked
+// elements with zeros, so the load's `other` (-inf) comes back by a
+// tile.where. The loop writes through another argument than the one it
+// reads (%y, not %x): the copy ahead reads what the load would have.
+#b = #tilegpu.blocked<sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]>
+// CHECK-LABEL: func.func @row_blocks
+// CHECK: %[[STACK:.*]] = tilegpu.local_alloc : !tilegpu.memdesc<2x4x128xf32, #[[SHARED:.*]]>
+// CHECK: tilegpu.async_copy %{{.*}}, %{{.*}} mask %{{.*}} if %{{.*}} {vector_width = 4 : i32}
+// CHECK: scf.for
+// CHECK: %[[READ:.*]] = tilegpu.memdesc_index %[[STACK]][%{{.*}}]
+// CHECK: tilegpu.async_copy
+// CHECK-NOT: tile.load
+// CHECK: %[[ROW:.*]] = tilegpu.local_load %[[READ]] [0, 0] : !tilegpu.memdesc<4x128xf32, #[[SHARED]]> -> tensor<4x128xf32, #{{.*}}>
+// CHECK: tile.where %{{.*}}, %[[ROW]], %{{.*}} : tensor<4x128xf32, #{{.*}}>
+// CHECK: tile.store
+// OFF-LABEL: func.func @row_blocks
+// OFF-NOT: tilegpu.local_alloc
+// OFF: tile.load
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @row_blocks(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c128 = arith.constant 128 : i32
+    %cols = arith.constant dense<7> : tensor<4x128xi32, #b>
+    %ninf = arith.constant dense<0xFF800000> : tensor<4x128xf32, #b>
+    %xs = tile.splat %x : tensor<4x128x!tile.ptr<f32>, #b>
+    %ys = tile.splat %y : tensor<4x128x!tile.ptr<f32>, #b>
+    %ns = tile.splat %n : tensor<4x128xi32, #b>
+    %m = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %ninf) -> (tensor<4x128xf32, #b>) : i32 {
+      %start = arith.muli %i, %c128 : i32
+      %starts = tile.splat %start : tensor<4x128xi32, #b>
+      %offs = arith.addi %starts, %cols : tensor<4x128xi32, #b>
+      %ok = arith.cmpi slt, %offs, %ns : tensor<4x128xi32, #b>
+      %p = tile.addptr %xs, %offs : tensor<4x128x!tile.ptr<f32>, #b>, tensor<4x128xi32, #b>
+      %v = tile.load %p mask %ok other %ninf {tilegpu.vector_width = 4 : i32} : tensor<4x128x!tile.ptr<f32>, #b>
+      %mx = arith.maximumf %acc, %v : tensor<4x128xf32, #b>
+      %q = tile.addptr %ys, %offs : tensor<4x128x!tile.ptr<f32>, #b>, tensor<4x128xi32, #b>
+      tile.store %q, %mx mask %ok : tensor<4x128x!tile.ptr<f32>, #b>
+      scf.yield %mx : tensor<4x128xf32, #b>
+    }
+    return
+  }
+}
+
+// -----
+
+// The loop writes through the argument it reads: a copy ahead could read
+// what an earlier iteration has not written yet, so the load stays.
+#b = #tilegpu.blocked<sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]>
+// CHECK-LABEL: func.func @writes_what_it_reads
+// CHECK-NOT: tilegpu.local_alloc
+// CHECK-NOT: tilegpu.async_copy
+// CHECK: tile.load
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @writes_what_it_reads(%x: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c64 = arith.constant 64 : i32
+    %cols = arith.constant dense<7> : tensor<4x128xi32, #b>
+    %xs = tile.splat %x : tensor<4x128x!tile.ptr<f32>, #b>
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      %start = arith.muli %i, %c64 : i32
+      %starts = tile.splat %start : tensor<4x128xi32, #b>
+      %offs = arith.addi %starts, %cols : tensor<4x128xi32, #b>
+      %p = tile.addptr %xs, %offs : tensor<4x128x!tile.ptr<f32>, #b>, tensor<4x128xi32, #b>
+      %v = tile.load %p {tilegpu.vector_width = 4 : i32} : tensor<4x128x!tile.ptr<f32>, #b>
+      %w = arith.addf %v, %v : tensor<4x128xf32, #b>
+      tile.store %p, %w : tensor<4x128x!tile.ptr<f32>, #b>
+    }
+    return
+  }
+}

@@ -325,7 +325,7 @@ struct PipelinedLoad {
 /// the dimension the buffer keeps contiguous, on addresses tilegpu-coalesce
 /// proved 16-byte aligned (and, for pointers, under one mask value each),
 /// and no check splits a vector.
-bool copiesInVectors(Operation *load, LocalAllocOp alloc) {
+bool copiesInVectors(Operation *load, SharedLayoutAttrInterface shared) {
   auto type = cast<RankedTensorType>(load->getResult(0).getType());
   auto layout = dyn_cast_or_null<BlockedEncodingAttr>(type.getEncoding());
   if (!layout || !type.getElementType().isIntOrFloat())
@@ -337,7 +337,6 @@ bool copiesInVectors(Operation *load, LocalAllocOp alloc) {
   unsigned inner = layout.getOrder()[0];
   auto proven = load->getAttrOfType<IntegerAttr>(
       TileGPUDialect::getVectorWidthAttrName());
-  SharedLayoutAttrInterface shared = alloc.getType().getEncoding();
   if (!proven || proven.getInt() != width ||
       layout.getSizePerThread()[inner] % width != 0 ||
       shared.getOrder()[0] != inner || shared.getVec() < width)
@@ -618,6 +617,142 @@ scf::ForOp pipelineLoop(scf::ForOp loop, MutableArrayRef<PipelinedLoad> loads,
   return newLoop;
 }
 
+/// Bytes of shared memory the loads a loop stages for registers may take,
+/// all stages together: blocks of up to 4096 fp32 elements on two stages,
+/// with room left for the kernel's reductions.
+constexpr int64_t kMaxStagedBytes = 48 * 1024;
+
+/// The kernel argument `pointer` (a tile of pointers or a block pointer)
+/// addresses memory from, through offsets, broadcasts and the loop's
+/// carried values; null when it cannot be told.
+BlockArgument getBaseArgument(Value pointer) {
+  while (true) {
+    if (auto arg = dyn_cast<BlockArgument>(pointer)) {
+      auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+      if (!loop)
+        return isa<func::FuncOp>(arg.getOwner()->getParentOp())
+                   ? arg
+                   : BlockArgument();
+      if (arg.getArgNumber() == 0)
+        return {};
+      pointer = loop.getInitArgs()[arg.getArgNumber() - 1];
+      continue;
+    }
+    Operation *def = pointer.getDefiningOp();
+    if (!isa_and_nonnull<tile::AddPtrOp, tile::SplatOp, tile::BroadcastOp,
+                         tile::ExpandDimsOp, tile::AdvanceOp,
+                         tile::MakeBlockPtrOp, ConvertLayoutOp>(def))
+      return {};
+    pointer = def->getOperand(0);
+  }
+}
+
+/// Whether copying `load` ahead in `loop` reads what it would have read:
+/// the loop writes no global memory, or writes it only through other kernel
+/// arguments than the load's (arguments are taken not to alias, as Triton's
+/// pipeliner takes them), and has no atomics, whose orderings a copy ahead
+/// could break.
+bool readsAheadSafely(scf::ForOp loop, Operation *load) {
+  BlockArgument base = getBaseArgument(load->getOperand(0));
+  if (!base)
+    return false;
+  auto mayClash = [&](Operation *op) {
+    if (!isa<tile::TileDialect>(op->getDialect()) ||
+        isa<tile::PrintOp, tile::AssertOp>(op) ||
+        !hasEffect<MemoryEffects::Write>(op))
+      return false;
+    if (!isa<tile::StoreOp, tile::StoreBlockOp>(op))
+      return true;
+    BlockArgument written = getBaseArgument(op->getOperand(0));
+    return !written || written == base;
+  };
+  return !loop.walk([&](Operation *op) {
+                return mayClash(op) ? WalkResult::interrupt()
+                                    : WalkResult::advance();
+              })
+              .wasInterrupted();
+}
+
+/// Has `loop`'s loads whose tiles go to registers (a softmax's block of
+/// rows) pass through shared memory, so that the pipeliner
+/// copies them ahead as it does a product's operands: each becomes a
+/// local_alloc of the loaded tile, read back by a local_load in its own
+/// layout (every thread reads what it copied, in 16-byte vectors). Only
+/// loads that will be copied ahead are staged: cp.async can copy them in
+/// 16-byte vectors, they match as pipelined loads, they read ahead safely,
+/// and their stages fit kMaxStagedBytes. A load's `other` (cp.async fills
+/// masked elements with zeros) is put back by a tile.where.
+void stageRegisterLoads(scf::ForOp loop, int64_t stages, bool readsTables) {
+  SmallVector<Operation *> candidates;
+  for (Operation &op : loop.getBody()->getOperations())
+    if (isa<tile::LoadBlockOp, tile::LoadOp>(op) &&
+        isa<RankedTensorType>(op.getResult(0).getType()) &&
+        !llvm::any_of(op.getUsers(),
+                      [](Operation *user) { return isa<LocalAllocOp>(user); }))
+      candidates.push_back(&op);
+  int64_t stagedBytes = 0;
+  MLIRContext *ctx = loop.getContext();
+  for (Operation *load : candidates) {
+    auto type = cast<RankedTensorType>(load->getResult(0).getType());
+    auto layout = dyn_cast_or_null<BlockedEncodingAttr>(type.getEncoding());
+    // Shared memory holds matrices: a row's rank-1 tile is not staged yet.
+    if (!layout || type.getRank() != 2 || !type.getElementType().isIntOrFloat())
+      continue;
+    unsigned bits = type.getElementType().getIntOrFloatBitWidth();
+    int64_t bytes = type.getNumElements() * bits / 8 * stages;
+    if (stagedBytes + bytes > kMaxStagedBytes || !readsAheadSafely(loop, load))
+      continue;
+    int64_t width = 128 / std::max(8u, bits);
+    auto shared = SharedEncodingAttr::get(ctx, width, /*perPhase=*/1,
+                                          /*maxPhase=*/1, layout.getOrder());
+    // cp.async reads no `other`: a load with one is copied without it.
+    auto pointers = dyn_cast<tile::LoadOp>(load);
+    Value other = pointers ? pointers.getOther() : Value();
+    bool refills = other && !isZeroTile(other);
+    if (refills && !pointers.getMask())
+      continue;
+    OpBuilder b(load);
+    Location loc = load->getLoc();
+    Operation *copied = load;
+    if (refills) {
+      copied = tile::LoadOp::create(b, loc, pointers.getPtr(),
+                                    pointers.getMask(), Value());
+      copied->setDiscardableAttrs(load->getDiscardableAttrDictionary());
+    }
+    if (!copiesInVectors(copied, shared)) {
+      if (copied != load)
+        copied->erase();
+      continue;
+    }
+    b.setInsertionPointAfter(copied);
+    auto alloc = LocalAllocOp::create(
+        b, loc,
+        MemDescType::get(ctx, type.getShape(), type.getElementType(), shared),
+        copied->getResult(0));
+    Value staged = LocalLoadOp::create(
+        b, loc, type, alloc,
+        b.getDenseI64ArrayAttr(SmallVector<int64_t>(type.getRank(), 0)));
+    if (refills)
+      staged = tile::WhereOp::create(b, loc, pointers.getMask(), staged, other);
+    load->getResult(0).replaceAllUsesExcept(staged, alloc);
+    if (!matchLoad(loop, copied, readsTables)) {
+      // Not a load the pipeliner copies: left as it was.
+      staged.replaceAllUsesWith(load->getResult(0));
+      for (Operation *op = staged.getDefiningOp(); op != copied;) {
+        Operation *prior = op->getPrevNode();
+        op->erase();
+        op = prior;
+      }
+      if (copied != load)
+        copied->erase();
+      continue;
+    }
+    if (copied != load)
+      load->erase();
+    stagedBytes += bytes;
+  }
+}
+
 /// Has `p` copied by the TMA where the runtime can describe its tensor,
 /// through the kernel's descriptor parameter for it; `axisInfo` holds each
 /// kernel's analysis, made on first use.
@@ -698,6 +833,7 @@ struct TileGPUPipelinePass
     for (scf::ForOp loop : loops) {
       SmallVector<PipelinedLoad> loads;
       bool readsTables = writesNoGlobalMemory(loop);
+      stageRegisterLoads(loop, numStages, readsTables);
       for (Operation &op : loop.getBody()->getOperations())
         if (isa<tile::LoadBlockOp, tile::LoadOp>(op) &&
             isa<RankedTensorType>(op.getResult(0).getType()))
@@ -714,7 +850,8 @@ struct TileGPUPipelinePass
           if (isa<tile::LoadBlockOp>(p.load))
             planTensorMapCopy(loop, p, axisInfo);
       llvm::erase_if(loads, [](PipelinedLoad &p) {
-        return !p.descriptor && !copiesInVectors(p.load, p.alloc);
+        return !p.descriptor &&
+               !copiesInVectors(p.load, p.alloc.getType().getEncoding());
       });
     }
     llvm::erase_if(plans, [](auto &plan) { return plan.second.empty(); });

@@ -130,6 +130,18 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {
     `desc.load([m, k])`) is first made once before the loop and carried,
     advanced by its offsets' step each iteration.
 
+    A load whose tile goes to registers rather than to a product (a
+    softmax's block of rows) is first staged: a `local_alloc` of the loaded
+    tile, read back by a `local_load` in its own layout, so that it is
+    copied ahead the same way (cp.async; every thread reads back what it
+    copied). Only loads that will be copied ahead are staged: rank-2 tiles
+    (shared memory holds matrices) that cp.async copies in 16-byte vectors,
+    at most 48 KiB of them a loop (all stages), in a loop with no atomics
+    that writes global memory, if at all, only through other kernel
+    arguments than the load's (arguments are taken not to alias, as
+    Triton's pipeliner takes them). cp.async fills masked elements with
+    zeros: a load's other value comes back through a `tile.where`.
+
     Copies for iterations past the end are predicated off. The block must
     be copyable in 16-byte vectors: `tilegpu.vector_width` (from
     tilegpu-coalesce) of 16 bytes, the buffer's contiguous dimension the
