@@ -442,3 +442,49 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target
     return
   }
 }
+
+// -----
+
+// A row (rank 1) is copied through a [1, N] view of it: its pointers and
+// mask reshaped in registers (each element stays in its thread), the buffer
+// a 1 x N matrix, read back and reshaped to the row. The loop's step is a
+// run-time value (rows strided by the number of programs): the copy ahead
+// is for the induction value one step on.
+#r = #tilegpu.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]>
+// CHECK: #[[VIEW:.*]] = #tilegpu.blocked<sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 2], order = [1, 0]>
+// CHECK-LABEL: func.func @rows
+// CHECK: %[[STACK:.*]] = tilegpu.local_alloc : !tilegpu.memdesc<2x1x256xf32, #[[SHARED:.*]]>
+// CHECK: scf.for %[[IV:.*]] = %{{.*}} to %arg2 step %arg4
+// CHECK: %[[ONE_STEP:.*]] = arith.muli %arg4, %{{.*}} : i32
+// CHECK: arith.addi %[[IV]], %[[ONE_STEP]] : i32
+// CHECK: %[[READ:.*]] = tilegpu.memdesc_index %[[STACK]][%{{.*}}]
+// CHECK: %[[P:.*]] = tile.reshape %{{.*}} : tensor<256x!tile.ptr<f32>, #{{.*}}> -> tensor<1x256x!tile.ptr<f32>, #[[VIEW]]>
+// CHECK: %[[M:.*]] = tile.reshape %{{.*}} : tensor<256xi1, #{{.*}}> -> tensor<1x256xi1, #[[VIEW]]>
+// CHECK: tilegpu.async_copy %[[P]], %{{.*}} mask %[[M]] if %{{.*}} {vector_width = 4 : i32}
+// CHECK-NOT: tile.load
+// CHECK: %[[TILE:.*]] = tilegpu.local_load %[[READ]] [0, 0] : !tilegpu.memdesc<1x256xf32, #[[SHARED]]> -> tensor<1x256xf32, #[[VIEW]]>
+// CHECK: %[[ROW:.*]] = tile.reshape %[[TILE]] : tensor<1x256xf32, #[[VIEW]]> -> tensor<256xf32, #{{.*}}>
+// CHECK: tile.where %{{.*}}, %[[ROW]], %{{.*}} : tensor<256xf32, #{{.*}}>
+module attributes {tilegpu.num_warps = 2 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @rows(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %rows: i32, %stride: i32, %programs: i32) attributes {tile.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c200 = arith.constant dense<200> : tensor<256xi32, #r>
+    %cols = tile.arange 0 to 256 : tensor<256xi32, #r>
+    %ok = arith.cmpi slt, %cols, %c200 : tensor<256xi32, #r>
+    %ninf = arith.constant dense<0xFF800000> : tensor<256xf32, #r>
+    scf.for %i = %c0 to %rows step %programs : i32 {
+      %start = arith.muli %i, %stride : i32
+      %row = tile.addptr %x, %start : !tile.ptr<f32>, i32
+      %rows_ = tile.splat %row : tensor<256x!tile.ptr<f32>, #r>
+      %p = tile.addptr %rows_, %cols : tensor<256x!tile.ptr<f32>, #r>, tensor<256xi32, #r>
+      %v = tile.load %p mask %ok other %ninf {tilegpu.vector_width = 4 : i32} : tensor<256x!tile.ptr<f32>, #r>
+      %e = math.exp %v : tensor<256xf32, #r>
+      %out = tile.addptr %y, %start : !tile.ptr<f32>, i32
+      %outs = tile.splat %out : tensor<256x!tile.ptr<f32>, #r>
+      %q = tile.addptr %outs, %cols : tensor<256x!tile.ptr<f32>, #r>, tensor<256xi32, #r>
+      tile.store %q, %e mask %ok : tensor<256x!tile.ptr<f32>, #r>
+    }
+    return
+  }
+}

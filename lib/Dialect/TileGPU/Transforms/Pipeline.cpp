@@ -618,9 +618,9 @@ scf::ForOp pipelineLoop(scf::ForOp loop, MutableArrayRef<PipelinedLoad> loads,
 }
 
 /// Bytes of shared memory the loads a loop stages for registers may take,
-/// all stages together: blocks of up to 4096 fp32 elements on two stages,
-/// with room left for the kernel's reductions.
-constexpr int64_t kMaxStagedBytes = 48 * 1024;
+/// all stages together: a softmax's row of 8192 fp32 elements on two
+/// stages, with room left for the kernel's reductions.
+constexpr int64_t kMaxStagedBytes = 64 * 1024;
 
 /// The kernel argument `pointer` (a tile of pointers or a block pointer)
 /// addresses memory from, through offsets, broadcasts and the loop's
@@ -673,15 +673,26 @@ bool readsAheadSafely(scf::ForOp loop, Operation *load) {
               .wasInterrupted();
 }
 
-/// Has `loop`'s loads whose tiles go to registers (a softmax's block of
-/// rows) pass through shared memory, so that the pipeliner
-/// copies them ahead as it does a product's operands: each becomes a
-/// local_alloc of the loaded tile, read back by a local_load in its own
-/// layout (every thread reads what it copied, in 16-byte vectors). Only
-/// loads that will be copied ahead are staged: cp.async can copy them in
-/// 16-byte vectors, they match as pipelined loads, they read ahead safely,
-/// and their stages fit kMaxStagedBytes. A load's `other` (cp.async fills
-/// masked elements with zeros) is put back by a tile.where.
+/// `layout`, a rank-1 blocked layout, as the rank-2 one of a [1, N] view
+/// that keeps every element in its thread and register.
+BlockedEncodingAttr getRowLayout(BlockedEncodingAttr layout) {
+  return BlockedEncodingAttr::get(layout.getContext(),
+                                  {1, layout.getSizePerThread()[0]},
+                                  {1, layout.getThreadsPerWarp()[0]},
+                                  {1, layout.getWarpsPerCTA()[0]}, {1, 0});
+}
+
+/// Has `loop`'s loads whose tiles go to registers (a softmax's rows, a
+/// block of them) pass through shared memory, so that the pipeliner copies
+/// them ahead as it does a product's operands: each becomes a local_alloc
+/// of the loaded tile, read back by a local_load in its own layout (every
+/// thread reads what it copied, in 16-byte vectors). Shared memory holds
+/// matrices: a row (rank 1) is loaded, stored and read as a [1, N] view,
+/// reshaped in registers. Only loads that will be copied ahead are staged:
+/// cp.async can copy them in 16-byte vectors, they match as pipelined
+/// loads, they read ahead safely, and their stages fit kMaxStagedBytes. A
+/// load's `other` (cp.async fills masked elements with zeros) is put back
+/// by a tile.where.
 void stageRegisterLoads(scf::ForOp loop, int64_t stages, bool readsTables) {
   SmallVector<Operation *> candidates;
   for (Operation &op : loop.getBody()->getOperations())
@@ -695,56 +706,80 @@ void stageRegisterLoads(scf::ForOp loop, int64_t stages, bool readsTables) {
   for (Operation *load : candidates) {
     auto type = cast<RankedTensorType>(load->getResult(0).getType());
     auto layout = dyn_cast_or_null<BlockedEncodingAttr>(type.getEncoding());
-    // Shared memory holds matrices: a row's rank-1 tile is not staged yet.
-    if (!layout || type.getRank() != 2 || !type.getElementType().isIntOrFloat())
+    auto pointers = dyn_cast<tile::LoadOp>(load);
+    bool row = type.getRank() == 1 && pointers;
+    if (!layout || (type.getRank() != 2 && !row) ||
+        !type.getElementType().isIntOrFloat())
       continue;
     unsigned bits = type.getElementType().getIntOrFloatBitWidth();
     int64_t bytes = type.getNumElements() * bits / 8 * stages;
     if (stagedBytes + bytes > kMaxStagedBytes || !readsAheadSafely(loop, load))
       continue;
-    int64_t width = 128 / std::max(8u, bits);
-    auto shared = SharedEncodingAttr::get(ctx, width, /*perPhase=*/1,
-                                          /*maxPhase=*/1, layout.getOrder());
     // cp.async reads no `other`: a load with one is copied without it.
-    auto pointers = dyn_cast<tile::LoadOp>(load);
     Value other = pointers ? pointers.getOther() : Value();
     bool refills = other && !isZeroTile(other);
     if (refills && !pointers.getMask())
       continue;
+
+    // What is made here, erased again if the load is not copied ahead.
+    SmallVector<Operation *> made;
+    auto undo = [&] {
+      for (Operation *op : llvm::reverse(made))
+        op->erase();
+    };
     OpBuilder b(load);
     Location loc = load->getLoc();
     Operation *copied = load;
-    if (refills) {
-      copied = tile::LoadOp::create(b, loc, pointers.getPtr(),
-                                    pointers.getMask(), Value());
+    RankedTensorType bufferType = type;
+    if (row || refills) {
+      Value ptr = pointers.getPtr(), mask = pointers.getMask();
+      if (row) {
+        layout = getRowLayout(layout);
+        auto view = [&](Value value) -> Value {
+          if (!value)
+            return value;
+          auto viewType = RankedTensorType::get(
+              {1, type.getDimSize(0)},
+              cast<RankedTensorType>(value.getType()).getElementType(), layout);
+          made.push_back(tile::ReshapeOp::create(b, loc, viewType, value));
+          return made.back()->getResult(0);
+        };
+        ptr = view(ptr);
+        mask = view(mask);
+        bufferType = RankedTensorType::get({1, type.getDimSize(0)},
+                                           type.getElementType(), layout);
+      }
+      copied = tile::LoadOp::create(b, loc, ptr, mask, Value());
       copied->setDiscardableAttrs(load->getDiscardableAttrDictionary());
+      made.push_back(copied);
     }
+    int64_t width = 128 / std::max(8u, bits);
+    auto shared = SharedEncodingAttr::get(ctx, width, /*perPhase=*/1,
+                                          /*maxPhase=*/1, layout.getOrder());
     if (!copiesInVectors(copied, shared)) {
-      if (copied != load)
-        copied->erase();
+      undo();
       continue;
     }
     b.setInsertionPointAfter(copied);
-    auto alloc = LocalAllocOp::create(
-        b, loc,
-        MemDescType::get(ctx, type.getShape(), type.getElementType(), shared),
-        copied->getResult(0));
-    Value staged = LocalLoadOp::create(
-        b, loc, type, alloc,
-        b.getDenseI64ArrayAttr(SmallVector<int64_t>(type.getRank(), 0)));
+    auto alloc =
+        LocalAllocOp::create(b, loc,
+                             MemDescType::get(ctx, bufferType.getShape(),
+                                              type.getElementType(), shared),
+                             copied->getResult(0));
+    made.push_back(alloc);
+    made.push_back(LocalLoadOp::create(b, loc, bufferType, alloc,
+                                       b.getDenseI64ArrayAttr({0, 0})));
+    if (row)
+      made.push_back(
+          tile::ReshapeOp::create(b, loc, type, made.back()->getResult(0)));
     if (refills)
-      staged = tile::WhereOp::create(b, loc, pointers.getMask(), staged, other);
+      made.push_back(tile::WhereOp::create(b, loc, pointers.getMask(),
+                                           made.back()->getResult(0), other));
+    Value staged = made.back()->getResult(0);
     load->getResult(0).replaceAllUsesExcept(staged, alloc);
     if (!matchLoad(loop, copied, readsTables)) {
-      // Not a load the pipeliner copies: left as it was.
       staged.replaceAllUsesWith(load->getResult(0));
-      for (Operation *op = staged.getDefiningOp(); op != copied;) {
-        Operation *prior = op->getPrevNode();
-        op->erase();
-        op = prior;
-      }
-      if (copied != load)
-        copied->erase();
+      undo();
       continue;
     }
     if (copied != load)
@@ -790,13 +825,14 @@ struct TileGPUPipelinePass
       return signalPassFailure();
     if (numStages == 1)
       return;
-    // Iterations are counted forwards from the lower bound. Inner loops
-    // come first, so carrying an outer loop's pointers (which makes a new
-    // loop around them) leaves them valid.
+    // Iterations are counted forwards from the lower bound: scf.for's step
+    // is positive, a run-time one too (a grid-strided loop over rows). Inner
+    // loops come first, so carrying an outer loop's pointers (which makes a
+    // new loop around them) leaves them valid.
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) {
       auto step = getConstantIntValue(loop.getStep());
-      if (step && *step > 0)
+      if (!step || *step > 0)
         loops.push_back(loop);
     });
     for (scf::ForOp &loop : loops)

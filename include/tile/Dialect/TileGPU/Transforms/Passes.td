@@ -108,7 +108,7 @@ def TileGPUOptimizeDotOperands
 def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {
   let summary = "copy the blocks a loop stages in shared memory ahead (cp.async, TMA)";
   let description = [{
-    In an `scf.for` with a positive constant step, a `tile.load_block`
+    In an `scf.for` (whose step is positive, constant or not), a `tile.load_block`
     through a loop-carried block pointer (advanced by loop-invariant offsets
     each iteration) whose only user is a `tilegpu.local_alloc` (a dot operand
     staged by tilegpu-optimize-dot-operands) becomes an asynchronous copy
