@@ -131,12 +131,13 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {
     advanced by its offsets' step each iteration.
 
     A load whose tile goes to registers rather than to a product (a
-    softmax's block of rows) is first staged: a `local_alloc` of the loaded
+    softmax's rows) is first staged: a `local_alloc` of the loaded
     tile, read back by a `local_load` in its own layout, so that it is
     copied ahead the same way (cp.async; every thread reads back what it
-    copied). Only loads that will be copied ahead are staged: rank-2 tiles
-    (shared memory holds matrices) that cp.async copies in 16-byte vectors,
-    at most 48 KiB of them a loop (all stages), in a loop with no atomics
+    copied; a row, rank 1, as the [1, N] view of its tile, since shared
+    memory holds matrices). Only loads that will be copied ahead are
+    staged: tiles that cp.async copies in 16-byte vectors, at most 64 KiB
+    of them a loop (all stages), in a loop with no atomics
     that writes global memory, if at all, only through other kernel
     arguments than the load's (arguments are taken not to alias, as
     Triton's pipeliner takes them). cp.async fills masked elements with
