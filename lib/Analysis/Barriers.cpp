@@ -23,6 +23,16 @@ LocalAllocOp getViewedBuffer(Value memdesc) {
   return {};
 }
 
+/// The buffer a cp.async copy (of a block or of a tile of pointers)
+/// writes, or null when `op` is none.
+Value getCpAsyncDestination(Operation *op) {
+  if (auto copy = dyn_cast<AsyncCopyBlockOp>(op))
+    return copy.getDst();
+  if (auto copy = dyn_cast<AsyncCopyOp>(op))
+    return copy.getDst();
+  return {};
+}
+
 enum class Found { Nothing, Barrier, Access };
 
 /// Walks back from an op towards the kernel's start along every path (a
@@ -142,10 +152,8 @@ private:
   bool touches(Operation *op) const {
     if (auto load = dyn_cast<LocalLoadOp>(op))
       return buffer.mayView(load.getSrc());
-    if (auto copy = dyn_cast<AsyncCopyBlockOp>(op))
-      return buffer.mayView(copy.getDst());
-    if (auto copy = dyn_cast<AsyncCopyOp>(op))
-      return buffer.mayView(copy.getDst());
+    if (Value dst = getCpAsyncDestination(op))
+      return buffer.mayView(dst);
     if (auto copy = dyn_cast<AsyncTMACopyBlockOp>(op))
       return buffer.mayView(copy.getDst()) || buffer.mayView(copy.getBarrier());
     if (auto wait = dyn_cast<WaitBarrierOp>(op))
@@ -201,10 +209,8 @@ private:
   bool writesGeneric(Operation *op) const {
     if (auto alloc = dyn_cast<LocalAllocOp>(op))
       return alloc.getSrc() && operands.mayView(alloc.getResult());
-    if (auto copy = dyn_cast<AsyncCopyBlockOp>(op))
-      return operands.mayView(copy.getDst());
-    if (auto copy = dyn_cast<AsyncCopyOp>(op))
-      return operands.mayView(copy.getDst());
+    if (Value dst = getCpAsyncDestination(op))
+      return operands.mayView(dst);
     if (auto copy = dyn_cast<AsyncTMACopyBlockOp>(op))
       return operands.mayView(copy.getBarrier());
     if (auto wait = dyn_cast<WaitBarrierOp>(op))
@@ -233,11 +239,7 @@ bool tilegpu::needsLeadingBarrier(LocalAllocOp alloc,
   bool copiedInto =
       function && function
                       ->walk([&](Operation *op) {
-                        Value dst;
-                        if (auto copy = dyn_cast<AsyncCopyBlockOp>(op))
-                          dst = copy.getDst();
-                        if (auto copy = dyn_cast<AsyncCopyOp>(op))
-                          dst = copy.getDst();
+                        Value dst = getCpAsyncDestination(op);
                         if (auto copy = dyn_cast<AsyncTMACopyBlockOp>(op))
                           dst = copy.getDst();
                         return dst && buffer.mayView(dst)

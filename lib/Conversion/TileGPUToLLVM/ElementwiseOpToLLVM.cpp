@@ -99,6 +99,17 @@ Value lowerSpecialScalar(OpBuilder &b, Operation *op, ValueRange operands) {
   return {};
 }
 
+/// Appends the first `count` elements of `pair`, a two-element vector that
+/// one conversion made, to `out`.
+void appendPair(OpBuilder &b, Location loc, Value pair, size_t count,
+                SmallVectorImpl<Value> &out) {
+  for (size_t j = 0; j < count; ++j)
+    out.push_back(LLVM::ExtractElementOp::create(
+        b, loc, pair,
+        LLVM::ConstantOp::create(b, loc, b.getI32Type(),
+                                 b.getI32IntegerAttr(j))));
+}
+
 /// `regs` rounded to fp8 `type` two at a time (cvt.rn.satfinite: beyond the
 /// largest finite value gives it, as the interpreter does), as i8 registers.
 SmallVector<Value> truncToFloat8(OpBuilder &b, Location loc,
@@ -116,11 +127,7 @@ SmallVector<Value> truncToFloat8(OpBuilder &b, Location loc,
         b, loc, VectorType::get({2}, i8), /*a=*/second, /*b=*/first,
         NVVM::FPRoundingMode::RN, NVVM::SaturationMode::SATFINITE,
         /*relu=*/false, type);
-    for (size_t j = 0; j < 2 && i + j < regs.size(); ++j)
-      out.push_back(LLVM::ExtractElementOp::create(
-          b, loc, pair,
-          LLVM::ConstantOp::create(b, loc, b.getI32Type(),
-                                   b.getI32IntegerAttr(j))));
+    appendPair(b, loc, pair, std::min<size_t>(2, regs.size() - i), out);
   }
   return out;
 }
@@ -146,11 +153,7 @@ SmallVector<Value> truncToHalfPairs(OpBuilder &b, Location loc,
       pair = NVVM::ConvertF32x2ToBF16x2Op::create(
           b, loc, pairType, high, low, /*random_bits=*/Value(), rn, noSat,
           /*relu=*/false);
-    for (int64_t j = 0; j < 2; ++j)
-      out.push_back(LLVM::ExtractElementOp::create(
-          b, loc, pair,
-          LLVM::ConstantOp::create(b, loc, b.getI32Type(),
-                                   b.getI32IntegerAttr(j))));
+    appendPair(b, loc, pair, 2, out);
   }
   if (regs.size() % 2)
     out.push_back(LLVM::FPTruncOp::create(b, loc, type, regs.back()));
