@@ -185,8 +185,10 @@ public:
     // init_barriers fences before it sets up its mbarriers, which it then
     // writes; a TMA store or reduction fences what threads wrote before it.
     if (auto init = dyn_cast<InitBarriersOp>(op))
-      return operands.mayView(init.getBarriers()) ? Found::Access
-                                                  : Found::Barrier;
+      return llvm::any_of(init.getBarriers(),
+                          [&](Value stack) { return operands.mayView(stack); })
+                 ? Found::Access
+                 : Found::Barrier;
     if (isa<AsyncTMAStoreBlockOp, AsyncTMAReduceBlockOp>(op))
       return Found::Barrier;
     // So does a product already decided to fence (those before it in
@@ -218,7 +220,8 @@ private:
     if (auto arrive = dyn_cast<ArriveBarrierOp>(op))
       return operands.mayView(arrive.getBarrier());
     if (auto inval = dyn_cast<InvalBarriersOp>(op))
-      return operands.mayView(inval.getBarriers());
+      return llvm::any_of(inval.getBarriers(),
+                          [&](Value stack) { return operands.mayView(stack); });
     return operands.scratchOverlaps(op);
   }
 

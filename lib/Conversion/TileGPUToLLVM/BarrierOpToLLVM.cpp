@@ -58,9 +58,10 @@ struct BarrierOpConversion : public ConvertOpToLLVMPattern<Op> {
 
 /// Earlier generic-proxy accesses of every thread are fenced and waited for
 /// before thread 0 writes the mbarriers (the memory may have held a tile),
-/// and the initialisation is fenced and waited for before anyone uses them.
-/// In a warp-specialized kernel the op precedes the split, and its barriers
-/// are the whole CTA's, the producer warps included.
+/// and the initialisation is fenced and waited for before anyone uses them:
+/// two barriers for all the stacks. In a warp-specialized kernel the op
+/// precedes the split, and its barriers are the whole CTA's, the producer
+/// warps included.
 struct InitBarriersOpConversion
     : public ConvertOpToLLVMPattern<InitBarriersOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
@@ -78,12 +79,16 @@ struct InitBarriersOpConversion
     };
     emitAsyncProxyFence(rewriter, loc);
     barrier();
-    SmallVector<Value> slots = getBarrierSlots(
-        rewriter, loc, adaptor.getBarriers(), op.getBarriers().getType());
+    SmallVector<std::pair<Value, int32_t>> slots;
+    for (auto [base, stack, arrivals] :
+         llvm::zip(adaptor.getBarriers(), op.getBarriers(), op.getArrivals()))
+      for (Value slot : getBarrierSlots(rewriter, loc, base,
+                                        cast<MemDescType>(stack.getType())))
+        slots.push_back({slot, arrivals});
     inFirstThread(rewriter, loc, getTypeConverter(), [&] {
-      Value arrivals = createI32(rewriter, loc, op.getArrivals());
-      for (Value slot : slots)
-        NVVM::MBarrierInitOp::create(rewriter, loc, slot, arrivals,
+      for (auto [slot, arrivals] : slots)
+        NVVM::MBarrierInitOp::create(rewriter, loc, slot,
+                                     createI32(rewriter, loc, arrivals),
                                      /*predicate=*/Value());
       NVVM::FenceMbarrierInitOp::create(rewriter, loc);
     });
@@ -102,8 +107,12 @@ struct InvalBarriersOpConversion
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     createBarrier(rewriter, loc);
-    SmallVector<Value> slots = getBarrierSlots(
-        rewriter, loc, adaptor.getBarriers(), op.getBarriers().getType());
+    SmallVector<Value> slots;
+    for (auto [base, stack] :
+         llvm::zip(adaptor.getBarriers(), op.getBarriers()))
+      llvm::append_range(slots,
+                         getBarrierSlots(rewriter, loc, base,
+                                         cast<MemDescType>(stack.getType())));
     inFirstThread(rewriter, loc, getTypeConverter(), [&] {
       for (Value slot : slots)
         NVVM::MBarrierInvalOp::create(rewriter, loc, slot);

@@ -18,8 +18,7 @@
 // CHECK: %[[ABARS:.*]] = tilegpu.local_alloc : !tilegpu.memdesc<3x1x1xi64, #shared>
 // CHECK: %[[BSTACK:.*]] = tilegpu.local_alloc : !tilegpu.memdesc<3x64x64xf16, #nvmma>
 // CHECK: %[[BBARS:.*]] = tilegpu.local_alloc : !tilegpu.memdesc<3x1x1xi64, #shared>
-// CHECK: tilegpu.init_barriers %[[ABARS]]
-// CHECK: tilegpu.init_barriers %[[BBARS]]
+// CHECK: tilegpu.init_barriers %[[ABARS]], %[[BBARS]] arrivals [1, 1] :
 // CHECK: tilegpu.async_tma_copy_block %{{.*}}, %[[ADESC]][%[[PID]]], %{{.*}}, %{{.*}} if
 // CHECK: tilegpu.async_tma_copy_block %{{.*}}, %[[BDESC]][], %{{.*}}, %{{.*}} if
 // CHECK-NOT: tilegpu.async_tma_copy_block
@@ -37,8 +36,7 @@
 // CHECK: %[[FLIPPED:.*]] = arith.xori %[[PHASE]], %c1_i32
 // CHECK: %[[NEXTPHASE:.*]] = arith.select %[[LAST]], %[[FLIPPED]], %[[PHASE]]
 // CHECK: scf.yield {{.*}}, %[[NEXTPHASE]]
-// CHECK: tilegpu.inval_barriers %[[ABARS]]
-// CHECK: tilegpu.inval_barriers %[[BBARS]]
+// CHECK: tilegpu.inval_barriers %[[ABARS]], %[[BBARS]] :
 // Without use-tma, cp.async as before.
 // NOTMA-NOT: tilegpu.tensormaps
 // NOTMA-LABEL: func.func @gemm

@@ -19,10 +19,7 @@
 // CHECK-NEXT: %[[BSTACK:.*]] = tilegpu.local_alloc : !tilegpu.memdesc<3x64x64xf16, #nvmma>
 // CHECK-NEXT: %[[BFULL:.*]] = tilegpu.local_alloc : !tilegpu.memdesc<3x1x1xi64, #shared>
 // CHECK-NEXT: %[[BEMPTY:.*]] = tilegpu.local_alloc : !tilegpu.memdesc<3x1x1xi64, #shared>
-// CHECK-NEXT: tilegpu.init_barriers %[[AFULL]] :
-// CHECK-NEXT: tilegpu.init_barriers %[[BFULL]] :
-// CHECK-NEXT: tilegpu.init_barriers %[[AEMPTY]] {arrivals = 128 : i32}
-// CHECK-NEXT: tilegpu.init_barriers %[[BEMPTY]] {arrivals = 128 : i32}
+// CHECK-NEXT: tilegpu.init_barriers %[[AFULL]], %[[BFULL]], %[[AEMPTY]], %[[BEMPTY]] arrivals [1, 1, 128, 128] :
 // CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0 : i32
 // CHECK-NEXT: tilegpu.warp_specialize {
 // CHECK: %[[PID:.*]] = tile.program_id y
@@ -57,10 +54,7 @@
 // CHECK: %[[RAN:.*]] = arith.cmpi slt, %[[LB]], %[[UB]]
 // CHECK: tilegpu.arrive_barrier %{{.*}} if %[[RAN]]
 // CHECK: tilegpu.arrive_barrier %{{.*}} if %[[RAN]]
-// CHECK: tilegpu.inval_barriers %[[AFULL]]
-// CHECK-NEXT: tilegpu.inval_barriers %[[BFULL]]
-// CHECK-NEXT: tilegpu.inval_barriers %[[AEMPTY]]
-// CHECK-NEXT: tilegpu.inval_barriers %[[BEMPTY]]
+// CHECK: tilegpu.inval_barriers %[[AFULL]], %[[BFULL]], %[[AEMPTY]], %[[BEMPTY]] :
 // CHECK-NEXT: return
 // Without warp-specialize, thread 0 issues the copies in the loop.
 // PLAIN-LABEL: func.func @gemm

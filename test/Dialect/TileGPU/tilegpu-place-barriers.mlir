@@ -224,7 +224,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
     %bars = tilegpu.local_alloc : !tilegpu.memdesc<1x1x1xi64, #bar>
     %a = tilegpu.local_alloc : !tilegpu.memdesc<64x64xf16, #nvmma>
     %b = tilegpu.local_alloc : !tilegpu.memdesc<64x64xf16, #kmajor>
-    tilegpu.init_barriers %bars : !tilegpu.memdesc<1x1x1xi64, #bar>
+    tilegpu.init_barriers %bars arrivals [1] : !tilegpu.memdesc<1x1x1xi64, #bar>
     %bar = tilegpu.memdesc_index %bars[%z] : !tilegpu.memdesc<1x1x1xi64, #bar> -> !tilegpu.memdesc<1x1xi64, #bar>
     %r = scf.for %i = %z to %n step %c1 iter_args(%c = %acc) -> (tensor<64x64xf32, #acc>) : i32 {
       tilegpu.async_tma_copy_block %p, %desc[], %a, %bar : !tile.block_ptr<tensor<64x64xf16, #blocked>>, !tilegpu.memdesc<64x64xf16, #nvmma>, !tilegpu.memdesc<1x1xi64, #bar>

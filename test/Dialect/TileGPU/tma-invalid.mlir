@@ -5,8 +5,8 @@
 
 #bar = #tilegpu.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>
 func.func @init_one(%b: !tilegpu.memdesc<1x1xi64, #bar>) {
-  // expected-error @below {{takes a stack of mbarriers, !tilegpu.memdesc<Nx1x1xi64>}}
-  tilegpu.init_barriers %b : !tilegpu.memdesc<1x1xi64, #bar>
+  // expected-error @below {{takes stacks of mbarriers, !tilegpu.memdesc<Nx1x1xi64>}}
+  tilegpu.init_barriers %b arrivals [1] : !tilegpu.memdesc<1x1xi64, #bar>
   return
 }
 
@@ -14,7 +14,7 @@ func.func @init_one(%b: !tilegpu.memdesc<1x1xi64, #bar>) {
 
 #bar = #tilegpu.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>
 func.func @inval_i32(%b: !tilegpu.memdesc<2x1x1xi32, #bar>) {
-  // expected-error @below {{takes a stack of mbarriers, !tilegpu.memdesc<Nx1x1xi64>}}
+  // expected-error @below {{takes stacks of mbarriers, !tilegpu.memdesc<Nx1x1xi64>}}
   tilegpu.inval_barriers %b : !tilegpu.memdesc<2x1x1xi32, #bar>
   return
 }
@@ -121,4 +121,14 @@ module attributes {tilegpu.num_warps = 8 : i32} {
     tilegpu.async_tma_reduce_block add %p, %d[], %x, %buf : !tile.block_ptr<tensor<64x128xf32, #mma>>, tensor<64x128xf32, #mma>, !tilegpu.memdesc<64x64xf32, #nvmma>
     return
   }
+}
+
+// -----
+
+// One arrival count a stack.
+#bar = #tilegpu.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>
+func.func @init_arrivals(%a: !tilegpu.memdesc<2x1x1xi64, #bar>, %b: !tilegpu.memdesc<2x1x1xi64, #bar>) {
+  // expected-error @below {{has 1 arrival counts for 2 stacks of mbarriers: one a stack}}
+  tilegpu.init_barriers %a, %b arrivals [1] : !tilegpu.memdesc<2x1x1xi64, #bar>, !tilegpu.memdesc<2x1x1xi64, #bar>
+  return
 }

@@ -17,8 +17,8 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
     // CHECK: %[[BARS:.*]] = tilegpu.local_alloc : !tilegpu.memdesc<2x1x1xi64, #shared>
     %bars = tilegpu.local_alloc : !tilegpu.memdesc<2x1x1xi64, #bar>
     %stack = tilegpu.local_alloc : !tilegpu.memdesc<2x64x64xf16, #nvmma>
-    // CHECK: tilegpu.init_barriers %[[BARS]] : !tilegpu.memdesc<2x1x1xi64, #shared>
-    tilegpu.init_barriers %bars : !tilegpu.memdesc<2x1x1xi64, #bar>
+    // CHECK: tilegpu.init_barriers %[[BARS]] arrivals [1] : !tilegpu.memdesc<2x1x1xi64, #shared>
+    tilegpu.init_barriers %bars arrivals [1] : !tilegpu.memdesc<2x1x1xi64, #bar>
     %buf = tilegpu.memdesc_index %stack[%c0] : !tilegpu.memdesc<2x64x64xf16, #nvmma> -> !tilegpu.memdesc<64x64xf16, #nvmma>
     %b = tilegpu.memdesc_index %bars[%c0] : !tilegpu.memdesc<2x1x1xi64, #bar> -> !tilegpu.memdesc<1x1xi64, #bar>
     // CHECK: tilegpu.async_tma_copy_block %arg0, %[[DESC]][%arg1], %{{.*}}, %[[B:[0-9]+]] if %arg2 : !tile.block_ptr<tensor<64x64xf16, #blocked>>, !tilegpu.memdesc<64x64xf16, #nvmma>, !tilegpu.memdesc<1x1xi64, #shared>

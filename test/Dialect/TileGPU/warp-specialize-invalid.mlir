@@ -49,7 +49,7 @@ func.func @init_after() attributes {tile.kernel} {
   // expected-error @below {{must follow every init_barriers of its kernel and be its only warp_specialize}}
   tilegpu.warp_specialize {
   } {consumer_registers = 240 : i32, ctas_per_sm = 1 : i32, producer_registers = 24 : i32, producer_warps = 4 : i32}
-  tilegpu.init_barriers %b : !tilegpu.memdesc<2x1x1xi64, #bar>
+  tilegpu.init_barriers %b arrivals [1] : !tilegpu.memdesc<2x1x1xi64, #bar>
   return
 }
 
@@ -78,8 +78,8 @@ func.func @arrive_on_stack(%b: !tilegpu.memdesc<2x1x1xi64, #bar>) {
 // An mbarrier's phase completes on at least one arrival.
 #bar = #tilegpu.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>
 func.func @no_arrivals(%b: !tilegpu.memdesc<2x1x1xi64, #bar>) {
-  // expected-error @below {{attribute 'arrivals' failed to satisfy constraint: 32-bit signless integer attribute whose value is positive}}
-  tilegpu.init_barriers %b {arrivals = 0 : i32} : !tilegpu.memdesc<2x1x1xi64, #bar>
+  // expected-error @below {{needs at least one arrival a phase, not 0}}
+  tilegpu.init_barriers %b arrivals [0] : !tilegpu.memdesc<2x1x1xi64, #bar>
   return
 }
 

@@ -890,20 +890,33 @@ static bool isBarrierBuffer(MemDescType type, bool stacked) {
          type.getShape().take_back(2) == ArrayRef<int64_t>{1, 1};
 }
 
-static LogicalResult verifyBarrierStack(Operation *op, MemDescType type) {
-  if (!isBarrierBuffer(type, /*stacked=*/true))
-    return op->emitOpError()
-           << "takes a stack of mbarriers, !tilegpu.memdesc<Nx1x1xi64>, not "
-           << type;
+static LogicalResult verifyBarrierStacks(Operation *op, ValueRange stacks) {
+  if (stacks.empty())
+    return op->emitOpError() << "takes at least one stack of mbarriers";
+  for (Type type : stacks.getTypes())
+    if (!isBarrierBuffer(cast<MemDescType>(type), /*stacked=*/true))
+      return op->emitOpError() << "takes stacks of mbarriers, "
+                                  "!tilegpu.memdesc<Nx1x1xi64>, not "
+                               << type;
   return success();
 }
 
 LogicalResult InitBarriersOp::verify() {
-  return verifyBarrierStack(*this, getBarriers().getType());
+  if (failed(verifyBarrierStacks(*this, getBarriers())))
+    return failure();
+  if (getArrivals().size() != getBarriers().size())
+    return emitOpError() << "has " << getArrivals().size()
+                         << " arrival counts for " << getBarriers().size()
+                         << " stacks of mbarriers: one a stack";
+  for (int32_t arrivals : getArrivals())
+    if (arrivals < 1)
+      return emitOpError() << "needs at least one arrival a phase, not "
+                           << arrivals;
+  return success();
 }
 
 LogicalResult InvalBarriersOp::verify() {
-  return verifyBarrierStack(*this, getBarriers().getType());
+  return verifyBarrierStacks(*this, getBarriers());
 }
 
 /// `verb` (what the op does on it) names the op's use in the message.

@@ -510,9 +510,11 @@ scf::ForOp pipelineLoop(scf::ForOp loop, MutableArrayRef<PipelinedLoad> loads,
   }
   if (anyCpAsync)
     AsyncWaitOp::create(b, loc, 0);
-  for (Value barriers : barrierStacks)
-    if (barriers)
-      InitBarriersOp::create(b, loc, barriers);
+  SmallVector<Value> mbarriers = llvm::filter_to_vector(
+      barrierStacks, [](Value stack) { return bool(stack); });
+  if (!mbarriers.empty())
+    InitBarriersOp::create(b, loc, mbarriers,
+                           SmallVector<int32_t>(mbarriers.size(), 1));
   for (int64_t s = 0; s + lag < stages; ++s) {
     Value iv = inductionAt(b, loc, lower, step, s);
     Value runs = iterationRuns(b, loc, iv, upper);
@@ -606,9 +608,8 @@ scf::ForOp pipelineLoop(scf::ForOp loop, MutableArrayRef<PipelinedLoad> loads,
   // No copy is in flight after the loop (those past its end never ran):
   // the mbarriers' memory may be reused.
   b.setInsertionPointAfter(newLoop);
-  for (Value barriers : barrierStacks)
-    if (barriers)
-      InvalBarriersOp::create(b, loc, barriers);
+  if (!mbarriers.empty())
+    InvalBarriersOp::create(b, loc, mbarriers);
   // Erased last: the builder inserts before what was the body's first op.
   for (PipelinedLoad &p : loads) {
     p.alloc.erase();

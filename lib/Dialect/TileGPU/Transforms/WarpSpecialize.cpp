@@ -614,10 +614,18 @@ void WarpSpecializer::build() {
   }
   for (TakenLoad &t : taken)
     t.descriptor = getTensorMapParameter(kernel, t.tensorMap);
-  for (Ring &ring : rings)
-    InitBarriersOp::create(top, loc, ring.full, 1);
-  for (Ring &ring : rings)
-    InitBarriersOp::create(top, loc, ring.empty, 32 * numWarps);
+  // Full: the copy's one arrival; empty: every consumer thread's.
+  SmallVector<Value> barriers;
+  SmallVector<int32_t> arrivals;
+  for (Ring &ring : rings) {
+    barriers.push_back(ring.full);
+    arrivals.push_back(1);
+  }
+  for (Ring &ring : rings) {
+    barriers.push_back(ring.empty);
+    arrivals.push_back(32 * numWarps);
+  }
+  InitBarriersOp::create(top, loc, barriers, arrivals);
   Value zero = createSlot(top, loc, 0);
   RegisterSplit split = splitRegisters(numWarps);
   auto ws = WarpSpecializeOp::create(top, loc, kProducerWarps, split.producer,
@@ -637,10 +645,7 @@ void WarpSpecializer::build() {
   // At the kernel's end no copy is pending and no thread waits: the
   // mbarriers end there (their memory is reused by nothing after).
   OpBuilder end(entry->getTerminator());
-  for (Ring &ring : rings)
-    InvalBarriersOp::create(end, loc, ring.full);
-  for (Ring &ring : rings)
-    InvalBarriersOp::create(end, loc, ring.empty);
+  InvalBarriersOp::create(end, loc, barriers);
 }
 
 } // namespace

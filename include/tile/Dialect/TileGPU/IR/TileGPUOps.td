@@ -180,43 +180,45 @@ def TileGPU_BarrierOp : TileGPU_Op<"barrier", [
 
 def TileGPU_InitBarriersOp : TileGPU_Op<"init_barriers", [
     MemoryEffects<[MemRead, MemWrite]>]> {
-  let summary = "make each slot of a buffer an mbarrier, for every thread";
+  let summary = "make each slot of buffers an mbarrier, for every thread";
   let description = [{
-    Each slot of `barriers` (a stack of `1x1xi64` buffers) becomes an
-    mbarrier that completes a phase on `arrivals` arrivals (1 by default:
-    the thread that issues a TMA copy) and its transactions: every thread
-    fences its earlier shared-memory accesses against the asynchronous
-    proxy (so TMA may write memory they wrote) and waits at a barrier,
-    thread 0 initialises the mbarriers and fences the initialisation, and
-    every thread waits at a barrier again. Each starts in phase 0. In a
+    Each slot of each of `barriers` (stacks of `1x1xi64` buffers) becomes an
+    mbarrier that completes a phase on the stack's entry of `arrivals`
+    arrivals (1: the thread that issues a TMA copy) and its transactions:
+    every thread fences its earlier shared-memory accesses against the
+    asynchronous proxy (so TMA may write memory they wrote) and waits at a
+    barrier, thread 0 initialises the mbarriers and fences the
+    initialisation, and every thread waits at a barrier again. Each starts
+    in phase 0. One op sets up all the stacks a kernel needs at once, so
+    that they cost the program two barriers, not two each. In a
     warp-specialized kernel these barriers include the producer warps: the
     op precedes `tilegpu.warp_specialize`.
 
     ```mlir
-    tilegpu.init_barriers %bars : !tilegpu.memdesc<3x1x1xi64, #shared>
-    tilegpu.init_barriers %empty {arrivals = 256 : i32} : !tilegpu.memdesc<3x1x1xi64, #shared>
+    tilegpu.init_barriers %full, %empty arrivals [1, 256] : !tilegpu.memdesc<3x1x1xi64, #shared>, !tilegpu.memdesc<3x1x1xi64, #shared>
     ```
   }];
-  let arguments = (ins TileGPU_MemDescType:$barriers,
-                   DefaultValuedAttr<ConfinedAttr<I32Attr, [IntPositive]>,
-                                     "1">:$arrivals);
-  let assemblyFormat = "$barriers attr-dict `:` qualified(type($barriers))";
+  let arguments = (ins Variadic<TileGPU_MemDescType>:$barriers,
+                   DenseI32ArrayAttr:$arrivals);
+  let assemblyFormat = [{
+    $barriers `arrivals` $arrivals attr-dict `:` qualified(type($barriers))
+  }];
   let hasVerifier = 1;
 }
 
 def TileGPU_InvalBarriersOp : TileGPU_Op<"inval_barriers", [
     MemoryEffects<[MemRead, MemWrite]>]> {
-  let summary = "end the mbarriers of a buffer, so its memory can be reused";
+  let summary = "end the mbarriers of buffers, so their memory can be reused";
   let description = [{
     Every thread waits at a barrier (no thread still waits on the
-    mbarriers), then thread 0 invalidates each mbarrier of `barriers`. No
-    transfer may be pending on them.
+    mbarriers), then thread 0 invalidates each mbarrier of each of
+    `barriers`. No transfer may be pending on them.
 
     ```mlir
-    tilegpu.inval_barriers %bars : !tilegpu.memdesc<3x1x1xi64, #shared>
+    tilegpu.inval_barriers %full, %empty : !tilegpu.memdesc<3x1x1xi64, #shared>, !tilegpu.memdesc<3x1x1xi64, #shared>
     ```
   }];
-  let arguments = (ins TileGPU_MemDescType:$barriers);
+  let arguments = (ins Variadic<TileGPU_MemDescType>:$barriers);
   let assemblyFormat = "$barriers attr-dict `:` qualified(type($barriers))";
   let hasVerifier = 1;
 }
