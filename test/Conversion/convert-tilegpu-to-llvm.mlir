@@ -77,6 +77,34 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target
 
 // -----
 
+// An f32 division that may be approximate (the language's `/`: fast-math
+// afn) is div.full.f32, on tiles and scalars; without afn, and on f64, it is
+// IEEE division.
+#b = #tilegpu.blocked<sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]>
+// CHECK-LABEL: llvm.func @divisions
+// CHECK-COUNT-2: llvm.call_intrinsic "llvm.nvvm.div.full"(%{{.*}}, %{{.*}}) : (f32, f32) -> f32
+// CHECK-COUNT-2: llvm.fdiv %{{.*}}, %{{.*}} : f32
+// CHECK: llvm.call_intrinsic "llvm.nvvm.div.full"(%{{.*}}, %{{.*}}) : (f32, f32) -> f32
+// CHECK: llvm.fdiv %{{.*}}, %{{.*}} : f64
+// CHECK-NOT: llvm.nvvm.div.full
+// CHECK: llvm.return
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @divisions(%p: !tile.ptr<f32>, %s: f32, %d: f64, %q: !tile.ptr<f64>) attributes {tile.kernel} {
+    %ps = tile.splat %p : tensor<64x!tile.ptr<f32>, #b>
+    %x = tile.load %ps : tensor<64x!tile.ptr<f32>, #b>
+    %fast = arith.divf %x, %x fastmath<afn> : tensor<64xf32, #b>
+    %ieee = arith.divf %fast, %x : tensor<64xf32, #b>
+    tile.store %ps, %ieee : tensor<64x!tile.ptr<f32>, #b>
+    %r = arith.divf %s, %s fastmath<afn> : f32
+    tile.store %p, %r : !tile.ptr<f32>
+    %e = arith.divf %d, %d fastmath<afn> : f64
+    tile.store %q, %e : !tile.ptr<f64>
+    return
+  }
+}
+
+// -----
+
 // A row reduction: registers first, then butterfly shuffles over the lanes
 // along the row; with two warps along the row, through shared memory.
 #b = #tilegpu.blocked<sizePerThread = [1, 2], threadsPerWarp = [4, 8], warpsPerCTA = [2, 2], order = [1, 0]>

@@ -21,6 +21,14 @@ def promote(A, B, C, s, n, OP: tl.constexpr):
         c = a + b
     elif OP == "div":
         c = a / b
+    elif OP == "div_rn":
+        c = tl.math.div_rn(a, b)
+    elif OP == "fdiv_ieee":
+        c = tl.fdiv(a, b, ieee_rounding=True)
+    elif OP == "fdiv":
+        c = tl.fdiv(a, b)
+    elif OP == "div_f64":
+        c = a.to(tl.float64) / b.to(tl.float64)
     elif OP == "int_div":
         c = offs / n
     elif OP == "int_float_lit":

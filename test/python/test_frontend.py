@@ -49,7 +49,13 @@ def test_computation_type(a, a_lit, b, b_lit, div, expected):
     ("lit_int", r"arith.mulf %\d+, %\d+ : tensor<16xf16>"),
     ("scalar", r"arith.extf %\d+ : tensor<16xf16> to tensor<16xf32>"),
     ("tensors", r"arith.addf %\d+, %\d+ : tensor<16xf16>"),
-    ("div", r"arith.divf %\d+, %\d+ : tensor<16xf32>"),
+    ("div", r"arith.divf %\d+, %\d+ fastmath<afn> : tensor<16xf32>"),
+    # Triton's `/` on fp32 may be approximate; div_rn and fdiv's
+    # ieee_rounding divide as IEEE does, and so does fp64's `/`.
+    ("div_rn", r"arith.divf %\d+, %\d+ : tensor<16xf32>"),
+    ("fdiv_ieee", r"arith.divf %\d+, %\d+ : tensor<16xf32>"),
+    ("fdiv", r"arith.divf %\d+, %\d+ fastmath<afn> : tensor<16xf32>"),
+    ("div_f64", r"arith.divf %\d+, %\d+ : tensor<16xf64>"),
     ("int_div", r"arith.sitofp %\d+ : tensor<16xi32> to tensor<16xf32>"),
     ("int_float_lit", r"arith.mulf %\d+, %\d+ : tensor<16xf32>"),
     ("int64", r"arith.addi %\d+, %\d+ : tensor<16xi64>"),

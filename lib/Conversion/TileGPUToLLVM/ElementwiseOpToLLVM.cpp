@@ -3,7 +3,8 @@
 // An elementwise op on tiles is the same op on each register: its operands
 // share one layout, so register i of every operand holds the same element.
 // Scalar arith and math ops are left to the upstream lowerings; exp, exp2,
-// log and log2 use the GPU's approximate instructions.
+// log and log2 use the GPU's approximate instructions, and an f32 division
+// that may be approximate div.full.f32.
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,10 +52,25 @@ Value multiplyF32(OpBuilder &b, Location loc, Value x, double factor) {
   return LLVM::FMulOp::create(b, loc, x, c);
 }
 
+/// An f32 division that may be approximate (fast-math `afn`: the language's
+/// `/`, as Triton's): div.full.f32, within 2 ulp over the whole range, a
+/// few instructions where IEEE division's takes a slow path and a call.
+bool isApproximateF32Division(Operation *op) {
+  auto div = dyn_cast<arith::DivFOp>(op);
+  return div && getElementTypeOrSelf(div.getType()).isF32() &&
+         arith::bitEnumContainsAll(div.getFastmath(),
+                                   arith::FastMathFlags::afn);
+}
+
 /// The scalar form of `op` on `operands`, or null when the upstream
 /// lowering should take the op as it is.
 Value lowerSpecialScalar(OpBuilder &b, Operation *op, ValueRange operands) {
   Location loc = op->getLoc();
+  if (isApproximateF32Division(op))
+    return LLVM::CallIntrinsicOp::create(b, loc, b.getF32Type(),
+                                         b.getStringAttr("llvm.nvvm.div.full"),
+                                         ValueRange{operands[0], operands[1]})
+        .getResult(0);
   if (isa<tile::Exp2Op>(op))
     return callF32Intrinsic(b, loc, "llvm.nvvm.ex2.approx.ftz.f32",
                             operands[0]);
@@ -307,8 +323,8 @@ struct UnitScaleSkipConversion : public OpConversionPattern<arith::MulFOp> {
   }
 };
 
-/// The fast exponentials, logarithms, tanh, sin and cos on scalars, and
-/// tile.where.
+/// The fast exponentials, logarithms, tanh, sin and cos on scalars,
+/// approximate f32 division, and tile.where.
 struct SpecialScalarOpConversion : public ConversionPattern {
   SpecialScalarOpConversion(const TypeConverter &converter, MLIRContext *ctx)
       : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/10, ctx) {
@@ -317,8 +333,9 @@ struct SpecialScalarOpConversion : public ConversionPattern {
   LogicalResult
   matchAndRewrite(Operation *op, ArrayRef<Value> operands,
                   ConversionPatternRewriter &rewriter) const override {
-    if (!isa<tile::Exp2Op, tile::WhereOp, math::ExpOp, math::LogOp,
-             math::Log2Op, math::TanhOp, math::SinOp, math::CosOp>(op) ||
+    if (!(isa<tile::Exp2Op, tile::WhereOp, math::ExpOp, math::LogOp,
+              math::Log2Op, math::TanhOp, math::SinOp, math::CosOp>(op) ||
+          isApproximateF32Division(op)) ||
         isa<RankedTensorType>(op->getResult(0).getType()))
       return failure();
     rewriter.replaceOp(op, lowerSpecialScalar(rewriter, op, operands));

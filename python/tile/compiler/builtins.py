@@ -382,6 +382,11 @@ def sigmoid(cg, x):
     return semantic.math_unary(cg.b, "sigmoid", x)
 
 
+@implements(tl.div_rn)
+def div_rn(cg, x, y):
+    return semantic.divide(cg.b, x, y, ieee=True)
+
+
 @implements(tl.fma)
 def fma(cg, x, y, z):
     return semantic.fma(cg.b, x, y, z)

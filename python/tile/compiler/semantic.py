@@ -420,7 +420,7 @@ def promote(b, lhs, rhs, opname, div_or_mod=False):
 
 
 _FLOAT_OPS = {"+": "arith.addf", "-": "arith.subf", "*": "arith.mulf",
-              "/": "arith.divf", "%": "arith.remf"}
+              "%": "arith.remf"}
 _INT_OPS = {"+": "arith.addi", "-": "arith.subi", "*": "arith.muli",
             "//": "arith.divsi", "%": "arith.remsi", "&": "arith.andi",
             "|": "arith.ori", "^": "arith.xori", "<<": "arith.shli",
@@ -465,11 +465,9 @@ def binary(b, op, lhs, rhs):
         if op == "-":
             offset = negate(b, offset)
         return addptr(b, ptr, offset)
-    div_or_mod = op in ("/", "%")
-    lhs, rhs, ty = promote(b, lhs, rhs, op, div_or_mod)
-    if op == "/" and ty.is_int():
-        lhs, rhs = cast(b, lhs, core.float32), cast(b, rhs, core.float32)
-        ty = core.float32
+    if op == "/":
+        return divide(b, lhs, rhs)
+    lhs, rhs, ty = promote(b, lhs, rhs, op, op == "%")
     if ty.is_floating():
         if op not in _FLOAT_OPS:
             raise TileTypeError(f"'{op}' is not defined on floating-point operands ({ty})")
@@ -479,6 +477,20 @@ def binary(b, op, lhs, rhs):
             raise TileTypeError(f"'{op}' is not defined on {ty}")
         mnemonic = (_UINT_OPS if ty.is_int_unsigned() else _INT_OPS)[op]
     return b.op(f"{mnemonic} {lhs.ssa}, {rhs.ssa} : {lhs.type.mlir}", lhs.type)
+
+
+def divide(b, lhs, rhs, ieee=False):
+    """``lhs / rhs`` in floating point (integers as fp32).  On fp32, as in
+    Triton, the division may be approximate (fast-math ``afn``: div.full.f32
+    on the GPU, within 2 ulp) unless ``ieee`` (tl.math.div_rn)."""
+    lhs, rhs, ty = promote(b, lhs, rhs, "/", div_or_mod=True)
+    if ty.is_int():
+        lhs, rhs = cast(b, lhs, core.float32), cast(b, rhs, core.float32)
+        ty = core.float32
+    if not ty.is_floating():
+        raise TileTypeError(f"'/' is not defined on {ty}")
+    flags = "" if ieee or ty != core.float32 else " fastmath<afn>"
+    return b.op(f"arith.divf {lhs.ssa}, {rhs.ssa}{flags} : {lhs.type.mlir}", lhs.type)
 
 
 def compare(b, op, lhs, rhs):

@@ -76,13 +76,12 @@ def unsqueeze(x, dim: tl.constexpr):
 def softmax(x, dim: tl.constexpr = None, keep_dims: tl.constexpr = None,
             ieee_rounding: tl.constexpr = False):
     """exp(x - max) / sum(exp(x - max)) along ``dim`` (0 when None, as in
-    Triton), the result of ``x``'s shape (``keep_dims`` and
-    ``ieee_rounding`` are accepted and ignored: the division rounds as
-    ``/``)."""
+    Triton), the result of ``x``'s shape (``keep_dims`` is accepted and
+    ignored); the division as ``tl.fdiv`` with ``ieee_rounding``."""
     axis: tl.constexpr = 0 if dim is None else dim
     shifted = x - tl.max(x, axis, keep_dims=True)
     numerator = math.exp(shifted)
-    return numerator / tl.sum(numerator, axis, keep_dims=True)
+    return math.fdiv(numerator, tl.sum(numerator, axis, keep_dims=True), ieee_rounding)
 
 
 @jit
