@@ -14,7 +14,8 @@ in Triton's vocabulary and launched with kernel[grid](...):
 
 Cases (sizes that are multiples of every block, as benchmarks use):
   add          01, x + y, fp32, 2^26 elements (GB/s read + written)
-  softmax      02, rows of 4096 x 8192 fp32, 528 programs (GB/s)
+  softmax      02, rows of 4096 x 8192 fp32, 528 programs, the loop on 1
+               and on 2 stages (GB/s)
   matmul       03, fp16 4096^3 and 8192^3, each --configs entry
                (BLOCK_M x BLOCK_N x BLOCK_K / warps / stages) (TFLOP/s)
   dropout      04, seeded, p = 0.5, fp32, 2^26 elements (GB/s)
@@ -128,10 +129,16 @@ def build_cases(names, configs, modules, device):
                     lambda x, y: x + y))
     if "softmax" in names:
         rows, cols = 4096, 8192
-        runs = {impl: (lambda x, m=m: m.softmax(x, programs=4 * SMS)) for impl, m in launch.items()}
-        runs["torch"] = lambda x: torch.softmax(x, 1)
-        out.append(("softmax", f"fp32 {rows}x{cols}", 8 * rows * cols, "GB/s",
-                    (randn(rows, cols),), runs, lambda x: torch.softmax(x, 1)))
+        # As the tutorial's loop, tl.range(..., num_stages=N): one stage (each
+        # row loaded where it is used), and two (the next row copied ahead
+        # through shared memory: 64 KiB a program at 8192 columns).
+        for stages in (1, 2):
+            runs = {impl: (lambda x, m=m, s=stages: m.softmax(x, programs=4 * SMS, num_stages=s))
+                    for impl, m in launch.items()}
+            runs["torch"] = lambda x: torch.softmax(x, 1)
+            out.append(("softmax", f"fp32 {rows}x{cols}, {stages} stage{'s' * (stages > 1)}",
+                        8 * rows * cols, "GB/s", (randn(rows, cols),), runs,
+                        lambda x: torch.softmax(x, 1)))
     if "matmul" in names:
         for size in (4096, 8192):
             inputs = (randn(size, size, dtype=torch.float16),

@@ -35,12 +35,14 @@ def add(x, y):
 
 @tile.jit
 def softmax_kernel(output_ptr, input_ptr, input_row_stride, output_row_stride, n_rows,
-                   n_cols, BLOCK_SIZE: tl.constexpr):
+                   n_cols, BLOCK_SIZE: tl.constexpr, NUM_STAGES: tl.constexpr):
     # Each program takes rows start, start + step, ... (fewer programs than
-    # rows: the grid is what the GPU holds at once).
+    # rows: the grid is what the GPU holds at once). With NUM_STAGES > 1 the
+    # next rows are copied ahead while this one is computed, through shared
+    # memory (which costs programs an SM).
     row_start = tl.program_id(0)
     row_step = tl.num_programs(0)
-    for row_idx in range(row_start, n_rows, row_step):
+    for row_idx in tl.range(row_start, n_rows, row_step, num_stages=NUM_STAGES):
         row_start_ptr = input_ptr + row_idx * input_row_stride
         col_offsets = tl.arange(0, BLOCK_SIZE)
         mask = col_offsets < n_cols
@@ -53,12 +55,12 @@ def softmax_kernel(output_ptr, input_ptr, input_row_stride, output_row_stride, n
         tl.store(output_row_start_ptr + col_offsets, softmax_output, mask=mask)
 
 
-def softmax(x, programs=64):
+def softmax(x, programs=64, num_stages=1):
     n_rows, n_cols = x.shape
     y = x.new_empty(x.shape)
     softmax_kernel[(min(programs, n_rows),)](
         y, x, x.stride(0), y.stride(0), n_rows, n_cols,
-        BLOCK_SIZE=tile.next_power_of_2(n_cols), num_warps=4)
+        BLOCK_SIZE=tile.next_power_of_2(n_cols), NUM_STAGES=num_stages, num_warps=4)
     return y
 
 

@@ -68,13 +68,14 @@ def add_case(n, dtype, limit):
     return case
 
 
-def softmax_case(rows, cols, strided=False):
+def softmax_case(rows, cols, strided=False, num_stages=1):
     def case(device):
         if strided:
             x = (torch.randn(rows, cols + 40, device=device) * 4)[:, 8:8 + cols]
         else:
             x = torch.randn(rows, cols, device=device) * 4
-        return relative(EXAMPLE.softmax(x), torch.softmax(x.double(), dim=1)), SOFTMAX_LIMIT
+        return (relative(EXAMPLE.softmax(x, num_stages=num_stages),
+                         torch.softmax(x.double(), dim=1)), SOFTMAX_LIMIT)
     return case
 
 
@@ -804,10 +805,11 @@ CASES = [
     ("softmax fp32 37x1000", softmax_case(37, 1000)),
     ("softmax fp32 1823x781", softmax_case(1823, 781)),
     ("softmax fp32 4x17", softmax_case(4, 17)),
-    # 1008 columns (a multiple of 16, short of the 1024-wide block): each
-    # program copies its next row ahead while it computes this one, the
-    # masked tail refilled with -inf.
-    ("softmax fp32 1000x1008, rows copied ahead", softmax_case(1000, 1008)),
+    # 1008 columns (a multiple of 16, short of the 1024-wide block), the
+    # loop's own two stages (tl.range's num_stages): each program copies its
+    # next row ahead while it computes this one, the masked tail refilled
+    # with -inf.
+    ("softmax fp32 1000x1008, rows copied ahead", softmax_case(1000, 1008, num_stages=2)),
     ("softmax fp32 300x100, strided rows", softmax_case(300, 100, strided=True)),
     ("matmul fp16 7x9x17", matmul_case(7, 9, 17)),
     ("matmul fp16 100x70x90", matmul_case(100, 70, 90)),
@@ -848,9 +850,8 @@ CASES = [
     ("tl.device_assert holding, then failing in a child process", device_assert_case),
     ("layer norm fwd+bwd fp32 4000x777, locks of 16 groups", layer_norm_case(4000, 777, 16)),
     ("layer norm fwd+bwd fp32 3x5000, locks of 16 groups", layer_norm_case(3, 5000, 16)),
-    # 1024 columns (a multiple of 16): the sum of the groups' partials
-    # copies its rows ahead through shared memory (two steps, the second
-    # masked).
+    # 1024 columns (a multiple of 16), the sum of the groups' partials in
+    # two steps, the second masked.
     ("layer norm fwd+bwd fp32 1000x1024, locks of 40 groups", layer_norm_case(1000, 1024, 40)),
 ]
 # CUDA tensors on the interpreter (copied to the CPU and back).

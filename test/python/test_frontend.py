@@ -755,3 +755,23 @@ def badly_hinted(X, BLOCK: tl.constexpr):
 def test_axis_hint_takes_one_value_a_dimension():
     with pytest.raises(CompilationError, match="one value a dimension of its input"):
         compile_kernel(badly_hinted, "*i32", {"BLOCK": 16})
+
+
+@tile.jit
+def _staged_rows(X, n, STAGES: tl.constexpr):
+    offs = tl.arange(0, 32)
+    for row in tl.range(0, n, num_stages=STAGES):
+        tl.store(X + row * 32 + offs, tl.load(X + row * 32 + offs) * 2.0)
+
+
+def test_range_num_stages_is_the_loops_own():
+    # tl.range's num_stages goes on its scf.for (tilegpu-pipeline takes it
+    # over the compile option there, and copies ahead the loop's loads that
+    # feed no product, as Triton does); without it the loop has none.
+    text = compile_text(_staged_rows, "*fp32,i32", STAGES=3)
+    assert re.search(r"\} \{tile.num_stages = 3 : i32\}", text), text
+    with pytest.raises(CompilationError, match="num_stages must be a constexpr integer of at "
+                                               "least 1, got the constant 0"):
+        compile_text(_staged_rows, "*fp32,i32", STAGES=0)
+    plain = compile_text(sample_kernels.carried, "*fp32,*fp32,i32")
+    assert "tile.num_stages" not in plain

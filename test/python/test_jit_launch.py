@@ -51,10 +51,11 @@ def test_vector_add_bf16_and_the_grid_function():
     assert torch.allclose(out.double(), x.double() + y.double(), rtol=2**-8, atol=0)
 
 
-def test_fused_softmax_rows_with_a_mask():
+@pytest.mark.parametrize("num_stages", [1, 2])
+def test_fused_softmax_rows_with_a_mask(num_stages):
     torch.manual_seed(2)
     x = torch.randn(37, 300) * 4   # 300 columns in a block of 512; 37 rows on 8 programs
-    y = EXAMPLE.softmax(x, programs=8)
+    y = EXAMPLE.softmax(x, programs=8, num_stages=num_stages)
     reference = torch.softmax(x.double(), dim=1)
     assert (y.double() - reference).abs().max().item() < 1e-6
 

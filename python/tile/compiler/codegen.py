@@ -740,6 +740,12 @@ class CodeGenerator:
                 raise TileTypeError(f"range(): unexpected keyword argument '{key}'")
         if not 1 <= len(args) <= 3:
             raise TileTypeError("range() takes 1 to 3 arguments")
+        stages = kwargs.get("num_stages")
+        if stages is not None and (not isinstance(stages, int) or isinstance(stages, bool)
+                                   or stages < 1):
+            raise TileTypeError(
+                f"range(): num_stages must be a constexpr integer of at least 1, "
+                f"got {semantic.describe(stages)}")
         if len(args) == 1:
             args = [0] + args
         if len(args) == 2:
@@ -799,7 +805,9 @@ class CodeGenerator:
                        for i, (_, ty) in enumerate(carried)]
         b.line(f"{header} : {iv_type.mlir} {{", with_loc=False)
         b.lines.extend(body_lines)
-        b.line("}")
+        # The loop's own stages (tilegpu-pipeline: they override the compile
+        # option, and copy ahead loads that feed no product).
+        b.line("}" if stages is None else f"}} {{tile.num_stages = {stages} : i32}}")
         for (name, _), value in zip(carried, results):
             self.frame.scope[name] = value
 

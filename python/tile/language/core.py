@@ -1167,8 +1167,11 @@ def range(arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None,
     constant).  The loop variable is int32, or int64 if a bound is.  It is
     valid only as the iterator of a ``for`` loop.
 
-    Triton's loop hints (``num_stages`` and the rest) are accepted and
-    ignored: the compile option ``num_stages`` applies to every loop.
+    ``num_stages`` (a constexpr integer of at least 1), as in Triton, gives
+    the loop its own number of stages in place of the compile option's,
+    and lets the loads that feed no ``tl.dot`` (a softmax's rows) be copied
+    ahead too; without it only products' operands are.  Triton's other
+    loop hints are accepted and ignored.
     """
 
 

@@ -51,6 +51,25 @@ func.func @misspelt_kernel() attributes {tile.kernal} {
 
 // -----
 
+// A loop's own number of stages (tl.range's num_stages) is at least 1.
+func.func @no_stages(%n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  // expected-error @below {{'tile.num_stages' is an i32 of at least 1 on an scf.for}}
+  scf.for %i = %c0 to %n step %c1 : i32 {
+  } {tile.num_stages = 0 : i32}
+  return
+}
+
+// -----
+
+// expected-error @below {{'tile.num_stages' is an i32 of at least 1 on an scf.for}}
+func.func @stages_of_a_function() attributes {tile.num_stages = 2 : i32} {
+  return
+}
+
+// -----
+
 // expected-error @below {{'tile.constexprs' is a dictionary attribute of a kernel}}
 func.func @constexprs_of_a_helper() attributes {tile.constexprs = {BLOCK = 64 : i64}} {
   return

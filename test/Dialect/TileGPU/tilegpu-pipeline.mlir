@@ -367,9 +367,10 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
 
 // -----
 
-// A load whose tile goes to registers (a softmax's block of rows) is staged
-// through shared memory so that it is copied ahead like a product's
-// operand: a local_alloc that the pipeliner turns into a stack of cp.async
+// In a loop that asks for stages of its own (tl.range's num_stages, which
+// also overrides the option: OFF), a load whose tile goes to registers (a
+// softmax's block of rows) is staged through shared memory so that it is
+// copied ahead like a product's operand: a local_alloc that the pipeliner turns into a stack of cp.async
 // buffers, read back in the load's own layout. cp.async fills masked
 // elements with zeros, so the load's `other` (-inf) comes back by a
 // tile.where. The loop writes through another argument than the one it
@@ -386,8 +387,8 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
 // CHECK: tile.where %{{.*}}, %[[ROW]], %{{.*}} : tensor<4x128xf32, #{{.*}}>
 // CHECK: tile.store
 // OFF-LABEL: func.func @row_blocks
-// OFF-NOT: tilegpu.local_alloc
-// OFF: tile.load
+// OFF: tilegpu.local_alloc : !tilegpu.memdesc<2x4x128xf32
+// OFF: tilegpu.async_copy
 module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
   func.func @row_blocks(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
     %c0 = arith.constant 0 : i32
@@ -409,7 +410,7 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target
       %q = tile.addptr %ys, %offs : tensor<4x128x!tile.ptr<f32>, #b>, tensor<4x128xi32, #b>
       tile.store %q, %mx mask %ok : tensor<4x128x!tile.ptr<f32>, #b>
       scf.yield %mx : tensor<4x128xf32, #b>
-    }
+    } {tile.num_stages = 2 : i32}
     return
   }
 }
@@ -438,7 +439,7 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target
       %v = tile.load %p {tilegpu.vector_width = 4 : i32} : tensor<4x128x!tile.ptr<f32>, #b>
       %w = arith.addf %v, %v : tensor<4x128xf32, #b>
       tile.store %p, %w : tensor<4x128x!tile.ptr<f32>, #b>
-    }
+    } {tile.num_stages = 2 : i32}
     return
   }
 }
@@ -484,6 +485,38 @@ module attributes {tilegpu.num_warps = 2 : i32, tilegpu.target = #tilegpu.target
       %outs = tile.splat %out : tensor<256x!tile.ptr<f32>, #r>
       %q = tile.addptr %outs, %cols : tensor<256x!tile.ptr<f32>, #r>, tensor<256xi32, #r>
       tile.store %q, %e mask %ok : tensor<256x!tile.ptr<f32>, #r>
+    } {tile.num_stages = 2 : i32}
+    return
+  }
+}
+
+// -----
+
+// The same loop without stages of its own: as in Triton, loads that feed no
+// product stay where they are (their buffers would cost the kernel programs
+// an SM).
+#r = #tilegpu.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]>
+// CHECK-LABEL: func.func @rows_unasked
+// CHECK-NOT: tilegpu.local_alloc
+// CHECK-NOT: tilegpu.async_copy
+// CHECK: tile.load
+// S3-LABEL: func.func @rows_unasked
+// S3-NOT: tilegpu.async_copy
+module attributes {tilegpu.num_warps = 2 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @rows_unasked(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %rows: i32, %stride: i32, %programs: i32) attributes {tile.kernel} {
+    %c0 = arith.constant 0 : i32
+    %cols = tile.arange 0 to 256 : tensor<256xi32, #r>
+    scf.for %i = %c0 to %rows step %programs : i32 {
+      %start = arith.muli %i, %stride : i32
+      %row = tile.addptr %x, %start : !tile.ptr<f32>, i32
+      %rows_ = tile.splat %row : tensor<256x!tile.ptr<f32>, #r>
+      %p = tile.addptr %rows_, %cols : tensor<256x!tile.ptr<f32>, #r>, tensor<256xi32, #r>
+      %v = tile.load %p {tilegpu.vector_width = 4 : i32} : tensor<256x!tile.ptr<f32>, #r>
+      %e = math.exp %v : tensor<256xf32, #r>
+      %out = tile.addptr %y, %start : !tile.ptr<f32>, i32
+      %outs = tile.splat %out : tensor<256x!tile.ptr<f32>, #r>
+      %q = tile.addptr %outs, %cols : tensor<256x!tile.ptr<f32>, #r>, tensor<256xi32, #r>
+      tile.store %q, %e : tensor<256x!tile.ptr<f32>, #r>
     }
     return
   }

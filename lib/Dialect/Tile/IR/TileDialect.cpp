@@ -5,6 +5,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -161,6 +162,14 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     if (!isKernel(op) || !isa<DictionaryAttr>(value))
       return op->emitError()
              << "'" << name << "' is a dictionary attribute of a kernel";
+    return success();
+  }
+  if (name == getNumStagesAttrName()) {
+    auto stages = dyn_cast<IntegerAttr>(value);
+    if (!isa<scf::ForOp>(op) || !stages || !stages.getType().isInteger(32) ||
+        stages.getInt() < 1)
+      return op->emitError()
+             << "'" << name << "' is an i32 of at least 1 on an scf.for";
     return success();
   }
   if (name != getKernelAttrName())

@@ -234,6 +234,8 @@ scf::ForOp carryBlockPointers(scf::ForOp loop) {
   }
   IRRewriter rewriter(loop.getContext());
   rewriter.setInsertionPoint(loop);
+  // The loop's hints (its own num_stages) stay with it.
+  DictionaryAttr hints = loop->getDiscardableAttrDictionary();
   auto carried = cast<scf::ForOp>(*loop.replaceWithAdditionalYields(
       rewriter, initial, /*replaceInitOperandUsesInLoop=*/false,
       [&](OpBuilder &yb, Location yieldLoc,
@@ -244,6 +246,7 @@ scf::ForOp carryBlockPointers(scf::ForOp loop) {
               yb, yieldLoc, pointer.getType(), pointer, step));
         return advanced;
       }));
+  carried->setDiscardableAttrs(hints);
   auto pointers = carried.getRegionIterArgs().take_back(made.size());
   for (auto [block, pointer] : llvm::zip(made, pointers)) {
     block.getResult().replaceAllUsesWith(pointer);
@@ -618,6 +621,15 @@ scf::ForOp pipelineLoop(scf::ForOp loop, MutableArrayRef<PipelinedLoad> loads,
   return newLoop;
 }
 
+/// The stages `loop` asks for itself (`tile.num_stages`: tl.range's
+/// num_stages), if any.
+std::optional<int64_t> getOwnStages(scf::ForOp loop) {
+  if (auto own = loop->getAttrOfType<IntegerAttr>(
+          tile::TileDialect::getNumStagesAttrName()))
+    return own.getInt();
+  return std::nullopt;
+}
+
 /// Bytes of shared memory the loads a loop stages for registers may take,
 /// all stages together: a softmax's row of 8192 fp32 elements on two
 /// stages, with room left for the kernel's reductions.
@@ -824,16 +836,15 @@ struct TileGPUPipelinePass
     }
     if (failed(verifyLaidOut(getOperation(), getArgument())))
       return signalPassFailure();
-    if (numStages == 1)
-      return;
     // Iterations are counted forwards from the lower bound: scf.for's step
     // is positive, a run-time one too (a grid-strided loop over rows). Inner
     // loops come first, so carrying an outer loop's pointers (which makes a
-    // new loop around them) leaves them valid.
+    // new loop around them) leaves them valid. A loop's own num_stages
+    // overrides the option.
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) {
       auto step = getConstantIntValue(loop.getStep());
-      if (!step || *step > 0)
+      if ((!step || *step > 0) && getOwnStages(loop).value_or(numStages) > 1)
         loops.push_back(loop);
     });
     for (scf::ForOp &loop : loops)
@@ -841,7 +852,7 @@ struct TileGPUPipelinePass
     llvm::DenseMap<Operation *, tile::AxisInfoAnalysis> axisInfo;
     // A kernel split in producer and consumer warps has its copies planned
     // whole; the others' loops are pipelined one by one.
-    if (useTma && warpSpecialize) {
+    if (useTma && warpSpecialize && numStages > 1) {
       auto numWarps = getOperation()->getAttrOfType<IntegerAttr>(
           TileGPUDialect::getNumWarpsAttrName());
       // Each loop's kernel, known before any loop is replaced.
@@ -870,7 +881,11 @@ struct TileGPUPipelinePass
     for (scf::ForOp loop : loops) {
       SmallVector<PipelinedLoad> loads;
       bool readsTables = writesNoGlobalMemory(loop);
-      stageRegisterLoads(loop, numStages, readsTables);
+      // As Triton's pipeliner, loads that feed no product are copied ahead
+      // only in a loop that asks for stages of its own (tl.range's
+      // num_stages): their buffers can cost the kernel programs an SM.
+      if (std::optional<int64_t> own = getOwnStages(loop))
+        stageRegisterLoads(loop, *own, readsTables);
       for (Operation &op : loop.getBody()->getOperations())
         if (isa<tile::LoadBlockOp, tile::LoadOp>(op) &&
             isa<RankedTensorType>(op.getResult(0).getType()))
@@ -898,10 +913,10 @@ struct TileGPUPipelinePass
       // three stages.
       SmallVector<Value> buffers = llvm::map_to_vector(
           loads, [](PipelinedLoad &p) -> Value { return p.alloc.getResult(); });
+      int64_t stages = getOwnStages(loop).value_or(numStages);
       WarpGroupDotOp carried =
-          numStages >= 3 ? findCarriedProduct(loop, buffers) : WarpGroupDotOp();
-      scf::ForOp pipelined =
-          pipelineLoop(loop, loads, numStages, carried ? 2 : 1);
+          stages >= 3 ? findCarriedProduct(loop, buffers) : WarpGroupDotOp();
+      scf::ForOp pipelined = pipelineLoop(loop, loads, stages, carried ? 2 : 1);
       if (carried)
         keepProductInFlight(pipelined, carried);
     }

@@ -69,6 +69,12 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getOptionsAttrName() {
       return ::llvm::StringLiteral("tile.options");
     }
+    /// A loop's own number of stages (`tl.range(..., num_stages=N)`), an
+    /// i32 on its `scf.for`: it overrides the compile option there, and
+    /// asks for loads that feed no product to be copied ahead.
+    static constexpr ::llvm::StringLiteral getNumStagesAttrName() {
+      return ::llvm::StringLiteral("tile.num_stages");
+    }
     /// What the frontend records for the runtimes, copied into the metadata.
     static constexpr ::llvm::StringLiteral getMetadataAttrName() {
       return ::llvm::StringLiteral("tile.metadata");

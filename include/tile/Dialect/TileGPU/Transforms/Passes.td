@@ -130,7 +130,10 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {
     `desc.load([m, k])`) is first made once before the loop and carried,
     advanced by its offsets' step each iteration.
 
-    A load whose tile goes to registers rather than to a product (a
+    A loop with a `tile.num_stages` attribute (`tl.range(...,
+    num_stages=N)`) takes that many stages instead of `num-stages`; as in
+    Triton, only such a loop has loads that feed no product copied ahead.
+    There, a load whose tile goes to registers rather than to a product (a
     softmax's rows) is first staged: a `local_alloc` of the loaded
     tile, read back by a `local_load` in its own layout, so that it is
     copied ahead the same way (cp.async; every thread reads back what it
