@@ -35,6 +35,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import typing
 
 from .compiler import REPO_ROOT, compile_kernel, driver
 from .compiler import options as compile_options
@@ -134,25 +135,65 @@ def _describe(value):
     return text if len(text) <= 40 else type(value).__name__
 
 
+class _Parameters(typing.NamedTuple):
+    """What every call of a kernel binds against, found once: whether its
+    parameters are all plain (positional or keyword), their names and
+    defaults, and the launch options a keyword may name."""
+    plain: bool
+    names: tuple
+    defaults: dict
+    options: frozenset
+
+
+@functools.cache
+def _parameters(fn):
+    params = fn.signature.parameters.values()
+    names = tuple(p.name for p in params)
+    return _Parameters(all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params), names,
+                       {p.name: p.default for p in params if p.default is not p.empty},
+                       frozenset(compile_options.names()) - set(names))
+
+
+def _bind(fn, parameters, args, kwargs):
+    """{name: value} of every parameter of a call, defaults filled in, in
+    the parameters' order. A plain call binds here (inspect's bind costs a
+    launch microseconds); any other goes through inspect, whose TypeError
+    names the problem."""
+    names = parameters.names
+    rest = names[len(args):]
+    if parameters.plain and len(args) <= len(names) and all(k in rest for k in kwargs):
+        given = dict(zip(names, args), **kwargs)
+        if all(name in given or name in parameters.defaults for name in names):
+            return {name: given[name] if name in given else parameters.defaults[name]
+                    for name in names}
+    try:
+        bound = fn.signature.bind(*args, **kwargs)
+    except TypeError as error:
+        raise TypeError(f"{fn.__name__}[grid](...): {error} (it takes "
+                        f"{', '.join(names)}; launch options: "
+                        f"{', '.join(sorted(parameters.options))})") from None
+    bound.apply_defaults()
+    return dict(bound.arguments)
+
+
+@functools.lru_cache(maxsize=1024)
+def _call_options(given, target):
+    """CompileOptions of the launch options `given` ((name, value) pairs),
+    on `target` unless it is None: made once per distinct call, since a
+    dataclass's checks of every option cost a launch tens of
+    microseconds. UsageError names a bad option."""
+    options = CompileOptions(**dict(given))
+    return options if target is None else options.replace(target=target)
+
+
 def specialise(fn, args, kwargs):
     """Binds a call's arguments to kernel ``fn``'s parameters and returns
     (Specialization, {name: value} of every parameter and option given);
     TypeError or ValueError naming the problem."""
     torch = _torch()
-    option_names = set(compile_options.names()) - {p.name for p in fn.params}
-    given_options = {k: kwargs.pop(k) for k in list(kwargs) if k in option_names}
-    try:
-        bound = fn.signature.bind(*args, **kwargs)
-    except TypeError as error:
-        raise TypeError(f"{fn.__name__}[grid](...): {error} (it takes "
-                        f"{', '.join(p.name for p in fn.params)}; launch options: "
-                        f"{', '.join(sorted(option_names))})") from None
-    bound.apply_defaults()
-    values = dict(bound.arguments)
-    try:
-        options = CompileOptions(**given_options)
-    except UsageError as error:
-        raise ValueError(f"{fn.__name__}[grid](...): {error}") from None
+    parameters = _parameters(fn)
+    given_options = {k: kwargs.pop(k) for k in list(kwargs) if k in parameters.options}
+    values = _bind(fn, parameters, args, kwargs)
     signature, constants, constexprs, arguments, tensors = [], {}, {}, [], {}
     for param in fn.params:
         value = values[param.name]
@@ -162,8 +203,7 @@ def specialise(fn, args, kwargs):
             continue
         specialize = param.name not in fn.do_not_specialize
         if isinstance(value, torch.Tensor):
-            name = str(value.dtype).removeprefix("torch.")
-            element = POINTER_TYPES.get(name)
+            element = _element_type(value.dtype)
             if element is None:
                 raise TypeError(f"{fn.__name__}[grid](...): parameter {param.name} is a "
                                 f"tensor of {value.dtype}, which Tile has no pointer to "
@@ -200,23 +240,39 @@ def specialise(fn, args, kwargs):
                             f"{_describe(value)} ({type(value).__name__}); a run-time "
                             f"parameter takes a torch.Tensor, an int, a float, a bool or "
                             f"None")
-    if "target" not in given_options:
-        options = options.replace(target=_target(tensors, options.target))
+    # The target the tensors' GPU runs, unless the call names one (their
+    # devices are checked at launch: warmup takes any).
+    target = None if "target" in given_options else next(
+        (_device_target(t.device) for t in tensors.values() if t.is_cuda), None)
+    given = tuple(sorted(given_options.items()))
+    try:
+        hash(given)
+    except TypeError:    # an unhashable value, which CompileOptions names
+        given = None
+    try:
+        options = _call_options(given, target) if given is not None else \
+            _call_options.__wrapped__(tuple(given_options.items()), target)
+    except UsageError as error:
+        raise ValueError(f"{fn.__name__}[grid](...): {error}") from None
     meta = {**values, **given_options}
     return Specialization(fn, signature, constants, constexprs, options, arguments,
                           tensors), meta
 
 
-def _target(tensors, default):
-    """The target for the GPU of the call's CUDA tensors: its compute
-    capability's (compile_options.target_for_capability), else `default`."""
-    for tensor in tensors.values():
-        if tensor.device.type == "cuda":
-            index = tensor.device.index
-            if index is None:
-                index = _torch().cuda.current_device()
-            return _capability_target(index) or default
-    return default
+@functools.cache
+def _element_type(dtype):
+    """The pointer element type of torch `dtype` ('fp16', ...), or None."""
+    return POINTER_TYPES.get(str(dtype).removeprefix("torch."))
+
+
+def _device_target(device):
+    """The target of the GPU `device` (a torch.device) runs: its compute
+    capability's (compile_options.target_for_capability); None for no
+    device or a CPU."""
+    if device is None or device.type != "cuda":
+        return None
+    index = device.index if device.index is not None else _torch().cuda.current_device()
+    return _capability_target(index)
 
 
 @functools.cache
@@ -431,16 +487,24 @@ def _launch_gpu(spec, compiled, device, grid):
     values = {}
     for name, value in spec.arguments:
         if isinstance(value, torch.Tensor):
-            element = POINTER_TYPES[str(value.dtype).removeprefix("torch.")]
-            values[name] = runtime.DevicePointer(value.data_ptr(), element)
+            values[name] = runtime.DevicePointer(value.data_ptr(),
+                                                 _element_type(value.dtype))
         else:
             values[name] = int(value) if isinstance(value, bool) else value
     index = device.index if device.index is not None else torch.cuda.current_device()
-    stream = torch.cuda.current_stream(index).cuda_stream
+    stream = _raw_stream(torch, index)
     try:
         compiled.kernel.launch(values, index, stream, grid=grid)
     except ValueError as error:
         raise ValueError(f"{spec.fn.__name__}[grid](...): {error}") from None
+
+
+def _raw_stream(torch, index):
+    """The handle of device `index`'s current stream: PyTorch's raw getter
+    where it has one (what Triton's launcher calls), a few microseconds a
+    launch less than building the Stream object."""
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    return raw(index) if raw is not None else torch.cuda.current_stream(index).cuda_stream
 
 
 def find_tile_run():

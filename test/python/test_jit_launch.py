@@ -272,6 +272,23 @@ def test_wrong_argument_count():
         EXAMPLE.add_kernel[(1,)](x, y, out, 100, 128, 5)
     with pytest.raises(TypeError, match="unexpected keyword argument 'num_ctas'"):
         EXAMPLE.add_kernel[(1,)](x, y, out, 100, BLOCK_SIZE=128, num_ctas=2)
+    with pytest.raises(TypeError, match="multiple values for argument 'n_elements'"):
+        EXAMPLE.add_kernel[(1,)](x, y, out, 100, n_elements=100, BLOCK_SIZE=128)
+
+
+def test_arguments_by_keyword_and_options_of_each_call():
+    # Parameters by position or keyword, in any order, bind alike; the
+    # options (kept once made) are each call's own.
+    x, y, _ = vectors()
+    first, second = torch.empty(100), torch.empty(100)
+    EXAMPLE.add_kernel[(1,)](x, y, first, 100, BLOCK_SIZE=128)
+    EXAMPLE.add_kernel[(1,)](BLOCK_SIZE=128, n_elements=100, output_ptr=second, y_ptr=y,
+                             x_ptr=x, num_warps=2)
+    assert torch.equal(first, x + y) and torch.equal(second, x + y)
+    with pytest.raises(ValueError, match="num_warps must be a power of two"):
+        EXAMPLE.add_kernel[(1,)](x, y, first, 100, BLOCK_SIZE=128, num_warps=6)
+    with pytest.raises(ValueError, match="num_warps must be an integer, got \\[4\\]"):
+        EXAMPLE.add_kernel[(1,)](x, y, first, 100, BLOCK_SIZE=128, num_warps=[4])
 
 
 def test_unsupported_arguments():
