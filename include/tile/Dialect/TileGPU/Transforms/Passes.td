@@ -131,7 +131,8 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {
     advanced by its offsets' step each iteration.
 
     A loop with a `tile.num_stages` attribute (`tl.range(...,
-    num_stages=N)`) takes that many stages instead of `num-stages`; as in
+    num_stages=N)`) takes that many stages instead of `num-stages` (but in a
+    kernel split by `warp-specialize`, whose rings take the option's); as in
     Triton, only such a loop has loads that feed no product copied ahead.
     There, a load whose tile goes to registers rather than to a product (a
     softmax's rows) is first staged: a `local_alloc` of the loaded
