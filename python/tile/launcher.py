@@ -178,11 +178,12 @@ def _bind(fn, parameters, args, kwargs):
 
 @functools.lru_cache(maxsize=1024)
 def _call_options(given, target):
-    """CompileOptions of the launch options `given` ((name, value) pairs),
-    on `target` unless it is None: made once per distinct call, since a
+    """CompileOptions of the launch options `given` ((name, type, value)
+    triples: the type keeps True apart from 1, which hash alike), on
+    `target` unless it is None: made once per distinct call, since a
     dataclass's checks of every option cost a launch tens of
     microseconds. UsageError names a bad option."""
-    options = CompileOptions(**dict(given))
+    options = CompileOptions(**{name: value for name, _, value in given})
     return options if target is None else options.replace(target=target)
 
 
@@ -244,14 +245,14 @@ def specialise(fn, args, kwargs):
     # devices are checked at launch: warmup takes any).
     target = None if "target" in given_options else next(
         (_device_target(t.device) for t in tensors.values() if t.is_cuda), None)
-    given = tuple(sorted(given_options.items()))
+    given = tuple(sorted((name, type(value), value) for name, value in given_options.items()))
     try:
         hash(given)
+        cached = True
     except TypeError:    # an unhashable value, which CompileOptions names
-        given = None
+        cached = False
     try:
-        options = _call_options(given, target) if given is not None else \
-            _call_options.__wrapped__(tuple(given_options.items()), target)
+        options = (_call_options if cached else _call_options.__wrapped__)(given, target)
     except UsageError as error:
         raise ValueError(f"{fn.__name__}[grid](...): {error}") from None
     meta = {**values, **given_options}

@@ -289,6 +289,11 @@ def test_arguments_by_keyword_and_options_of_each_call():
         EXAMPLE.add_kernel[(1,)](x, y, first, 100, BLOCK_SIZE=128, num_warps=6)
     with pytest.raises(ValueError, match="num_warps must be an integer, got \\[4\\]"):
         EXAMPLE.add_kernel[(1,)](x, y, first, 100, BLOCK_SIZE=128, num_warps=[4])
+    # True hashes as 1: an option that takes an integer still refuses it
+    # after a call with 1 (and a boolean one refuses 1 after True).
+    EXAMPLE.add_kernel[(1,)](x, y, first, 100, BLOCK_SIZE=128, num_warps=1)
+    with pytest.raises(ValueError, match="num_warps must be an integer, got True"):
+        EXAMPLE.add_kernel[(1,)](x, y, first, 100, BLOCK_SIZE=128, num_warps=True)
 
 
 def test_unsupported_arguments():
