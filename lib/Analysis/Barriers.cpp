@@ -95,6 +95,12 @@ public:
     return !placed || overlaps(*placed);
   }
 
+  /// Whether any of `memdescs` (an mbarrier op's stacks) may view memory in
+  /// the buffers.
+  bool mayViewAny(ValueRange memdescs) const {
+    return llvm::any_of(memdescs, [&](Value v) { return mayView(v); });
+  }
+
   /// Whether the scratch `op` exchanges values through (a conversion's, a
   /// reduction's) overlaps the buffers.
   bool scratchOverlaps(Operation *op) const {
@@ -185,10 +191,8 @@ public:
     // init_barriers fences before it sets up its mbarriers, which it then
     // writes; a TMA store or reduction fences what threads wrote before it.
     if (auto init = dyn_cast<InitBarriersOp>(op))
-      return llvm::any_of(init.getBarriers(),
-                          [&](Value stack) { return operands.mayView(stack); })
-                 ? Found::Access
-                 : Found::Barrier;
+      return operands.mayViewAny(init.getBarriers()) ? Found::Access
+                                                     : Found::Barrier;
     if (isa<AsyncTMAStoreBlockOp, AsyncTMAReduceBlockOp>(op))
       return Found::Barrier;
     // So does a product already decided to fence (those before it in
@@ -220,8 +224,7 @@ private:
     if (auto arrive = dyn_cast<ArriveBarrierOp>(op))
       return operands.mayView(arrive.getBarrier());
     if (auto inval = dyn_cast<InvalBarriersOp>(op))
-      return llvm::any_of(inval.getBarriers(),
-                          [&](Value stack) { return operands.mayView(stack); });
+      return operands.mayViewAny(inval.getBarriers());
     return operands.scratchOverlaps(op);
   }
 

@@ -267,11 +267,8 @@ def _element_type(dtype):
 
 
 def _device_target(device):
-    """The target of the GPU `device` (a torch.device) runs: its compute
-    capability's (compile_options.target_for_capability); None for no
-    device or a CPU."""
-    if device is None or device.type != "cuda":
-        return None
+    """The target the CUDA `device` (a torch.device) runs: its compute
+    capability's (compile_options.target_for_capability), or None."""
     index = device.index if device.index is not None else _torch().cuda.current_device()
     return _capability_target(index)
 

@@ -333,12 +333,14 @@ struct SpecialScalarOpConversion : public ConversionPattern {
   LogicalResult
   matchAndRewrite(Operation *op, ArrayRef<Value> operands,
                   ConversionPatternRewriter &rewriter) const override {
-    if (!(isa<tile::Exp2Op, tile::WhereOp, math::ExpOp, math::LogOp,
-              math::Log2Op, math::TanhOp, math::SinOp, math::CosOp>(op) ||
-          isApproximateF32Division(op)) ||
+    // lowerSpecialScalar builds nothing for an op it does not take.
+    if (op->getNumResults() != 1 ||
         isa<RankedTensorType>(op->getResult(0).getType()))
       return failure();
-    rewriter.replaceOp(op, lowerSpecialScalar(rewriter, op, operands));
+    Value lowered = lowerSpecialScalar(rewriter, op, operands);
+    if (!lowered)
+      return failure();
+    rewriter.replaceOp(op, lowered);
     return success();
   }
 };
