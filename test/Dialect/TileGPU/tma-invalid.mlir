@@ -132,3 +132,12 @@ func.func @init_arrivals(%a: !tilegpu.memdesc<2x1x1xi64, #bar>, %b: !tilegpu.mem
   tilegpu.init_barriers %a, %b arrivals [1] : !tilegpu.memdesc<2x1x1xi64, #bar>, !tilegpu.memdesc<2x1x1xi64, #bar>
   return
 }
+
+// -----
+
+// An mbarrier op needs a stack to act on.
+func.func @no_stacks() {
+  // expected-error @below {{takes at least one stack of mbarriers}}
+  "tilegpu.inval_barriers"() : () -> ()
+  return
+}
