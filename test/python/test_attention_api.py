@@ -27,6 +27,7 @@ from tile.attention import (  # noqa: E402
     functional,
     register_attention,
 )
+from tile.kernels.attention import stats_stride  # noqa: E402
 
 BUILD = os.environ.get("TILE_BUILD_DIR") or os.path.join(
     os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "build")
@@ -456,18 +457,23 @@ class EmulatedKernels:
                     self.tensors[id(view)] = view
                     sub[name] = functional.DevicePointer(id(view), "view")
             copies = []
-            for name, shape in (("LSE", (h, max_q)), ("DELTA", (h, max_q)),
-                                ("DQ_ACC", (h, max_q, d))):
+            padded, own = stats_stride(max_q), stats_stride(lq)
+            for name, shape, stride in (("LSE", (h, max_q), lq),
+                                        ("LSE_LOG2", (h, padded), own),
+                                        ("DELTA", (h, padded), own),
+                                        ("DQ_ACC", (h, max_q, d), lq)):
                 if name in values:
                     rows = self.tensors[values[name].address].view(
                         values["Z"], *shape)[b, :, :lq]
-                    scratch = rows.contiguous()
+                    # The sequence's rows, laid out as a batch of one.
+                    scratch = rows.new_zeros((h, stride, *shape[2:]))
+                    scratch[:, :lq] = rows
                     self.tensors[id(scratch)] = scratch
                     sub[name] = functional.DevicePointer(id(scratch), "scratch")
                     copies.append((rows, scratch))
             self.emulate(spec, sub)
             for rows, scratch in copies:
-                rows.copy_(scratch)
+                rows.copy_(scratch[:, :lq])
 
     def emulate(self, spec, values):
         """What the kernel computes, for one batch of equal lengths."""
@@ -479,14 +485,18 @@ class EmulatedKernels:
         def view(name):
             return strided(tensor(name), values, d)
 
-        def rows(name):   # LSE, DELTA: contiguous fp32 [Z * H, N_CTX]
+        def rows(name):   # LSE: contiguous fp32 [Z * H, N_CTX]
             return tensor(name).view(z, h, n)
+
+        def stats(name):   # LSE_LOG2, DELTA: fp32 [Z * H, stats_stride(N_CTX)]
+            return tensor(name).view(z, h, stats_stride(values["MAX_N_CTX"]))[..., :n]
 
         def accumulator():   # DQ_ACC: contiguous fp32 [Z * H, N_CTX, HEAD_DIM]
             return tensor("DQ_ACC").view(z, h, n, d)
 
         if spec.family == "attn_bwd_preprocess":
-            rows("DELTA").copy_((view("O").float() * view("DO").float()).sum(-1))
+            stats("DELTA").copy_((view("O").float() * view("DO").float()).sum(-1))
+            stats("LSE_LOG2").copy_(rows("LSE") * math.log2(math.e))
             accumulator().zero_()
             return
         if spec.family == "attn_bwd_postprocess":
@@ -535,9 +545,9 @@ class EmulatedKernels:
             rows("LSE").copy_(lse)
             view("O").copy_((probabilities(lse) * kept) @ v)
             return
-        p = probabilities(rows("LSE"))
+        p = probabilities(stats("LSE_LOG2") * math.log(2))
         do = view("DO").float()
-        ds = p * ((do @ v.transpose(-1, -2)) * kept - rows("DELTA")[..., None]) * cap_grad
+        ds = p * ((do @ v.transpose(-1, -2)) * kept - stats("DELTA")[..., None]) * cap_grad
         if spec.family == "attn_bwd_dq":
             view("DQ").copy_(ds @ k * values["sm_scale"])
             return

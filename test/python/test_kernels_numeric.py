@@ -13,6 +13,7 @@ from dropout_reference import dropout_kept  # noqa: E402
 from ir_eval import Interpreter, round_bf16  # noqa: E402
 from tile.compiler import compile_kernel  # noqa: E402
 from tile.kernels import manifest  # noqa: E402
+from tile.kernels.attention import stats_stride  # noqa: E402
 
 
 def interpreter(name):
@@ -234,7 +235,11 @@ def run_attention(t, d, mask, n, heads_inner, n_kv=None, h=2, h_kv=None, z=1,
     for name, rows in (("O", n), ("DQ", n), ("DK", n_kv), ("DV", n_kv)):
         memory[name] = np.full(z * h * rows * d, np.nan, mem_dtype)
     memory["LSE"] = np.full(z * h * n, np.nan, np.float32)
-    memory["DELTA"] = np.full(z * h * n, np.nan, np.float32)
+    # The backward's statistics, in padded rows; the padding stays NaN, which
+    # no kernel may read.
+    stats = stats_stride(n)
+    memory["LSE_LOG2"] = np.full(z * h * stats, np.nan, np.float32)
+    memory["DELTA"] = np.full(z * h * stats, np.nan, np.float32)
     # The preprocess kernel must zero it: NaN would survive the adds.
     memory["DQ_ACC"] = np.full(z * h * n * d, np.nan, np.float32)
     q_strides = layout(z, h, n, d, heads_inner)
@@ -272,23 +277,25 @@ def run_attention(t, d, mask, n, heads_inner, n_kv=None, h=2, h_kv=None, z=1,
     np.testing.assert_allclose(lse[~empty], lse_ref[~empty], atol=1e-4, rtol=1e-4)
 
     pre, c = interpreter(f"attn_bwd_preprocess_{t}_d{d}")
-    pre.run([("ptr", "O"), ("ptr", "DO"), ("ptr", "DELTA"), ("ptr", "DQ_ACC")] + q_dims,
-            (-(-n // c["BLOCK_M"]), z * h), memory)
+    pre.run([("ptr", "O"), ("ptr", "DO"), ("ptr", "LSE"), ("ptr", "LSE_LOG2"), ("ptr", "DELTA"),
+             ("ptr", "DQ_ACC")] + q_dims, (-(-n // c["BLOCK_M"]), z * h), memory)
     delta_ref = (o * dof).sum(-1)
-    np.testing.assert_allclose(memory["DELTA"].reshape(z, h, n), delta_ref,
+    np.testing.assert_allclose(memory["DELTA"].reshape(z, h, stats)[..., :n], delta_ref,
                                rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(memory["LSE_LOG2"].reshape(z, h, stats)[..., :n],
+                               lse * np.float32(math.log2(math.e)), rtol=1e-6)
 
     bwd, c = interpreter(f"attn_bwd_{t}_d{d}_{suffix}"
                          + ("_deterministic" if deterministic else ""))
     bwd.run([("ptr", "Q"), ("ptr", "K"), ("ptr", "V"), np.float32(sm_scale), ("ptr", "DO"),
-             ("ptr", "DQ_ACC"), ("ptr", "DK"), ("ptr", "DV"), ("ptr", "LSE"),
+             ("ptr", "DQ_ACC"), ("ptr", "DK"), ("ptr", "DV"), ("ptr", "LSE_LOG2"),
              ("ptr", "DELTA")] + i32(q_strides + kv_strides + dkv_strides) + sizes
             + dense_bwd, (-(-n_kv // c["BLOCK_N1"]), z * h), memory)
     if deterministic:
         assert (memory["DQ_ACC"] == 0).all(), "attn_bwd without DQ added to DQ_ACC"
         dq_kernel, c = interpreter(f"attn_bwd_dq_{t}_d{d}_{suffix}")
         dq_kernel.run([("ptr", "DQ"), ("ptr", "Q"), ("ptr", "K"), ("ptr", "V"), ("ptr", "DO"),
-                       ("ptr", "LSE"), ("ptr", "DELTA"), np.float32(sm_scale)]
+                       ("ptr", "LSE_LOG2"), ("ptr", "DELTA"), np.float32(sm_scale)]
                       + i32(q_strides + kv_strides) + sizes[:-1] + dense[:4],
                       (-(-n // c["BLOCK_M"]), z * h), memory)
     else:
@@ -373,7 +380,8 @@ def run_varlen_attention(t, d, mask, lengths, h=2, h_kv=1, softcap=None, alibi=F
     for name, rows in (("O", total_q), ("DQ", total_q), ("DK", total_k), ("DV", total_k)):
         memory[name] = np.full(rows * h * d, np.nan, mem_dtype)
     memory["LSE"] = np.full(z * h * max_q, np.nan, np.float32)
-    memory["DELTA"] = np.full(z * h * max_q, np.nan, np.float32)
+    memory["LSE_LOG2"] = np.full(z * h * stats_stride(max_q), np.nan, np.float32)
+    memory["DELTA"] = np.full(z * h * stats_stride(max_q), np.nan, np.float32)
     memory["DQ_ACC"] = np.full(z * h * max_q * d, np.nan, np.float32)
     i32 = lambda values: [np.int32(x) for x in values]  # noqa: E731
     # Packed: no batch stride; a sequence's rows start at cu_seqlens.
@@ -392,19 +400,19 @@ def run_varlen_attention(t, d, mask, lengths, h=2, h_kv=1, softcap=None, alibi=F
             + i32((max_q, 1)) + [("ptr", "ALIBI")] + dropout, (-(-max_q // c["BLOCK_M"]), z * h),
             memory)
     pre, c = interpreter(f"attn_bwd_preprocess_{t}_d{d}")
-    pre.run([("ptr", "O"), ("ptr", "DO"), ("ptr", "DELTA"), ("ptr", "DQ_ACC")] + q_dims,
-            (-(-max_q // c["BLOCK_M"]), z * h), memory)
+    pre.run([("ptr", "O"), ("ptr", "DO"), ("ptr", "LSE"), ("ptr", "LSE_LOG2"), ("ptr", "DELTA"),
+             ("ptr", "DQ_ACC")] + q_dims, (-(-max_q // c["BLOCK_M"]), z * h), memory)
     bwd, c = interpreter(f"attn_bwd_{t}_d{d}_{suffix}"
                          + ("_deterministic" if deterministic else ""))
     bwd.run([("ptr", "Q"), ("ptr", "K"), ("ptr", "V"), np.float32(sm_scale), ("ptr", "DO"),
-             ("ptr", "DQ_ACC"), ("ptr", "DK"), ("ptr", "DV"), ("ptr", "LSE"),
+             ("ptr", "DQ_ACC"), ("ptr", "DK"), ("ptr", "DV"), ("ptr", "LSE_LOG2"),
              ("ptr", "DELTA")] + i32(q_strides + kv_strides + dkv_strides) + sizes + packed
             + i32((max_q, max_k, 1)) + [("ptr", "ALIBI")] + dropout,
             (-(-max_k // c["BLOCK_N1"]), z * h), memory)
     if deterministic:
         dq_kernel, c = interpreter(f"attn_bwd_dq_{t}_d{d}_{suffix}")
         dq_kernel.run([("ptr", "DQ"), ("ptr", "Q"), ("ptr", "K"), ("ptr", "V"), ("ptr", "DO"),
-                       ("ptr", "LSE"), ("ptr", "DELTA"), np.float32(sm_scale)]
+                       ("ptr", "LSE_LOG2"), ("ptr", "DELTA"), np.float32(sm_scale)]
                       + i32(q_strides + kv_strides) + sizes[:-1] + packed + i32((max_q, 1)),
                       (-(-max_q // c["BLOCK_M"]), z * h), memory)
     else:

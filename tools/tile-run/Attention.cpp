@@ -405,15 +405,22 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
   TILE_RETURN_IF_ERROR(downloadTensor(oBuffer, &o));
   TILE_RETURN_IF_ERROR(session.download(lseBuffer, &lse));
 
-  rt::HostArray dO, delta, dqAccumulator, dq, dk, dv;
-  rt::ScopedBuffer dOBuffer, deltaBuffer, dqAccumulatorBuffer, dqBuffer,
-      dkBuffer, dvBuffer;
+  rt::HostArray dO, lseLog2, delta, dqAccumulator, dq, dk, dv;
+  rt::ScopedBuffer dOBuffer, lseLog2Buffer, deltaBuffer, dqAccumulatorBuffer,
+      dqBuffer, dkBuffer, dvBuffer;
+  // The backward's LSE_LOG2 and DELTA rows start every statsStride elements:
+  // stats_stride(MAX_N_CTX) of python/tile/kernels/attention.py, n rounded
+  // up to 16 (the TMA copies blocks of them on Hopper).
+  int64_t statsStride = (n + 15) / 16 * 16;
   PreparedLaunch preprocessRun, gradientRun, postprocessRun;
   auto preprocessLaunch = [&](const InputSet &in, PreparedLaunch *launch) {
     return session.prepare(
         *preprocess,
         withShape({{"O", rt::LaunchArg::pointer(in.o, T)},
                    {"DO", rt::LaunchArg::pointer(in.dO, T)},
+                   {"LSE", rt::LaunchArg::pointer(in.lse, rt::DType::F32)},
+                   {"LSE_LOG2", rt::LaunchArg::pointer(lseLog2Buffer.get(),
+                                                       rt::DType::F32)},
                    {"DELTA",
                     rt::LaunchArg::pointer(deltaBuffer.get(), rt::DType::F32)},
                    {"DQ_ACC", rt::LaunchArg::pointer(dqAccumulatorBuffer.get(),
@@ -432,7 +439,8 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
                                                     rt::DType::F32)},
                   {"DK", rt::LaunchArg::pointer(dkBuffer.get(), T)},
                   {"DV", rt::LaunchArg::pointer(dvBuffer.get(), T)},
-                  {"LSE", rt::LaunchArg::pointer(in.lse, rt::DType::F32)},
+                  {"LSE_LOG2",
+                   rt::LaunchArg::pointer(lseLog2Buffer.get(), rt::DType::F32)},
                   {"DELTA",
                    rt::LaunchArg::pointer(deltaBuffer.get(), rt::DType::F32)},
                   {"causal_offset", i32(problem.causalOffset)}},
@@ -441,16 +449,19 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
   };
   if (backward) {
     dO = randomArray(T, shape, base + 4, 1.0);
-    delta = rt::HostArray(rt::DType::F32, {b * h, n});
+    lseLog2 = rt::HostArray(rt::DType::F32, {b * h, statsStride});
+    delta = rt::HostArray(rt::DType::F32, {b * h, statsStride});
     // dQ / sm_scale accumulates here in fp32; the preprocess kernel zeros it
     // (NaN shows if it does not).
     dqAccumulator = rt::HostArray(rt::DType::F32, {b * h, n, d});
     dq = rt::HostArray(T, shape);
     dk = rt::HostArray(T, shape);
     dv = rt::HostArray(T, shape);
-    for (rt::HostArray *output : {&delta, &dqAccumulator, &dq, &dk, &dv})
+    for (rt::HostArray *output :
+         {&lseLog2, &delta, &dqAccumulator, &dq, &dk, &dv})
       output->fill(NAN);
     TILE_RETURN_IF_ERROR(uploadTensor(dO, "DO", &dOBuffer));
+    TILE_RETURN_IF_ERROR(session.upload(lseLog2, "LSE_LOG2", &lseLog2Buffer));
     TILE_RETURN_IF_ERROR(session.upload(delta, "DELTA", &deltaBuffer));
     TILE_RETURN_IF_ERROR(
         session.upload(dqAccumulator, "DQ_ACC", &dqAccumulatorBuffer));
@@ -489,11 +500,15 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
     rt::referenceAttentionForward(problem, qd, kd, vd, &oRef, &lseRef);
     std::vector<std::pair<std::string, rt::Comparison>> results;
     std::vector<rt::Tolerance> tolerances;
+    auto compareValues = [&](const char *name, const std::vector<double> &out,
+                             const std::vector<double> &ref,
+                             rt::Tolerance tol) {
+      results.emplace_back(name, rt::compareWithReference(out, ref, tol));
+      tolerances.push_back(tol);
+    };
     auto compare = [&](const char *name, const rt::HostArray &out,
                        const std::vector<double> &ref, rt::Tolerance tol) {
-      results.emplace_back(name,
-                           rt::compareWithReference(out.toDoubles(), ref, tol));
-      tolerances.push_back(tol);
+      compareValues(name, out.toDoubles(), ref, tol);
     };
     compare("O", o, oRef, attentionTolerance(T, false));
     compare("LSE", lse, lseRef, statisticTolerance());
@@ -508,7 +523,12 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
       std::vector<double> dqRef, dkRef, dvRef;
       rt::referenceAttentionBackward(problem, qd, kd, vd, dOd, &dqRef, &dkRef,
                                      &dvRef);
-      compare("Delta", delta, deltaRef, attentionTolerance(T, false));
+      // Delta's rows without their padding.
+      std::vector<double> padded = delta.toDoubles(), deltaRows;
+      for (int64_t row = 0; row < b * h; ++row)
+        deltaRows.insert(deltaRows.end(), padded.begin() + row * statsStride,
+                         padded.begin() + row * statsStride + n);
+      compareValues("Delta", deltaRows, deltaRef, attentionTolerance(T, false));
       compare("dQ", dq, dqRef, attentionTolerance(T, true));
       compare("dK", dk, dkRef, attentionTolerance(T, true));
       compare("dV", dv, dvRef, attentionTolerance(T, true));

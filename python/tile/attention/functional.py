@@ -36,6 +36,7 @@ import typing
 import torch
 
 from .. import runtime
+from ..kernels.attention import stats_stride
 from ..runtime import DevicePointer
 from . import bundle as _bundle
 
@@ -424,6 +425,15 @@ def _score_values(softcap, alibi_slopes, dropout_p, dropout_seeds, part, lse):
             else _device_pointer(dropout_seeds[part])}
 
 
+def backward_statistics(lse, max_n_ctx):
+    """The backward's LSE_LOG2 and DELTA for the forward's lse, whose rows
+    hold max_n_ctx queries: fp32 of lse's leading shape, rows of
+    stats_stride(max_n_ctx) (64-byte aligned, for the TMA), which the
+    preprocess kernel fills."""
+    shape = (*lse.shape[:-1], stats_stride(max_n_ctx))
+    return tuple(torch.empty(shape, dtype=torch.float32, device=lse.device) for _ in range(2))
+
+
 def _dq_values(deterministic, dq, accumulator, scale, queries, dq_inputs):
     """The arguments of the backward's last kernel, which writes dq: the
     postprocess's (from the accumulator attn_bwd added to), or
@@ -634,7 +644,7 @@ def _backward_kernels(dout, q, k, v, out, lse, causal, scale, causal_offset=0,
     _check_index_range(q, [preprocess, backward, postprocess])
     _check_index_range(k, [backward], name="k")
     _check_index_range(dk, [backward], name="dk")
-    delta = torch.empty_like(lse)
+    lse_log2, delta = backward_statistics(lse, seqlen_q)
     # dQ / softmax_scale accumulates here in fp32 (the preprocess kernel
     # zeros it, attn_bwd adds to it, the postprocess kernel scales it into dq).
     dq_accumulator = torch.empty((batch * heads, seqlen_q, head_dim), dtype=torch.float32,
@@ -646,13 +656,16 @@ def _backward_kernels(dout, q, k, v, out, lse, causal, scale, causal_offset=0,
         accumulator = _device_pointer(dq_accumulator[part.start * heads:part.stop * heads])
         launches += [
             (preprocess, {"O": _device_pointer(out[part]), "DO": _device_pointer(dout[part]),
+                          "LSE": _device_pointer(lse[part]),
+                          "LSE_LOG2": _device_pointer(lse_log2[part]),
                           "DELTA": _device_pointer(delta[part]), "DQ_ACC": accumulator,
                           **queries}),
             (backward, {"Q": _device_pointer(q[part]), "K": _device_pointer(k[part]),
                         "V": _device_pointer(v[part]), "sm_scale": scale,
                         "DO": _device_pointer(dout[part]), "DQ_ACC": accumulator,
                         "DK": _device_pointer(dk[part]), "DV": _device_pointer(dv[part]),
-                        "LSE": _device_pointer(lse[part]), "DELTA": _device_pointer(delta[part]),
+                        "LSE_LOG2": _device_pointer(lse_log2[part]),
+                        "DELTA": _device_pointer(delta[part]),
                         "stride_dkz": stride_dkz, "stride_dkh": stride_dkh,
                         "stride_dkn": stride_dkn, "MAX_N_KV": seqlen_k,
                         **_score_values(softcap, alibi_slopes, dropout_p, dropout_seeds,
@@ -663,8 +676,8 @@ def _backward_kernels(dout, q, k, v, out, lse, causal, scale, causal_offset=0,
                 lambda part=part, keys=keys: {
                     "Q": _device_pointer(q[part]), "K": _device_pointer(k[part]),
                     "V": _device_pointer(v[part]), "DO": _device_pointer(dout[part]),
-                    "LSE": _device_pointer(lse[part]), "DELTA": _device_pointer(delta[part]),
-                    **keys, **_mask_values(mask)}))]
+                    "LSE_LOG2": _device_pointer(lse_log2[part]),
+                    "DELTA": _device_pointer(delta[part]), **keys, **_mask_values(mask)}))]
     _launch_all(q.device, launches)
     if grouped:
         # Query head h used K/V head h // group: consecutive heads share one.

@@ -212,13 +212,14 @@ def _varlen_backward(dout, q, k, v, out, lse, cu_q, cu_k, max_q, max_k, scale, m
         if grouped else torch.empty_like(k)
     dv = torch.empty_strided(dk.shape, dk.stride(), dtype=dk.dtype, device=dk.device)
     _check_range(dk, "dk", max_k)
-    delta = torch.empty_like(lse)
+    lse_log2, delta = _f.backward_statistics(lse, max(max_q, 1))
     dq_accumulator = torch.empty((lse.shape[0], lse.shape[1], head_dim), dtype=torch.float32,
                                  device=q.device)
     queries, keys = _shape_values(q, k, cu_q, cu_k, max_q, max_k)
     _, stride_dkh, stride_dkn = _packed_strides(dk)
     _f._launch_all(q.device, [
         (preprocess, {"O": _f._device_pointer(out), "DO": _f._device_pointer(dout),
+                      "LSE": _f._device_pointer(lse), "LSE_LOG2": _f._device_pointer(lse_log2),
                       "DELTA": _f._device_pointer(delta),
                       "DQ_ACC": _f._device_pointer(dq_accumulator), **queries}),
         (backward, {"Q": _f._device_pointer(q), "K": _f._device_pointer(k),
@@ -226,7 +227,7 @@ def _varlen_backward(dout, q, k, v, out, lse, cu_q, cu_k, max_q, max_k, scale, m
                     "DO": _f._device_pointer(dout),
                     "DQ_ACC": _f._device_pointer(dq_accumulator),
                     "DK": _f._device_pointer(dk), "DV": _f._device_pointer(dv),
-                    "LSE": _f._device_pointer(lse), "DELTA": _f._device_pointer(delta),
+                    "LSE_LOG2": _f._device_pointer(lse_log2), "DELTA": _f._device_pointer(delta),
                     "stride_dkz": 0, "stride_dkh": stride_dkh, "stride_dkn": stride_dkn,
                     "MAX_N_KV": max(max_k, 1), "causal_offset": causal_offset,
                     "window_offset": window_offset,
@@ -237,9 +238,9 @@ def _varlen_backward(dout, q, k, v, out, lse, cu_q, cu_k, max_q, max_k, scale, m
             deterministic, dq, _f._device_pointer(dq_accumulator), scale, queries,
             lambda: {"Q": _f._device_pointer(q), "K": _f._device_pointer(k),
                      "V": _f._device_pointer(v), "DO": _f._device_pointer(dout),
-                     "LSE": _f._device_pointer(lse), "DELTA": _f._device_pointer(delta),
-                     "causal_offset": causal_offset, "window_offset": window_offset,
-                     **keys}))])
+                     "LSE_LOG2": _f._device_pointer(lse_log2),
+                     "DELTA": _f._device_pointer(delta), "causal_offset": causal_offset,
+                     "window_offset": window_offset, **keys}))])
     if grouped:
         group = heads // heads_k
         dk, dv = (per_head.view(total_k, heads_k, group, head_dim).sum(2)

@@ -5,14 +5,18 @@ Q, O (and dO, dQ) are [Z, H, N_CTX, HEAD_DIM] with strides in elements
 (stride_z, stride_h, stride_n); K and V are [Z, H_KV, N_KV, HEAD_DIM] with
 strides (stride_kz, stride_kh, stride_kn); the last dimension is
 contiguous.  H_KV divides H: query head h reads K/V head h // (H // H_KV)
-(grouped-query attention; multi-query when H_KV is 1).  LSE and DELTA are
-contiguous fp32 [Z * H, N_CTX].
+(grouped-query attention; multi-query when H_KV is 1).  LSE is contiguous
+fp32 [Z * H, MAX_N_CTX].  The backward's LSE_LOG2 (LSE * log2(e)) and DELTA
+are fp32 [Z * H, stats_stride(MAX_N_CTX)]: rows 64-byte aligned, so that
+the TMA can copy their blocks, the preprocess writing every row up to
+MAX_N_CTX (zeros past a sequence's queries).
 
 - attn_fwd: grid (cdiv(N_CTX, BLOCK_M), Z * H).  Softmax in base 2 with
   sm_scale * log2(e) folded into the scores; LSE is written in natural log:
   LSE[i] = log(sum_j exp(sm_scale * q_i . k_j)) over the keys row i sees.
-- attn_bwd_preprocess: DELTA[i] = sum_d O[i, d] * dO[i, d], and zeros in
-  DQ_ACC, grid (cdiv(N_CTX, BLOCK_M), Z * H).
+- attn_bwd_preprocess: DELTA[i] = sum_d O[i, d] * dO[i, d], LSE_LOG2[i] =
+  LSE[i] * log2(e), and zeros in DQ_ACC, grid (cdiv(MAX_N_CTX, BLOCK_M),
+  Z * H).
 - attn_bwd: grid (cdiv(N_KV, BLOCK_N1), Z * H); program p computes dK, dV
   of key block p for one query head (DK, DV are [Z, H, N_KV, HEAD_DIM]
   with strides (stride_dkz, stride_dkh, stride_dkn): with grouped heads
@@ -67,6 +71,17 @@ LN2 = tl.constexpr(0.6931471805599453)     # ln(2)
 # The forward's p = 2^(score - m_i) stays below 2^RESCALE_HEADROOM: 256 is
 # far inside fp16, bf16 and the fp32 sums.
 RESCALE_HEADROOM = tl.constexpr(8.0)
+# LSE_LOG2's and DELTA's rows start every STATS_ALIGNMENT elements (64
+# bytes): the TMA copies blocks of rows whose stride is a multiple of 16
+# bytes.
+STATS_ALIGNMENT = tl.constexpr(16)
+
+
+def stats_stride(max_n_ctx):
+    """The row stride (elements) of the backward's LSE_LOG2 and DELTA for
+    sequences of at most max_n_ctx queries: what _stats_stride computes in
+    the kernels, for the callers that allocate them."""
+    return -(-max_n_ctx // STATS_ALIGNMENT.value) * STATS_ALIGNMENT.value
 
 
 @tile.jit
@@ -89,6 +104,13 @@ def _offset(off_z, off_h, stride_z, stride_h):
 def _head_offset(off_hz, H, stride_z, stride_h):
     """_offset of head off_hz = batch * H + head."""
     return _offset(off_hz // H, off_hz % H, stride_z, stride_h)
+
+
+@tile.jit
+def _stats_stride(MAX_N_CTX):
+    """stats_stride(MAX_N_CTX) in a kernel: a multiple of 16 the TMA's
+    descriptors compute the same way (cdiv)."""
+    return (MAX_N_CTX + (STATS_ALIGNMENT - 1)) // STATS_ALIGNMENT * STATS_ALIGNMENT
 
 
 @tile.jit
@@ -587,8 +609,8 @@ def _query_rows(off_hz, H, stride_z, stride_h, stride_n, N_CTX, CU_SEQLENS_Q, VA
 
 
 @tile.jit(launch=tile.Launch(grid=("cdiv(MAX_N_CTX, BLOCK_M)", "Z * H"), keys=("HEAD_DIM",)))
-def attn_bwd_preprocess(O, DO, DELTA, DQ_ACC, stride_z, stride_h, stride_n, Z, H, N_CTX,
-                        CU_SEQLENS_Q, MAX_N_CTX, VARLEN, HEAD_DIM: tl.constexpr,
+def attn_bwd_preprocess(O, DO, LSE, LSE_LOG2, DELTA, DQ_ACC, stride_z, stride_h, stride_n, Z,
+                        H, N_CTX, CU_SEQLENS_Q, MAX_N_CTX, VARLEN, HEAD_DIM: tl.constexpr,
                         BLOCK_M: tl.constexpr):
     start_m = tl.program_id(0)
     off_hz = tl.program_id(1)
@@ -599,7 +621,12 @@ def attn_bwd_preprocess(O, DO, DELTA, DQ_ACC, stride_z, stride_h, stride_n, Z, H
     o = tl.load(O + offset + offsets, mask=mask[:, None], other=0.0)
     do = tl.load(DO + offset + offsets, mask=mask[:, None], other=0.0)
     delta = tl.sum(o.to(tl.float32) * do.to(tl.float32), axis=1)
-    tl.store(DELTA + off_hz.to(tl.int64) * MAX_N_CTX + offs_m, delta, mask=mask)
+    lse = tl.load(LSE + off_hz.to(tl.int64) * MAX_N_CTX + offs_m, mask=mask, other=0.0)
+    # Every row up to MAX_N_CTX, zeros past the sequence's queries: attn_bwd
+    # reads whole blocks of them (a query it masks must not read a NaN).
+    stats = off_hz.to(tl.int64) * _stats_stride(MAX_N_CTX) + offs_m
+    tl.store(LSE_LOG2 + stats, lse * LOG2E, mask=offs_m < MAX_N_CTX)
+    tl.store(DELTA + stats, delta, mask=offs_m < MAX_N_CTX)
     # attn_bwd adds to DQ_ACC: start it at zero.
     acc = DQ_ACC + off_hz.to(tl.int64) * MAX_N_CTX * HEAD_DIM
     tl.store(acc + _dq_acc_offsets(start_m * BLOCK_M, q_len, BLOCK_M, HEAD_DIM, True),
@@ -635,7 +662,7 @@ def _attn_bwd_dkdv_rows(dk, dv, k, v, queries, scores, start_n, lo, hi,
     """_attn_bwd_dkdv on the scores with queries as rows (queries x keys):
     each thread holds few rows, so LSE and DELTA are a few values a step;
     P and dS pass through shared memory to dV's and dK's products."""
-    Q, DO, LSE, DELTA, DQ_ACC, stride_n, q_rows, q_start, q_len = queries
+    Q, DO, LSE_LOG2, DELTA, DQ_ACC, stride_n, q_rows, q_start, q_len, _, _ = queries
     (qk_scale, cap_scale, causal_offset, window_offset, kv_len, slope, alibi_diagonal,
      dropout_p, seed, head) = scores
     offs_n = start_n + tl.arange(0, BLOCK_N)
@@ -656,17 +683,17 @@ def _attn_bwd_dkdv_rows(dk, dv, k, v, queries, scores, start_n, lo, hi,
         else:
             q = tl.load(q_block)
             do = tl.load(do_block)
-        lse = tl.load(LSE + offs_m, mask=offs_m < q_len, other=0.0)
+        lse = tl.load(LSE_LOG2 + offs_m, mask=offs_m < q_len, other=0.0)
         delta = tl.load(DELTA + offs_m, mask=offs_m < q_len, other=0.0)
         if SOFTCAP:
             p = tl.math.exp2(tl.math.tanh(tl.dot(q, tl.trans(k)) * cap_scale) * qk_scale
-                             - lse[:, None] * LOG2E)
+                             - lse[:, None])
         elif ALIBI:
             p = tl.math.exp2(tl.dot(q, tl.trans(k)) * qk_scale
                              - slope * _alibi_distance(offs_m, offs_n, alibi_diagonal)
-                             - lse[:, None] * LOG2E)
+                             - lse[:, None])
         else:
-            p = tl.math.exp2(tl.dot(q, tl.trans(k)) * qk_scale - lse[:, None] * LOG2E)
+            p = tl.math.exp2(tl.dot(q, tl.trans(k)) * qk_scale - lse[:, None])
         if CAUSAL_MASK or WINDOW_MASK or QUERY_MASK:
             p = tl.where(_visible(offs_m[:, None], offs_n[None, :], query_ok[:, None],
                                   causal_offset, window_offset, kv_len, CAUSAL_MASK,
@@ -679,7 +706,7 @@ def _attn_bwd_dkdv_rows(dk, dv, k, v, queries, scores, start_n, lo, hi,
             dp = tl.where(keep, dp * keep_scale, 0.0)
         ds = p * (dp - delta[:, None])
         if SOFTCAP:
-            capped = (tl.math.log2(p) + lse[:, None] * LOG2E) * inv_qk_scale
+            capped = (tl.math.log2(p) + lse[:, None]) * inv_qk_scale
             capped = tl.minimum(tl.maximum(capped, -1.0), 1.0)
             ds = ds * (1.0 - capped * capped)
         if DROPOUT:
@@ -712,11 +739,12 @@ def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
     query blocks [lo, hi), BLOCK_M queries at a time, and to their rows of
     DQ_ACC the key block's dS K; works on the transposed scores (keys x
     queries), query and key indices counted from the sequence's first.
-    queries: (Q, DO, LSE, DELTA, DQ_ACC, stride_n, q_rows, q_start, q_len),
-    the program's head's tensors, whose rows q_start + i (of q_rows) are
-    the sequence's q_len queries; scores: (qk_scale, cap_scale,
-    causal_offset, window_offset, kv_len).  CAUSAL_MASK
-    hides keys j > i + causal_offset, WINDOW_MASK keys j < i +
+    queries: (Q, DO, LSE_LOG2, DELTA, DQ_ACC, stride_n, q_rows, q_start,
+    q_len, max_n_ctx, stats_stride), the program's head's tensors, whose
+    rows q_start + i (of q_rows) are the sequence's q_len queries, and the
+    rows of LSE_LOG2 and DELTA (max_n_ctx of them, stats_stride apart);
+    scores: (qk_scale, cap_scale, causal_offset, window_offset, kv_len).
+    CAUSAL_MASK hides keys j > i + causal_offset, WINDOW_MASK keys j < i +
     window_offset and keys past kv_len; QUERY_MASK hides queries at or past
     q_len (and bounds the loads).  A query that sees no key has
     LSE = -inf and P^T = exp2(+inf) = inf: only masked stages hold such
@@ -732,13 +760,20 @@ def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
     derivative of the cap.  DROPOUT: dP^T and the P^T of dV's product
     masked and scaled as the forward's P V took P.  Without DQ, no dQ (the
     deterministic backward's attn_bwd_dq computes it)."""
-    Q, DO, LSE, DELTA, DQ_ACC, stride_n, q_rows, q_start, q_len = queries
+    (Q, DO, LSE_LOG2, DELTA, DQ_ACC, stride_n, q_rows, q_start, q_len, max_n_ctx,
+     stats_stride) = queries
     (qk_scale, cap_scale, causal_offset, window_offset, kv_len, slope, alibi_diagonal,
      dropout_p, seed, head) = scores
     offs_n = start_n + tl.arange(0, BLOCK_N)
     # Block pointers advanced each step: the GPU lowering copies their
-    # blocks ahead (tilegpu-pipeline).  Q is read transposed, a
-    # (HEAD_DIM, q_rows) view.
+    # blocks ahead (tilegpu-pipeline; with warp specialization the
+    # producer copies LSE_LOG2's and DELTA's too, which each thread reads
+    # 16 columns of a step).  Q is read transposed, a (HEAD_DIM, q_rows)
+    # view; LSE_LOG2 and DELTA a row of query columns.
+    lse_block = tl.make_block_ptr(base=LSE_LOG2, shape=(1, max_n_ctx), strides=(stats_stride, 1),
+                                  offsets=(0, lo), block_shape=(1, BLOCK_M), order=(1, 0))
+    delta_block = tl.make_block_ptr(base=DELTA, shape=(1, max_n_ctx), strides=(stats_stride, 1),
+                                    offsets=(0, lo), block_shape=(1, BLOCK_M), order=(1, 0))
     qT_block = tl.make_block_ptr(base=Q, shape=(HEAD_DIM, q_rows), strides=(1, stride_n),
                                  offsets=(0, q_start + lo), block_shape=(HEAD_DIM, BLOCK_M),
                                  order=(0, 1))
@@ -756,25 +791,28 @@ def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
         else:
             qT = tl.load(qT_block)
             do = tl.load(do_block)
-        # LSE and DELTA read first, each thread the columns of P^T it holds:
-        # their latency passes under the products before their use.  (Read a
-        # step ahead, they were carried in those columns' registers and the
-        # d128 backward spilled, and so it did read before the waits for Q
-        # and dO.)
-        lse = tl.load(LSE + offs_m, mask=offs_m < q_len, other=0.0)
-        delta = tl.load(DELTA + offs_m, mask=offs_m < q_len, other=0.0)
+        # LSE_LOG2 and DELTA read first, each thread the columns of P^T it
+        # holds: their latency passes under the products before their use.
+        # On Hopper as blocks, which the producer warps copy into shared
+        # memory with the TMA (zeros past max_n_ctx; the preprocess wrote
+        # zeros up to it past the sequence's queries); elsewhere each
+        # thread loads its columns.
+        if tl.target_info.cuda_capability_geq(9, 0):
+            lse = tl.load(lse_block, boundary_check=(1,), padding_option="zero")
+            delta = tl.load(delta_block, boundary_check=(1,), padding_option="zero")
+        else:
+            lse = tl.load(LSE_LOG2 + offs_m, mask=query_ok, other=0.0)[None, :]
+            delta = tl.load(DELTA + offs_m, mask=query_ok, other=0.0)[None, :]
         if not DV_LAST:
             dpT = tl.dot(v, tl.trans(do))
         # P^T = exp(sm_scale * K Q^T - LSE), in base 2.
         if SOFTCAP:
-            pT = tl.math.exp2(tl.math.tanh(tl.dot(k, qT) * cap_scale) * qk_scale
-                              - lse[None, :] * LOG2E)
+            pT = tl.math.exp2(tl.math.tanh(tl.dot(k, qT) * cap_scale) * qk_scale - lse)
         elif ALIBI:
             pT = tl.math.exp2(tl.dot(k, qT) * qk_scale
-                              - slope * _alibi_distance(offs_n, offs_m, -alibi_diagonal)
-                              - lse[None, :] * LOG2E)
+                              - slope * _alibi_distance(offs_n, offs_m, -alibi_diagonal) - lse)
         else:
-            pT = tl.math.exp2(tl.dot(k, qT) * qk_scale - lse[None, :] * LOG2E)
+            pT = tl.math.exp2(tl.dot(k, qT) * qk_scale - lse)
         if CAUSAL_MASK or WINDOW_MASK or QUERY_MASK:
             pT = tl.where(_visible(offs_m[None, :], offs_n[:, None], query_ok[None, :],
                                    causal_offset, window_offset, kv_len, CAUSAL_MASK,
@@ -792,14 +830,14 @@ def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
         if DROPOUT:
             dpT = tl.where(keep, dpT * keep_scale, 0.0)
         # dS^T = P^T * (dP^T - delta), dP^T = V dO^T.
-        dsT = pT * (dpT - delta[None, :])
+        dsT = pT * (dpT - delta)
         if SOFTCAP:
             # d(cap)/d(score) = 1 - tanh^2, tanh recomputed from P^T
             # (log2 P^T = tanh * qk_scale - LSE log2 e): keeping the tanh
             # of the scores live this long made ptxas spill at d128.  It
             # is clamped to [-1, 1]: P^T = 0 (hidden, or below fp32) gives
             # -inf, and dS^T is 0 there anyway.
-            capped = (tl.math.log2(pT) + lse[None, :] * LOG2E) * inv_qk_scale
+            capped = (tl.math.log2(pT) + lse) * inv_qk_scale
             capped = tl.minimum(tl.maximum(capped, -1.0), 1.0)
             dsT = dsT * (1.0 - capped * capped)
         dsT = dsT.to(qT.dtype)
@@ -824,6 +862,8 @@ def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
             dv = tl.dot(p_kept.to(do.dtype), do, dv)
         qT_block = tl.advance(qT_block, (0, BLOCK_M))
         do_block = tl.advance(do_block, (BLOCK_M, 0))
+        lse_block = tl.advance(lse_block, (0, BLOCK_M))
+        delta_block = tl.advance(delta_block, (0, BLOCK_M))
     return dk, dv
 
 
@@ -831,7 +871,7 @@ def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
                              keys=("HEAD_DIM", "CAUSAL", "WINDOW", "SOFTCAP", "ALIBI",
                                    "DROPOUT", "DQ"),
                              length="MAX_N_CTX"))
-def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
+def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE_LOG2, DELTA,
              stride_z, stride_h, stride_n, stride_kz, stride_kh, stride_kn,
              stride_dkz, stride_dkh, stride_dkn, Z, H, H_KV, N_CTX, N_KV,
              causal_offset, window_offset, softcap, CU_SEQLENS_Q, CU_SEQLENS_K,
@@ -865,8 +905,9 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
     DO += offset
     DK += dkv_offset
     DV += dkv_offset
-    LSE += off_hz.to(tl.int64) * MAX_N_CTX
-    DELTA += off_hz.to(tl.int64) * MAX_N_CTX
+    stats_stride = _stats_stride(MAX_N_CTX)
+    LSE_LOG2 += off_hz.to(tl.int64) * stats_stride
+    DELTA += off_hz.to(tl.int64) * stats_stride
     DQ_ACC += off_hz.to(tl.int64) * MAX_N_CTX * HEAD_DIM
     qk_scale, cap_scale = _score_scales(sm_scale, softcap, SOFTCAP)
     # -- dK and dV of the key block [start_n, start_n + BLOCK_N1) ---------
@@ -898,7 +939,8 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE, DELTA,
     dk = tl.zeros([BLOCK_N1, HEAD_DIM], tl.float32)
     dv = tl.zeros([BLOCK_N1, HEAD_DIM], tl.float32)
     # What every stage reads (_attn_bwd_dkdv).
-    queries = (Q, DO, LSE, DELTA, DQ_ACC, stride_n, N_CTX, start_q, q_len)
+    queries = (Q, DO, LSE_LOG2, DELTA, DQ_ACC, stride_n, N_CTX, start_q, q_len, MAX_N_CTX,
+               stats_stride)
     scores = (qk_scale, cap_scale, off, low, kv_len, slope, alibi_diagonal,
               dropout_p, seed, off_h)
     if CAUSAL:
@@ -1022,7 +1064,7 @@ def _attn_bwd_dq_stage(dq, q, do, lse, delta, K_block_ptr, V_block_ptr, lo, hi, 
 
 @tile.jit(launch=tile.Launch(grid=("cdiv(MAX_N_CTX, BLOCK_M)", "Z * H"),
                              keys=("HEAD_DIM", "CAUSAL", "WINDOW"), length="MAX_N_CTX"))
-def attn_bwd_dq(DQ, Q, K, V, DO, LSE, DELTA, sm_scale, stride_z, stride_h, stride_n,
+def attn_bwd_dq(DQ, Q, K, V, DO, LSE_LOG2, DELTA, sm_scale, stride_z, stride_h, stride_n,
                 stride_kz, stride_kh, stride_kn, Z, H, H_KV, N_CTX, N_KV, causal_offset,
                 window_offset, CU_SEQLENS_Q, CU_SEQLENS_K, MAX_N_CTX, VARLEN,
                 HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
@@ -1049,8 +1091,8 @@ def attn_bwd_dq(DQ, Q, K, V, DO, LSE, DELTA, sm_scale, stride_z, stride_h, strid
     do = tl.load(_row_block(DO + offset, m0, stride_n, N_CTX, HEAD_DIM, BLOCK_M),
                  boundary_check=(0,), padding_option="zero")
     offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    rows = off_hz.to(tl.int64) * MAX_N_CTX + offs_m
-    lse = tl.load(LSE + rows, mask=offs_m < q_len, other=0.0) * LOG2E
+    rows = off_hz.to(tl.int64) * _stats_stride(MAX_N_CTX) + offs_m
+    lse = tl.load(LSE_LOG2 + rows, mask=offs_m < q_len, other=0.0)
     delta = tl.load(DELTA + rows, mask=offs_m < q_len, other=0.0)
     K_block_ptr = tl.make_block_ptr(base=K + kv_offset, shape=(HEAD_DIM, N_KV),
                                     strides=(1, stride_kn), offsets=(0, start_k),

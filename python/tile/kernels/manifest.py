@@ -72,8 +72,11 @@ def _fwd_signature(t):
             "*i32,*i32,i32,i32,*fp32,fp32,*i64")
 
 
+# The preprocess: O, dO, the forward's LSE (read a row at a time: no
+# promise), then LSE_LOG2, DELTA and DQ_ACC, which it writes.
 def _preprocess_signature(t):
-    return f"*{t}:16,*{t}:16,*fp32:16,*fp32:16,i32:16,i32:16,i32:16,i32,i32,i32,*i32,i32,i32"
+    return (f"*{t}:16,*{t}:16,*fp32,*fp32:16,*fp32:16,*fp32:16,"
+            "i32:16,i32:16,i32:16,i32,i32,i32,*i32,i32,i32")
 
 
 # The sixth pointer is DQ_ACC, fp32, Z * H * N_CTX * HEAD_DIM elements in the
@@ -85,7 +88,7 @@ def _bwd_signature(t):
             + ",fp32,*i32,*i32,i32,i32,i32,*fp32,fp32,*i64")
 
 
-# attn_bwd_dq: dQ, Q, K, V, dO, then LSE, DELTA, sm_scale, the strides of Q
+# attn_bwd_dq: dQ, Q, K, V, dO, then LSE_LOG2, DELTA, sm_scale, the strides of Q
 # (dQ, dO) and of K (V), and the rest as attn_fwd's.
 def _dq_signature(t):
     return (",".join([f"*{t}:16"] * 5) + ",*fp32:16,*fp32:16,fp32,"

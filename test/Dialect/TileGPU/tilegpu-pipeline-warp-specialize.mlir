@@ -311,3 +311,79 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
     return
   }
 }
+
+// -----
+
+// A row of statistics the loop reads beside its product (the backward's
+// LSE), in registers: the producer copies it too, into a ring of
+// unswizzled buffers (a descriptor without swizzle, one box a row, its
+// stride the kernel's padding of N to 16, which the runtime computes as
+// cdiv), and the consumer reads it from there in the layout its broadcast
+// is wanted in, with no conversion left.
+#bk = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#br = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+#nk = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [1, 0]>
+#acc = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]>
+// CHECK-LABEL: module attributes
+// CHECK-SAME: {base = "LSE", box = [64, 1, 1], dims = ["N", "1", "min(2147483648, cdiv(1099511627776, max(1, ((cdiv(N, 16) * 16) * 4))))"], strides = ["(cdiv(N, 16) * 16)", "(cdiv(N, 16) * 16)"], swizzle = 0 : i64}
+// CHECK-LABEL: func.func @row_beside_product
+// CHECK: %[[ROWS:.*]] = tilegpu.local_alloc : !tilegpu.memdesc<3x1x64xf32, #shared>
+// CHECK: tilegpu.warp_specialize {
+// CHECK: scf.for
+// CHECK: tilegpu.async_tma_copy_block {{.*}} : !tile.block_ptr<tensor<64x64xf16, #blocked>>
+// CHECK: %[[ROWBUF:.*]] = tilegpu.memdesc_index %[[ROWS]]
+// CHECK: tilegpu.async_tma_copy_block %{{.*}}, %{{.*}}[%{{.*}}], %[[ROWBUF]], %{{.*}} : !tile.block_ptr<tensor<1x64xf32, #blocked1>>, !tilegpu.memdesc<1x64xf32, #shared>
+// CHECK: } {consumer_registers
+// CHECK: scf.for
+// CHECK-NOT: tile.load_block
+// CHECK: %[[ROW:.*]] = tilegpu.memdesc_index %[[ROWS]]
+// CHECK: tilegpu.wait_barrier
+// CHECK-NEXT: %[[LSE:.*]] = tilegpu.local_load %[[ROW]] [0, 0] : !tilegpu.memdesc<1x64xf32, #shared> -> tensor<1x64xf32, #mma>
+// CHECK-NEXT: tilegpu.memdesc_index
+// CHECK-NEXT: tilegpu.arrive_barrier
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: tile.broadcast %[[LSE]] : tensor<1x64xf32, #mma> -> tensor<64x64xf32, #mma>
+// CHECK: scf.yield
+// Without warp specialization the row stays a load of the kernel's warps.
+// PLAIN-LABEL: func.func @row_beside_product
+// PLAIN: tile.load_block {{.*}} : !tile.block_ptr<tensor<1x64xf32, #blocked1>>
+// PLAIN-NOT: tilegpu.local_load
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @row_beside_product(%K: !tile.ptr<f16> {tile.divisibility = 16 : i32} loc("K"), %LSE: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("LSE"), %N: i32 loc("N"), %stride: i32 {tile.divisibility = 16 : i32} loc("stride_n")) attributes {tile.kernel} {
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+    %c0 = arith.constant 0 : i32
+    %c15 = arith.constant 15 : i32
+    %c16 = arith.constant 16 : i32
+    %c64 = arith.constant 64 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %c64_i64 = arith.constant 64 : i64
+    %n = arith.extsi %N : i32 to i64
+    %s = arith.extsi %stride : i32 to i64
+    %kp = tile.make_block_ptr %K, [%n, %c64_i64], [%s, %c1_i64], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<64x64xf16, #bk>>
+    %qb = tilegpu.local_alloc : !tilegpu.memdesc<64x64xf16, #nk>
+    // The row of program y: LSE + y * (cdiv(N, 16) * 16), N of them.
+    %up = arith.addi %N, %c15 : i32
+    %div = arith.divsi %up, %c16 : i32
+    %padded = arith.muli %div, %c16 : i32
+    %pid = tile.program_id y
+    %y = arith.extsi %pid : i32 to i64
+    %p = arith.extsi %padded : i32 to i64
+    %off = arith.muli %y, %p : i64
+    %row0 = tile.addptr %LSE, %off : !tile.ptr<f32>, i64
+    %rp = tile.make_block_ptr %row0, [%c1_i64, %n], [%p, %c1_i64], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<1x64xf32, #br>>
+    %r:3 = scf.for %i = %c0 to %N step %c64 iter_args(%acc = %zero, %k_ptr = %kp, %r_ptr = %rp) -> (tensor<64x64xf32, #acc>, !tile.block_ptr<tensor<64x64xf16, #bk>>, !tile.block_ptr<tensor<1x64xf32, #br>>) : i32 {
+      %k = tile.load_block %k_ptr {tilegpu.vector_width = 8 : i32} : !tile.block_ptr<tensor<64x64xf16, #bk>>
+      %kb = tilegpu.local_alloc %k : tensor<64x64xf16, #bk> -> !tilegpu.memdesc<64x64xf16, #nk>
+      %d = tilegpu.warpgroup_dot %qb, %kb, %zero : !tilegpu.memdesc<64x64xf16, #nk>, !tilegpu.memdesc<64x64xf16, #nk>, tensor<64x64xf32, #acc> -> tensor<64x64xf32, #acc>
+      %lse = tile.load_block %r_ptr boundary_check [1] padding zero : !tile.block_ptr<tensor<1x64xf32, #br>>
+      %wide = tile.broadcast %lse : tensor<1x64xf32, #br> -> tensor<64x64xf32, #br>
+      %cvt = tilegpu.convert_layout %wide : tensor<64x64xf32, #br> -> tensor<64x64xf32, #acc>
+      %shifted = arith.subf %d, %cvt : tensor<64x64xf32, #acc>
+      %sum = arith.addf %acc, %shifted : tensor<64x64xf32, #acc>
+      %next = tile.advance %k_ptr, [%c64, %c0] : !tile.block_ptr<tensor<64x64xf16, #bk>>
+      %next_r = tile.advance %r_ptr, [%c0, %c64] : !tile.block_ptr<tensor<1x64xf32, #br>>
+      scf.yield %sum, %next, %next_r : tensor<64x64xf32, #acc>, !tile.block_ptr<tensor<64x64xf16, #bk>>, !tile.block_ptr<tensor<1x64xf32, #br>>
+    }
+    return
+  }
+}

@@ -34,7 +34,7 @@ func.func @wait_stack(%b: !tilegpu.memdesc<2x1x1xi64, #bar>, %phase: i32) {
 #shared = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
 #bar = #tilegpu.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>
 func.func @not_nvmma(%p: !tile.block_ptr<tensor<64x64xf16, #blocked>>, %d: !tilegpu.tensormap, %buf: !tilegpu.memdesc<64x64xf16, #shared>, %b: !tilegpu.memdesc<1x1xi64, #bar>) {
-  // expected-error @below {{copies into an nvmma_shared buffer, the layout the TMA swizzles}}
+  // expected-error @below {{copies into an nvmma_shared buffer (the layouts the TMA swizzles) or an unswizzled #tilegpu.shared one}}
   tilegpu.async_tma_copy_block %p, %d[], %buf, %b : !tile.block_ptr<tensor<64x64xf16, #blocked>>, !tilegpu.memdesc<64x64xf16, #shared>, !tilegpu.memdesc<1x1xi64, #bar>
   return
 }
@@ -77,7 +77,7 @@ func.func @rank_six(%p: !tile.block_ptr<tensor<64x64xf16, #blocked>>, %d: !tileg
 #blocked = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 #shared = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
 func.func @store_not_nvmma(%p: !tile.block_ptr<tensor<64x64xf16, #blocked>>, %d: !tilegpu.tensormap, %buf: !tilegpu.memdesc<64x64xf16, #shared>) {
-  // expected-error @below {{copies from an nvmma_shared buffer, the layout the TMA swizzles}}
+  // expected-error @below {{copies from an nvmma_shared buffer (the layouts the TMA swizzles) or an unswizzled #tilegpu.shared one}}
   tilegpu.async_tma_store_block %p, %d[], %buf : !tile.block_ptr<tensor<64x64xf16, #blocked>>, !tilegpu.memdesc<64x64xf16, #shared>
   return
 }

@@ -1037,10 +1037,13 @@ static LogicalResult verifyTMACopy(Operation *op, Value ptr, MemDescType buffer,
                                    ValueRange coords, StringRef direction) {
   if (failed(verifyMatrix(op, buffer)))
     return failure();
-  if (!isa<NVMMASharedEncodingAttr>(buffer.getEncoding()))
+  auto plain = dyn_cast<SharedEncodingAttr>(buffer.getEncoding());
+  if (!isa<NVMMASharedEncodingAttr>(buffer.getEncoding()) &&
+      !(plain && plain.getMaxPhase() == 1))
     return op->emitOpError()
            << "copies " << direction
-           << " an nvmma_shared buffer, the layout the TMA swizzles, not "
+           << " an nvmma_shared buffer (the layouts the TMA swizzles) or an "
+              "unswizzled #tilegpu.shared one, not "
            << buffer.getEncoding();
   auto block = cast<tile::BlockPtrType>(ptr.getType()).getBlockType();
   if (block.getShape() != buffer.getShape() ||

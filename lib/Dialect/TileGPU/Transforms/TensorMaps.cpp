@@ -17,6 +17,8 @@ namespace {
 /// (bytes) of the tensor's address and of each stride.
 constexpr int64_t kMaxBoxElements = 256;
 constexpr int64_t kGlobalAlignment = 16;
+/// The alignment (bytes) of the shared memory a TMA copy writes.
+constexpr int64_t kSharedAlignment = 128;
 /// A dimension the program offsets its base along spans this many bytes,
 /// more than any GPU's memory, so that no coordinate of a valid address is
 /// out of bounds, and at most 2^31 elements, every non-negative i32
@@ -56,6 +58,18 @@ std::optional<std::string> getHostExpression(Value value) {
     return binary(def, "+");
   if (isa_and_nonnull<arith::SubIOp>(def))
     return binary(def, "-");
+  // (x + (c - 1)) / c, c > 0: x rounded up to whole c's (a row stride
+  // padded in the kernel), which is cdiv for the x >= 0 of extents.
+  APInt divisor, addend;
+  if (auto div = dyn_cast_or_null<arith::DivSIOp>(def);
+      div && matchPattern(div.getRhs(), m_ConstantInt(&divisor)) &&
+      divisor.isStrictlyPositive())
+    if (auto add = div.getLhs().getDefiningOp<arith::AddIOp>();
+        add && matchPattern(add.getRhs(), m_ConstantInt(&addend)) &&
+        addend == divisor - 1)
+      if (auto x = getHostExpression(add.getLhs()))
+        return "cdiv(" + *x + ", " + std::to_string(divisor.getSExtValue()) +
+               ")";
   return std::nullopt;
 }
 
@@ -133,9 +147,16 @@ Value tilegpu::getTensorMapParameter(func::FuncOp kernel,
 std::optional<TensorMapAccess>
 tilegpu::planTensorMapAccess(OpBuilder &b, Value pointer, MemDescType buffer,
                              const tile::AxisInfoAnalysis &axis) {
+  // An nvmma_shared buffer is written box by box, one swizzle span of its
+  // contiguous dimension each; an unswizzled one (a row of statistics,
+  // say) in one box, row after row.
   auto nvmma = dyn_cast<NVMMASharedEncodingAttr>(buffer.getEncoding());
-  if (!nvmma || buffer.getRank() != 2)
+  auto plain = dyn_cast<SharedEncodingAttr>(buffer.getEncoding());
+  if (plain && plain.getMaxPhase() != 1)
+    plain = {};
+  if ((!nvmma && !plain) || buffer.getRank() != 2)
     return std::nullopt;
+  auto encoding = cast<SharedLayoutAttrInterface>(buffer.getEncoding());
   tile::MakeBlockPtrOp block = getMadeBlockPointer(pointer);
   if (!block)
     return std::nullopt;
@@ -166,7 +187,7 @@ tilegpu::planTensorMapAccess(OpBuilder &b, Value pointer, MemDescType buffer,
 
   // The block's dimensions, contiguous first (the buffer's order).
   ArrayRef<int64_t> shape = buffer.getShape();
-  unsigned inner = nvmma.getOrder()[0], outer = nvmma.getOrder()[1];
+  unsigned inner = encoding.getOrder()[0], outer = encoding.getOrder()[1];
   if (!matchPattern(block.getStrides()[inner], m_One()) ||
       !isAligned(block.getStrides()[outer]))
     return std::nullopt;
@@ -176,10 +197,16 @@ tilegpu::planTensorMapAccess(OpBuilder &b, Value pointer, MemDescType buffer,
   if (!innerExtent || !outerExtent || !outerStride)
     return std::nullopt;
   // A box spans one swizzle span of the contiguous dimension; its rows
-  // start where the swizzle pattern does (every 8).
-  int64_t span = nvmma.getRowLength(shape);
-  if (span > kMaxBoxElements || shape[outer] > kMaxBoxElements ||
-      shape[outer] % 8 != 0)
+  // start where the swizzle pattern does (every 8). Unswizzled, a box is
+  // the block, its rows whole 16-byte vectors, and each buffer of a stack
+  // starts where the TMA can write (128 bytes).
+  int64_t span = encoding.getRowLength(shape);
+  if (span > kMaxBoxElements || shape[outer] > kMaxBoxElements)
+    return std::nullopt;
+  if (nvmma && shape[outer] % 8 != 0)
+    return std::nullopt;
+  if (plain && ((span * elementBytes) % kGlobalAlignment ||
+                (span * shape[outer] * elementBytes) % kSharedAlignment))
     return std::nullopt;
 
   SmallVector<Attribute> dims{b.getStringAttr(*innerExtent),
@@ -208,7 +235,8 @@ tilegpu::planTensorMapAccess(OpBuilder &b, Value pointer, MemDescType buffer,
       b.getNamedAttr("dims", b.getArrayAttr(dims)),
       b.getNamedAttr("strides", b.getArrayAttr(strides)),
       b.getNamedAttr("box", b.getArrayAttr(box)),
-      b.getNamedAttr("swizzle", b.getI64IntegerAttr(nvmma.getSwizzle())),
+      b.getNamedAttr("swizzle",
+                     b.getI64IntegerAttr(nvmma ? nvmma.getSwizzle() : 0)),
   });
   return access;
 }

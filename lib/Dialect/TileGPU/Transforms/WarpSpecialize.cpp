@@ -25,6 +25,7 @@
 
 #include "tile/Analysis/Allocation.h"
 #include "tile/Dialect/Tile/IR/Tile.h"
+#include "tile/Dialect/TileGPU/IR/LayoutPropagation.h"
 #include "tile/Dialect/TileGPU/IR/TileGPU.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -119,6 +120,77 @@ SmallVector<Operation *> getReaders(Value buffer) {
         readers.push_back(user);
     }
   return readers;
+}
+
+/// The layout `load`'s tile is wanted in: the one every use converts it to
+/// (or converts its broadcast to, given in the row's own layout), else its
+/// own.
+Attribute getWantedLayout(tile::LoadBlockOp load) {
+  Attribute wanted;
+  for (Operation *user : load->getUsers()) {
+    Attribute layout;
+    if (auto convert = dyn_cast<ConvertLayoutOp>(user)) {
+      layout = convert.getType().getEncoding();
+    } else if (auto broadcast = dyn_cast<tile::BroadcastOp>(user)) {
+      Attribute target;
+      for (Operation *use : broadcast->getUsers()) {
+        auto convert = dyn_cast<ConvertLayoutOp>(use);
+        Attribute to = convert ? convert.getType().getEncoding() : Attribute();
+        if (!to || (target && to != target))
+          return load.getType().getEncoding();
+        target = to;
+      }
+      FailureOr<SmallVector<Attribute>> operands =
+          target ? inferOperandLayouts(broadcast, {target})
+                 : FailureOr<SmallVector<Attribute>>(failure());
+      if (failed(operands) || !(*operands)[0])
+        return load.getType().getEncoding();
+      layout = (*operands)[0];
+    }
+    if (!layout || (wanted && layout != wanted))
+      return load.getType().getEncoding();
+    wanted = layout;
+  }
+  return wanted ? wanted : load.getType().getEncoding();
+}
+
+/// `load`'s tile staged through `buffer`: a local_alloc of the load, read
+/// back by a local_load in the layout its uses want, their conversions (and
+/// the broadcasts before them) rebuilt on it.
+LocalAllocOp stageThroughBuffer(tile::LoadBlockOp load, MemDescType buffer) {
+  OpBuilder b(load->getContext());
+  b.setInsertionPointAfter(load);
+  Location loc = load.getLoc();
+  Attribute layout = getWantedLayout(load);
+  auto alloc = LocalAllocOp::create(b, loc, buffer, load.getResult());
+  Value row = LocalLoadOp::create(b, loc, withLayout(load.getType(), layout),
+                                  alloc, b.getDenseI64ArrayAttr({0, 0}));
+  if (layout == load.getType().getEncoding()) {
+    load.getResult().replaceAllUsesExcept(row, alloc);
+    return alloc;
+  }
+  for (Operation *user : llvm::make_early_inc_range(load->getUsers())) {
+    if (user == alloc)
+      continue;
+    if (auto convert = dyn_cast<ConvertLayoutOp>(user)) {
+      convert.replaceAllUsesWith(row);
+      convert.erase();
+      continue;
+    }
+    auto broadcast = cast<tile::BroadcastOp>(user);
+    b.setInsertionPoint(broadcast);
+    Operation *copy = b.clone(*broadcast);
+    copy->setOperand(0, row);
+    Operation *first = *broadcast->getUsers().begin();
+    copy->getResult(0).setType(first->getResult(0).getType());
+    for (Operation *convert :
+         llvm::make_early_inc_range(broadcast->getUsers())) {
+      convert->replaceAllUsesWith(copy);
+      convert->erase();
+    }
+    broadcast.erase();
+  }
+  return alloc;
 }
 
 /// Splits a kernel in producer warps, which copy every block load into an
@@ -245,6 +317,33 @@ bool WarpSpecializer::plan(const tile::AxisInfoAnalysis &axis) {
   });
   if (loads.empty())
     return false;
+  // A block a loop loads into registers (a row of statistics, read beside
+  // the products) is copied by the producer too, into an unswizzled buffer
+  // the kernel's warps read, where the TMA can copy it.
+  SmallVector<tile::LoadBlockOp> registerLoads;
+  kernel.walk([&](tile::LoadBlockOp load) {
+    if (load->getParentOfType<scf::ForOp>() &&
+        llvm::none_of(load->getUsers(), llvm::IsaPred<LocalAllocOp>))
+      registerLoads.push_back(load);
+  });
+  for (tile::LoadBlockOp load : registerLoads) {
+    if (!load.getBoundaryCheck().empty() &&
+        load.getPadding() != tile::Padding::zero)
+      continue;
+    RankedTensorType type = load.getType();
+    Value root = getRootPointer(load.getPtr());
+    auto block = getMadeBlockPointer(root);
+    if (!block || type.getRank() != 2)
+      continue;
+    SmallVector<unsigned> order(block.getOrder());
+    auto buffer = MemDescType::get(
+        type.getContext(), type.getShape(), type.getElementType(),
+        SharedEncodingAttr::get(type.getContext(), 1, 1, 1, order));
+    OpBuilder b(block);
+    b.setInsertionPointAfter(root.getDefiningOp());
+    if (planTensorMapAccess(b, root, buffer, axis))
+      loads.push_back({load, stageThroughBuffer(load, buffer)});
+  }
   for (auto [load, alloc] : loads) {
     // A block read once that the TMA cannot take (its extent known only to
     // the program: a packed sequence's) stays with the kernel's warps; one
