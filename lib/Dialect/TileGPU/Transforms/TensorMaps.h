@@ -37,10 +37,10 @@ struct TensorMapAccess {
 /// The TMA access that copies the block `pointer` designates (a block
 /// pointer defined before the loop, by make_block_ptr and advances) into a
 /// buffer of type `buffer`, or none where the TMA cannot: the buffer is
-/// neither nvmma_shared nor an unswizzled #tilegpu.shared, the tensor's extents or strides are not the parameters'
-/// arithmetic, a stride is not a multiple of 16 bytes, the contiguous
-/// dimension's stride is not 1, a box exceeds the TMA's limits. Values the
-/// coordinates need are created with `b`.
+/// neither nvmma_shared nor an unswizzled #tilegpu.shared, the tensor's extents
+/// or strides are not the parameters' arithmetic, a stride is not a multiple of
+/// 16 bytes, the contiguous dimension's stride is not 1, a box exceeds the
+/// TMA's limits. Values the coordinates need are created with `b`.
 std::optional<TensorMapAccess>
 planTensorMapAccess(OpBuilder &b, Value pointer, MemDescType buffer,
                     const tile::AxisInfoAnalysis &axis);
