@@ -795,9 +795,10 @@ def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
         # holds: their latency passes under the products before their use.
         # On Hopper as blocks, which the producer warps copy into shared
         # memory with the TMA (zeros past max_n_ctx; the preprocess wrote
-        # zeros up to it past the sequence's queries); elsewhere each
-        # thread loads its columns.
-        if tl.target_info.cuda_capability_geq(9, 0):
+        # zeros up to it past the sequence's queries); elsewhere, and at
+        # d256 (whose two 64 x 256 sums leave no registers: it spilled 592
+        # bytes so, against 396), each thread loads its columns.
+        if tl.target_info.cuda_capability_geq(9, 0) and HEAD_DIM <= 128:
             lse = tl.load(lse_block, boundary_check=(1,), padding_option="zero")
             delta = tl.load(delta_block, boundary_check=(1,), padding_option="zero")
         else:

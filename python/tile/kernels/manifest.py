@@ -132,8 +132,9 @@ class AttentionTiles(typing.NamedTuple):
 
 # Why each head dim's tiles are what they are: the comment in
 # _attention_variants.
-# d32 takes d64's tiles: its backward on them, queries as rows, was 8-15%
-# faster than on 64 keys and 4 warps with keys as rows (H200, 2026-11-27).
+# d32 takes the tiles d64 had until 2026-11-28: its backward on them,
+# queries as rows, was 8-15% faster than on 64 keys and 4 warps with keys
+# as rows (H200, 2026-11-27).
 # d256 takes d128's forward with 64 keys a step, and a backward of 64 keys
 # on 8 warps, two stages: the least spilling tile found (44-160 bytes by
 # variant; with three stages or DV_LAST more, 128 keys do not compile, and
@@ -142,7 +143,7 @@ class AttentionTiles(typing.NamedTuple):
 # faster than on mma.sync (H200, 2026-11-27).
 HOPPER_TILES = {
     32: AttentionTiles(64, 4, True, False, 8, 128, 128, 2, True, 0, True),
-    64: AttentionTiles(64, 4, True, False, 8, 128, 128, 2, True, 0, True),
+    64: AttentionTiles(64, 4, True, False, 8, 128, 64, 2, True, 0, False),
     128: AttentionTiles(128, 8, False, True, 8, 128, 64, 3, False, 128, True),
     256: AttentionTiles(64, 8, False, True, 8, 64, 64, 2, False, 0, False),
 }
@@ -213,18 +214,22 @@ def _attention_variants(t, head_dim, target):
     # turns were 2-12% slower up to N = 4096.  No forward spills.
     # The backward runs every product on wgmma, Q and dO copied
     # by the TMA from a producer warpgroup, its programs owning 128
-    # keys on 8 warps (d32 to d128).  d32 to d128 compute S as
+    # keys on 8 warps (d32 to d128).  d32 and d128 compute S as
     # queries x keys (QUERY_ROWS, FlashAttention-3's form): each
     # thread holds two rows of LSE and DELTA, and P and dS reach
     # dV's and dK's products through shared memory.  At d128, 64
-    # queries a step, 2-4% faster than keys as rows; at d64, 128
-    # queries a step on two stages, 6-9% faster than keys as rows
-    # with 64 queries (H200, 2026-11-27, docs/performance.md),
-    # spilling 8-40 bytes; d32 likewise, 8-15% faster.  d256
-    # keeps keys as rows (S^T; dQ reads dS^T through a transposed
-    # view of shared memory), each step adding dQ before dK in the
-    # order of products (DV_LAST) ptxas allocates best for its head
-    # dim.  Causal programs run longest first, dealt out 8 heads at
+    # queries a step, 2-4% faster than keys as rows with LSE and
+    # DELTA loaded by each thread; level with keys as rows once the
+    # producer copies them (H200, 2026-11-28); d32 takes d64's former
+    # tile, 128 queries a step, 8-15% faster.  d64 and d256 compute
+    # S^T (keys as rows: P^T and dS^T reach dV's and dK's products
+    # from registers, dQ reads dS^T through a transposed view of
+    # shared memory), the producer copying LSE_LOG2 and DELTA's rows
+    # with Q and dO: at d64, 64 queries a step, non-causal +2-4% and
+    # causal level against 128 queries as rows, and no spills (those
+    # spilled 8-40 bytes; H200, 2026-11-28, docs/performance.md).
+    # Each head dim keeps the order of products (DV_LAST) ptxas
+    # allocates best for it.  Causal programs run longest first, dealt out 8 heads at
     # a time in the forward and in groups of at least 128 programs
     # in the backward.  Each op reads the thread index itself
     # (thread_index_per_op), so that no index arithmetic stays live
