@@ -387,3 +387,51 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
     return
   }
 }
+
+// -----
+
+// A row the TMA cannot copy (its rows' stride, N elements, is not known to
+// be a multiple of 16 bytes) stays a load of the kernel's warps; the
+// producer still copies K.
+#bk = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#br = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+#nk = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [1, 0]>
+#acc = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]>
+// CHECK-LABEL: func.func @row_left_to_the_kernel
+// CHECK: tilegpu.warp_specialize {
+// CHECK: tilegpu.async_tma_copy_block {{.*}} : !tile.block_ptr<tensor<64x64xf16, #blocked>>
+// CHECK-NOT: tilegpu.async_tma_copy_block
+// CHECK: } {consumer_registers
+// CHECK: scf.for
+// CHECK: tile.load_block {{.*}} : !tile.block_ptr<tensor<1x64xf32, #blocked1>>
+// CHECK-NOT: tilegpu.local_load
+// CHECK: scf.yield
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @row_left_to_the_kernel(%K: !tile.ptr<f16> {tile.divisibility = 16 : i32} loc("K"), %LSE: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("LSE"), %N: i32 loc("N"), %stride: i32 {tile.divisibility = 16 : i32} loc("stride_n")) attributes {tile.kernel} {
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %c64_i64 = arith.constant 64 : i64
+    %n = arith.extsi %N : i32 to i64
+    %s = arith.extsi %stride : i32 to i64
+    %kp = tile.make_block_ptr %K, [%n, %c64_i64], [%s, %c1_i64], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<64x64xf16, #bk>>
+    %qb = tilegpu.local_alloc : !tilegpu.memdesc<64x64xf16, #nk>
+    %pid = tile.program_id y
+    %rp = tile.make_block_ptr %LSE, [%n, %n], [%n, %c1_i64], [%pid, %c0] order [1, 0] : !tile.block_ptr<tensor<1x64xf32, #br>>
+    %r:3 = scf.for %i = %c0 to %N step %c64 iter_args(%acc = %zero, %k_ptr = %kp, %r_ptr = %rp) -> (tensor<64x64xf32, #acc>, !tile.block_ptr<tensor<64x64xf16, #bk>>, !tile.block_ptr<tensor<1x64xf32, #br>>) : i32 {
+      %k = tile.load_block %k_ptr {tilegpu.vector_width = 8 : i32} : !tile.block_ptr<tensor<64x64xf16, #bk>>
+      %kb = tilegpu.local_alloc %k : tensor<64x64xf16, #bk> -> !tilegpu.memdesc<64x64xf16, #nk>
+      %d = tilegpu.warpgroup_dot %qb, %kb, %zero : !tilegpu.memdesc<64x64xf16, #nk>, !tilegpu.memdesc<64x64xf16, #nk>, tensor<64x64xf32, #acc> -> tensor<64x64xf32, #acc>
+      %lse = tile.load_block %r_ptr boundary_check [1] padding zero : !tile.block_ptr<tensor<1x64xf32, #br>>
+      %wide = tile.broadcast %lse : tensor<1x64xf32, #br> -> tensor<64x64xf32, #br>
+      %cvt = tilegpu.convert_layout %wide : tensor<64x64xf32, #br> -> tensor<64x64xf32, #acc>
+      %shifted = arith.subf %d, %cvt : tensor<64x64xf32, #acc>
+      %sum = arith.addf %acc, %shifted : tensor<64x64xf32, #acc>
+      %next = tile.advance %k_ptr, [%c64, %c0] : !tile.block_ptr<tensor<64x64xf16, #bk>>
+      %next_r = tile.advance %r_ptr, [%c0, %c64] : !tile.block_ptr<tensor<1x64xf32, #br>>
+      scf.yield %sum, %next, %next_r : tensor<64x64xf32, #acc>, !tile.block_ptr<tensor<64x64xf16, #bk>>, !tile.block_ptr<tensor<1x64xf32, #br>>
+    }
+    return
+  }
+}

@@ -216,6 +216,7 @@ public:
 private:
   bool need(Value value);
   bool mirror(Operation *op);
+  void takeRegisterRows(const tile::AxisInfoAnalysis &axis);
   using Ops = llvm::iterator_range<Block::iterator>;
   void produce(Ops ops, OpBuilder &b, SmallVector<Value> &slots,
                SmallVector<Value> &phases);
@@ -317,33 +318,6 @@ bool WarpSpecializer::plan(const tile::AxisInfoAnalysis &axis) {
   });
   if (loads.empty())
     return false;
-  // A block a loop loads into registers (a row of statistics, read beside
-  // the products) is copied by the producer too, into an unswizzled buffer
-  // the kernel's warps read, where the TMA can copy it.
-  SmallVector<tile::LoadBlockOp> registerLoads;
-  kernel.walk([&](tile::LoadBlockOp load) {
-    if (load->getParentOfType<scf::ForOp>() &&
-        llvm::none_of(load->getUsers(), llvm::IsaPred<LocalAllocOp>))
-      registerLoads.push_back(load);
-  });
-  for (tile::LoadBlockOp load : registerLoads) {
-    if (!load.getBoundaryCheck().empty() &&
-        load.getPadding() != tile::Padding::zero)
-      continue;
-    RankedTensorType type = load.getType();
-    Value root = getRootPointer(load.getPtr());
-    auto block = getMadeBlockPointer(root);
-    if (!block || type.getRank() != 2)
-      continue;
-    SmallVector<unsigned> order(block.getOrder());
-    auto buffer = MemDescType::get(
-        type.getContext(), type.getShape(), type.getElementType(),
-        SharedEncodingAttr::get(type.getContext(), 1, 1, 1, order));
-    OpBuilder b(block);
-    b.setInsertionPointAfter(root.getDefiningOp());
-    if (planTensorMapAccess(b, root, buffer, axis))
-      loads.push_back({load, stageThroughBuffer(load, buffer)});
-  }
   for (auto [load, alloc] : loads) {
     // A block read once that the TMA cannot take (its extent known only to
     // the program: a packed sequence's) stays with the kernel's warps; one
@@ -395,6 +369,7 @@ bool WarpSpecializer::plan(const tile::AxisInfoAnalysis &axis) {
     if (t.load->getParentOp() != kernel && !mirror(t.load->getParentOp()))
       return false;
   }
+  takeRegisterRows(axis);
   // A loop whose one product reads only copied buffers and accumulates
   // into what the loop carries keeps it in flight (with three stages).
   if (stages >= 3)
@@ -416,6 +391,53 @@ bool WarpSpecializer::plan(const tile::AxisInfoAnalysis &axis) {
       }
     }
   return true;
+}
+
+/// Once the split is certain: a block a loop loads into registers (a row
+/// of statistics, read beside the products) is copied by the producer too,
+/// into an unswizzled buffer the kernel's warps read, where the TMA can copy
+/// it and the producer can compute its pointer; else it stays a load of the
+/// kernel's warps.
+void WarpSpecializer::takeRegisterRows(const tile::AxisInfoAnalysis &axis) {
+  SmallVector<tile::LoadBlockOp> rows;
+  kernel.walk([&](tile::LoadBlockOp load) {
+    if (load->getParentOfType<scf::ForOp>() && !takenIndex.contains(load) &&
+        llvm::none_of(load->getUsers(), llvm::IsaPred<LocalAllocOp>))
+      rows.push_back(load);
+  });
+  for (tile::LoadBlockOp load : rows) {
+    RankedTensorType type = load.getType();
+    Value root = getRootPointer(load.getPtr());
+    tile::MakeBlockPtrOp block = getMadeBlockPointer(root);
+    if (!block || type.getRank() != 2 ||
+        (!load.getBoundaryCheck().empty() &&
+         load.getPadding() != tile::Padding::zero))
+      continue;
+    SmallVector<unsigned> order(block.getOrder());
+    auto buffer = MemDescType::get(
+        type.getContext(), type.getShape(), type.getElementType(),
+        SharedEncodingAttr::get(type.getContext(), 1, 1, 1, order));
+    OpBuilder b(block);
+    b.setInsertionPointAfter(root.getDefiningOp());
+    std::optional<TensorMapAccess> access =
+        planTensorMapAccess(b, root, buffer, axis);
+    if (!access)
+      continue;
+    // What the producer would compute for it, undone if it cannot.
+    auto saved = std::make_tuple(needed, mirrored, carried);
+    if (!need(load.getPtr()) ||
+        !llvm::all_of(access->coords, [&](Value v) { return need(v); }) ||
+        !mirror(load->getParentOp())) {
+      std::tie(needed, mirrored, carried) = std::move(saved);
+      continue;
+    }
+    Value tensor = block.getBase();
+    unsigned ring = rings.size();
+    rings.push_back({buffer, tensor, stages, {}, {}, {}});
+    takenIndex[load] = taken.size();
+    taken.push_back({load, stageThroughBuffer(load, buffer), ring,
+                     access->descriptor, Value(), std::move(access->coords)});
+  }
 }
 
 /// The producer's copy of `block`: waits and copies for the taken loads,
