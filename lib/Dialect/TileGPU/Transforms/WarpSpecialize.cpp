@@ -431,9 +431,17 @@ void WarpSpecializer::takeRegisterRows(const tile::AxisInfoAnalysis &axis) {
       std::tie(needed, mirrored, carried) = std::move(saved);
       continue;
     }
+    // One ring a stream, as the products' operands: the rows of one tensor
+    // that the kernel's loops read in turn share it.
     Value tensor = block.getBase();
-    unsigned ring = rings.size();
-    rings.push_back({buffer, tensor, stages, {}, {}, {}});
+    unsigned ring =
+        llvm::find_if(rings,
+                      [&](const Ring &r) {
+                        return r.buffer == buffer && r.tensor == tensor;
+                      }) -
+        rings.begin();
+    if (ring == rings.size())
+      rings.push_back({buffer, tensor, stages, {}, {}, {}});
     takenIndex[load] = taken.size();
     taken.push_back({load, stageThroughBuffer(load, buffer), ring,
                      access->descriptor, Value(), std::move(access->coords)});
