@@ -435,3 +435,60 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
     return
   }
 }
+
+// -----
+
+// Two loops reading rows of one tensor (the backward's stages of query
+// blocks) share one ring for them, as the products' operands do.
+#bk = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#br = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+#nk = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [1, 0]>
+#acc = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]>
+// CHECK-LABEL: func.func @rows_in_two_loops
+// CHECK-COUNT-1: tilegpu.local_alloc : !tilegpu.memdesc<3x1x64xf32
+// CHECK-NOT: tilegpu.local_alloc : !tilegpu.memdesc<3x1x64xf32
+// CHECK: tilegpu.warp_specialize {
+// CHECK-COUNT-2: tilegpu.async_tma_copy_block {{.*}} : !tile.block_ptr<tensor<1x64xf32, #blocked1>>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @rows_in_two_loops(%K: !tile.ptr<f16> {tile.divisibility = 16 : i32} loc("K"), %LSE: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("LSE"), %N: i32 {tile.divisibility = 16 : i32} loc("N"), %stride: i32 {tile.divisibility = 16 : i32} loc("stride_n")) attributes {tile.kernel} {
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %c64_i64 = arith.constant 64 : i64
+    %n = arith.extsi %N : i32 to i64
+    %s = arith.extsi %stride : i32 to i64
+    %qb = tilegpu.local_alloc : !tilegpu.memdesc<64x64xf16, #nk>
+    %kp = tile.make_block_ptr %K, [%n, %c64_i64], [%s, %c1_i64], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<64x64xf16, #bk>>
+    %rp = tile.make_block_ptr %LSE, [%c1_i64, %n], [%n, %c1_i64], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<1x64xf32, #br>>
+    %a:3 = scf.for %i = %c0 to %N step %c64 iter_args(%acc = %zero, %k_ptr = %kp, %r_ptr = %rp) -> (tensor<64x64xf32, #acc>, !tile.block_ptr<tensor<64x64xf16, #bk>>, !tile.block_ptr<tensor<1x64xf32, #br>>) : i32 {
+      %k = tile.load_block %k_ptr {tilegpu.vector_width = 8 : i32} : !tile.block_ptr<tensor<64x64xf16, #bk>>
+      %kb = tilegpu.local_alloc %k : tensor<64x64xf16, #bk> -> !tilegpu.memdesc<64x64xf16, #nk>
+      %d = tilegpu.warpgroup_dot %qb, %kb, %zero : !tilegpu.memdesc<64x64xf16, #nk>, !tilegpu.memdesc<64x64xf16, #nk>, tensor<64x64xf32, #acc> -> tensor<64x64xf32, #acc>
+      %lse = tile.load_block %r_ptr boundary_check [1] padding zero : !tile.block_ptr<tensor<1x64xf32, #br>>
+      %wide = tile.broadcast %lse : tensor<1x64xf32, #br> -> tensor<64x64xf32, #br>
+      %cvt = tilegpu.convert_layout %wide : tensor<64x64xf32, #br> -> tensor<64x64xf32, #acc>
+      %shifted = arith.subf %d, %cvt : tensor<64x64xf32, #acc>
+      %sum = arith.addf %acc, %shifted : tensor<64x64xf32, #acc>
+      %next = tile.advance %k_ptr, [%c64, %c0] : !tile.block_ptr<tensor<64x64xf16, #bk>>
+      %next_r = tile.advance %r_ptr, [%c0, %c64] : !tile.block_ptr<tensor<1x64xf32, #br>>
+      scf.yield %sum, %next, %next_r : tensor<64x64xf32, #acc>, !tile.block_ptr<tensor<64x64xf16, #bk>>, !tile.block_ptr<tensor<1x64xf32, #br>>
+    }
+    %kp2 = tile.make_block_ptr %K, [%n, %c64_i64], [%s, %c1_i64], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<64x64xf16, #bk>>
+    %rp2 = tile.make_block_ptr %LSE, [%c1_i64, %n], [%n, %c1_i64], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<1x64xf32, #br>>
+    %b:3 = scf.for %i = %c0 to %N step %c64 iter_args(%acc = %a#0, %k_ptr = %kp2, %r_ptr = %rp2) -> (tensor<64x64xf32, #acc>, !tile.block_ptr<tensor<64x64xf16, #bk>>, !tile.block_ptr<tensor<1x64xf32, #br>>) : i32 {
+      %k = tile.load_block %k_ptr {tilegpu.vector_width = 8 : i32} : !tile.block_ptr<tensor<64x64xf16, #bk>>
+      %kb = tilegpu.local_alloc %k : tensor<64x64xf16, #bk> -> !tilegpu.memdesc<64x64xf16, #nk>
+      %d = tilegpu.warpgroup_dot %qb, %kb, %zero : !tilegpu.memdesc<64x64xf16, #nk>, !tilegpu.memdesc<64x64xf16, #nk>, tensor<64x64xf32, #acc> -> tensor<64x64xf32, #acc>
+      %lse = tile.load_block %r_ptr boundary_check [1] padding zero : !tile.block_ptr<tensor<1x64xf32, #br>>
+      %wide = tile.broadcast %lse : tensor<1x64xf32, #br> -> tensor<64x64xf32, #br>
+      %cvt = tilegpu.convert_layout %wide : tensor<64x64xf32, #br> -> tensor<64x64xf32, #acc>
+      %shifted = arith.subf %d, %cvt : tensor<64x64xf32, #acc>
+      %sum = arith.addf %acc, %shifted : tensor<64x64xf32, #acc>
+      %next = tile.advance %k_ptr, [%c64, %c0] : !tile.block_ptr<tensor<64x64xf16, #bk>>
+      %next_r = tile.advance %r_ptr, [%c0, %c64] : !tile.block_ptr<tensor<1x64xf32, #br>>
+      scf.yield %sum, %next, %next_r : tensor<64x64xf32, #acc>, !tile.block_ptr<tensor<64x64xf16, #bk>>, !tile.block_ptr<tensor<1x64xf32, #br>>
+    }
+    return
+  }
+}
