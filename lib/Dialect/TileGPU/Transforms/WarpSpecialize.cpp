@@ -140,9 +140,10 @@ Attribute getWantedLayout(tile::LoadBlockOp load) {
           return load.getType().getEncoding();
         target = to;
       }
+      if (!target)
+        return load.getType().getEncoding();
       FailureOr<SmallVector<Attribute>> operands =
-          target ? inferOperandLayouts(broadcast, {target})
-                 : FailureOr<SmallVector<Attribute>>(failure());
+          inferOperandLayouts(broadcast, {target});
       if (failed(operands) || !(*operands)[0])
         return load.getType().getEncoding();
       layout = (*operands)[0];
@@ -216,6 +217,7 @@ public:
 private:
   bool need(Value value);
   bool mirror(Operation *op);
+  unsigned getRing(MemDescType buffer, Value tensor);
   void takeRegisterRows(const tile::AxisInfoAnalysis &axis);
   using Ops = llvm::iterator_range<Block::iterator>;
   void produce(Ops ops, OpBuilder &b, SmallVector<Value> &slots,
@@ -303,6 +305,18 @@ bool WarpSpecializer::need(Value value) {
   return llvm::all_of(def->getOperands(), [&](Value v) { return need(v); });
 }
 
+/// The ring of the stream of `buffer`s copied from `tensor`, made (one
+/// stage) on first use.
+unsigned WarpSpecializer::getRing(MemDescType buffer, Value tensor) {
+  auto found = llvm::find_if(rings, [&](const Ring &r) {
+    return r.buffer == buffer && r.tensor == tensor;
+  });
+  if (found != rings.end())
+    return found - rings.begin();
+  rings.push_back({buffer, tensor, 1, {}, {}, {}});
+  return rings.size() - 1;
+}
+
 bool WarpSpecializer::plan(const tile::AxisInfoAnalysis &axis) {
   // setmaxnreg acts on whole warpgroups: the producer warps must not share
   // one with the kernel's.
@@ -339,15 +353,8 @@ bool WarpSpecializer::plan(const tile::AxisInfoAnalysis &axis) {
       return false;
     if (!access)
       continue;
-    Value tensor = getMadeBlockPointer(root).getBase();
-    unsigned ring = llvm::find_if(rings,
-                                  [&](const Ring &r) {
-                                    return r.buffer == alloc.getType() &&
-                                           r.tensor == tensor;
-                                  }) -
-                    rings.begin();
-    if (ring == rings.size())
-      rings.push_back({alloc.getType(), tensor, 1, {}, {}, {}});
+    unsigned ring =
+        getRing(alloc.getType(), getMadeBlockPointer(root).getBase());
     if (inLoop)
       rings[ring].stages = stages;
     takenIndex[load] = taken.size();
@@ -431,17 +438,10 @@ void WarpSpecializer::takeRegisterRows(const tile::AxisInfoAnalysis &axis) {
       std::tie(needed, mirrored, carried) = std::move(saved);
       continue;
     }
-    // One ring a stream, as the products' operands: the rows of one tensor
-    // that the kernel's loops read in turn share it.
-    Value tensor = block.getBase();
-    unsigned ring =
-        llvm::find_if(rings,
-                      [&](const Ring &r) {
-                        return r.buffer == buffer && r.tensor == tensor;
-                      }) -
-        rings.begin();
-    if (ring == rings.size())
-      rings.push_back({buffer, tensor, stages, {}, {}, {}});
+    // The rows of one tensor that the kernel's loops read in turn share a
+    // ring, as an operand stream does.
+    unsigned ring = getRing(buffer, block.getBase());
+    rings[ring].stages = stages;
     takenIndex[load] = taken.size();
     taken.push_back({load, stageThroughBuffer(load, buffer), ring,
                      access->descriptor, Value(), std::move(access->coords)});
