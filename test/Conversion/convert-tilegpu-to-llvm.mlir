@@ -450,6 +450,36 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
 
 // -----
 
+// Triton's default, acq_rel: the barrier before the compare-and-swap (it
+// releases) also finishes the slot's earlier readers, so thread 0 stores
+// the old element with no second one; the barrier after the store is the
+// acquiring one. tl.debug_barrier before a releasing exchange is the
+// barrier the exchange would make: one, not two.
+// CHECK-LABEL: llvm.func @spin_lock
+// CHECK: nvvm.barrier
+// CHECK-NOT: nvvm.barrier
+// CHECK: atom.acq_rel.gpu.global.cas.b32
+// CHECK-NOT: nvvm.barrier
+// CHECK: st.shared.b32
+// CHECK-NEXT: nvvm.barrier
+// CHECK: llvm.load {{.*}} : !llvm.ptr<3> -> i32
+// CHECK: nvvm.barrier
+// CHECK-NOT: nvvm.barrier
+// CHECK: atom.acq_rel.gpu.global.exch.b32
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @spin_lock(%lock: !tile.ptr<i32>, %out: !tile.ptr<i32>) attributes {tile.kernel} {
+    %zero = arith.constant 0 : i32
+    %one = arith.constant 1 : i32
+    %held = tile.atomic_cas %lock, %zero, %one sem acq_rel : !tile.ptr<i32>
+    tile.store %out, %held : !tile.ptr<i32>
+    tile.debug_barrier
+    %old = tile.atomic_rmw xchg %lock, %zero sem acq_rel : !tile.ptr<i32>
+    return
+  }
+}
+
+// -----
+
 // tl.debug_barrier: a barrier of the program.
 // CHECK-LABEL: llvm.func @debug_barrier
 // CHECK: nvvm.barrier

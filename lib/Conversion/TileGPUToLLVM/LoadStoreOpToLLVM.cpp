@@ -441,8 +441,10 @@ Value emitCompareAndSwap(OpBuilder &b, Location loc, Value ptr, Value cmp,
 /// given its predicate, gives the old element or null) and gives the old
 /// element to the others through `op`'s shared scratch slot. A CTA barrier
 /// before a releasing atomic and after an acquiring one orders every
-/// thread's accesses with it, not only thread 0's. Returns the old element
-/// where `wantOld`, else null; failure without a scratch slot.
+/// thread's accesses with it, not only thread 0's; the one before also
+/// finishes the slot's earlier readers, and the one after the slot's store
+/// serves as the acquiring one. Returns the old element where `wantOld`,
+/// else null; failure without a scratch slot.
 FailureOr<Value> lowerScalarAtomic(ConversionPatternRewriter &rewriter,
                                    Location loc, Operation *op,
                                    const SharedScratch &scratch, HwIndex hw,
@@ -467,7 +469,8 @@ FailureOr<Value> lowerScalarAtomic(ConversionPatternRewriter &rewriter,
   FailureOr<Value> slot = getSharedBase(rewriter, loc, scratch, op);
   if (failed(slot))
     return failure();
-  createBarrier(rewriter, loc); // earlier readers of the slot are done
+  if (!ordering.releases())
+    createBarrier(rewriter, loc); // earlier readers of the slot are done
   Type element = old.getType();
   unsigned bits = element.getIntOrFloatBitWidth();
   StringRef reg = getPtxRegisterClass(element);

@@ -14,6 +14,8 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::tile {
@@ -27,6 +29,53 @@ using namespace mlir::tilegpu;
 namespace {
 
 constexpr llvm::StringLiteral kScratchSymbol = "tile_shared_scratch";
+
+/// Whether `op` is barrier 0 of the program's threads (the CTA's, or its
+/// consumer warps' in a warp-specialized kernel), and with how many threads
+/// (null: all of the CTA's).
+std::optional<Value> getProgramBarrier(Operation *op) {
+  if (isa<NVVM::Barrier0Op>(op))
+    return Value();
+  auto barrier = dyn_cast<NVVM::BarrierOp>(op);
+  if (!barrier || barrier->getNumResults() || barrier.getReductionOp() ||
+      !barrier.getBarrierId() ||
+      !matchPattern(barrier.getBarrierId(), m_Zero()))
+    return std::nullopt;
+  return barrier.getNumberOfThreads();
+}
+
+bool isSameThreadCount(Value a, Value b) {
+  APInt x, y;
+  return a == b || (a && b && matchPattern(a, m_ConstantInt(&x)) &&
+                    matchPattern(b, m_ConstantInt(&y)) && x == y);
+}
+
+/// Barriers that order nothing more than the one before them: a program
+/// barrier after another with only pure ops between (both run by the same
+/// threads: one block). (A releasing scalar atomic after tl.debug_barrier
+/// made two in a row.)
+void removeRedundantBarriers(LLVM::LLVMFuncOp kernel) {
+  SmallVector<Operation *> redundant;
+  kernel.walk([&](Block *block) {
+    Operation *last = nullptr;
+    std::optional<Value> threads;
+    for (Operation &op : *block) {
+      if (std::optional<Value> count = getProgramBarrier(&op)) {
+        if (last && isSameThreadCount(*threads, *count)) {
+          redundant.push_back(&op);
+          continue;
+        }
+        last = &op;
+        threads = count;
+        continue;
+      }
+      if (op.getNumRegions() || !isMemoryEffectFree(&op))
+        last = nullptr;
+    }
+  });
+  for (Operation *op : redundant)
+    op->erase();
+}
 
 struct ConvertTileGPUToLLVMPass
     : public tile::impl::ConvertTileGPUToLLVMBase<ConvertTileGPUToLLVMPass> {
@@ -123,8 +172,10 @@ struct ConvertTileGPUToLLVMPass
                                                          target);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
-    module.walk(
-        [](LLVM::LLVMFuncOp kernel) { lowerWarpSpecialization(kernel); });
+    module.walk([](LLVM::LLVMFuncOp kernel) {
+      removeRedundantBarriers(kernel);
+      lowerWarpSpecialization(kernel);
+    });
   }
 };
 
