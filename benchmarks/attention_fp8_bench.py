@@ -67,10 +67,12 @@ def bench_shape(bundle, d, n, stream):
               "stride_h": q.stride(1), "stride_n": q.stride(2), "stride_kz": k.stride(0),
               "stride_kh": k.stride(1), "stride_kn": k.stride(2), "Z": z, "H": h,
               "H_KV": h, "N_CTX": n, "N_KV": n, "causal_offset": 0, "window_offset": 0,
-              "softcap": 0.0, "MAX_N_CTX": n, "VARLEN": 0,
-              # Not packed: any int32 (multiplied by 0) serves.
+              "softcap": 0.0, "MAX_N_CTX": n, "VARLEN": 0, "dropout_p": 0.0,
+              # Not packed, no ALiBi, no dropout: never read.
               "CU_SEQLENS_Q": runtime.DevicePointer(q.data_ptr(), "i32"),
-              "CU_SEQLENS_K": runtime.DevicePointer(k.data_ptr(), "i32")}
+              "CU_SEQLENS_K": runtime.DevicePointer(k.data_ptr(), "i32"),
+              "ALIBI_SLOPES": runtime.DevicePointer(lse.data_ptr(), "fp32"),
+              "DROPOUT_SEEDS": runtime.DevicePointer(lse.data_ptr(), "i64")}
     t16 = median_ms(lambda: fp16.launch(args16, q.device.index, stream))
     with torch.nn.attention.sdpa_kernel(torch.nn.attention.SDPBackend.CUDNN_ATTENTION):
         tc = median_ms(lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v))
