@@ -8,11 +8,7 @@
 using namespace mlir;
 using namespace mlir::tilegpu;
 
-namespace {
-
-/// The buffer `memdesc` views (through transposes and stack indices), or
-/// null when it cannot be told.
-LocalAllocOp getViewedBuffer(Value memdesc) {
+LocalAllocOp tilegpu::getViewedBuffer(Value memdesc) {
   while (Operation *def = memdesc.getDefiningOp()) {
     if (auto alloc = dyn_cast<LocalAllocOp>(def))
       return alloc;
@@ -22,6 +18,8 @@ LocalAllocOp getViewedBuffer(Value memdesc) {
   }
   return {};
 }
+
+namespace {
 
 /// The buffer a cp.async copy (of a block or of a tile of pointers)
 /// writes, or null when `op` is none.

@@ -18,6 +18,10 @@
 
 namespace mlir::tilegpu {
 
+/// The buffer `memdesc` views (through transposes and stack indices), or
+/// null when it cannot be told.
+LocalAllocOp getViewedBuffer(Value memdesc);
+
 /// Whether the store of `alloc` (a local_alloc with a source) must wait at
 /// a barrier first, its memory where `allocation` placed it: whether some
 /// path from the kernel's start, loop back edges and entries included,

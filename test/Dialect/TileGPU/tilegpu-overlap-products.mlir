@@ -192,3 +192,37 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
     return %r#0 : tensor<64x64xf32, #mma>
   }
 }
+
+// -----
+
+// P reaches the carried product through shared memory (the fp8 forward's
+// form): the product still reads this iteration's P when the softmax of the
+// next S stores the next one into the same buffer, so it is waited for
+// (pendings 0) before that store, after the exponentials it runs beside.
+#mma = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]>
+#n = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [1, 0]>
+// CHECK-LABEL: func.func @probabilities_in_shared_memory
+// CHECK: scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[P:.*]] = %{{.*}})
+// CHECK: %[[S:.*]] = tilegpu.warpgroup_dot {{.*}} {is_async}
+// CHECK: %[[O:.*]] = tilegpu.warpgroup_dot %[[P]], %{{.*}}, %[[ACC]] {is_async}
+// CHECK: %[[SDONE:.*]] = tilegpu.warpgroup_dot_wait %[[S]] {pendings = 1 : i32}
+// CHECK: tile.exp2 %[[SDONE]]
+// CHECK: %[[ODONE:.*]] = tilegpu.warpgroup_dot_wait %[[O]] {pendings = 0 : i32}
+// CHECK-NEXT: %[[PNEXT:.*]] = tilegpu.local_alloc
+// CHECK-NEXT: scf.yield %[[ODONE]], %[[PNEXT]]
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @probabilities_in_shared_memory(%q: !tilegpu.memdesc<64x64xf16, #n>, %k: !tilegpu.memdesc<64x64xf16, #n>, %v: !tilegpu.memdesc<64x64xf16, #n>, %n: i32) -> tensor<64x64xf32, #mma> {
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    %r = scf.for %j = %c0 to %n step %c64 iter_args(%acc = %zero) -> (tensor<64x64xf32, #mma>) : i32 {
+      %s = tilegpu.warpgroup_dot %q, %k, %zero : !tilegpu.memdesc<64x64xf16, #n>, !tilegpu.memdesc<64x64xf16, #n>, tensor<64x64xf32, #mma> -> tensor<64x64xf32, #mma>
+      %e = tile.exp2 %s : tensor<64x64xf32, #mma>
+      %eh = arith.truncf %e : tensor<64x64xf32, #mma> to tensor<64x64xf16, #mma>
+      %p = tilegpu.local_alloc %eh : tensor<64x64xf16, #mma> -> !tilegpu.memdesc<64x64xf16, #n>
+      %o = tilegpu.warpgroup_dot %p, %v, %acc : !tilegpu.memdesc<64x64xf16, #n>, !tilegpu.memdesc<64x64xf16, #n>, tensor<64x64xf32, #mma> -> tensor<64x64xf32, #mma>
+      scf.yield %o : tensor<64x64xf32, #mma>
+    }
+    return %r : tensor<64x64xf32, #mma>
+  }
+}

@@ -27,10 +27,13 @@
 // it, both under `lb < ub`; the values stage 1 reads from stage 0 are
 // carried one iteration (ops of loop-invariant operands are recomputed
 // instead). An scf.if that yields both the accumulator and stage-0 values
-// (the lazy rescale) is split in two first.
+// (the lazy rescale) is split in two first. Where P reaches the carried
+// product through shared memory (the fp8 forward), the carried product is
+// waited for before stage 0 stores the next P over it.
 //
 //===----------------------------------------------------------------------===//
 
+#include "tile/Analysis/Barriers.h"
 #include "tile/Dialect/Tile/IR/Tile.h"
 #include "tile/Dialect/TileGPU/IR/TileGPU.h"
 #include "tile/Dialect/TileGPU/Transforms/Passes.h"
@@ -194,6 +197,10 @@ struct StagePlan {
   SmallVector<bool> stage0Arg;
   /// Values stage 1 reads from stage 0 (results of its ops, its iter_args).
   SmallVector<Value> crossing;
+  /// Stage 0's stores into buffers the carried product reads (P through
+  /// shared memory): the next iteration's store would overwrite what the
+  /// product, still running, reads, so it waits for the product first.
+  DenseSet<Operation *> carriedOperandStores;
   bool readsInductionVar = false;
 };
 
@@ -353,6 +360,22 @@ FailureOr<StagePlan> planStages(scf::ForOp loop) {
         return failure();
     }
   plan.crossing = crossing.takeVector();
+  // A buffer the carried product reads and stage 0 stores: the store runs
+  // after the independent product (the product is waited for before it),
+  // never before, where it would overwrite the buffer before the carried
+  // product, issued later in the new order, has read it.
+  for (Value operand : {plan.carried.getA(), Value(plan.carried.getB())}) {
+    if (!isa<MemDescType>(operand.getType()))
+      continue;
+    LocalAllocOp alloc = getViewedBuffer(operand);
+    Operation *store =
+        alloc && alloc.getSrc() ? body->findAncestorOpInBlock(*alloc) : nullptr;
+    if (!store || !plan.stage0.contains(store))
+      continue;
+    if (store->isBeforeInBlock(plan.independent))
+      return failure();
+    plan.carriedOperandStores.insert(store);
+  }
   return plan;
 }
 
@@ -463,11 +486,17 @@ void overlap(scf::ForOp loop, StagePlan &plan) {
     first.map(plan.independent.getResult(),
               WarpGroupDotWaitOp::create(in, loc, s.getType(), s,
                                          /*pendings=*/1));
-    cloneStage(in, loop, stage0Tail, first);
+    // The carried product is waited for before stage 0 stores a buffer it
+    // reads, else at the iteration's end.
+    auto firstStore = llvm::find_if(stage0Tail, [&](Operation *op) {
+      return plan.carriedOperandStores.contains(op);
+    });
+    cloneStage(in, loop, ArrayRef(stage0Tail.begin(), firstStore), first);
     Value acc = carried.getResult();
     second.map(plan.carried.getResult(),
                WarpGroupDotWaitOp::create(in, loc, acc.getType(), acc,
                                           /*pendings=*/0));
+    cloneStage(in, loop, ArrayRef(firstStore, stage0Tail.end()), first);
     SmallVector<Value> next;
     for (unsigned i = 0; i < numArgs; ++i)
       next.push_back((plan.stage0Arg[i] ? first : second)

@@ -220,7 +220,10 @@ def TileGPUOverlapProducts : Pass<"tilegpu-overlap-products", "::mlir::ModuleOp"
     iteration j - 1; stage 1, its product asynchronous and left in flight
     into the next iteration; a `warpgroup_dot_wait {pendings = 1}` for the
     first product; the rest of stage 0, which now runs beside the carried
-    product on the tensor cores. Stage 0 of the first iteration runs before
+    product on the tensor cores. Where stage 0 stores a buffer the carried
+    product reads (P through shared memory), the carried product's wait
+    `{pendings = 0}` comes before that store; a store before the first
+    product leaves the loop as it is. Stage 0 of the first iteration runs before
     the loop and stage 1 of the last after it (waiting with
     `{pendings = 0}`), under an `scf.if` of `lb < ub`. Values stage 1 reads
     from stage 0 are carried one iteration, except those computed from
