@@ -545,7 +545,7 @@ def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n,
 def attn_fwd_fp8(Q, K, VT, O, LSE, DESCALE, sm_scale, stride_z, stride_h, stride_n,
                  stride_vz, stride_vh, stride_vd, stride_oz, stride_oh, stride_on,
                  Z, H, N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
-                 BLOCK_N: tl.constexpr):
+                 BLOCK_N: tl.constexpr, RESCALE_VOTE: tl.constexpr = True):
     """The forward on fp8 (e4m3) Q, K and V, without a mask: O (bf16) and LSE
     of softmax(Q K^T * sm_scale) V for the real tensors DESCALE[0] * Q,
     DESCALE[1] * K and DESCALE[2] * V (per-tensor descale factors in device
@@ -554,7 +554,9 @@ def attn_fwd_fp8(Q, K, VT, O, LSE, DESCALE, sm_scale, stride_z, stride_h, stride
     V comes transposed, VT [Z, H, HEAD_DIM, N_CTX] with strides (stride_vz,
     stride_vh, stride_vd, 1), because wgmma reads 8-bit operands with k
     (here the keys) contiguous; O has strides (stride_oz, stride_oh,
-    stride_on, 1).  P is rounded to e4m3 for P V."""
+    stride_on, 1).  P is rounded to e4m3 for P V.  RESCALE_VOTE as in
+    _attn_fwd_stage (off, warpgroups taking turns need not wait for one
+    another's vote)."""
     tl.static_assert(BLOCK_M % BLOCK_N == 0, "BLOCK_M must be a multiple of BLOCK_N")
     start_m = tl.program_id(0)
     off_hz = tl.program_id(1)
@@ -581,9 +583,9 @@ def attn_fwd_fp8(Q, K, VT, O, LSE, DESCALE, sm_scale, stride_z, stride_h, stride
     full_end = N_CTX // BLOCK_N * BLOCK_N
     scores = (qk_scale, 1.0, 0, 0, N_CTX, 0.0, 0, 0.0, 0, 0, 0)
     acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, 0, full_end,
-                                    offs_m, scores, BLOCK_N, False, False)
+                                    offs_m, scores, BLOCK_N, False, False, RESCALE_VOTE)
     acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, full_end, N_CTX,
-                                    offs_m, scores, BLOCK_N, False, True)
+                                    offs_m, scores, BLOCK_N, False, True, RESCALE_VOTE)
     lse = (m_i + tl.math.log2(l_i)) * LN2
     tl.store(LSE + off_hz.to(tl.int64) * N_CTX + offs_m, lse, mask=offs_m < N_CTX)
     o = acc * (tl.load(DESCALE + 2) / l_i)[:, None]
