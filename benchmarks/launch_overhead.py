@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""The host time of ``kernel[grid](...)`` on the GPU path, measured on a
+machine without a GPU: the Python work of a launch after the first
+(compiling) call, down to the runtime's launch call, which is replaced by
+a no-op.
+
+    PYTHONPATH=python python3 benchmarks/launch_overhead.py [--calls 20000]
+
+Calls examples/pytorch_launch.py's kernels as Triton's tutorials do: the
+softmax (tutorial 02: eight run-time arguments, a fixed grid) and the
+vector add (tutorial 01: a grid function of the meta-parameters).  The
+tensors are CPU tensors that say they are on cuda:0 (a torch.Tensor
+subclass), and what needs the CUDA driver is replaced: the device's
+compute capability (9.0), the current stream (0) and the runtime's
+tileLaunchGrid (returns success).  The first call compiles for sm_90a
+(tile-compile, as the launcher finds it); the rest are timed: the median
+of --repeats rounds of --calls calls, in microseconds a call.
+
+What this leaves out: the ctypes call into libtile_runtime.so, its
+argument checks and the driver's cuLaunchKernel, which the GPU machine's
+scripts/gpu/jit_launch_overhead.py times with the rest.
+"""
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(REPO, "python"))
+
+import torch  # noqa: E402
+
+from tile import runtime  # noqa: E402
+from tile.compile import load_module  # noqa: E402
+
+CUDA0 = torch.device("cuda", 0)
+
+
+class CudaLookalike(torch.Tensor):
+    """A CPU tensor that says it is on cuda:0 (its address is a real one,
+    so the pointers' alignment is what it would be)."""
+
+    # Plain tensor speed: no __torch_function__ dispatch for the subclass.
+    __torch_function__ = torch._C._disabled_torch_function_impl
+    device = property(lambda self: CUDA0)
+    is_cuda = property(lambda self: True)
+
+
+def on_cuda(tensor):
+    return tensor.as_subclass(CudaLookalike)
+
+
+def without_the_driver():
+    """Replaces what needs the CUDA driver; returns the count of launches
+    the runtime was asked for (a one-element list)."""
+    launches = [0]
+
+    def launch_grid(*args):
+        launches[0] += 1
+        return 0
+
+    torch.cuda.get_device_capability = lambda device=None: (9, 0)
+    torch.cuda.current_device = lambda: 0
+    torch._C._cuda_getCurrentRawStream = lambda index: 0
+    runtime.library().tileLaunchGrid = launch_grid
+    return launches
+
+
+def per_call(call, calls, repeats):
+    """Microseconds a call: the median of `repeats` rounds."""
+    rounds = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(calls):
+            call()
+        rounds.append((time.perf_counter() - start) / calls * 1e6)
+    return statistics.median(rounds)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=20000)
+    parser.add_argument("--repeats", type=int, default=5)
+    options = parser.parse_args()
+
+    launches = without_the_driver()
+    example = load_module(os.path.join(REPO, "examples", "pytorch_launch.py"))
+
+    x = on_cuda(torch.randn(64, 1000))
+    y = on_cuda(torch.empty(64, 1000))
+    softmax_args = (y, x, x.stride(0), y.stride(0), *x.shape)
+    softmax = example.softmax_kernel[(64,)]
+
+    def softmax_call():
+        softmax(*softmax_args, BLOCK_SIZE=1024, NUM_STAGES=1, num_warps=4)
+
+    a, b, out = (on_cuda(torch.randn(5000)) for _ in range(3))
+    n = out.numel()
+
+    def add_call():
+        example.add_kernel[lambda meta: (-(-n // meta["BLOCK_SIZE"]),)](
+            a, b, out, n, BLOCK_SIZE=1024)
+
+    for name, call in (("softmax (tutorial 02)", softmax_call),
+                       ("vector add, grid function (tutorial 01)", add_call)):
+        call()   # compiles
+        before = launches[0]
+        call()
+        assert launches[0] == before + 1, "the launch did not reach the runtime"
+        print(f"{name}: {per_call(call, options.calls, options.repeats):.2f} us a call")
+
+
+if __name__ == "__main__":
+    main()
