@@ -40,6 +40,8 @@ _ERROR_REQUEST, _ERROR_DEVICE = 1, 2
 # One TileArg: int32 kind, int32 element type code, an 8-byte value.
 _ARG_FORMATS = {_POINTER: "iiQ", _INT: "iiq", _FLOAT: "iid"}
 _ARG_BYTES = 16
+# A grid (x, y, z) as tileLaunchGrid reads it.
+_GRID = struct.Struct("=3I")
 
 
 class RuntimeLibraryError(RuntimeError):
@@ -123,9 +125,10 @@ _TENSOR_MAP_ARGS = [ctypes.c_int, ctypes.c_int, ctypes.c_uint64, ctypes.POINTER(
 _OPTIONAL_SIGNATURES = {
     "tileCheckTensorMap": (ctypes.c_int, _TENSOR_MAP_ARGS),
     "tileEncodeTensorMap": (ctypes.c_int, [*_TENSOR_MAP_ARGS, ctypes.c_void_p]),
+    # The grid (const uint32_t[3]) typed as an address: a ctypes array or
+    # the bytes of one (Kernel.fixed_launch packs it so, cheaper per launch).
     "tileLaunchGrid": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p,
-                                      ctypes.c_int, ctypes.c_void_p,
-                                      ctypes.POINTER(ctypes.c_uint32)]),
+                                      ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]),
 }
 
 
@@ -363,6 +366,47 @@ class Kernel:
         the one the kernel's launch spec computes (a kernel launched with
         a grid needs no launch spec)."""
         self._launch_packed(self._pack(values), device, stream, grid)
+
+    def fixed_launch(self, sources):
+        """A launch of this kernel for a caller whose arguments keep their
+        kinds from launch to launch (tile/launcher.py's kernel[grid](...)
+        after the first call): ``launch(values, device, stream, grid)``,
+        where ``values`` is a sequence and ``sources`` names, for each
+        parameter in order, (the index of its value in ``values``, the
+        element type of a pointer's tensor or None).  A pointer's value is
+        a tensor (its address is data_ptr()), an integer's an int or bool,
+        a float's a float or int.  The arguments are packed by one
+        precompiled function, checked by the runtime as launch()'s are;
+        ValueError and LaunchError as launch() raises them."""
+        if self.descriptors or len(sources) != len(self._kinds):
+            raise ValueError(f"{self.name}: fixed_launch takes one source a parameter "
+                             f"({len(self._kinds)}), and no tensor descriptors")
+        codes = _dtype_codes()
+        fields, formats = [], []
+        for (name, kind), (index, element_type) in zip(self._kinds, sources):
+            value = f"values[{operator.index(index)}]"
+            if kind == _POINTER:
+                if element_type not in codes:
+                    raise ValueError(f"{self.name}: parameter {name} points to an unknown "
+                                     f"element type {element_type!r}")
+                fields.append(f"{_POINTER}, {codes[element_type]}, {value}.data_ptr()")
+            else:
+                fields.append(f"{kind}, 0, {value}")
+            formats.append(_ARG_FORMATS[kind])
+        lib = library()
+        namespace = {
+            "launch_grid": lib.optional("tileLaunchGrid"), "handle": self._handle,
+            "pack": struct.Struct("=" + "".join(formats)).pack, "pack_grid": _GRID.pack,
+            "failed": lambda error: (LaunchError if error == _ERROR_DEVICE else
+                                     ValueError)(lib.error())}
+        # Generated, so that a launch is one call that packs every argument.
+        source = (f"def launch(values, device, stream, grid):\n"
+                  f"    error = launch_grid(handle, device, stream, {len(fields)},\n"
+                  f"                        pack({', '.join(fields)}), pack_grid(*grid))\n"
+                  f"    if error:\n"
+                  f"        raise failed(error)\n")
+        exec(compile(source, f"<{self.name} fixed_launch>", "exec"), namespace)
+        return namespace["launch"]
 
     def _new_buffer(self):
         return ctypes.create_string_buffer(max(1, _ARG_BYTES * len(self._names)))
