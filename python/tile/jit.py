@@ -86,6 +86,11 @@ class Launch:
         return f"Launch(grid={self.grid}, keys={self.keys}, length={self.length!r})"
 
 
+# tile/launcher.py's Launcher, imported on the first kernel[grid] (the
+# launcher imports the compiler, which imports this module).
+_Launcher = None
+
+
 class JITFunction:
     """A kernel or helper in the tile language.  A kernel is launched from
     PyTorch as Triton's are, ``kernel[grid](*args, **constexprs,
@@ -112,9 +117,13 @@ class JITFunction:
             launch.check(self)
         self.launch = launch
         self.do_not_specialize = self._parameter_names(do_not_specialize)
-        # kernel[grid](...)'s compiled specialisations (tile/launcher.py).
+        # kernel[grid](...)'s compiled specialisations (tile/launcher.py),
+        # and its launches after the first: the call binder, made on the
+        # first call, and the GPU launches by the key it computes.
         self._launch_cache = {}
         self._launch_lock = threading.Lock()
+        self._launch_binder = None
+        self._fast_launches = {}
 
     def _parameter_names(self, given):
         """`do_not_specialize`'s entries (names or indices of run-time
@@ -171,8 +180,10 @@ class JITFunction:
         once and launches it over ``grid`` (one to three positive ints, or
         a function of the meta-parameters, the arguments by name, that
         returns them).  See tile/launcher.py and docs/python-api.md."""
-        from .launcher import Launcher
-        return Launcher(self, grid)
+        global _Launcher
+        if _Launcher is None:
+            from .launcher import Launcher as _Launcher
+        return _Launcher(self, grid)
 
     def warmup(self, *args, grid=None, **kwargs):
         """Compiles the kernel for the GPU as ``kernel[grid](*args,

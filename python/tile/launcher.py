@@ -96,6 +96,22 @@ def interpreting():
     return os.environ.get(INTERPRET_VARIABLE, "").lower() not in ("", "0", "false", "no")
 
 
+# os.environ.get encodes the name and decodes the value, half a microsecond
+# a launch; that the variable is unset, the common case, is read from the
+# environment's bytes mapping (POSIX) instead.
+_ENVIRON = os.environ
+_ENVIRON_BYTES = getattr(os.environ, "_data", None) if os.name == "posix" else None
+_INTERPRET_BYTES = INTERPRET_VARIABLE.encode()
+
+
+def _interpreting_now():
+    """interpreting(), quicker when $TILE_INTERPRET is unset."""
+    if os.environ is _ENVIRON and isinstance(_ENVIRON_BYTES, dict) and \
+            _INTERPRET_BYTES not in _ENVIRON_BYTES:
+        return False
+    return interpreting()
+
+
 # --------------------------------------------------------------------------
 # Specialisation
 # --------------------------------------------------------------------------
@@ -304,14 +320,18 @@ def check_grid(fn, grid, meta):
     """The grid as (x, y, z): ``grid`` is one to three positive ints, or a
     callable of the meta-parameters (the bound arguments by name) that
     returns them; ValueError or TypeError naming the problem."""
-    given = grid
     if callable(grid):
-        grid = grid(meta)
+        return _checked_grid(fn, grid(meta), True)
+    return _checked_grid(fn, grid, False)
+
+
+def _checked_grid(fn, grid, returned):
+    """check_grid of a grid given (`returned`: by the grid function)."""
     if isinstance(grid, (list, tuple)):
         dims = list(grid)
     else:
         dims = [grid]
-    what = (f"the grid function returned {grid!r}" if callable(given)
+    what = (f"the grid function returned {grid!r}" if returned
             else f"the grid is {grid!r}")
     if not 1 <= len(dims) <= 3:
         raise ValueError(f"{fn.__name__}[grid]: {what}; a grid is one to three positive "
@@ -475,8 +495,222 @@ def prepare(fn, grid, args, kwargs):
 
 
 def run(fn, grid, args, kwargs):
-    """``fn[grid](*args, **kwargs)``: specialise, compile once, launch."""
-    prepare(fn, grid, args, kwargs).launch()
+    """``fn[grid](*args, **kwargs)``: specialise, compile once, launch.
+    A call whose arguments have the types, alignments and specialised
+    values of an earlier GPU launch's takes that launch's kernel and
+    argument packing by one dictionary lookup (_FastLaunch); any other
+    goes the whole way (prepare), which also raises every error."""
+    binder = fn._launch_binder
+    if binder is None:
+        binder = fn._launch_binder = _Binder.of(fn)
+    key = None
+    if binder and not _interpreting_now():
+        try:
+            key, values, options = binder.bind(*args, **kwargs)
+            fast = fn._fast_launches.get(key)
+        except Exception:   # what the whole way refuses, and says why
+            key = fast = None
+        if fast is not None:
+            fast.launch(fn, grid, values, options, binder.names)
+            return
+    prepared = prepare(fn, grid, args, kwargs)
+    prepared.launch()
+    if key is not None and prepared.backend == "cuda":
+        fast = _FastLaunch.of(fn, prepared)
+        if fast is not None:
+            fn._fast_launches[key] = fast
+
+
+# --------------------------------------------------------------------------
+# Launches after the first: keyed by what the arguments specialise
+# --------------------------------------------------------------------------
+
+
+class _Uncached(Exception):
+    """An argument of a kind the fast path does not key (specialise
+    decides on it, or refuses it)."""
+
+
+# The two's-complement bounds, for a key's integer class.
+_INT32_LOW, _INT32_HIGH = _INT32
+_INT64_LOW, _INT64_HIGH = _INT64
+
+
+def _argument_keys(tensor_type):
+    """(specialised, unspecialised): functions giving what ``specialise``
+    decides from a run-time argument, for a parameter it specialises and
+    for one of do_not_specialize: a tensor's dtype, device and (if
+    specialised) 16-byte alignment; an int's width, and whether it is 1
+    or a multiple of 16; None, a bool and a float by their types.  They
+    raise _Uncached for what specialise refuses or keys otherwise."""
+
+    def integer(value, specialise):
+        # The width, plus 1 for a multiple of 16 (specialised).
+        if _INT32_LOW <= value <= _INT32_HIGH:
+            width = 32
+        elif _INT64_LOW <= value <= _INT64_HIGH:
+            width = 64
+        else:
+            raise _Uncached
+        return width + 1 if specialise and value % DIVISIBILITY == 0 else width
+
+    # torch.Tensor and the subclasses seen (nn.Parameter, say): tested by
+    # type first, as cheaply as the exact type.
+    tensor_types = {tensor_type}
+
+    def other(value, specialise):
+        # Subclasses, as specialise's isinstance tests take them, in its order.
+        if value is None:
+            return None
+        if isinstance(value, tensor_type):
+            tensor_types.add(type(value))
+            return (value.dtype, value.device, specialise and
+                    value.data_ptr() % DIVISIBILITY == 0)
+        if isinstance(value, bool):
+            return "i1"
+        if isinstance(value, int):
+            return "1" if specialise and value == 1 else integer(value, specialise)
+        if isinstance(value, float):
+            return "fp32"
+        raise _Uncached
+
+    def specialised(value):
+        kind = type(value)
+        if kind in tensor_types:
+            return (value.dtype, value.device, value.data_ptr() % DIVISIBILITY == 0)
+        if kind is int:
+            if value == 1:
+                return "1"
+            if _INT32_LOW <= value <= _INT32_HIGH:
+                return 33 if value % DIVISIBILITY == 0 else 32
+            return integer(value, True)
+        return other(value, True)
+
+    def unspecialised(value):
+        kind = type(value)
+        if kind in tensor_types:
+            return (value.dtype, value.device, False)
+        if kind is int:
+            return integer(value, False)
+        return other(value, False)
+
+    return specialised, unspecialised
+
+
+class _Binder:
+    """A kernel's call binder for the fast path, generated from its
+    parameter list once: ``bind(*args, **kwargs)`` binds as Python binds
+    the kernel's own signature (defaults included; the launch options land
+    in ``**options``) and returns (key, every parameter's value in order,
+    the options).  The key is what specialise would decide: each run-time
+    argument's (_argument_keys), each constexpr's type and value, and the
+    options with their types (True and 1 hash alike)."""
+
+    __slots__ = ("bind", "names")
+
+    def __init__(self, bind, names):
+        self.bind = bind
+        self.names = names
+
+    @classmethod
+    def of(cls, fn):
+        """The binder of kernel ``fn``, or False where a call must go the
+        whole way each time (parameters other than plain ones)."""
+        parameters = _parameters(fn)
+        names = parameters.names
+        if not parameters.plain or any(name.startswith("_tile_") for name in names):
+            return False
+        specialised, unspecialised = _argument_keys(_torch().Tensor)
+        keys = []
+        for param in fn.params:
+            if param.is_constexpr:
+                keys.append(f"_tile_type({param.name}), {param.name}")
+            elif param.name in fn.do_not_specialize:
+                keys.append(f"_tile_unspecialised({param.name})")
+            else:
+                keys.append(f"_tile_specialised({param.name})")
+        signature = ", ".join(f"{name}=_tile_defaults[{name!r}]"
+                              if name in parameters.defaults else name for name in names)
+        source = (
+            f"def bind({signature}{', ' if names else ''}**_tile_options):\n"
+            f"    return (({''.join(key + ', ' for key in keys)}\n"
+            f"             (_tile_tuple(_tile_options.items()),\n"
+            f"              _tile_tuple(_tile_map(_tile_type, _tile_options.values())))\n"
+            f"             if _tile_options else ()),\n"
+            f"            ({''.join(name + ', ' for name in names)}), _tile_options)\n")
+        # Builtins under names no parameter takes (a parameter may be `type`).
+        namespace = {"_tile_defaults": parameters.defaults, "_tile_type": type,
+                     "_tile_tuple": tuple, "_tile_map": map,
+                     "_tile_specialised": specialised, "_tile_unspecialised": unspecialised}
+        exec(compile(source, f"<{fn.__name__} launch binder>", "exec"), namespace)
+        return cls(namespace["bind"], names)
+
+
+# A grid tuple's sizes padded to (x, y, z), by its length.
+_GRID_PADDING = (None, (1, 1), (1,), ())
+_GRID_X_MAX, _GRID_Y_MAX, _GRID_Z_MAX = _GRID_LIMITS
+
+
+def _plain_grid(grid):
+    """(x, y, z) of a grid that is a tuple of one to three ints in range,
+    else None (check_grid takes it, or says what is wrong)."""
+    if type(grid) is tuple and 0 < len(grid) <= 3:
+        sizes = grid + _GRID_PADDING[len(grid)]
+        x, y, z = sizes
+        if type(x) is int and type(y) is int and type(z) is int and \
+                0 < x <= _GRID_X_MAX and 0 < y <= _GRID_Y_MAX and 0 < z <= _GRID_Z_MAX:
+            return sizes
+    return None
+
+
+class _FastLaunch:
+    """A GPU launch of one specialisation, made from its first call: the
+    device, its raw stream getter, and the runtime kernel's fixed_launch,
+    which packs a call's arguments (all the parameters' values, in order)
+    in one precompiled function."""
+
+    __slots__ = ("device", "stream", "fixed_launch")
+
+    def __init__(self, device, stream, fixed_launch):
+        self.device = device
+        self.stream = stream
+        self.fixed_launch = fixed_launch
+
+    @classmethod
+    def of(cls, fn, prepared):
+        """The fast launch of a PreparedLaunch that has run on the GPU, or
+        None where its kernel takes what fixed_launch does not pack."""
+        spec, kernel, device = prepared.spec, prepared.compiled.kernel, prepared.device
+        if device.index is None or kernel.descriptors or \
+                [p.name for p in kernel.params] != [name for name, _ in spec.arguments]:
+            return None
+        torch = _torch()
+        index = {param.name: i for i, param in enumerate(fn.params)}
+        sources = [(index[name], _element_type(value.dtype)
+                    if isinstance(value, torch.Tensor) else None)
+                   for name, value in spec.arguments]
+        if any((element is not None) != param.is_pointer
+               for (_, element), param in zip(sources, kernel.params)):
+            return None
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        return cls(device.index, raw or (lambda i: torch.cuda.current_stream(i).cuda_stream),
+                   kernel.fixed_launch(sources))
+
+    def launch(self, fn, grid, values, options, names):
+        """Launches over ``grid`` (ints, or a function of the arguments by
+        name and the options), checked as check_grid does."""
+        if callable(grid):
+            meta = dict(zip(names, values))
+            meta.update(options)
+            grid = grid(meta)
+            sizes = _plain_grid(grid) or _checked_grid(fn, grid, True)
+        else:
+            sizes = _plain_grid(grid) or _checked_grid(fn, grid, False)
+        device = self.device
+        try:
+            self.fixed_launch(values, device, self.stream(device), sizes)
+        except ValueError as error:
+            raise ValueError(f"{fn.__name__}[grid](...): {error}") from None
 
 
 def _launch_gpu(spec, compiled, device, grid):
