@@ -21,6 +21,12 @@ then:
   .npy files and what the kernel stored read back into them in place, as
   ``TRITON_INTERPRET=1`` does.
 
+A GPU launch after the first of a specialisation skips the specialising: the call
+is bound by a function generated from the kernel's parameters, keyed by
+what specialisation decides from its arguments (dtypes, devices, 16-byte
+alignment, ints equal to 1 or multiples of 16, constexprs, options), and
+launched by the function made for that key (``run``, _FastLaunch).
+
 The frontend stays standard-library only: this module imports PyTorch when
 a kernel is launched, never before.
 """
