@@ -4,9 +4,11 @@ Tutorial 02's softmax (examples/pytorch_launch.py, 4096 x 8192 fp32, 528
 programs: a kernel of about 72 us on an H200) launched from PyTorch by Tile
 and by Triton, from the same source. For each: the host microseconds a call
 takes with calls made back to back, then with the GPU's time (when the host
-is the slower, the GPU waits); for Tile also its two halves (prepare:
-binding, specialisation, grid, cache lookup; launch: packing the arguments
-and cuLaunchKernel) and where the calls spend their time, under cProfile.
+is the slower, the GPU waits); for Tile also the two halves of the whole
+way, which a call takes the first time, and an autotuner's calls each time
+(prepare: binding, specialisation, grid, cache lookup; launch: packing the
+arguments and cuLaunchKernel), and where the calls spend their time, under
+cProfile (a call after the first: tile/launcher.py's run and _FastLaunch).
 
     python3 jit_launch_overhead.py
 
