@@ -21,6 +21,70 @@ LocalAllocOp tilegpu::getViewedBuffer(Value memdesc) {
 
 namespace {
 
+/// Whether `alloc`'s store ends with a barrier of its warpgroup alone.
+bool hasWarpGroupBarriers(LocalAllocOp alloc) {
+  auto scoped = alloc->getAttrOfType<BoolAttr>(
+      TileGPUDialect::getWarpGroupBarriersAttrName());
+  return scoped && scoped.getValue();
+}
+
+/// Whether a tile in `encoding` has each row in one warpgroup's warps
+/// alone: a wgmma accumulator over `numWarps` warps, all along the rows.
+bool isRowsByWarpGroup(Attribute encoding, unsigned numWarps) {
+  auto mma = dyn_cast_or_null<MmaEncodingAttr>(encoding);
+  return mma && mma.getVersion() == 3 &&
+         mma.getWarpsPerCTA() == ArrayRef<unsigned>{numWarps, 1};
+}
+
+/// Whether every read of the buffer `memdesc` views is a product's operand
+/// A whose result's rows are by warpgroup, following it through loops'
+/// and branches' yields and a loop's init operands.
+bool isReadByOwnRowsOnly(Value memdesc, unsigned numWarps,
+                         llvm::SmallPtrSetImpl<Value> &seen) {
+  if (!seen.insert(memdesc).second)
+    return true;
+  for (OpOperand &use : memdesc.getUses()) {
+    Operation *user = use.getOwner();
+    unsigned index = use.getOperandNumber();
+    SmallVector<Value, 2> carried;
+    if (auto dot = dyn_cast<WarpGroupDotOp>(user)) {
+      if (index != 0 ||
+          !isRowsByWarpGroup(dot.getType().getEncoding(), numWarps))
+        return false;
+      continue;
+    }
+    if (auto loop = dyn_cast<scf::ForOp>(user)) {
+      if (index < loop.getNumControlOperands())
+        return false;
+      index -= loop.getNumControlOperands();
+      carried = {loop.getRegionIterArgs()[index], loop->getResult(index)};
+    } else if (isa<scf::YieldOp>(user)) {
+      Operation *parent = user->getParentOp();
+      if (auto loop = dyn_cast<scf::ForOp>(parent))
+        carried = {loop.getRegionIterArgs()[index], loop->getResult(index)};
+      else if (isa<scf::IfOp>(parent))
+        carried = {parent->getResult(index)};
+      else
+        return false;
+    } else {
+      return false;
+    }
+    for (Value value : carried)
+      if (!isReadByOwnRowsOnly(value, numWarps, seen))
+        return false;
+  }
+  return true;
+}
+
+/// isWarpGroupPrivate but for the buffers sharing its memory.
+bool isStoredAndReadByOwnRows(LocalAllocOp alloc, unsigned numWarps) {
+  if (!alloc.getSrc() ||
+      !isRowsByWarpGroup(alloc.getSrc().getType().getEncoding(), numWarps))
+    return false;
+  llvm::SmallPtrSet<Value, 8> seen;
+  return isReadByOwnRowsOnly(alloc.getResult(), numWarps, seen);
+}
+
 /// The buffer a cp.async copy (of a block or of a tile of pointers)
 /// writes, or null when `op` is none.
 Value getCpAsyncDestination(Operation *op) {
@@ -140,7 +204,8 @@ public:
     // A storing local_alloc ends with a barrier; async_wait, barrier, the
     // mbarriers' set-up and end, and a TMA store (after its reads) are ones,
     // and so is the wait for the TMA's updates to have read their buffer.
-    if (auto alloc = dyn_cast<LocalAllocOp>(op); alloc && alloc.getSrc())
+    if (auto alloc = dyn_cast<LocalAllocOp>(op);
+        alloc && alloc.getSrc() && !hasWarpGroupBarriers(alloc))
       return Found::Barrier;
     if (isa<AsyncWaitOp, BarrierOp, InitBarriersOp, InvalBarriersOp,
             AsyncTMAStoreBlockOp, AsyncTMAStoreWaitOp>(op))
@@ -230,6 +295,29 @@ private:
 };
 
 } // namespace
+
+bool tilegpu::isWarpGroupPrivate(LocalAllocOp alloc,
+                                 const SharedMemoryAllocation &allocation) {
+  // Two to four warpgroups: each has a named barrier of its own
+  // (convert-tilegpu-to-llvm numbers them).
+  std::optional<unsigned> numWarps = getNumWarps(alloc);
+  if (!numWarps || *numWarps % 4 || *numWarps < 8 || *numWarps > 16 ||
+      !isStoredAndReadByOwnRows(alloc, *numWarps))
+    return false;
+  std::optional<SharedInterval> interval = allocation.getInterval(alloc);
+  if (!interval)
+    return false;
+  // Memory it shares with another buffer or a scratch, at any time, is
+  // ordered by that one's barriers too: only buffers like it may share it.
+  for (auto [op, placed] : allocation.getPlaces()) {
+    if (op == alloc.getOperation() || !placed.overlaps(*interval))
+      continue;
+    auto other = dyn_cast<LocalAllocOp>(op);
+    if (!other || !isStoredAndReadByOwnRows(other, *numWarps))
+      return false;
+  }
+  return true;
+}
 
 bool tilegpu::needsLeadingBarrier(LocalAllocOp alloc,
                                   const SharedMemoryAllocation &allocation) {

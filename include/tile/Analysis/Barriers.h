@@ -26,12 +26,24 @@ LocalAllocOp getViewedBuffer(Value memdesc);
 /// a barrier first, its memory where `allocation` placed it: whether some
 /// path from the kernel's start, loop back edges and entries included,
 /// reaches it without meeting a barrier (an async_wait, or the one that
-/// ends another store) after the last access to memory overlapping its
-/// own. Barriers nested in a loop or branch are not counted on, since it
-/// may not run; memory an asynchronous copy writes always keeps its
-/// barrier, since a copy may still be in flight after one.
+/// ends another store, unless that one orders its warpgroup alone) after
+/// the last access to memory overlapping its own. Barriers nested in a loop or
+/// branch are not counted on, since it may not run; memory an asynchronous copy
+/// writes always keeps its barrier, since a copy may still be in flight after
+/// one.
 bool needsLeadingBarrier(LocalAllocOp alloc,
                          const SharedMemoryAllocation &allocation);
+
+/// Whether every access to the memory of `alloc` (a local_alloc with a
+/// source) touches only rows the accessing thread's warpgroup owns, in a
+/// program of two to four warpgroups: the tile it stores is in a wgmma
+/// accumulator layout whose warpgroups own rows alone (warpsPerCTA
+/// [warps, 1]), it is read only as operand A of products in such a layout
+/// (through loop-carried values too), and every buffer its memory
+/// overlaps, at any time, is such a one too. Then the barriers of its
+/// store need order only the storing warpgroup's threads.
+bool isWarpGroupPrivate(LocalAllocOp alloc,
+                        const SharedMemoryAllocation &allocation);
 
 /// Whether `dot` must fence the generic proxy before its wgmma reads its
 /// shared operands: whether some path from the kernel's start reaches it

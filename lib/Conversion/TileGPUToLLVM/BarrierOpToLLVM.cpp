@@ -165,13 +165,6 @@ struct ArriveBarrierOpConversion
 /// and the one passing it.
 constexpr int32_t kTurnThreads = 2 * 4 * TileGPUDialect::getThreadsPerWarp();
 
-/// This thread's warpgroup among the program's warps.
-Value getWarpGroupIndex(OpBuilder &b, Location loc,
-                        const TypeConverter *converter) {
-  Value warp = getHwIndex(b, loc, converter).warp;
-  return LLVM::LShrOp::create(b, loc, warp, createI32(b, loc, 2));
-}
-
 /// Runs `body` in warpgroup `index` only.
 void inWarpGroup(OpBuilder &b, Location loc, const TypeConverter *converter,
                  int32_t index, function_ref<void()> body) {
@@ -196,11 +189,11 @@ struct WaitTurnOpConversion : public ConvertOpToLLVMPattern<WaitTurnOp> {
     };
     if (op.getFinal()) {
       inWarpGroup(rewriter, loc, getTypeConverter(), 0,
-                  [&] { wait(createI32(rewriter, loc, 1)); });
+                  [&] { wait(createI32(rewriter, loc, kFirstTurnBarrier)); });
     } else {
       Value group = getWarpGroupIndex(rewriter, loc, getTypeConverter());
       wait(LLVM::AddOp::create(rewriter, loc, group,
-                               createI32(rewriter, loc, 1)));
+                               createI32(rewriter, loc, kFirstTurnBarrier)));
     }
     rewriter.eraseOp(op);
     return success();
@@ -221,17 +214,19 @@ struct PassTurnOpConversion : public ConvertOpToLLVMPattern<PassTurnOp> {
     };
     if (op.getInitial()) {
       inWarpGroup(rewriter, loc, getTypeConverter(), last,
-                  [&] { pass(createI32(rewriter, loc, 1)); });
+                  [&] { pass(createI32(rewriter, loc, kFirstTurnBarrier)); });
     } else {
-      // The next warpgroup's barrier: 1 + (k + 1) mod warpgroups.
+      // The next warpgroup's barrier: first + (k + 1) mod warpgroups.
       Value group = getWarpGroupIndex(rewriter, loc, getTypeConverter());
       Value isLast =
           LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq, group,
                                createI32(rewriter, loc, last));
-      Value next = LLVM::AddOp::create(rewriter, loc, group,
-                                       createI32(rewriter, loc, 2));
+      Value next =
+          LLVM::AddOp::create(rewriter, loc, group,
+                              createI32(rewriter, loc, kFirstTurnBarrier + 1));
       pass(LLVM::SelectOp::create(rewriter, loc, isLast,
-                                  createI32(rewriter, loc, 1), next));
+                                  createI32(rewriter, loc, kFirstTurnBarrier),
+                                  next));
     }
     rewriter.eraseOp(op);
     return success();

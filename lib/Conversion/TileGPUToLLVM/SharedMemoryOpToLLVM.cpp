@@ -104,12 +104,22 @@ struct LocalAllocOpConversion : public ConvertOpToLLVMPattern<LocalAllocOp> {
     // Earlier readers of this memory (the last iteration of a loop, a
     // buffer placed here before) must be done before it is overwritten,
     // unless a barrier already orders them; every writer before it is read.
+    // Both barriers order only the storing warpgroup where no other touches
+    // its rows (tilegpu.warpgroup_barriers).
+    auto scoped = op->getAttrOfType<BoolAttr>(
+        TileGPUDialect::getWarpGroupBarriersAttrName());
+    auto barrier = [&] {
+      if (scoped && scoped.getValue())
+        createWarpGroupBarrier(rewriter, loc, getTypeConverter());
+      else
+        createBarrier(rewriter, loc);
+    };
     if (op->getAttrOfType<BoolAttr>(TileGPUDialect::getLeadingBarrierAttrName())
             .getValue())
-      createBarrier(rewriter, loc);
+      barrier();
     storeTile(rewriter, loc, layout, hw, values, addresses, {},
               getSharedStoreWidth(layout, op.getType()));
-    createBarrier(rewriter, loc);
+    barrier();
     rewriter.replaceOp(op, base);
     return success();
   }

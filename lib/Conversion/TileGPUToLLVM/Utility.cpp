@@ -185,6 +185,23 @@ void tilegpu::createBarrier(OpBuilder &b, Location loc) {
                           NVVM::BarrierReductionAttr(), Value());
 }
 
+Value tilegpu::getWarpGroupIndex(OpBuilder &b, Location loc,
+                                 const TypeConverter *converter) {
+  Value warp = getHwIndex(b, loc, converter).warp;
+  return LLVM::LShrOp::create(b, loc, warp, createI32(b, loc, 2));
+}
+
+void tilegpu::createWarpGroupBarrier(OpBuilder &b, Location loc,
+                                     const TypeConverter *converter) {
+  Value group = getWarpGroupIndex(b, loc, converter);
+  Value id = LLVM::AddOp::create(b, loc, group,
+                                 createI32(b, loc, kFirstWarpGroupBarrier));
+  NVVM::BarrierOp::create(
+      b, loc, TypeRange{}, id,
+      createI32(b, loc, 4 * TileGPUDialect::getThreadsPerWarp()),
+      NVVM::BarrierReductionAttr(), Value());
+}
+
 bool tilegpu::insertsIntoProducer(OpBuilder &b) {
   Operation *anchor = b.getInsertionBlock()->getParentOp();
   return anchor && (isa<WarpSpecializeOp>(anchor) ||

@@ -74,6 +74,22 @@ void createBarrier(OpBuilder &b, Location loc);
 /// CTA), or the consumer warps' in a warp-specialized kernel.
 Value getProgramBarrierThreads(OpBuilder &b, Location loc);
 
+/// The named barriers a program uses: 0 its own, or its consumer warps'
+/// (createBarrier); kFirstTurnBarrier + k warpgroup k's turn
+/// (tilegpu.wait_turn); kFirstWarpGroupBarrier + k warpgroup k's own
+/// (createWarpGroupBarrier; at most four warpgroups).
+constexpr int32_t kFirstTurnBarrier = 1;
+constexpr int32_t kFirstWarpGroupBarrier = 8;
+
+/// This thread's warpgroup among the program's warps (i32).
+Value getWarpGroupIndex(OpBuilder &b, Location loc,
+                        const TypeConverter *converter);
+
+/// A barrier of this thread's warpgroup alone (its own named barrier, 128
+/// threads): what a store whose rows no other warpgroup touches waits at.
+void createWarpGroupBarrier(OpBuilder &b, Location loc,
+                            const TypeConverter *converter);
+
 /// Whether `b` inserts into the region of a tilegpu.warp_specialize: code
 /// that one producer thread runs.
 bool insertsIntoProducer(OpBuilder &b);

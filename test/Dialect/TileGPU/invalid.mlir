@@ -469,8 +469,20 @@ module attributes {tilegpu.num_warps = 4 : i32} {
 #s = #tilegpu.shared<vec = 8, perPhase = 8, maxPhase = 1, order = [1, 0]>
 module attributes {tilegpu.num_warps = 4 : i32} {
   func.func @barrier_without_a_store() {
-    // expected-error @below {{tilegpu.leading_barrier decides the barrier before a tilegpu.local_alloc's store: it belongs on a local_alloc with a source}}
+    // expected-error @below {{tilegpu.leading_barrier decides the barriers of a tilegpu.local_alloc's store: it belongs on a local_alloc with a source}}
     %buf = tilegpu.local_alloc {tilegpu.leading_barrier = false} : !tilegpu.memdesc<32x8xf16, #s>
+    return
+  }
+}
+
+// -----
+
+#b = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#s = #tilegpu.shared<vec = 8, perPhase = 8, maxPhase = 1, order = [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32} {
+  func.func @warpgroup_barriers_not_a_bool(%t: tensor<32x8xf16, #b>) {
+    // expected-error @below {{tilegpu.warpgroup_barriers is true or false, not 1 : i32}}
+    %buf = tilegpu.local_alloc %t {tilegpu.warpgroup_barriers = 1 : i32} : tensor<32x8xf16, #b> -> !tilegpu.memdesc<32x8xf16, #s>
     return
   }
 }

@@ -268,3 +268,89 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
     return %r : tensor<64x64xf32, #acc>
   }
 }
+
+// -----
+
+// Two warpgroups, each storing the 64 rows of P it owns (a wgmma
+// accumulator over warps [8, 1]) and reading them back as operand A of its
+// own P V, through the loop-carried buffer too: no warpgroup touches
+// another's rows, so the store's barriers need order only its own
+// (tilegpu.warpgroup_barriers). The store in the loop keeps its leading
+// barrier: the last iteration's product read the buffer.
+// CHECK-LABEL: func.func @rows_by_warpgroup
+// CHECK: tilegpu.local_alloc %{{.*}} {tilegpu.allocation_offset = {{.*}}, tilegpu.leading_barrier = false, tilegpu.warpgroup_barriers = true}
+// CHECK: scf.for
+// CHECK: tilegpu.local_alloc %{{.*}} {tilegpu.allocation_offset = {{.*}}, tilegpu.leading_barrier = true, tilegpu.warpgroup_barriers = true}
+#mma = #tilegpu.mma<version = 3, warpsPerCTA = [8, 1], instrShape = [64, 64]>
+#n = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [1, 0]>
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @rows_by_warpgroup(%s: tensor<128x64xf16, #mma>, %v: !tilegpu.memdesc<64x64xf16, #n>, %n: i32) -> tensor<128x64xf32, #mma> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : tensor<128x64xf32, #mma>
+    %p0 = tilegpu.local_alloc %s : tensor<128x64xf16, #mma> -> !tilegpu.memdesc<128x64xf16, #n>
+    %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero, %p = %p0) -> (tensor<128x64xf32, #mma>, !tilegpu.memdesc<128x64xf16, #n>) : i32 {
+      %o = tilegpu.warpgroup_dot %p, %v, %acc : !tilegpu.memdesc<128x64xf16, #n>, !tilegpu.memdesc<64x64xf16, #n>, tensor<128x64xf32, #mma> -> tensor<128x64xf32, #mma>
+      %pn = tilegpu.local_alloc %s : tensor<128x64xf16, #mma> -> !tilegpu.memdesc<128x64xf16, #n>
+      scf.yield %o, %pn : tensor<128x64xf32, #mma>, !tilegpu.memdesc<128x64xf16, #n>
+    }
+    return %r#0 : tensor<128x64xf32, #mma>
+  }
+}
+
+// -----
+
+// Read transposed (as dK's product reads dS^T), a row of the buffer is
+// read by every warpgroup: the store's barriers order the whole program.
+// CHECK-LABEL: func.func @read_transposed
+// CHECK: tilegpu.local_alloc %{{.*}} {tilegpu.allocation_offset = {{.*}}, tilegpu.leading_barrier = false}
+#mma = #tilegpu.mma<version = 3, warpsPerCTA = [8, 1], instrShape = [64, 64]>
+#n = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [1, 0]>
+#nt = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [0, 1]>
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @read_transposed(%s: tensor<128x128xf16, #mma>, %v: !tilegpu.memdesc<128x64xf16, #n>) -> tensor<128x64xf32, #mma> {
+    %zero = arith.constant dense<0.0> : tensor<128x64xf32, #mma>
+    %p = tilegpu.local_alloc %s : tensor<128x128xf16, #mma> -> !tilegpu.memdesc<128x128xf16, #n>
+    %pt = tilegpu.memdesc_trans %p {order = array<i32: 1, 0>} : !tilegpu.memdesc<128x128xf16, #n> -> !tilegpu.memdesc<128x128xf16, #nt>
+    %o = tilegpu.warpgroup_dot %pt, %v, %zero : !tilegpu.memdesc<128x128xf16, #nt>, !tilegpu.memdesc<128x64xf16, #n>, tensor<128x64xf32, #mma> -> tensor<128x64xf32, #mma>
+    return %o : tensor<128x64xf32, #mma>
+  }
+}
+
+// -----
+
+// Warpgroups side by side along the columns ([4, 2]) share rows.
+// CHECK-LABEL: func.func @warpgroups_share_rows
+// CHECK: tilegpu.local_alloc %{{.*}} {tilegpu.allocation_offset = {{.*}}, tilegpu.leading_barrier = false}
+#mma = #tilegpu.mma<version = 3, warpsPerCTA = [4, 2], instrShape = [64, 32]>
+#n = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [1, 0]>
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @warpgroups_share_rows(%s: tensor<64x64xf16, #mma>, %v: !tilegpu.memdesc<64x64xf16, #n>) -> tensor<64x64xf32, #mma> {
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    %p = tilegpu.local_alloc %s : tensor<64x64xf16, #mma> -> !tilegpu.memdesc<64x64xf16, #n>
+    %o = tilegpu.warpgroup_dot %p, %v, %zero : !tilegpu.memdesc<64x64xf16, #n>, !tilegpu.memdesc<64x64xf16, #n>, tensor<64x64xf32, #mma> -> tensor<64x64xf32, #mma>
+    return %o : tensor<64x64xf32, #mma>
+  }
+}
+
+// -----
+
+// P's rows are by warpgroup, but its memory held a tile every warp read
+// before: the barrier before P's store must order the whole program.
+// CHECK-LABEL: func.func @memory_shared_with_another_tile
+// CHECK: tilegpu.local_alloc %{{.*}} {tilegpu.allocation_offset = 0 : i64, tilegpu.leading_barrier = false}
+// CHECK: tilegpu.local_alloc %{{.*}} {tilegpu.allocation_offset = 0 : i64, tilegpu.leading_barrier = true}
+#b = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]>
+#l = #tilegpu.blocked<sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 8], order = [0, 1]>
+#mma = #tilegpu.mma<version = 3, warpsPerCTA = [8, 1], instrShape = [64, 64]>
+#n = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [1, 0]>
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @memory_shared_with_another_tile(%x: tensor<128x64xf16, #b>, %s: tensor<128x64xf16, #mma>, %v: !tilegpu.memdesc<64x64xf16, #n>) -> (tensor<128x64xf16, #l>, tensor<128x64xf32, #mma>) {
+    %zero = arith.constant dense<0.0> : tensor<128x64xf32, #mma>
+    %a = tilegpu.local_alloc %x : tensor<128x64xf16, #b> -> !tilegpu.memdesc<128x64xf16, #n>
+    %t = tilegpu.local_load %a [0, 0] : !tilegpu.memdesc<128x64xf16, #n> -> tensor<128x64xf16, #l>
+    %p = tilegpu.local_alloc %s : tensor<128x64xf16, #mma> -> !tilegpu.memdesc<128x64xf16, #n>
+    %o = tilegpu.warpgroup_dot %p, %v, %zero : !tilegpu.memdesc<128x64xf16, #n>, !tilegpu.memdesc<64x64xf16, #n>, tensor<128x64xf32, #mma> -> tensor<128x64xf32, #mma>
+    return %t, %o : tensor<128x64xf16, #l>, tensor<128x64xf32, #mma>
+  }
+}

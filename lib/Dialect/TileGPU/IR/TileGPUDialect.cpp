@@ -206,12 +206,13 @@ TileGPUDialect::verifyOperationAttribute(Operation *op,
              << attribute.getValue();
     return success();
   }
-  if (name == getLeadingBarrierAttrName()) {
+  if (name == getLeadingBarrierAttrName() ||
+      name == getWarpGroupBarriersAttrName()) {
     auto alloc = dyn_cast<LocalAllocOp>(op);
     if (!alloc || !alloc.getSrc())
       return op->emitError()
              << name
-             << " decides the barrier before a tilegpu.local_alloc's store: "
+             << " decides the barriers of a tilegpu.local_alloc's store: "
                 "it belongs on a local_alloc with a source";
     if (!isa<BoolAttr>(attribute.getValue()))
       return op->emitError()

@@ -1,9 +1,9 @@
 //===- PlaceBarriers.cpp - Which shared-memory stores wait first ----------===//
 //
-// Runs needsLeadingBarrier (lib/Analysis/Barriers.cpp) on each local_alloc
-// that stores a tile, and needsProxyFence on each warpgroup_dot, where
-// tilegpu-allocate-shared-memory placed their memory, and records the
-// decisions for convert-tilegpu-to-llvm.
+// Runs isWarpGroupPrivate and needsLeadingBarrier (lib/Analysis/Barriers.cpp)
+// on each local_alloc that stores a tile, and needsProxyFence on each
+// warpgroup_dot, where tilegpu-allocate-shared-memory placed their memory,
+// and records the decisions for convert-tilegpu-to-llvm.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +30,13 @@ struct PlaceBarriersPass
         SharedMemoryAllocation::read(module, getArgument());
     if (failed(allocation))
       return signalPassFailure();
+    // Which stores' barriers order their warpgroup alone first: a walk back
+    // from a store does not count on those.
+    module.walk([&](LocalAllocOp alloc) {
+      if (alloc.getSrc() && isWarpGroupPrivate(alloc, *allocation))
+        alloc->setAttr(TileGPUDialect::getWarpGroupBarriersAttrName(),
+                       BoolAttr::get(&getContext(), true));
+    });
     module.walk([&](LocalAllocOp alloc) {
       if (alloc.getSrc())
         alloc->setAttr(TileGPUDialect::getLeadingBarrierAttrName(),

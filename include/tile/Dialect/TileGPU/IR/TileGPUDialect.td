@@ -28,7 +28,8 @@ def TileGPU_Dialect : Dialect {
     `tilegpu.vector_width` on a global access (tilegpu-coalesce),
     `tilegpu.allocation_offset` on each op that uses shared memory and
     `tilegpu.shared_bytes` on the module (tilegpu-allocate-shared-memory);
-    `tilegpu.leading_barrier` on each `local_alloc` that stores a tile and
+    `tilegpu.leading_barrier` and `tilegpu.warpgroup_barriers` on each
+    `local_alloc` that stores a tile and
     `tilegpu.proxy_fence` on each `warpgroup_dot` (tilegpu-place-barriers); `tilegpu.tensormaps` on the module, what the
     runtime encodes for each `!tilegpu.tensormap` parameter
     (tilegpu-pipeline).
@@ -66,6 +67,14 @@ def TileGPU_Dialect : Dialect {
     /// tilegpu-place-barriers).
     static constexpr ::llvm::StringLiteral getLeadingBarrierAttrName() {
       return ::llvm::StringLiteral("tilegpu.leading_barrier");
+    }
+    /// Whether the barriers a local_alloc's store makes (before it, as
+    /// tilegpu.leading_barrier says, and after it) need order only the
+    /// storing warpgroup's threads: no other warpgroup touches the rows it
+    /// stores (a bool on a local_alloc with a source; set by
+    /// tilegpu-place-barriers).
+    static constexpr ::llvm::StringLiteral getWarpGroupBarriersAttrName() {
+      return ::llvm::StringLiteral("tilegpu.warpgroup_barriers");
     }
     /// Whether a warpgroup_dot fences the generic proxy before its wgmma
     /// reads shared memory (a bool on each warpgroup_dot; set by
