@@ -334,7 +334,11 @@ def TileGPUPlaceBarriers : Pass<"tilegpu-place-barriers", "::mlir::ModuleOp"> {
     still be pending: another thread reading the previous iteration's tile,
     or a buffer placed there before. This pass decides, for each such
     store, and records it as `tilegpu.leading_barrier` (true or false),
-    which convert-tilegpu-to-llvm follows.
+    which convert-tilegpu-to-llvm follows. Where no warpgroup but the
+    storing one touches the rows stored (isWarpGroupPrivate: a wgmma
+    accumulator tile read back only as products' operand A, in a program
+    of two to four warpgroups), it records `tilegpu.warpgroup_barriers`:
+    both barriers order that warpgroup alone.
 
     Walking back from the store along every path (a loop's back edge and
     its entry too), the barrier is left out when a barrier (an
