@@ -320,22 +320,22 @@ def _variants():
         out.append(Variant(f"matmul_{t}", "matmul", "matmul", _matmul_signature(t),
                            {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8},
                            8, num_stages=4))
-    # The fp8 forward (e4m3, V transposed): 128-row programs on 4 warps,
-    # 64 keys a step (128 keys spill at d128).  At d64 a producer
-    # warpgroup copies K and V and the next S is issued before P V
-    # (warp_specialize, overlap_products): +4-5% at N = 16k, +0-6% at 4k,
-    # level at 1k.  At d128 neither that on 8 warps of 128 keys nor
-    # ping-pong gained at every length (H200, 2026-11-29,
-    # docs/performance.md).
-    for head_dim in (64, 128):
-        hopper_options = ({"warp_specialize": True, "overlap_products": True}
-                          if head_dim == 64 else {})
+    # The fp8 forward (e4m3, V transposed): 128-row programs, a producer
+    # warpgroup copying K and V, the next S issued before P V
+    # (warp_specialize, overlap_products).  d64 on one warpgroup, 64 keys a
+    # step: +4-5% at N = 16k, 0 to +6% at 4k, level at 1k.  d128 on two
+    # warpgroups of 64 rows, 128 keys a step, each row rescaled on its own
+    # (a vote would keep the warpgroups in lockstep), each waiting alone
+    # around its rows of P: +10-20% at 4k and 16k, -4 to +8% at 1k,
+    # against 4 warps and 64 keys a step (128 keys spill there); ping-pong
+    # gained nothing more (H200, 2026-11-29, docs/performance.md).
+    for head_dim, warps, block_n, vote in ((64, 4, 64, True), (128, 8, 128, False)):
         out.append(Variant(
             f"attn_fwd_fp8e4nv_d{head_dim}", "attention", "attn_fwd_fp8",
             "*fp8e4nv:16,*fp8e4nv:16,*fp8e4nv:16,*bf16:16,*fp32:16,*fp32:16,fp32,"
             "i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32,i32,i32",
-            {"HEAD_DIM": head_dim, "BLOCK_M": 128, "BLOCK_N": 64, "RESCALE_VOTE": True}, 4,
-            **hopper_options))
+            {"HEAD_DIM": head_dim, "BLOCK_M": 128, "BLOCK_N": block_n,
+             "RESCALE_VOTE": vote}, warps, warp_specialize=True, overlap_products=True))
     # fp8 on wgmma (k32): the same tile in bytes, BLOCK_K 128 one 128-byte
     # swizzle span.
     for t in ("fp8e4nv", "fp8e5"):
