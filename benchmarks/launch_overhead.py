@@ -7,14 +7,18 @@ a no-op.
     PYTHONPATH=python python3 benchmarks/launch_overhead.py [--calls 20000]
 
 Calls examples/pytorch_launch.py's kernels as Triton's tutorials do: the
-softmax (tutorial 02: eight run-time arguments, a fixed grid) and the
-vector add (tutorial 01: a grid function of the meta-parameters).  The
-tensors are CPU tensors that say they are on cuda:0 (a torch.Tensor
-subclass), and what needs the CUDA driver is replaced: the device's
-compute capability (9.0), the current stream (0) and the runtime's
-tileLaunchGrid (returns success).  The first call compiles for sm_90a
-(tile-compile, as the launcher finds it); the rest are timed: the median
-of --repeats rounds of --calls calls, in microseconds a call.
+softmax (tutorial 02: eight run-time arguments, a fixed grid), the vector
+add (tutorial 01: a grid function of the meta-parameters), and that vector
+add under @tile.autotune (three configs, key n_elements, as
+test/gpu/check_jit_launch.py's) and under @tile.heuristics (its block
+computed from n_elements each call).  The tensors are CPU tensors that say
+they are on cuda:0 (a torch.Tensor subclass), and what needs the CUDA
+driver is replaced: the device's compute capability (9.0), the current
+stream (0) and the runtime's tileLaunchGrid (returns success).  The first
+call compiles for sm_90a (tile-compile, as the launcher finds it; the
+autotuned kernel compiles its three configs, timed by a stand-in timer);
+the rest are timed: the median of --repeats rounds of --calls calls, in
+microseconds a call.
 
 What this leaves out: the ctypes call into libtile_runtime.so, its
 argument checks and the driver's cuLaunchKernel, which the GPU machine's
@@ -33,6 +37,7 @@ sys.path.insert(0, os.path.join(REPO, "python"))
 
 import torch  # noqa: E402
 
+import tile  # noqa: E402
 from tile import runtime  # noqa: E402
 from tile.compile import load_module  # noqa: E402
 
@@ -47,6 +52,11 @@ class CudaLookalike(torch.Tensor):
     __torch_function__ = torch._C._disabled_torch_function_impl
     device = property(lambda self: CUDA0)
     is_cuda = property(lambda self: True)
+
+
+# The autotuner tells a tensor by its type's name (it imports no PyTorch):
+# named so, the lookalikes key and tune as CUDA tensors do.
+CudaLookalike.__name__ = "Tensor"
 
 
 def on_cuda(tensor):
@@ -104,9 +114,30 @@ def main():
         example.add_kernel[lambda meta: (-(-n // meta["BLOCK_SIZE"]),)](
             a, b, out, n, BLOCK_SIZE=1024)
 
+    # The autotuned vector add: three configs, the first timed fastest (the
+    # stand-in timer runs each once, as a real one would, and ranks them by
+    # their order).
+    configs = [tile.Config({"BLOCK_SIZE": block}, num_warps=warps)
+               for block, warps in ((256, 2), (1024, 4), (4096, 8))]
+    tuned_add = tile.autotune(configs=configs, key=["n_elements"],
+                              timer=lambda trial: trial.run() or configs.index(trial.config))(
+        tile.jit(example.add_kernel.fn))
+
+    def tuned_add_call():
+        tuned_add[lambda meta: (-(-n // meta["BLOCK_SIZE"]),)](a, b, out, n)
+
+    heuristic_add = tile.heuristics(
+        {"BLOCK_SIZE": lambda args: min(tile.next_power_of_2(args["n_elements"]), 1024)})(
+        tile.jit(example.add_kernel.fn))
+
+    def heuristic_add_call():
+        heuristic_add[lambda meta: (-(-n // meta["BLOCK_SIZE"]),)](a, b, out, n)
+
     for name, call in (("softmax (tutorial 02)", softmax_call),
-                       ("vector add, grid function (tutorial 01)", add_call)):
-        call()   # compiles
+                       ("vector add, grid function (tutorial 01)", add_call),
+                       ("vector add, @tile.autotune of 3 configs", tuned_add_call),
+                       ("vector add, @tile.heuristics", heuristic_add_call)):
+        call()   # compiles (and tunes)
         before = launches[0]
         call()
         assert launches[0] == before + 1, "the launch did not reach the runtime"
