@@ -521,10 +521,89 @@ def run(fn, grid, args, kwargs):
             return
     prepared = prepare(fn, grid, args, kwargs)
     prepared.launch()
+    _keep_fast_launch(fn, prepared, key)
+
+
+def begin(fn, grid, args, kwargs):
+    """``fn[grid](*args, **kwargs)`` as run() does it, in two halves, for
+    the wrappers of tile/autotuner.py (which note their choice between
+    them, as they did between prepare and launch): returns something whose
+    ``launch()`` launches.  Everything before the launch (binding,
+    specialising, checking the grid) has raised its errors by then.  (run
+    keeps the halves together: the object between them costs a plain call
+    a tenth of a microsecond.)"""
+    binder = fn._launch_binder
+    if binder is None:
+        binder = fn._launch_binder = _Binder.of(fn)
+    key = None
+    if binder and not _interpreting_now():
+        try:
+            key, values, options = binder.bind(*args, **kwargs)
+            fast = fn._fast_launches.get(key)
+        except Exception:   # what the whole way refuses, and says why
+            key = fast = None
+        if fast is not None:
+            return _ReadyLaunch(fn, fast, values,
+                                _fast_grid(fn, grid, values, options, binder.names))
+    return _FirstLaunch(fn, prepare(fn, grid, args, kwargs), key)
+
+
+def first_launch(fn, prepared, args, kwargs):
+    """``prepared`` (a PreparedLaunch of ``fn[grid](*args, **kwargs)``,
+    made elsewhere: the autotuner's chosen config) as begin() returns a
+    call that went the whole way: its ``launch()`` leaves behind the fast
+    launch for later calls keyed as this one."""
+    key = None
+    binder = fn._launch_binder
+    if binder is None:
+        binder = fn._launch_binder = _Binder.of(fn)
+    if binder and prepared.backend == "cuda":
+        try:
+            key = binder.bind(*args, **kwargs)[0]
+            hash(key)
+        except Exception:   # a kind the fast path does not key: none kept
+            key = None
+    return _FirstLaunch(fn, prepared, key)
+
+
+def _keep_fast_launch(fn, prepared, key):
+    """After ``prepared`` launched: keeps its fast launch under ``key``
+    (the binder's key of its call; None: not keyed)."""
     if key is not None and prepared.backend == "cuda":
         fast = _FastLaunch.of(fn, prepared)
         if fast is not None:
             fn._fast_launches[key] = fast
+
+
+class _FirstLaunch:
+    """begin()'s call that went the whole way: launching it keeps its fast
+    launch (a launch the runtime refused keeps none)."""
+
+    __slots__ = ("fn", "prepared", "key")
+
+    def __init__(self, fn, prepared, key):
+        self.fn = fn
+        self.prepared = prepared
+        self.key = key
+
+    def launch(self):
+        self.prepared.launch()
+        _keep_fast_launch(self.fn, self.prepared, self.key)
+
+
+class _ReadyLaunch:
+    """begin()'s call found among the fast launches, its grid checked."""
+
+    __slots__ = ("fn", "fast", "values", "sizes")
+
+    def __init__(self, fn, fast, values, sizes):
+        self.fn = fn
+        self.fast = fast
+        self.values = values
+        self.sizes = sizes
+
+    def launch(self):
+        self.fast.launch_over(self.fn, self.values, self.sizes)
 
 
 # --------------------------------------------------------------------------
@@ -705,18 +784,26 @@ class _FastLaunch:
     def launch(self, fn, grid, values, options, names):
         """Launches over ``grid`` (ints, or a function of the arguments by
         name and the options), checked as check_grid does."""
-        if callable(grid):
-            meta = dict(zip(names, values))
-            meta.update(options)
-            grid = grid(meta)
-            sizes = _plain_grid(grid) or _checked_grid(fn, grid, True)
-        else:
-            sizes = _plain_grid(grid) or _checked_grid(fn, grid, False)
+        self.launch_over(fn, values, _fast_grid(fn, grid, values, options, names))
+
+    def launch_over(self, fn, values, sizes):
+        """Launches over ``sizes``, a checked (x, y, z)."""
         device = self.device
         try:
             self.fixed_launch(values, device, self.stream(device), sizes)
         except ValueError as error:
             raise ValueError(f"{fn.__name__}[grid](...): {error}") from None
+
+
+def _fast_grid(fn, grid, values, options, names):
+    """(x, y, z) of ``grid`` for a fast launch (ints, or a function of the
+    arguments by name and the options), checked as check_grid does."""
+    if callable(grid):
+        meta = dict(zip(names, values))
+        meta.update(options)
+        grid = grid(meta)
+        return _plain_grid(grid) or _checked_grid(fn, grid, True)
+    return _plain_grid(grid) or _checked_grid(fn, grid, False)
 
 
 def _launch_gpu(spec, compiled, device, grid):
