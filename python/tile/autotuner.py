@@ -163,8 +163,69 @@ def _prepare(kernel, grid, args, kwargs):
     return kernel._prepare(grid, args, kwargs)
 
 
+def _begin(kernel, grid, args, kwargs):
+    """``kernel[grid](*args, **kwargs)`` up to the launch, as _prepare, but
+    by the fast launch that an earlier call of the @tile.jit function left
+    where there is one: something whose ``launch()`` launches."""
+    if isinstance(kernel, JITFunction):
+        return launcher.begin(kernel, grid, args, kwargs)
+    return kernel._begin(grid, args, kwargs)
+
+
 def _is_tensor(value):
     return type(value).__name__ == "Tensor" and hasattr(value, "dtype")
+
+
+class _Unbound(Exception):
+    """A call the wrapper's fast binder leaves to inspect's binding (which
+    says what is wrong with it, if anything is)."""
+
+
+# Stands for an argument the call did not give.
+_NOT_GIVEN = object()
+
+
+def _fast_binder(kernel, reserved):
+    """A function binding a call of @tile.jit function ``kernel`` as
+    KernelWrapper._bind does and checking that it gives none of the names
+    ``reserved`` (what a wrapper chooses): ``bind(*args, **kwargs)``
+    returns that _bind's second half, the arguments by name with the
+    defaults and the launch options.  It raises (_Unbound, or Python's
+    TypeError) for a call it cannot bind so: one missing an argument, with
+    an unknown keyword, giving a reserved name, ...  Generated from the
+    parameter list once, as launcher._Binder is (inspect's binding costs a
+    call microseconds); False where every call goes through inspect."""
+    parameters = launcher._parameters(kernel)
+    names = parameters.names
+    if not parameters.plain or any(name.startswith("_tile_") for name in names):
+        return False
+    # Every parameter takes a default, so that a missing or reserved one
+    # is seen here: _NOT_GIVEN where the kernel has none or it is reserved.
+    defaults = {name: parameters.defaults[name]
+                if name in parameters.defaults and name not in reserved else _NOT_GIVEN
+                for name in names}
+    refused = [f"{name} is not _tile_not_given" for name in names if name in reserved]
+    refused += [f"{name} is _tile_not_given" for name in names
+                if name not in reserved and name not in parameters.defaults]
+    refused.append("_tile_options and not _tile_options.keys() <= _tile_allowed")
+    # A reserved parameter's default is still an argument by name (_bind
+    # applies the defaults), a reserved one without a default is none.
+    entries = [f"{name!r}: {name}" if name not in reserved else
+               f"{name!r}: _tile_reserved_defaults[{name!r}]" for name in names
+               if name not in reserved or name in parameters.defaults]
+    signature = "".join(f"{name}=_tile_defaults[{name!r}], " for name in names)
+    source = (f"def bind({signature}**_tile_options):\n"
+              f"    if {' or '.join(refused)}:\n"
+              f"        raise _tile_unbound\n"
+              f"    named = {{{', '.join(entries)}}}\n"
+              f"    if _tile_options:\n"
+              f"        named.update(_tile_options)\n"
+              f"    return named\n")
+    namespace = {"_tile_defaults": defaults, "_tile_not_given": _NOT_GIVEN,
+                 "_tile_reserved_defaults": parameters.defaults, "_tile_unbound": _Unbound,
+                 "_tile_allowed": parameters.options - frozenset(reserved)}
+    exec(compile(source, f"<{kernel.__name__} wrapper binder>", "exec"), namespace)
+    return namespace["bind"]
 
 
 class _WrapperLauncher(launcher.Launcher):
@@ -173,7 +234,7 @@ class _WrapperLauncher(launcher.Launcher):
     __slots__ = ()
 
     def __call__(self, *args, **kwargs):
-        self.fn._prepare(self.grid, args, kwargs).launch()
+        self.fn._begin(self.grid, args, kwargs).launch()
 
 
 class KernelWrapper:
@@ -195,6 +256,9 @@ class KernelWrapper:
         self.__module__ = fn.__module__
         self.params = self.jit_function.params
         self.arg_names = [p.name for p in self.params]
+        # _fast_bind's binder, made on the first call, and the names it refuses.
+        self._binder = None
+        self._binder_reserved = None
 
     def _where(self):
         return f"@tile.{self.decorator} of {self.__name__}"
@@ -219,9 +283,25 @@ class KernelWrapper:
     def __getitem__(self, grid):
         return _WrapperLauncher(self, grid)
 
+    def _fast_bind(self, args, kwargs):
+        """_bind's named arguments of a call that gives none of the names
+        ``_reserved()``, bound without inspect; None for any other call
+        (_bind binds it, and raises what is wrong)."""
+        binder, reserved = self._binder, self._reserved()
+        if binder is None or reserved != self._binder_reserved:
+            # Made again if the names change (_prepare reads them each call).
+            self._binder_reserved = frozenset(reserved)
+            binder = self._binder = _fast_binder(self.jit_function, reserved)
+        if binder:
+            try:
+                return binder(*args, **kwargs)
+            except Exception:   # _bind says what is wrong, if anything is
+                pass
+        return None
+
     def run(self, *args, grid, **kwargs):
         """``kernel[grid](*args, **kwargs)``, as Triton's ``run``."""
-        self._prepare(grid, args, kwargs).launch()
+        self._begin(grid, args, kwargs).launch()
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError(f"{self.__name__} is a @tile.jit kernel: launch it over a grid, "
@@ -253,16 +333,34 @@ class Heuristics(KernelWrapper):
                                 f"arguments")
         self.values = dict(values)
 
+    def _reserved(self):
+        return self.values.keys()
+
     def _prepare(self, grid, args, kwargs):
         given, named = self._bind(args, kwargs)
         clash = sorted(set(given) & set(self.values))
         if clash:
             raise ValueError(f"{self.__name__}[grid](...): {', '.join(clash)} is computed by "
                              f"@tile.heuristics; do not pass it")
+        return _prepare(self.fn, grid, args, self._computed(named, kwargs))
+
+    def _begin(self, grid, args, kwargs):
+        """_prepare's way, but bound without inspect and launched by the
+        fast launch of an earlier call where the kernel (with the values
+        computed) has one.  The functions run on every call, once: on a
+        call the fast binder leaves to _prepare, there."""
+        named = self._fast_bind(args, kwargs)
+        if named is None:
+            return self._prepare(grid, args, kwargs)
+        return _begin(self.fn, grid, args, self._computed(named, kwargs))
+
+    def _computed(self, named, kwargs):
+        """``kwargs`` with each function's value, given the arguments by
+        name (``named``, which takes each value in turn)."""
         kwargs = dict(kwargs)
         for name, function in self.values.items():
             named[name] = kwargs[name] = function(dict(named))
-        return _prepare(self.fn, grid, args, kwargs)
+        return kwargs
 
 
 def _names(where, what, names, params):
@@ -354,7 +452,7 @@ class Autotuner(KernelWrapper):
         """Where the call runs, "cuda" or "interp" (as launcher.prepare
         decides)."""
         on_gpu = any(_is_tensor(v) and v.device.type == "cuda" for v in named.values())
-        return "cuda" if on_gpu and not launcher.interpreting() else "interp"
+        return "cuda" if on_gpu and not launcher._interpreting_now() else "interp"
 
     def _key(self, named, backend):
         def value(v):
@@ -363,6 +461,23 @@ class Autotuner(KernelWrapper):
             return launcher._hashable(v)
         dtypes = tuple(str(v.dtype) for v in named.values() if _is_tensor(v))
         return (tuple(value(named.get(name)) for name in self.key), dtypes, backend)
+
+    def _call_key(self, named):
+        """``_key(named, _backend(named))`` in one pass over the arguments
+        (the two passes cost a call a few microseconds)."""
+        dtypes = []
+        on_gpu = False
+        for v in named.values():
+            if type(v).__name__ == "Tensor" and hasattr(v, "dtype"):   # _is_tensor
+                dtypes.append(str(v.dtype))
+                on_gpu = on_gpu or v.device.type == "cuda"
+        values = []
+        for name in self.key:
+            v = named.get(name)
+            values.append((str(v.dtype), tuple(v.shape)) if _is_tensor(v) else
+                          launcher._hashable(v))
+        backend = "cuda" if on_gpu and not launcher._interpreting_now() else "interp"
+        return (tuple(values), tuple(dtypes), backend)
 
     def prune_configs(self, named):
         """The configs to try for a call whose arguments are ``named``:
@@ -435,6 +550,30 @@ class Autotuner(KernelWrapper):
         listed = "\n".join(f"  {config!r}: {error}" for config, error in failures)
         raise RuntimeError(f"{self.__name__}[grid](...): none of the {len(failures)} "
                            f"autotuning configs compiles:\n{listed}") from failures[-1][1]
+
+    def _reserved(self):
+        return self._chosen_names
+
+    def _begin(self, grid, args, kwargs):
+        """_prepare's way, but for a key tuned before bound without
+        inspect and launched by the fast launch of the chosen config where
+        an earlier call left one (launcher.begin).  A call the fast binder
+        leaves, and a new key (tuned), go through _prepare; the config it
+        launches leaves its fast launch behind.  Nothing else is skipped:
+        reset_to_zero and restore_value act on the timed runs only, and a
+        config has no hooks to run (Config refuses pre_hook)."""
+        named = self._fast_bind(args, kwargs)
+        if named is not None:
+            config = self.cache.get(self._call_key(named))
+            if config is not None:
+                ready = _begin(self.fn, grid, args, {**kwargs, **config.all_kwargs()})
+                self.best_config = config
+                return ready
+        prepared = self._prepare(grid, args, kwargs)
+        if isinstance(self.fn, JITFunction):
+            return launcher.first_launch(self.fn, prepared, args,
+                                         {**kwargs, **self.best_config.all_kwargs()})
+        return prepared
 
     def _prepare(self, grid, args, kwargs):
         given, named = self._bind(args, kwargs)
