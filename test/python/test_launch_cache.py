@@ -2,10 +2,13 @@
 (tile/launcher.py, _Binder and _FastLaunch): a call whose arguments key
 like an earlier launch's skips the specialisation and packs its arguments
 in one precompiled function; any other call specialises again, and bad
-input gets the errors it got before.  No GPU: the tensors are CPU tensors
-that say they are on cuda:0, and what needs the driver is replaced (the
-compute capability, the current stream, and the runtime's tileLaunchGrid,
-which records what it is given)."""
+input gets the errors it got before.  The same under @tile.autotune (a
+key tuned before launches its config by the fast path; another key tunes)
+and @tile.heuristics (run on every call, the launch keyed by their
+values).  No GPU: the tensors are CPU tensors that say they are on cuda:0,
+and what needs the driver is replaced (the compute capability, the
+current stream, and the runtime's tileLaunchGrid, which records what it
+is given)."""
 
 import os
 import struct
@@ -34,6 +37,11 @@ class CudaLookalike(torch.Tensor):
     __torch_function__ = torch._C._disabled_torch_function_impl
     device = property(lambda self: CUDA0)
     is_cuda = property(lambda self: True)
+
+
+# The autotuner tells a tensor by its type's name: so named, the lookalikes
+# key and tune as CUDA tensors do.
+CudaLookalike.__name__ = "Tensor"
 
 
 def on_gpu(tensor):
@@ -288,3 +296,275 @@ def test_the_binder_keys_what_specialise_decides():
     assert key != key_of(base, 2.5, 1, 16, 0, B=True, num_warps=4)    # None -> an int
     with pytest.raises(launcher._Uncached):
         bind(base, "2.5", 1, 16)
+
+
+# -- @tile.autotune and @tile.heuristics ----------------------------------------
+
+ADD_CONFIGS = [tile.Config({"BLOCK_SIZE": 128}, num_warps=4),
+               tile.Config({"BLOCK_SIZE": 256}, num_warps=8),
+               tile.Config({"BLOCK_SIZE": 64}, num_warps=2)]
+
+
+class RankingTimer:
+    """Runs each config once, as a real timer would, and times it by a
+    table of milliseconds by (BLOCK_SIZE, n_elements), else 10."""
+
+    def __init__(self, milliseconds=None):
+        self.milliseconds = milliseconds or {}
+        self.timed = []
+
+    def __call__(self, trial):
+        trial.run()
+        block = trial.config.kwargs["BLOCK_SIZE"]
+        n = dict(trial.prepared.spec.arguments).get("n_elements")
+        self.timed.append((block, n))
+        return self.milliseconds.get((block, n), 10.0)
+
+
+def tuned_add(timer, **options):
+    return tile.autotune(configs=ADD_CONFIGS, key=["n_elements"], timer=timer, **options)(
+        fresh(EXAMPLE.add_kernel))
+
+
+def by_block(meta, n=1000):
+    return (tile.cdiv(n, meta["BLOCK_SIZE"]),)
+
+
+def counting(monkeypatch, kernel):
+    """Counts the wrapper's binds by inspect (KernelWrapper._bind)."""
+    binds = []
+    bind = kernel._bind
+    monkeypatch.setattr(kernel, "_bind", lambda *args: binds.append(args) or bind(*args))
+    return binds
+
+
+def test_an_autotuned_call_after_the_first_packs_as_the_first(gpu, monkeypatch):
+    timer = RankingTimer({(256, 1000): 1.0})
+    kernel = tuned_add(timer)
+    binds = counting(monkeypatch, kernel)
+    x, y, out = vectors()
+    kernel[by_block](x, y, out, 1000)
+    # Three configs timed (a launch each), then the caller's launch.
+    assert len(timer.timed) == 3 and gpu.prepared == 3 and len(gpu.calls) == 4
+    assert kernel.best_config is ADD_CONFIGS[1] and len(binds) == 1
+    tuned = gpu.last
+    assert tuned[-1] == (4, 1, 1)   # cdiv(1000, 256)
+    # The second call: nothing bound by inspect, specialised or timed; the
+    # same kernel, arguments and grid.
+    kernel.best_config = None
+    kernel[by_block](x, y, out, 1000)
+    assert gpu.prepared == 3 and len(binds) == 1 and len(timer.timed) == 3
+    assert gpu.last == tuned and kernel.best_config is ADD_CONFIGS[1]
+    # Other tensors of the same kinds, by keyword, through run(): their
+    # addresses packed, by the same kernel.
+    a, b, c = vectors()
+    kernel.run(y_ptr=b, x_ptr=a, output_ptr=c, n_elements=1000, grid=(2, 3))
+    assert gpu.prepared == 3 and len(binds) == 1
+    handle, _, _, fields, grid = gpu.last
+    assert handle == tuned[0] and grid == (2, 3, 1)
+    assert [struct.unpack("=Q", value)[0] for _, _, value in fields[:3]] == \
+        [t.data_ptr() for t in (a, b, c)]
+    assert struct.unpack("=q", fields[3][2])[0] == 1000
+
+
+def test_another_autotune_key_is_tuned_and_each_key_keeps_its_config(gpu):
+    timer = RankingTimer({(256, 1000): 1.0, (64, 1001): 1.0})
+    kernel = tuned_add(timer)
+    x, y, out = vectors(1024)
+
+    def launch(n):
+        kernel[lambda meta: by_block(meta, n)](x, y, out, n)
+        return gpu.last[0]
+
+    first = launch(1000)
+    assert launch(1000) == first and len(timer.timed) == 3
+    # 1001 is an int of the kind 1000 is: the launch path would take it,
+    # but it is another key of the autotuner's, tuned again.
+    other = launch(1001)
+    assert len(timer.timed) == 6 and kernel.best_config is ADD_CONFIGS[2]
+    assert other != first
+    prepared = gpu.prepared
+    assert launch(1000) == first and kernel.best_config is ADD_CONFIGS[1]
+    assert launch(1001) == other and kernel.best_config is ADD_CONFIGS[2]
+    assert len(timer.timed) == 6 and gpu.prepared == prepared
+    # Another dtype is another key; and a cache emptied tunes again.
+    half = vectors(1024, torch.float16)
+    kernel[lambda meta: by_block(meta)](*half, 1000)
+    assert len(timer.timed) == 9
+    kernel.cache.clear()
+    launch(1000)
+    assert len(timer.timed) == 12 and len(kernel.cache) == 1
+
+
+def test_autotuning_reads_tile_interpret_each_call(gpu, monkeypatch):
+    kernel = tuned_add(RankingTimer())
+    x, y, out = vectors()
+    kernel[by_block](x, y, out, 1000)
+    kernel[by_block](x, y, out, 1000)
+    launches = len(gpu.calls)
+    interpreted = []
+    monkeypatch.setattr(launcher, "_run_interpreter",
+                        lambda spec, compiled, grid: interpreted.append(grid))
+    monkeypatch.setenv("TILE_INTERPRET", "1")
+    kernel[by_block](x, y, out, 1000)
+    assert interpreted and len(gpu.calls) == launches
+    assert any(key[-1] == "interp" for key in kernel.cache)
+
+
+def test_heuristics_run_on_every_call(gpu, monkeypatch):
+    seen = []
+    blocks = iter([128, 128, 128, 256, 128])
+
+    def block(args):
+        seen.append(dict(args))
+        return next(blocks)
+
+    kernel = tile.heuristics({"BLOCK_SIZE": block})(fresh(EXAMPLE.add_kernel))
+    binds = counting(monkeypatch, kernel)
+    x, y, out = vectors()
+    grids = []
+
+    def grid(meta):
+        grids.append(meta["BLOCK_SIZE"])
+        return by_block(meta)
+
+    for _ in range(3):
+        kernel[grid](x, y, out, 1000, num_warps=2)
+    assert len(seen) == 3 and gpu.prepared == 1 and binds == []
+    assert seen[-1] == {"x_ptr": x, "y_ptr": y, "output_ptr": out, "n_elements": 1000,
+                        "num_warps": 2}
+    assert gpu.calls[0] == gpu.calls[2]
+    # The launch is keyed by what they compute: another block, another
+    # kernel; the first again, the first's.
+    kernel[grid](x, y, out, 1000, num_warps=2)
+    assert gpu.prepared == 2 and gpu.last[0] != gpu.calls[0][0]
+    kernel[grid](x, y, out, 1000, num_warps=2)
+    assert gpu.prepared == 2 and gpu.last == gpu.calls[0]
+    assert len(seen) == 5 and grids == [128, 128, 128, 256, 128]
+
+
+@tile.jit
+def scaled_add(X, Y, Out, n, BLOCK_SIZE: tl.constexpr, SCALE: tl.constexpr = 1):
+    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n
+    x = tl.load(X + offsets, mask=mask)
+    y = tl.load(Y + offsets, mask=mask)
+    tl.store(Out + offsets, x + y * SCALE, mask=mask)
+
+
+def test_autotune_over_heuristics_after_the_first_call(gpu):
+    seen = []
+
+    def scale(args):
+        seen.append((args["BLOCK_SIZE"], args["num_warps"], args["SCALE"]))
+        return args["BLOCK_SIZE"] // 64
+
+    timer = RankingTimer()
+    kernel = tile.autotune(configs=ADD_CONFIGS[:2], key=["n"], timer=timer)(
+        tile.heuristics({"SCALE": scale})(fresh(scaled_add)))
+    x, y, out = vectors()
+    kernel[by_block](x, y, out, 1000)
+    # Once a config prepared (the caller's launch is the chosen one's).
+    assert seen == [(128, 4, 1), (256, 8, 1)]
+    prepared = gpu.prepared
+    for _ in range(2):
+        kernel[by_block](x, y, out, 1000)
+    assert seen[-2:] == [(128, 4, 1)] * 2 and gpu.prepared == prepared + 1
+    assert gpu.calls[-1] == gpu.calls[-2] == gpu.calls[2]
+    assert len(timer.timed) == 2
+
+
+def bad_autotuned_calls(x, y, out):
+    """(grid, args, kwargs) of calls an autotuned add_kernel refuses."""
+    complex_y = on_gpu(torch.rand(4).to(torch.complex64))
+    return [(by_block, (x, y, out, 1000), {"BLOCK_SIZE": 64}),
+            (by_block, (x, y, out, 1000), {"num_warps": 2}),
+            (by_block, (x, y, out, 1000, 64, 5), {}),
+            (by_block, (x, y, out), {}),
+            (by_block, (x, y, out, 1000), {"n_elements": 1000}),
+            (by_block, (x, y, out, 1000), {"num_ctas": 2}),
+            (by_block, (x, complex_y, out, 1000), {}),
+            (by_block, (x, y, out, "1000"), {}),
+            (by_block, (x, y, out, 2**64), {}),
+            (by_block, (x, torch.rand(1000), out, 1000), {}),
+            ((0,), (x, y, out, 1000), {}),
+            ((1, 70000), (x, y, out, 1000), {}),
+            ((True,), (x, y, out, 1000), {}),
+            (lambda meta: None, (x, y, out, 1000), {})]
+
+
+def error_of(kernel, grid, args, kwargs):
+    """(type, message) of what ``kernel[grid](*args, **kwargs)`` raises."""
+    with pytest.raises(Exception) as raised:
+        kernel[grid](*args, **kwargs)
+    return type(raised.value), str(raised.value)
+
+
+def test_bad_input_after_the_first_autotuned_call(gpu):
+    """Each bad call gets what it gets from a kernel never launched."""
+    x, y, out = vectors()
+    kernel = tuned_add(RankingTimer())
+    kernel[by_block](x, y, out, 1000)
+    kernel[by_block](x, y, out, 1000)
+    launches = len(gpu.calls)
+    for grid, args, kwargs in bad_autotuned_calls(x, y, out):
+        before = error_of(tuned_add(RankingTimer()), grid, args, kwargs)
+        assert error_of(kernel, grid, args, kwargs) == before
+        assert before[0] in (TypeError, ValueError)
+    assert len(gpu.calls) == launches
+    # The same under @tile.heuristics, whose function runs as often.
+    runs = []
+
+    def heuristic():
+        return tile.heuristics({"BLOCK_SIZE": lambda args: runs.append(1) or 128})(
+            fresh(EXAMPLE.add_kernel))
+
+    kernel = heuristic()
+    kernel[by_block](x, y, out, 1000)
+    kernel[by_block](x, y, out, 1000)
+    for grid, args, kwargs in bad_autotuned_calls(x, y, out):
+        if "num_warps" in kwargs:
+            continue   # no error here: a heuristic chooses no option
+        runs.clear()
+        before = error_of(heuristic(), grid, args, kwargs), len(runs)
+        runs.clear()
+        assert (error_of(kernel, grid, args, kwargs), len(runs)) == before
+    assert len(gpu.calls) == launches + 2
+
+
+def test_the_fast_binder_binds_as_inspect():
+    @tile.jit
+    def kernel(P, type, a, d=7, e=None, B: tl.constexpr = 4, C: tl.constexpr = 2):
+        pass
+
+    wrapper = tile.heuristics({"B": lambda args: 8})(kernel)
+    base = torch.zeros(4)
+    for args, kwargs in [((base, 2.5, 1), {}), ((base, 2.5), {"a": 3, "e": 1.0}),
+                         ((base, 2.5, 1, 2, 3), {"C": 5, "num_warps": 8, "num_stages": 3}),
+                         ((), {"a": 1, "type": 2, "P": base})]:
+        named = wrapper._fast_bind(args, kwargs)
+        assert list(named.items()) == list(wrapper._bind(args, kwargs)[1].items())
+    # What it leaves to inspect: a missing argument, one given twice, an
+    # unknown keyword, too many, and what the heuristics compute.
+    for args, kwargs in [((base, 2.5), {}), ((base, 2.5, 1), {"a": 1}),
+                         ((base, 2.5, 1), {"num_ctas": 2}), ((base,) * 8, {}),
+                         ((base, 2.5, 1), {"B": 8}), ((base, 2.5, 1, 2, 3, 8), {})]:
+        assert wrapper._fast_bind(args, kwargs) is None
+    # The names it refuses follow the heuristics'.
+    wrapper.values["C"] = lambda args: 1
+    assert wrapper._fast_bind((base, 2.5, 1), {"C": 5}) is None
+
+
+def test_the_call_key_is_the_key(monkeypatch):
+    kernel = tile.autotune(configs=ADD_CONFIGS, key=["n_elements", "x_ptr"])(
+        fresh(EXAMPLE.add_kernel))
+    lookalike, cpu = vectors()[0], torch.rand(8)
+    parameter = torch.nn.Parameter(torch.rand(8), requires_grad=False)
+    cases = [{"x_ptr": lookalike, "y_ptr": cpu, "n_elements": 5},
+             {"x_ptr": cpu, "y_ptr": cpu, "n_elements": [1]},
+             {"x_ptr": parameter, "y_ptr": lookalike, "output_ptr": cpu.half()},
+             {"x_ptr": 3, "n_elements": None, "num_warps": 4}]
+    for interpret in ("0", "1"):
+        monkeypatch.setenv("TILE_INTERPRET", interpret)
+        for named in cases:
+            assert kernel._call_key(named) == kernel._key(named, kernel._backend(named))
