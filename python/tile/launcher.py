@@ -783,8 +783,20 @@ class _FastLaunch:
 
     def launch(self, fn, grid, values, options, names):
         """Launches over ``grid`` (ints, or a function of the arguments by
-        name and the options), checked as check_grid does."""
-        self.launch_over(fn, values, _fast_grid(fn, grid, values, options, names))
+        name and the options), checked as check_grid does.  (_fast_grid and
+        launch_over, inlined: the two calls cost a plain launch 0.1 us.)"""
+        if callable(grid):
+            meta = dict(zip(names, values))
+            meta.update(options)
+            grid = grid(meta)
+            sizes = _plain_grid(grid) or _checked_grid(fn, grid, True)
+        else:
+            sizes = _plain_grid(grid) or _checked_grid(fn, grid, False)
+        device = self.device
+        try:
+            self.fixed_launch(values, device, self.stream(device), sizes)
+        except ValueError as error:
+            raise ValueError(f"{fn.__name__}[grid](...): {error}") from None
 
     def launch_over(self, fn, values, sizes):
         """Launches over ``sizes``, a checked (x, y, z)."""
