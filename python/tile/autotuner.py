@@ -12,7 +12,8 @@ launched from PyTorch, ``kernel[grid](...)``, as Triton's:
 The first call for a new key (the values of the arguments ``key`` names,
 with the dtypes of every tensor argument and where the call runs) compiles
 every config (after ``prune_configs_by``), times each and caches the
-fastest for that key; later calls with that key launch it directly.  A
+fastest for that key; later calls with that key launch it directly (on
+the GPU by the launcher's fast launch of that config: ``_begin``).  A
 config's constexprs are passed as the kernel's constexprs, its
 ``num_warps``, ``num_stages`` and other compile options as launch options,
 so a grid function sees them all.
