@@ -292,11 +292,15 @@ Status CudaKernels::launch(const KernelInfo &info,
   // Reused, so that a launch allocates nothing once the sizes are reached.
   thread_local PackedArguments packed;
   TILE_RETURN_IF_ERROR(packArguments(info, args, &packed));
-  return driver->check(
-      driver->cuLaunchKernel(kernel.function, grid.x, grid.y, grid.z,
-                             kernel.threads, 1, 1, kernel.sharedBytes, stream,
-                             packed.pointers.data(), nullptr),
-      "launching " + info.name + " over grid " + grid.toString());
+  CUresult result = driver->cuLaunchKernel(
+      kernel.function, grid.x, grid.y, grid.z, kernel.threads, 1, 1,
+      kernel.sharedBytes, stream, packed.pointers.data(), nullptr);
+  // The message is made only for a failure: a launch is on the host's
+  // critical path of every kernel[grid](...) call.
+  if (result == kSuccess)
+    return Status::success();
+  return driver->check(result, "launching " + info.name + " over grid " +
+                                   grid.toString());
 }
 
 void CudaKernels::forget(const KernelInfo &info) {

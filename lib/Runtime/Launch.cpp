@@ -390,8 +390,8 @@ Status tile::rt::computeGrid(const KernelInfo &info,
   for (size_t axis = 0; axis < info.launch->grid.size(); ++axis)
     TILE_RETURN_IF_ERROR(
         info.launch->grid[axis].evaluate(lookup, &sizes[axis]));
-  return makeGrid(sizes[0], sizes[1], sizes[2], grid)
-      .withContext("launching " + info.name);
+  Status made = makeGrid(sizes[0], sizes[1], sizes[2], grid);
+  return made.ok() ? made : made.withContext("launching " + info.name);
 }
 
 Status tile::rt::computeTensorMapDesc(const KernelInfo &info, size_t index,
