@@ -506,22 +506,29 @@ def run(fn, grid, args, kwargs):
     values of an earlier GPU launch's takes that launch's kernel and
     argument packing by one dictionary lookup (_FastLaunch); any other
     goes the whole way (prepare), which also raises every error."""
-    binder = fn._launch_binder
-    if binder is None:
-        binder = fn._launch_binder = _Binder.of(fn)
-    key = None
-    if binder and not _interpreting_now():
-        try:
-            key, values, options = binder.bind(*args, **kwargs)
-            fast = fn._fast_launches.get(key)
-        except Exception:   # what the whole way refuses, and says why
-            key = fast = None
-        if fast is not None:
-            fast.launch(fn, grid, values, options, binder.names)
-            return
+    key, fast, values, options = _look_up_fast_launch(fn, args, kwargs)
+    if fast is not None:
+        fast.launch(fn, grid, values, options, fn._launch_binder.names)
+        return
     prepared = prepare(fn, grid, args, kwargs)
     prepared.launch()
     _keep_fast_launch(fn, prepared, key)
+
+
+def _look_up_fast_launch(fn, args, kwargs):
+    """(key, fast launch or None, the parameters' values, the options) of
+    a GPU call of ``fn``; key None where the call goes the whole way
+    (the interpreter, a kernel or an argument the binder does not key)."""
+    binder = fn._launch_binder
+    if binder is None:
+        binder = fn._launch_binder = _Binder.of(fn)
+    if binder and not _interpreting_now():
+        try:
+            key, values, options = binder.bind(*args, **kwargs)
+            return key, fn._fast_launches.get(key), values, options
+        except Exception:   # what the whole way refuses, and says why
+            pass
+    return None, None, None, None
 
 
 def begin(fn, grid, args, kwargs):
@@ -532,19 +539,10 @@ def begin(fn, grid, args, kwargs):
     specialising, checking the grid) has raised its errors by then.  (run
     keeps the halves together: the object between them costs a plain call
     a tenth of a microsecond.)"""
-    binder = fn._launch_binder
-    if binder is None:
-        binder = fn._launch_binder = _Binder.of(fn)
-    key = None
-    if binder and not _interpreting_now():
-        try:
-            key, values, options = binder.bind(*args, **kwargs)
-            fast = fn._fast_launches.get(key)
-        except Exception:   # what the whole way refuses, and says why
-            key = fast = None
-        if fast is not None:
-            return _ReadyLaunch(fn, fast, values,
-                                _fast_grid(fn, grid, values, options, binder.names))
+    key, fast, values, options = _look_up_fast_launch(fn, args, kwargs)
+    if fast is not None:
+        return _ReadyLaunch(fn, fast, values, _fast_grid(fn, grid, values, options,
+                                                         fn._launch_binder.names))
     return _FirstLaunch(fn, prepare(fn, grid, args, kwargs), key)
 
 
