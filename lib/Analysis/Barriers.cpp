@@ -28,12 +28,14 @@ bool hasWarpGroupBarriers(LocalAllocOp alloc) {
   return scoped && scoped.getValue();
 }
 
-/// Whether a tile in `encoding` has each row in one warpgroup's warps
-/// alone: a wgmma accumulator over `numWarps` warps, all along the rows.
-bool isRowsByWarpGroup(Attribute encoding, unsigned numWarps) {
-  auto mma = dyn_cast_or_null<MmaEncodingAttr>(encoding);
+/// Whether a tile of `type` has each row in one warpgroup's warps alone: a
+/// wgmma accumulator over `numWarps` warps, all along the rows, with rows
+/// for every warp (fewer would be held by two warpgroups at once).
+bool isRowsByWarpGroup(RankedTensorType type, unsigned numWarps) {
+  auto mma = dyn_cast_or_null<MmaEncodingAttr>(type.getEncoding());
   return mma && mma.getVersion() == 3 &&
-         mma.getWarpsPerCTA() == ArrayRef<unsigned>{numWarps, 1};
+         mma.getWarpsPerCTA() == ArrayRef<unsigned>{numWarps, 1} &&
+         type.getShape()[0] % (16 * numWarps) == 0;
 }
 
 /// Whether every read of the buffer `memdesc` views is a product's operand
@@ -48,8 +50,7 @@ bool isReadByOwnRowsOnly(Value memdesc, unsigned numWarps,
     unsigned index = use.getOperandNumber();
     SmallVector<Value, 2> carried;
     if (auto dot = dyn_cast<WarpGroupDotOp>(user)) {
-      if (index != 0 ||
-          !isRowsByWarpGroup(dot.getType().getEncoding(), numWarps))
+      if (index != 0 || !isRowsByWarpGroup(dot.getType(), numWarps))
         return false;
       continue;
     }
@@ -78,8 +79,7 @@ bool isReadByOwnRowsOnly(Value memdesc, unsigned numWarps,
 
 /// isWarpGroupPrivate but for the buffers sharing its memory.
 bool isStoredAndReadByOwnRows(LocalAllocOp alloc, unsigned numWarps) {
-  if (!alloc.getSrc() ||
-      !isRowsByWarpGroup(alloc.getSrc().getType().getEncoding(), numWarps))
+  if (!alloc.getSrc() || !isRowsByWarpGroup(alloc.getSrc().getType(), numWarps))
     return false;
   llvm::SmallPtrSet<Value, 8> seen;
   return isReadByOwnRowsOnly(alloc.getResult(), numWarps, seen);
