@@ -508,20 +508,26 @@ def run(fn, grid, args, kwargs):
     goes the whole way (prepare), which also raises every error."""
     key, fast, values, options = _look_up_fast_launch(fn, args, kwargs)
     if fast is not None:
-        fast.launch(fn, grid, values, options, fn._launch_binder.names)
+        fast.launch(fn, values, _fast_grid(fn, grid, values, options))
         return
     prepared = prepare(fn, grid, args, kwargs)
     prepared.launch()
     _keep_fast_launch(fn, prepared, key)
 
 
+def _binder(fn):
+    """``fn``'s _Binder, made on its first call (False: none)."""
+    binder = fn._launch_binder
+    if binder is None:
+        binder = fn._launch_binder = _Binder.of(fn)
+    return binder
+
+
 def _look_up_fast_launch(fn, args, kwargs):
     """(key, fast launch or None, the parameters' values, the options) of
     a GPU call of ``fn``; key None where the call goes the whole way
     (the interpreter, a kernel or an argument the binder does not key)."""
-    binder = fn._launch_binder
-    if binder is None:
-        binder = fn._launch_binder = _Binder.of(fn)
+    binder = _binder(fn)
     if binder and not _interpreting_now():
         try:
             key, values, options = binder.bind(*args, **kwargs)
@@ -541,8 +547,7 @@ def begin(fn, grid, args, kwargs):
     a tenth of a microsecond.)"""
     key, fast, values, options = _look_up_fast_launch(fn, args, kwargs)
     if fast is not None:
-        return _ReadyLaunch(fn, fast, values, _fast_grid(fn, grid, values, options,
-                                                         fn._launch_binder.names))
+        return _ReadyLaunch(fn, fast, values, _fast_grid(fn, grid, values, options))
     return _FirstLaunch(fn, prepare(fn, grid, args, kwargs), key)
 
 
@@ -552,9 +557,7 @@ def first_launch(fn, prepared, args, kwargs):
     call that went the whole way: its ``launch()`` leaves behind the fast
     launch for later calls keyed as this one."""
     key = None
-    binder = fn._launch_binder
-    if binder is None:
-        binder = fn._launch_binder = _Binder.of(fn)
+    binder = _binder(fn)
     if binder and prepared.backend == "cuda":
         try:
             key = binder.bind(*args, **kwargs)[0]
@@ -601,7 +604,7 @@ class _ReadyLaunch:
         self.sizes = sizes
 
     def launch(self):
-        self.fast.launch_over(self.fn, self.values, self.sizes)
+        self.fast.launch(self.fn, self.values, self.sizes)
 
 
 # --------------------------------------------------------------------------
@@ -779,25 +782,8 @@ class _FastLaunch:
         return cls(device.index, raw or (lambda i: torch.cuda.current_stream(i).cuda_stream),
                    kernel.fixed_launch(sources))
 
-    def launch(self, fn, grid, values, options, names):
-        """Launches over ``grid`` (ints, or a function of the arguments by
-        name and the options), checked as check_grid does.  (_fast_grid and
-        launch_over, inlined: the two calls cost a plain launch 0.1 us.)"""
-        if callable(grid):
-            meta = dict(zip(names, values))
-            meta.update(options)
-            grid = grid(meta)
-            sizes = _plain_grid(grid) or _checked_grid(fn, grid, True)
-        else:
-            sizes = _plain_grid(grid) or _checked_grid(fn, grid, False)
-        device = self.device
-        try:
-            self.fixed_launch(values, device, self.stream(device), sizes)
-        except ValueError as error:
-            raise ValueError(f"{fn.__name__}[grid](...): {error}") from None
-
-    def launch_over(self, fn, values, sizes):
-        """Launches over ``sizes``, a checked (x, y, z)."""
+    def launch(self, fn, values, sizes):
+        """Launches over ``sizes``, a checked (x, y, z) (_fast_grid)."""
         device = self.device
         try:
             self.fixed_launch(values, device, self.stream(device), sizes)
@@ -805,11 +791,11 @@ class _FastLaunch:
             raise ValueError(f"{fn.__name__}[grid](...): {error}") from None
 
 
-def _fast_grid(fn, grid, values, options, names):
+def _fast_grid(fn, grid, values, options):
     """(x, y, z) of ``grid`` for a fast launch (ints, or a function of the
     arguments by name and the options), checked as check_grid does."""
     if callable(grid):
-        meta = dict(zip(names, values))
+        meta = dict(zip(fn._launch_binder.names, values))
         meta.update(options)
         grid = grid(meta)
         return _plain_grid(grid) or _checked_grid(fn, grid, True)
