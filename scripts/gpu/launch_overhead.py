@@ -16,7 +16,8 @@ call takes to return with calls made back to back / the GPU microseconds
 between events around them. To compare two copies, run them alternately
 with --line-only, one process each. Without it, then: the same calls
 captured once in a CUDA graph and replayed (no host work between kernels),
-and where the backward's Python path spends its time, under cProfile.
+and where the forward's and the backward's Python paths spend their time,
+under cProfile.
 """
 
 import cProfile
@@ -106,6 +107,15 @@ def main():
     for label, call in calls:
         if "no-grad" not in label:
             print(f"{label:26s} {graph_replay_us(call):8.1f}", flush=True)
+
+    profile = cProfile.Profile()
+    profile.enable()
+    for _ in range(400):
+        flash_attn_func(q, k, v, causal=True)
+    profile.disable()
+    torch.cuda.synchronize()
+    print("\nflash_attn_func forward (inputs requiring grad), 400 calls under cProfile:")
+    pstats.Stats(profile).sort_stats("tottime").print_stats(25)
 
     with torch.no_grad():
         out, lse, *_ = _forward(q, k, v, True, SHAPE[-1] ** -0.5)

@@ -5,7 +5,9 @@ For fp16 and bf16, head dims 32, 64, 128 and 256 (and three between them,
 zero-padded), causal and not, and sequence lengths that are not multiples
 of the block sizes, compares the forward and
 the gradients (dq, dk, dv) with torch's scaled_dot_product_attention
-computed in float32 (math backend, TF32 off) from the same inputs; then
+computed in float32 (math backend, TF32 off) from the same inputs, each
+shape twice (the second call, on fresh inputs, replays the launches the
+first planned); then
 causal offsets (SDPA with an explicit boolean mask; rows that see no key
 must give out 0, lse -inf and zero dq), FlashAttention-2's semantics
 against float32 SDPA with an explicit mask built from FlashAttention's
@@ -648,6 +650,10 @@ def main():
                     name = (f"{type_name(dtype)} d{head_dim} {'causal' if causal else 'full'} "
                             f"N={seqlen} B={batch} H={heads}")
                     check_case(results, name, *tensors, causal)
+                    # Fresh inputs of the same shape: launched through the
+                    # plans the first call made (tile/attention/plan.py).
+                    tensors = random_inputs(batch, seqlen, heads, head_dim, dtype, generator)
+                    check_case(results, f"{name} again", *tensors, causal)
     # Head dims between the kernels' run zero-padded to the next one.
     for dtype, head_dim in ((torch.float16, 40), (torch.bfloat16, 96), (torch.float16, 200)):
         for causal in (False, True):

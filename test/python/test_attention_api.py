@@ -27,6 +27,7 @@ from tile.attention import (  # noqa: E402
     functional,
     register_attention,
 )
+from tile.attention.plan import PlanCache  # noqa: E402
 from tile.kernels.attention import stats_stride  # noqa: E402
 
 BUILD = os.environ.get("TILE_BUILD_DIR") or os.path.join(
@@ -385,6 +386,7 @@ class EmulatedKernels:
     def __init__(self):
         self.tensors = {}
         self.launches = []
+        self.whole_paths = 0   # calls of launch_all: the path that makes plans
 
     def pointer(self, tensor):
         self.tensors[tensor.data_ptr()] = tensor
@@ -392,8 +394,25 @@ class EmulatedKernels:
                                         functional._ELEMENT_TYPES[tensor.dtype])
 
     def launch_all(self, device, launches):
+        self.whole_paths += 1
         for spec, values in launches:
             self.launch(spec, values)
+
+    def fixed_launch(self, spec, sources):
+        """Stands in for runtime.Kernel.fixed_launch, which launch plans
+        replay calls through: the values by name again, from the call's
+        tensors and the plan's constants, launched as launch() does."""
+        def launch(values, device, stream, grid):
+            named = {}
+            for param, (index, element_type) in zip(spec.params, sources):
+                value = values[index]
+                if param.is_pointer:
+                    self.tensors[value.data_ptr()] = value
+                    value = functional.DevicePointer(value.data_ptr(), element_type)
+                named[param.name] = value
+            assert spec.check(named) == grid
+            self.launch(spec, named)
+        return launch
 
     def names(self):
         return [spec.name for spec, _ in self.launches]
@@ -567,6 +586,13 @@ def emulated(monkeypatch):
     monkeypatch.setattr(functional, "_check_device", lambda tensor, name: None)
     monkeypatch.setattr(functional, "_device_pointer", kernels.pointer)
     monkeypatch.setattr(functional, "_launch_all", kernels.launch_all)
+    monkeypatch.setattr(functional, "_stream", lambda device: 0)
+    monkeypatch.setattr(runtime.Kernel, "fixed_launch",
+                        lambda spec, sources: kernels.fixed_launch(spec, sources))
+    # Plans launch through the emulator of the test that made them.
+    plans = PlanCache()
+    monkeypatch.setattr(functional, "_launch_plans", lambda: plans)
+    kernels.plans = plans
     return kernels
 
 
@@ -1109,6 +1135,76 @@ def test_inputs_without_grad_give_what_the_autograd_path_gives(emulated):
     assert want_out.requires_grad
     assert torch.equal(out, want_out.detach()) and torch.equal(lse, want_lse)
     assert torch.equal(flash_attn_func(q, k, v, causal=True), out)
+
+
+@needs_kernels
+def test_repeated_calls_replay_the_first_calls_launches(emulated):
+    """The second and later calls of a shape launch through the plans the
+    first made (no whole path): fresh tensors each time, each call's
+    results against the float64 reference."""
+    shape = (2, 37, 3, 64)
+    for _ in range(3):
+        q, k, v = (t.requires_grad_() for t in qkv(shape))
+        dout = torch.randn(shape).half()
+        out, lse = flash_attn_func(q, k, v, causal=True, softmax_scale=0.2, return_lse=True)
+        dq, dk, dv = torch.autograd.grad(out, (q, k, v), dout)
+        assert_matches_reference((out, lse, dq, dk, dv), reference(q, k, v, dout, True, 0.2),
+                                 torch.float16)
+    assert emulated.whole_paths == 2 and len(emulated.plans) == 2
+    assert emulated.families() == [
+        "attn_fwd", "attn_bwd_preprocess", "attn_bwd", "attn_bwd_postprocess"] * 3
+
+
+@needs_kernels
+def test_plans_are_kept_apart_by_what_decides_the_launches(emulated):
+    """A mask, scale, length or layout of its own takes the whole path once
+    and gets a plan of its own, which gives what the whole path gave."""
+    q, k, v = qkv()
+    shorter = dict(zip("qkv", qkv((2, 11, 3, 64))))
+    calls = [dict(causal=True), dict(causal=False), dict(softmax_scale=0.5),
+             dict(window_size=(4, 2)), dict(causal=True, causal_offset=-3),
+             dict(softcap=3.0), shorter,
+             dict(q=q.transpose(1, 2).contiguous().transpose(1, 2))]
+    first = []
+    for kwargs in calls:
+        tensors = dict(q=q, k=k, v=v)
+        tensors.update((name, kwargs.pop(name)) for name in list(kwargs) if name in tensors)
+        kwargs.update(tensors)
+        first.append(flash_attn_func(return_lse=True, **kwargs))
+    assert emulated.whole_paths == len(calls) == len(emulated.plans)
+    for kwargs, (out, lse) in zip(calls, first):
+        got_out, got_lse = flash_attn_func(return_lse=True, **kwargs)
+        assert torch.equal(got_out, out) and torch.equal(got_lse, lse)
+    assert emulated.whole_paths == len(calls)
+
+
+@needs_kernels
+def test_inputs_a_plan_cannot_take_go_the_whole_way(emulated):
+    """A q misaligned for the kernels (the whole path copies it), and one
+    tensor given as q, k and v (whose pointers no plan can tell apart): each
+    call right, the second through the whole path again."""
+    q, k, v = qkv()
+    want = flash_attn_func(q, k, v, causal=True)
+    storage = torch.empty(q.numel() + 1, dtype=q.dtype)
+    misaligned = storage[1:].view(q.shape).copy_(q)
+    assert misaligned.stride() == q.stride() and misaligned.data_ptr() % 16
+    assert torch.equal(flash_attn_func(misaligned, k, v, causal=True), want)
+    assert emulated.whole_paths == 2 and len(emulated.plans) == 1
+    for _ in range(2):
+        got = flash_attn_func(q, q, q)
+        assert torch.equal(got, flash_attn_func(q, q.clone(), q.clone()))
+    assert len(emulated.plans) == 2   # the second call's, with q apart
+
+
+def test_plan_cache_starts_over_past_its_bound(monkeypatch):
+    from tile.attention import plan
+    monkeypatch.setattr(plan, "MAX_PLANS", 2)
+    cache = plan.PlanCache()
+    monkeypatch.setattr(plan, "LaunchPlan", lambda inputs, made, launches: launches)
+    for key in range(5):
+        cache.record(key, (), (), key)
+        assert cache.get(key) == key
+    assert len(cache) == 1
 
 
 @needs_kernels

@@ -39,21 +39,34 @@ from .. import runtime
 from ..kernels.attention import stats_stride
 from ..runtime import DevicePointer
 from . import bundle as _bundle
+from .plan import PlanCache
 
 _ELEMENT_TYPES = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32",
                   torch.int32: "i32", torch.int64: "i64"}
 _SUPPORTED_DTYPES = (torch.float16, torch.bfloat16)
 _INT32_MAX = 2**31 - 1
 
+# $TILE_KERNEL_DIR's value -> (its KernelBundle, the launch plans of its
+# kernels).
 _kernel_cache = {}
+
+
+def _kernels_and_plans():
+    key = os.environ.get(_bundle.KERNEL_DIR_VARIABLE)
+    found = _kernel_cache.get(key)
+    if found is None:
+        found = _kernel_cache[key] = (_bundle.KernelBundle.discover(), PlanCache())
+    return found
 
 
 def kernel_bundle():
     """The attention kernels, found once per $TILE_KERNEL_DIR value."""
-    key = os.environ.get(_bundle.KERNEL_DIR_VARIABLE)
-    if key not in _kernel_cache:
-        _kernel_cache[key] = _bundle.KernelBundle.discover()
-    return _kernel_cache[key]
+    return _kernels_and_plans()[0]
+
+
+def _launch_plans():
+    """The launch plans made from kernel_bundle()'s kernels (plan.py)."""
+    return _kernels_and_plans()[1]
 
 
 @functools.cache
@@ -364,6 +377,11 @@ def _stream(device):
     return torch.cuda.current_stream(device).cuda_stream
 
 
+def _same(tensors, others):
+    """True when the kernels got the caller's tensors themselves (no copy)."""
+    return all(a is b for a, b in zip(tensors, others))
+
+
 def _launch_all(device, launches):
     """Launches each (kernel, values by parameter name) in order on
     PyTorch's current stream of `device`: the runtime binds the values,
@@ -499,6 +517,16 @@ def _forward_kernels(q, k, v, causal, scale, causal_offset=0, window_offset=None
     probability is dropped with that probability (dropout_seeds: int64, one
     a sequence, draw the mask) and the kept ones scaled by 1 / (1 -
     dropout_p)."""
+    plans, plan_key = _launch_plans(), None
+    if alibi_slopes is None and not dropout_p:
+        # Everything the launches depend on but the tensors' addresses.
+        plan_key = (_bundle.FORWARD, q.shape, q.stride(), k.shape, k.stride(), v.stride(),
+                    q.dtype, q.device, causal, scale, causal_offset, window_offset, softcap)
+        plan = plans.get(plan_key)
+        made = None if plan is None else plan.run((q, k, v), q.device, _stream(q.device))
+        if made is not None:
+            return (*made, q, k, v)
+    given = (q, k, v)
     batch, seqlen_q, heads, head_dim = q.shape
     seqlen_k = k.shape[1]
     element_type = _ELEMENT_TYPES[q.dtype]
@@ -530,6 +558,8 @@ def _forward_kernels(q, k, v, causal, scale, causal_offset=0, window_offset=None
             **_score_values(softcap, alibi_slopes, dropout_p, dropout_seeds, part, lse),
             **queries, **keys, **_mask_values(mask)}))
     _launch_all(q.device, launches)
+    if plan_key is not None and len(launches) == 1 and _same(given, (q, k, v)):
+        plans.record(plan_key, given, (out, lse), launches)
     return out, lse, q, k, v
 
 
@@ -603,6 +633,18 @@ def _backward_kernels(dout, q, k, v, out, lse, causal, scale, causal_offset=0,
     dropout (the forward's seeds) as in _forward.  deterministic: dQ by
     attn_bwd_dq, summed in one order, instead of attn_bwd's atomic adds
     (bit-identical gradients run to run)."""
+    plans, plan_key = _launch_plans(), None
+    if alibi_slopes is None and not dropout_p:
+        # Everything the launches depend on but the tensors' addresses.
+        plan_key = (_bundle.BACKWARD, q.shape, q.stride(), k.shape, k.stride(), v.stride(),
+                    dout.stride(), out.stride(), lse.shape, lse.stride(), q.dtype, q.device,
+                    causal, scale, causal_offset, window_offset, softcap, deterministic)
+        plan = plans.get(plan_key)
+        made = None if plan is None else plan.run((dout, q, k, v, out, lse), q.device,
+                                                  _stream(q.device))
+        if made is not None:
+            return tuple(made[:3])
+    given = (dout, q, k, v, out, lse)
     batch, seqlen_q, heads, head_dim = q.shape
     seqlen_k, heads_k = k.shape[1], k.shape[2]
     element_type = _ELEMENT_TYPES[q.dtype]
@@ -679,6 +721,10 @@ def _backward_kernels(dout, q, k, v, out, lse, causal, scale, causal_offset=0,
                     "LSE_LOG2": _device_pointer(lse_log2[part]),
                     "DELTA": _device_pointer(delta[part]), **keys, **_mask_values(mask)}))]
     _launch_all(q.device, launches)
+    if (plan_key is not None and not grouped and len(launches) == 3
+            and _same(given, (dout, q, k, v, out, lse))):
+        plans.record(plan_key, given, (dq, dk, dv, lse_log2, delta, dq_accumulator),
+                     launches)
     if grouped:
         # Query head h used K/V head h // group: consecutive heads share one.
         # The sums are laid out as in the ungrouped case.
