@@ -1026,6 +1026,13 @@ def test_grouped_heads_sum_the_gradients_of_their_group(emulated):
     for got, each_head in zip(grads[1:], want_grads[1:]):
         summed = each_head.view(2, 40, 2, 3, 64).float().sum(3)
         assert torch.allclose(got.float(), summed, rtol=2**-10, atol=1e-3)
+    # Again, through the plans the first grouped call made: the same sums.
+    whole_paths = emulated.whole_paths
+    again = [t.clone().requires_grad_() for t in (q, k, v)]
+    out = flash_attn_func(*again, causal=True, window_size=(8, -1))
+    assert all(torch.equal(got, want) for got, want in zip(
+        (out, *torch.autograd.grad(out, again, dout)), (want, *grads)))
+    assert emulated.whole_paths == whole_paths
 
 
 @needs_kernels

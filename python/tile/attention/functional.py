@@ -643,7 +643,7 @@ def _backward_kernels(dout, q, k, v, out, lse, causal, scale, causal_offset=0,
         made = None if plan is None else plan.run((dout, q, k, v, out, lse), q.device,
                                                   _stream(q.device))
         if made is not None:
-            return tuple(made[:3])
+            return _group_sums(*made[:3], k, v)
     given = (dout, q, k, v, out, lse)
     batch, seqlen_q, heads, head_dim = q.shape
     seqlen_k, heads_k = k.shape[1], k.shape[2]
@@ -721,17 +721,26 @@ def _backward_kernels(dout, q, k, v, out, lse, causal, scale, causal_offset=0,
                     "LSE_LOG2": _device_pointer(lse_log2[part]),
                     "DELTA": _device_pointer(delta[part]), **keys, **_mask_values(mask)}))]
     _launch_all(q.device, launches)
-    if (plan_key is not None and not grouped and len(launches) == 3
+    if (plan_key is not None and len(launches) == 3
             and _same(given, (dout, q, k, v, out, lse))):
         plans.record(plan_key, given, (dq, dk, dv, lse_log2, delta, dq_accumulator),
                      launches)
-    if grouped:
-        # Query head h used K/V head h // group: consecutive heads share one.
-        # The sums are laid out as in the ungrouped case.
-        group = heads // heads_k
-        dk, dv = (torch.sum(per_head.view(batch, seqlen_k, heads_k, group, head_dim), 3,
-                            out=torch.empty_like(like))
-                  for per_head, like in ((dk, k), (dv, v)))
+    return _group_sums(dq, dk, dv, k, v)
+
+
+def _group_sums(dq, dk, dv, k, v):
+    """(dq, dk, dv) with attn_bwd's per-query-head dk and dv summed over each
+    group of heads that shares a K/V head, when k's heads are fewer than
+    q's.  Query head h used K/V head h // group: consecutive heads share
+    one.  The sums are laid out as in the ungrouped case."""
+    batch, seqlen_k, heads, head_dim = dk.shape
+    heads_k = k.shape[2]
+    if heads_k == heads:
+        return dq, dk, dv
+    group = heads // heads_k
+    dk, dv = (torch.sum(per_head.view(batch, seqlen_k, heads_k, group, head_dim), 3,
+                        out=torch.empty_like(like))
+              for per_head, like in ((dk, k), (dv, v)))
     return dq, dk, dv
 
 
