@@ -601,6 +601,12 @@ rt::Status Interpreter::load(const std::string &source,
                       "' produces the unsupported type " + typeText;
         return WalkResult::interrupt();
       }
+    if (isa<mlir::tile::InlineAsmElementwiseOp>(op)) {
+      unsupported = formatLocation(op->getLoc()) +
+                    ": tl.inline_asm_elementwise runs PTX, which the "
+                    "interpreter cannot: run the kernel on the GPU";
+      return WalkResult::interrupt();
+    }
     if (!isSupportedOp(op)) {
       unsupported = formatLocation(op->getLoc()) +
                     ": the interpreter does not support '" +

@@ -181,7 +181,8 @@ SmallVector<Value> truncToHalfPairs(OpBuilder &b, Location loc,
 /// lowers.
 bool isLoweredHere(Operation *op) {
   return isElementwise(op) &&
-         !isa<tile::AddPtrOp, tile::IntToPtrOp, tile::PtrToIntOp>(op) &&
+         !isa<tile::AddPtrOp, tile::IntToPtrOp, tile::PtrToIntOp,
+              tile::InlineAsmElementwiseOp>(op) &&
          op->getNumResults() == 1;
 }
 
@@ -243,6 +244,132 @@ struct ElementwiseTileOpConversion : public ConversionPattern {
       results.push_back(rewriter.create(state)->getResult(0));
     }
     rewriter.replaceOp(op, packRegisters(rewriter, loc, structType, results));
+    return success();
+  }
+};
+
+/// The registers one run of tile.inline_asm_elementwise takes or gives for
+/// `run.size()` elements of `element`: each element in its own when of 32
+/// bits or more, else 32 / bits of them a 32-bit integer (all of them in
+/// one narrower integer when they fill less).
+SmallVector<Value> packRun(OpBuilder &b, Location loc, ArrayRef<Value> run,
+                           Type element) {
+  unsigned bits = element.getIntOrFloatBitWidth();
+  if (bits >= 32)
+    return SmallVector<Value>(run);
+  unsigned perRegister = std::min<size_t>(32 / bits, run.size());
+  auto vector = VectorType::get({perRegister}, element);
+  Type integer = b.getIntegerType(perRegister * bits);
+  SmallVector<Value> registers;
+  for (size_t i = 0; i < run.size(); i += perRegister) {
+    Value packed = LLVM::UndefOp::create(b, loc, vector);
+    for (unsigned j = 0; j < perRegister; ++j)
+      packed = LLVM::InsertElementOp::create(
+          b, loc, packed, run[i + j],
+          LLVM::ConstantOp::create(b, loc, b.getI32Type(),
+                                   b.getI32IntegerAttr(j)));
+    registers.push_back(LLVM::BitcastOp::create(b, loc, integer, packed));
+  }
+  return registers;
+}
+
+/// The types of packRun's registers for `packed` elements of `element`.
+SmallVector<Type> runRegisterTypes(OpBuilder &b, Type element,
+                                   unsigned packed) {
+  unsigned bits = element.getIntOrFloatBitWidth();
+  unsigned count =
+      tile::InlineAsmElementwiseOp::getRegistersPerRun(bits, packed);
+  Type type = bits >= 32 ? element : b.getIntegerType(bits * packed / count);
+  return SmallVector<Type>(count, type);
+}
+
+/// The `packed` elements of `element` in packRun's `registers`.
+SmallVector<Value> unpackRun(OpBuilder &b, Location loc,
+                             ArrayRef<Value> registers, Type element,
+                             unsigned packed) {
+  if (element.getIntOrFloatBitWidth() >= 32)
+    return SmallVector<Value>(registers);
+  unsigned perRegister = packed / registers.size();
+  auto vector = VectorType::get({perRegister}, element);
+  SmallVector<Value> elements;
+  for (Value reg : registers) {
+    Value unpacked = LLVM::BitcastOp::create(b, loc, vector, reg);
+    for (unsigned j = 0; j < perRegister; ++j)
+      elements.push_back(LLVM::ExtractElementOp::create(
+          b, loc, unpacked,
+          LLVM::ConstantOp::create(b, loc, b.getI32Type(),
+                                   b.getI32IntegerAttr(j))));
+  }
+  return elements;
+}
+
+/// tile.inline_asm_elementwise: the assembly once for every `packed`
+/// registers of the operands (which share a layout, so register i of each
+/// holds the same element), the last register repeated to fill the final
+/// run; its outputs are the results' registers.
+struct InlineAsmElementwiseConversion
+    : public OpConversionPattern<tile::InlineAsmElementwiseOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::InlineAsmElementwiseOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    unsigned packed = op.getPackedElement();
+    SmallVector<SmallVector<Value>> argRegs;
+    for (Value arg : adaptor.getArgs())
+      argRegs.push_back(unpackRegisters(rewriter, loc, arg));
+    size_t numRegs = argRegs.front().size();
+    SmallVector<Type> asmTypes;
+    for (Type type : op.getResultTypes())
+      llvm::append_range(
+          asmTypes,
+          runRegisterTypes(rewriter, getElementTypeOrSelf(type), packed));
+    Type asmType = asmTypes.size() == 1
+                       ? asmTypes.front()
+                       : LLVM::LLVMStructType::getLiteral(ctx, asmTypes);
+    SmallVector<SmallVector<Value>> resultRegs(op.getNumResults());
+    for (size_t start = 0; start < numRegs; start += packed) {
+      SmallVector<Value> operands;
+      for (auto [arg, regs] : llvm::zip(op.getArgs(), argRegs)) {
+        SmallVector<Value> run;
+        for (size_t j = 0; j < packed; ++j)
+          run.push_back(regs[std::min(start + j, numRegs - 1)]);
+        llvm::append_range(
+            operands,
+            packRun(rewriter, loc, run, getElementTypeOrSelf(arg.getType())));
+      }
+      auto asmOp = LLVM::InlineAsmOp::create(
+          rewriter, loc, asmType, operands, op.getAsmString(),
+          op.getConstraints(), /*has_side_effects=*/!op.getPure(),
+          /*is_align_stack=*/false, LLVM::TailCallKind::None,
+          LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT),
+          /*operand_attrs=*/ArrayAttr());
+      SmallVector<Value> outputs;
+      if (asmTypes.size() == 1)
+        outputs.push_back(asmOp.getResult(0));
+      else
+        for (size_t i = 0; i < asmTypes.size(); ++i)
+          outputs.push_back(LLVM::ExtractValueOp::create(
+              rewriter, loc, asmOp.getResult(0), i));
+      ArrayRef<Value> rest = outputs;
+      for (auto [type, regs] : llvm::zip(op.getResultTypes(), resultRegs)) {
+        Type element = getElementTypeOrSelf(type);
+        size_t count = tile::InlineAsmElementwiseOp::getRegistersPerRun(
+            element.getIntOrFloatBitWidth(), packed);
+        SmallVector<Value> elements =
+            unpackRun(rewriter, loc, rest.take_front(count), element, packed);
+        rest = rest.drop_front(count);
+        for (size_t j = 0; j < packed && start + j < numRegs; ++j)
+          regs.push_back(elements[j]);
+      }
+    }
+    SmallVector<Value> results;
+    for (auto [type, regs] : llvm::zip(op.getResultTypes(), resultRegs))
+      results.push_back(packRegisters(
+          rewriter, loc, getTypeConverter()->convertType(type), regs));
+    rewriter.replaceOp(op, results);
     return success();
   }
 };
@@ -362,7 +489,8 @@ static bool isApproximatedMath(StringRef name) {
 void tilegpu::populateElementwiseOpToLLVMPatterns(
     TileGPUToLLVMTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<ElementwiseTileOpConversion, SpecialScalarOpConversion,
-               UnitScaleSkipConversion>(converter, patterns.getContext());
+               UnitScaleSkipConversion, InlineAsmElementwiseConversion>(
+      converter, patterns.getContext());
   // Above math-to-llvm's patterns (benefit 1); f16 and bf16 through f32.
   const PatternBenefit aboveMathToLLVM(2);
   populateMathF32ExpansionPatterns(patterns, isApproximatedMath,

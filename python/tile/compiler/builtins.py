@@ -451,6 +451,11 @@ def minimum(cg, x, y, propagate_nan=core.PropagateNan.NONE):
     return semantic.minmax(cg.b, "min", x, y, propagate_nan)
 
 
+@implements(tl.inline_asm_elementwise)
+def inline_asm_elementwise(cg, asm, constraints, args, dtype, is_pure, pack):
+    return semantic.inline_asm_elementwise(cg.b, asm, constraints, args, dtype, is_pure, pack)
+
+
 @implements(tl.where)
 def where(cg, condition, x, y):
     if semantic.is_literal(condition) or isinstance(condition, bool):

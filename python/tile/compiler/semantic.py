@@ -595,6 +595,59 @@ def atan2(b, y, x):
     return b.op(f"math.atan2 {y.ssa}, {x.ssa} : {y.type.mlir}", y.type)
 
 
+def inline_asm_elementwise(b, asm, constraints, args, dtype, is_pure, pack):
+    """tile.inline_asm_elementwise of ``asm`` over ``args`` broadcast to one
+    shape: a tensor of ``dtype``, or a tuple of them for a sequence."""
+    what = "tl.inline_asm_elementwise"
+    for name, value in (("asm", asm), ("constraints", constraints)):
+        if not isinstance(value, str):
+            raise TileTypeError(f"{what}: {name} must be a constexpr string, got "
+                                f"{describe(value)}")
+    if not isinstance(is_pure, bool):
+        raise TileTypeError(f"{what}: is_pure must be True or False, got {describe(is_pure)}")
+    if isinstance(pack, bool) or not isinstance(pack, int) or not is_power_of_two(pack) \
+            or pack > 32:
+        raise TileTypeError(f"{what}: pack must be 1, 2, 4, 8, 16 or 32, got {describe(pack)}")
+    if not isinstance(args, (tuple, list)):
+        raise TileTypeError(f"{what}: args must be a tuple or list of tensors and numbers, "
+                            f"got {describe(args)}")
+    dtypes = tuple(dtype) if isinstance(dtype, (tuple, list)) else (dtype,)
+    if not dtypes:
+        raise TileTypeError(f"{what}: dtype names no result (give at least one, even one "
+                            f"left unused)")
+
+    def element_bits(ty, name):
+        if not isinstance(ty, core.dtype) or isinstance(ty, core.pointer_type) \
+                or ty.primitive_bitwidth not in (8, 16, 32, 64):
+            raise TileTypeError(f"{what}: {name} must be of 8, 16, 32 or 64 bits (convert "
+                                f"booleans to tl.int8), got {describe(ty)}")
+        return ty
+    dtypes = tuple(element_bits(t, "dtype") for t in dtypes)
+    for a in args:
+        require_value_or_number(a, what)
+    tensors = [a for a in args if is_value(a) and a.is_block()]
+    if not tensors:
+        raise TileTypeError(f"{what}: args hold no tensor (the results take the args' "
+                            f"shape)")
+    shape = broadcast_shapes(*(t.shape for t in tensors), opname=what)
+    operands = [to_value(b, a, None, shape) for a in args]
+    for i, operand in enumerate(operands):
+        element_bits(operand.dtype, f"args[{i}]")
+    results = [core.block_type(t, shape) for t in dtypes]
+    name = b.fresh()
+    count = f":{len(results)}" if len(results) > 1 else ""
+    b.line(f"{name}{count} = tile.inline_asm_elementwise {quote(asm)} "
+           f"{{constraints = {quote(constraints)}, pure = {'true' if is_pure else 'false'}, "
+           f"packed_element = {pack} : i32}} {', '.join(o.ssa for o in operands)} : "
+           f"{', '.join(o.type.mlir for o in operands)} -> "
+           f"{', '.join(r.mlir for r in results)}")
+    if len(results) == 1 and not isinstance(dtype, (tuple, list)):
+        return Value(name, results[0])
+    if len(results) == 1:
+        return (Value(name, results[0]),)
+    return tuple(Value(f"{name}#{i}", r) for i, r in enumerate(results))
+
+
 def fma(b, x, y, z):
     x, y, ty = promote(b, x, y, "tl.fma")
     x, z, ty = promote(b, x, z, "tl.fma")

@@ -571,6 +571,21 @@ def map_elementwise(scalar_fn, *args, pack=1):
 
 
 @builtin
+def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack):
+    """Runs the inline assembly ``asm`` (PTX, a constexpr string) over the
+    elements of ``args`` (tensors and numbers, broadcast to one shape), as
+    Triton's: ``pack`` elements of each a run, which elements unspecified.
+    Elements narrower than 32 bits go ``32 / bits`` to a 32-bit register;
+    ``constraints`` (LLVM's inline-assembly syntax) names the results'
+    registers first (``=r``, ``=f``, ...), then the arguments', then any
+    clobbers. ``dtype``: the result's element type, or a sequence of them
+    for a tuple of results. ``is_pure``: the assembly has no side effects
+    (the compiler may remove or move it). Only the GPU runs it: the
+    interpreter refuses a kernel that uses it.
+    """
+
+
+@builtin
 def to_tensor(x) -> tensor:
     """``x`` as a tensor: a tensor is returned as it is; a Python number (or
     constexpr) becomes a scalar of Triton's type for it: a bool ``int1``; an

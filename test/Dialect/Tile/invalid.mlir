@@ -751,3 +751,36 @@ func.func @store_acquire(%p: !tile.ptr<i32>, %x: i32) {
   tile.atomic_store %p, %x sem acquire : !tile.ptr<i32>
   return
 }
+
+// -----
+
+func.func @inline_asm_pack(%a: tensor<64xi32>) {
+  // expected-error @below {{packs 1, 2, 4, 8, 16 or 32 elements a run, not 3}}
+  %r = tile.inline_asm_elementwise "" {constraints = "=r,r,r,r", pure = true, packed_element = 3 : i32} %a : tensor<64xi32> -> tensor<64xi32>
+  return
+}
+
+// -----
+
+func.func @inline_asm_registers(%a: tensor<64xi16>) {
+  // Two 16-bit elements a run: one 32-bit register in and out.
+  // expected-error @below {{constraints "=r,r,r" name 1 output and 2 input registers, but 2 element(s) a run of these types take 1 and 1}}
+  %r = tile.inline_asm_elementwise "" {constraints = "=r,r,r", pure = true, packed_element = 2 : i32} %a : tensor<64xi16> -> tensor<64xi16>
+  return
+}
+
+// -----
+
+func.func @inline_asm_bool(%a: tensor<64xi1>) {
+  // expected-error @below {{takes and gives elements of 8, 16, 32 or 64 bits, not 'i1'}}
+  %r = tile.inline_asm_elementwise "" {constraints = "=r,r", pure = true, packed_element = 1 : i32} %a : tensor<64xi1> -> tensor<64xi32>
+  return
+}
+
+// -----
+
+func.func @inline_asm_shapes(%a: tensor<64xi32>) {
+  // expected-error @below {{all non-scalar operands/results must have the same shape}}
+  %r = tile.inline_asm_elementwise "" {constraints = "=r,r", pure = true, packed_element = 1 : i32} %a : tensor<64xi32> -> tensor<32xi32>
+  return
+}

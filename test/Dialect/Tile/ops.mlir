@@ -234,3 +234,14 @@ func.func @copy(%src: !tile.ptr<f32>, %dst: !tile.ptr<f32>, %n: i32) attributes 
   tile.store %dptrs, %x mask %mask : tensor<128x!tile.ptr<f32>>
   return
 }
+
+// CHECK-LABEL: func.func @inline_asm_elementwise
+func.func @inline_asm_elementwise(%a: tensor<64xi32>, %b: tensor<64xi8>, %c: tensor<64xf32>) -> (tensor<64xi32>, tensor<64xf32>) {
+  // CHECK: tile.inline_asm_elementwise "shf.l.wrap.b32 $0, $1, $1, 8;" {constraints = "=r,r", packed_element = 1 : i32, pure = true} %{{.*}} : tensor<64xi32> -> tensor<64xi32>
+  %r = tile.inline_asm_elementwise "shf.l.wrap.b32 $0, $1, $1, 8;" {constraints = "=r,r", pure = true, packed_element = 1 : i32} %a : tensor<64xi32> -> tensor<64xi32>
+  // Four bytes of %b in one register, four f32 registers of %c in and out.
+  // CHECK: tile.inline_asm_elementwise
+  // CHECK-SAME: tensor<64xi8>, tensor<64xf32> -> tensor<64xi32>, tensor<64xf32>
+  %i, %f = tile.inline_asm_elementwise "" {constraints = "=r,=r,=r,=r,=f,=f,=f,=f,r,f,f,f,f,~{memory}", pure = false, packed_element = 4 : i32} %b, %c : tensor<64xi8>, tensor<64xf32> -> tensor<64xi32>, tensor<64xf32>
+  return %i, %f : tensor<64xi32>, tensor<64xf32>
+}

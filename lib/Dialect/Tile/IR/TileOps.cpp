@@ -467,6 +467,63 @@ LogicalResult PrintOp::verify() {
   return success();
 }
 
+unsigned InlineAsmElementwiseOp::getRegistersPerRun(unsigned bits,
+                                                    unsigned packed) {
+  return bits >= 32 ? packed : std::max(1u, bits * packed / 32);
+}
+
+LogicalResult InlineAsmElementwiseOp::verify() {
+  uint32_t packed = getPackedElement();
+  if (packed < 1 || packed > 32 || !llvm::isPowerOf2_32(packed))
+    return emitOpError() << "packs 1, 2, 4, 8, 16 or 32 elements a run, not "
+                         << packed;
+  if (getArgs().empty())
+    return emitOpError() << "takes at least one tile (its shape is the "
+                            "results')";
+  if (getResults().empty())
+    return emitOpError() << "gives at least one tile";
+  // The registers each side of the constraints must name.
+  unsigned outputs = 0, inputs = 0;
+  for (auto [types, registers] :
+       {std::pair(TypeRange(getResultTypes()), &outputs),
+        std::pair(TypeRange(getArgs().getTypes()), &inputs)})
+    for (Type type : types) {
+      Type element = getElementTypeOrSelf(type);
+      unsigned bits = element.getIntOrFloatBitWidth();
+      if (bits != 8 && bits != 16 && bits != 32 && bits != 64)
+        return emitOpError() << "takes and gives elements of 8, 16, 32 or "
+                                "64 bits, not "
+                             << element;
+      *registers += getRegistersPerRun(bits, packed);
+    }
+  unsigned namedOutputs = 0, namedInputs = 0;
+  SmallVector<StringRef> entries;
+  getConstraints().split(entries, ',');
+  for (StringRef entry : entries) {
+    entry = entry.trim();
+    if (entry.starts_with("="))
+      ++namedOutputs;
+    else if (!entry.starts_with("~") && !entry.empty())
+      ++namedInputs;
+  }
+  if (namedOutputs != outputs || namedInputs != inputs)
+    return emitOpError() << "constraints \"" << getConstraints() << "\" name "
+                         << namedOutputs << " output and " << namedInputs
+                         << " input registers, but " << packed
+                         << " element(s) a run of these types take " << outputs
+                         << " and " << inputs;
+  return success();
+}
+
+void InlineAsmElementwiseOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  if (getPure())
+    return;
+  effects.emplace_back(MemoryEffects::Read::get());
+  effects.emplace_back(MemoryEffects::Write::get());
+}
+
 namespace {
 /// A load whose mask is constant: all-true drops the mask, all-false with an
 /// `other` is that value.

@@ -754,6 +754,46 @@ def Tile_WhereOp : Tile_Op<"where", [Pure, Elementwise,
   let hasFolder = 1;
 }
 
+def Tile_InlineAsmElementwiseOp : Tile_Op<"inline_asm_elementwise", [
+    Elementwise, SameOperandsAndResultShape,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "run inline assembly over the elements of tiles";
+  let description = [{
+    `tl.inline_asm_elementwise(asm, constraints, args, dtype, is_pure,
+    pack)`: the assembly `asm_string` (PTX) runs once for every
+    `packed_element` elements of the operands, which share one shape, and
+    gives that many elements of each result (of the operands' shape). Which
+    elements go to one run is unspecified. Elements narrower than 32 bits
+    go in 32-bit registers, `32 / bits` a register (a run of fewer than 32
+    bits of them, in one register of that width); wider ones a register
+    each. `constraints` names those registers in LLVM's inline-assembly
+    syntax, the results' first (`=r`, `=f`, `=l`, `=h`), then the
+    operands', then any clobbers (`~{memory}`). Without `pure` the
+    assembly has side effects: it is neither removed nor moved. Only the
+    GPU runs it; the interpreter refuses it.
+
+    ```mlir
+    %y = tile.inline_asm_elementwise "shf.l.wrap.b32 $0, $1, $2, $3;" {
+        constraints = "=r,r,r,r", pure = true, packed_element = 1 : i32}
+        %a, %b, %c : tensor<128xi32>, tensor<128xi32>, tensor<128xi32>
+        -> tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$asm_string, StrAttr:$constraints,
+                   BoolAttr:$pure, I32Attr:$packed_element,
+                   Variadic<Tile_NumericTensor>:$args);
+  let results = (outs Variadic<Tile_NumericTensor>:$results);
+  let assemblyFormat = [{
+    $asm_string attr-dict $args `:` type($args) `->` type($results)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Registers one run of the assembly takes or gives for `packed`
+    /// elements of `bits` bits: one a 32 bits, at least one.
+    static unsigned getRegistersPerRun(unsigned bits, unsigned packed);
+  }];
+}
+
 def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
   let summary = "reduce a tile along one axis with sum, max, min, or or xor";
   let description = [{
