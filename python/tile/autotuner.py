@@ -68,9 +68,9 @@ class Config:
         if not isinstance(kwargs, dict) or not all(isinstance(k, str) for k in kwargs):
             raise TypeError(f"tile.Config: the first argument is a dict of constexpr "
                             f"values by name, not {kwargs!r}")
-        if pre_hook is not None:
-            raise TypeError("tile.Config: pre_hook is not supported yet (reset_to_zero and "
-                            "restore_value of tile.autotune are)")
+        if pre_hook is not None and not callable(pre_hook):
+            raise TypeError(f"tile.Config: pre_hook is a function of the arguments by name, "
+                            f"not {pre_hook!r}")
         defaults = CompileOptions()
         num_warps = defaults.num_warps if num_warps is None else num_warps
         num_stages = defaults.num_stages if num_stages is None else num_stages
@@ -86,12 +86,21 @@ class Config:
         self.num_warps = num_warps
         self.num_stages = num_stages
         self.options = dict(options)
-        self.pre_hook = None
+        # Called with the launch's arguments by name (the config's
+        # constexprs and options among them) before each launch of this
+        # config, timed or not, as Triton's.
+        self.pre_hook = pre_hook
 
     def all_kwargs(self):
         """The constexprs and options this config passes to the launch."""
         return {**self.kwargs, "num_warps": self.num_warps, "num_stages": self.num_stages,
                 **self.options}
+
+    def run_pre_hook(self, named):
+        """pre_hook, if any, on the arguments by name ``named`` with this
+        config's constexprs and options."""
+        if self.pre_hook is not None:
+            self.pre_hook({**named, **self.all_kwargs()})
 
     def __str__(self):
         return ", ".join(f"{name}: {value}" for name, value in self.all_kwargs().items())
@@ -535,7 +544,11 @@ class Autotuner(KernelWrapper):
                     failures.append((config, error))
                     timings[config] = math.inf
                     continue
-                trial = Trial(config, prepared[config], reset, self.warmup_ms, self.rep_ms)
+                def reset_and_hook(config=config):
+                    reset()
+                    config.run_pre_hook(named)
+                trial = Trial(config, prepared[config], reset_and_hook, self.warmup_ms,
+                              self.rep_ms)
                 timings[config] = float(timer(trial))
         finally:
             # The caller's launch sees the tensors as the caller gave them.
@@ -561,14 +574,15 @@ class Autotuner(KernelWrapper):
         an earlier call left one (launcher.begin).  A call the fast binder
         leaves, and a new key (tuned), go through _prepare; the config it
         launches leaves its fast launch behind.  Nothing else is skipped:
-        reset_to_zero and restore_value act on the timed runs only, and a
-        config has no hooks to run (Config refuses pre_hook)."""
+        reset_to_zero and restore_value act on the timed runs only, and the
+        config's pre_hook runs before its launch."""
         named = self._fast_bind(args, kwargs)
         if named is not None:
             config = self.cache.get(self._call_key(named))
             if config is not None:
                 ready = _begin(self.fn, grid, args, {**kwargs, **config.all_kwargs()})
                 self.best_config = config
+                config.run_pre_hook(named)
                 return ready
         prepared = self._prepare(grid, args, kwargs)
         if isinstance(self.fn, JITFunction):
@@ -595,6 +609,8 @@ class Autotuner(KernelWrapper):
         else:
             prepared = self._prepare_config(config, grid, args, kwargs)
         self.best_config = config
+        # What follows a _prepare is the launch (KernelWrapper.run).
+        config.run_pre_hook(named)
         return prepared
 
 

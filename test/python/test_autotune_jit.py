@@ -338,6 +338,36 @@ def test_reset_to_zero_and_restore_value_before_each_timed_run(names):
     assert torch.equal(total, start + x)
 
 
+def test_a_configs_pre_hook_runs_before_each_of_its_launches():
+    """Config(pre_hook=f): f(arguments by name, the config's among them)
+    before every launch of that config, timed runs and the caller's, as
+    Triton's; here it zeroes Total, so every run adds x once."""
+    seen = []
+
+    def zero_total(named):
+        seen.append((named["BLOCK"], named["num_warps"], named["n"]))
+        named["Total"].zero_()
+
+    def timer(trial):
+        for _ in range(2):
+            trial.run()
+            assert torch.equal(total, x)
+        return 1.0 if trial.config.kwargs["BLOCK"] == 64 else 2.0
+
+    configs = [tile.Config({"BLOCK": 32}, pre_hook=zero_total),
+               tile.Config({"BLOCK": 64}, pre_hook=zero_total)]
+    kernel = tile.autotune(configs=configs, key=["n"], timer=timer)(fresh(accumulate))
+    x, total = torch.arange(1.0, 101.0), torch.full((100,), 5.0)
+    grid = lambda meta: (tile.cdiv(100, meta["BLOCK"]),)  # noqa: E731
+    kernel[grid](x, total, 100)
+    assert torch.equal(total, x) and kernel.best_config is configs[1]
+    assert seen == [(32, 4, 100)] * 2 + [(64, 4, 100)] * 3
+    kernel[grid](x, total, 100)   # the cached choice: its hook again
+    assert torch.equal(total, x) and seen[-1] == (64, 4, 100) and len(seen) == 6
+    with pytest.raises(TypeError, match="pre_hook is a function of the arguments by name"):
+        tile.Config({"BLOCK": 32}, pre_hook="zero")
+
+
 def test_without_a_reset_the_timed_runs_accumulate():
     kernel = tile.autotune(configs=[tile.Config({"BLOCK": 32})], key=["n"],
                            timer=lambda trial: trial.run() or 1.0)(fresh(accumulate))
