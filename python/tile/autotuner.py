@@ -37,6 +37,7 @@ it is called with a Trial and returns milliseconds, on any device.
 ``$TILE_PRINT_AUTOTUNING=1`` prints each choice.
 """
 
+import json
 import math
 import os
 import statistics
@@ -46,6 +47,7 @@ from .compiler import options as compile_options
 from .compiler.errors import BackendError, CompilationError, TileTypeError, UsageError
 from .compiler.options import CompileOptions
 from .jit import JITFunction
+from .language import core
 
 PRINT_VARIABLE = "TILE_PRINT_AUTOTUNING"
 # What a config that does not compile raises: that config is skipped, as
@@ -180,6 +182,15 @@ def _begin(kernel, grid, args, kwargs):
     if isinstance(kernel, JITFunction):
         return launcher.begin(kernel, grid, args, kwargs)
     return kernel._begin(grid, args, kwargs)
+
+
+def _spell(value):
+    """A constexpr's value as --constexpr reads it back (parse_constexpr)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, core.dtype):
+        return value.name
+    return str(value)
 
 
 def _is_tensor(value):
@@ -439,6 +450,9 @@ class Autotuner(KernelWrapper):
                              f"{self.warmup_ms!r} and {self.rep_ms!r}")
         self.timer = timer
         self.cache = {}
+        # Per key tuned, the specialisation its choice compiled (what
+        # export_choices writes down).
+        self._chosen = {}
         self.best_config = None
         self.configs_timings = None
         # Names any config passes: a caller who gives one clashes with it.
@@ -455,6 +469,32 @@ class Autotuner(KernelWrapper):
         _, named = self._bind(args, kwargs)
         return [launcher.warmup(self.fn, args, {**kwargs, **config.all_kwargs()}, grid)
                 for config in self.prune_configs(named)]
+
+    def export_choices(self, path=None):
+        """The choices made so far, for an ahead-of-time build: {"kernel":
+        "FILE.py:NAME", "choices": [{"name", "key", "signature",
+        "constants", "constexprs" (NAME=VALUE, as --constexpr takes them),
+        "options" (the compile options' pipeline string)}]}, one a key
+        tuned, named NAME_0, NAME_1, ...; written to ``path`` as JSON when
+        given.  ``python3 -m tile.compile --autotuned FILE --out-dir DIR``
+        compiles them, for tile-run and the runtime's C interface."""
+        if not isinstance(self.fn, JITFunction):
+            raise TypeError(f"{self.__name__}.export_choices: only an @tile.autotune "
+                            f"directly over @tile.jit exports its choices")
+        choices = []
+        for i, (key, spec) in enumerate(self._chosen.items()):
+            choices.append({
+                "name": f"{self.fn.__name__}_{i}", "key": repr(key),
+                "signature": ",".join(spec.signature), "constants": dict(spec.constants),
+                "constexprs": [f"{name}={_spell(value)}"
+                               for name, value in spec.constexprs.items()],
+                "options": spec.options.pipeline_string()})
+        exported = {"kernel": f"{self.fn.filename}:{self.fn.__name__}", "choices": choices}
+        if path is not None:
+            with open(path, "w") as f:
+                json.dump(exported, f, indent=1)
+                f.write("\n")
+        return exported
 
     # -- choosing ------------------------------------------------------------
 
@@ -602,6 +642,8 @@ class Autotuner(KernelWrapper):
         if config is None:
             config, prepared = self._choose(named, backend, grid, args, kwargs)
             self.cache[key] = config
+            if isinstance(self.fn, JITFunction):
+                self._chosen[key] = prepared.spec
             if os.environ.get(PRINT_VARIABLE, "").lower() not in ("", "0", "false", "no"):
                 how = "timed" if self.configs_timings is not None else \
                     "the first that compiles (the interpreter times nothing)"

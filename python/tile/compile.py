@@ -4,6 +4,7 @@
         --constexpr BLOCK=128 --num-warps 4 -o OUT.mlir
     python3 -m tile.compile --manifest --out-dir DIR [--only NAME ...]
         [--set NAME=VALUE ...] [--tuning autotune.json]
+    python3 -m tile.compile --autotuned CHOICES.json --out-dir DIR
 
 Writes each kernel's ``tile`` module (OUT.mlir), then runs tile-compile once
 over them all for its metadata (OUT.json), PTX and cubin: ``--emit`` says how
@@ -22,6 +23,7 @@ from .compiler import REPO_ROOT, compile_kernel, driver
 from .compiler import options as compile_options
 from .compiler.errors import BackendError, CompilationError, UsageError
 from .compiler.options import CompileOptions
+from .jit import JITFunction
 from .language import core
 
 # --emit: 'ir' stops after the frontend; the others are tile-compile's.
@@ -173,6 +175,44 @@ def compile_manifest(args):
         driver.run_tile_compile(modules, emit=args.emit)
 
 
+def compile_autotuned(args):
+    """Each choice of an Autotuner.export_choices file, compiled into
+    --out-dir under its name."""
+    import json
+    if not args.out_dir:
+        raise UsageError("--autotuned needs --out-dir DIR")
+    try:
+        with open(args.autotuned) as f:
+            exported = json.load(f)
+        path, kernel = exported["kernel"].rsplit(":", 1)
+        choices = exported["choices"]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+        raise UsageError(f"--autotuned {args.autotuned}: not a file export_choices wrote "
+                         f"({error})") from None
+    fn = getattr(load_module(path), kernel, None)
+    while fn is not None and not isinstance(fn, JITFunction) and hasattr(fn, "fn"):
+        fn = fn.fn   # the @tile.jit function under @tile.autotune, @tile.heuristics
+    if fn is None:
+        raise UsageError(f"{path} has no function '{kernel}'")
+    modules = []
+    for choice in choices:
+        try:
+            name, signature = choice["name"], choice["signature"]
+            constexprs = dict(parse_constexpr(c) for c in choice["constexprs"])
+            options = CompileOptions.from_pipeline_string(choice["options"])
+            constants = choice.get("constants") or None
+        except (KeyError, TypeError) as error:
+            raise UsageError(f"--autotuned {args.autotuned}: a choice lacks {error}") \
+                from None
+        text = compile_kernel(fn, signature, constexprs, options=options, entry=name,
+                              constants=constants)
+        module = os.path.join(args.out_dir, name + ".mlir")
+        driver.write_module(text, module)
+        modules.append(module)
+    if modules and args.emit != "ir":
+        driver.run_tile_compile(modules, emit=args.emit)
+
+
 def add_option_flags(parser):
     """One flag an option of CompileOptions: --num-warps, --target, ..."""
     group = parser.add_argument_group(
@@ -227,20 +267,30 @@ def main(argv=None):
     manifest.add_argument("--tuning", metavar="FILE",
                           help="with --manifest: the block sizes an autotuning sweep chose "
                                "(tile.tools.autotune's autotune.json)")
+    parser.add_argument("--autotuned", metavar="FILE",
+                        help="compile, into --out-dir, each choice @tile.autotune made "
+                             "(its kernel's export_choices(FILE))")
     args = parser.parse_args(argv)
     manifest_only = [flag for flag, given in (
-        ("--out-dir", args.out_dir), ("--only", args.only), ("--set", args.set),
-        ("--list", args.list), ("--tuning", args.tuning)) if given]
+        ("--only", args.only), ("--set", args.set), ("--list", args.list),
+        ("--tuning", args.tuning)) if given]
     if manifest_only and not args.manifest:
         parser.error(f"{', '.join(manifest_only)}: only with --manifest")
+    if args.out_dir and not (args.manifest or args.autotuned):
+        parser.error("--out-dir: only with --manifest or --autotuned")
     option_flags = [name for name in compile_options.names()
                     if getattr(args, name) is not None]
     if args.manifest and option_flags:
         parser.error(f"--{option_flags[0].replace('_', '-')}: a variant's options come "
                      "from the manifest; --set NAME=VALUE overrides them")
+    if args.autotuned and option_flags:
+        parser.error(f"--{option_flags[0].replace('_', '-')}: each choice's options come "
+                     "from the --autotuned file")
     try:
         if args.manifest:
             compile_manifest(args)
+        elif args.autotuned:
+            compile_autotuned(args)
         elif args.kernel:
             compile_one(args)
         else:

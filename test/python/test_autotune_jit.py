@@ -4,7 +4,10 @@ kernels autotuned against float64 references at sizes that are not
 multiples of the blocks, the per-key cache, heuristics, pruning,
 reset_to_zero, the errors; and the choice by time, with a fake timer."""
 
+import json
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -182,6 +185,45 @@ def test_the_fastest_config_is_chosen_and_cached_per_key(counted):
     # Back to the first key: its choice, from the cache.
     kernel[add_grid(1000)](x, y, out, 1000)
     assert kernel.best_config is ADD_CONFIGS[1] and len(timer.timed) == 6
+
+
+def test_the_choices_export_for_an_ahead_of_time_build(tmp_path, tile_compile):
+    """export_choices writes one entry a key tuned (its specialisation and
+    the chosen config); python3 -m tile.compile --autotuned compiles each
+    into a folder, the chosen block sizes and options in its metadata."""
+    timer = FakeTimer({(256, 1000): 1.0, (64, 500): 0.5})
+    kernel = autotuned_add(timer=timer)
+    for n in (1000, 500, 1000):
+        x, y, out = torch.rand(n), torch.rand(n), torch.empty(n)
+        kernel[add_grid(n)](x, y, out, n)
+    path = tmp_path / "choices.json"
+    exported = kernel.export_choices(str(path))
+    assert json.loads(path.read_text()) == exported
+    assert exported["kernel"].endswith("examples/pytorch_launch.py:add_kernel")
+    assert [(c["name"], c["constexprs"]) for c in exported["choices"]] == [
+        ("add_kernel_0", ["BLOCK_SIZE=256"]), ("add_kernel_1", ["BLOCK_SIZE=64"])]
+    assert "num-warps=8 " in exported["choices"][0]["options"] + " "
+    assert "num-stages=3" in exported["choices"][0]["options"]
+    assert exported["choices"][0]["signature"].startswith("*fp32")
+    out_dir = tmp_path / "kernels"
+    out_dir.mkdir()
+    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python"), TILE_COMPILE=tile_compile,
+               TILE_CACHE_DIR="off")
+    result = subprocess.run([sys.executable, "-m", "tile.compile", "--autotuned", str(path),
+                             "--out-dir", str(out_dir), "--emit", "metadata"], cwd=REPO,
+                            env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    for i, (block, warps) in enumerate(((256, 8), (64, 2))):
+        metadata = json.loads((out_dir / f"add_kernel_{i}.json").read_text())
+        assert metadata["constexprs"]["BLOCK_SIZE"] == block
+        assert metadata["num_warps"] == warps
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}")
+    result = subprocess.run([sys.executable, "-m", "tile.compile", "--autotuned", str(bad),
+                             "--out-dir", str(out_dir)], cwd=REPO, env=env,
+                            capture_output=True, text=True)
+    assert result.returncode == 1
+    assert "not a file export_choices wrote" in result.stderr
 
 
 def test_the_interpreter_compiles_one_config_and_times_nothing(counted):
