@@ -39,6 +39,7 @@ from tile.language.extra import libdevice  # noqa: E402
 
 EXAMPLE = load_module(os.path.join(ROOT, "examples", "pytorch_launch.py"))
 ATTENTION = load_module(os.path.join(ROOT, "examples", "fused_attention.py"))
+INLINE_ASM = load_module(os.path.join(ROOT, "examples", "inline_asm.py"))
 # fp16 products summed in fp32 and rounded once to fp16: the largest
 # |c - reference| / (|reference| + 1) stays near 5e-4.
 MATMUL_LIMIT = 2e-3
@@ -575,41 +576,17 @@ def unsigned_case(n):
     return case
 
 
-# tl.inline_asm_elementwise: a rotate of each int32, bytes to int32 and
-# float32 four a run (Triton's docs' example), and a number broadcast
+# tl.inline_asm_elementwise (examples/inline_asm.py): a rotate of each
+# int32, bytes to int32 and float32 four a run, and a number broadcast
 # among the arguments of an asm with side effects.
-@tile.jit
-def inline_asm_kernel(X, B, Y, Z, W, n, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    x = tl.load(X + offs, mask=mask)
-    rotated = tl.inline_asm_elementwise("shf.l.wrap.b32 $0, $1, $1, 8;", "=r,r", [x],
-                                        dtype=tl.int32, is_pure=True, pack=1)
-    b = tl.load(B + offs, mask=mask)
-    ints, floats = tl.inline_asm_elementwise(
-        "{ .reg .b8 t<4>; mov.b32 {t0, t1, t2, t3}, $8;"
-        " cvt.u32.u8 $0, t0; cvt.u32.u8 $1, t1; cvt.u32.u8 $2, t2; cvt.u32.u8 $3, t3;"
-        " cvt.rn.f32.u8 $4, t0; cvt.rn.f32.u8 $5, t1; cvt.rn.f32.u8 $6, t2;"
-        " cvt.rn.f32.u8 $7, t3; }",
-        "=r,=r,=r,=r,=f,=f,=f,=f,r", [b], dtype=(tl.int32, tl.float32), is_pure=True, pack=4)
-    summed = tl.inline_asm_elementwise("add.s32 $0, $1, $2;", "=r,r,r", [rotated, 7],
-                                       dtype=tl.int32, is_pure=False, pack=1)
-    tl.store(Y + offs, summed, mask=mask)
-    tl.store(Z + offs, ints, mask=mask)
-    tl.store(W + offs, floats, mask=mask)
-
-
 def inline_asm_case(n):
     """0 when every result is numpy's, else infinite."""
     def case(device):
         gen = np.random.default_rng(9)
         xs = gen.integers(-2**31, 2**31, n, dtype=np.int64).astype(np.int32)
         bs = gen.integers(0, 256, n, dtype=np.int64).astype(np.uint8)
-        x = torch.from_numpy(xs).to(device)
-        b = torch.from_numpy(bs).to(device)
-        y, z = torch.empty_like(x), torch.empty_like(x)
-        w = torch.empty(n, dtype=torch.float32, device=device)
-        inline_asm_kernel[(tile.cdiv(n, 256),)](x, b, y, z, w, n, BLOCK=256)
+        y, z, w = INLINE_ASM.run(torch.from_numpy(xs).to(device),
+                                 torch.from_numpy(bs).to(device))
         if device == "meta":
             return 0.0, 0.0
         bits = xs.view(np.uint32)

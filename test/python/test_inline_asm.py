@@ -11,37 +11,15 @@ import pytest
 import tile
 import tile.language as tl
 from conftest import REPO
+from tile.compile import load_module
 from tile.compiler import compile_kernel
 from tile.compiler.errors import CompilationError
 
 PYTHON_DIR = os.path.join(REPO, "python")
 
-# Bytes to (int32, float32), four a run: the example of Triton's docs.
-BYTES_TO_INT_AND_FLOAT = (
-    "{ .reg .b8 t<4>; mov.b32 {t0, t1, t2, t3}, $8;"
-    " cvt.u32.u8 $0, t0; cvt.u32.u8 $1, t1; cvt.u32.u8 $2, t2; cvt.u32.u8 $3, t3;"
-    " cvt.rn.f32.u8 $4, t0; cvt.rn.f32.u8 $5, t1; cvt.rn.f32.u8 $6, t2;"
-    " cvt.rn.f32.u8 $7, t3; }")
-
-
-@tile.jit
-def asm_kernel(X, B, Y, Z, W, n, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    x = tl.load(X + offs, mask=mask)
-    rotated = tl.inline_asm_elementwise("shf.l.wrap.b32 $0, $1, $1, 8;", "=r,r", [x],
-                                        dtype=tl.int32, is_pure=True, pack=1)
-    b = tl.load(B + offs, mask=mask)
-    ints, floats = tl.inline_asm_elementwise(BYTES_TO_INT_AND_FLOAT,
-                                             "=r,=r,=r,=r,=f,=f,=f,=f,r", [b],
-                                             dtype=(tl.int32, tl.float32), is_pure=True,
-                                             pack=4)
-    # A number among the arguments is broadcast to the tensors' shape.
-    summed = tl.inline_asm_elementwise("add.s32 $0, $1, $2;", "=r,r,r", [rotated, 7],
-                                       dtype=tl.int32, is_pure=False, pack=1)
-    tl.store(Y + offs, summed, mask=mask)
-    tl.store(Z + offs, ints, mask=mask)
-    tl.store(W + offs, floats, mask=mask)
+# The example's kernel: a rotate, bytes to (int32, float32) four a run, an
+# asm with side effects given a number.
+asm_kernel = load_module(os.path.join(REPO, "examples", "inline_asm.py")).asm_kernel
 
 
 SIGNATURE = "*i32:16,*u8:16,*i32:16,*i32:16,*fp32:16,i32"
@@ -66,7 +44,7 @@ def test_tile_compile_puts_the_assembly_in_the_ptx(tmp_path, tile_compile):
     env = dict(os.environ, PYTHONPATH=PYTHON_DIR, TILE_COMPILE=tile_compile,
                TILE_CACHE_DIR="off")
     result = subprocess.run(
-        [sys.executable, "-m", "tile.compile", f"{__file__}:asm_kernel", "--signature",
+        [sys.executable, "-m", "tile.compile", "examples/inline_asm.py:asm_kernel", "--signature",
          SIGNATURE, "--constexpr", "BLOCK=256", "--num-warps", "4", "--emit", "ptx",
          "-o", str(tmp_path / "asm.mlir")], cwd=REPO, env=env, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
@@ -140,7 +118,7 @@ def test_the_interpreter_refuses_it_by_name():
     x = torch.arange(300, dtype=torch.int32)
     b = torch.zeros(300, dtype=torch.uint8)
     outputs = (torch.empty_like(x), torch.empty_like(x), torch.empty(300))
-    with pytest.raises(RuntimeError, match=r"test_inline_asm.py:\d+:\d+: "
+    with pytest.raises(RuntimeError, match=r"examples/inline_asm.py:\d+:\d+: "
                                            r"tl.inline_asm_elementwise runs PTX, which the "
                                            r"interpreter cannot: run the kernel on the GPU"):
         asm_kernel[(2,)](x, b, *outputs, 300, BLOCK=256)
