@@ -264,10 +264,8 @@ SmallVector<Value> packRun(OpBuilder &b, Location loc, ArrayRef<Value> run,
   for (size_t i = 0; i < run.size(); i += perRegister) {
     Value packed = LLVM::UndefOp::create(b, loc, vector);
     for (unsigned j = 0; j < perRegister; ++j)
-      packed = LLVM::InsertElementOp::create(
-          b, loc, packed, run[i + j],
-          LLVM::ConstantOp::create(b, loc, b.getI32Type(),
-                                   b.getI32IntegerAttr(j)));
+      packed = LLVM::InsertElementOp::create(b, loc, packed, run[i + j],
+                                             createI32(b, loc, j));
     registers.push_back(LLVM::BitcastOp::create(b, loc, integer, packed));
   }
   return registers;
@@ -295,10 +293,8 @@ SmallVector<Value> unpackRun(OpBuilder &b, Location loc,
   for (Value reg : registers) {
     Value unpacked = LLVM::BitcastOp::create(b, loc, vector, reg);
     for (unsigned j = 0; j < perRegister; ++j)
-      elements.push_back(LLVM::ExtractElementOp::create(
-          b, loc, unpacked,
-          LLVM::ConstantOp::create(b, loc, b.getI32Type(),
-                                   b.getI32IntegerAttr(j))));
+      elements.push_back(LLVM::ExtractElementOp::create(b, loc, unpacked,
+                                                        createI32(b, loc, j)));
   }
   return elements;
 }
