@@ -15,6 +15,7 @@ far to go (docs/language.md).  Errors are reported as ``file:line: error:
 import argparse
 import importlib
 import importlib.util
+import json
 import os
 import sys
 
@@ -178,7 +179,6 @@ def compile_manifest(args):
 def compile_autotuned(args):
     """Each choice of an Autotuner.export_choices file, compiled into
     --out-dir under its name."""
-    import json
     if not args.out_dir:
         raise UsageError("--autotuned needs --out-dir DIR")
     try:
