@@ -248,30 +248,11 @@ struct ElementwiseTileOpConversion : public ConversionPattern {
   }
 };
 
-/// The registers one run of tile.inline_asm_elementwise takes or gives for
-/// `run.size()` elements of `element`: each element in its own when of 32
-/// bits or more, else 32 / bits of them a 32-bit integer (all of them in
-/// one narrower integer when they fill less).
-SmallVector<Value> packRun(OpBuilder &b, Location loc, ArrayRef<Value> run,
-                           Type element) {
-  unsigned bits = element.getIntOrFloatBitWidth();
-  if (bits >= 32)
-    return SmallVector<Value>(run);
-  unsigned perRegister = std::min<size_t>(32 / bits, run.size());
-  auto vector = VectorType::get({perRegister}, element);
-  Type integer = b.getIntegerType(perRegister * bits);
-  SmallVector<Value> registers;
-  for (size_t i = 0; i < run.size(); i += perRegister) {
-    Value packed = LLVM::UndefOp::create(b, loc, vector);
-    for (unsigned j = 0; j < perRegister; ++j)
-      packed = LLVM::InsertElementOp::create(b, loc, packed, run[i + j],
-                                             createI32(b, loc, j));
-    registers.push_back(LLVM::BitcastOp::create(b, loc, integer, packed));
-  }
-  return registers;
-}
-
-/// The types of packRun's registers for `packed` elements of `element`.
+/// The types of the registers one run of tile.inline_asm_elementwise takes
+/// or gives for `packed` elements of `element` (as many as the op's
+/// getRegistersPerRun): each element in its own when of 32 bits or more,
+/// else 32 / bits of them a 32-bit integer (all of them in one narrower
+/// integer when they fill less).
 SmallVector<Type> runRegisterTypes(OpBuilder &b, Type element,
                                    unsigned packed) {
   unsigned bits = element.getIntOrFloatBitWidth();
@@ -279,6 +260,25 @@ SmallVector<Type> runRegisterTypes(OpBuilder &b, Type element,
       tile::InlineAsmElementwiseOp::getRegistersPerRun(bits, packed);
   Type type = bits >= 32 ? element : b.getIntegerType(bits * packed / count);
   return SmallVector<Type>(count, type);
+}
+
+/// `run`'s elements of `element` in their registers (runRegisterTypes).
+SmallVector<Value> packRun(OpBuilder &b, Location loc, ArrayRef<Value> run,
+                           Type element) {
+  SmallVector<Type> types = runRegisterTypes(b, element, run.size());
+  if (element.getIntOrFloatBitWidth() >= 32)
+    return SmallVector<Value>(run);
+  unsigned perRegister = run.size() / types.size();
+  auto vector = VectorType::get({perRegister}, element);
+  SmallVector<Value> registers;
+  for (auto [i, type] : llvm::enumerate(types)) {
+    Value packed = LLVM::UndefOp::create(b, loc, vector);
+    for (unsigned j = 0; j < perRegister; ++j)
+      packed = LLVM::InsertElementOp::create(
+          b, loc, packed, run[i * perRegister + j], createI32(b, loc, j));
+    registers.push_back(LLVM::BitcastOp::create(b, loc, type, packed));
+  }
+  return registers;
 }
 
 /// The `packed` elements of `element` in packRun's `registers`.
