@@ -72,7 +72,9 @@ def tensor_condition(X):
 @tile.jit
 def _early_return(x):
     if x > 0:
-        return x  # expect-error: 'return' inside an if on a run-time condition is not supported
+        if x > 5:
+            return x  # expect-error: 'return' inside an if on a run-time condition must end its branch, or the function
+        x = x + 1
     return -x
 
 

@@ -137,6 +137,10 @@ class Frame:
     def __init__(self, fn, scope, caller_loc):
         self.fn = fn
         self.fdef, self.line_offset, self.col_offset = fn.parse()
+        self.body = _returns_to_branches(self.fdef.body)
+        # Whether the statement being compiled is the last its function
+        # runs on its path (nothing follows it, and no loop holds it).
+        self.tail = False
         self.scope = scope
         self.caller_loc = caller_loc   # loc of the call site, inner form
         self.caller_error = None       # (file, line) of the call site
@@ -173,6 +177,44 @@ def _find_assignment(stmts, name):
                     and node.id == name:
                 return node
     return None
+
+
+def _terminates(stmts):
+    """Whether every path through ``stmts`` ends at a return."""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, ast.Return):
+        return True
+    return isinstance(last, ast.If) and _terminates(last.body) and _terminates(last.orelse)
+
+
+def _returns_to_branches(stmts):
+    """``stmts`` with what follows an if whose one branch ends at a return
+    moved into its other branch (and what follows an if both of whose
+    branches return dropped, as unreachable), in every if nested in them
+    too: Triton's form of an early return. An if holding a return is then
+    the last statement of its block. Loops are left alone: a return inside
+    one is refused."""
+    result = []
+    for index, stmt in enumerate(stmts):
+        if not isinstance(stmt, ast.If) or not _contains([stmt], ast.Return):
+            result.append(stmt)
+            continue
+        rest = stmts[index + 1:]
+        body, orelse = stmt.body, stmt.orelse
+        if _terminates(body):
+            orelse = orelse + rest if not _terminates(orelse) else orelse
+        elif _terminates(orelse):
+            body = body + rest
+        else:
+            result.append(stmt)
+            continue
+        branched = ast.If(test=stmt.test, body=_returns_to_branches(body),
+                          orelse=_returns_to_branches(orelse))
+        result.append(ast.copy_location(branched, stmt))
+        return result
+    return result
 
 
 def _contains(stmts, node_types):
@@ -327,7 +369,7 @@ class CodeGenerator:
             except TileTypeError as e:
                 raise self.error(arg_node, str(e)) from None
         self.b.loc = f"loc({self.loc_of(fdef)})"
-        self.visit_block(fdef.body)
+        self.visit_block(frame.body, tail=True)
         end_node = fdef.body[-1] if fdef.body else fdef
         self.b.loc = f"loc({self.loc_of(end_node)})"
         self.b.line("return")
@@ -342,10 +384,13 @@ class CodeGenerator:
         self.frames.pop()
         return renumber("\n".join(lines))
 
-    def visit_block(self, stmts):
-        for stmt in stmts:
+    def visit_block(self, stmts, tail=False):
+        """Compiles ``stmts``; ``tail``: nothing runs after them but the
+        function's return."""
+        for index, stmt in enumerate(stmts):
             if self.frame.returned:
                 break
+            self.frame.tail = tail and index == len(stmts) - 1
             self.visit(stmt)
 
     # -- names ------------------------------------------------------------
@@ -493,18 +538,23 @@ class CodeGenerator:
     # -- if ---------------------------------------------------------------
 
     def visit_If(self, node):
+        tail = self.frame.tail
         cond = self.visit(node.test)
         if is_constexpr(cond):
-            self.visit_block(node.body if cond else node.orelse)
+            self.visit_block(node.body if cond else node.orelse, tail)
             return
         if self.frame.elementwise:
             self._predicated_if(node, cond)
             return
         ret = _contains(node.body + node.orelse, ast.Return)
-        if ret is not None:
-            raise self.error(ret, "'return' inside an if on a run-time condition is "
-                                  "not supported; assign a variable and return after the if")
+        if ret is not None and not tail:
+            raise self.error(ret, "'return' inside an if on a run-time condition must end "
+                                  "its branch, or the function; assign a variable and "
+                                  "return after the if")
         cond = self.scalar_condition(cond, "if")
+        if ret is not None:
+            self._returning_if(node, cond)
+            return
         before = self.frame.scope
         branches = []
         for stmts in (node.body, node.orelse):
@@ -539,6 +589,74 @@ class CodeGenerator:
         for name, value in zip(yielded, results):
             self.frame.scope[name] = value
 
+    def _returning_if(self, node, cond):
+        """A run-time if with a return, last on its function's path: each
+        branch ends by returning (falling off its end returns None), and
+        the function returns what the taken branch returned."""
+        frame = self.frame
+        before = frame.scope
+        branches = []
+        for stmts in (node.body, node.orelse):
+            frame.scope = dict(before)
+            frame.returned, frame.return_value = False, None
+            with self.b.capture() as lines:
+                self.visit_block(stmts, tail=True)
+            branches.append((lines, frame.return_value))
+        frame.scope = before
+        (then_lines, then_value), (else_lines, else_value) = branches
+        yielded = object()   # marks the leaves the scf.if yields
+        types, then_vals, else_vals, merged = [], [], [], []
+        for t, e in self._returned_pairs(then_value, else_value):
+            if same(t, e):
+                merged.append(t)
+                continue
+            ty = self._merge_type("return", t, e, node, what="the returned value")
+            types.append(ty)
+            for lines, vals, value in ((then_lines, then_vals, t), (else_lines, else_vals, e)):
+                with self.b.capture() as extra:
+                    vals.append(self.materialize(value, ty, "return",
+                                                 what="the returned value"))
+                lines.extend(extra)
+            merged.append(yielded)
+        results = iter(self._emit_if(cond, types, then_lines, then_vals, else_lines,
+                                     else_vals))
+        merged = [next(results) if m is yielded else m for m in merged]
+        frame.returned = True
+        frame.return_value = self._rebuild(then_value, merged)
+
+    @staticmethod
+    def _returned_pairs(then_value, else_value):
+        """The leaves of two branches' returned values, paired; refuses
+        values of different structure."""
+        def leaves(value):
+            if isinstance(value, tuple):
+                return [leaf for v in value for leaf in leaves(v)]
+            return [value]
+
+        def shape(value):
+            return tuple(shape(v) for v in value) if isinstance(value, tuple) else None
+
+        if (then_value is None) != (else_value is None) or shape(then_value) != shape(
+                else_value):
+            raise TileTypeError(
+                "the branches of a run-time if return different kinds of values (a value "
+                "and none, or tuples of different lengths); return alike on every path")
+        if then_value is None:
+            return []
+        return list(zip(leaves(then_value), leaves(else_value)))
+
+    @staticmethod
+    def _rebuild(like, leaves):
+        """``leaves`` in the tuple structure of ``like``."""
+        leaves = iter(leaves)
+
+        def build(value):
+            if isinstance(value, tuple):
+                return tuple(build(v) for v in value)
+            return next(leaves)
+
+        return None if like is None else build(like)
+
     def _predicated_if(self, node, cond):
         """An if in tl.map_elementwise's function: both branches run, each
         under its condition; what they assign is merged with tl.where."""
@@ -569,12 +687,15 @@ class CodeGenerator:
         if frame.returned and outer is None:
             frame.return_mask = None
 
-    def _merge_type(self, name, t, e, node):
+    def _merge_type(self, name, t, e, node, what=None):
+        """The type of `name` after a run-time if; `what` describes it in
+        errors (default: the variable)."""
+        what = what or f"variable '{name}'"
         tt = self.carried_type(name, t) if not isinstance(t, Value) else t.type
         et = self.carried_type(name, e) if not isinstance(e, Value) else e.type
         if tt != et:
             raise TileTypeError(
-                f"variable '{name}' is {tt} in the then-branch but {et} in the "
+                f"{what} is {tt} in the then-branch but {et} in the "
                 f"else-branch of a run-time if; make the types agree (e.g. with .to())")
         return tt
 
@@ -633,14 +754,16 @@ class CodeGenerator:
             f"variable '{name}' holds {semantic.describe(value)} and changes at run time; "
             f"only tensors, scalars and block pointers can change in a run-time if or loop")
 
-    def materialize(self, value, ty, name):
-        """``value`` as a Value of type ``ty`` (a literal becomes a constant)."""
+    def materialize(self, value, ty, name, what=None):
+        """``value`` as a Value of type ``ty`` (a literal becomes a constant);
+        ``what`` describes it in errors (default: the variable ``name``)."""
+        what = what or f"variable '{name}'"
         if isinstance(value, Value):
             if value.type != ty:
-                raise TileTypeError(f"variable '{name}' changes type from {ty} to {value.type}")
+                raise TileTypeError(f"{what} changes type from {ty} to {value.type}")
             return value
         if not isinstance(ty, core.dtype):   # a tile or block pointer, not a scalar
-            raise TileTypeError(f"variable '{name}' changes type from {ty} to "
+            raise TileTypeError(f"{what} changes type from {ty} to "
                                 f"{semantic.describe(value)}")
         return self.b.constant(value, ty)
 
@@ -1227,7 +1350,7 @@ class CodeGenerator:
         self.frames.append(frame)
         saved_loc = self.b.loc
         try:
-            self.visit_block(frame.fdef.body)
+            self.visit_block(frame.body, tail=True)
             if frame.return_mask is not None:
                 raise TileTypeError(f"tl.map_elementwise: {fn.__name__} does not return a "
                                     f"value on every path")
