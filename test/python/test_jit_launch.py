@@ -81,6 +81,58 @@ def test_matmul_with_dot_at_ragged_shapes(m, n, k):
     assert error < 2e-3
 
 
+@tile.jit
+def matmul_fp16_out(A, B, C, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                    BK: tl.constexpr, OUT: tl.constexpr):
+    # One program: C = A B with Triton's out_dtype=tl.float16 (or bf16),
+    # the accumulator carried in that type from step to step.
+    rows, cols = tl.arange(0, BM), tl.arange(0, BN)
+    acc = tl.zeros((BM, BN), OUT)
+    for k in range(0, K, BK):
+        ks = k + tl.arange(0, BK)
+        a = tl.load(A + rows[:, None] * K + ks[None, :],
+                    mask=(rows[:, None] < M) & (ks[None, :] < K), other=0.0)
+        b = tl.load(B + ks[:, None] * N + cols[None, :],
+                    mask=(ks[:, None] < K) & (cols[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc, out_dtype=OUT)
+    tl.store(C + rows[:, None] * N + cols[None, :], acc,
+             mask=(rows[:, None] < M) & (cols[None, :] < N))
+
+
+@pytest.mark.parametrize("dtype, out, ulp", [(torch.float16, tl.float16, 2**-10),
+                                             (torch.bfloat16, tl.bfloat16, 2**-7)])
+def test_dot_with_a_narrower_out_dtype(dtype, out, ulp):
+    # Each step's product summed exactly (fp32 for 16 products of 16-bit
+    # floats) and rounded once to the result's type: against float64 steps
+    # rounded so, within one rounding's flip.
+    torch.manual_seed(6)
+    m, n, k, block_k = 29, 19, 40, 16
+    a, b = torch.randn(m, k).to(dtype), torch.randn(k, n).to(dtype)
+    c = torch.zeros(m, n, dtype=dtype)
+    matmul_fp16_out[(1,)](a, b, c, m, n, k, BM=32, BN=32, BK=block_k, OUT=out)
+    assert c.dtype == dtype
+    stepped = torch.zeros(m, n, dtype=dtype)
+    for k0 in range(0, k, block_k):
+        step = a[:, k0:k0 + block_k].double() @ b[k0:k0 + block_k].double()
+        stepped = (stepped.double() + step).to(dtype)
+    assert torch.allclose(c.double(), stepped.double(), rtol=ulp, atol=1e-6)
+    # Not the product rounded once: the steps' roundings are there.
+    assert not torch.equal(c, (a.double() @ b.double()).to(dtype))
+
+
+@tile.jit
+def int8_dot_fp16_out(A, C):
+    offs = tl.arange(0, 16)
+    a = tl.load(A + offs[:, None] * 16 + offs[None, :])
+    tl.store(C + offs[:, None] * 16 + offs[None, :], tl.dot(a, a, out_dtype=tl.float16))
+
+
+def test_dot_out_dtype_refused_for_int8():
+    a = torch.zeros(16, 16, dtype=torch.int8)
+    with pytest.raises(CompilationError, match="out_dtype fp16 is not supported for int8"):
+        int8_dot_fp16_out[(1,)](a, torch.zeros(16, 16, dtype=torch.float16))
+
+
 def test_matmul_of_a_transposed_operand():
     torch.manual_seed(5)
     a = torch.randn(40, 24).to(torch.float16)

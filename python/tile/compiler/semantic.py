@@ -773,17 +773,29 @@ def dot(b, a, bmat, acc=None, out_dtype=core.float32):
         raise TileTypeError(
             f"tl.dot: inner dimensions differ: {list(a.shape)} times {list(bmat.shape)}")
     acc_dtype = core.int32 if a.dtype.name == "int8" else core.float32
-    if out_dtype is not None and out_dtype != acc_dtype:
+    if out_dtype is None:
+        out_dtype = acc_dtype
+    # A narrower float result (Triton's out_dtype=tl.float16 for fp16
+    # operands, which it accumulates in fp16): the product accumulates in
+    # fp32 and is rounded once.
+    rounded = acc_dtype == core.float32 and out_dtype in (core.float16, core.bfloat16) \
+        and a.dtype in (core.float16, core.bfloat16, core.float8e5, core.float8e4nv)
+    if out_dtype != acc_dtype and not rounded:
         raise TileTypeError(
-            f"tl.dot: out_dtype {out_dtype} is not supported; "
-            f"products of {a.dtype} accumulate in {acc_dtype}")
+            f"tl.dot: out_dtype {out_dtype} is not supported for {a.dtype} operands; "
+            f"they accumulate in {acc_dtype}" +
+            (", and may give fp16 or bf16" if acc_dtype == core.float32 else ""))
     acc_ty = core.block_type(acc_dtype, (m, n))
+    out_ty = core.block_type(out_dtype, (m, n))
     if acc is None:
         acc = b.constant(0, acc_dtype, (m, n))
-    elif not is_value(acc) or acc.type != acc_ty:
-        raise TileTypeError(f"tl.dot: the accumulator must be {acc_ty}, got {describe(acc)}")
-    return b.op(f"tile.dot {a.ssa}, {bmat.ssa}, {acc.ssa} : {a.type.mlir}, "
-                f"{bmat.type.mlir} -> {acc_ty.mlir}", acc_ty)
+    elif not is_value(acc) or acc.type != out_ty:
+        raise TileTypeError(f"tl.dot: the accumulator must be {out_ty}, got {describe(acc)}")
+    elif rounded:
+        acc = cast(b, acc, acc_dtype)
+    result = b.op(f"tile.dot {a.ssa}, {bmat.ssa}, {acc.ssa} : {a.type.mlir}, "
+                  f"{bmat.type.mlir} -> {acc_ty.mlir}", acc_ty)
+    return cast(b, result, out_dtype) if rounded else result
 
 
 # --------------------------------------------------------------------------

@@ -873,9 +873,11 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None,
     ``input`` is ``[M, K]`` and ``other`` ``[K, N]``: 2-D tiles of one
     element type.  Products of fp16, bf16, fp8e5, fp8e4nv and fp32
     accumulate in fp32, products of int8 in int32.  ``acc``, if given, is an
-    ``[M, N]`` tile of that accumulator type; the result has that type.
-    ``out_dtype`` must name it: the default ``tl.float32``, or ``tl.int32``
-    for int8 operands.
+    ``[M, N]`` tile of the result's type, ``out_dtype``: the accumulator's
+    (the default ``tl.float32``, or ``tl.int32`` for int8 operands), or for
+    fp16, bf16 and fp8 operands ``tl.float16`` or ``tl.bfloat16``, which
+    Tile accumulates in fp32 and rounds once a product (Triton accumulates
+    fp16 results in fp16).
 
     ``input_precision`` (``None``, ``"ieee"``, ``"tf32"`` or ``"tf32x3"``),
     ``allow_tf32`` and ``max_num_imprecise_acc`` are accepted and ignored:
