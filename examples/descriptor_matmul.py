@@ -19,8 +19,10 @@ it in the interpreter, the descriptors given by their parts:
         c_desc__base=zeros:100x40 c_desc__shape0=100 c_desc__shape1=40 \\
         c_desc__stride0=40 --print c_desc__base
 
-or launch it from Python on the GPU with tile.TensorDescriptor (PyTorch
-tensors a, b, c on the GPU):
+or launch it from PyTorch as Triton launches it, `matmul[grid](...)` with
+host descriptors (`launch_matmul` below: CUDA tensors on the GPU, CPU
+tensors on the interpreter), or through a compiled bundle with
+tile.TensorDescriptor (PyTorch tensors a, b, c on the GPU):
 
     kernel = tile.runtime.Bundle("build/user-kernels").find("descriptor_matmul")
     kernel.launch({"a_desc": tile.TensorDescriptor.from_tensor(a, [64, 64]),
@@ -31,6 +33,7 @@ tensors a, b, c on the GPU):
 
 import tile
 import tile.language as tl
+from tile.tools.tensor_descriptor import TensorDescriptor
 
 
 @tile.jit(launch=tile.Launch(grid=("cdiv(a_desc__shape0, BM)", "cdiv(b_desc__shape1, BN)")))
@@ -41,3 +44,14 @@ def matmul(a_desc, b_desc, c_desc, BM: tl.constexpr, BN: tl.constexpr, BK: tl.co
     for k in range(0, a_desc.shape[1], BK):
         acc = tl.dot(a_desc.load([om, k]), b_desc.load([k, on]), acc)
     c_desc.store([om, on], acc)
+
+
+def launch_matmul(a, b, block=64):
+    """C = A @ B for fp16 torch tensors (rows 16-byte multiples apart),
+    through descriptors made on the host, as Triton's tutorials make them."""
+    c = a.new_empty((a.shape[0], b.shape[1]))
+    grid = (tile.cdiv(a.shape[0], block), tile.cdiv(b.shape[1], block))
+    matmul[grid](TensorDescriptor.from_tensor(a, [block, block]),
+                 TensorDescriptor.from_tensor(b, [block, block]),
+                 TensorDescriptor.from_tensor(c, [block, block]), BM=block, BN=block, BK=block)
+    return c

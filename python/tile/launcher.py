@@ -34,6 +34,7 @@ a kernel is launched, never before.
 import ctypes
 import functools
 import hashlib
+import json
 import operator
 import os
 import shutil
@@ -47,7 +48,7 @@ from .compiler import REPO_ROOT, compile_kernel, driver
 from .compiler import options as compile_options
 from .compiler.errors import UsageError
 from .compiler.options import CompileOptions
-from .tensor_descriptor import ELEMENT_TYPES
+from .tensor_descriptor import ELEMENT_TYPES, TensorDescriptor, descriptor_params
 
 # The power of two that addresses and integers are specialised on when they
 # are multiples of it (Triton's divisibility 16).
@@ -258,11 +259,15 @@ def specialise(fn, args, kwargs):
         elif isinstance(value, float):
             signature.append("fp32")
             arguments.append((param.name, value))
+        elif isinstance(value, TensorDescriptor):
+            signature.append(_descriptor_type(fn, param.name, value))
+            arguments.append((param.name, value))
+            tensors[param.name] = value.base
         else:
             raise TypeError(f"{fn.__name__}[grid](...): parameter {param.name} is given "
                             f"{_describe(value)} ({type(value).__name__}); a run-time "
-                            f"parameter takes a torch.Tensor, an int, a float, a bool or "
-                            f"None")
+                            f"parameter takes a torch.Tensor, a tile.TensorDescriptor, an "
+                            f"int, a float, a bool or None")
     # The target the tensors' GPU runs, unless the call names one (their
     # devices are checked at launch: warmup takes any).
     target = None if "target" in given_options else next(
@@ -280,6 +285,20 @@ def specialise(fn, args, kwargs):
     meta = {**values, **given_options}
     return Specialization(fn, signature, constants, constexprs, options, arguments,
                           tensors), meta
+
+
+def _descriptor_type(fn, name, desc):
+    """The signature type of host descriptor ``desc`` given for parameter
+    ``name`` (``tensordesc<fp16[64, 64]>``): of a torch tensor's elements
+    and the descriptor's block shape; TypeError for another base. Its
+    strides and alignment are checked at launch."""
+    base = desc.base
+    element = _element_type(base.dtype) if isinstance(base, _torch().Tensor) else None
+    if element is None:
+        raise TypeError(f"{fn.__name__}[grid](...): parameter {name} is given a "
+                        f"TensorDescriptor of {_describe(base)}; its base must be a "
+                        f"torch.Tensor of a type Tile has pointers to")
+    return f"tensordesc<{element}[{', '.join(map(str, desc.block_shape))}]>"
 
 
 @functools.cache
@@ -810,6 +829,10 @@ def _launch_gpu(spec, compiled, device, grid):
         if isinstance(value, torch.Tensor):
             values[name] = runtime.DevicePointer(value.data_ptr(),
                                                  _element_type(value.dtype))
+        elif isinstance(value, TensorDescriptor):
+            base = runtime.DevicePointer(value.base.data_ptr(), _element_type(value.base.dtype))
+            values[name] = TensorDescriptor(base, value.shape, value.strides,
+                                            value.block_shape, value.padding)
         else:
             values[name] = int(value) if isinstance(value, bool) else value
     index = device.index if device.index is not None else torch.cuda.current_device()
@@ -898,6 +921,21 @@ def _kernel_output(stdout, name):
     return "".join(lines[start:end])
 
 
+def _expanded_arguments(spec, compiled):
+    """The call's (name, value) pairs, each host descriptor's replaced by
+    its hidden parameters' (its base tensor, shape and strides), checked
+    as a GPU launch checks them."""
+    descriptors = None
+    for name, value in spec.arguments:
+        if not isinstance(value, TensorDescriptor):
+            yield name, value
+            continue
+        if descriptors is None:
+            with open(compiled.metadata) as f:
+                descriptors = descriptor_params(json.load(f))
+        yield from descriptors[name].arguments(value, f"{spec.fn.__name__}[grid](...)").items()
+
+
 def _run_interpreter(spec, compiled, grid):
     torch = _torch()
     tool = find_tile_run()
@@ -905,7 +943,7 @@ def _run_interpreter(spec, compiled, grid):
                ",".join(map(str, grid))]
     buffers = []
     with tempfile.TemporaryDirectory(prefix="tile-interp-") as scratch:
-        for name, value in spec.arguments:
+        for name, value in _expanded_arguments(spec, compiled):
             if isinstance(value, torch.Tensor):
                 flat = _flat(value)
                 host = flat.detach().to("cpu", copy=True).contiguous()

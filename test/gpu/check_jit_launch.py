@@ -40,6 +40,7 @@ from tile.language.extra import libdevice  # noqa: E402
 EXAMPLE = load_module(os.path.join(ROOT, "examples", "pytorch_launch.py"))
 ATTENTION = load_module(os.path.join(ROOT, "examples", "fused_attention.py"))
 INLINE_ASM = load_module(os.path.join(ROOT, "examples", "inline_asm.py"))
+DESCRIPTORS = load_module(os.path.join(ROOT, "examples", "descriptor_matmul.py"))
 # fp16 products summed in fp32 and rounded once to fp16: the largest
 # |c - reference| / (|reference| + 1) stays near 5e-4.
 MATMUL_LIMIT = 2e-3
@@ -88,6 +89,17 @@ def matmul_case(m, n, k, transposed=False):
         else:
             b = torch.randn(k, n, device=device).to(torch.float16)
         return relative(EXAMPLE.matmul(a, b), a.double() @ b.double()), MATMUL_LIMIT
+    return case
+
+
+def descriptor_matmul_case(m, n, k):
+    """examples/descriptor_matmul.py from kernel[grid](...) with host
+    descriptors; A's rows padded to 16-byte multiples, K ragged."""
+    def case(device):
+        a = torch.randn(m, -(-k // 8) * 8, device=device).to(torch.float16)[:, :k]
+        b = torch.randn(k, n, device=device).to(torch.float16)
+        return relative(DESCRIPTORS.launch_matmul(a, b), a.double() @ b.double()), \
+            MATMUL_LIMIT
     return case
 
 
@@ -845,6 +857,10 @@ CASES = [
     ("matmul fp16 129x257x65", matmul_case(129, 257, 65)),
     ("matmul fp16 1000x1001x999", matmul_case(1000, 1001, 999)),
     ("matmul fp16 200x72x136, B transposed", matmul_case(200, 72, 136, transposed=True)),
+    ("matmul fp16 100x40x70, host tensor descriptors",
+     descriptor_matmul_case(100, 40, 70)),
+    ("matmul fp16 300x136x250, host tensor descriptors",
+     descriptor_matmul_case(300, 136, 250)),
     # Sizes that are multiples of 16: 16-byte loads of the loop's pointers,
     # copied ahead with cp.async (tilegpu-pipeline).
     ("matmul fp16 256x512x320, cp.async", matmul_case(256, 512, 320)),

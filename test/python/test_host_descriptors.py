@@ -491,3 +491,61 @@ def test_the_hidden_parameters_qualify_for_the_tma(tmp_path, tile_compile):
     loads = [t for t in gpu["tensormaps"] if t["base"] in ("A", "B")]
     assert [(t["base"], t["dims"], t["strides"]) for t in loads] == [
         ("A", ["K", "M"], ["sa"]), ("B", ["N", "K2"], ["sb"])]
+
+
+# -- kernel[grid](...) from PyTorch -------------------------------------------
+
+@pytest.mark.usefixtures("launcher_tools")
+@pytest.mark.parametrize("m, n, k", [(40, 24, 70), (5, 3, 9)])
+def test_kernel_grid_takes_host_descriptors(m, n, k):
+    """matmul_desc launched as Triton launches it, descriptors from
+    tile.tools.tensor_descriptor (Triton's module, its name changed) over
+    CPU tensors: the interpreter, against the float64 product."""
+    torch = pytest.importorskip("torch")
+    from tile.tools.tensor_descriptor import TensorDescriptor as Ported
+    bm, bn, bk = 16, 16, 32
+    torch.manual_seed(m + n + k)
+    # Rows padded to whole 16 bytes, the padding never read.
+    a = torch.full((m, cdiv(k, 8) * 8), 1000.0, dtype=torch.float16)[:, :k]
+    a.copy_(torch.randn(m, k))
+    b = torch.randn(k, cdiv(n, 8) * 8 + 8).to(torch.float16)[:, :n]
+    c_rows = torch.full((m, 24), -7.0, dtype=torch.float16)
+    c = c_rows[:, :n]
+    matmul_desc[(cdiv(m, bm), cdiv(n, bn))](
+        Ported.from_tensor(a, [bm, bk]), Ported.from_tensor(b, [bk, bn]),
+        Ported.from_tensor(c, [bm, bn]), BM=bm, BN=bn, BK=bk)
+    reference = a.double() @ b.double()
+    assert ((c.double() - reference).abs() / (reference.abs() + 1)).max() < 2e-3
+    assert (c_rows[:, n:] == -7).all(), "wrote past N"
+
+
+@tile.jit
+def _load_one_block(x_desc, Y, B: tl.constexpr):
+    tl.store(Y + tl.arange(0, B), x_desc.load([0]))
+
+
+@tile.jit
+def _load_row_block(x_desc, Y, B: tl.constexpr):
+    tl.store(Y + tl.arange(0, B)[None, :], x_desc.load([1, 0]))
+
+
+@pytest.mark.usefixtures("launcher_tools")
+def test_kernel_grid_checks_host_descriptors():
+    torch = pytest.importorskip("torch")
+    y = torch.zeros(16)
+    x = torch.arange(20, dtype=torch.float32)
+    with pytest.raises(TypeError, match="parameter x_desc is given a TensorDescriptor of "
+                                        ".*; its base must be a torch.Tensor"):
+        _load_one_block[(1,)](TensorDescriptor(DevicePointer(0, "fp32"), [20], [1], [16]),
+                              y, B=16)
+    # Checked as a GPU launch checks it.
+    rows = torch.zeros(3, 10)
+    with pytest.raises(ValueError, match="stride\\[0\\] = 10 elements \\(40 bytes\\) is not "
+                                         "a multiple of 16 bytes"):
+        _load_row_block[(1,)](TensorDescriptor(rows, [3, 10], [10, 1], [1, 16]), y, B=16)
+    _load_one_block[(1,)](TensorDescriptor.from_tensor(x, [16]), y, B=16)
+    assert torch.equal(y, x[:16])
+    # Rows of 12 fp32 (48 bytes): row 1's 10 elements, zeros past them.
+    rows = torch.arange(36, dtype=torch.float32).view(3, 12)
+    _load_row_block[(1,)](TensorDescriptor(rows, [3, 10], [12, 1], [1, 16]), y, B=16)
+    assert torch.equal(y, torch.cat([rows[1, :10], torch.zeros(6)]))
