@@ -115,8 +115,9 @@ class AttentionTiles(typing.NamedTuple):
     """One head dim's attention tiles: the forward's keys a step
     (BLOCK_N), warps, CTA-wide rescale vote and ping-pong; the backward's
     warps, keys a program (BLOCK_N1), queries a step (BLOCK_M1), stages,
-    order of products (DV_LAST), max_row_span and whether S is queries x
-    keys (QUERY_ROWS)."""
+    order of products (DV_LAST), max_row_span, whether S is queries x
+    keys (QUERY_ROWS) and the queries a step of the variants that do more
+    a score (softcap, ALiBi, dropout)."""
     block_n: int
     fwd_warps: int
     vote: bool
@@ -128,6 +129,7 @@ class AttentionTiles(typing.NamedTuple):
     dv_last: bool
     max_row_span: int
     query_rows: bool
+    bwd_queries_extra: int
 
 
 # Why each head dim's tiles are what they are: the comment in
@@ -142,10 +144,10 @@ class AttentionTiles(typing.NamedTuple):
 # rows on two warpgroups, takes dS through shared memory on wgmma: 27-34%
 # faster than on mma.sync (H200, 2026-11-27).
 HOPPER_TILES = {
-    32: AttentionTiles(64, 4, True, False, 8, 128, 128, 2, True, 0, True),
-    64: AttentionTiles(64, 4, True, False, 8, 128, 64, 2, True, 0, False),
-    128: AttentionTiles(128, 8, False, True, 8, 128, 64, 3, False, 128, True),
-    256: AttentionTiles(64, 8, False, True, 8, 64, 64, 2, False, 0, False),
+    32: AttentionTiles(64, 4, True, False, 8, 128, 128, 2, True, 0, True, 128),
+    64: AttentionTiles(64, 4, True, False, 8, 128, 128, 2, True, 0, False, 64),
+    128: AttentionTiles(128, 8, False, True, 8, 128, 64, 3, False, 128, True, 64),
+    256: AttentionTiles(64, 8, False, True, 8, 64, 64, 2, False, 0, False, 64),
 }
 
 # sm_80 (A100 and Ada; newer GPUs JIT its PTX): mma.sync, cp.async, 163 KiB
@@ -159,10 +161,10 @@ HOPPER_TILES = {
 # rows 276), 64 keys and 32 queries at d256 with no copies ahead (4-72
 # bytes; 64 queries spill 532-1048).
 AMPERE_TILES = {
-    32: AttentionTiles(64, 4, True, False, 8, 128, 64, 2, True, 0, False),
-    64: AttentionTiles(64, 4, True, False, 8, 128, 64, 2, True, 0, False),
-    128: AttentionTiles(64, 8, True, False, 8, 128, 64, 2, False, 128, False),
-    256: AttentionTiles(32, 8, False, False, 8, 64, 32, 1, False, 0, False),
+    32: AttentionTiles(64, 4, True, False, 8, 128, 64, 2, True, 0, False, 64),
+    64: AttentionTiles(64, 4, True, False, 8, 128, 64, 2, True, 0, False, 64),
+    128: AttentionTiles(64, 8, True, False, 8, 128, 64, 2, False, 128, False, 64),
+    256: AttentionTiles(32, 8, False, False, 8, 64, 32, 1, False, 0, False, 32),
 }
 
 # The targets the attention kernels ship for, the first the default (its
@@ -225,9 +227,13 @@ def _attention_variants(t, head_dim, target):
     # S^T (keys as rows: P^T and dS^T reach dV's and dK's products
     # from registers, dQ reads dS^T through a transposed view of
     # shared memory), the producer copying LSE_LOG2 and DELTA's rows
-    # with Q and dO: at d64, 64 queries a step, non-causal +2-4% and
-    # causal level against 128 queries as rows, and no spills (those
-    # spilled 8-40 bytes; H200, 2026-11-28, docs/performance.md).
+    # with Q and dO: at d64, non-causal +2-4% and causal level against
+    # 128 queries as rows, and no spills (those spilled 8-40 bytes;
+    # H200, 2026-11-28, docs/performance.md).  Since d64 reads DELTA
+    # where dS^T needs it, 128 queries a step compile without spills
+    # (420 bytes before) and run 3-8% faster than 64 (H200,
+    # 2026-11-29); its softcap, ALiBi and dropout variants keep 64
+    # (at 128 they spill 76-1008 bytes).
     # Each head dim keeps the order of products (DV_LAST) ptxas
     # allocates best for it.  Causal programs run longest first, dealt out 8 heads at
     # a time in the forward and in groups of at least 128 programs
@@ -261,7 +267,9 @@ def _attention_variants(t, head_dim, target):
         out.append(Variant(
             f"attn_bwd_{t}_d{head_dim}_{suffix}{name}", "attention", "attn_bwd",
             _bwd_signature(t),
-            {"HEAD_DIM": head_dim, "BLOCK_M1": tiles.bwd_queries,
+            {"HEAD_DIM": head_dim,
+             "BLOCK_M1": tiles.bwd_queries_extra if softcap or alibi or dropout
+             else tiles.bwd_queries,
              "BLOCK_N1": tiles.bwd_keys,
              "CAUSAL": causal, "WINDOW": window, "SOFTCAP": softcap,
              "ALIBI": alibi, "DROPOUT": dropout, "DQ": dq, "GROUP_PROGRAMS": 128,
