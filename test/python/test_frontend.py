@@ -371,6 +371,23 @@ FWD_SIGNATURE = ("*fp16,*fp16,*fp16,*fp16,*fp32,fp32," + ",".join(["i32"] * 13)
                  + ",fp32,*i32,*i32,i32,i32,*fp32,fp32,*i64")
 
 
+@tile.jit
+def _types_of_values(X, Y, n, BLOCK: tl.constexpr):
+    # Triton's .type: a pointer's pointee, a tile's shape and scalar.
+    tl.static_assert(X.type.element_ty == tl.float32)
+    tl.static_assert(Y.type.element_ty == tl.float16)
+    x = tl.load(X + tl.arange(0, BLOCK))
+    tl.static_assert(x.type.shape == (BLOCK,))
+    tl.static_assert(x.type.element_ty == tl.float32 and x.type.scalar == tl.float32)
+    tl.static_assert((X + tl.arange(0, BLOCK)).type.element_ty == X.type)
+    tl.store(Y + tl.arange(0, BLOCK), x.to(Y.type.element_ty), mask=tl.arange(0, BLOCK) < n)
+
+
+def test_values_have_tritons_type_attribute():
+    text = compile_text(_types_of_values, "*fp32,*fp16,i32", BLOCK=32)
+    assert "arith.truncf" in text and "tensor<32xf16>" in text
+
+
 MATH_KERNEL = """
 import tile
 import tile.language as tl

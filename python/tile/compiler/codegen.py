@@ -1214,6 +1214,8 @@ class CodeGenerator:
                 else value.type
         if attr == "shape":
             return tuple(value.shape)
+        if attr == "type":   # Triton's: a dtype, a block_type or a block pointer's
+            return value.type
         if attr == "T":
             return semantic.permute(self.b, value, tuple(reversed(range(len(value.shape)))))
         fn = core.tensor_method(attr)
