@@ -8,7 +8,8 @@
 dropped, duplicated or swapped, an integer or a type replaced) and runs each
 mutant through `tile-opt` (parse and verify) and `tile-opt -tile-to-llvm`
 (the GPU pipeline). `frontend` mutates the shipped kernels' Python (a
-constant, an operator, a statement, a name) and compiles each mutant to
+constant, an operator, a statement, a name, an early return put before a
+statement) and compiles each mutant to
 tile IR in this process, as `python3 -m tile.compile --emit ir` does.
 
 A finding is a crash (a signal, an LLVM fatal error or assertion, a crash
@@ -194,20 +195,34 @@ class Mutator(ast.NodeTransformer):
     def visit_Expr(self, node):
         if self.kind == "statement" and self.hit():
             return ast.copy_location(ast.Pass(), node)
+        if self.kind == "return" and self.hit():
+            return self.early_return(node, None)
         return self.generic_visit(node)
 
     def visit_Assign(self, node):
         if self.kind == "statement" and self.hit():
             return ast.copy_location(ast.Pass(), node)
+        if self.kind == "return" and self.hit():
+            return self.early_return(node, self.rng.choice((None, node.value)))
         return self.generic_visit(node)
+
+    def early_return(self, node, value):
+        """`node` with an early return before it: under an if on a name
+        (a run-time value or a constexpr, whichever it is), or alone."""
+        ret = ast.Return(value=value)
+        if self.rng.random() < 0.25:
+            return [ast.copy_location(ret, node), node]
+        test = ast.Compare(left=ast.Name(self.rng.choice(self.names), ast.Load()),
+                           ops=[ast.Gt()], comparators=[ast.Constant(0)])
+        return [ast.copy_location(ast.If(test=test, body=[ret], orelse=[]), node), node]
 
 
 def mutate_python(source, rng):
     tree = ast.parse(source)
     names = sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name)})
-    kind = rng.choice(("constant", "operator", "name", "statement"))
+    kind = rng.choice(("constant", "operator", "name", "statement", "return"))
     counts = {"constant": ast.Constant, "operator": ast.BinOp, "name": ast.Name,
-              "statement": (ast.Expr, ast.Assign)}
+              "statement": (ast.Expr, ast.Assign), "return": (ast.Expr, ast.Assign)}
     total = sum(isinstance(n, counts[kind]) for n in ast.walk(tree))
     if not total:
         return source
