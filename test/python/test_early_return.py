@@ -116,6 +116,29 @@ def test_helpers_return_early():
 
 
 @tile.jit
+def _abs_below(x, limit):
+    if x > limit:
+        return 0
+    if x > 0:
+        return x
+    return -x
+
+
+@tile.jit
+def helper_in_a_loop(Y, n, limit):
+    total = 0
+    for i in range(-n, n):
+        total += _abs_below(i, limit)
+    tl.store(Y, total)
+
+
+def test_a_helper_returning_early_inside_a_run_time_loop():
+    y = torch.zeros(1, dtype=torch.int32)
+    helper_in_a_loop[(1,)](y, 5, 3)
+    assert y.item() == sum(0 if i > 3 else abs(i) for i in range(-5, 5))
+
+
+@tile.jit
 def _falls_off(x):
     if x > 0:
         return x
