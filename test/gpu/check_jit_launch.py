@@ -647,6 +647,105 @@ def address_table_case(groups, n):
     return case
 
 
+# Liger's cross entropy, as its kernels are written: a row whose label is
+# ignore_index zeroes its gradient and returns early (a return under a
+# run-time if); the others write softmax - onehot, divided by the count.
+@tile.jit
+def cross_entropy_kernel(X, X_STRIDE, Y, LOSS, n_cols, n_valid, ignore_index,
+                         BLOCK: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    X += row * X_STRIDE
+    y = tl.load(Y + row)
+    if y == ignore_index:
+        for i in range(0, n_cols, BLOCK):
+            cols = i + tl.arange(0, BLOCK)
+            tl.store(X + cols, 0.0, mask=cols < n_cols)
+        return
+    m = float("-inf")
+    d = 0.0
+    x_y = tl.load(X + y)
+    for i in range(0, n_cols, BLOCK):
+        cols = i + tl.arange(0, BLOCK)
+        block = tl.load(X + cols, mask=cols < n_cols, other=float("-inf"))
+        m_new = tl.maximum(m, tl.max(block))
+        d = d * tl.exp(m - m_new) + tl.sum(tl.exp(block - m_new))
+        m = m_new
+    for i in range(0, n_cols, BLOCK):
+        cols = i + tl.arange(0, BLOCK)
+        block = tl.load(X + cols, mask=cols < n_cols, other=float("-inf"))
+        tl.store(X + cols, tl.exp(block - m) / d / n_valid, mask=cols < n_cols)
+    tl.debug_barrier()
+    tl.store(LOSS + row, (m + tl.log(d) - x_y) / n_valid)
+    tl.store(X + y, tl.load(X + y) - 1 / n_valid)
+
+
+def cross_entropy_case(rows, cols):
+    """The largest error of the loss and the gradient against float64
+    autograd, a third of the rows ignored."""
+    def case(device):
+        gen = torch.Generator().manual_seed(rows)
+        logits = torch.randn(rows, cols, generator=gen) * 3
+        labels = torch.randint(0, cols, (rows,), generator=gen)
+        labels[::3] = -100
+        n_valid = int((labels != -100).sum())
+        grad = logits.to(device, copy=True)   # the kernel writes the gradient over it
+        loss = torch.zeros(rows, device=device)
+        cross_entropy_kernel[(rows,)](grad, grad.stride(0), labels.to(device), loss, cols,
+                                      n_valid, -100, BLOCK=256)
+        if device == "meta":
+            return 0.0, 0.0
+        reference = logits.double().requires_grad_()
+        total = torch.nn.functional.cross_entropy(reference, labels, ignore_index=-100,
+                                                  reduction="sum") / n_valid
+        total.backward()
+        return max((loss.double().sum().cpu() - total.detach()).abs().item(),
+                   (grad.double().cpu() - reference.grad).abs().max().item()), 1e-5
+    return case
+
+
+# Triton's out_dtype=tl.float16: the accumulator carried in fp16 through
+# the K loop, each step's product summed in fp32 and rounded once.
+@tile.jit
+def matmul_fp16_out_kernel(A, B, C, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                           BK: tl.constexpr):
+    rows = tl.program_id(0) * BM + tl.arange(0, BM)
+    cols = tl.program_id(1) * BN + tl.arange(0, BN)
+    acc = tl.zeros((BM, BN), tl.float16)
+    for k in range(0, K, BK):
+        ks = k + tl.arange(0, BK)
+        a = tl.load(A + rows[:, None] * K + ks[None, :],
+                    mask=(rows[:, None] < M) & (ks[None, :] < K), other=0.0)
+        b = tl.load(B + ks[:, None] * N + cols[None, :],
+                    mask=(ks[:, None] < K) & (cols[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc, out_dtype=tl.float16)
+    tl.store(C + rows[:, None] * N + cols[None, :], acc,
+             mask=(rows[:, None] < M) & (cols[None, :] < N))
+
+
+def matmul_fp16_out_case(m, n, k):
+    """The largest difference from float64 steps rounded to fp16 as the
+    kernel rounds them, in units of one rounding's flip at each step (an
+    fp32 sum on the tensor cores may round a step the other way, which
+    the later steps carry on)."""
+    def case(device):
+        block = 64
+        a = torch.randn(m, k, device=device).half()
+        b = torch.randn(k, n, device=device).half()
+        c = torch.empty(m, n, device=device).half()
+        matmul_fp16_out_kernel[(-(-m // block), -(-n // block))](a, b, c, m, n, k, BM=block,
+                                                                 BN=block, BK=block)
+        if device == "meta":
+            return 0.0, 0.0
+        stepped = torch.zeros(m, n, dtype=torch.float16)
+        flips = torch.zeros(m, n, dtype=torch.float64)
+        for k0 in range(0, k, block):
+            step = a[:, k0:k0 + block].double().cpu() @ b[k0:k0 + block].double().cpu()
+            stepped = (stepped.double() + step).half()
+            flips += (stepped.double().abs() * 2**-10).clamp(min=2**-24)
+        return ((c.double().cpu() - stepped.double()).abs() / flips).max().item(), 1.0
+    return case
+
+
 # A scalar atomic whose old value the whole program uses (thread 0 updates,
 # shared memory hands the value on): one ticket a program, a permutation.
 @tile.jit
@@ -873,6 +972,9 @@ CASES = [
      unsigned_case(256)),
     ("inline_asm_elementwise: rotate, bytes to int32 and fp32 (pack 4), n=1000",
      inline_asm_case(1000)),
+    ("cross entropy, Liger's kernel: early return on ignored rows, 37x1000",
+     cross_entropy_case(37, 1000)),
+    ("matmul fp16 out_dtype=fp16 100x70x200", matmul_fp16_out_case(100, 70, 200)),
     ("pointers from a table of int64 addresses, 5 groups (tutorial 08's reads)",
      address_table_case(5, 128)),
     ("atomic_store release, atomic_load acquire: a flag between 8 programs",
