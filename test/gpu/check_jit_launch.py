@@ -41,6 +41,7 @@ EXAMPLE = load_module(os.path.join(ROOT, "examples", "pytorch_launch.py"))
 ATTENTION = load_module(os.path.join(ROOT, "examples", "fused_attention.py"))
 INLINE_ASM = load_module(os.path.join(ROOT, "examples", "inline_asm.py"))
 DESCRIPTORS = load_module(os.path.join(ROOT, "examples", "descriptor_matmul.py"))
+NARROW = load_module(os.path.join(ROOT, "examples", "narrow_accumulator.py"))
 # fp16 products summed in fp32 and rounded once to fp16: the largest
 # |c - reference| / (|reference| + 1) stays near 5e-4.
 MATMUL_LIMIT = 2e-3
@@ -703,37 +704,16 @@ def cross_entropy_case(rows, cols):
     return case
 
 
-# Triton's out_dtype=tl.float16: the accumulator carried in fp16 through
-# the K loop, each step's product summed in fp32 and rounded once.
-@tile.jit
-def matmul_fp16_out_kernel(A, B, C, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
-                           BK: tl.constexpr):
-    rows = tl.program_id(0) * BM + tl.arange(0, BM)
-    cols = tl.program_id(1) * BN + tl.arange(0, BN)
-    acc = tl.zeros((BM, BN), tl.float16)
-    for k in range(0, K, BK):
-        ks = k + tl.arange(0, BK)
-        a = tl.load(A + rows[:, None] * K + ks[None, :],
-                    mask=(rows[:, None] < M) & (ks[None, :] < K), other=0.0)
-        b = tl.load(B + ks[:, None] * N + cols[None, :],
-                    mask=(ks[:, None] < K) & (cols[None, :] < N), other=0.0)
-        acc = tl.dot(a, b, acc, out_dtype=tl.float16)
-    tl.store(C + rows[:, None] * N + cols[None, :], acc,
-             mask=(rows[:, None] < M) & (cols[None, :] < N))
-
-
 def matmul_fp16_out_case(m, n, k):
-    """The largest difference from float64 steps rounded to fp16 as the
-    kernel rounds them, in units of one rounding's flip at each step (an
-    fp32 sum on the tensor cores may round a step the other way, which
-    the later steps carry on)."""
+    """examples/narrow_accumulator.py: the largest difference from float64
+    steps rounded to fp16 as the kernel rounds them, in units of one
+    rounding's flip at each step (an fp32 sum on the tensor cores may round
+    a step the other way, which the later steps carry on)."""
     def case(device):
         block = 64
         a = torch.randn(m, k, device=device).half()
         b = torch.randn(k, n, device=device).half()
-        c = torch.empty(m, n, device=device).half()
-        matmul_fp16_out_kernel[(-(-m // block), -(-n // block))](a, b, c, m, n, k, BM=block,
-                                                                 BN=block, BK=block)
+        c = NARROW.launch_matmul(a, b, block=block)
         if device == "meta":
             return 0.0, 0.0
         stepped = torch.zeros(m, n, dtype=torch.float16)

@@ -19,6 +19,7 @@ from tile.compile import load_module  # noqa: E402
 from tile.compiler.errors import CompilationError  # noqa: E402
 
 EXAMPLE = load_module(os.path.join(REPO, "examples", "pytorch_launch.py"))
+NARROW = load_module(os.path.join(REPO, "examples", "narrow_accumulator.py"))
 
 pytestmark = pytest.mark.usefixtures("launcher_tools")
 
@@ -81,35 +82,16 @@ def test_matmul_with_dot_at_ragged_shapes(m, n, k):
     assert error < 2e-3
 
 
-@tile.jit
-def matmul_fp16_out(A, B, C, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
-                    BK: tl.constexpr, OUT: tl.constexpr):
-    # One program: C = A B with Triton's out_dtype=tl.float16 (or bf16),
-    # the accumulator carried in that type from step to step.
-    rows, cols = tl.arange(0, BM), tl.arange(0, BN)
-    acc = tl.zeros((BM, BN), OUT)
-    for k in range(0, K, BK):
-        ks = k + tl.arange(0, BK)
-        a = tl.load(A + rows[:, None] * K + ks[None, :],
-                    mask=(rows[:, None] < M) & (ks[None, :] < K), other=0.0)
-        b = tl.load(B + ks[:, None] * N + cols[None, :],
-                    mask=(ks[:, None] < K) & (cols[None, :] < N), other=0.0)
-        acc = tl.dot(a, b, acc, out_dtype=OUT)
-    tl.store(C + rows[:, None] * N + cols[None, :], acc,
-             mask=(rows[:, None] < M) & (cols[None, :] < N))
-
-
-@pytest.mark.parametrize("dtype, out, ulp", [(torch.float16, tl.float16, 2**-10),
-                                             (torch.bfloat16, tl.bfloat16, 2**-7)])
-def test_dot_with_a_narrower_out_dtype(dtype, out, ulp):
-    # Each step's product summed exactly (fp32 for 16 products of 16-bit
-    # floats) and rounded once to the result's type: against float64 steps
-    # rounded so, within one rounding's flip.
+@pytest.mark.parametrize("dtype, ulp", [(torch.float16, 2**-10), (torch.bfloat16, 2**-7)])
+def test_dot_with_a_narrower_out_dtype(dtype, ulp):
+    # examples/narrow_accumulator.py: each step's product summed exactly
+    # (fp32 for 16 products of 16-bit floats) and rounded once to the
+    # result's type: against float64 steps rounded so, within one
+    # rounding's flip.
     torch.manual_seed(6)
     m, n, k, block_k = 29, 19, 40, 16
     a, b = torch.randn(m, k).to(dtype), torch.randn(k, n).to(dtype)
-    c = torch.zeros(m, n, dtype=dtype)
-    matmul_fp16_out[(1,)](a, b, c, m, n, k, BM=32, BN=32, BK=block_k, OUT=out)
+    c = NARROW.launch_matmul(a, b, block=block_k)
     assert c.dtype == dtype
     stepped = torch.zeros(m, n, dtype=dtype)
     for k0 in range(0, k, block_k):
