@@ -784,6 +784,13 @@ def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
                                  order=(1, 0))
     inv_qk_scale = 1.0 / qk_scale
     keep_scale = 1.0 / (1.0 - dropout_p)
+    # LSE_LOG2's and DELTA's rows as the producer's blocks (Hopper, up to
+    # d128); with 128 queries a step DELTA is read where dS^T needs it: its
+    # 32 registers a thread, live through the exponentials, made ptxas
+    # spill 420 bytes at d64; with 64, reading it beside LSE is 2-6% faster
+    # (H200, 2026-11-29).
+    stats_blocks = tl.target_info.cuda_capability_geq(9, 0) and HEAD_DIM <= 128
+    late_delta = stats_blocks and BLOCK_M > 64
     for start_m in range(lo, hi, BLOCK_M):
         offs_m = start_m + tl.arange(0, BLOCK_M)
         query_ok = offs_m < q_len
@@ -800,13 +807,9 @@ def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
         # zeros up to it past the sequence's queries); elsewhere, and at
         # d256 (whose two 64 x 256 sums leave no registers: it spilled 592
         # bytes so, against 396), each thread loads its columns.
-        # With 128 queries a step, DELTA is read where dS^T needs it: its
-        # 32 registers a thread, live through the exponentials, made ptxas
-        # spill 420 bytes at d64; with 64, reading it beside LSE is 2-6%
-        # faster (H200, 2026-11-29).
-        if tl.target_info.cuda_capability_geq(9, 0) and HEAD_DIM <= 128:
+        if stats_blocks:
             lse = tl.load(lse_block, boundary_check=(1,), padding_option="zero")
-            if BLOCK_M <= 64:
+            if not late_delta:
                 delta = tl.load(delta_block, boundary_check=(1,), padding_option="zero")
         else:
             lse = tl.load(LSE_LOG2 + offs_m, mask=query_ok, other=0.0)[None, :]
@@ -838,7 +841,7 @@ def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
         if DROPOUT:
             dpT = tl.where(keep, dpT * keep_scale, 0.0)
         # dS^T = P^T * (dP^T - delta), dP^T = V dO^T.
-        if tl.target_info.cuda_capability_geq(9, 0) and HEAD_DIM <= 128 and BLOCK_M > 64:
+        if late_delta:
             delta = tl.load(delta_block, boundary_check=(1,), padding_option="zero")
         dsT = pT * (dpT - delta)
         if SOFTCAP:
