@@ -109,9 +109,14 @@ def int8_dot_fp16_out(A, C):
     tl.store(C + offs[:, None] * 16 + offs[None, :], tl.dot(a, a, out_dtype=tl.float16))
 
 
-def test_dot_out_dtype_refused_for_int8():
+def test_dot_out_dtype_refused_for_int8_and_fp32():
     a = torch.zeros(16, 16, dtype=torch.int8)
-    with pytest.raises(CompilationError, match="out_dtype fp16 is not supported for int8"):
+    with pytest.raises(CompilationError, match="out_dtype fp16 is not supported for int8 "
+                                               "operands; they accumulate in int32\n"):
+        int8_dot_fp16_out[(1,)](a, torch.zeros(16, 16, dtype=torch.float16))
+    a = torch.zeros(16, 16)
+    with pytest.raises(CompilationError, match="out_dtype fp16 is not supported for fp32 "
+                                               "operands; they accumulate in fp32\n"):
         int8_dot_fp16_out[(1,)](a, torch.zeros(16, 16, dtype=torch.float16))
 
 

@@ -778,13 +778,13 @@ def dot(b, a, bmat, acc=None, out_dtype=core.float32):
     # A narrower float result (Triton's out_dtype=tl.float16 for fp16
     # operands, which it accumulates in fp16): the product accumulates in
     # fp32 and is rounded once.
-    rounded = acc_dtype == core.float32 and out_dtype in (core.float16, core.bfloat16) \
-        and a.dtype in (core.float16, core.bfloat16, core.float8e5, core.float8e4nv)
+    narrowable = a.dtype in (core.float16, core.bfloat16, core.float8e5, core.float8e4nv)
+    rounded = narrowable and out_dtype in (core.float16, core.bfloat16)
     if out_dtype != acc_dtype and not rounded:
         raise TileTypeError(
             f"tl.dot: out_dtype {out_dtype} is not supported for {a.dtype} operands; "
             f"they accumulate in {acc_dtype}" +
-            (", and may give fp16 or bf16" if acc_dtype == core.float32 else ""))
+            (", and may give fp16 or bf16" if narrowable else ""))
     acc_ty = core.block_type(acc_dtype, (m, n))
     out_ty = core.block_type(out_dtype, (m, n))
     if acc is None:
