@@ -44,7 +44,7 @@ import sys
 import tempfile
 import typing
 
-from .compiler import REPO_ROOT, compile_kernel, driver
+from .compiler import REPO_ROOT, compile_kernel, descriptor_spelling, driver
 from .compiler import options as compile_options
 from .compiler.errors import UsageError
 from .compiler.options import CompileOptions
@@ -298,7 +298,7 @@ def _descriptor_type(fn, name, desc):
         raise TypeError(f"{fn.__name__}[grid](...): parameter {name} is given a "
                         f"TensorDescriptor of {_describe(base)}; its base must be a "
                         f"torch.Tensor of a type Tile has pointers to")
-    return f"tensordesc<{element}[{', '.join(map(str, desc.block_shape))}]>"
+    return descriptor_spelling(element, desc.block_shape)
 
 
 @functools.cache

@@ -76,9 +76,15 @@ def parse_descriptor_type(text):
     return core.tensor_descriptor_type(core.block_type(elem, block_shape))
 
 
+def descriptor_spelling(element, block_shape):
+    """Triton's spelling of a descriptor type of `element` (a signature
+    name, ``fp16``) and `block_shape`: tensordesc<fp16[64, 64]>."""
+    return f"tensordesc<{element}{list(block_shape)}>"
+
+
 def descriptor_signature(ty):
-    """A tensor_descriptor_type in Triton's spelling: tensordesc<fp16[64, 64]>."""
-    return f"tensordesc<{ty.element_ty.signature_name}{list(ty.block_shape)}>"
+    """A tensor_descriptor_type in Triton's spelling (descriptor_spelling)."""
+    return descriptor_spelling(ty.element_ty.signature_name, ty.block_shape)
 
 
 def parse_type(text):

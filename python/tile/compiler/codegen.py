@@ -19,6 +19,7 @@ import math
 import operator
 import os
 import re
+import weakref
 
 from ..jit import JITFunction
 from ..language import core
@@ -137,7 +138,7 @@ class Frame:
     def __init__(self, fn, scope, caller_loc):
         self.fn = fn
         self.fdef, self.line_offset, self.col_offset = fn.parse()
-        self.body = _returns_to_branches(self.fdef.body)
+        self.body = _branched_body(self.fdef)
         # Whether the statement being compiled is the last its function
         # runs on its path (nothing follows it, and no loop holds it).
         self.tail = False
@@ -215,6 +216,18 @@ def _returns_to_branches(stmts):
         result.append(ast.copy_location(branched, stmt))
         return result
     return result
+
+
+# Each function's body as _returns_to_branches leaves it, made once (a
+# helper is inlined at every call).
+_BRANCHED_BODIES = weakref.WeakKeyDictionary()
+
+
+def _branched_body(fdef):
+    body = _BRANCHED_BODIES.get(fdef)
+    if body is None:
+        body = _BRANCHED_BODIES[fdef] = _returns_to_branches(fdef.body)
+    return body
 
 
 def _contains(stmts, node_types):
@@ -572,18 +585,9 @@ class CodeGenerator:
                 merged[name] = t
             else:
                 yielded.append(name)
-        types = []
-        then_vals, else_vals = [], []
-        for name in yielded:
-            t, e = then_scope[name], else_scope[name]
-            ty = self._merge_type(name, t, e, node)
-            types.append(ty)
-            with self.b.capture() as extra:
-                then_vals.append(self.materialize(t, ty, name))
-            then_lines.extend(extra)
-            with self.b.capture() as extra:
-                else_vals.append(self.materialize(e, ty, name))
-            else_lines.extend(extra)
+        types, then_vals, else_vals = self._branch_yields(
+            node, [(name, None, then_scope[name], else_scope[name]) for name in yielded],
+            then_lines, else_lines)
         self.frame.scope.update(merged)
         results = self._emit_if(cond, types, then_lines, then_vals, else_lines, else_vals)
         for name, value in zip(yielded, results):
@@ -604,25 +608,32 @@ class CodeGenerator:
             branches.append((lines, frame.return_value))
         frame.scope = before
         (then_lines, then_value), (else_lines, else_value) = branches
-        yielded = object()   # marks the leaves the scf.if yields
-        types, then_vals, else_vals, merged = [], [], [], []
-        for t, e in self._returned_pairs(then_value, else_value):
-            if same(t, e):
-                merged.append(t)
-                continue
-            ty = self._merge_type("return", t, e, node, what="the returned value")
+        pairs = self._returned_pairs(then_value, else_value)
+        differing = [i for i, (t, e) in enumerate(pairs) if not same(t, e)]
+        types, then_vals, else_vals = self._branch_yields(
+            node, [("return", "the returned value", *pairs[i]) for i in differing],
+            then_lines, else_lines)
+        results = self._emit_if(cond, types, then_lines, then_vals, else_lines, else_vals)
+        leaves = [t for t, _ in pairs]
+        for i, value in zip(differing, results):
+            leaves[i] = value
+        frame.returned = True
+        frame.return_value = self._rebuild(then_value, leaves)
+
+    def _branch_yields(self, node, pairs, then_lines, else_lines):
+        """What a run-time if yields for `pairs`, (name, description in
+        errors or None, then-value, else-value) of values that differ
+        between its branches: the type each pair shares, and each branch's
+        value of it, made at the end of the branch's lines."""
+        types, then_vals, else_vals = [], [], []
+        for name, what, t, e in pairs:
+            ty = self._merge_type(name, t, e, node, what)
             types.append(ty)
             for lines, vals, value in ((then_lines, then_vals, t), (else_lines, else_vals, e)):
                 with self.b.capture() as extra:
-                    vals.append(self.materialize(value, ty, "return",
-                                                 what="the returned value"))
+                    vals.append(self.materialize(value, ty, name, what))
                 lines.extend(extra)
-            merged.append(yielded)
-        results = iter(self._emit_if(cond, types, then_lines, then_vals, else_lines,
-                                     else_vals))
-        merged = [next(results) if m is yielded else m for m in merged]
-        frame.returned = True
-        frame.return_value = self._rebuild(then_value, merged)
+        return types, then_vals, else_vals
 
     @staticmethod
     def _returned_pairs(then_value, else_value):
