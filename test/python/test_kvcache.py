@@ -278,6 +278,39 @@ def test_split_heuristic(programs, max_keys, want):
     assert kvcache.choose_num_splits(programs, max_keys, 132, 64) == want
 
 
+@pytest.mark.parametrize("num_splits", [1, 7])
+def test_combine_takes_splits_a_block_at_a_time(num_splits):
+    """attn_decode_combine with blocks of 4 splits (the manifest's read all
+    at once): 7 splits take two blocks, the second ragged, and rows whose
+    splits saw no key (LSE -inf) weigh nothing; a row that saw no key at
+    all gets 0 and LSE -inf. Against float64."""
+    from tile.kernels.decode import attn_decode_combine
+    generator = torch.Generator().manual_seed(num_splits)
+    z, h_kv, group, n_q, d = 2, 3, 2, 3, 64
+    rows = group * n_q
+    lse_acc = torch.randn(num_splits, z * h_kv, rows, generator=generator) * 4
+    o_acc = torch.randn(num_splits, z * h_kv, rows, d, generator=generator)
+    lse_acc[0, 1, 2] = -math.inf                      # one split saw no key
+    lse_acc[:, 4, 5] = -math.inf                      # no split saw a key
+    out = torch.empty(z, n_q, h_kv * group, d, dtype=torch.float16)
+    lse = torch.empty(z, h_kv * group, n_q)
+    attn_decode_combine[(rows, z * h_kv)](
+        out, o_acc, lse_acc, lse, *out.stride()[:3], z, h_kv, group, n_q, rows, num_splits,
+        HEAD_DIM=d, BLOCK_S=4)
+    weights = torch.softmax(lse_acc.double(), dim=0).nan_to_num(0.0)
+    want = (weights[..., None] * o_acc.double()).sum(0)
+    want_lse = torch.logsumexp(lse_acc.double(), dim=0)
+    # Part (zkv, row) is token row // group of query head zkv % h_kv * group + row % group.
+    want = want.view(z, h_kv, n_q, group, d).permute(0, 2, 1, 3, 4).reshape(out.shape)
+    want_lse = want_lse.view(z, h_kv, n_q, group).permute(0, 1, 3, 2).reshape(lse.shape)
+    assert (out.double() - want).abs().max().item() < 2e-3
+    finite = want_lse.isfinite()
+    assert torch.equal(finite, lse.isfinite()) and not finite.all()
+    assert (lse.double()[finite] - want_lse[finite]).abs().max().item() < 1e-5
+    # Part (4, 5): sequence 1, K/V head 1, token 2, query head 1 * group + 1.
+    assert lse[1, group + 1, 2] == -math.inf and not out[1, 2, group + 1].any()
+
+
 def test_block_m_packs_the_group():
     assert [kvcache.choose_block_m(rows, [16, 64]) for rows in (1, 8, 16, 17, 64, 72)] == \
         [16, 16, 16, 64, 64, 64]

@@ -534,13 +534,12 @@ def flash_attn_with_kvcache(q, k_cache, v_cache, k=None, v=None, rotary_cos=None
     combine_values = {"O": out, "O_ACC": o_acc, "LSE_ACC": lse_acc, "LSE": lse,
                       "stride_oz": stride_oz, "stride_on": stride_on,
                       "stride_oh": stride_oh, **shape}
-    combine_block_m = next(v.constexprs["BLOCK_M"] for v in _manifest_variants(COMBINE))
     _launch(device, [
         (DECODE, {"HEAD_DIM": kernel_dim, "BLOCK_M": block_m, "SOFTCAP": softcap > 0,
                   "ALIBI": alibi_slopes is not None},
          element_type, decode_values, (num_splits, row_blocks, batch * heads_k)),
         (COMBINE, {"HEAD_DIM": kernel_dim}, element_type, combine_values,
-         (-(-rows // combine_block_m), batch * heads_k))])
+         (rows, batch * heads_k))])
     if kernel_dim != head_dim:
         out = out[..., :head_dim].contiguous()
     return (out, lse) if return_softmax_lse else out

@@ -32,8 +32,9 @@ its keys) to LSE_ACC:
 
 attn_decode_combine merges the splits of each row by their LSE into O, q's
 type, [Z, N_Q, H, HEAD_DIM] through (stride_oz, stride_on, stride_oh), and
-LSE, fp32 [Z, H, N_Q] contiguous (FlashAttention's softmax_lse).  It runs
-for one split too (then it converts and copies).
+LSE, fp32 [Z, H, N_Q] contiguous (FlashAttention's softmax_lse), one row
+a program: grid (ROWS, Z * H_KV).  It runs for one split too (then it
+converts and copies).
 
 Masks are FlashAttention's, aligned bottom-right: token t's diagonal is key
 t + KV_LEN - N_Q, and it sees key j < KV_LEN iff j <= diagonal + upper and
@@ -174,39 +175,45 @@ def attn_decode(Q, K, V, BLOCK_TABLE, KV_LENS, O_ACC, LSE_ACC, sm_scale, softcap
     tl.store(O_ACC + part[:, None] * HEAD_DIM + offs_d[None, :], o, mask=row_ok[:, None])
 
 
-@tile.jit(launch=tile.Launch(grid=("cdiv(ROWS, BLOCK_M)", "Z * H_KV"), keys=("HEAD_DIM",)),
+@tile.jit(launch=tile.Launch(grid=("ROWS", "Z * H_KV"), keys=("HEAD_DIM",)),
           do_not_specialize=("stride_oz", "stride_on", "stride_oh", "Z", "H_KV", "GROUP",
                              "N_Q", "ROWS", "NUM_SPLITS"))
 def attn_decode_combine(O, O_ACC, LSE_ACC, LSE, stride_oz, stride_on, stride_oh, Z, H_KV,
                         GROUP, N_Q, ROWS, NUM_SPLITS, HEAD_DIM: tl.constexpr,
-                        BLOCK_M: tl.constexpr):
+                        BLOCK_S: tl.constexpr):
     """out = sum_s exp(lse_s - lse) * out_s with lse = log sum_s exp(lse_s),
-    online over the splits, relative to the running max so nothing
-    overflows; a row whose splits all saw no key gets 0 and -inf."""
+    relative to the running max so nothing overflows; a row whose splits
+    all saw no key gets 0 and -inf.  One row a program, BLOCK_S splits at
+    a time: a block's loads are all issued before any is used, so a row
+    costs one memory latency a block of splits, not one a split."""
+    row = tl.program_id(0)
     off_zkv = tl.program_id(1)
-    off_z, rows, row_ok, token, head = _group_rows(tl.program_id(0), off_zkv, H_KV, GROUP, ROWS,
-                                                   BLOCK_M)
+    off_z = off_zkv // H_KV
+    token = row // GROUP
+    head = off_zkv % H_KV * GROUP + row % GROUP
+    offs_s = tl.arange(0, BLOCK_S)
     offs_d = tl.arange(0, HEAD_DIM)
-    m_i = tl.full([BLOCK_M], -float("inf"), tl.float32)
-    l_i = tl.zeros([BLOCK_M], tl.float32)
-    acc = tl.zeros([BLOCK_M, HEAD_DIM], tl.float32)
-    for split in range(0, NUM_SPLITS):
-        part = (split * Z * H_KV + off_zkv).to(tl.int64) * ROWS + rows
-        lse_s = tl.load(LSE_ACC + part, mask=row_ok, other=-float("inf"))
+    row_part = off_zkv.to(tl.int64) * ROWS + row
+    m_i = -float("inf")
+    l_i = 0.0
+    acc = tl.zeros([HEAD_DIM], tl.float32)
+    for first_split in range(0, NUM_SPLITS, BLOCK_S):
+        splits = first_split + offs_s
+        split_ok = splits < NUM_SPLITS
+        part = splits.to(tl.int64) * Z * H_KV * ROWS + row_part
+        lse_s = tl.load(LSE_ACC + part, mask=split_ok, other=-float("inf"))
         o_s = tl.load(O_ACC + part[:, None] * HEAD_DIM + offs_d[None, :],
-                      mask=row_ok[:, None], other=0.0)
-        m_new = tl.maximum(m_i, lse_s)
+                      mask=split_ok[:, None], other=0.0)
+        m_new = tl.maximum(m_i, tl.max(lse_s, 0))
         m_sub = tl.where(m_new == -float("inf"), 0.0, m_new)
         alpha = tl.exp(m_i - m_sub)
         weight = tl.exp(lse_s - m_sub)
-        l_i = l_i * alpha + weight
-        acc = acc * alpha[:, None] + o_s * weight[:, None]
+        l_i = l_i * alpha + tl.sum(weight, 0)
+        acc = acc * alpha + tl.sum(o_s * weight[:, None], 0)
         m_i = m_new
     lse = m_i + tl.log(l_i)
-    o = acc * (1.0 / tl.where(l_i > 0, l_i, 1.0))[:, None]
-    o_rows = off_z.to(tl.int64) * stride_oz + token.to(tl.int64) * stride_on \
+    o = acc * (1.0 / tl.where(l_i > 0, l_i, 1.0))
+    o_row = off_z.to(tl.int64) * stride_oz + token.to(tl.int64) * stride_on \
         + head.to(tl.int64) * stride_oh
-    tl.store(O + o_rows[:, None] + offs_d[None, :], o.to(O.dtype.element_ty),
-             mask=row_ok[:, None])
-    lse_rows = (off_z * H_KV * GROUP + head).to(tl.int64) * N_Q + token
-    tl.store(LSE + lse_rows, lse, mask=row_ok)
+    tl.store(O + o_row + offs_d, o.to(O.dtype.element_ty))
+    tl.store(LSE + (off_z * H_KV * GROUP + head).to(tl.int64) * N_Q + token, lse)

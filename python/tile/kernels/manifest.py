@@ -388,6 +388,11 @@ def _combine_signature(t):
 DECODE_HEAD_DIMS = (64, 128)
 DECODE_BLOCK_MS = (16, 64)
 DECODE_BLOCK_N = 32
+# The combine reads this many splits of a row at once: the split
+# heuristic's most (tile.attention.kvcache.MAX_SPLITS) in one step. A
+# split at a time, 8 programs at batch 1 took 12 us (16 splits) to 41 us
+# (64) on an H200, longer than the decoding kernel itself.
+DECODE_COMBINE_SPLITS = 64
 
 
 def _decode_variants(target):
@@ -406,7 +411,7 @@ def _decode_variants(target):
             out.append(Variant(
                 f"attn_decode_combine_{t}_d{head_dim}{name}", "decode",
                 "attn_decode_combine", _combine_signature(t),
-                {"HEAD_DIM": head_dim, "BLOCK_M": 16}, 4, target=target))
+                {"HEAD_DIM": head_dim, "BLOCK_S": DECODE_COMBINE_SPLITS}, 4, target=target))
     return out
 
 
