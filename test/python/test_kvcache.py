@@ -269,9 +269,10 @@ def test_block_table_with_strided_rows():
 @pytest.mark.parametrize("programs, max_keys, want", [
     (132, 100_000, 1),        # the batch fills the SMs
     (500, 100_000, 1),
-    (64, 16 * 1024, 9),       # B=8, 8 K/V heads: 4 programs an SM of 132
-    (8, 8192, 16),            # B=1: at least 8 blocks of 64 a split
-    (8, 1000, 1),
+    (64, 16 * 1024, 8),       # B=8, 8 K/V heads: 512 programs, 4 an SM of 132
+    (8, 2048, 16),            # B=1: at least 2 blocks of 64 a split
+    (8, 100, 1),
+    (8, 4096, 32),
     (8, 128 * 1024, 64),      # capped at MAX_SPLITS
 ])
 def test_split_heuristic(programs, max_keys, want):
@@ -468,8 +469,10 @@ def test_gpu_launches_bind_every_argument(options, monkeypatch):
         pytest.skip("the build folder's kernels predate the decoding kernels")
     captured = []
     monkeypatch.setattr(kvcache, "_run_on_interpreter", captured.extend)
+    Case(**options).run(causal=True, num_splits=1)
+    assert [family for family, *_ in captured] == [kvcache.DECODE]
     Case(**options).run(causal=True, num_splits=3)
-    assert [family for family, *_ in captured] == [kvcache.DECODE, kvcache.COMBINE]
+    assert [family for family, *_ in captured] == [kvcache.DECODE] * 2 + [kvcache.COMBINE]
     launches = kvcache.gpu_launches(captured, torch.device("cpu"))
     for (kernel, values), (_, _, _, _, grid) in zip(launches, captured):
         assert kernel.check(values) == tuple(grid) + (1,) * (3 - len(grid))

@@ -29,13 +29,13 @@ from . import functional as _f
 DECODE = "attn_decode"
 COMBINE = "attn_decode_combine"
 
-# The split heuristic (docs/python-api.md): enough programs for four of
-# them an SM (they run at once: 4 warps, 80 registers, 32 KB of copies),
-# but no split shorter than MIN_BLOCKS_PER_SPLIT key blocks, and at most
-# MAX_SPLITS; swept on an H200 (docs/performance.md).  On the CPU (the
-# interpreter) the H100's SM count stands in, so that the interpreter runs
-# what the H100 would.
-MIN_BLOCKS_PER_SPLIT = 8
+# The split heuristic (docs/python-api.md): as many programs as run at
+# once, four an SM (4 warps, 80 registers, 32 KB of copies), but no split
+# shorter than MIN_BLOCKS_PER_SPLIT key blocks, and at most MAX_SPLITS;
+# swept on an H200 (docs/performance.md).  On the CPU (the interpreter) the
+# H100's SM count stands in, so that the interpreter runs what the H100
+# would.
+MIN_BLOCKS_PER_SPLIT = 2
 MAX_SPLITS = 64
 WAVES = 4
 CPU_SM_COUNT = 132
@@ -289,13 +289,14 @@ def _sm_count(index):
 
 def choose_num_splits(programs, max_keys, sm_count, block_n):
     """num_splits=0's heuristic: 1 when the batch's programs (batch *
-    heads_k * row blocks) fill the SMs already; else enough splits for
-    WAVES programs an SM, capped so that each split keeps at least
+    heads_k * row blocks) fill the SMs already; else as many splits as keep
+    every program running at once (WAVES an SM: one more would start a
+    wave of its own), capped so that each split keeps at least
     MIN_BLOCKS_PER_SPLIT key blocks of the longest sequence the cache can
     hold (max_keys), and at MAX_SPLITS."""
     if programs >= sm_count:
         return 1
-    wanted = -(-WAVES * sm_count // programs)
+    wanted = WAVES * sm_count // programs
     by_keys = max(1, max_keys // (MIN_BLOCKS_PER_SPLIT * block_n))
     return max(1, min(wanted, by_keys, MAX_SPLITS))
 
@@ -510,16 +511,23 @@ def flash_attn_with_kvcache(q, k_cache, v_cache, k=None, v=None, rotary_cos=None
 
     out = torch.empty((batch, seqlen_q, heads, kernel_dim), dtype=q.dtype, device=device)
     lse = torch.empty((batch, heads, seqlen_q), dtype=torch.float32, device=device)
-    o_acc = torch.empty((num_splits, batch * heads_k, rows, kernel_dim), dtype=torch.float32,
-                        device=device)
-    lse_acc = torch.empty((num_splits, batch * heads_k, rows), dtype=torch.float32,
-                          device=device)
+    # One split writes out and lse itself: no partials, no combine.
+    if num_splits == 1:
+        o_acc = lse_acc = lse
+    else:
+        o_acc = torch.empty((num_splits, batch * heads_k, rows, kernel_dim),
+                            dtype=torch.float32, device=device)
+        lse_acc = torch.empty((num_splits, batch * heads_k, rows), dtype=torch.float32,
+                              device=device)
     element_type = _f._ELEMENT_TYPES[q.dtype]
     stride_qz, stride_qn, stride_qh = _strides(q)
     stride_kp, stride_kn, stride_kh = _strides(k_cache)
     stride_vp, stride_vn, stride_vh = _strides(v_cache)
     shape = {"Z": batch, "H_KV": heads_k, "GROUP": group, "N_Q": seqlen_q, "ROWS": rows,
              "NUM_SPLITS": num_splits}
+    stride_oz, stride_on, stride_oh = _strides(out)
+    outputs = {"O": out, "LSE": lse, "stride_oz": stride_oz, "stride_on": stride_on,
+               "stride_oh": stride_oh}
     decode_values = {
         "Q": q, "K": k_cache, "V": v_cache, "BLOCK_TABLE": table, "KV_LENS": kv_lens,
         "O_ACC": o_acc, "LSE_ACC": lse_acc, "sm_scale": scale, "softcap": softcap,
@@ -529,17 +537,15 @@ def flash_attn_with_kvcache(q, k_cache, v_cache, k=None, v=None, rotary_cos=None
         "stride_bt": stride_table, "PAGE_SIZE": page_size, "upper": upper, "lower": lower,
         # Not read without ALiBi: any fp32 buffer.
         "ALIBI_SLOPES": lse if alibi_slopes is None else alibi_slopes,
-        **shape}
-    stride_oz, stride_on, stride_oh = _strides(out)
-    combine_values = {"O": out, "O_ACC": o_acc, "LSE_ACC": lse_acc, "LSE": lse,
-                      "stride_oz": stride_oz, "stride_on": stride_on,
-                      "stride_oh": stride_oh, **shape}
-    _launch(device, [
-        (DECODE, {"HEAD_DIM": kernel_dim, "BLOCK_M": block_m, "SOFTCAP": softcap > 0,
-                  "ALIBI": alibi_slopes is not None},
-         element_type, decode_values, (num_splits, row_blocks, batch * heads_k)),
-        (COMBINE, {"HEAD_DIM": kernel_dim}, element_type, combine_values,
-         (rows, batch * heads_k))])
+        **outputs, **shape}
+    launches = [(DECODE, {"HEAD_DIM": kernel_dim, "BLOCK_M": block_m, "SOFTCAP": softcap > 0,
+                          "ALIBI": alibi_slopes is not None},
+                 element_type, decode_values, (num_splits, row_blocks, batch * heads_k))]
+    if num_splits > 1:
+        combine_values = {"O_ACC": o_acc, "LSE_ACC": lse_acc, **outputs, **shape}
+        launches.append((COMBINE, {"HEAD_DIM": kernel_dim}, element_type, combine_values,
+                         (rows, batch * heads_k)))
+    _launch(device, launches)
     if kernel_dim != head_dim:
         out = out[..., :head_dim].contiguous()
     return (out, lse) if return_softmax_lse else out

@@ -33,8 +33,8 @@ its keys) to LSE_ACC:
 attn_decode_combine merges the splits of each row by their LSE into O, q's
 type, [Z, N_Q, H, HEAD_DIM] through (stride_oz, stride_on, stride_oh), and
 LSE, fp32 [Z, H, N_Q] contiguous (FlashAttention's softmax_lse), one row
-a program: grid (ROWS, Z * H_KV).  It runs for one split too (then it
-converts and copies).
+a program: grid (ROWS, Z * H_KV).  With one split attn_decode writes O and
+LSE itself (O_ACC and LSE_ACC are not touched) and no combine runs.
 
 Masks are FlashAttention's, aligned bottom-right: token t's diagonal is key
 t + KV_LEN - N_Q, and it sees key j < KV_LEN iff j <= diagonal + upper and
@@ -68,6 +68,19 @@ def _group_rows(row_block, off_zkv, H_KV, GROUP, ROWS, BLOCK_M: tl.constexpr):
 
 
 @tile.jit
+def _out_rows(off_z, token, head, stride_oz, stride_on, stride_oh):
+    """Element offsets (64 bits) of the rows of O, [Z, N_Q, H, HEAD_DIM]."""
+    return off_z.to(tl.int64) * stride_oz + token.to(tl.int64) * stride_on \
+        + head.to(tl.int64) * stride_oh
+
+
+@tile.jit
+def _lse_rows(off_z, head, token, H_KV, GROUP, N_Q):
+    """Element offsets (64 bits) in LSE, [Z, H, N_Q] contiguous."""
+    return (off_z * H_KV * GROUP + head).to(tl.int64) * N_Q + token
+
+
+@tile.jit
 def _key_rows(TABLE, table_row, offs_n, key_ok, PAGE_SIZE, stride_p, stride_n):
     """Element offsets (64 bits) of key rows offs_n from the base of their
     K/V head: each row's page gathered from the block table."""
@@ -93,11 +106,12 @@ def _split_range(kv_len, n_q, upper, lower, split, NUM_SPLITS, BLOCK_N: tl.const
           do_not_specialize=("stride_qz", "stride_qn", "stride_qh", "stride_kp", "stride_kn",
                              "stride_kh", "stride_vp", "stride_vn", "stride_vh", "stride_bt",
                              "Z", "H_KV", "GROUP", "N_Q", "ROWS", "PAGE_SIZE", "NUM_SPLITS",
-                             "upper", "lower"))
+                             "upper", "lower", "stride_oz", "stride_on", "stride_oh"))
 def attn_decode(Q, K, V, BLOCK_TABLE, KV_LENS, O_ACC, LSE_ACC, sm_scale, softcap,
                 stride_qz, stride_qn, stride_qh, stride_kp, stride_kn, stride_kh,
                 stride_vp, stride_vn, stride_vh, stride_bt, Z, H_KV, GROUP, N_Q, ROWS,
-                PAGE_SIZE, NUM_SPLITS, upper, lower, ALIBI_SLOPES, HEAD_DIM: tl.constexpr,
+                PAGE_SIZE, NUM_SPLITS, upper, lower, ALIBI_SLOPES, O, LSE, stride_oz,
+                stride_on, stride_oh, HEAD_DIM: tl.constexpr,
                 BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, SOFTCAP: tl.constexpr = False,
                 ALIBI: tl.constexpr = False):
     tl.static_assert(BLOCK_M >= 16 and BLOCK_N >= 16, "tl.dot needs 16 rows and keys")
@@ -170,9 +184,16 @@ def attn_decode(Q, K, V, BLOCK_TABLE, KV_LENS, O_ACC, LSE_ACC, sm_scale, softcap
     # output is 0 and its weight in the combine 0).
     lse = (m_i + tl.math.log2(l_i)) * LN2
     o = acc * (1.0 / tl.where(l_i > 0, l_i, 1.0))[:, None]
-    part = (split * Z * H_KV + off_zkv).to(tl.int64) * ROWS + rows
-    tl.store(LSE_ACC + part, lse, mask=row_ok)
-    tl.store(O_ACC + part[:, None] * HEAD_DIM + offs_d[None, :], o, mask=row_ok[:, None])
+    if NUM_SPLITS == 1:
+        # The rows' results are final: written where the combine would.
+        o_rows = _out_rows(off_z, token, head, stride_oz, stride_on, stride_oh)
+        tl.store(O + o_rows[:, None] + offs_d[None, :], o.to(O.dtype.element_ty),
+                 mask=row_ok[:, None])
+        tl.store(LSE + _lse_rows(off_z, head, token, H_KV, GROUP, N_Q), lse, mask=row_ok)
+    else:
+        part = (split * Z * H_KV + off_zkv).to(tl.int64) * ROWS + rows
+        tl.store(LSE_ACC + part, lse, mask=row_ok)
+        tl.store(O_ACC + part[:, None] * HEAD_DIM + offs_d[None, :], o, mask=row_ok[:, None])
 
 
 @tile.jit(launch=tile.Launch(grid=("ROWS", "Z * H_KV"), keys=("HEAD_DIM",)),
@@ -213,7 +234,6 @@ def attn_decode_combine(O, O_ACC, LSE_ACC, LSE, stride_oz, stride_on, stride_oh,
         m_i = m_new
     lse = m_i + tl.log(l_i)
     o = acc * (1.0 / tl.where(l_i > 0, l_i, 1.0))
-    o_row = off_z.to(tl.int64) * stride_oz + token.to(tl.int64) * stride_on \
-        + head.to(tl.int64) * stride_oh
-    tl.store(O + o_row + offs_d, o.to(O.dtype.element_ty))
-    tl.store(LSE + (off_z * H_KV * GROUP + head).to(tl.int64) * N_Q + token, lse)
+    tl.store(O + _out_rows(off_z, token, head, stride_oz, stride_on, stride_oh) + offs_d,
+             o.to(O.dtype.element_ty))
+    tl.store(LSE + _lse_rows(off_z, head, token, H_KV, GROUP, N_Q), lse)

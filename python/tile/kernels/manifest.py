@@ -364,12 +364,14 @@ def _variants():
 # (int32, read as scalars and gathered vectors), the partial outputs (fp32),
 # sm_scale and softcap; Q's three strides, K's and V's (page, row, head)
 # and the block table's row stride; Z, H_KV, GROUP, N_Q, ROWS, PAGE_SIZE,
-# NUM_SPLITS and the mask's upper and lower offsets.  The strides of Q, K
-# and V are multiples of 16 elements (head dims 64 and 128), as for the
-# training kernels.
+# NUM_SPLITS and the mask's upper and lower offsets; ALiBi's slopes; O and
+# LSE with O's strides (written with one split).  The strides of Q, K and V
+# are multiples of 16 elements (head dims 64 and 128), as for the training
+# kernels.
 def _decode_signature(t):
     return (f"*{t}:16,*{t}:16,*{t}:16,*i32,*i32,*fp32:16,*fp32:16,fp32,fp32,"
-            + ",".join(["i32:16"] * 9) + "," + ",".join(["i32"] * 10) + ",*fp32")
+            + ",".join(["i32:16"] * 9) + "," + ",".join(["i32"] * 10) + ",*fp32"
+            + f",*{t}:16,*fp32:16,i32,i32,i32")
 
 
 # attn_decode_combine: O (q's type) first, so that the runtime picks it by
