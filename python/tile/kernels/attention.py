@@ -664,10 +664,24 @@ def _attn_bwd_dkdv_rows(dk, dv, k, v, queries, scores, start_n, lo, hi,
     """_attn_bwd_dkdv on the scores with queries as rows (queries x keys):
     each thread holds few rows, so LSE and DELTA are a few values a step;
     P and dS pass through shared memory to dV's and dK's products."""
-    Q, DO, LSE_LOG2, DELTA, DQ_ACC, stride_n, q_rows, q_start, q_len, _, _ = queries
+    (Q, DO, LSE_LOG2, DELTA, DQ_ACC, stride_n, q_rows, q_start, q_len, max_n_ctx,
+     stats_stride) = queries
     (qk_scale, cap_scale, causal_offset, window_offset, kv_len, slope, alibi_diagonal,
      dropout_p, seed, head) = scores
     offs_n = start_n + tl.arange(0, BLOCK_N)
+    # LSE_LOG2's and DELTA's rows as columns of query rows: on Hopper (up to
+    # d128) the producer copies them with Q and dO, as _attn_bwd_dkdv_cols
+    # does its rows (stats_blocks there), but beside dropout's mask, whose
+    # registers they would push into spills (8-92 bytes, ptxas 2026-11-29).
+    stats_blocks = (tl.target_info.cuda_capability_geq(9, 0) and HEAD_DIM <= 128
+                    and not DROPOUT)
+    if stats_blocks:
+        lse_block = tl.make_block_ptr(base=LSE_LOG2, shape=(max_n_ctx, 1),
+                                      strides=(1, stats_stride), offsets=(lo, 0),
+                                      block_shape=(BLOCK_M, 1), order=(0, 1))
+        delta_block = tl.make_block_ptr(base=DELTA, shape=(max_n_ctx, 1),
+                                        strides=(1, stats_stride), offsets=(lo, 0),
+                                        block_shape=(BLOCK_M, 1), order=(0, 1))
     q_block = tl.make_block_ptr(base=Q, shape=(q_rows, HEAD_DIM), strides=(stride_n, 1),
                                 offsets=(q_start + lo, 0), block_shape=(BLOCK_M, HEAD_DIM),
                                 order=(1, 0))
@@ -685,17 +699,19 @@ def _attn_bwd_dkdv_rows(dk, dv, k, v, queries, scores, start_n, lo, hi,
         else:
             q = tl.load(q_block)
             do = tl.load(do_block)
-        lse = tl.load(LSE_LOG2 + offs_m, mask=offs_m < q_len, other=0.0)
-        delta = tl.load(DELTA + offs_m, mask=offs_m < q_len, other=0.0)
+        if stats_blocks:
+            lse = tl.load(lse_block, boundary_check=(0,), padding_option="zero")
+            delta = tl.load(delta_block, boundary_check=(0,), padding_option="zero")
+        else:
+            lse = tl.load(LSE_LOG2 + offs_m, mask=offs_m < q_len, other=0.0)[:, None]
+            delta = tl.load(DELTA + offs_m, mask=offs_m < q_len, other=0.0)[:, None]
         if SOFTCAP:
-            p = tl.math.exp2(tl.math.tanh(tl.dot(q, tl.trans(k)) * cap_scale) * qk_scale
-                             - lse[:, None])
+            p = tl.math.exp2(tl.math.tanh(tl.dot(q, tl.trans(k)) * cap_scale) * qk_scale - lse)
         elif ALIBI:
             p = tl.math.exp2(tl.dot(q, tl.trans(k)) * qk_scale
-                             - slope * _alibi_distance(offs_m, offs_n, alibi_diagonal)
-                             - lse[:, None])
+                             - slope * _alibi_distance(offs_m, offs_n, alibi_diagonal) - lse)
         else:
-            p = tl.math.exp2(tl.dot(q, tl.trans(k)) * qk_scale - lse[:, None])
+            p = tl.math.exp2(tl.dot(q, tl.trans(k)) * qk_scale - lse)
         if CAUSAL_MASK or WINDOW_MASK or QUERY_MASK:
             p = tl.where(_visible(offs_m[:, None], offs_n[None, :], query_ok[:, None],
                                   causal_offset, window_offset, kv_len, CAUSAL_MASK,
@@ -706,9 +722,9 @@ def _attn_bwd_dkdv_rows(dk, dv, k, v, queries, scores, start_n, lo, hi,
             keep = _dropout_keep(start_m, tl.arange(0, BLOCK_M)[:, None], start_n,
                                  tl.arange(0, BLOCK_N)[None, :], dropout_p, seed, head)
             dp = tl.where(keep, dp * keep_scale, 0.0)
-        ds = p * (dp - delta[:, None])
+        ds = p * (dp - delta)
         if SOFTCAP:
-            capped = (tl.math.log2(p) + lse[:, None]) * inv_qk_scale
+            capped = (tl.math.log2(p) + lse) * inv_qk_scale
             capped = tl.minimum(tl.maximum(capped, -1.0), 1.0)
             ds = ds * (1.0 - capped * capped)
         if DROPOUT:
@@ -726,6 +742,9 @@ def _attn_bwd_dkdv_rows(dk, dv, k, v, queries, scores, start_n, lo, hi,
                 tl.atomic_add(dq_rows, dq, sem="relaxed")
         q_block = tl.advance(q_block, (BLOCK_M, 0))
         do_block = tl.advance(do_block, (BLOCK_M, 0))
+        if stats_blocks:
+            lse_block = tl.advance(lse_block, (BLOCK_M, 0))
+            delta_block = tl.advance(delta_block, (BLOCK_M, 0))
     return dk, dv
 
 

@@ -222,7 +222,9 @@ def _attention_variants(t, head_dim, target):
     # dV's and dK's products through shared memory.  At d128, 64
     # queries a step, 2-4% faster than keys as rows with LSE and
     # DELTA loaded by each thread; level with keys as rows once the
-    # producer copies them (H200, 2026-11-28); d32 takes d64's former
+    # producer copies them (H200, 2026-11-28); with the producer
+    # copying them for queries as rows too, d128 +1-4%, d32 level
+    # (H200, 2026-11-29); d32 takes d64's former
     # tile, 128 queries a step, 8-15% faster.  d64 and d256 compute
     # S^T (keys as rows: P^T and dS^T reach dV's and dK's products
     # from registers, dQ reads dS^T through a transposed view of

@@ -390,6 +390,69 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
 
 // -----
 
+// A column of statistics (the backward's LSE with queries as rows): loaded
+// along its length, so coalesced in a layout of its own and converted
+// before its broadcast. The consumer reads it from the ring in the layout
+// the broadcast is wanted in, neither conversion left.
+#bk = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#bc = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [2, 2], order = [0, 1]>
+#br = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+#nk = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [1, 0]>
+#acc = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]>
+// CHECK-LABEL: func.func @column_converted_before_broadcast
+// CHECK: %[[COLS:.*]] = tilegpu.local_alloc : !tilegpu.memdesc<3x64x1xf32, #shared1>
+// CHECK: tilegpu.warp_specialize {
+// CHECK: tilegpu.async_tma_copy_block {{.*}} : !tile.block_ptr<tensor<64x1xf32, #blocked1>>, !tilegpu.memdesc<64x1xf32, #shared1>
+// CHECK: } {consumer_registers
+// CHECK: scf.for
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: %[[LSE:.*]] = tilegpu.local_load %{{.*}} [0, 0] : !tilegpu.memdesc<64x1xf32, #shared1> -> tensor<64x1xf32, #mma>
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: tile.broadcast %[[LSE]] : tensor<64x1xf32, #mma> -> tensor<64x64xf32, #mma>
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: scf.yield
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @column_converted_before_broadcast(%K: !tile.ptr<f16> {tile.divisibility = 16 : i32} loc("K"), %LSE: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("LSE"), %N: i32 loc("N"), %stride: i32 {tile.divisibility = 16 : i32} loc("stride_n")) attributes {tile.kernel} {
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+    %c0 = arith.constant 0 : i32
+    %c15 = arith.constant 15 : i32
+    %c16 = arith.constant 16 : i32
+    %c64 = arith.constant 64 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %c64_i64 = arith.constant 64 : i64
+    %n = arith.extsi %N : i32 to i64
+    %s = arith.extsi %stride : i32 to i64
+    %kp = tile.make_block_ptr %K, [%n, %c64_i64], [%s, %c1_i64], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<64x64xf16, #bk>>
+    %qb = tilegpu.local_alloc : !tilegpu.memdesc<64x64xf16, #nk>
+    %up = arith.addi %N, %c15 : i32
+    %div = arith.divsi %up, %c16 : i32
+    %padded = arith.muli %div, %c16 : i32
+    %pid = tile.program_id y
+    %y = arith.extsi %pid : i32 to i64
+    %p = arith.extsi %padded : i32 to i64
+    %off = arith.muli %y, %p : i64
+    %row0 = tile.addptr %LSE, %off : !tile.ptr<f32>, i64
+    %cp = tile.make_block_ptr %row0, [%n, %c1_i64], [%c1_i64, %p], [%c0, %c0] order [0, 1] : !tile.block_ptr<tensor<64x1xf32, #bc>>
+    %r:3 = scf.for %i = %c0 to %N step %c64 iter_args(%acc = %zero, %k_ptr = %kp, %c_ptr = %cp) -> (tensor<64x64xf32, #acc>, !tile.block_ptr<tensor<64x64xf16, #bk>>, !tile.block_ptr<tensor<64x1xf32, #bc>>) : i32 {
+      %k = tile.load_block %k_ptr {tilegpu.vector_width = 8 : i32} : !tile.block_ptr<tensor<64x64xf16, #bk>>
+      %kb = tilegpu.local_alloc %k : tensor<64x64xf16, #bk> -> !tilegpu.memdesc<64x64xf16, #nk>
+      %d = tilegpu.warpgroup_dot %qb, %kb, %zero : !tilegpu.memdesc<64x64xf16, #nk>, !tilegpu.memdesc<64x64xf16, #nk>, tensor<64x64xf32, #acc> -> tensor<64x64xf32, #acc>
+      %lse = tile.load_block %c_ptr boundary_check [0] padding zero : !tile.block_ptr<tensor<64x1xf32, #bc>>
+      %col = tilegpu.convert_layout %lse : tensor<64x1xf32, #bc> -> tensor<64x1xf32, #br>
+      %wide = tile.broadcast %col : tensor<64x1xf32, #br> -> tensor<64x64xf32, #br>
+      %cvt = tilegpu.convert_layout %wide : tensor<64x64xf32, #br> -> tensor<64x64xf32, #acc>
+      %shifted = arith.subf %d, %cvt : tensor<64x64xf32, #acc>
+      %sum = arith.addf %acc, %shifted : tensor<64x64xf32, #acc>
+      %next = tile.advance %k_ptr, [%c64, %c0] : !tile.block_ptr<tensor<64x64xf16, #bk>>
+      %next_c = tile.advance %c_ptr, [%c64, %c0] : !tile.block_ptr<tensor<64x1xf32, #bc>>
+      scf.yield %sum, %next, %next_c : tensor<64x64xf32, #acc>, !tile.block_ptr<tensor<64x64xf16, #bk>>, !tile.block_ptr<tensor<64x1xf32, #bc>>
+    }
+    return
+  }
+}
+
+// -----
+
 // A row the TMA cannot copy (its rows' stride, N elements, is not known to
 // be a multiple of 16 bytes) stays a load of the kernel's warps; the
 // producer still copies K.

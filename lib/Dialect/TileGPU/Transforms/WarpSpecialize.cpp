@@ -122,37 +122,77 @@ SmallVector<Operation *> getReaders(Value buffer) {
   return readers;
 }
 
+/// The layout `broadcast`'s operand is wanted in: the one that gives its
+/// result in the single layout every use converts it to; null if the uses
+/// are not all such conversions.
+Attribute getWantedBeforeBroadcast(tile::BroadcastOp broadcast) {
+  Attribute target;
+  for (Operation *use : broadcast->getUsers()) {
+    auto convert = dyn_cast<ConvertLayoutOp>(use);
+    Attribute to = convert ? convert.getType().getEncoding() : Attribute();
+    if (!to || (target && to != target))
+      return {};
+    target = to;
+  }
+  if (!target)
+    return {};
+  FailureOr<SmallVector<Attribute>> operands =
+      inferOperandLayouts(broadcast, {target});
+  return succeeded(operands) ? (*operands)[0] : Attribute();
+}
+
+/// The layout the row `value` is wanted in where every use broadcasts it
+/// (each broadcast converted as getWantedBeforeBroadcast asks); null
+/// otherwise.
+Attribute getWantedForBroadcasts(Value value) {
+  Attribute wanted;
+  for (Operation *user : value.getUsers()) {
+    auto broadcast = dyn_cast<tile::BroadcastOp>(user);
+    Attribute layout =
+        broadcast ? getWantedBeforeBroadcast(broadcast) : nullptr;
+    if (!layout || (wanted && layout != wanted))
+      return {};
+    wanted = layout;
+  }
+  return wanted;
+}
+
 /// The layout `load`'s tile is wanted in: the one every use converts it to
-/// (or converts its broadcast to, given in the row's own layout), else its
-/// own.
+/// (or converts its broadcast to, given in the row's own layout, also where
+/// the row is converted before its broadcasts, as a row coalesced along its
+/// length is), else its own.
 Attribute getWantedLayout(tile::LoadBlockOp load) {
+  Attribute own = load.getType().getEncoding();
   Attribute wanted;
   for (Operation *user : load->getUsers()) {
     Attribute layout;
     if (auto convert = dyn_cast<ConvertLayoutOp>(user)) {
-      layout = convert.getType().getEncoding();
+      layout = getWantedForBroadcasts(convert.getResult());
+      if (!layout)
+        layout = convert.getType().getEncoding();
     } else if (auto broadcast = dyn_cast<tile::BroadcastOp>(user)) {
-      Attribute target;
-      for (Operation *use : broadcast->getUsers()) {
-        auto convert = dyn_cast<ConvertLayoutOp>(use);
-        Attribute to = convert ? convert.getType().getEncoding() : Attribute();
-        if (!to || (target && to != target))
-          return load.getType().getEncoding();
-        target = to;
-      }
-      if (!target)
-        return load.getType().getEncoding();
-      FailureOr<SmallVector<Attribute>> operands =
-          inferOperandLayouts(broadcast, {target});
-      if (failed(operands) || !(*operands)[0])
-        return load.getType().getEncoding();
-      layout = (*operands)[0];
+      layout = getWantedBeforeBroadcast(broadcast);
     }
     if (!layout || (wanted && layout != wanted))
-      return load.getType().getEncoding();
+      return own;
     wanted = layout;
   }
-  return wanted ? wanted : load.getType().getEncoding();
+  return wanted ? wanted : own;
+}
+
+/// `broadcast` taken from `row` instead, in the layout its uses convert it
+/// to, which they then use directly.
+void rebuildBroadcastOn(tile::BroadcastOp broadcast, Value row) {
+  OpBuilder b(broadcast);
+  Operation *copy = b.clone(*broadcast);
+  copy->setOperand(0, row);
+  Operation *first = *broadcast->getUsers().begin();
+  copy->getResult(0).setType(first->getResult(0).getType());
+  for (Operation *convert : llvm::make_early_inc_range(broadcast->getUsers())) {
+    convert->replaceAllUsesWith(copy);
+    convert->erase();
+  }
+  broadcast.erase();
 }
 
 /// `load`'s tile staged through `buffer`: a local_alloc of the load, read
@@ -174,22 +214,17 @@ LocalAllocOp stageThroughBuffer(tile::LoadBlockOp load, MemDescType buffer) {
     if (user == alloc)
       continue;
     if (auto convert = dyn_cast<ConvertLayoutOp>(user)) {
-      convert.replaceAllUsesWith(row);
+      if (convert.getType().getEncoding() != layout) {
+        // Converted only to be broadcast: the broadcasts read the row.
+        for (Operation *use : llvm::make_early_inc_range(convert->getUsers()))
+          rebuildBroadcastOn(cast<tile::BroadcastOp>(use), row);
+      } else {
+        convert.replaceAllUsesWith(row);
+      }
       convert.erase();
       continue;
     }
-    auto broadcast = cast<tile::BroadcastOp>(user);
-    b.setInsertionPoint(broadcast);
-    Operation *copy = b.clone(*broadcast);
-    copy->setOperand(0, row);
-    Operation *first = *broadcast->getUsers().begin();
-    copy->getResult(0).setType(first->getResult(0).getType());
-    for (Operation *convert :
-         llvm::make_early_inc_range(broadcast->getUsers())) {
-      convert->replaceAllUsesWith(copy);
-      convert->erase();
-    }
-    broadcast.erase();
+    rebuildBroadcastOn(cast<tile::BroadcastOp>(user), row);
   }
   return alloc;
 }
