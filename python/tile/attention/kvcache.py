@@ -29,12 +29,12 @@ from . import functional as _f
 DECODE = "attn_decode"
 COMBINE = "attn_decode_combine"
 
-# The split heuristic (docs/python-api.md): as many programs as run at
-# once, four an SM (4 warps, 80 registers, 32 KB of copies), but no split
-# shorter than MIN_BLOCKS_PER_SPLIT key blocks, and at most MAX_SPLITS;
-# swept on an H200 (docs/performance.md).  On the CPU (the interpreter) the
-# H100's SM count stands in, so that the interpreter runs what the H100
-# would.
+# The split heuristic (docs/python-api.md): up to WAVES programs an SM,
+# evenly (a program more on some SMs leaves the rest waiting for them),
+# but no split shorter than MIN_BLOCKS_PER_SPLIT key blocks, and at most
+# MAX_SPLITS; swept on an H200 (docs/performance.md).  On the CPU (the
+# interpreter) the H100's SM count stands in, so that the interpreter runs
+# what the H100 would.
 MIN_BLOCKS_PER_SPLIT = 2
 MAX_SPLITS = 64
 WAVES = 4
@@ -289,9 +289,8 @@ def _sm_count(index):
 
 def choose_num_splits(programs, max_keys, sm_count, block_n):
     """num_splits=0's heuristic: 1 when the batch's programs (batch *
-    heads_k * row blocks) fill the SMs already; else as many splits as keep
-    every program running at once (WAVES an SM: one more would start a
-    wave of its own), capped so that each split keeps at least
+    heads_k * row blocks) fill the SMs already; else as many splits as give
+    every SM at most WAVES programs, capped so that each split keeps at least
     MIN_BLOCKS_PER_SPLIT key blocks of the longest sequence the cache can
     hold (max_keys), and at MAX_SPLITS."""
     if programs >= sm_count:
