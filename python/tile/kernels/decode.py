@@ -62,9 +62,14 @@ def _group_rows(row_block, off_zkv, H_KV, GROUP, ROWS, BLOCK_M: tl.constexpr):
     program head off_zkv = sequence * H_KV + K/V head: row r is token r //
     GROUP of query head kv * GROUP + r % GROUP."""
     rows = row_block * BLOCK_M + tl.arange(0, BLOCK_M)
-    token = rows // GROUP
-    head = off_zkv % H_KV * GROUP + rows % GROUP
+    token, head = _token_head(rows, off_zkv, H_KV, GROUP)
     return off_zkv // H_KV, rows, rows < ROWS, token, head
+
+
+@tile.jit
+def _token_head(rows, off_zkv, H_KV, GROUP):
+    """(token, query head) of query rows `rows` of program head off_zkv."""
+    return rows // GROUP, off_zkv % H_KV * GROUP + rows % GROUP
 
 
 @tile.jit
@@ -210,8 +215,7 @@ def attn_decode_combine(O, O_ACC, LSE_ACC, LSE, stride_oz, stride_on, stride_oh,
     row = tl.program_id(0)
     off_zkv = tl.program_id(1)
     off_z = off_zkv // H_KV
-    token = row // GROUP
-    head = off_zkv % H_KV * GROUP + row % GROUP
+    token, head = _token_head(row, off_zkv, H_KV, GROUP)
     offs_s = tl.arange(0, BLOCK_S)
     offs_d = tl.arange(0, HEAD_DIM)
     row_part = off_zkv.to(tl.int64) * ROWS + row
