@@ -784,3 +784,12 @@ func.func @inline_asm_shapes(%a: tensor<64xi32>) {
   %r = tile.inline_asm_elementwise "" {constraints = "=r,r", pure = true, packed_element = 1 : i32} %a : tensor<64xi32> -> tensor<32xi32>
   return
 }
+
+// -----
+
+// At module scope there is no program to run an op in (found by
+// scripts/fuzz.py ir: tile-to-llvm crashed lowering it).
+module {
+  // expected-error @below {{'tile.print' op must lie inside a function (a kernel or a helper), not at module scope}}
+  tile.print "done"
+}

@@ -520,3 +520,10 @@ module attributes {tilegpu.num_warps = 4 : i32} {
     return %y : tensor<512xf32, #b>
   }
 }
+
+// -----
+
+module {
+  // expected-error @below {{'tilegpu.async_commit_group' op must lie inside a function (a kernel or a helper), not at module scope}}
+  tilegpu.async_commit_group
+}

@@ -9,6 +9,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -81,6 +82,13 @@ Type tile::getI1TypeLike(Type type) {
   if (auto tensor = dyn_cast<RankedTensorType>(type))
     return tensor.clone(i1);
   return i1;
+}
+
+LogicalResult OpTrait::tile::verifyInFunction(Operation *op) {
+  if (op->getParentOfType<FunctionOpInterface>())
+    return success();
+  return op->emitOpError("must lie inside a function (a kernel or a helper), "
+                         "not at module scope");
 }
 
 bool tile::isKernel(Operation *op) {

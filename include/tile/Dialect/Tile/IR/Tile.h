@@ -10,6 +10,7 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "tile/Dialect/Tile/IR/TileTraits.h"
 
 #include "tile/Dialect/Tile/IR/TileDialect.h.inc"
 #include "tile/Dialect/Tile/IR/TileEnums.h.inc"

@@ -9,6 +9,7 @@
 #define TILE_DIALECT_TILE_IR_TILEDIALECT_TD
 
 include "mlir/IR/OpBase.td"
+include "tile/Dialect/Tile/IR/TileTraits.td"
 
 def Tile_Dialect : Dialect {
   let name = "tile";
@@ -83,6 +84,6 @@ def Tile_Dialect : Dialect {
 }
 
 class Tile_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Tile_Dialect, mnemonic, traits>;
+    : Op<Tile_Dialect, mnemonic, !listconcat(traits, [Tile_InFunction])>;
 
 #endif // TILE_DIALECT_TILE_IR_TILEDIALECT_TD

@@ -4,6 +4,7 @@
 #define TILE_DIALECT_TILEGPU_IR_TILEGPUDIALECT_TD
 
 include "mlir/IR/OpBase.td"
+include "tile/Dialect/Tile/IR/TileTraits.td"
 
 def TileGPU_Dialect : Dialect {
   let name = "tilegpu";
@@ -97,6 +98,6 @@ def TileGPU_Dialect : Dialect {
 }
 
 class TileGPU_Op<string mnemonic, list<Trait> traits = []>
-    : Op<TileGPU_Dialect, mnemonic, traits>;
+    : Op<TileGPU_Dialect, mnemonic, !listconcat(traits, [Tile_InFunction])>;
 
 #endif // TILE_DIALECT_TILEGPU_IR_TILEGPUDIALECT_TD
