@@ -36,7 +36,8 @@ COMBINE = "attn_decode_combine"
 # interpreter) the H100's SM count stands in, so that the interpreter runs
 # what the H100 would.
 MIN_BLOCKS_PER_SPLIT = 2
-MAX_SPLITS = 64
+# As many as the combine reads of a row at once.
+MAX_SPLITS = _manifest.DECODE_COMBINE_SPLITS
 WAVES = 4
 CPU_SM_COUNT = 132
 # "No bound" for the mask's offsets: far past any sequence, small enough

@@ -655,6 +655,14 @@ def _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, lo, hi,
 
 
 @tile.jit
+def _stats_blocks(HEAD_DIM: tl.constexpr):
+    """Whether the backward reads LSE_LOG2 and DELTA as blocks, which the
+    producer warps copy with Q and dO: on Hopper, up to d128 (d256's two
+    64 x 256 sums leave no registers for them)."""
+    return tl.target_info.cuda_capability_geq(9, 0) and HEAD_DIM <= 128
+
+
+@tile.jit
 def _attn_bwd_dkdv_rows(dk, dv, k, v, queries, scores, start_n, lo, hi,
                         BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                         HEAD_DIM: tl.constexpr, CAUSAL_MASK: tl.constexpr,
@@ -673,8 +681,7 @@ def _attn_bwd_dkdv_rows(dk, dv, k, v, queries, scores, start_n, lo, hi,
     # d128) the producer copies them with Q and dO, as _attn_bwd_dkdv_cols
     # does its rows (stats_blocks there), but beside dropout's mask, whose
     # registers they would push into spills (8-92 bytes, ptxas 2026-11-29).
-    stats_blocks = (tl.target_info.cuda_capability_geq(9, 0) and HEAD_DIM <= 128
-                    and not DROPOUT)
+    stats_blocks = _stats_blocks(HEAD_DIM) and not DROPOUT
     if stats_blocks:
         lse_block = tl.make_block_ptr(base=LSE_LOG2, shape=(max_n_ctx, 1),
                                       strides=(1, stats_stride), offsets=(lo, 0),
@@ -808,7 +815,7 @@ def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
     # 32 registers a thread, live through the exponentials, made ptxas
     # spill 420 bytes at d64; with 64, reading it beside LSE is 2-6% faster
     # (H200, 2026-11-29).
-    stats_blocks = tl.target_info.cuda_capability_geq(9, 0) and HEAD_DIM <= 128
+    stats_blocks = _stats_blocks(HEAD_DIM)
     late_delta = stats_blocks and BLOCK_M > 64
     for start_m in range(lo, hi, BLOCK_M):
         offs_m = start_m + tl.arange(0, BLOCK_M)

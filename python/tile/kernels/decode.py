@@ -80,7 +80,7 @@ def _out_rows(off_z, token, head, stride_oz, stride_on, stride_oh):
 
 
 @tile.jit
-def _lse_rows(off_z, head, token, H_KV, GROUP, N_Q):
+def _lse_rows(off_z, token, head, H_KV, GROUP, N_Q):
     """Element offsets (64 bits) in LSE, [Z, H, N_Q] contiguous."""
     return (off_z * H_KV * GROUP + head).to(tl.int64) * N_Q + token
 
@@ -194,7 +194,7 @@ def attn_decode(Q, K, V, BLOCK_TABLE, KV_LENS, O_ACC, LSE_ACC, sm_scale, softcap
         o_rows = _out_rows(off_z, token, head, stride_oz, stride_on, stride_oh)
         tl.store(O + o_rows[:, None] + offs_d[None, :], o.to(O.dtype.element_ty),
                  mask=row_ok[:, None])
-        tl.store(LSE + _lse_rows(off_z, head, token, H_KV, GROUP, N_Q), lse, mask=row_ok)
+        tl.store(LSE + _lse_rows(off_z, token, head, H_KV, GROUP, N_Q), lse, mask=row_ok)
     else:
         part = (split * Z * H_KV + off_zkv).to(tl.int64) * ROWS + rows
         tl.store(LSE_ACC + part, lse, mask=row_ok)
@@ -240,4 +240,4 @@ def attn_decode_combine(O, O_ACC, LSE_ACC, LSE, stride_oz, stride_on, stride_oh,
     o = acc * (1.0 / tl.where(l_i > 0, l_i, 1.0))
     tl.store(O + _out_rows(off_z, token, head, stride_oz, stride_on, stride_oh) + offs_d,
              o.to(O.dtype.element_ty))
-    tl.store(LSE + _lse_rows(off_z, head, token, H_KV, GROUP, N_Q), lse)
+    tl.store(LSE + _lse_rows(off_z, token, head, H_KV, GROUP, N_Q), lse)

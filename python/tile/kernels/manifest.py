@@ -392,8 +392,8 @@ def _combine_signature(t):
 DECODE_HEAD_DIMS = (64, 128)
 DECODE_BLOCK_MS = (16, 64)
 DECODE_BLOCK_N = 32
-# The combine reads this many splits of a row at once: the split
-# heuristic's most (tile.attention.kvcache.MAX_SPLITS) in one step. A
+# The combine reads this many splits of a row at once, and the split
+# heuristic takes no more (tile.attention.kvcache.MAX_SPLITS): one step. A
 # split at a time, 8 programs at batch 1 took 12 us (16 splits) to 41 us
 # (64) on an H200, longer than the decoding kernel itself.
 DECODE_COMBINE_SPLITS = 64
