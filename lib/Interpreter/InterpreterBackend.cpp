@@ -23,6 +23,9 @@ public:
   std::string description() const override {
     return "CPU interpreter of tile IR";
   }
+  /// A small GPU's: a persistent kernel's programs each take several
+  /// blocks here, as on a GPU with more work than multiprocessors.
+  int64_t multiprocessorCount() const override { return 4; }
 
   rt::Status loadKernel(const rt::KernelInfo &info,
                         rt::KernelHandle *kernel) override {

@@ -265,19 +265,15 @@ static Status convertAndCheck(const TileKernel *kernel, int numArgs,
   return checkArguments(*kernel->info, *launchArgs, PointerKind::Address);
 }
 
-/// Converts, checks and computes the grid from the launch spec.
-static Status prepare(const TileKernel *kernel, int numArgs,
-                      const TileArg *args, std::vector<LaunchArg> *launchArgs,
-                      Grid *grid) {
-  TILE_RETURN_IF_ERROR(convertAndCheck(kernel, numArgs, args, launchArgs));
-  return computeGrid(*kernel->info, *launchArgs, grid);
-}
-
-int tileCheck(const TileKernel *kernel, int numArgs, const TileArg *args,
-              uint32_t *grid) {
+int tileCheck(const TileKernel *kernel, int64_t numSMs, int numArgs,
+              const TileArg *args, uint32_t *grid) {
   std::vector<LaunchArg> launchArgs;
   Grid computed;
-  Status status = prepare(kernel, numArgs, args, &launchArgs, &computed);
+  Status status = convertAndCheck(kernel, numArgs, args, &launchArgs);
+  if (status.ok())
+    status = computeGrid(
+        *kernel->info, launchArgs,
+        numSMs > 0 ? std::optional<int64_t>(numSMs) : std::nullopt, &computed);
   if (!status.ok())
     return fail(status);
   if (grid) {
@@ -292,11 +288,27 @@ int tileLaunch(const TileKernel *kernel, int device, void *stream, int numArgs,
                const TileArg *args) {
   thread_local std::vector<LaunchArg> launchArgs;
   Grid grid;
-  Status status = prepare(kernel, numArgs, args, &launchArgs, &grid);
+  Status status = convertAndCheck(kernel, numArgs, args, &launchArgs);
+  if (!status.ok())
+    return fail(status);
+  // The device's multiprocessors, which a persistent kernel's grid reads.
+  int64_t numSMs;
+  status = cudaKernels().multiprocessorCount(device, &numSMs);
+  if (!status.ok())
+    return fail(status, TILE_ERROR_DEVICE);
+  status = computeGrid(*kernel->info, launchArgs, numSMs, &grid);
   if (!status.ok())
     return fail(status);
   status = cudaKernels().launch(*kernel->info, launchArgs, grid, device,
                                 static_cast<CUstream>(stream));
+  return status.ok() ? 0 : fail(status, TILE_ERROR_DEVICE);
+}
+
+int tileMultiprocessorCount(int device, int64_t *count) {
+  if (!count)
+    return fail(Status::error("tileMultiprocessorCount: no place (NULL) for "
+                              "the count"));
+  Status status = cudaKernels().multiprocessorCount(device, count);
   return status.ok() ? 0 : fail(status, TILE_ERROR_DEVICE);
 }
 

@@ -23,6 +23,7 @@ public:
   std::optional<ComputeCapability> computeCapability() const override {
     return capability;
   }
+  int64_t multiprocessorCount() const override { return multiprocessors; }
 
   Status loadKernel(const KernelInfo &info, KernelHandle *kernel) override;
   Status allocate(size_t bytes, DType, const std::string &label,
@@ -49,6 +50,7 @@ private:
   const CudaDriver *driver = nullptr;
   std::string deviceName;
   ComputeCapability capability;
+  int64_t multiprocessors = 0;
   CUevent start = nullptr, stop = nullptr;
   struct Loaded {
     LoadedKernel kernel;
@@ -77,6 +79,8 @@ Status CudaBackend::create(std::unique_ptr<Backend> *backend) {
   TILE_RETURN_IF_ERROR(
       d.check(d.cuEventCreate(&cuda->stop, 0), "cuEventCreate"));
   TILE_RETURN_IF_ERROR(getComputeCapability(d, device, &cuda->capability));
+  TILE_RETURN_IF_ERROR(
+      getMultiprocessorCount(d, device, &cuda->multiprocessors));
   cuda->deviceName = name;
   *backend = std::move(cuda);
   return Status::success();

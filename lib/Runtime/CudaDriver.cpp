@@ -23,6 +23,8 @@ constexpr CUresult kSuccess = 0;
 // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR and _MINOR.
 constexpr int kComputeCapabilityMajor = 75;
 constexpr int kComputeCapabilityMinor = 76;
+// CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT.
+constexpr int kMultiprocessorCount = 16;
 
 /// The compute capability and name of the current context's device.
 Status getCurrentDevice(const CudaDriver &driver, int *major, int *minor,
@@ -109,6 +111,16 @@ Status tile::rt::getComputeCapability(const CudaDriver &driver, CUdevice device,
   return driver.check(driver.cuDeviceGetAttribute(
                           &capability->minor, kComputeCapabilityMinor, device),
                       "reading the device's compute capability");
+}
+
+Status tile::rt::getMultiprocessorCount(const CudaDriver &driver,
+                                        CUdevice device, int64_t *count) {
+  int value = 0;
+  TILE_RETURN_IF_ERROR(driver.check(
+      driver.cuDeviceGetAttribute(&value, kMultiprocessorCount, device),
+      "reading the device's multiprocessor count"));
+  *count = value;
+  return Status::success();
 }
 
 Status tile::rt::checkTargetRuns(const std::string &kernel,
@@ -301,6 +313,24 @@ Status CudaKernels::launch(const KernelInfo &info,
     return Status::success();
   return driver->check(result, "launching " + info.name + " over grid " +
                                    grid.toString());
+}
+
+Status CudaKernels::multiprocessorCount(int device, int64_t *count) {
+  const CudaDriver *driver;
+  TILE_RETURN_IF_ERROR(CudaDriver::get(&driver));
+  std::lock_guard<std::mutex> lock(mutex);
+  auto found = multiprocessors.find(device);
+  if (found == multiprocessors.end()) {
+    CUdevice handle;
+    TILE_RETURN_IF_ERROR(
+        driver->check(driver->cuDeviceGet(&handle, device),
+                      "finding CUDA device " + std::to_string(device)));
+    int64_t value;
+    TILE_RETURN_IF_ERROR(getMultiprocessorCount(*driver, handle, &value));
+    found = multiprocessors.emplace(device, value).first;
+  }
+  *count = found->second;
+  return Status::success();
 }
 
 void CudaKernels::forget(const KernelInfo &info) {

@@ -266,7 +266,8 @@ Status tile::rt::verifyLaunchSpec(const KernelInfo &info) {
     return Status::success();
   for (const GridExpr &dimension : info.launch->grid)
     for (const std::string &name : dimension.names())
-      if (!info.isIntegerParam(name) && !info.constexprInt(name))
+      if (!info.isIntegerParam(name) && !info.constexprInt(name) &&
+          name != kNumSMsName)
         return Status::error(
             "launch grid '" + dimension.text() + "': '" + name +
             "' is no integer parameter or constexpr of " + info.name);
@@ -381,15 +382,30 @@ Status tile::rt::checkArguments(const KernelInfo &info,
 }
 
 Status tile::rt::computeGrid(const KernelInfo &info,
-                             const std::vector<LaunchArg> &args, Grid *grid) {
+                             const std::vector<LaunchArg> &args,
+                             std::optional<int64_t> numSMs, Grid *grid) {
   if (!info.launch)
     return Status::error(info.name +
                          " has no launch spec: its metadata says no grid");
-  GridExpr::Lookup lookup = argumentLookup(info, args);
+  GridExpr::Lookup arguments = argumentLookup(info, args);
+  GridExpr::Lookup lookup =
+      [&](const std::string &name) -> std::optional<int64_t> {
+    if (std::optional<int64_t> value = arguments(name))
+      return value;
+    return name == kNumSMsName ? numSMs : std::nullopt;
+  };
   int64_t sizes[3] = {1, 1, 1};
-  for (size_t axis = 0; axis < info.launch->grid.size(); ++axis)
-    TILE_RETURN_IF_ERROR(
-        info.launch->grid[axis].evaluate(lookup, &sizes[axis]));
+  for (size_t axis = 0; axis < info.launch->grid.size(); ++axis) {
+    const GridExpr &dimension = info.launch->grid[axis];
+    const std::vector<std::string> &names = dimension.names();
+    if (!numSMs && !arguments(kNumSMsName) &&
+        std::find(names.begin(), names.end(), kNumSMsName) != names.end())
+      return Status::error("launching " + info.name + ": its grid '" +
+                           dimension.text() + "' reads " + kNumSMsName +
+                           ", the device's multiprocessor count, and this "
+                           "launch names no device");
+    TILE_RETURN_IF_ERROR(dimension.evaluate(lookup, &sizes[axis]));
+  }
   Status made = makeGrid(sizes[0], sizes[1], sizes[2], grid);
   return made.ok() ? made : made.withContext("launching " + info.name);
 }

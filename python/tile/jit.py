@@ -38,27 +38,28 @@ class Launch:
                                      keys=("HEAD_DIM", "CAUSAL"), length="N_CTX"))
 
     ``grid``: one to three expressions (x, y, z) of the kernel's integer
-    parameters and constexprs, integers, ``+ - *``, ``cdiv(a, b)`` and
-    parentheses.  ``keys``: the constexprs a caller chooses among the
-    kernel's variants by (besides the element type of its first pointer).
+    parameters and constexprs, integers, ``NUM_SMS`` (the GPU's
+    multiprocessors, for persistent kernels), ``+ - *``, ``cdiv(a, b)``,
+    ``min(a, b)``, ``max(a, b)`` and parentheses; or, where the grid
+    depends on a constexpr, a function of the constexprs (a dict, as
+    Triton's grid functions take META) returning them.  ``keys``: the
+    constexprs a caller chooses among the kernel's variants by (besides
+    the element type of its first pointer).
     ``length``: the integer parameter a variant's ``max_n_ctx`` bounds.
     The compiler records it in the kernel's metadata ("launch"); the
     runtime (tile-run, tile.attention) computes grids and picks variants
     from it, and binds arguments by parameter name."""
 
     def __init__(self, grid, keys=(), length=None):
-        if isinstance(grid, str):
-            grid = (grid,)
-        if not (1 <= len(grid) <= 3) or not all(isinstance(g, str) and g for g in grid):
-            raise TypeError(f"tile.Launch: grid is one to three expressions (strings), "
-                            f"not {grid!r}")
+        if not callable(grid):
+            grid = self._checked_grid(grid)
         if isinstance(keys, str) or not all(isinstance(k, str) for k in keys):
             raise TypeError(f"tile.Launch: keys is a sequence of constexpr names, "
                             f"not {keys!r}")
         if length is not None and not isinstance(length, str):
             raise TypeError(f"tile.Launch: length names an integer parameter, "
                             f"not {length!r}")
-        self.grid = tuple(grid)
+        self.grid = grid
         self.keys = tuple(keys)
         self.length = length
 
@@ -75,9 +76,22 @@ class Launch:
             raise TypeError(f"tile.Launch of {fn.__name__}: length '{self.length}' is "
                             f"no run-time parameter")
 
-    def attribute(self):
-        """The spec as the kernel's metadata records it."""
-        spec = {"grid": list(self.grid), "keys": list(self.keys)}
+    @staticmethod
+    def _checked_grid(grid):
+        if isinstance(grid, str):
+            grid = (grid,)
+        if (not isinstance(grid, (tuple, list)) or not 1 <= len(grid) <= 3
+                or not all(isinstance(g, str) and g for g in grid)):
+            raise TypeError(f"tile.Launch: grid is one to three expressions (strings), "
+                            f"not {grid!r}")
+        return tuple(grid)
+
+    def attribute(self, constexprs):
+        """The spec as the metadata of the kernel specialized for
+        `constexprs` (a dict) records it."""
+        grid = self._checked_grid(self.grid(dict(constexprs))) if callable(self.grid) \
+            else self.grid
+        spec = {"grid": list(grid), "keys": list(self.keys)}
         if self.length is not None:
             spec["length"] = self.length
         return spec

@@ -23,7 +23,7 @@ from pathlib import Path
 from .tensor_descriptor import ELEMENT_TYPES, descriptor_params, expand_descriptors
 
 # The C interface this module speaks (TILE_RUNTIME_ABI_VERSION).
-ABI_VERSION = 1
+ABI_VERSION = 2
 
 LIBRARY_NAME = "libtile_runtime.so"
 LIBRARY_VARIABLE = "TILE_RUNTIME_LIBRARY"
@@ -111,8 +111,10 @@ _SIGNATURES = {
     "tileKernelParamType": (ctypes.c_char_p, [ctypes.c_void_p, ctypes.c_int]),
     "tileKernelParamDivisibility": (ctypes.c_int64, [ctypes.c_void_p, ctypes.c_int]),
     "tileKernelMetadata": (ctypes.c_char_p, [ctypes.c_void_p]),
-    "tileCheck": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p,
-                                 ctypes.POINTER(ctypes.c_uint32)]),
+    "tileCheck": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int,
+                                 ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint32)]),
+    "tileMultiprocessorCount": (ctypes.c_int, [ctypes.c_int,
+                                               ctypes.POINTER(ctypes.c_int64)]),
     "tileLaunch": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p,
                                   ctypes.c_int, ctypes.c_void_p]),
 }
@@ -352,11 +354,13 @@ class Kernel:
                 fmt.append(_ARG_FORMATS[_FLOAT])
         struct.pack_into("=" + "".join(fmt), buffer, 0, *fields)
 
-    def check(self, values):
+    def check(self, values, num_sms=None):
         """Checks `values` against the parameters (names, kinds, element
         types, ranges, the divisibility compiled for) and returns the grid
-        (x, y, z) the launch spec gives; ValueError naming the problem."""
-        return self._check_packed(self._pack(values))
+        (x, y, z) the launch spec gives, `num_sms` the multiprocessor count
+        a spec may read (NUM_SMS: multiprocessor_count()); ValueError
+        naming the problem."""
+        return self._check_packed(self._pack(values), num_sms)
 
     def launch(self, values, device, stream, grid=None):
         """Launches on the raw CUDA stream handle `stream` (0: the default
@@ -411,10 +415,10 @@ class Kernel:
     def _new_buffer(self):
         return ctypes.create_string_buffer(max(1, _ARG_BYTES * len(self._names)))
 
-    def _check_packed(self, buffer):
+    def _check_packed(self, buffer, num_sms=None):
         grid = (ctypes.c_uint32 * 3)()
         lib = library()
-        if lib.tileCheck(self._handle, len(self._names), buffer, grid):
+        if lib.tileCheck(self._handle, num_sms or 0, len(self._names), buffer, grid):
             raise ValueError(lib.error())
         return tuple(grid)
 
@@ -433,6 +437,21 @@ class Kernel:
         return f"Kernel({self.name})"
 
 
+_multiprocessors = {}
+
+
+def multiprocessor_count(device):
+    """The multiprocessor count of CUDA device index `device`, which launch
+    specs read as NUM_SMS; LaunchError when there is no such device."""
+    if device not in _multiprocessors:
+        count = ctypes.c_int64()
+        lib = library()
+        if lib.optional("tileMultiprocessorCount")(device, ctypes.byref(count)):
+            raise LaunchError(lib.error())
+        _multiprocessors[device] = count.value
+    return _multiprocessors[device]
+
+
 def launch_all(launches, device, stream):
     """Launches each (kernel, values by parameter name) in order on `stream`
     of `device`, after checking all of them: a bad argument launches
@@ -445,7 +464,7 @@ def launch_all(launches, device, stream):
         packed.append((kernel, kernel._pack(values, buffer)))
     if len(packed) > 1:
         for kernel, buffer in packed:
-            kernel._check_packed(buffer)
+            kernel._check_packed(buffer, multiprocessor_count(device))
     for kernel, buffer in packed:
         kernel._launch_packed(buffer, device, stream)
 

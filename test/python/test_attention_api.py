@@ -372,6 +372,11 @@ def strided(tensor, values, head_dim, heads="H", length="N_CTX", strides=QUERY_S
         tuple(values[name] for name in strides) + (1,), tensor.storage_offset())
 
 
+# The multiprocessors of the emulated GPU (an H100's): what launch specs
+# read as NUM_SMS.
+EMULATED_SMS = 132
+
+
 class EmulatedKernels:
     """Stands in for _launch_all: has the runtime check the arguments and
     compute the grid as for a launch, then computes what each kernel's
@@ -410,7 +415,7 @@ class EmulatedKernels:
                     self.tensors[value.data_ptr()] = value
                     value = functional.DevicePointer(value.data_ptr(), element_type)
                 named[param.name] = value
-            assert spec.check(named) == grid
+            assert spec.check(named, EMULATED_SMS) == grid
             self.launch(spec, named)
         return launch
 
@@ -423,12 +428,15 @@ class EmulatedKernels:
     def launch(self, spec, values):
         # The runtime's checks (every parameter by name, types, alignment,
         # strides) and grid.
-        grid = spec.check(values)
+        grid = spec.check(values, EMULATED_SMS)
         self.launches.append((spec, dict(values)))
         z, h = values["Z"], values["H"]
         if spec.family == "attn_bwd":
             assert grid == (math.ceil(values["MAX_N_KV"] / spec.constexprs["BLOCK_N1"]),
                             z * h, 1)
+        elif spec.constexprs.get("PERSISTENT"):
+            blocks = math.ceil(values["MAX_N_CTX"] / spec.constexprs["BLOCK_M"]) * z * h
+            assert grid == (min(blocks, spec.constexprs["PERSISTENT"] * EMULATED_SMS), 1, 1)
         else:
             assert grid == (math.ceil(values["MAX_N_CTX"] / spec.constexprs["BLOCK_M"]),
                             z * h, 1)
@@ -587,6 +595,7 @@ def emulated(monkeypatch):
     monkeypatch.setattr(functional, "_device_pointer", kernels.pointer)
     monkeypatch.setattr(functional, "_launch_all", kernels.launch_all)
     monkeypatch.setattr(functional, "_stream", lambda device: 0)
+    monkeypatch.setattr(runtime, "multiprocessor_count", lambda device: EMULATED_SMS)
     monkeypatch.setattr(runtime.Kernel, "fixed_launch",
                         lambda spec, sources: kernels.fixed_launch(spec, sources))
     # Plans launch through the emulator of the test that made them.
@@ -1207,9 +1216,9 @@ def test_plan_cache_starts_over_past_its_bound(monkeypatch):
     from tile.attention import plan
     monkeypatch.setattr(plan, "MAX_PLANS", 2)
     cache = plan.PlanCache()
-    monkeypatch.setattr(plan, "LaunchPlan", lambda inputs, made, launches: launches)
+    monkeypatch.setattr(plan, "LaunchPlan", lambda inputs, made, launches, device: launches)
     for key in range(5):
-        cache.record(key, (), (), key)
+        cache.record(key, (), (), key, 0)
         assert cache.get(key) == key
     assert len(cache) == 1
 

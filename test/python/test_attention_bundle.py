@@ -266,7 +266,11 @@ def test_built_kernels_are_the_manifest_variants():
         kernel = kernels.kernels[variant.name]
         assert kernel.constexprs == variant.constexprs
         assert kernel.num_warps == variant.options.num_warps
-        assert kernel.metadata["launch"]["grid"][1] == "Z * H"
+        grid = kernel.metadata["launch"]["grid"]
+        if variant.constexprs.get("PERSISTENT"):
+            assert grid == ["min(cdiv(MAX_N_CTX, BLOCK_M) * Z * H, PERSISTENT * NUM_SMS)"]
+        else:
+            assert grid[1] == "Z * H"
         element_type = "bf16" if "bf16" in variant.name else "fp16"
         causal = variant.constexprs.get("CAUSAL")
         window = variant.constexprs.get("WINDOW")

@@ -444,11 +444,12 @@ def test_cli_writes_module_metadata_and_ptx(tmp_path, verify, run_cli):
             ("window_offset", "i32"), ("softcap", "fp32"), ("CU_SEQLENS_Q", "*i32"),
             ("CU_SEQLENS_K", "*i32"), ("MAX_N_CTX", "i32"), ("VARLEN", "i32"),
             ("ALIBI_SLOPES", "*fp32"), ("dropout_p", "fp32"), ("DROPOUT_SEEDS", "*i64")]],
-        # WINDOW, SOFTCAP, HEAD_GROUP, RESCALE_VOTE, ALIBI and DROPOUT were
-        # not given: their defaults are recorded.
+        # WINDOW, SOFTCAP, HEAD_GROUP, RESCALE_VOTE, ALIBI, DROPOUT and
+        # PERSISTENT were not given: their defaults are recorded.
         "constexprs": {"HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64, "CAUSAL": True,
                        "WINDOW": False, "SOFTCAP": False, "HEAD_GROUP": 8,
-                       "RESCALE_VOTE": True, "ALIBI": False, "DROPOUT": False},
+                       "RESCALE_VOTE": True, "ALIBI": False, "DROPOUT": False,
+                       "PERSISTENT": 0},
         "num_warps": 4,
         "options": CompileOptions(num_warps=4, num_stages=3,
                                   thread_index_per_op=True).pipeline_string(),
@@ -653,6 +654,31 @@ def test_launch_spec_is_recorded_on_the_kernel():
     text = compile_text(scaled, "*fp32,i32", BLOCK=64)
     assert ('tile.launch = {"grid" = ["cdiv(n, BLOCK)"], "keys" = ["BLOCK"], '
             '"length" = "n"}') in text
+
+
+def test_launch_grid_function_takes_the_constexprs():
+    """A grid that depends on a constexpr: a function of them (Triton's
+    META), evaluated for each specialization."""
+    def grid(meta):
+        if meta["PERSISTENT"]:
+            return "min(cdiv(n, BLOCK), PERSISTENT * NUM_SMS)"
+        return ("cdiv(n, BLOCK)",)
+
+    @tile.jit(launch=tile.Launch(grid=grid, keys=("BLOCK",)))
+    def scaled(X, n, BLOCK: tl.constexpr, PERSISTENT: tl.constexpr = 0):
+        offs = tl.arange(0, BLOCK)
+        tl.store(X + offs, tl.load(X + offs, mask=offs < n) * 2, mask=offs < n)
+
+    assert '"grid" = ["cdiv(n, BLOCK)"]' in compile_text(scaled, "*fp32,i32", BLOCK=64)
+    assert ('"grid" = ["min(cdiv(n, BLOCK), PERSISTENT * NUM_SMS)"]'
+            in compile_text(scaled, "*fp32,i32", BLOCK=64, PERSISTENT=2))
+
+    @tile.jit(launch=tile.Launch(grid=lambda meta: 3))
+    def bad(X, n, BLOCK: tl.constexpr):
+        pass
+
+    with pytest.raises(CompilationError, match="grid is one to three expressions"):
+        compile_text(bad, "*fp32,i32", BLOCK=64)
 
 
 @pytest.mark.parametrize("launch, message", [

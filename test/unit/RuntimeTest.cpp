@@ -714,7 +714,7 @@ TEST(Launch, BindsChecksAndComputesTheGrid) {
   EXPECT_EQ(args[2].intValue, 1008);
   ASSERT_TRUE(checkArguments(info, args, PointerKind::Address).ok());
   Grid grid;
-  ASSERT_TRUE(computeGrid(info, args, &grid).ok());
+  ASSERT_TRUE(computeGrid(info, args, std::nullopt, &grid).ok());
   EXPECT_EQ(grid.x, 8u);
   EXPECT_EQ(grid.y, 6u);
   EXPECT_EQ(grid.z, 1u);
@@ -752,6 +752,32 @@ TEST(Launch, BindsChecksAndComputesTheGrid) {
   Status unknown = bindArguments(info, {{"Q", args[0]}, {"K", args[0]}}, &args);
   EXPECT_NE(unknown.message().find("fwd_d64 has no parameter 'K'"),
             std::string::npos);
+}
+
+TEST(Launch, PersistentGridReadsTheMultiprocessorCount) {
+  std::string metadata(kLaunchMetadata);
+  metadata.replace(metadata.find("\"launch\""), std::string::npos,
+                   "\"launch\": {\"grid\": [\"min(cdiv(N, BLOCK_M) * H, 2 * "
+                   "NUM_SMS)\"]}}");
+  KernelInfo info;
+  Status parsed = parseKernelInfo(metadata, "fwd.json", &info);
+  ASSERT_TRUE(parsed.ok()) << parsed.message();
+  std::vector<LaunchArg> args = {
+      LaunchArg::pointer(0x1000, DType::F16), LaunchArg::floating(0.5),
+      LaunchArg::integer(1024), LaunchArg::integer(3)};
+  Grid grid;
+  // 8 blocks x 3 heads: 24 programs on 132 SMs, 8 on 4 (two an SM).
+  ASSERT_TRUE(computeGrid(info, args, 132, &grid).ok());
+  EXPECT_EQ(grid.x, 24u);
+  ASSERT_TRUE(computeGrid(info, args, 4, &grid).ok());
+  EXPECT_EQ(grid.x, 8u);
+  EXPECT_EQ(grid.y, 1u);
+  Status noDevice = computeGrid(info, args, std::nullopt, &grid);
+  ASSERT_FALSE(noDevice.ok());
+  EXPECT_NE(noDevice.message().find("reads NUM_SMS, the device's "
+                                    "multiprocessor count"),
+            std::string::npos)
+      << noDevice.message();
 }
 
 TEST(Launch, GridLimits) {

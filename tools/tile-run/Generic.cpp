@@ -274,7 +274,8 @@ rt::Status tile::run::runGeneric(const std::vector<std::string> &args,
   if (givenGrid)
     grid = *givenGrid;
   else if (info.launch)
-    TILE_RETURN_IF_ERROR(rt::computeGrid(info, launchArgs, &grid));
+    TILE_RETURN_IF_ERROR(rt::computeGrid(
+        info, launchArgs, session.backend().multiprocessorCount(), &grid));
   else
     return rt::Status::error("tile-run run needs --grid X[,Y[,Z]]: " +
                              info.name + " has no launch spec to compute it");

@@ -88,7 +88,8 @@ rt::Status Session::prepare(
   TILE_RETURN_IF_ERROR(rt::bindArguments(info, named, &launch->args));
   TILE_RETURN_IF_ERROR(
       rt::checkArguments(info, launch->args, rt::PointerKind::Handle));
-  return rt::computeGrid(info, launch->args, &launch->grid);
+  return rt::computeGrid(info, launch->args, device->multiprocessorCount(),
+                         &launch->grid);
 }
 
 rt::Status Session::launch(const PreparedLaunch &launch) {

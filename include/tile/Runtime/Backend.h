@@ -85,6 +85,8 @@ public:
   virtual std::optional<ComputeCapability> computeCapability() const {
     return std::nullopt;
   }
+  /// The multiprocessors a grid may fill: what a launch spec's NUM_SMS reads.
+  virtual int64_t multiprocessorCount() const = 0;
 
   /// Makes a variant launchable: parses its IR, or loads its PTX or cubin.
   virtual Status loadKernel(const KernelInfo &info, KernelHandle *kernel) = 0;

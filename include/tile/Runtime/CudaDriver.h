@@ -88,6 +88,10 @@ struct LoadedKernel {
 Status getComputeCapability(const CudaDriver &driver, CUdevice device,
                             ComputeCapability *capability);
 
+/// The multiprocessor count of `device`.
+Status getMultiprocessorCount(const CudaDriver &driver, CUdevice device,
+                              int64_t *count);
+
 /// Whether code for `target` (a kernel's "gpu.target": "sm_90a", "sm_80")
 /// runs on a device of compute capability major.minor, named `device`: an
 /// sm_XYa target (architecture-specific features: wgmma, setmaxnreg) only on
@@ -140,11 +144,15 @@ public:
   /// Drops what was loaded for `info`, before it is destroyed.
   void forget(const KernelInfo &info);
 
+  /// The multiprocessor count of device `device` (read once).
+  Status multiprocessorCount(int device, int64_t *count);
+
 private:
   Status makeCurrent(const CudaDriver &driver, int device);
 
   std::mutex mutex;
   std::map<int, CUcontext> contexts;
+  std::map<int, int64_t> multiprocessors;
   std::map<std::pair<const KernelInfo *, int>, LoadedKernel> loaded;
 };
 

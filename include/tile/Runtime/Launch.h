@@ -31,9 +31,9 @@ struct Grid;
 struct TensorMapDesc;
 
 /// One grid dimension of a launch spec: integers, names of the kernel's
-/// integer parameters and constexprs, `+`, `-`, `*`, `cdiv(a, b)` (the
-/// quotient rounded up), `min(a, b)`, `max(a, b)` and parentheses; e.g.
-/// "cdiv(N_CTX, BLOCK_M)".
+/// integer parameters and constexprs, NUM_SMS (kNumSMsName), `+`, `-`, `*`,
+/// `cdiv(a, b)` (the quotient rounded up), `min(a, b)`, `max(a, b)` and
+/// parentheses; e.g. "cdiv(N_CTX, BLOCK_M)".
 class GridExpr {
 public:
   static Status parse(const std::string &text, GridExpr *expr);
@@ -59,6 +59,12 @@ private:
   std::vector<std::string> referenced;
 };
 
+/// The name by which a grid expression reads the multiprocessor count of
+/// the device it launches on: a persistent kernel's grid,
+/// "min(cdiv(N_CTX, BLOCK_M) * H, NUM_SMS)". A kernel parameter or
+/// constexpr of that name takes precedence.
+inline constexpr const char *kNumSMsName = "NUM_SMS";
+
 /// How a kernel is launched: the "launch" object of its metadata.
 struct LaunchSpec {
   /// One to three dimensions (x, y, z); the rest are 1.
@@ -74,8 +80,8 @@ struct LaunchSpec {
 Status parseLaunchSpec(const JsonValue &json, LaunchSpec *spec);
 
 /// Checks `info.launch` against the kernel: grid names are integer
-/// parameters or integer constexprs, keys are constexprs, the length an
-/// integer parameter.
+/// parameters, integer constexprs or NUM_SMS, keys are constexprs, the
+/// length an integer parameter.
 Status verifyLaunchSpec(const KernelInfo &info);
 
 /// A launch grid within the hardware's limits (x below 2^31, y and z at
@@ -103,9 +109,11 @@ enum class PointerKind { Address, Handle };
 Status checkArguments(const KernelInfo &info,
                       const std::vector<LaunchArg> &args, PointerKind pointers);
 
-/// The grid of a launch, from the kernel's launch spec and its arguments.
+/// The grid of a launch, from the kernel's launch spec and its arguments;
+/// `numSMs`, the device's multiprocessor count, for a spec that names
+/// NUM_SMS (an error names what is missing when it is not given).
 Status computeGrid(const KernelInfo &info, const std::vector<LaunchArg> &args,
-                   Grid *grid);
+                   std::optional<int64_t> numSMs, Grid *grid);
 
 /// The TMA descriptor of the kernel's tensor map `index` (info.tensorMaps)
 /// for a launch with `args` (checked, in parameter order): its expressions

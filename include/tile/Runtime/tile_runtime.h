@@ -29,7 +29,7 @@ extern "C" {
 #endif
 
 /* Raised when a function changes meaning; readers check it. */
-#define TILE_RUNTIME_ABI_VERSION 1
+#define TILE_RUNTIME_ABI_VERSION 2
 
 /* What failed: the caller's request (a bad argument, no such variant), or
  * the GPU (no driver, a load or launch the driver refused). */
@@ -106,10 +106,15 @@ TILE_RUNTIME_API int tileKernelConstexprInt(const TileKernel *kernel,
 TILE_RUNTIME_API const char *tileKernelMetadata(const TileKernel *kernel);
 
 /* Checks arguments (in parameter order) against the kernel's parameters and
- * computes the grid from its launch spec: what tileLaunch does before it
- * launches. `grid` (3 values) may be NULL. */
-TILE_RUNTIME_API int tileCheck(const TileKernel *kernel, int num_args,
-                               const TileArg *args, uint32_t *grid);
+ * computes the grid from its launch spec, `num_sms` the multiprocessor
+ * count a spec may read (NUM_SMS; 0: none given, an error for such a spec):
+ * what tileLaunch does before it launches. `grid` (3 values) may be NULL. */
+TILE_RUNTIME_API int tileCheck(const TileKernel *kernel, int64_t num_sms,
+                               int num_args, const TileArg *args,
+                               uint32_t *grid);
+/* The multiprocessor count of CUDA device `device`: what tileLaunch's
+ * grids read as NUM_SMS. */
+TILE_RUNTIME_API int tileMultiprocessorCount(int device, int64_t *count);
 /* Checks, computes the grid, and launches the kernel on `stream` (a
  * CUstream; NULL: the default stream) of CUDA device `device`, in its
  * primary context, loading it there on first use. */

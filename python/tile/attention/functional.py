@@ -559,7 +559,7 @@ def _forward_kernels(q, k, v, causal, scale, causal_offset=0, window_offset=None
             **queries, **keys, **_mask_values(mask)}))
     _launch_all(q.device, launches)
     if plan_key is not None and len(launches) == 1 and _same(given, (q, k, v)):
-        plans.record(plan_key, given, (out, lse), launches)
+        plans.record(plan_key, given, (out, lse), launches, q.device.index)
     return out, lse, q, k, v
 
 
@@ -724,7 +724,7 @@ def _backward_kernels(dout, q, k, v, out, lse, causal, scale, causal_offset=0,
     if (plan_key is not None and len(launches) == 3
             and _same(given, (dout, q, k, v, out, lse))):
         plans.record(plan_key, given, (dq, dk, dv, lse_log2, delta, dq_accumulator),
-                     launches)
+                     launches, q.device.index)
     return _group_sums(dq, dk, dv, k, v)
 
 

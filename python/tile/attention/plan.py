@@ -15,6 +15,8 @@ runtime.Kernel.fixed_launch, whose arguments the runtime still checks.
 
 import torch
 
+from .. import runtime
+
 # More keys than this (many sequence lengths, say) and the cache starts
 # over: a plan is cheap to make again, an unbounded cache is not.
 MAX_PLANS = 256
@@ -28,12 +30,13 @@ class LaunchPlan:
     """The launches of one call, as functions of the call's input tensors
     and of the tensors it allocates."""
 
-    def __init__(self, inputs, made, launches):
+    def __init__(self, inputs, made, launches, device):
         """inputs: the tensors the call was given, in the order run() takes
         them; made: the tensors the call allocated, in the order run()
         returns them; launches: [(runtime.Kernel, values by parameter
-        name)], as runtime.launch_all took them. _Unplannable when a
-        pointer argument is not exactly one of these tensors' addresses."""
+        name)], as runtime.launch_all took them on `device` (a CUDA
+        device index: the grids). _Unplannable when a pointer argument is
+        not exactly one of these tensors' addresses."""
         tensors = [*inputs, *made]
         addresses = [t.data_ptr() for t in tensors]
         constants = []
@@ -58,7 +61,8 @@ class LaunchPlan:
                 launch = kernel.fixed_launch(sources)
             except ValueError as error:   # a kernel with tensor descriptors
                 raise _Unplannable(str(error)) from error
-            self._launches.append((launch, kernel.check(values)))
+            self._launches.append((launch, kernel.check(values,
+                                                        runtime.multiprocessor_count(device))))
         self._constants = tuple(constants)
         self._alignments = tuple(alignments)
         self._allocations = [(t.shape, t.stride(), t.dtype) for t in made]
@@ -89,12 +93,13 @@ class PlanCache:
         """The plan for `key`, or None."""
         return self._plans.get(key)
 
-    def record(self, key, inputs, made, launches):
+    def record(self, key, inputs, made, launches, device):
         """Makes the plan for `key` from a call that launched `launches`
-        over `inputs` and the tensors it `made`; records nothing when the
-        launches do not follow from them."""
+        on CUDA device index `device` over `inputs` and the tensors it
+        `made`; records nothing when the launches do not follow from
+        them."""
         try:
-            plan = LaunchPlan(inputs, made, launches)
+            plan = LaunchPlan(inputs, made, launches, device)
         except _Unplannable:
             return
         if len(self._plans) >= MAX_PLANS:

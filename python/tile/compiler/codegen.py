@@ -386,11 +386,14 @@ class CodeGenerator:
         end_node = fdef.body[-1] if fdef.body else fdef
         self.b.loc = f"loc({self.loc_of(end_node)})"
         self.b.line("return")
-        specialized = format_attribute({p.name: constexprs[p.name] for p in fn.params
-                                        if p.is_constexpr})
-        attributes = f"tile.constexprs = {specialized}, tile.kernel"
+        values = {p.name: constexprs[p.name] for p in fn.params if p.is_constexpr}
+        attributes = f"tile.constexprs = {format_attribute(values)}, tile.kernel"
         if fn.launch is not None:
-            attributes += f", tile.launch = {format_attribute(fn.launch.attribute())}"
+            try:
+                launch = fn.launch.attribute(values)
+            except TypeError as e:
+                raise self.error(fdef, str(e)) from None
+            attributes += f", tile.launch = {format_attribute(launch)}"
         lines = [f"  func.func @{entry}({', '.join(args)}) attributes {{{attributes}}} {{"]
         lines += self.b.lines
         lines.append(f"  }} loc({self.loc_of(fdef)})")

@@ -199,15 +199,23 @@ def _longest_first(heads_per_group):
     fastest.  In natural order the longest blocks of the last heads start
     last and leave SMs idle at the end (13% of them over a d128 forward, in
     a model of the H100).  Here ids are dealt out heads_per_group heads at a
-    time: rank 0 of each head of the group, then rank 1, and so on, so the
-    last programs to start are short ones; a group of few heads keeps the
-    programs running at once on few heads, whose K and V stay in L2.
+    time (_deal_longest_first), so the last programs to start are short
+    ones; a group of few heads keeps the programs running at once on few
+    heads, whose K and V stay in L2.
     """
     num_blocks = tl.num_programs(0)
-    pid = tl.program_id(0) + tl.program_id(1) * num_blocks
-    first_head = pid // (heads_per_group * num_blocks) * heads_per_group
-    heads = tl.minimum(tl.num_programs(1) - first_head, heads_per_group)
-    r = pid - first_head * num_blocks
+    return _deal_longest_first(tl.program_id(0) + tl.program_id(1) * num_blocks, num_blocks,
+                               tl.num_programs(1), heads_per_group)
+
+
+@tile.jit
+def _deal_longest_first(index, num_blocks, num_heads, heads_per_group):
+    """(rank, head) of the index-th of num_blocks * num_heads causal
+    blocks, dealt out heads_per_group heads at a time: rank 0 of each head
+    of the group, then rank 1, and so on."""
+    first_head = index // (heads_per_group * num_blocks) * heads_per_group
+    heads = tl.minimum(num_heads - first_head, heads_per_group)
+    r = index - first_head * num_blocks
     return r // heads, first_head + r % heads
 
 
@@ -431,7 +439,15 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi, offs_m, 
     return acc, l_i, m_i
 
 
-@tile.jit(launch=tile.Launch(grid=("cdiv(MAX_N_CTX, BLOCK_M)", "Z * H"),
+def _fwd_grid(meta):
+    """attn_fwd's grid: a program a query block and head, or with PERSISTENT
+    programs an SM, at most that many programs, each taking blocks in turn."""
+    if meta["PERSISTENT"]:
+        return "min(cdiv(MAX_N_CTX, BLOCK_M) * Z * H, PERSISTENT * NUM_SMS)"
+    return "cdiv(MAX_N_CTX, BLOCK_M)", "Z * H"
+
+
+@tile.jit(launch=tile.Launch(grid=_fwd_grid,
                              keys=("HEAD_DIM", "CAUSAL", "WINDOW", "SOFTCAP", "ALIBI",
                                    "DROPOUT"),
                              length="MAX_N_CTX"))
@@ -443,11 +459,31 @@ def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n,
              CAUSAL: tl.constexpr, WINDOW: tl.constexpr = False,
              SOFTCAP: tl.constexpr = False, HEAD_GROUP: tl.constexpr = 8,
              RESCALE_VOTE: tl.constexpr = True, ALIBI: tl.constexpr = False,
-             DROPOUT: tl.constexpr = False):
+             DROPOUT: tl.constexpr = False, PERSISTENT: tl.constexpr = 0):
     tl.static_assert(BLOCK_M % BLOCK_N == 0, "BLOCK_M must be a multiple of BLOCK_N")
     tl.static_assert(not (ALIBI and SOFTCAP), "ALiBi with capped scores is not supported")
     tl.static_assert(HEAD_GROUP >= 1, "HEAD_GROUP must be at least 1")
     tl.static_assert(CAUSAL or not WINDOW, "a window is a band: WINDOW needs CAUSAL")
+    if PERSISTENT:
+        # Block index i is query block i % num_blocks of head i // num_blocks
+        # (causal: the i-th longest, as _longest_first deals them); program
+        # p takes p, p + num_programs, ...: the producer copies a block's
+        # first Q, K and V while the consumers finish the one before.
+        num_blocks = tl.cdiv(MAX_N_CTX, BLOCK_M)
+        for index in range(tl.program_id(0), num_blocks * Z * H, tl.num_programs(0)):
+            if CAUSAL:
+                rank, off_hz = _deal_longest_first(index, num_blocks, Z * H, HEAD_GROUP)
+                start_m = num_blocks - 1 - rank
+            else:
+                start_m = index % num_blocks
+                off_hz = index // num_blocks
+            _attn_fwd_block(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n,
+                            stride_kz, stride_kh, stride_kn, H, H_KV, N_CTX, N_KV,
+                            causal_offset, window_offset, softcap, CU_SEQLENS_Q,
+                            CU_SEQLENS_K, MAX_N_CTX, VARLEN, ALIBI_SLOPES, dropout_p,
+                            DROPOUT_SEEDS, start_m, off_hz, HEAD_DIM, BLOCK_M, BLOCK_N,
+                            CAUSAL, WINDOW, SOFTCAP, RESCALE_VOTE, ALIBI, DROPOUT)
+        return
     if CAUSAL:
         # The last query block sees the most keys.
         rank, off_hz = _longest_first(HEAD_GROUP)
@@ -455,6 +491,22 @@ def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n,
     else:
         start_m = tl.program_id(0)
         off_hz = tl.program_id(1)
+    _attn_fwd_block(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n, stride_kz,
+                    stride_kh, stride_kn, H, H_KV, N_CTX, N_KV, causal_offset, window_offset,
+                    softcap, CU_SEQLENS_Q, CU_SEQLENS_K, MAX_N_CTX, VARLEN, ALIBI_SLOPES,
+                    dropout_p, DROPOUT_SEEDS, start_m, off_hz, HEAD_DIM, BLOCK_M, BLOCK_N,
+                    CAUSAL, WINDOW, SOFTCAP, RESCALE_VOTE, ALIBI, DROPOUT)
+
+
+@tile.jit
+def _attn_fwd_block(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n, stride_kz,
+                    stride_kh, stride_kn, H, H_KV, N_CTX, N_KV, causal_offset, window_offset,
+                    softcap, CU_SEQLENS_Q, CU_SEQLENS_K, MAX_N_CTX, VARLEN, ALIBI_SLOPES,
+                    dropout_p, DROPOUT_SEEDS, start_m, off_hz, HEAD_DIM: tl.constexpr,
+                    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr,
+                    WINDOW: tl.constexpr, SOFTCAP: tl.constexpr, RESCALE_VOTE: tl.constexpr,
+                    ALIBI: tl.constexpr, DROPOUT: tl.constexpr):
+    """attn_fwd's query block start_m of head off_hz: O's and LSE's rows."""
     off_z, off_h, off_kv = _heads(off_hz, H, H_KV)
     offset = _offset(off_z, off_h, stride_z, stride_h)
     kv_offset = _offset(off_z, off_kv, stride_kz, stride_kh)

@@ -116,8 +116,9 @@ class AttentionTiles(typing.NamedTuple):
     (BLOCK_N), warps, CTA-wide rescale vote and ping-pong; the backward's
     warps, keys a program (BLOCK_N1), queries a step (BLOCK_M1), stages,
     order of products (DV_LAST), max_row_span, whether S is queries x
-    keys (QUERY_ROWS) and the queries a step of the variants that do more
-    a score (softcap, ALiBi, dropout)."""
+    keys (QUERY_ROWS), the queries a step of the variants that do more
+    a score (softcap, ALiBi, dropout), and the longest sequence for which
+    the non-causal forward runs persistent, a program an SM (0: never)."""
     block_n: int
     fwd_warps: int
     vote: bool
@@ -130,6 +131,7 @@ class AttentionTiles(typing.NamedTuple):
     max_row_span: int
     query_rows: bool
     bwd_queries_extra: int
+    fwd_persistent_up_to: int = 0
 
 
 # Why each head dim's tiles are what they are: the comment in
@@ -146,7 +148,7 @@ class AttentionTiles(typing.NamedTuple):
 HOPPER_TILES = {
     32: AttentionTiles(64, 4, True, False, 8, 128, 128, 2, True, 0, True, 128),
     64: AttentionTiles(64, 4, True, False, 8, 128, 128, 2, True, 0, False, 64),
-    128: AttentionTiles(128, 8, False, True, 8, 128, 64, 3, False, 128, True, 64),
+    128: AttentionTiles(128, 8, False, True, 8, 128, 64, 3, False, 128, True, 64, 4096),
     256: AttentionTiles(64, 8, False, True, 8, 64, 64, 2, False, 0, False, 64),
 }
 
@@ -214,6 +216,14 @@ def _attention_variants(t, head_dim, target):
     # an H200 (2026-11-27), causal +17% at N = 1024 and +28-30%
     # from 2048, non-causal +1-7%.  At d64 two warpgroups taking
     # turns were 2-12% slower up to N = 4096.  No forward spills.
+    # Up to 4096 queries the non-causal d128 forward is persistent
+    # (the _n4096 variants: a program an SM, each taking query blocks in
+    # turn, so that the producer copies the next block's Q, K and V
+    # while the consumers store O): +7% at N = 1024, +1-3% at 4096, but
+    # 0-3% slower at 16k (H200, 2026-11-29).  Not at d64, whose two
+    # programs an SM already overlap (level), nor causal: blocks of
+    # unequal length dealt out in a fixed order left SMs idle (-8 to -32%
+    # from 4k; the GPU's own order, longest first, balances them).
     # The backward runs every product on wgmma, Q and dO copied
     # by the TMA from a producer warpgroup, its programs owning 128
     # keys on 8 warps (d32 to d128).  d32 and d128 compute S as
@@ -247,15 +257,21 @@ def _attention_variants(t, head_dim, target):
         # (warp_specialize): 0-8% faster than the kernels without
         # it (H200, 2026-11-27); without the producer, TMA was
         # slower than cp.async at d64.
+        constexprs = {"HEAD_DIM": head_dim, "BLOCK_M": 128, "BLOCK_N": tiles.block_n,
+                      "CAUSAL": causal, "WINDOW": window, "SOFTCAP": softcap,
+                      "ALIBI": alibi, "DROPOUT": dropout, "HEAD_GROUP": 8,
+                      "RESCALE_VOTE": tiles.vote, "PERSISTENT": 0}
         out.append(Variant(
             f"attn_fwd_{t}_d{head_dim}_{suffix}{name}", "attention", "attn_fwd",
-            _fwd_signature(t),
-            {"HEAD_DIM": head_dim, "BLOCK_M": 128, "BLOCK_N": tiles.block_n,
-             "CAUSAL": causal, "WINDOW": window, "SOFTCAP": softcap,
-             "ALIBI": alibi, "DROPOUT": dropout, "HEAD_GROUP": 8,
-             "RESCALE_VOTE": tiles.vote},
-            tiles.fwd_warps, overlap_products=hopper, ping_pong=tiles.ping_pong,
-            **options))
+            _fwd_signature(t), constexprs, tiles.fwd_warps, overlap_products=hopper,
+            ping_pong=tiles.ping_pong, **options))
+        if tiles.fwd_persistent_up_to and not causal:
+            bound = tiles.fwd_persistent_up_to
+            out.append(Variant(
+                f"attn_fwd_{t}_d{head_dim}_{suffix}_n{bound}{name}", "attention",
+                "attn_fwd", _fwd_signature(t), {**constexprs, "PERSISTENT": 1},
+                tiles.fwd_warps, max_n_ctx=bound, overlap_products=hopper,
+                ping_pong=tiles.ping_pong, **options))
     out.append(Variant(
         f"attn_bwd_preprocess_{t}_d{head_dim}{name}", "attention", "attn_bwd_preprocess",
         _preprocess_signature(t), {"HEAD_DIM": head_dim, "BLOCK_M": 64}, 8,
