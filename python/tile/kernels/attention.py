@@ -11,9 +11,11 @@ are fp32 [Z * H, stats_stride(MAX_N_CTX)]: rows 64-byte aligned, so that
 the TMA can copy their blocks, the preprocess writing every row up to
 MAX_N_CTX (zeros past a sequence's queries).
 
-- attn_fwd: grid (cdiv(N_CTX, BLOCK_M), Z * H).  Softmax in base 2 with
-  sm_scale * log2(e) folded into the scores; LSE is written in natural log:
-  LSE[i] = log(sum_j exp(sm_scale * q_i . k_j)) over the keys row i sees.
+- attn_fwd: grid (cdiv(N_CTX, BLOCK_M), Z * H), or with PERSISTENT
+  programs an SM at most that many programs, each taking query blocks in
+  turn (_fwd_grid).  Softmax in base 2 with sm_scale * log2(e) folded into
+  the scores; LSE is written in natural log: LSE[i] = log(sum_j
+  exp(sm_scale * q_i . k_j)) over the keys row i sees.
 - attn_bwd_preprocess: DELTA[i] = sum_d O[i, d] * dO[i, d], LSE_LOG2[i] =
   LSE[i] * log2(e), and zeros in DQ_ACC, grid (cdiv(MAX_N_CTX, BLOCK_M),
   Z * H).
