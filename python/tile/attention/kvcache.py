@@ -22,6 +22,7 @@ import numbers
 
 import torch
 
+from .. import runtime
 from ..kernels import decode as _decode
 from ..kernels import manifest as _manifest
 from . import functional as _f
@@ -283,11 +284,6 @@ def choose_block_m(rows, block_ms):
     return block_ms[-1]
 
 
-@functools.cache
-def _sm_count(index):
-    return torch.cuda.get_device_properties(index).multi_processor_count
-
-
 def choose_num_splits(programs, max_keys, sm_count, block_n):
     """num_splits=0's heuristic: 1 when the batch's programs (batch *
     heads_k * row blocks) fill the SMs already; else as many splits as give
@@ -501,8 +497,8 @@ def flash_attn_with_kvcache(q, k_cache, v_cache, k=None, v=None, rotary_cos=None
     if window_size[0] >= 0:
         max_keys = min(max_keys, window_size[0] + seqlen_q)
     if num_splits == 0:
-        sm_count = _sm_count(device.index if device.index is not None
-                             else torch.cuda.current_device()) \
+        sm_count = runtime.multiprocessor_count(
+            device.index if device.index is not None else torch.cuda.current_device()) \
             if device.type == "cuda" else CPU_SM_COUNT
         num_splits = choose_num_splits(batch * heads_k * row_blocks, max_keys, sm_count,
                                        block_n)
