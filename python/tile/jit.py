@@ -89,8 +89,15 @@ class Launch:
     def attribute(self, constexprs):
         """The spec as the metadata of the kernel specialized for
         `constexprs` (a dict) records it."""
-        grid = self._checked_grid(self.grid(dict(constexprs))) if callable(self.grid) \
-            else self.grid
+        grid = self.grid
+        if callable(grid):
+            name = getattr(grid, "__name__", "grid")
+            try:
+                grid = grid(dict(constexprs))
+            except Exception as error:
+                raise TypeError(f"tile.Launch: the grid function {name} raised "
+                                f"{type(error).__name__}: {error}") from None
+            grid = self._checked_grid(grid)
         spec = {"grid": list(grid), "keys": list(self.keys)}
         if self.length is not None:
             spec["length"] = self.length

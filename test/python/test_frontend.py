@@ -680,6 +680,14 @@ def test_launch_grid_function_takes_the_constexprs():
     with pytest.raises(CompilationError, match="grid is one to three expressions"):
         compile_text(bad, "*fp32,i32", BLOCK=64)
 
+    @tile.jit(launch=tile.Launch(grid=lambda meta: f"cdiv(n, {meta['BLOCKS']})"))
+    def raising(X, n, BLOCK: tl.constexpr):
+        pass
+
+    with pytest.raises(CompilationError,
+                       match="the grid function <lambda> raised KeyError: 'BLOCKS'"):
+        compile_text(raising, "*fp32,i32", BLOCK=64)
+
 
 @pytest.mark.parametrize("launch, message", [
     (lambda: tile.Launch(grid=()), "grid is one to three expressions"),
