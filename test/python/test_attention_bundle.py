@@ -360,6 +360,17 @@ def test_a_launch_without_a_gpu_is_a_clear_error(forward, monkeypatch):
         forward.launch(forward_values(), 0, 0)
 
 
+def test_multiprocessor_count_names_a_missing_gpu():
+    """What launch grids read as NUM_SMS: the device's count, or without a
+    GPU (CI) an error that says why."""
+    try:
+        count = runtime.multiprocessor_count(0)
+    except LaunchError as error:
+        assert re.search("NVIDIA driver|CUDA device 0|no CUDA", str(error)), str(error)
+    else:
+        assert count > 0
+
+
 def test_a_launch_over_a_given_grid(tmp_path):
     """kernel[grid](...)'s path, tileLaunchGrid: the caller's grid, for a
     kernel without a launch spec; the grid and the arguments are checked
