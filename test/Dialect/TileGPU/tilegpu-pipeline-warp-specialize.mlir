@@ -555,3 +555,53 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
     return
   }
 }
+
+// -----
+
+// A persistent kernel: a loop over blocks, num_programs apart, around the
+// loop of copies. The producer mirrors the outer loop, and both sides carry
+// the ring's slot and phase through it, so the copies of one block's first
+// keys may start while the consumer finishes the block before.
+#bk = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#nk = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [1, 0]>
+#acc = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]>
+// CHECK-LABEL: func.func @persistent
+// CHECK: tilegpu.warp_specialize {
+// CHECK: %[[PID:.*]] = tile.program_id x
+// CHECK: %[[PROGRAMS:.*]] = tile.num_programs x
+// CHECK: scf.for %{{.*}} = %[[PID]] to %{{.*}} step %[[PROGRAMS]] iter_args(%{{.*}} = %{{.*}}, %[[SLOT:.*]] = %c0_i32, %[[PHASE:.*]] = %c0_i32)
+// CHECK: %[[INNER:.*]]:3 = scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %[[SLOT]], %{{.*}} = %[[PHASE]])
+// CHECK: tilegpu.wait_barrier
+// CHECK: tilegpu.async_tma_copy_block
+// CHECK: scf.yield %{{.*}}, %[[INNER]]#1, %[[INNER]]#2 :
+// CHECK: } {consumer_registers
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[CSLOT:.*]] = %c0_i32, %[[CPHASE:.*]] = %c0_i32)
+// CHECK: %[[CINNER:.*]]:4 = scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %[[CSLOT]], %{{.*}} = %[[CPHASE]])
+// CHECK: tilegpu.wait_barrier
+// CHECK: tilegpu.warpgroup_dot
+// CHECK: scf.yield %{{.*}}, %[[CINNER]]#2, %[[CINNER]]#3 :
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @persistent(%K: !tile.ptr<f16> {tile.divisibility = 16 : i32} loc("K"), %N: i32 loc("N"), %stride: i32 {tile.divisibility = 16 : i32} loc("stride_n"), %blocks: i32, %O: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("O")) attributes {tile.kernel} {
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %n = arith.extsi %N : i32 to i64
+    %s = arith.extsi %stride : i32 to i64
+    %q = tilegpu.local_alloc : !tilegpu.memdesc<64x64xf16, #nk>
+    %pid = tile.program_id x
+    %programs = tile.num_programs x
+    scf.for %b = %pid to %blocks step %programs : i32 {
+      %kp = tile.make_block_ptr %K, [%n, %c1_i64], [%s, %c1_i64], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<64x64xf16, #bk>>
+      %r:2 = scf.for %i = %c0 to %N step %c64 iter_args(%acc = %zero, %k_ptr = %kp) -> (tensor<64x64xf32, #acc>, !tile.block_ptr<tensor<64x64xf16, #bk>>) : i32 {
+        %k = tile.load_block %k_ptr {tilegpu.vector_width = 8 : i32} : !tile.block_ptr<tensor<64x64xf16, #bk>>
+        %kb = tilegpu.local_alloc %k : tensor<64x64xf16, #bk> -> !tilegpu.memdesc<64x64xf16, #nk>
+        %d = tilegpu.warpgroup_dot %q, %kb, %zero : !tilegpu.memdesc<64x64xf16, #nk>, !tilegpu.memdesc<64x64xf16, #nk>, tensor<64x64xf32, #acc> -> tensor<64x64xf32, #acc>
+        %sum = arith.addf %acc, %d : tensor<64x64xf32, #acc>
+        %next = tile.advance %k_ptr, [%c64, %c0] : !tile.block_ptr<tensor<64x64xf16, #bk>>
+        scf.yield %sum, %next : tensor<64x64xf32, #acc>, !tile.block_ptr<tensor<64x64xf16, #bk>>
+      }
+    }
+    return
+  }
+}
