@@ -446,7 +446,7 @@ def multiprocessor_count(device):
     if device not in _multiprocessors:
         count = ctypes.c_int64()
         lib = library()
-        if lib.optional("tileMultiprocessorCount")(device, ctypes.byref(count)):
+        if lib.tileMultiprocessorCount(device, ctypes.byref(count)):
             raise LaunchError(lib.error())
         _multiprocessors[device] = count.value
     return _multiprocessors[device]
