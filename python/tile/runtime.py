@@ -463,8 +463,9 @@ def launch_all(launches, device, stream):
         seen.add(kernel)
         packed.append((kernel, kernel._pack(values, buffer)))
     if len(packed) > 1:
+        num_sms = multiprocessor_count(device)
         for kernel, buffer in packed:
-            kernel._check_packed(buffer, multiprocessor_count(device))
+            kernel._check_packed(buffer, num_sms)
     for kernel, buffer in packed:
         kernel._launch_packed(buffer, device, stream)
 

@@ -37,6 +37,7 @@ class LaunchPlan:
         name)], as runtime.launch_all took them on `device` (a CUDA
         device index: the grids). _Unplannable when a pointer argument is
         not exactly one of these tensors' addresses."""
+        num_sms = runtime.multiprocessor_count(device)
         tensors = [*inputs, *made]
         addresses = [t.data_ptr() for t in tensors]
         constants = []
@@ -61,8 +62,7 @@ class LaunchPlan:
                 launch = kernel.fixed_launch(sources)
             except ValueError as error:   # a kernel with tensor descriptors
                 raise _Unplannable(str(error)) from error
-            self._launches.append((launch, kernel.check(values,
-                                                        runtime.multiprocessor_count(device))))
+            self._launches.append((launch, kernel.check(values, num_sms)))
         self._constants = tuple(constants)
         self._alignments = tuple(alignments)
         self._allocations = [(t.shape, t.stride(), t.dtype) for t in made]

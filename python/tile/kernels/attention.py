@@ -201,23 +201,15 @@ def _longest_first(heads_per_group):
     fastest.  In natural order the longest blocks of the last heads start
     last and leave SMs idle at the end (13% of them over a d128 forward, in
     a model of the H100).  Here ids are dealt out heads_per_group heads at a
-    time (_deal_longest_first), so the last programs to start are short
-    ones; a group of few heads keeps the programs running at once on few
-    heads, whose K and V stay in L2.
+    time: rank 0 of each head of the group, then rank 1, and so on, so the
+    last programs to start are short ones; a group of few heads keeps the
+    programs running at once on few heads, whose K and V stay in L2.
     """
     num_blocks = tl.num_programs(0)
-    return _deal_longest_first(tl.program_id(0) + tl.program_id(1) * num_blocks, num_blocks,
-                               tl.num_programs(1), heads_per_group)
-
-
-@tile.jit
-def _deal_longest_first(index, num_blocks, num_heads, heads_per_group):
-    """(rank, head) of the index-th of num_blocks * num_heads causal
-    blocks, dealt out heads_per_group heads at a time: rank 0 of each head
-    of the group, then rank 1, and so on."""
-    first_head = index // (heads_per_group * num_blocks) * heads_per_group
-    heads = tl.minimum(num_heads - first_head, heads_per_group)
-    r = index - first_head * num_blocks
+    pid = tl.program_id(0) + tl.program_id(1) * num_blocks
+    first_head = pid // (heads_per_group * num_blocks) * heads_per_group
+    heads = tl.minimum(tl.num_programs(1) - first_head, heads_per_group)
+    r = pid - first_head * num_blocks
     return r // heads, first_head + r % heads
 
 
@@ -466,19 +458,17 @@ def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n,
     tl.static_assert(not (ALIBI and SOFTCAP), "ALiBi with capped scores is not supported")
     tl.static_assert(HEAD_GROUP >= 1, "HEAD_GROUP must be at least 1")
     tl.static_assert(CAUSAL or not WINDOW, "a window is a band: WINDOW needs CAUSAL")
+    # Causal blocks differ in length: a fixed deal of them left SMs idle
+    # (docs/performance.md), where the GPU's own order balances them.
+    tl.static_assert(not (PERSISTENT and CAUSAL), "PERSISTENT is for the non-causal forward")
     if PERSISTENT:
-        # Block index i is query block i % num_blocks of head i // num_blocks
-        # (causal: the i-th longest, as _longest_first deals them); program
-        # p takes p, p + num_programs, ...: the producer copies a block's
-        # first Q, K and V while the consumers finish the one before.
+        # Block index i is query block i % num_blocks of head i // num_blocks;
+        # program p takes p, p + num_programs, ...: the producer copies a
+        # block's first Q, K and V while the consumers finish the one before.
         num_blocks = tl.cdiv(MAX_N_CTX, BLOCK_M)
         for index in range(tl.program_id(0), num_blocks * Z * H, tl.num_programs(0)):
-            if CAUSAL:
-                rank, off_hz = _deal_longest_first(index, num_blocks, Z * H, HEAD_GROUP)
-                start_m = num_blocks - 1 - rank
-            else:
-                start_m = index % num_blocks
-                off_hz = index // num_blocks
+            start_m = index % num_blocks
+            off_hz = index // num_blocks
             _attn_fwd_block(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n,
                             stride_kz, stride_kh, stride_kn, H, H_KV, N_CTX, N_KV,
                             causal_offset, window_offset, softcap, CU_SEQLENS_Q,
