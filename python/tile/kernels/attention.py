@@ -458,9 +458,26 @@ def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n,
     tl.static_assert(not (ALIBI and SOFTCAP), "ALiBi with capped scores is not supported")
     tl.static_assert(HEAD_GROUP >= 1, "HEAD_GROUP must be at least 1")
     tl.static_assert(CAUSAL or not WINDOW, "a window is a band: WINDOW needs CAUSAL")
-    # Causal blocks differ in length: a fixed deal of them left SMs idle
-    # (docs/performance.md), where the GPU's own order balances them.
-    tl.static_assert(not (PERSISTENT and CAUSAL), "PERSISTENT is for the non-causal forward")
+    if PERSISTENT and CAUSAL:
+        # Causal blocks in pairs of equal work: query block r and its mirror
+        # num_blocks - 1 - r of one head see num_blocks + 1 key blocks
+        # together (the middle block of an odd count runs alone), so
+        # programs taking pairs num_programs apart stay balanced.
+        num_blocks = tl.cdiv(MAX_N_CTX, BLOCK_M)
+        pairs = (num_blocks + 1) // 2
+        for unit in range(tl.program_id(0), pairs * Z * H, tl.num_programs(0)):
+            off_hz = unit // pairs
+            r = unit % pairs
+            alone = ((num_blocks % 2) == 1) & (r == pairs - 1)
+            for half in range(0, 2 - alone.to(tl.int32)):
+                start_m = tl.where(half == 0, num_blocks - 1 - r, r)
+                _attn_fwd_block(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n,
+                                stride_kz, stride_kh, stride_kn, H, H_KV, N_CTX, N_KV,
+                                causal_offset, window_offset, softcap, CU_SEQLENS_Q,
+                                CU_SEQLENS_K, MAX_N_CTX, VARLEN, ALIBI_SLOPES, dropout_p,
+                                DROPOUT_SEEDS, start_m, off_hz, HEAD_DIM, BLOCK_M, BLOCK_N,
+                                CAUSAL, WINDOW, SOFTCAP, RESCALE_VOTE, ALIBI, DROPOUT)
+        return
     if PERSISTENT:
         # Block index i is query block i % num_blocks of head i // num_blocks;
         # program p takes p, p + num_programs, ...: the producer copies a
