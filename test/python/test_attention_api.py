@@ -435,8 +435,11 @@ class EmulatedKernels:
             assert grid == (math.ceil(values["MAX_N_KV"] / spec.constexprs["BLOCK_N1"]),
                             z * h, 1)
         elif spec.constexprs.get("PERSISTENT"):
-            blocks = math.ceil(values["MAX_N_CTX"] / spec.constexprs["BLOCK_M"]) * z * h
-            assert grid == (min(blocks, spec.constexprs["PERSISTENT"] * EMULATED_SMS), 1, 1)
+            # Programs an SM, taking blocks (causal: pairs of them) in turn.
+            blocks = math.ceil(values["MAX_N_CTX"] / spec.constexprs["BLOCK_M"])
+            units = math.ceil(blocks / 2) if spec.constexprs["CAUSAL"] else blocks
+            assert grid == (min(units * z * h, spec.constexprs["PERSISTENT"] * EMULATED_SMS),
+                            1, 1)
         else:
             assert grid == (math.ceil(values["MAX_N_CTX"] / spec.constexprs["BLOCK_M"]),
                             z * h, 1)

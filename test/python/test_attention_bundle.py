@@ -267,7 +267,10 @@ def test_built_kernels_are_the_manifest_variants():
         assert kernel.constexprs == variant.constexprs
         assert kernel.num_warps == variant.options.num_warps
         grid = kernel.metadata["launch"]["grid"]
-        if variant.constexprs.get("PERSISTENT"):
+        if variant.constexprs.get("PERSISTENT") and variant.constexprs["CAUSAL"]:
+            assert grid == ["min(cdiv(cdiv(MAX_N_CTX, BLOCK_M), 2) * Z * H, "
+                            "PERSISTENT * NUM_SMS)"]
+        elif variant.constexprs.get("PERSISTENT"):
             assert grid == ["min(cdiv(MAX_N_CTX, BLOCK_M) * Z * H, PERSISTENT * NUM_SMS)"]
         else:
             assert grid[1] == "Z * H"

@@ -373,7 +373,7 @@ FWD_SIGNATURE = ("*fp16,*fp16,*fp16,*fp16,*fp32,fp32," + ",".join(["i32"] * 13)
 
 def test_persistent_forward_compiles_both_masks():
     """attn_fwd's PERSISTENT: blocks in turn (non-causal), pairs of equal
-    work (causal, an experiment of this branch)."""
+    work (causal)."""
     from tile.kernels.attention import attn_fwd
     constexprs = {"HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64, "PERSISTENT": 1}
     for causal in (False, True):

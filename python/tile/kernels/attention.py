@@ -13,9 +13,10 @@ MAX_N_CTX (zeros past a sequence's queries).
 
 - attn_fwd: grid (cdiv(N_CTX, BLOCK_M), Z * H), or with PERSISTENT
   programs an SM at most that many programs, each taking query blocks in
-  turn (_fwd_grid).  Softmax in base 2 with sm_scale * log2(e) folded into
-  the scores; LSE is written in natural log: LSE[i] = log(sum_j
-  exp(sm_scale * q_i . k_j)) over the keys row i sees.
+  turn, causal ones in pairs of equal work (_fwd_grid).  Softmax in base 2
+  with sm_scale * log2(e) folded into the scores; LSE is written in natural
+  log: LSE[i] = log(sum_j exp(sm_scale * q_i . k_j)) over the keys row i
+  sees.
 - attn_bwd_preprocess: DELTA[i] = sum_d O[i, d] * dO[i, d], LSE_LOG2[i] =
   LSE[i] * log2(e), and zeros in DQ_ACC, grid (cdiv(MAX_N_CTX, BLOCK_M),
   Z * H).
@@ -435,7 +436,10 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi, offs_m, 
 
 def _fwd_grid(meta):
     """attn_fwd's grid: a program a query block and head, or with PERSISTENT
-    programs an SM, at most that many programs, each taking blocks in turn."""
+    programs an SM, at most as many as there are blocks (pairs of blocks,
+    causal), each taking them in turn."""
+    if meta["PERSISTENT"] and meta["CAUSAL"]:
+        return "min(cdiv(cdiv(MAX_N_CTX, BLOCK_M), 2) * Z * H, PERSISTENT * NUM_SMS)"
     if meta["PERSISTENT"]:
         return "min(cdiv(MAX_N_CTX, BLOCK_M) * Z * H, PERSISTENT * NUM_SMS)"
     return "cdiv(MAX_N_CTX, BLOCK_M)", "Z * H"
@@ -462,7 +466,8 @@ def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n,
         # Causal blocks in pairs of equal work: query block r and its mirror
         # num_blocks - 1 - r of one head see num_blocks + 1 key blocks
         # together (the middle block of an odd count runs alone), so
-        # programs taking pairs num_programs apart stay balanced.
+        # programs taking pairs num_programs apart stay balanced (a fixed
+        # deal of single blocks lost 8-32% from 4k: docs/performance.md).
         num_blocks = tl.cdiv(MAX_N_CTX, BLOCK_M)
         pairs = (num_blocks + 1) // 2
         for unit in range(tl.program_id(0), pairs * Z * H, tl.num_programs(0)):

@@ -117,8 +117,10 @@ class AttentionTiles(typing.NamedTuple):
     warps, keys a program (BLOCK_N1), queries a step (BLOCK_M1), stages,
     order of products (DV_LAST), max_row_span, whether S is queries x
     keys (QUERY_ROWS), the queries a step of the variants that do more
-    a score (softcap, ALiBi, dropout), and the longest sequence for which
-    the non-causal forward runs persistent, a program an SM (0: never)."""
+    a score (softcap, ALiBi, dropout), the longest sequence for which
+    the non-causal forward runs persistent, a program an SM (0: never),
+    and whether the causal forward does, on pairs of query blocks of
+    equal work (at every length)."""
     block_n: int
     fwd_warps: int
     vote: bool
@@ -132,6 +134,7 @@ class AttentionTiles(typing.NamedTuple):
     query_rows: bool
     bwd_queries_extra: int
     fwd_persistent_up_to: int = 0
+    fwd_causal_pairs: bool = False
 
 
 # Why each head dim's tiles are what they are: the comment in
@@ -148,7 +151,7 @@ class AttentionTiles(typing.NamedTuple):
 HOPPER_TILES = {
     32: AttentionTiles(64, 4, True, False, 8, 128, 128, 2, True, 0, True, 128),
     64: AttentionTiles(64, 4, True, False, 8, 128, 128, 2, True, 0, False, 64),
-    128: AttentionTiles(128, 8, False, True, 8, 128, 64, 3, False, 128, True, 64, 4096),
+    128: AttentionTiles(128, 8, False, True, 8, 128, 64, 3, False, 128, True, 64, 4096, True),
     256: AttentionTiles(64, 8, False, True, 8, 64, 64, 2, False, 0, False, 64),
 }
 
@@ -221,9 +224,12 @@ def _attention_variants(t, head_dim, target):
     # turn, so that the producer copies the next block's Q, K and V
     # while the consumers store O): +7% at N = 1024, +1-3% at 4096, but
     # 0-3% slower at 16k (H200, 2026-11-29).  Not at d64, whose two
-    # programs an SM already overlap (level), nor causal: blocks of
-    # unequal length dealt out in a fixed order left SMs idle (-8 to -32%
-    # from 4k; the GPU's own order, longest first, balances them).
+    # programs an SM already overlap (level).  Causal blocks of unequal
+    # length dealt out in that order left SMs idle (-8 to -32% from 4k);
+    # dealt out in pairs of equal work, a block with its mirror, the
+    # causal d128 forward (not the windows) gained 10% at N = 1024, 2% at
+    # 4096, level at 16k; at d64, two such programs an SM were 5-10%
+    # slower from 4k (H200, 2026-11-29).
     # The backward runs every product on wgmma, Q and dO copied
     # by the TMA from a producer warpgroup, its programs owning 128
     # keys on 8 warps (d32 to d128).  d32 and d128 compute S as
@@ -260,7 +266,8 @@ def _attention_variants(t, head_dim, target):
         constexprs = {"HEAD_DIM": head_dim, "BLOCK_M": 128, "BLOCK_N": tiles.block_n,
                       "CAUSAL": causal, "WINDOW": window, "SOFTCAP": softcap,
                       "ALIBI": alibi, "DROPOUT": dropout, "HEAD_GROUP": 8,
-                      "RESCALE_VOTE": tiles.vote, "PERSISTENT": 0}
+                      "RESCALE_VOTE": tiles.vote,
+                      "PERSISTENT": int(tiles.fwd_causal_pairs and causal and not window)}
         out.append(Variant(
             f"attn_fwd_{t}_d{head_dim}_{suffix}{name}", "attention", "attn_fwd",
             _fwd_signature(t), constexprs, tiles.fwd_warps, overlap_products=hopper,
