@@ -130,16 +130,19 @@ echo "flash-puzzle: checked N = 1 17 100 257 1024 4096"
 
 echo "== compute-sanitizer memcheck"
 command -v compute-sanitizer > /dev/null || echo "compute-sanitizer not found: memcheck skipped"
-for args in "--mode fwd --seq 100 --head-dim 64 --causal" \
-            "--mode bwd --seq 100 --head-dim 64 --causal" \
-            "--mode fwd --seq 257 --head-dim 128 --dtype bf16" \
-            "--mode bwd --seq 257 --head-dim 128 --dtype bf16" \
-            "--mode bwd --seq 257 --head-dim 128 --causal --causal-offset -37"; do
+# Two heads, and 100 for the persistent causal d128 forward, whose programs
+# then take several pairs of blocks each.
+for args in "--mode fwd --seq 100 --head-dim 64 --causal --heads 2" \
+            "--mode bwd --seq 100 --head-dim 64 --causal --heads 2" \
+            "--mode fwd --seq 257 --head-dim 128 --dtype bf16 --heads 2" \
+            "--mode bwd --seq 257 --head-dim 128 --dtype bf16 --heads 2" \
+            "--mode bwd --seq 257 --head-dim 128 --causal --causal-offset -37 --heads 2" \
+            "--mode fwd --seq 300 --head-dim 128 --causal --causal-offset -37 --heads 100"; do
   checks=$((checks + 1))
   if ! command -v compute-sanitizer > /dev/null; then
     record "memcheck $args" skip "compute-sanitizer not found"
   elif compute-sanitizer --tool memcheck --error-exitcode 9 $RUN attention $args \
-      --batch 1 --heads 2 --backend "$BACKEND" --check > "$LOGS/memcheck.log" 2>&1; then
+      --batch 1 --backend "$BACKEND" --check > "$LOGS/memcheck.log" 2>&1; then
     echo "memcheck $args: $(grep -m1 'ERROR SUMMARY' "$LOGS/memcheck.log")"
     record "memcheck $args" pass
   else
@@ -152,15 +155,16 @@ done
 # while their products are in flight), across proxy fences and barriers.
 echo "== compute-sanitizer racecheck, synccheck"
 for tool in racecheck synccheck; do
-  for args in "--mode fwd --seq 100 --head-dim 64 --causal" \
-              "--mode fwd --seq 257 --head-dim 128 --dtype bf16" \
-              "--mode bwd --seq 100 --head-dim 64 --causal" \
-              "--mode bwd --seq 257 --head-dim 128 --causal --causal-offset -37"; do
+  for args in "--mode fwd --seq 100 --head-dim 64 --causal --heads 2" \
+              "--mode fwd --seq 257 --head-dim 128 --dtype bf16 --heads 2" \
+              "--mode fwd --seq 300 --head-dim 128 --causal --heads 100" \
+              "--mode bwd --seq 100 --head-dim 64 --causal --heads 2" \
+              "--mode bwd --seq 257 --head-dim 128 --causal --causal-offset -37 --heads 2"; do
     checks=$((checks + 1))
     if ! command -v compute-sanitizer > /dev/null; then
       record "$tool $args" skip "compute-sanitizer not found"
     elif compute-sanitizer --tool "$tool" --error-exitcode 9 $RUN attention $args \
-        --batch 1 --heads 2 --backend "$BACKEND" --check > "$LOGS/$tool.log" 2>&1; then
+        --batch 1 --backend "$BACKEND" --check > "$LOGS/$tool.log" 2>&1; then
       echo "$tool $args: $(grep -m1 'ERROR SUMMARY\|RACECHECK SUMMARY' "$LOGS/$tool.log")"
       record "$tool $args" pass
     else

@@ -24,6 +24,22 @@ def interpreter(name):
     return Interpreter(text), variant.constexprs
 
 
+# The evaluator's multiprocessor count: a persistent forward's programs
+# then take several blocks each.
+EVALUATOR_SMS = 3
+
+
+def fwd_grid(c, max_n_ctx, heads):
+    """attn_fwd's grid (attention._fwd_grid): a program a query block and
+    head, or PERSISTENT programs an SM taking blocks (causal: pairs of
+    them) in turn."""
+    blocks = -(-max_n_ctx // c["BLOCK_M"])
+    if not c["PERSISTENT"]:
+        return blocks, heads
+    units = -(-blocks // 2) if c["CAUSAL"] else blocks
+    return (min(units * heads, c["PERSISTENT"] * EVALUATOR_SMS),)
+
+
 def softmax_ref(x):
     x = x.astype(np.float64)
     m = np.max(x, axis=1, keepdims=True)
@@ -261,7 +277,7 @@ def run_attention(t, d, mask, n, heads_inner, n_kv=None, h=2, h_kv=None, z=1,
     fwd, c = interpreter(f"attn_fwd_{t}_d{d}_{suffix}")
     fwd.run([("ptr", "Q"), ("ptr", "K"), ("ptr", "V"), ("ptr", "O"), ("ptr", "LSE"),
              np.float32(sm_scale)] + i32(q_strides + kv_strides) + sizes + dense,
-            (-(-n // c["BLOCK_M"]), z * h), memory)
+            fwd_grid(c, n, z * h), memory)
     visible = visibility(n, n_kv, mask.causal_offset, mask.window_offset)
     kept = 1.0 if dropout_p is None else dropout_kept(seeds, h, n, n_kv, dropout_p)
     p, o_ref, lse_ref, cap_grad = attention_ref(qf, kf, vf, sm_scale, visible, softcap, slopes,
@@ -397,7 +413,7 @@ def run_varlen_attention(t, d, mask, lengths, h=2, h_kv=1, softcap=None, alibi=F
     fwd, c = interpreter(f"attn_fwd_{t}_d{d}_{suffix}")
     fwd.run([("ptr", "Q"), ("ptr", "K"), ("ptr", "V"), ("ptr", "O"), ("ptr", "LSE"),
              np.float32(sm_scale)] + i32(q_strides + kv_strides) + sizes + packed
-            + i32((max_q, 1)) + [("ptr", "ALIBI")] + dropout, (-(-max_q // c["BLOCK_M"]), z * h),
+            + i32((max_q, 1)) + [("ptr", "ALIBI")] + dropout, fwd_grid(c, max_q, z * h),
             memory)
     pre, c = interpreter(f"attn_bwd_preprocess_{t}_d{d}")
     pre.run([("ptr", "O"), ("ptr", "DO"), ("ptr", "LSE"), ("ptr", "LSE_LOG2"), ("ptr", "DELTA"),

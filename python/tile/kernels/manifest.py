@@ -119,8 +119,8 @@ class AttentionTiles(typing.NamedTuple):
     keys (QUERY_ROWS), the queries a step of the variants that do more
     a score (softcap, ALiBi, dropout), the longest sequence for which
     the non-causal forward runs persistent, a program an SM (0: never),
-    and whether the causal forward does, on pairs of query blocks of
-    equal work (at every length)."""
+    and whether the causal and window forwards do, on pairs of query
+    blocks of equal work (at every length)."""
     block_n: int
     fwd_warps: int
     vote: bool
@@ -227,9 +227,9 @@ def _attention_variants(t, head_dim, target):
     # programs an SM already overlap (level).  Causal blocks of unequal
     # length dealt out in that order left SMs idle (-8 to -32% from 4k);
     # dealt out in pairs of equal work, a block with its mirror, the
-    # causal d128 forward (not the windows) gained 10% at N = 1024, 2% at
-    # 4096, level at 16k; at d64, two such programs an SM were 5-10%
-    # slower from 4k (H200, 2026-11-29).
+    # causal d128 forward gained 10% at N = 1024, 2% at 4096, level at
+    # 16k, its window (1024, 0) 4% (N = 8192); at d64, two such programs
+    # an SM were 5-10% slower from 4k (H200, 2026-11-29).
     # The backward runs every product on wgmma, Q and dO copied
     # by the TMA from a producer warpgroup, its programs owning 128
     # keys on 8 warps (d32 to d128).  d32 and d128 compute S as
@@ -267,7 +267,7 @@ def _attention_variants(t, head_dim, target):
                       "CAUSAL": causal, "WINDOW": window, "SOFTCAP": softcap,
                       "ALIBI": alibi, "DROPOUT": dropout, "HEAD_GROUP": 8,
                       "RESCALE_VOTE": tiles.vote,
-                      "PERSISTENT": int(tiles.fwd_causal_pairs and causal and not window)}
+                      "PERSISTENT": int(tiles.fwd_causal_pairs and causal)}
         out.append(Variant(
             f"attn_fwd_{t}_d{head_dim}_{suffix}{name}", "attention", "attn_fwd",
             _fwd_signature(t), constexprs, tiles.fwd_warps, overlap_products=hopper,
