@@ -472,3 +472,74 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target
     return
   }
 }
+
+// -----
+
+// local_alloc of a 16-bit tile held as 8x8 matrices (lane l holding row
+// l / 4 of each, a pair of elements at 2 (l % 4): an mma accumulator's
+// fragment) stores with stmatrix on sm_90a, four matrices an instruction:
+// plain into a buffer contiguous along the pairs, transposed (.trans) into
+// one contiguous along the rows. 64x64 on 4 warps: 16 matrices a warp.
+#acc = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]>
+#b = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#n = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [1, 0]>
+#nt = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [0, 1]>
+// CHECK-LABEL: llvm.func @stmatrix
+// CHECK-NOT: llvm.intr.masked.store
+// CHECK-COUNT-4: llvm.inline_asm has_side_effects {{.*}} "stmatrix.sync.aligned.m8n8.x4.shared.b16 [$0{{(\+[0-9]+)?}}], {$1, $2, $3, $4};", "r,r,r,r,r" %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (i32, i32, i32, i32, i32) -> ()
+// CHECK-NOT: llvm.intr.masked.store
+// CHECK: nvvm.barrier0
+// CHECK-COUNT-4: "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [$0{{(\+[0-9]+)?}}], {$1, $2, $3, $4};"
+// CHECK-NOT: stmatrix
+// CHECK: llvm.return
+// Transposed, the groups lie 16 rows (2048 bytes) apart, which the
+// 128-byte swizzle leaves alone: one address register, immediates.
+// ADDR-LABEL: llvm.func @stmatrix
+// ADDR: "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [$0], {$1, $2, $3, $4};", "r,r,r,r,r" %[[A:[0-9]+]],
+// ADDR-NEXT: "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [$0+2048], {$1, $2, $3, $4};", "r,r,r,r,r" %[[A]],
+// ADDR-NEXT: "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [$0+4096], {$1, $2, $3, $4};", "r,r,r,r,r" %[[A]],
+// ADDR-NEXT: "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [$0+6144], {$1, $2, $3, $4};", "r,r,r,r,r" %[[A]],
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @stmatrix(%xp: !tile.ptr<f16>, %op: !tile.ptr<f16>, %otp: !tile.ptr<f16>) attributes {tile.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i64
+    %c64 = arith.constant 64 : i64
+    %xbp = tile.make_block_ptr %xp, [%c64, %c64], [%c64, %c1], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<64x64xf16, #acc>>
+    %x = tile.load_block %xbp : !tile.block_ptr<tensor<64x64xf16, #acc>>
+    %buf = tilegpu.local_alloc %x : tensor<64x64xf16, #acc> -> !tilegpu.memdesc<64x64xf16, #n>
+    %tbuf = tilegpu.local_alloc %x : tensor<64x64xf16, #acc> -> !tilegpu.memdesc<64x64xf16, #nt>
+    %y = tilegpu.local_load %buf [0, 0] : !tilegpu.memdesc<64x64xf16, #n> -> tensor<64x64xf16, #b>
+    %yt = tilegpu.local_load %tbuf [0, 0] : !tilegpu.memdesc<64x64xf16, #nt> -> tensor<64x64xf16, #b>
+    %obp = tile.make_block_ptr %op, [%c64, %c64], [%c64, %c1], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<64x64xf16, #b>>
+    tile.store_block %obp, %y : !tile.block_ptr<tensor<64x64xf16, #b>>
+    %otbp = tile.make_block_ptr %otp, [%c64, %c64], [%c64, %c1], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<64x64xf16, #b>>
+    tile.store_block %otbp, %yt : !tile.block_ptr<tensor<64x64xf16, #b>>
+    return
+  }
+}
+
+// -----
+
+// sm_80 has no stmatrix: the same tile is stored a pair of elements at a
+// time.
+#mma = #tilegpu.mma<version = 2, warpsPerCTA = [4, 1]>
+#n = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+// CHECK-LABEL: llvm.func @no_stmatrix
+// CHECK-NOT: stmatrix
+// CHECK: llvm.intr.masked.store {{.*}} : vector<2xf16>, vector<2xi1> into !llvm.ptr<3>
+// CHECK-NOT: stmatrix
+// CHECK: llvm.return
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_80>} {
+  func.func @no_stmatrix(%xp: !tile.ptr<f16>, %op: !tile.ptr<f16>) attributes {tile.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i64
+    %c64 = arith.constant 64 : i64
+    %xbp = tile.make_block_ptr %xp, [%c64, %c64], [%c64, %c1], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<64x64xf16, #mma>>
+    %x = tile.load_block %xbp : !tile.block_ptr<tensor<64x64xf16, #mma>>
+    %buf = tilegpu.local_alloc %x : tensor<64x64xf16, #mma> -> !tilegpu.memdesc<64x64xf16, #n>
+    %y = tilegpu.local_load %buf [0, 0] : !tilegpu.memdesc<64x64xf16, #n> -> tensor<64x64xf16, #mma>
+    %obp = tile.make_block_ptr %op, [%c64, %c64], [%c64, %c1], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<64x64xf16, #mma>>
+    tile.store_block %obp, %y : !tile.block_ptr<tensor<64x64xf16, #mma>>
+    return
+  }
+}

@@ -10,7 +10,7 @@
 // CHECK: shr.u32 [[GROUP:%r[0-9]+]], %r{{[0-9]+}}, 7;
 // CHECK: or.b32 [[OWN:%r[0-9]+]], [[GROUP]], 8;
 // CHECK-NEXT: bar.sync [[OWN]], 128;
-// CHECK: st.shared
+// CHECK: stmatrix.sync.aligned.m8n8.x4.shared.b16
 // CHECK: bar.sync [[OWN]], 128;
 // CHECK-NOT: bar.sync 0
 // CHECK: ret;

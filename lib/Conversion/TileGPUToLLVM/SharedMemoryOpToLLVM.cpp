@@ -8,7 +8,8 @@
 // memdesc_trans is the same memory, memdesc_index an offset into a stack.
 // async_wait waits for cp.async groups, then at a barrier. local_load reads a
 // window of a buffer: a 16-bit tensor-core operand with ldmatrix, one
-// instruction per four 8x8 matrices, anything else element by element.
+// instruction per four 8x8 matrices, anything else element by element;
+// local_alloc stores a 16-bit tile of that form with stmatrix (sm_90).
 // extract_slice picks registers.
 //
 //===----------------------------------------------------------------------===//
@@ -62,6 +63,29 @@ SmallVector<Value> emitLdMatrix(OpBuilder &b, Location loc, Value address,
   return words;
 }
 
+/// stmatrix of `words.size()` 8x8 matrices of 16-bit elements (one i32 of
+/// each a lane) at shared address `address` (i32) + `immediate` bytes, as
+/// emitLdMatrix reads them.
+void emitStMatrix(OpBuilder &b, Location loc, Value address, int64_t immediate,
+                  ArrayRef<Value> words, bool transpose) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "stmatrix.sync.aligned.m8n8.x" << words.size()
+     << (transpose ? ".trans" : "") << ".shared.b16 [$0";
+  if (immediate)
+    os << "+" << immediate;
+  os << "], {";
+  std::string constraints = "r";
+  for (size_t j = 0; j < words.size(); ++j) {
+    os << (j ? ", $" : "$") << j + 1;
+    constraints += ",r";
+  }
+  os << "};";
+  SmallVector<Value> operands{address};
+  llvm::append_range(operands, words);
+  emitInlinePtx(b, loc, Type(), operands, text, constraints);
+}
+
 /// `coord` moved by the static `offsets`.
 SmallVector<Value> shifted(OpBuilder &b, Location loc, ArrayRef<Value> coord,
                            ArrayRef<int64_t> offsets) {
@@ -71,6 +95,221 @@ SmallVector<Value> shifted(OpBuilder &b, Location loc, ArrayRef<Value> coord,
         o ? LLVM::AddOp::create(b, loc, c, createI32(b, loc, o)).getResult()
           : c);
   return result;
+}
+
+/// The 8x8 matrices of 16-bit elements in which a warp's registers of a
+/// tile meet a buffer, one ldmatrix or stmatrix moving up to four: lane l
+/// holds row l / 4 of each, elements 2 (l % 4) and 2 (l % 4) + 1 along
+/// `pairDim` in two registers (one 32-bit word), and the lanes of each
+/// group of eight give the address of one of its rows.
+struct MatrixTiling {
+  /// A matrix's memory rows run along pairDim (.trans): the buffer is
+  /// contiguous along the other dimension.
+  bool transpose;
+  /// The dimension along which a matrix's memory rows follow each other.
+  unsigned addressDim;
+  /// The coordinate bits a lane contributes itself (its warp's origin and
+  /// its row within a matrix).
+  LinearLayout::Coord laneBits;
+  /// Each matrix's origin in the buffer and the registers of its pair.
+  SmallVector<std::pair<LinearLayout::Coord, std::array<int64_t, 2>>> matrices;
+};
+
+/// How `layout`, a tile at `offsets` in `buffer`, moves as 8x8 matrices;
+/// fails when it is not of that form. Emits nothing.
+FailureOr<MatrixTiling> getMatrixTiling(const LinearLayout &layout,
+                                        MemDescType buffer,
+                                        ArrayRef<int64_t> offsets) {
+  if (layout.getRank() != 2 ||
+      buffer.getElementType().getIntOrFloatBitWidth() != 16 ||
+      buffer.getEncoding().getVec() % 8 ||
+      layout.getBases(HwDim::Register).empty())
+    return failure();
+  auto unit = [](unsigned dim, int64_t v) {
+    LinearLayout::Coord c(2, 0);
+    c[dim] = v;
+    return c;
+  };
+  // Register 1 is the second element of a pair.
+  const LinearLayout::Coord &second = layout.getBases(HwDim::Register)[0];
+  if (second != unit(0, 1) && second != unit(1, 1))
+    return failure();
+  unsigned pairDim = second[1] ? 1 : 0, rowDim = 1 - pairDim;
+  SmallVector<LinearLayout::Coord> lanes{unit(pairDim, 2), unit(pairDim, 4),
+                                         unit(rowDim, 1), unit(rowDim, 2),
+                                         unit(rowDim, 4)};
+  if (layout.getBases(HwDim::Lane) != ArrayRef(lanes))
+    return failure();
+  // Matrix origin -> the registers of its pair.
+  llvm::MapVector<LinearLayout::Coord, std::array<int64_t, 2>> matrices;
+  for (int64_t r = 0, e = layout.getSize(HwDim::Register); r < e; ++r) {
+    LinearLayout::Coord origin = registerOffset(layout, r);
+    int64_t pair = origin[pairDim] % 8;
+    if (pair > 1 || origin[rowDim] % 8)
+      return failure();
+    origin[pairDim] -= pair;
+    auto [it, inserted] = matrices.try_emplace(origin, std::array{-1l, -1l});
+    if (it->second[pair] != -1)
+      return failure();
+    it->second[pair] = r;
+  }
+  for (auto &[origin, regs] : matrices)
+    if (regs[0] == -1 || regs[1] == -1)
+      return failure();
+
+  MatrixTiling tiling;
+  tiling.transpose = buffer.getEncoding().getOrder()[0] != pairDim;
+  tiling.addressDim = tiling.transpose ? pairDim : rowDim;
+  // Matrix origins (and the window offsets) must leave the lane's bits
+  // clear, so that coordinates combine by XOR.
+  tiling.laneBits.assign(2, 0);
+  for (const LinearLayout::Coord &basis : layout.getBases(HwDim::Warp))
+    for (unsigned d = 0; d < 2; ++d)
+      tiling.laneBits[d] |= basis[d];
+  if (tiling.laneBits[tiling.addressDim] & 7)
+    return failure();
+  tiling.laneBits[tiling.addressDim] |= 7;
+  for (auto &[origin, regs] : matrices.takeVector()) {
+    LinearLayout::Coord c(2, 0);
+    for (unsigned d = 0; d < 2; ++d) {
+      c[d] = origin[d] + offsets[d];
+      if (c[d] & tiling.laneBits[d])
+        return failure();
+    }
+    tiling.matrices.push_back({c, regs});
+  }
+  return tiling;
+}
+
+/// Calls `move(address, immediate, first, count)` for each group of
+/// `count` (1, 2 or 4) matrices of `tiling` from matrix `first`: the
+/// lane's row address (i32, shared) and a constant byte offset to add to
+/// it in the instruction.
+void forEachMatrixGroup(
+    OpBuilder &b, Location loc, const LinearLayout &layout,
+    const MatrixTiling &tiling, MemDescType type, Value base, Type element,
+    HwIndex hw, function_ref<void(Value, int64_t, size_t, size_t)> move) {
+  auto constant = [&](int64_t v) { return createI32(b, loc, v); };
+  SmallVector<Value> warp =
+      emitBasisSum(b, loc, layout.getBases(HwDim::Warp), hw.warp, 2);
+  Value rowInMatrix = LLVM::AndOp::create(b, loc, hw.lane, constant(7));
+  Value matrixOfLane = LLVM::LShrOp::create(b, loc, hw.lane, constant(3));
+  auto origin = [&](size_t i) -> const LinearLayout::Coord & {
+    return tiling.matrices[i].first;
+  };
+  int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
+  Value baseAddress = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), base);
+  for (size_t first = 0, e = tiling.matrices.size(); first < e;) {
+    // Matrices come in powers of two (the register bits that make them).
+    size_t count = std::min<size_t>(4, e - first);
+    // The offset map is linear over GF(2): offset(origin ^ lanePart) =
+    // offset(origin) ^ offset(lanePart). lanePart is the lane's matrix
+    // (relative to the first), its warp and its row; the constant's bits
+    // outside those lanePart can reach become an immediate, so accesses
+    // that differ only in them share one address register.
+    Value which =
+        LLVM::AndOp::create(b, loc, matrixOfLane, constant(count - 1));
+    SmallVector<Value> lanePart;
+    LinearLayout::Coord reach = tiling.laneBits;
+    for (unsigned d = 0; d < 2; ++d) {
+      Value c = constant(0);
+      for (size_t j = 1; j < count; ++j) {
+        int64_t delta = origin(first + j)[d] ^ origin(first)[d];
+        reach[d] |= delta;
+        Value isJ = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, which,
+                                         constant(j));
+        c = LLVM::SelectOp::create(b, loc, isJ, constant(delta), c);
+      }
+      c = LLVM::OrOp::create(b, loc, c, warp[d]);
+      if (d == tiling.addressDim)
+        c = LLVM::OrOp::create(b, loc, c, rowInMatrix);
+      lanePart.push_back(c);
+    }
+    int64_t reachable = getReachableOffsetBits(type, reach);
+    int64_t fixed =
+        type.getEncoding().getOffset(type.getShape(), origin(first));
+    Value offset = emitSharedOffset(b, loc, type, lanePart);
+    if (int64_t mixed = fixed & reachable)
+      offset = LLVM::XOrOp::create(b, loc, offset, constant(mixed));
+    Value address = LLVM::AddOp::create(
+        b, loc, baseAddress,
+        LLVM::MulOp::create(b, loc, offset, constant(elementBytes)));
+    move(address, (fixed & ~reachable) * elementBytes, first, count);
+    first += count;
+  }
+}
+
+/// Reads a 16-bit dot operand with ldmatrix, four 8x8 matrices an
+/// instruction. Fails, before emitting anything, when the layout is not of
+/// that form.
+FailureOr<SmallVector<Value>> loadMatrices(OpBuilder &b, Location loc,
+                                           LocalLoadOp op, Value base,
+                                           Type element, HwIndex hw) {
+  auto resultType = op.getType();
+  auto operand = dyn_cast<DotOperandEncodingAttr>(resultType.getEncoding());
+  if (!operand || operand.getKWidth() != 2)
+    return failure();
+  LinearLayout layout = getLinearLayout(resultType);
+  FailureOr<MatrixTiling> tiling =
+      getMatrixTiling(layout, op.getSrc().getType(), op.getOffsets());
+  if (failed(tiling))
+    return failure();
+  auto pairType = VectorType::get({2}, element);
+  SmallVector<Value> regs(layout.getSize(HwDim::Register));
+  forEachMatrixGroup(
+      b, loc, layout, *tiling, op.getSrc().getType(), base, element, hw,
+      [&](Value address, int64_t immediate, size_t first, size_t count) {
+        SmallVector<Value> words =
+            emitLdMatrix(b, loc, address, immediate, count, tiling->transpose);
+        for (size_t j = 0; j < count; ++j) {
+          Value pair = LLVM::BitcastOp::create(b, loc, pairType, words[j]);
+          for (int64_t e = 0; e < 2; ++e)
+            regs[tiling->matrices[first + j].second[e]] =
+                LLVM::ExtractElementOp::create(b, loc, pair,
+                                               createI32(b, loc, e));
+        }
+      });
+  return regs;
+}
+
+/// Writes a 16-bit tile with stmatrix (sm_90), four 8x8 matrices an
+/// instruction, where every element is held by one thread. Fails, before
+/// emitting anything, when the layout is not of that form.
+LogicalResult storeMatrices(OpBuilder &b, Location loc, LocalAllocOp op,
+                            Value base, Type element, HwIndex hw,
+                            ArrayRef<Value> values) {
+  TargetAttr target = getTarget(op);
+  if (!target || !target.hasMatrixStores())
+    return failure();
+  LinearLayout layout = getLinearLayout(op.getSrc().getType());
+  // Warps holding the same elements would write them twice.
+  if (llvm::any_of(
+          layout.getBases(HwDim::Warp), [](const LinearLayout::Coord &basis) {
+            return llvm::all_of(basis, [](int64_t v) { return v == 0; });
+          }))
+    return failure();
+  SmallVector<int64_t> origin(2, 0);
+  FailureOr<MatrixTiling> tiling =
+      getMatrixTiling(layout, op.getType(), origin);
+  if (failed(tiling))
+    return failure();
+  auto pairType = VectorType::get({2}, element);
+  Type i32 = b.getI32Type();
+  forEachMatrixGroup(
+      b, loc, layout, *tiling, op.getType(), base, element, hw,
+      [&](Value address, int64_t immediate, size_t first, size_t count) {
+        SmallVector<Value> words;
+        for (size_t j = 0; j < count; ++j) {
+          Value pair = LLVM::UndefOp::create(b, loc, pairType);
+          for (int64_t e = 0; e < 2; ++e)
+            pair = LLVM::InsertElementOp::create(
+                b, loc, pair, values[tiling->matrices[first + j].second[e]],
+                createI32(b, loc, e));
+          words.push_back(LLVM::BitcastOp::create(b, loc, i32, pair));
+        }
+        emitStMatrix(b, loc, address, immediate, words, tiling->transpose);
+      });
+  return success();
 }
 
 struct LocalAllocOpConversion : public ConvertOpToLLVMPattern<LocalAllocOp> {
@@ -97,10 +336,6 @@ struct LocalAllocOpConversion : public ConvertOpToLLVMPattern<LocalAllocOp> {
     HwIndex hw = getHwIndex(rewriter, loc, getTypeConverter());
     SmallVector<Value> values =
         unpackRegisters(rewriter, loc, adaptor.getSrc());
-    SmallVector<Value> addresses;
-    for (auto &coord : emitCoordinates(rewriter, loc, layout, hw))
-      addresses.push_back(
-          emitSharedAddress(rewriter, loc, base, op.getType(), element, coord));
     // Earlier readers of this memory (the last iteration of a loop, a
     // buffer placed here before) must be done before it is overwritten,
     // unless a barrier already orders them; every writer before it is read.
@@ -117,8 +352,14 @@ struct LocalAllocOpConversion : public ConvertOpToLLVMPattern<LocalAllocOp> {
     if (op->getAttrOfType<BoolAttr>(TileGPUDialect::getLeadingBarrierAttrName())
             .getValue())
       barrier();
-    storeTile(rewriter, loc, layout, hw, values, addresses, {},
-              getSharedStoreWidth(layout, op.getType()));
+    if (failed(storeMatrices(rewriter, loc, op, base, element, hw, values))) {
+      SmallVector<Value> addresses;
+      for (auto &coord : emitCoordinates(rewriter, loc, layout, hw))
+        addresses.push_back(emitSharedAddress(rewriter, loc, base, op.getType(),
+                                              element, coord));
+      storeTile(rewriter, loc, layout, hw, values, addresses, {},
+                getSharedStoreWidth(layout, op.getType()));
+    }
     barrier();
     rewriter.replaceOp(op, base);
     return success();
@@ -126,136 +367,6 @@ struct LocalAllocOpConversion : public ConvertOpToLLVMPattern<LocalAllocOp> {
 
   SharedScratch scratch;
 };
-
-/// Reads a 16-bit dot operand with ldmatrix: each 8x8 matrix of a k-pair
-/// of registers (lane l holding its row l/4, k pair 2(l%4)) is one row of
-/// addresses per lane, four matrices per instruction. Fails, before
-/// emitting anything, when the layout is not of that form.
-FailureOr<SmallVector<Value>> loadMatrices(OpBuilder &b, Location loc,
-                                           LocalLoadOp op, Value base,
-                                           Type element, HwIndex hw) {
-  auto resultType = op.getType();
-  auto operand = dyn_cast<DotOperandEncodingAttr>(resultType.getEncoding());
-  MemDescType bufferType = op.getSrc().getType();
-  if (!operand || operand.getKWidth() != 2 ||
-      resultType.getElementType().getIntOrFloatBitWidth() != 16 ||
-      bufferType.getEncoding().getVec() % 8)
-    return failure();
-  unsigned kDim = operand.getOpIdx() == 0 ? 1 : 0, rowDim = 1 - kDim;
-  LinearLayout layout = getLinearLayout(resultType);
-  auto unit = [](unsigned dim, int64_t v) {
-    LinearLayout::Coord c(2, 0);
-    c[dim] = v;
-    return c;
-  };
-  SmallVector<LinearLayout::Coord> lanes{unit(kDim, 2), unit(kDim, 4),
-                                         unit(rowDim, 1), unit(rowDim, 2),
-                                         unit(rowDim, 4)};
-  if (layout.getBases(HwDim::Lane) != ArrayRef(lanes))
-    return failure();
-  // Matrix origin -> the registers of its k-pair.
-  llvm::MapVector<LinearLayout::Coord, std::array<int64_t, 2>> matrices;
-  for (int64_t r = 0, e = layout.getSize(HwDim::Register); r < e; ++r) {
-    LinearLayout::Coord origin = registerOffset(layout, r);
-    int64_t pair = origin[kDim] % 8;
-    if (pair > 1 || origin[rowDim] % 8)
-      return failure();
-    origin[kDim] -= pair;
-    auto [it, inserted] = matrices.try_emplace(origin, std::array{-1l, -1l});
-    if (it->second[pair] != -1)
-      return failure();
-    it->second[pair] = r;
-  }
-  for (auto &[origin, regs] : matrices)
-    if (regs[0] == -1 || regs[1] == -1)
-      return failure();
-
-  // Rows of a matrix run along the buffer's outer dimension: along k when
-  // the buffer is contiguous in the other dimension (ldmatrix .trans).
-  bool transpose = bufferType.getEncoding().getOrder()[0] != kDim;
-  unsigned addressDim = transpose ? kDim : rowDim;
-  auto constant = [&](int64_t v) { return createI32(b, loc, v); };
-  // The coordinate bits a lane contributes itself: its warp's origin and
-  // its row within a matrix. Matrix origins (and the window offsets) must
-  // leave them clear, so that coordinates combine by XOR.
-  LinearLayout::Coord laneBits(2, 0);
-  for (const LinearLayout::Coord &basis : layout.getBases(HwDim::Warp))
-    for (unsigned d = 0; d < 2; ++d)
-      laneBits[d] |= basis[d];
-  if (laneBits[addressDim] & 7)
-    return failure();
-  laneBits[addressDim] |= 7;
-  auto list = matrices.takeVector();
-  SmallVector<LinearLayout::Coord> origins;
-  for (auto &[origin, pairRegs] : list) {
-    LinearLayout::Coord c(2, 0);
-    for (unsigned d = 0; d < 2; ++d) {
-      c[d] = origin[d] + op.getOffsets()[d];
-      if (c[d] & laneBits[d])
-        return failure();
-    }
-    origins.push_back(c);
-  }
-  SmallVector<Value> warp =
-      emitBasisSum(b, loc, layout.getBases(HwDim::Warp), hw.warp, 2);
-  Value rowInMatrix = LLVM::AndOp::create(b, loc, hw.lane, constant(7));
-  Value matrixOfLane = LLVM::LShrOp::create(b, loc, hw.lane, constant(3));
-
-  MemDescType type = bufferType;
-  auto offsetOf = [&](const LinearLayout::Coord &c) {
-    return type.getEncoding().getOffset(type.getShape(), c);
-  };
-  int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
-  Type i32 = b.getI32Type();
-  auto pairType = VectorType::get({2}, element);
-  Value baseAddress = LLVM::PtrToIntOp::create(b, loc, i32, base);
-  SmallVector<Value> regs(layout.getSize(HwDim::Register));
-  for (size_t first = 0; first < list.size();) {
-    // Matrices come in powers of two (the register bits that make them).
-    size_t count = std::min<size_t>(4, list.size() - first);
-    // The offset map is linear over GF(2): offset(origin ^ lanePart) =
-    // offset(origin) ^ offset(lanePart). lanePart is the lane's matrix
-    // (relative to the first), its warp and its row; the constant's bits
-    // outside those lanePart can reach become an immediate, so loads that
-    // differ only in them share one address register.
-    Value which =
-        LLVM::AndOp::create(b, loc, matrixOfLane, constant(count - 1));
-    SmallVector<Value> lanePart;
-    LinearLayout::Coord reach = laneBits;
-    for (unsigned d = 0; d < 2; ++d) {
-      Value c = constant(0);
-      for (size_t j = 1; j < count; ++j) {
-        int64_t delta = origins[first + j][d] ^ origins[first][d];
-        reach[d] |= delta;
-        Value isJ = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, which,
-                                         constant(j));
-        c = LLVM::SelectOp::create(b, loc, isJ, constant(delta), c);
-      }
-      c = LLVM::OrOp::create(b, loc, c, warp[d]);
-      if (d == addressDim)
-        c = LLVM::OrOp::create(b, loc, c, rowInMatrix);
-      lanePart.push_back(c);
-    }
-    int64_t reachable = getReachableOffsetBits(type, reach);
-    int64_t fixed = offsetOf(origins[first]);
-    Value offset = emitSharedOffset(b, loc, type, lanePart);
-    if (int64_t mixed = fixed & reachable)
-      offset = LLVM::XOrOp::create(b, loc, offset, constant(mixed));
-    Value address = LLVM::AddOp::create(
-        b, loc, baseAddress,
-        LLVM::MulOp::create(b, loc, offset, constant(elementBytes)));
-    SmallVector<Value> words = emitLdMatrix(
-        b, loc, address, (fixed & ~reachable) * elementBytes, count, transpose);
-    for (size_t j = 0; j < count; ++j) {
-      Value pair = LLVM::BitcastOp::create(b, loc, pairType, words[j]);
-      for (int64_t e = 0; e < 2; ++e)
-        regs[list[first + j].second[e]] =
-            LLVM::ExtractElementOp::create(b, loc, pair, constant(e));
-    }
-    first += count;
-  }
-  return regs;
-}
 
 struct LocalLoadOpConversion : public ConvertOpToLLVMPattern<LocalLoadOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;

@@ -121,6 +121,8 @@ bool TargetAttr::hasVectorReductions() const {
   return getArch() == Arch::SM90a;
 }
 
+bool TargetAttr::hasMatrixStores() const { return getArch() == Arch::SM90a; }
+
 int64_t TargetAttr::getMaxSharedBytes() const {
   return getArch() == Arch::SM90a ? 227 * 1024 : 163 * 1024;
 }

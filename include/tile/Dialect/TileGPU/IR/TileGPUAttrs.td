@@ -327,6 +327,8 @@ def TileGPU_TargetAttr : TileGPU_Attr<"Target", "target"> {
     ::llvm::StringRef getPtxFeatures() const;
     /// One `red.global.add` adds a vector of f32 (PTX 8.1, sm_90).
     bool hasVectorReductions() const;
+    /// `stmatrix` writes 8x8 matrices of 16-bit elements (PTX 7.8, sm_90).
+    bool hasMatrixStores() const;
     /// The most shared memory one program may use (bytes, opted in at
     /// launch): 227 KiB on sm_90a, 163 KiB on sm_80.
     int64_t getMaxSharedBytes() const;
