@@ -462,6 +462,12 @@ def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n,
     tl.static_assert(not (ALIBI and SOFTCAP), "ALiBi with capped scores is not supported")
     tl.static_assert(HEAD_GROUP >= 1, "HEAD_GROUP must be at least 1")
     tl.static_assert(CAUSAL or not WINDOW, "a window is a band: WINDOW needs CAUSAL")
+    # What every query block reads of the call, whichever blocks a program
+    # takes.
+    call = (Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n, stride_kz, stride_kh,
+            stride_kn, H, H_KV, N_CTX, N_KV, causal_offset, window_offset, softcap,
+            CU_SEQLENS_Q, CU_SEQLENS_K, MAX_N_CTX, VARLEN, ALIBI_SLOPES, dropout_p,
+            DROPOUT_SEEDS)
     if PERSISTENT and CAUSAL:
         # Causal blocks in pairs of equal work: query block r and its mirror
         # num_blocks - 1 - r of one head see num_blocks + 1 key blocks
@@ -476,12 +482,8 @@ def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n,
             alone = ((num_blocks % 2) == 1) & (r == pairs - 1)
             for half in range(0, 2 - alone.to(tl.int32)):
                 start_m = tl.where(half == 0, num_blocks - 1 - r, r)
-                _attn_fwd_block(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n,
-                                stride_kz, stride_kh, stride_kn, H, H_KV, N_CTX, N_KV,
-                                causal_offset, window_offset, softcap, CU_SEQLENS_Q,
-                                CU_SEQLENS_K, MAX_N_CTX, VARLEN, ALIBI_SLOPES, dropout_p,
-                                DROPOUT_SEEDS, start_m, off_hz, HEAD_DIM, BLOCK_M, BLOCK_N,
-                                CAUSAL, WINDOW, SOFTCAP, RESCALE_VOTE, ALIBI, DROPOUT)
+                _attn_fwd_block(call, start_m, off_hz, HEAD_DIM, BLOCK_M, BLOCK_N, CAUSAL, WINDOW,
+                                SOFTCAP, RESCALE_VOTE, ALIBI, DROPOUT)
         return
     if PERSISTENT:
         # Block index i is query block i % num_blocks of head i // num_blocks;
@@ -491,12 +493,8 @@ def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n,
         for index in range(tl.program_id(0), num_blocks * Z * H, tl.num_programs(0)):
             start_m = index % num_blocks
             off_hz = index // num_blocks
-            _attn_fwd_block(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n,
-                            stride_kz, stride_kh, stride_kn, H, H_KV, N_CTX, N_KV,
-                            causal_offset, window_offset, softcap, CU_SEQLENS_Q,
-                            CU_SEQLENS_K, MAX_N_CTX, VARLEN, ALIBI_SLOPES, dropout_p,
-                            DROPOUT_SEEDS, start_m, off_hz, HEAD_DIM, BLOCK_M, BLOCK_N,
-                            CAUSAL, WINDOW, SOFTCAP, RESCALE_VOTE, ALIBI, DROPOUT)
+            _attn_fwd_block(call, start_m, off_hz, HEAD_DIM, BLOCK_M, BLOCK_N, CAUSAL, WINDOW,
+                            SOFTCAP, RESCALE_VOTE, ALIBI, DROPOUT)
         return
     if CAUSAL:
         # The last query block sees the most keys.
@@ -505,22 +503,20 @@ def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n,
     else:
         start_m = tl.program_id(0)
         off_hz = tl.program_id(1)
-    _attn_fwd_block(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n, stride_kz,
-                    stride_kh, stride_kn, H, H_KV, N_CTX, N_KV, causal_offset, window_offset,
-                    softcap, CU_SEQLENS_Q, CU_SEQLENS_K, MAX_N_CTX, VARLEN, ALIBI_SLOPES,
-                    dropout_p, DROPOUT_SEEDS, start_m, off_hz, HEAD_DIM, BLOCK_M, BLOCK_N,
-                    CAUSAL, WINDOW, SOFTCAP, RESCALE_VOTE, ALIBI, DROPOUT)
+    _attn_fwd_block(call, start_m, off_hz, HEAD_DIM, BLOCK_M, BLOCK_N, CAUSAL, WINDOW,
+                    SOFTCAP, RESCALE_VOTE, ALIBI, DROPOUT)
 
 
 @tile.jit
-def _attn_fwd_block(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n, stride_kz,
-                    stride_kh, stride_kn, H, H_KV, N_CTX, N_KV, causal_offset, window_offset,
-                    softcap, CU_SEQLENS_Q, CU_SEQLENS_K, MAX_N_CTX, VARLEN, ALIBI_SLOPES,
-                    dropout_p, DROPOUT_SEEDS, start_m, off_hz, HEAD_DIM: tl.constexpr,
-                    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr,
-                    WINDOW: tl.constexpr, SOFTCAP: tl.constexpr, RESCALE_VOTE: tl.constexpr,
-                    ALIBI: tl.constexpr, DROPOUT: tl.constexpr):
-    """attn_fwd's query block start_m of head off_hz: O's and LSE's rows."""
+def _attn_fwd_block(call, start_m, off_hz, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
+                    BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr, WINDOW: tl.constexpr,
+                    SOFTCAP: tl.constexpr, RESCALE_VOTE: tl.constexpr, ALIBI: tl.constexpr,
+                    DROPOUT: tl.constexpr):
+    """attn_fwd's query block start_m of head off_hz: O's and LSE's rows
+    (call: attn_fwd's run-time arguments, Q to DROPOUT_SEEDS but Z)."""
+    (Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n, stride_kz, stride_kh, stride_kn,
+     H, H_KV, N_CTX, N_KV, causal_offset, window_offset, softcap, CU_SEQLENS_Q, CU_SEQLENS_K,
+     MAX_N_CTX, VARLEN, ALIBI_SLOPES, dropout_p, DROPOUT_SEEDS) = call
     off_z, off_h, off_kv = _heads(off_hz, H, H_KV)
     offset = _offset(off_z, off_h, stride_z, stride_h)
     kv_offset = _offset(off_z, off_kv, stride_kz, stride_kh)
