@@ -476,3 +476,118 @@ def test_gpu_launches_bind_every_argument(options, monkeypatch):
     launches = kvcache.gpu_launches(captured, torch.device("cpu"))
     for (kernel, values), (_, _, _, _, grid) in zip(launches, captured):
         assert kernel.check(values) == tuple(grid) + (1,) * (3 - len(grid))
+
+
+# --------------------------------------------------------------------------
+# Launch plans: later calls of a shape replay the first call's launches
+# --------------------------------------------------------------------------
+
+class InterpretedRuntime:
+    """Stands in for the runtime on the GPU path: the runtime checks the
+    arguments and computes each grid from the built variant's launch spec,
+    then the variant's kernel runs on the interpreter over the tensors the
+    pointers were made from."""
+
+    def __init__(self):
+        self.tensors = {}
+        self.whole_paths = 0   # calls of _launch_all: the path that makes plans
+        self.launches = 0
+
+    def pointer(self, tensor):
+        from tile.attention import functional
+        self.tensors[tensor.data_ptr()] = tensor
+        return functional.DevicePointer(tensor.data_ptr(),
+                                        functional._ELEMENT_TYPES[tensor.dtype])
+
+    def launch_all(self, device, launches):
+        self.whole_paths += 1
+        for kernel, values in launches:
+            self.launch(kernel, values)
+
+    def fixed_launch(self, kernel, sources):
+        from tile.attention import functional
+
+        def launch(values, device, stream, grid):
+            named = {}
+            for param, (index, element_type) in zip(kernel.params, sources):
+                value = values[index]
+                if param.is_pointer:
+                    self.tensors[value.data_ptr()] = value
+                    value = functional.DevicePointer(value.data_ptr(), element_type)
+                named[param.name] = value
+            assert kernel.check(named, kvcache.CPU_SM_COUNT) == grid
+            self.launch(kernel, named)
+        return launch
+
+    def launch(self, kernel, values):
+        from tile import runtime
+        from tile.kernels import decode
+        self.launches += 1
+        grid = kernel.check(values, kvcache.CPU_SM_COUNT)
+        named = {name: self.tensors[value.address] if isinstance(value, runtime.DevicePointer)
+                 else value for name, value in values.items()}
+        getattr(decode, kernel.family)[grid](**named, **kernel.constexprs,
+                                             num_warps=kernel.num_warps)
+
+
+@pytest.fixture
+def planned(monkeypatch):
+    """flash_attn_with_kvcache's GPU path on CPU tensors, its launches on
+    the interpreter, and launch plans of its own."""
+    from tile import runtime
+    from tile.attention import functional
+    from tile.attention.plan import PlanCache
+    try:
+        bundle = functional.kernel_bundle().bundle
+        runtime.library()
+    except (RuntimeError, OSError) as error:
+        pytest.skip(f"no built kernels or runtime library: {error}")
+    if not any(k.family == kvcache.DECODE for k in bundle.kernels):
+        pytest.skip("the build folder's kernels predate the decoding kernels")
+    emulated = InterpretedRuntime()
+    plans = PlanCache()
+    monkeypatch.setattr(kvcache, "_on_gpu", lambda device: True)
+    monkeypatch.setattr(functional, "_device_pointer", emulated.pointer)
+    monkeypatch.setattr(functional, "_launch_all", emulated.launch_all)
+    monkeypatch.setattr(functional, "_stream", lambda device: 0)
+    monkeypatch.setattr(functional, "_launch_plans", lambda: plans)
+    monkeypatch.setattr(runtime, "multiprocessor_count", lambda device: kvcache.CPU_SM_COUNT)
+    monkeypatch.setattr(runtime.Kernel, "fixed_launch",
+                        lambda kernel, sources: emulated.fixed_launch(kernel, sources))
+    emulated.plans = plans
+    return emulated
+
+
+@pytest.mark.parametrize("options, num_splits", [
+    ({"seqlens": [5, 300], "seqlen_new": 1, "group": 8}, 1),
+    ({"seqlens": [5, 300], "seqlen_new": 1, "group": 8}, 3),
+    ({"seqlens": [20, 90], "seqlen_new": 9, "seqlen_q": 9, "page_size": 16}, 0),
+])
+def test_repeated_calls_replay_the_first_calls_launches(planned, options, num_splits):
+    """The second and later calls of a shape launch through the plan the
+    first made, on fresh inputs each time (appended to in place as the
+    whole path does), each against the float64 reference."""
+    per_call = None
+    for seed in range(3):
+        Case(**options, seed=seed).check(causal=True, num_splits=num_splits)
+        per_call = per_call or planned.launches
+    assert planned.whole_paths == 1 and len(planned.plans) == 1
+    assert planned.launches == 3 * per_call
+    if num_splits:   # one split: no combine
+        assert per_call == (1 if num_splits == 1 else 2)
+
+
+def test_plans_are_kept_apart_by_what_decides_the_launches(planned):
+    """Another mask, split count, length of the new chunk, softcap or ALiBi
+    takes the whole path once, with a plan of its own; a ragged head dim
+    (padded) takes it every time."""
+    calls = [({}, {}), ({}, {"causal": True}), ({}, {"num_splits": 2}),
+             ({"seqlen_new": 2, "seqlen_q": 2}, {}), ({}, {"window_size": (40, 0)}),
+             ({}, {"softcap": 5.0}), ({}, {"alibi_slopes": torch.full((2, 8), 0.1)})]
+    for options, kwargs in calls:
+        for seed in range(2):
+            Case([30, 150], **{"seqlen_new": 1, **options}, seed=seed).check(**kwargs)
+    assert planned.whole_paths == len(calls) == len(planned.plans)
+    for seed in range(2):
+        Case([30, 150], head_dim=40, seed=seed).check()
+    assert planned.whole_paths == len(calls) + 2 and len(planned.plans) == len(calls)

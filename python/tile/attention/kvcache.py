@@ -326,15 +326,24 @@ def _strides(tensor):
 # Launching
 # --------------------------------------------------------------------------
 
+def _on_gpu(device):
+    """Whether tensors on `device` run through the runtime (else on the
+    interpreter)."""
+    return device.type == "cuda"
+
+
 def _launch(device, launches):
     """Runs each (family, keys, element type, values, grid) in order: on the
     GPU the bundle's variant through the runtime (which computes the grid
     from the launch spec), on the CPU the manifest's variant's kernel on
-    the interpreter over `grid`."""
-    if device.type == "cuda":
-        _f._launch_all(device, gpu_launches(launches, device))
-    else:
+    the interpreter over `grid`. Returns the runtime's (kernel, values)
+    launched on the GPU, None on the CPU."""
+    if not _on_gpu(device):
         _run_on_interpreter(launches)
+        return None
+    runtime_launches = gpu_launches(launches, device)
+    _f._launch_all(device, runtime_launches)
+    return runtime_launches
 
 
 def gpu_launches(launches, device):
@@ -477,12 +486,29 @@ def flash_attn_with_kvcache(q, k_cache, v_cache, k=None, v=None, rotary_cos=None
     kv_lens = seqlens if seqlen_new == 0 and seqlens.is_contiguous() else \
         (seqlens + seqlen_new).to(torch.int32)
 
+    # A call of a shape seen before launches through the plan the first
+    # such call made (plan.py): the kernels, grids and scalars it chose.
+    plan_key = None
+    if _on_gpu(device):
+        plan_key = (DECODE, q.shape, q.stride(), q.dtype, k_cache.shape, k_cache.stride(),
+                    v_cache.stride(), paged, table.shape, table.stride(), kv_lens.stride(),
+                    None if alibi_slopes is None else (alibi_slopes.shape,
+                                                       alibi_slopes.stride()),
+                    device, causal, window_size, softcap, scale, num_splits)
+        inputs = (q, k_cache, v_cache, table, kv_lens) + (
+            () if alibi_slopes is None else (alibi_slopes,))
+        plan = _f._launch_plans().get(plan_key)
+        made = None if plan is None else plan.run(inputs, device, _f._stream(device))
+        if made is not None:
+            return (made[0], made[1]) if return_softmax_lse else made[0]
+
     out_shape = (batch, seqlen_q, heads, head_dim)
     if q.numel() == 0:
         out = q.new_empty(out_shape)
         lse = torch.empty((batch, heads, seqlen_q), dtype=torch.float32, device=device)
         return (out, lse) if return_softmax_lse else out
 
+    given = (q, k_cache, v_cache)
     if kernel_dim != head_dim:
         # A ragged head dim runs zero-padded, as in flash_attn_func: the
         # cache is copied padded (read only; the append went in place).
@@ -541,7 +567,12 @@ def flash_attn_with_kvcache(q, k_cache, v_cache, k=None, v=None, rotary_cos=None
         combine_values = {"O_ACC": o_acc, "LSE_ACC": lse_acc, **outputs, **shape}
         launches.append((COMBINE, {"HEAD_DIM": kernel_dim}, element_type, combine_values,
                          (rows, batch * heads_k)))
-    _launch(device, launches)
+    runtime_launches = _launch(device, launches)
     if kernel_dim != head_dim:
         out = out[..., :head_dim].contiguous()
+    elif plan_key is not None and _f._same(given, (q, k_cache, v_cache)):
+        # Only a call that copied nothing: a plan launches on the tensors
+        # as given.
+        made = (out, lse) if num_splits == 1 else (out, lse, o_acc, lse_acc)
+        _f._launch_plans().record(plan_key, inputs, made, runtime_launches, device.index)
     return (out, lse) if return_softmax_lse else out
