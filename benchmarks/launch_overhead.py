@@ -20,6 +20,12 @@ autotuned kernel compiles its three configs, timed by a stand-in timer);
 the rest are timed: the median of --repeats rounds of --calls calls, in
 microseconds a call.
 
+Then flash_attn_with_kvcache (--decode; the bundle's decoding kernels:
+TILE_KERNEL_DIR or the build folder's): batch 1, 32 query and 8 K/V
+heads, d128, a 4096-token cache, one token appended, the runtime's checks
+of both launches run; the tensors PyTorch allocates on "cuda" are the
+same lookalikes, so its allocator's time and the driver's are left out.
+
 What this leaves out: the ctypes call into libtile_runtime.so, its
 argument checks and the driver's cuLaunchKernel, which the GPU machine's
 scripts/gpu/jit_launch_overhead.py times with the rest.
@@ -79,6 +85,43 @@ def without_the_driver():
     return launches
 
 
+def allocating_lookalikes():
+    """PyTorch's factory functions, asked for a CUDA tensor, make a CPU
+    lookalike; the stream calls the decoding path makes do nothing."""
+    def on_cpu(factory):
+        def make(*args, **kwargs):
+            device = kwargs.get("device")
+            if device is None or torch.device(device).type != "cuda":
+                return factory(*args, **kwargs)
+            return on_cuda(factory(*args, **{**kwargs, "device": "cpu"}))
+        return make
+
+    for name in ("empty", "empty_strided", "arange", "full", "zeros", "tensor"):
+        setattr(torch, name, on_cpu(getattr(torch, name)))
+
+    class Stream:
+        def synchronize(self):
+            pass
+
+    torch.cuda.current_stream = lambda device=None: Stream()
+    torch.cuda.is_current_stream_capturing = lambda: False
+    runtime.multiprocessor_count = lambda device: 132
+
+
+def decode_call():
+    """One flash_attn_with_kvcache call on lookalikes, as described above."""
+    from tile.attention import flash_attn_with_kvcache
+    generator = torch.Generator().manual_seed(0)
+
+    def randn(*shape):
+        return on_cuda(torch.randn(*shape, generator=generator).half())
+
+    q, k, v = randn(1, 1, 32, 128), randn(1, 1, 8, 128), randn(1, 1, 8, 128)
+    k_cache, v_cache = randn(1, 4096, 8, 128), randn(1, 4096, 8, 128)
+    lengths = on_cuda(torch.tensor([4000], dtype=torch.int32))
+    return lambda: flash_attn_with_kvcache(q, k_cache, v_cache, k, v, cache_seqlens=lengths)
+
+
 def per_call(call, calls, repeats):
     """Microseconds a call: the median of `repeats` rounds."""
     rounds = []
@@ -94,9 +137,24 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=20000)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--decode", action="store_true",
+                        help="time flash_attn_with_kvcache instead")
     options = parser.parse_args()
 
     launches = without_the_driver()
+    if options.decode:
+        # The first call takes the whole path (tileLaunch), the rest the
+        # plan it made (tileLaunchGrid).
+        runtime.library().tileLaunch = runtime.library().tileLaunchGrid
+        allocating_lookalikes()
+        call = decode_call()
+        call()
+        before = launches[0]
+        call()
+        assert launches[0] == before + 2, "the launches did not reach the runtime"
+        print(f"flash_attn_with_kvcache, one token, batch 1: "
+              f"{per_call(call, options.calls, options.repeats):.2f} us a call")
+        return
     example = load_module(os.path.join(REPO, "examples", "pytorch_launch.py"))
 
     x = on_cuda(torch.randn(64, 1000))
