@@ -562,6 +562,8 @@ def planned(monkeypatch):
     ({"seqlens": [5, 300], "seqlen_new": 1, "group": 8}, 1),
     ({"seqlens": [5, 300], "seqlen_new": 1, "group": 8}, 3),
     ({"seqlens": [20, 90], "seqlen_new": 9, "seqlen_q": 9, "page_size": 16}, 0),
+    ({"seqlens": [7, 200], "seqlen_new": 2, "seqlen_q": 2, "rotary_dim": 32}, 2),
+    ({"seqlens": [40, 9], "seqlen_new": 1, "batch_rows": [2, 0]}, 0),
 ])
 def test_repeated_calls_replay_the_first_calls_launches(planned, options, num_splits):
     """The second and later calls of a shape launch through the plan the
