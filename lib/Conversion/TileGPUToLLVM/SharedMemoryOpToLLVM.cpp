@@ -65,7 +65,8 @@ SmallVector<Value> emitLdMatrix(OpBuilder &b, Location loc, Value address,
 
 /// stmatrix of `words.size()` 8x8 matrices of 16-bit elements (one i32 of
 /// each a lane) at shared address `address` (i32) + `immediate` bytes, as
-/// emitLdMatrix reads them.
+/// emitLdMatrix reads them; inline PTX for the same reason (nvvm.stmatrix
+/// would let LLVM hoist the immediate into a register a store).
 void emitStMatrix(OpBuilder &b, Location loc, Value address, int64_t immediate,
                   ArrayRef<Value> words, bool transpose) {
   std::string text;
