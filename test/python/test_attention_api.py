@@ -13,6 +13,7 @@ import pytest
 torch = pytest.importorskip("torch", reason="PyTorch is needed for tile.attention's API")
 
 from dropout_reference import dropout_kept  # noqa: E402
+from runtime_stand_in import RuntimeStandIn  # noqa: E402
 from tile import runtime  # noqa: E402
 from tile.attention import (  # noqa: E402
     Attention,
@@ -377,7 +378,7 @@ def strided(tensor, values, head_dim, heads="H", length="N_CTX", strides=QUERY_S
 EMULATED_SMS = 132
 
 
-class EmulatedKernels:
+class EmulatedKernels(RuntimeStandIn):
     """Stands in for _launch_all: has the runtime check the arguments and
     compute the grid as for a launch, then computes what each kernel's
     docstring promises, in float32, reading and writing the tensors only
@@ -389,35 +390,8 @@ class EmulatedKernels:
     window_offset (WINDOW)."""
 
     def __init__(self):
-        self.tensors = {}
+        super().__init__(EMULATED_SMS)
         self.launches = []
-        self.whole_paths = 0   # calls of launch_all: the path that makes plans
-
-    def pointer(self, tensor):
-        self.tensors[tensor.data_ptr()] = tensor
-        return functional.DevicePointer(tensor.data_ptr(),
-                                        functional._ELEMENT_TYPES[tensor.dtype])
-
-    def launch_all(self, device, launches):
-        self.whole_paths += 1
-        for spec, values in launches:
-            self.launch(spec, values)
-
-    def fixed_launch(self, spec, sources):
-        """Stands in for runtime.Kernel.fixed_launch, which launch plans
-        replay calls through: the values by name again, from the call's
-        tensors and the plan's constants, launched as launch() does."""
-        def launch(values, device, stream, grid):
-            named = {}
-            for param, (index, element_type) in zip(spec.params, sources):
-                value = values[index]
-                if param.is_pointer:
-                    self.tensors[value.data_ptr()] = value
-                    value = functional.DevicePointer(value.data_ptr(), element_type)
-                named[param.name] = value
-            assert spec.check(named, EMULATED_SMS) == grid
-            self.launch(spec, named)
-        return launch
 
     def names(self):
         return [spec.name for spec, _ in self.launches]

@@ -13,6 +13,7 @@ import pytest
 torch = pytest.importorskip("torch", reason="PyTorch is needed for tile.attention's API")
 
 import kvcache_reference as reference  # noqa: E402
+from runtime_stand_in import RuntimeStandIn  # noqa: E402
 from tile.attention import flash_attn_with_kvcache, kvcache  # noqa: E402
 from tile.kernels import manifest  # noqa: E402
 
@@ -482,48 +483,21 @@ def test_gpu_launches_bind_every_argument(options, monkeypatch):
 # Launch plans: later calls of a shape replay the first call's launches
 # --------------------------------------------------------------------------
 
-class InterpretedRuntime:
+class InterpretedRuntime(RuntimeStandIn):
     """Stands in for the runtime on the GPU path: the runtime checks the
     arguments and computes each grid from the built variant's launch spec,
     then the variant's kernel runs on the interpreter over the tensors the
     pointers were made from."""
 
     def __init__(self):
-        self.tensors = {}
-        self.whole_paths = 0   # calls of _launch_all: the path that makes plans
+        super().__init__(kvcache.CPU_SM_COUNT)
         self.launches = 0
-
-    def pointer(self, tensor):
-        from tile.attention import functional
-        self.tensors[tensor.data_ptr()] = tensor
-        return functional.DevicePointer(tensor.data_ptr(),
-                                        functional._ELEMENT_TYPES[tensor.dtype])
-
-    def launch_all(self, device, launches):
-        self.whole_paths += 1
-        for kernel, values in launches:
-            self.launch(kernel, values)
-
-    def fixed_launch(self, kernel, sources):
-        from tile.attention import functional
-
-        def launch(values, device, stream, grid):
-            named = {}
-            for param, (index, element_type) in zip(kernel.params, sources):
-                value = values[index]
-                if param.is_pointer:
-                    self.tensors[value.data_ptr()] = value
-                    value = functional.DevicePointer(value.data_ptr(), element_type)
-                named[param.name] = value
-            assert kernel.check(named, kvcache.CPU_SM_COUNT) == grid
-            self.launch(kernel, named)
-        return launch
 
     def launch(self, kernel, values):
         from tile import runtime
         from tile.kernels import decode
         self.launches += 1
-        grid = kernel.check(values, kvcache.CPU_SM_COUNT)
+        grid = kernel.check(values, self.num_sms)
         named = {name: self.tensors[value.address] if isinstance(value, runtime.DevicePointer)
                  else value for name, value in values.items()}
         getattr(decode, kernel.family)[grid](**named, **kernel.constexprs,
