@@ -256,7 +256,7 @@ public:
     if (auto init = dyn_cast<InitBarriersOp>(op))
       return operands.mayViewAny(init.getBarriers()) ? Found::Access
                                                      : Found::Barrier;
-    if (isa<AsyncTMAStoreBlockOp, AsyncTMAReduceBlockOp>(op))
+    if (isa<AsyncTMAStoreBlockOp, AsyncTMAReduceBlockOp, AsyncBulkReduceOp>(op))
       return Found::Barrier;
     // So does a product already decided to fence (those before it in
     // program order are decided first).

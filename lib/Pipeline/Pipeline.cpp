@@ -78,10 +78,11 @@ void tile::buildTileToLLVMPipeline(OpPassManager &pm,
   pm.addPass(tilegpu::createTileGPUPipeline(pipeline));
   if (options.pingPong)
     pm.addPass(tilegpu::createTileGPUPingPong());
-  if (options.tma || options.tmaStores) {
+  if (options.tma || options.tmaStores || options.bulkReductions) {
     tilegpu::TileGPUTMAStoresOptions stores;
     stores.epilogueStores = options.tmaStores;
     stores.reductions = options.tma;
+    stores.bulkReductions = options.bulkReductions;
     pm.addPass(tilegpu::createTileGPUTMAStores(stores));
   }
   pm.addPass(createCanonicalizerPass());

@@ -46,6 +46,13 @@ struct CompileOptions : public PassPipelineOptions<CompileOptions> {
                      "loops with the TMA where the runtime can describe "
                      "their tensor (measured no faster yet)"),
       llvm::cl::init(false)};
+  Option<bool> bulkReductions{
+      *this, "bulk-reductions",
+      llvm::cl::desc("on sm_90a, add f32 tiles whose pointers cover a "
+                     "contiguous block once each (tl.atomic_add, relaxed, "
+                     "unmasked) through shared memory and the bulk copy "
+                     "engine's reductions, a run a warpgroup or warp"),
+      llvm::cl::init(false)};
   Option<bool> warpSpecialize{
       *this, "warp-specialize",
       llvm::cl::desc("on sm_90a, have a warpgroup of producer warps issue "

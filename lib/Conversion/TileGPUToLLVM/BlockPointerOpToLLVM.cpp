@@ -602,6 +602,116 @@ struct AsyncTMAReduceBlockOpConversion
   }
 };
 
+/// Each group of warps (getBulkReduceRuns): its first thread waits until
+/// its earlier bulk copies have read the buffer, the group writes its
+/// elements at their offsets and fences them against the asynchronous proxy,
+/// then its first thread issues one reduction a run.
+struct AsyncBulkReduceOpConversion
+    : public ConvertOpToLLVMPattern<AsyncBulkReduceOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(AsyncBulkReduceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getValue().getType();
+    std::optional<BulkReduceRuns> runs =
+        getBulkReduceRuns(type, op.getOffsetBits());
+    if (!runs)
+      return op.emitOpError() << "has no runs for its layout";
+    LinearLayout layout = getLinearLayout(type);
+    Type element = getLoweredElementType(*getTypeConverter(), type);
+    HwIndex hw = getHwIndex(rewriter, loc, getTypeConverter());
+    auto i32 = [&](int64_t value) { return createI32(rewriter, loc, value); };
+    auto groupBarrier = [&] {
+      if (runs->groupWarps == 4)
+        createWarpGroupBarrier(rewriter, loc, getTypeConverter());
+      else
+        NVVM::SyncWarpOp::create(rewriter, loc, i32(-1));
+    };
+    // What the index's bits from `first` on add to an element's offset.
+    auto offsetOfBits = [&](Value index, ArrayRef<int64_t> bits,
+                            unsigned first) {
+      Value sum = i32(0);
+      for (unsigned i = first; i < bits.size(); ++i) {
+        if (!bits[i])
+          continue;
+        Value set = LLVM::AndOp::create(
+            rewriter, loc, LLVM::LShrOp::create(rewriter, loc, index, i32(i)),
+            i32(1));
+        sum = LLVM::AddOp::create(
+            rewriter, loc, sum,
+            LLVM::MulOp::create(rewriter, loc, set, i32(bits[i])));
+      }
+      return sum;
+    };
+    unsigned groupBits = llvm::Log2_32(runs->groupWarps);
+    Value issuing = LLVM::ICmpOp::create(
+        rewriter, loc, LLVM::ICmpPredicate::eq,
+        LLVM::OrOp::create(rewriter, loc, hw.lane,
+                           LLVM::AndOp::create(rewriter, loc, hw.warp,
+                                               i32(runs->replicatedWarps |
+                                                   (runs->groupWarps - 1)))),
+        i32(0));
+
+    runIf(rewriter, loc, issuing, [&] {
+      NVVM::CpAsyncBulkWaitGroupOp::create(rewriter, loc, /*group=*/0,
+                                           /*read=*/rewriter.getUnitAttr());
+    });
+    groupBarrier();
+    Value base = adaptor.getBuffer();
+    Value threadOffset = LLVM::AddOp::create(
+        rewriter, loc, offsetOfBits(hw.lane, runs->laneBits, 0),
+        offsetOfBits(hw.warp, runs->warpBits, 0));
+    auto sharedType = LLVM::LLVMPointerType::get(getContext(), 3);
+    SmallVector<Value> addresses;
+    for (int64_t offset : runs->registerOffsets)
+      addresses.push_back(
+          LLVM::GEPOp::create(rewriter, loc, sharedType, element, base,
+                              ValueRange{LLVM::AddOp::create(
+                                  rewriter, loc, threadOffset, i32(offset))}));
+    // Registers whose offsets run on, up to 16 bytes, are one store.
+    int64_t width = 1;
+    while (width < 4 && width < static_cast<int64_t>(addresses.size()) &&
+           runs->registerOffsets[width] == width)
+      width *= 2;
+    storeTile(rewriter, loc, layout, hw,
+              unpackRegisters(rewriter, loc, adaptor.getValue()), addresses, {},
+              width);
+    emitAsyncProxyFence(rewriter, loc);
+    groupBarrier();
+
+    Value groupOffset = offsetOfBits(hw.warp, runs->warpBits, groupBits);
+    // The issuing thread's register 0 holds the element at the group's
+    // offset: the block's pointers are its pointer plus the run's start.
+    Value first = unpackRegisters(rewriter, loc, adaptor.getPtr()).front();
+    auto globalType = cast<LLVM::LLVMPointerType>(first.getType());
+    runIf(rewriter, loc, issuing, [&] {
+      for (int64_t start : runs->runStarts) {
+        Value target = LLVM::GEPOp::create(rewriter, loc, globalType, element,
+                                           first, ValueRange{i32(start)});
+        Value source =
+            LLVM::GEPOp::create(rewriter, loc, sharedType, element, base,
+                                ValueRange{LLVM::AddOp::create(
+                                    rewriter, loc, groupOffset, i32(start))});
+        emitInlinePtx(
+            rewriter, loc, Type(),
+            {LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI64Type(),
+                                      target),
+             LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI32Type(),
+                                      source)},
+            "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 "
+            "[$0], [$1], " +
+                std::to_string(runs->runElements * 4) + ";",
+            "l,r");
+      }
+      NVVM::CpAsyncBulkCommitGroupOp::create(rewriter, loc);
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// Every thread waits for the bulk copies it issued to have read their
 /// buffers, then at a barrier.
 struct AsyncTMAStoreWaitOpConversion
@@ -629,6 +739,6 @@ void tilegpu::populateBlockPointerOpToLLVMPatterns(
            BlockWriteOpConversion<tile::AtomicRMWBlockOp>,
            AsyncCopyBlockOpConversion, AsyncCopyOpConversion,
            AsyncTMACopyBlockOpConversion, AsyncTMAStoreBlockOpConversion,
-           AsyncTMAReduceBlockOpConversion, AsyncTMAStoreWaitOpConversion>(
-          converter);
+           AsyncTMAReduceBlockOpConversion, AsyncBulkReduceOpConversion,
+           AsyncTMAStoreWaitOpConversion>(converter);
 }

@@ -43,6 +43,10 @@ class CompileOptions:
     tma_stores: bool = _option(
         False, "on sm_90a, store the blocks a kernel writes after its loops with the "
         "TMA where the runtime can describe their tensor (measured no faster yet)")
+    bulk_reductions: bool = _option(
+        False, "on sm_90a, add f32 tiles whose pointers cover a contiguous block once each "
+        "(tl.atomic_add, relaxed, unmasked) through shared memory and the bulk copy "
+        "engine's reductions, a run a warpgroup or warp")
     warp_specialize: bool = _option(
         False, "on sm_90a, have a warpgroup of producer warps issue the TMA copies of a "
         "kernel's loops, through mbarrier rings, while the kernel's warps compute")

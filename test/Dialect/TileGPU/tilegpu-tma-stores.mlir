@@ -1,5 +1,6 @@
 // RUN: tile-opt %s -split-input-file -tilegpu-tma-stores | FileCheck %s
 // RUN: tile-opt %s -split-input-file -tilegpu-tma-stores="reductions=false" | FileCheck %s --check-prefix=NO-REDUCTIONS
+// RUN: tile-opt %s -split-input-file -tilegpu-tma-stores="bulk-reductions=true" | FileCheck %s --check-prefix=BULK
 
 // An epilogue store whose tensor the runtime can describe, with rows of
 // whole 16 bytes (HEAD_DIM = 64 fp16), goes through an nvmma_shared buffer
@@ -105,6 +106,86 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target
       tile.atomic_rmw_block add %q, %blocked : !tile.block_ptr<tensor<64x128xf32, #b>>
       %r = tile.make_block_ptr %IOUT, [%m, %n], [%n, %c1_i64], [%row, %c0] order [1, 0] : !tile.block_ptr<tensor<64x128xi32, #mma>>
       tile.atomic_rmw_block max %r, %ints : !tile.block_ptr<tensor<64x128xi32, #mma>>
+    }
+    return
+  }
+}
+
+// -----
+
+// Bulk reductions (bulk-reductions=true): a wgmma accumulator added at one
+// base plus offsets that place each index bit at its own bit of 0 .. 8191
+// goes through a buffer of the block, allocated before the loop, and a
+// wait after it. `@dq_order` is the attention backward's DQ_ACC order
+// (rows in groups of 8, each group's 8 x 8 tiles in turn); rows' bits go to
+// offset bits 3-5 and 10-12, columns' to 0-2 and 6-9. A masked update, an
+// acquiring one, one whose old values are read, and one whose offsets
+// overlap (r * 64 + c: 64 x 128 elements over 0 .. 4095 + 127) stay.
+#mma = #tilegpu.mma<version = 3, warpsPerCTA = [4, 2], instrShape = [64, 64]>
+#rows = #tilegpu.slice<dim = 1, parent = #mma>
+#cols = #tilegpu.slice<dim = 0, parent = #mma>
+// BULK-LABEL: func.func @dq_order
+// BULK: %[[BUF:.*]] = tilegpu.local_alloc : !tilegpu.memdesc<1x8192xf32, #shared>
+// BULK-NEXT: scf.for
+// BULK: tilegpu.async_bulk_reduce add %{{.*}}, %{{.*}}, %[[BUF]] {offset_bits = array<i64: 3, 4, 5, 10, 11, 12, 0, 1, 2, 6, 7, 8, 9>}
+// BULK: tile.atomic_rmw add %{{.*}}, %{{.*}} mask
+// BULK: tile.atomic_rmw add %{{.*}}, %{{.*}} sem acquire
+// BULK: tile.atomic_rmw add %{{.*}}, %{{.*}} :
+// BULK: tile.atomic_rmw add %{{.*}}, %{{.*}} :
+// BULK: }
+// BULK-NEXT: tilegpu.async_tma_store_wait %[[BUF]] : !tilegpu.memdesc<1x8192xf32, #shared>
+// CHECK-LABEL: func.func @dq_order
+// CHECK-NOT: tilegpu.async_bulk_reduce
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @dq_order(%ACC: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("ACC"), %steps: i32 loc("steps")) attributes {tile.kernel} {
+    %dq = arith.constant dense<1.0> : tensor<64x128xf32, #mma>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c8192 = arith.constant 8192 : i32
+    %three = arith.constant dense<3> : tensor<64xi32, #rows>
+    %seven = arith.constant dense<7> : tensor<64xi32, #rows>
+    %k1024 = arith.constant dense<1024> : tensor<64xi32, #rows>
+    %k8 = arith.constant dense<8> : tensor<64xi32, #rows>
+    %cthree = arith.constant dense<3> : tensor<128xi32, #cols>
+    %cseven = arith.constant dense<7> : tensor<128xi32, #cols>
+    %k64 = arith.constant dense<64> : tensor<128xi32, #cols>
+    %k64r = arith.constant dense<64> : tensor<64xi32, #rows>
+    %r = tile.arange 0 to 64 : tensor<64xi32, #rows>
+    %c = tile.arange 0 to 128 : tensor<128xi32, #cols>
+    %rg = arith.shrui %r, %three : tensor<64xi32, #rows>
+    %rg1 = arith.muli %rg, %k1024 : tensor<64xi32, #rows>
+    %rl = arith.andi %r, %seven : tensor<64xi32, #rows>
+    %rl1 = arith.muli %rl, %k8 : tensor<64xi32, #rows>
+    %rowoff = arith.addi %rg1, %rl1 : tensor<64xi32, #rows>
+    %cg = arith.shrui %c, %cthree : tensor<128xi32, #cols>
+    %cg1 = arith.muli %cg, %k64 : tensor<128xi32, #cols>
+    %cl = arith.andi %c, %cseven : tensor<128xi32, #cols>
+    %coloff = arith.ori %cg1, %cl : tensor<128xi32, #cols>
+    %re = tile.expand_dims %rowoff {axis = 1 : i32} : tensor<64xi32, #rows> -> tensor<64x1xi32, #mma>
+    %rb = tile.broadcast %re : tensor<64x1xi32, #mma> -> tensor<64x128xi32, #mma>
+    %ce = tile.expand_dims %coloff {axis = 0 : i32} : tensor<128xi32, #cols> -> tensor<1x128xi32, #mma>
+    %cb = tile.broadcast %ce : tensor<1x128xi32, #mma> -> tensor<64x128xi32, #mma>
+    %tileoff = arith.addi %rb, %cb : tensor<64x128xi32, #mma>
+    %rr = arith.muli %r, %k64r : tensor<64xi32, #rows>
+    %rre = tile.expand_dims %rr {axis = 1 : i32} : tensor<64xi32, #rows> -> tensor<64x1xi32, #mma>
+    %rrb = tile.broadcast %rre : tensor<64x1xi32, #mma> -> tensor<64x128xi32, #mma>
+    %ce2 = tile.expand_dims %c {axis = 0 : i32} : tensor<128xi32, #cols> -> tensor<1x128xi32, #mma>
+    %cb2 = tile.broadcast %ce2 : tensor<1x128xi32, #mma> -> tensor<64x128xi32, #mma>
+    %overlap = arith.addi %rrb, %cb2 : tensor<64x128xi32, #mma>
+    %mask = arith.constant dense<true> : tensor<64x128xi1, #mma>
+    scf.for %i = %c0 to %steps step %c1 : i32 {
+      %start = arith.muli %i, %c8192 : i32
+      %s = tile.splat %start : tensor<64x128xi32, #mma>
+      %offs = arith.addi %s, %tileoff : tensor<64x128xi32, #mma>
+      %base = tile.splat %ACC : tensor<64x128x!tile.ptr<f32>, #mma>
+      %p = tile.addptr %base, %offs : tensor<64x128x!tile.ptr<f32>, #mma>, tensor<64x128xi32, #mma>
+      %0 = tile.atomic_rmw add %p, %dq : tensor<64x128x!tile.ptr<f32>, #mma>
+      %1 = tile.atomic_rmw add %p, %dq mask %mask : tensor<64x128x!tile.ptr<f32>, #mma>
+      %2 = tile.atomic_rmw add %p, %dq sem acquire : tensor<64x128x!tile.ptr<f32>, #mma>
+      %3 = tile.atomic_rmw add %p, %dq : tensor<64x128x!tile.ptr<f32>, #mma>
+      tile.print "old" : %3 : tensor<64x128xf32, #mma>
+      %q = tile.addptr %base, %overlap : tensor<64x128x!tile.ptr<f32>, #mma>, tensor<64x128xi32, #mma>
+      %4 = tile.atomic_rmw add %q, %dq : tensor<64x128x!tile.ptr<f32>, #mma>
     }
     return
   }

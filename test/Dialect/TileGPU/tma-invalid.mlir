@@ -141,3 +141,53 @@ func.func @no_stacks() {
   "tilegpu.inval_barriers"() : () -> ()
   return
 }
+
+// -----
+
+// Bulk reductions: offset bits that are not a permutation, a buffer of
+// another size, runs shorter than 16 bytes, and an add of i32.
+#mma = #tilegpu.mma<version = 3, warpsPerCTA = [4, 2], instrShape = [64, 64]>
+#flat = #tilegpu.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>
+module attributes {tilegpu.num_warps = 8 : i32} {
+  func.func @bulk_not_permutation(%p: tensor<64x128x!tile.ptr<f32>, #mma>, %x: tensor<64x128xf32, #mma>, %buf: !tilegpu.memdesc<1x8192xf32, #flat>) {
+    // expected-error @below {{needs offset_bits, a permutation of 0 to 12 (one for each index bit)}}
+    tilegpu.async_bulk_reduce add %p, %x, %buf {offset_bits = array<i64: 3, 4, 5, 10, 11, 12, 0, 1, 2, 6, 7, 8, 8>} : tensor<64x128x!tile.ptr<f32>, #mma>, tensor<64x128xf32, #mma>, !tilegpu.memdesc<1x8192xf32, #flat>
+    return
+  }
+}
+
+// -----
+
+#mma = #tilegpu.mma<version = 3, warpsPerCTA = [4, 2], instrShape = [64, 64]>
+#flat = #tilegpu.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>
+module attributes {tilegpu.num_warps = 8 : i32} {
+  func.func @bulk_buffer_size(%p: tensor<64x128x!tile.ptr<f32>, #mma>, %x: tensor<64x128xf32, #mma>, %buf: !tilegpu.memdesc<1x4096xf32, #flat>) {
+    // expected-error @below {{updates from a buffer of the tile's 8192 'f32' elements}}
+    tilegpu.async_bulk_reduce add %p, %x, %buf {offset_bits = array<i64: 3, 4, 5, 10, 11, 12, 0, 1, 2, 6, 7, 8, 9>} : tensor<64x128x!tile.ptr<f32>, #mma>, tensor<64x128xf32, #mma>, !tilegpu.memdesc<1x4096xf32, #flat>
+    return
+  }
+}
+
+// -----
+
+#mma = #tilegpu.mma<version = 3, warpsPerCTA = [4, 2], instrShape = [64, 64]>
+#flat = #tilegpu.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>
+module attributes {tilegpu.num_warps = 8 : i32} {
+  func.func @bulk_short_runs(%p: tensor<64x128x!tile.ptr<f32>, #mma>, %x: tensor<64x128xf32, #mma>, %buf: !tilegpu.memdesc<1x8192xf32, #flat>) {
+    // expected-error @below {{needs a layout whose warps hold runs of 16 bytes or more of the block}}
+    tilegpu.async_bulk_reduce add %p, %x, %buf {offset_bits = array<i64: 3, 4, 5, 10, 11, 12, 1, 2, 9, 6, 7, 8, 0>} : tensor<64x128x!tile.ptr<f32>, #mma>, tensor<64x128xf32, #mma>, !tilegpu.memdesc<1x8192xf32, #flat>
+    return
+  }
+}
+
+// -----
+
+#mma = #tilegpu.mma<version = 3, warpsPerCTA = [4, 2], instrShape = [64, 64]>
+#flat = #tilegpu.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>
+module attributes {tilegpu.num_warps = 8 : i32} {
+  func.func @bulk_int(%p: tensor<64x128x!tile.ptr<i32>, #mma>, %x: tensor<64x128xi32, #mma>, %buf: !tilegpu.memdesc<1x8192xi32, #flat>) {
+    // expected-error @below {{adds f32 elements alone, not add of 'i32'}}
+    tilegpu.async_bulk_reduce add %p, %x, %buf {offset_bits = array<i64: 3, 4, 5, 10, 11, 12, 0, 1, 2, 6, 7, 8, 9>} : tensor<64x128x!tile.ptr<i32>, #mma>, tensor<64x128xi32, #mma>, !tilegpu.memdesc<1x8192xi32, #flat>
+    return
+  }
+}

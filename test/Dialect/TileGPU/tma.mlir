@@ -55,3 +55,20 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target
     return
   }
 }
+
+// -----
+
+// A block update by bulk reductions: the offsets' bits as DQ_ACC orders
+// them (tilegpu-tma-stores bulk-reductions).
+#mma = #tilegpu.mma<version = 3, warpsPerCTA = [4, 2], instrShape = [64, 64]>
+#flat = #tilegpu.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  // CHECK-LABEL: func.func @bulk_update
+  func.func @bulk_update(%p: tensor<64x128x!tile.ptr<f32>, #mma>, %x: tensor<64x128xf32, #mma>) {
+    %buf = tilegpu.local_alloc : !tilegpu.memdesc<1x8192xf32, #flat>
+    // CHECK: tilegpu.async_bulk_reduce add %arg0, %arg1, %{{.*}} {offset_bits = array<i64: 3, 4, 5, 10, 11, 12, 0, 1, 2, 6, 7, 8, 9>} : tensor<64x128x!tile.ptr<f32>, #mma>, tensor<64x128xf32, #mma>, !tilegpu.memdesc<1x8192xf32, #shared>
+    tilegpu.async_bulk_reduce add %p, %x, %buf {offset_bits = array<i64: 3, 4, 5, 10, 11, 12, 0, 1, 2, 6, 7, 8, 9>} : tensor<64x128x!tile.ptr<f32>, #mma>, tensor<64x128xf32, #mma>, !tilegpu.memdesc<1x8192xf32, #flat>
+    tilegpu.async_tma_store_wait %buf : !tilegpu.memdesc<1x8192xf32, #flat>
+    return
+  }
+}

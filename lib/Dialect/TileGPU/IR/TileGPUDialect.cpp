@@ -83,6 +83,92 @@ LinearLayout tilegpu::getLinearLayout(RankedTensorType type) {
   return getLayout(type).toLinearLayout(type.getShape());
 }
 
+std::optional<BulkReduceRuns>
+tilegpu::getBulkReduceRuns(RankedTensorType type,
+                           ArrayRef<int64_t> offsetBits) {
+  LinearLayout layout = getLinearLayout(type);
+  SmallVector<int64_t> firstBit;
+  int64_t bits = 0;
+  for (int64_t extent : type.getShape()) {
+    firstBit.push_back(bits);
+    bits += llvm::Log2_64(extent);
+  }
+  // The offset a basis gives: one bit of one coordinate, or none.
+  auto offsetOf = [&](ArrayRef<int64_t> coord) -> std::optional<int64_t> {
+    int64_t offset = 0;
+    for (auto [d, value] : llvm::enumerate(coord)) {
+      if (value == 0)
+        continue;
+      if (offset || !llvm::isPowerOf2_64(value))
+        return std::nullopt;
+      offset = int64_t(1) << offsetBits[firstBit[d] + llvm::Log2_64(value)];
+    }
+    return offset;
+  };
+  BulkReduceRuns runs;
+  runs.replicatedWarps = 0;
+  int64_t used = 0;
+  for (HwDim dim : {HwDim::Register, HwDim::Lane, HwDim::Warp}) {
+    for (auto [i, basis] : llvm::enumerate(layout.getBases(dim))) {
+      std::optional<int64_t> offset = offsetOf(basis);
+      if (!offset || (used & *offset))
+        return std::nullopt;
+      used |= *offset;
+      if (dim == HwDim::Warp && !*offset)
+        runs.replicatedWarps |= int64_t(1) << i;
+      (dim == HwDim::Register ? runs.registerOffsets
+       : dim == HwDim::Lane   ? runs.laneBits
+                              : runs.warpBits)
+          .push_back(*offset);
+    }
+  }
+  SmallVector<int64_t> registerBits(runs.registerOffsets);
+  runs.registerOffsets.assign(layout.getSize(HwDim::Register), 0);
+  for (auto [r, offset] : llvm::enumerate(runs.registerOffsets))
+    for (auto [i, bit] : llvm::enumerate(registerBits))
+      if ((r >> i) & 1)
+        offset |= bit;
+
+  // The bits a group's elements cover with its first warp's in-group bits
+  // (the low ones) free: whole runs below the first bit they miss.
+  auto countRuns = [&](unsigned groupBits) {
+    int64_t covered = 0;
+    for (int64_t bit : registerBits)
+      covered |= bit;
+    for (int64_t bit : runs.laneBits)
+      covered |= bit;
+    for (unsigned i = 0; i < groupBits; ++i)
+      covered |= runs.warpBits[i];
+    int64_t run = llvm::countr_one(static_cast<uint64_t>(covered));
+    return std::make_pair(run, covered & ~((int64_t(1) << run) - 1));
+  };
+  unsigned warpBits = runs.warpBits.size();
+  auto [warpRun, warpStarts] = countRuns(0);
+  runs.groupWarps = 1;
+  int64_t run = warpRun, starts = warpStarts;
+  if (warpBits >= 2) {
+    // A warpgroup's, where its runs are fewer than its four warps'.
+    auto [groupRun, groupStarts] = countRuns(2);
+    if (llvm::popcount(static_cast<uint64_t>(groupStarts)) <
+        2 + llvm::popcount(static_cast<uint64_t>(warpStarts))) {
+      runs.groupWarps = 4;
+      run = groupRun;
+      starts = groupStarts;
+    }
+  }
+  runs.runElements = int64_t(1) << run;
+  if (runs.runElements * 4 < 16)
+    return std::nullopt;
+  // Every subset of the bits above the run.
+  for (int64_t subset = starts;; subset = (subset - 1) & starts) {
+    runs.runStarts.push_back(subset);
+    if (!subset)
+      break;
+  }
+  llvm::sort(runs.runStarts);
+  return runs;
+}
+
 int64_t tilegpu::getSharedStoreWidth(const LinearLayout &layout,
                                      MemDescType buffer) {
   unsigned inner = buffer.getEncoding().getOrder()[0];
@@ -1008,7 +1094,8 @@ LogicalResult WarpSpecializeOp::verify() {
     if (tiles ||
         isa<BarrierOp, AsyncWaitOp, InitBarriersOp, InvalBarriersOp,
             LocalAllocOp, LocalLoadOp, WarpGroupDotOp, AsyncTMAStoreBlockOp,
-            AsyncTMAReduceBlockOp, AsyncTMAStoreWaitOp, ArriveBarrierOp>(op)) {
+            AsyncTMAReduceBlockOp, AsyncBulkReduceOp, AsyncTMAStoreWaitOp,
+            ArriveBarrierOp>(op)) {
       op->emitOpError() << "cannot run in a warp_specialize region, which "
                            "one producer thread runs";
       return WalkResult::interrupt();
@@ -1167,6 +1254,52 @@ LogicalResult AsyncTMAReduceBlockOp::verify() {
                          << getBuffer().getType();
   if (!getLayout(value) || !getLinearLayout(value).getWarpBox())
     return emitOpError() << "needs a tile each warp holds a box of alone, not "
+                         << value;
+  return success();
+}
+
+LogicalResult AsyncBulkReduceOp::verify() {
+  RankedTensorType value = getValue().getType();
+  auto ptr = cast<RankedTensorType>(getPtr().getType());
+  if (ptr.getShape() != value.getShape() ||
+      tile::getPointeeTypeLike(ptr) != value)
+    return emitOpError() << "updates " << value << " through pointers to its "
+                         << "elements, not " << ptr;
+  if (getKind() != tile::AtomicKind::add || !value.getElementType().isF32())
+    return emitOpError() << "adds f32 elements alone, not "
+                         << tile::stringifyAtomicKind(getKind()) << " of "
+                         << value.getElementType();
+  if (!getLayout(value))
+    return emitOpError() << "needs a tile with a layout, not " << value;
+  int64_t bits = 0;
+  for (int64_t extent : value.getShape()) {
+    if (!llvm::isPowerOf2_64(extent))
+      return emitOpError() << "needs extents that are powers of two, not "
+                           << value;
+    bits += llvm::Log2_64(extent);
+  }
+  ArrayRef<int64_t> offsetBits = getOffsetBits();
+  SmallVector<bool> seen(bits, false);
+  bool permutation = static_cast<int64_t>(offsetBits.size()) == bits;
+  for (int64_t bit : offsetBits) {
+    if (!permutation || bit < 0 || bit >= bits || seen[bit])
+      permutation = false;
+    else
+      seen[bit] = true;
+  }
+  if (!permutation)
+    return emitOpError() << "needs offset_bits, a permutation of 0 to "
+                         << bits - 1 << " (one for each index bit)";
+  MemDescType buffer = getBuffer().getType();
+  if (buffer.getElementType() != value.getElementType() ||
+      ShapedType::getNumElements(buffer.getShape()) != value.getNumElements())
+    return emitOpError() << "updates from a buffer of the tile's "
+                         << value.getNumElements() << " "
+                         << value.getElementType() << " elements, not "
+                         << buffer;
+  if (!getBulkReduceRuns(value, offsetBits))
+    return emitOpError() << "needs a layout whose warps hold runs of 16 bytes "
+                            "or more of the block, not "
                          << value;
   return success();
 }

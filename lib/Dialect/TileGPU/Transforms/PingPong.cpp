@@ -58,8 +58,8 @@ bool mayWaitForOtherWarps(Operation *op) {
   if (op->getNumRegions() > 0)
     return true;
   if (isa<BarrierOp, InitBarriersOp, InvalBarriersOp, AsyncWaitOp,
-          AsyncTMAStoreBlockOp, AsyncTMAStoreWaitOp, WaitTurnOp, PassTurnOp>(
-          op))
+          AsyncTMAStoreBlockOp, AsyncTMAStoreWaitOp, AsyncBulkReduceOp,
+          WaitTurnOp, PassTurnOp>(op))
     return true;
   if (auto alloc = dyn_cast<LocalAllocOp>(op); alloc && alloc.getSrc())
     return true;

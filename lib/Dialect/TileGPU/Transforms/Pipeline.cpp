@@ -281,9 +281,9 @@ bool isComputableAt(scf::ForOp loop, Value value, bool withInduction = true,
 /// it reads the same whichever iteration issues it.
 bool writesNoGlobalMemory(scf::ForOp loop) {
   return !loop.walk([](Operation *op) {
-                bool global =
-                    isa<tile::TileDialect>(op->getDialect()) ||
-                    isa<AsyncTMAStoreBlockOp, AsyncTMAReduceBlockOp>(op);
+                bool global = isa<tile::TileDialect>(op->getDialect()) ||
+                              isa<AsyncTMAStoreBlockOp, AsyncTMAReduceBlockOp,
+                                  AsyncBulkReduceOp>(op);
                 return global && hasEffect<MemoryEffects::Write>(op)
                            ? WalkResult::interrupt()
                            : WalkResult::advance();

@@ -15,11 +15,18 @@
 // backward's dQ measured 3-5% slower so than by red.global.add.v2:
 // docs/performance.md.)
 //
+// A tile of pointers added to (tl.atomic_add, relaxed, unmasked) that is one
+// base plus a permutation of a contiguous block (tile::getBitOffsets) is
+// added by the bulk copy engine's one-dimensional reductions: each warpgroup
+// (or warp) writes its elements to a buffer in the block's order and one
+// thread adds each contiguous run it holds, FlashAttention-3's dQ.
+//
 //===----------------------------------------------------------------------===//
 
 #include "TensorMaps.h"
 
 #include "tile/Analysis/Allocation.h"
+#include "tile/Analysis/BitOffsets.h"
 #include "tile/Dialect/Tile/IR/Tile.h"
 #include "tile/Dialect/TileGPU/IR/TileGPU.h"
 #include "tile/Dialect/TileGPU/Transforms/Passes.h"
@@ -151,6 +158,45 @@ planReduction(tile::AtomicRMWBlockOp op, const tile::AxisInfoAnalysis &axis) {
   return PlannedReduction{op, *buffer, std::move(*access)};
 }
 
+/// The plan of one update by bulk reductions: the op and its offset bits.
+struct PlannedBulkReduction {
+  tile::AtomicRMWOp op;
+  SmallVector<int64_t> offsetBits;
+};
+
+/// Bytes the bulk copy engine's addresses are aligned to.
+constexpr int64_t kBulkAlignment = 16;
+
+std::optional<PlannedBulkReduction>
+planBulkReduction(tile::AtomicRMWOp op, const tile::AxisInfoAnalysis &axis) {
+  auto type = dyn_cast<RankedTensorType>(op.getValue().getType());
+  if (!type || op.getMask() || !op.getResult().use_empty() ||
+      op.getKind() != tile::AtomicKind::add || !type.getElementType().isF32() ||
+      op.getSem() != tile::MemSemantic::relaxed ||
+      op.getScope() != tile::MemScope::gpu || !getLayout(type) ||
+      !tile::getUniformBasePointer(op.getPtr()))
+    return std::nullopt;
+  std::optional<tile::BitOffsets> offsets = tile::getBitOffsets(op.getPtr());
+  if (!offsets)
+    return std::nullopt;
+
+  std::optional<SmallVector<int64_t>> permutation = offsets->getPermutation();
+  if (!permutation || !getBulkReduceRuns(type, *permutation))
+    return std::nullopt;
+  // The block starts at the uniform part (the base pointer plus integer
+  // terms, in elements): each must keep it 16-byte aligned.
+  for (Value term : offsets->uniform) {
+    tile::AxisInfo info = axis.get(term);
+    int64_t bytes =
+        isa<tile::PtrType>(term.getType())
+            ? info.divisibility.front()
+            : info.divisibility.front() * type.getElementTypeBitWidth() / 8;
+    if (bytes % kBulkAlignment)
+      return std::nullopt;
+  }
+  return PlannedBulkReduction{op, std::move(*permutation)};
+}
+
 struct TMAStoresPass
     : public tilegpu::impl::TileGPUTMAStoresBase<TMAStoresPass> {
   using TileGPUTMAStoresBase::TileGPUTMAStoresBase;
@@ -168,10 +214,17 @@ struct TMAStoresPass
       // Decided on the IR as it came, then rewritten.
       tile::AxisInfoAnalysis axis(kernel);
       SmallVector<PlannedReduction> planned;
+      SmallVector<PlannedBulkReduction> bulk;
       if (reductions)
         kernel.walk([&](tile::AtomicRMWBlockOp op) {
           if (std::optional<PlannedReduction> plan = planReduction(op, axis))
             planned.push_back(std::move(*plan));
+        });
+      if (bulkReductions)
+        kernel.walk([&](tile::AtomicRMWOp op) {
+          if (std::optional<PlannedBulkReduction> plan =
+                  planBulkReduction(op, axis))
+            bulk.push_back(std::move(*plan));
         });
       SmallVector<std::tuple<tile::StoreBlockOp, MemDescType, TensorMapAccess>>
           stores;
@@ -208,6 +261,26 @@ struct TMAStoresPass
         AsyncTMAReduceBlockOp::create(b, op.getLoc(), op.getKind(), op.getPtr(),
                                       desc, plan.access.coords, op.getValue(),
                                       buffer);
+        b.setInsertionPointAfter(loop ? loop : op.getOperation());
+        AsyncTMAStoreWaitOp::create(b, op.getLoc(), buffer);
+        op.erase();
+      }
+      for (PlannedBulkReduction &plan : bulk) {
+        tile::AtomicRMWOp op = plan.op;
+        auto type = cast<RankedTensorType>(op.getValue().getType());
+        Operation *loop = getOutermostLoop(op);
+        OpBuilder b(loop ? loop : op.getOperation());
+        auto encoding = SharedEncodingAttr::get(op.getContext(), /*vec=*/1,
+                                                /*perPhase=*/1,
+                                                /*maxPhase=*/1, {1, 0});
+        auto bufferType =
+            MemDescType::get(op.getContext(), {1, type.getNumElements()},
+                             type.getElementType(), encoding);
+        Value buffer = LocalAllocOp::create(b, op.getLoc(), bufferType,
+                                            /*src=*/Value());
+        b.setInsertionPoint(op);
+        AsyncBulkReduceOp::create(b, op.getLoc(), op.getKind(), op.getPtr(),
+                                  op.getValue(), buffer, plan.offsetBits);
         b.setInsertionPointAfter(loop ? loop : op.getOperation());
         AsyncTMAStoreWaitOp::create(b, op.getLoc(), buffer);
         op.erase();

@@ -57,6 +57,30 @@ LinearLayout getLinearLayout(RankedTensorType type);
 /// starts on a swizzle vector and stays within it, at most 16 bytes.
 int64_t getSharedStoreWidth(const LinearLayout &layout, MemDescType buffer);
 
+/// How tilegpu.async_bulk_reduce splits a tile's block among its warps:
+/// each element's offset in the block is the sum of what its register, lane
+/// and warp bits give (bits of the layout that replicate give 0).
+struct BulkReduceRuns {
+  /// Warps that write and issue together: 4 (a warpgroup) or 1.
+  unsigned groupWarps;
+  /// Elements of each run (a power of two), and where a group's runs start
+  /// from its first element's offset.
+  int64_t runElements;
+  llvm::SmallVector<int64_t> runStarts;
+  /// The offset of each register, and what each lane and warp bit adds.
+  llvm::SmallVector<int64_t> registerOffsets, laneBits, warpBits;
+  /// Warp bits that replicate the tile: a group with one of them set holds
+  /// elements another one updates, and updates nothing.
+  int64_t replicatedWarps;
+};
+
+/// The runs of the block `type`'s elements cover (offset bit `offsetBits[i]`
+/// set by index bit i, dimension 0's first), a warpgroup's together where
+/// that makes fewer of them than a warp's; nullopt where a layout basis
+/// sets more than one bit or a run is shorter than 16 bytes.
+std::optional<BulkReduceRuns>
+getBulkReduceRuns(RankedTensorType type, llvm::ArrayRef<int64_t> offsetBits);
+
 /// For tile.reshape, tile.join and tile.split where every element stays in
 /// the thread that holds it: for each result, the source of each of its
 /// registers, counting the registers of the operands one after another

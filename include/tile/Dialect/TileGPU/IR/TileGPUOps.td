@@ -308,6 +308,37 @@ def TileGPU_AsyncTMAReduceBlockOp : TileGPU_Op<"async_tma_reduce_block", [
   let hasVerifier = 1;
 }
 
+def TileGPU_AsyncBulkReduceOp : TileGPU_Op<"async_bulk_reduce", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "update a contiguous block of global memory from a tile by the bulk copy engine";
+  let description = [{
+    `tile.atomic_rmw` of a tile whose pointers are one base plus a
+    permutation of `0 .. N-1` (N the tile's elements): bit i of the
+    elements' indices, dimension 0's bits first, is bit `offset_bits[i]` of
+    the offset (tile::getBitOffsets). Each group of warps whose elements
+    make whole runs of the block (a warpgroup where they do, else a warp)
+    waits until the copies it issued before have read `buffer`, writes its
+    elements to their offsets in `buffer` (N elements, in the block's
+    order), fences the writes against the asynchronous proxy, and has one
+    thread issue `cp.reduce.async.bulk` of `kind` for each run, from
+    `buffer` to the block. The updates are not waited for:
+    `tilegpu.async_tma_store_wait` waits until they have read `buffer`.
+    Every pointer must be valid and the block 16-byte aligned.
+
+    ```mlir
+    tilegpu.async_bulk_reduce add %ptrs, %dq, %buf {offset_bits = array<i64: 3, 4, 5, 10, 11, 12, 0, 1, 2, 6, 7, 8, 9>} : tensor<64x128x!tile.ptr<f32>, #acc>, tensor<64x128xf32, #acc>, !tilegpu.memdesc<1x8192xf32, #shared>
+    ```
+  }];
+  let arguments = (ins Tile_AtomicKind:$kind, AnyRankedTensor:$ptr,
+                   AnyRankedTensor:$value, TileGPU_MemDescType:$buffer,
+                   DenseI64ArrayAttr:$offset_bits);
+  let assemblyFormat = [{
+    $kind $ptr `,` $value `,` $buffer attr-dict `:` type($ptr) `,`
+    type($value) `,` qualified(type($buffer))
+  }];
+  let hasVerifier = 1;
+}
+
 def TileGPU_AsyncTMAStoreWaitOp : TileGPU_Op<"async_tma_store_wait", [
     MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "wait until the TMA's stores and updates have read their buffer";

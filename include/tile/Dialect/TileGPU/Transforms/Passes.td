@@ -311,14 +311,24 @@ def TileGPUTMAStores : Pass<"tilegpu-tma-stores", "::mlir::ModuleOp"> {
       the next one's work);
 
     through a `!tilegpu.tensormap` parameter listed in the module's
-    `tilegpu.tensormaps`. Other stores and updates, and those on other
-    targets, stay as they are.
+    `tilegpu.tensormaps`; and
+
+    - `bulk-reductions`: a `tile.atomic_rmw` adding an f32 tile (relaxed,
+      gpu scope, unmasked, its result unused) whose pointers are one base,
+      16-byte aligned, plus a permutation of a contiguous block
+      (tile::getBitOffsets), becomes a `tilegpu.async_bulk_reduce` through a
+      buffer of the block allocated before its outermost loop, and a
+      `tilegpu.async_tma_store_wait` after that loop.
+
+    Other stores and updates, and those on other targets, stay as they are.
   }];
   let options = [
     Option<"epilogueStores", "epilogue-stores", "bool", "true",
            "store epilogue blocks with the TMA">,
     Option<"reductions", "reductions", "bool", "true",
            "add blocks with the TMA's reductions">,
+    Option<"bulkReductions", "bulk-reductions", "bool", "false",
+           "add contiguous blocks of pointers with bulk reductions">,
   ];
   let dependentDialects = ["::mlir::tilegpu::TileGPUDialect",
                            "::mlir::arith::ArithDialect"];
