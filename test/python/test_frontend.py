@@ -473,7 +473,7 @@ def test_cli_writes_module_metadata_and_ptx(tmp_path, verify, run_cli):
     text = out.read_text()
     assert "func.func @attn_fwd(" in text
     assert 'loc("Q"("python/tile/kernels/attention.py":' in text
-    assert 'tile.options = "distribute-disjoint-constants=true' in text
+    assert 'tile.options = "bulk-reductions=false distribute-disjoint-constants=true' in text
     verify(text)
 
 

@@ -221,7 +221,10 @@ def _dq_acc_offsets(start_m, N_CTX, BLOCK_M: tl.constexpr, HEAD_DIM: tl.constexp
     eight) of a head: rows in groups of eight, each group's 8 x 8 tiles in
     turn, each tile row by row.  An mma accumulator gives a warp 8 rows x 8
     columns an instruction, so each of the backward's atomic adds covers 256
-    contiguous bytes instead of 32 bytes of eight rows each.  The last
+    contiguous bytes instead of 32 bytes of eight rows each; and a warp's
+    rows of a block are whole runs, which on Hopper one bulk reduction
+    each adds (the compiler's bulk_reductions: the offsets below place
+    each bit of a row and column index at its own bit).  The last
     group, when N_CTX is not a multiple of eight, stays row-major (DQ_ACC
     needs no padding); only a block with MAYBE_TAIL can hold it."""
     tl.static_assert(BLOCK_M % 8 == 0 and HEAD_DIM % 8 == 0,

@@ -252,6 +252,11 @@ def _attention_variants(t, head_dim, target):
     # (420 bytes before) and run 3-8% faster than 64 (H200,
     # 2026-11-29); its softcap, ALiBi and dropout variants keep 64
     # (at 128 they spill 76-1008 bytes).
+    # dQ's adds go through shared memory and the bulk copy engine's
+    # reductions (bulk_reductions: FlashAttention-3's form, a warp's or
+    # warpgroup's runs of DQ_ACC each one instruction): +1-4% against
+    # red.global.add.v2 at d64 and d128 (H200, 2026-11-29).  Not at d256,
+    # whose 64 KiB buffer does not fit beside its tiles.
     # Each head dim keeps the order of products (DV_LAST) ptxas
     # allocates best for it.  Causal programs run longest first, dealt out 8 heads at
     # a time in the forward and in groups of at least 128 programs
@@ -302,7 +307,7 @@ def _attention_variants(t, head_dim, target):
              "QUERY_ROWS": tiles.query_rows},
             tiles.bwd_warps,
             num_stages=tiles.bwd_stages, max_row_span=tiles.max_row_span,
-            **options))
+            bulk_reductions=hopper and head_dim <= 128, **options))
     # Its dQ: 128 queries on 8 warps a program, 64 keys a step (64
     # queries on 4 warps at d256, whose sum holds 128 registers a
     # thread).  Not yet tuned.
