@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """compute-sanitizer initcheck over one decoding call, three ways, to tell
-which int32 read it takes as never written (docs/hardening.md, "Not yet"):
+which int32 read it takes as never written (docs/hardening.md, "Sanitizers":
+it was the kernel-name filter; unfiltered, each way reports no error):
 
   A  as test_one_token_against_a_contiguous_cache: one sequence of 4000
      tokens, one appended, cache_seqlens a CUDA tensor (KV_LENS computed
