@@ -629,21 +629,14 @@ struct AsyncBulkReduceOpConversion
       else
         NVVM::SyncWarpOp::create(rewriter, loc, i32(-1));
     };
-    // What the index's bits from `first` on add to an element's offset.
+    // What the index's bits from `first` on add to an element's offset
+    // (disjoint bits: their xor is their sum).
     auto offsetOfBits = [&](Value index, ArrayRef<int64_t> bits,
                             unsigned first) {
-      Value sum = i32(0);
-      for (unsigned i = first; i < bits.size(); ++i) {
-        if (!bits[i])
-          continue;
-        Value set = LLVM::AndOp::create(
-            rewriter, loc, LLVM::LShrOp::create(rewriter, loc, index, i32(i)),
-            i32(1));
-        sum = LLVM::AddOp::create(
-            rewriter, loc, sum,
-            LLVM::MulOp::create(rewriter, loc, set, i32(bits[i])));
-      }
-      return sum;
+      SmallVector<LinearLayout::Coord> bases;
+      for (auto [i, bit] : llvm::enumerate(bits))
+        bases.push_back({i < first ? 0 : bit});
+      return emitBasisSum(rewriter, loc, bases, index, /*rank=*/1).front();
     };
     unsigned groupBits = llvm::Log2_32(runs->groupWarps);
     Value issuing = LLVM::ICmpOp::create(
