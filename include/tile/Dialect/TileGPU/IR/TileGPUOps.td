@@ -315,9 +315,10 @@ def TileGPU_AsyncBulkReduceOp : TileGPU_Op<"async_bulk_reduce", [
     `tile.atomic_rmw` of a tile whose pointers are one base plus a
     permutation of `0 .. N-1` (N the tile's elements): bit i of the
     elements' indices, dimension 0's bits first, is bit `offset_bits[i]` of
-    the offset (tile::getBitOffsets). Each group of warps whose elements
-    make whole runs of the block (a warpgroup where they do, else a warp)
-    waits until the copies it issued before have read `buffer`, writes its
+    the offset (tile::getBitOffsets). Each group of warps (a warpgroup
+    where its elements make fewer runs of the block than its warps' do,
+    else a warp: tilegpu::getBulkReduceRuns) waits until the copies it
+    issued before have read `buffer`, writes its
     elements to their offsets in `buffer` (N elements, in the block's
     order), fences the writes against the asynchronous proxy, and has one
     thread issue `cp.reduce.async.bulk` of `kind` for each run, from
