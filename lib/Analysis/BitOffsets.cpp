@@ -7,6 +7,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/TypeUtilities.h"
 
 #include "llvm/ADT/SmallSet.h"
 
@@ -14,8 +15,6 @@ using namespace mlir;
 using namespace mlir::tile;
 
 namespace {
-
-using Bits = SmallVector<SmallVector<int64_t, 8>, 2>;
 
 /// No index bit setting any value bit, for a tile of `type`'s shape (a
 /// scalar: no dimension).
@@ -127,6 +126,10 @@ std::optional<BitOffsets> analyzeOp(Operation *op, Value value) {
     return combine(analyze(op->getOperand(0)), analyze(op->getOperand(1)),
                    isa<arith::OrIOp>(op));
   if (isa<arith::MulIOp, arith::ShLIOp>(op)) {
+    // A bit moved into the sign bit or past it would be lost or make the
+    // value negative (which the right shifts below rule out).
+    int64_t width =
+        getElementTypeOrSelf(value.getType()).getIntOrFloatBitWidth();
     for (unsigned side : {0u, 1u}) {
       if (isa<arith::ShLIOp>(op) && side == 0)
         continue;
@@ -135,10 +138,17 @@ std::optional<BitOffsets> analyzeOp(Operation *op, Value value) {
         shift = getUniformConstant(op->getOperand(1));
       else if (std::optional<int64_t> log = getPowerOfTwo(op->getOperand(side)))
         shift = log;
-      if (!shift || *shift < 0 || *shift >= 62)
+      if (!shift || *shift < 0 || *shift >= width)
         continue;
-      return moveBits(analyze(op->getOperand(1 - side)),
-                      [&](int64_t bit) { return bit + *shift; });
+      std::optional<BitOffsets> moved =
+          moveBits(analyze(op->getOperand(1 - side)),
+                   [&](int64_t bit) { return bit + *shift; });
+      if (moved && llvm::any_of(moved->bits, [&](ArrayRef<int64_t> dim) {
+            return llvm::any_of(dim,
+                                [&](int64_t bit) { return bit >= width - 1; });
+          }))
+        return std::nullopt;
+      return moved;
     }
     return std::nullopt;
   }
@@ -180,21 +190,14 @@ std::optional<BitOffsets> analyzeOp(Operation *op, Value value) {
 }
 
 std::optional<BitOffsets> analyze(Value value) {
+  // A scalar is uniform, whatever computes it.
+  if (!isa<RankedTensorType>(value.getType())) {
+    BitOffsets result;
+    result.uniform.push_back(value);
+    return result;
+  }
   Operation *op = value.getDefiningOp();
-  if (!op) {
-    // A scalar argument: uniform.
-    if (isa<RankedTensorType>(value.getType()))
-      return std::nullopt;
-    BitOffsets result;
-    result.uniform.push_back(value);
-    return result;
-  }
-  if (!isa<RankedTensorType>(value.getType()) && !isa<SplatOp>(op)) {
-    BitOffsets result;
-    result.uniform.push_back(value);
-    return result;
-  }
-  return analyzeOp(op, value);
+  return op ? analyzeOp(op, value) : std::nullopt;
 }
 
 } // namespace

@@ -2,7 +2,8 @@
 //
 // tile::getBitOffsets on integer tiles built as kernels build them, and the
 // forms it must refuse: an index bit counted twice, a multiply by a number
-// that is not a power of two, an arange that does not start at 0.
+// that is not a power of two, an arange that does not start at 0, a shift
+// into the sign bit.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,6 +47,8 @@ func.func @offsets(%start: i32, %p: !tile.ptr<f32>) {
   %twice = arith.addi %r, %r {name = "twice"} : tensor<64xi32>
   %three_times = arith.muli %r, %k3 {name = "three_times"} : tensor<64xi32>
   %late = tile.arange 64 to 128 {name = "late"} : tensor<64xi32>
+  %k28 = arith.constant dense<28> : tensor<64xi32>
+  %signed = arith.shli %r, %k28 {name = "into_the_sign"} : tensor<64xi32>
   return
 }
 )mlir";
@@ -103,6 +106,8 @@ TEST_F(BitOffsetsTest, RefusesWhatIsNotABitPlacement) {
   EXPECT_FALSE(tile::getBitOffsets(named("twice")));
   EXPECT_FALSE(tile::getBitOffsets(named("three_times")));
   EXPECT_FALSE(tile::getBitOffsets(named("late")));
+  // Bits 0-5 shifted to 28-33 of an i32: into the sign bit and past it.
+  EXPECT_FALSE(tile::getBitOffsets(named("into_the_sign")));
 }
 
 } // namespace

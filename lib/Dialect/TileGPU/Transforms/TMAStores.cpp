@@ -158,6 +158,22 @@ planReduction(tile::AtomicRMWBlockOp op, const tile::AxisInfoAnalysis &axis) {
   return PlannedReduction{op, *buffer, std::move(*access)};
 }
 
+/// Replaces the update `op` with what `update` builds in its place over a
+/// buffer of `type`, allocated before the outermost loop around `op` (so
+/// that it lives through the loop) and waited for after that loop, until
+/// the asynchronous updates have read it.
+void replaceThroughBuffer(Operation *op, MemDescType type,
+                          function_ref<void(OpBuilder &, Value)> update) {
+  Operation *loop = getOutermostLoop(op);
+  OpBuilder b(loop ? loop : op);
+  Value buffer = LocalAllocOp::create(b, op->getLoc(), type, /*src=*/Value());
+  b.setInsertionPoint(op);
+  update(b, buffer);
+  b.setInsertionPointAfter(loop ? loop : op);
+  AsyncTMAStoreWaitOp::create(b, op->getLoc(), buffer);
+  op->erase();
+}
+
 /// The plan of one update by bulk reductions: the op and its offset bits.
 struct PlannedBulkReduction {
   tile::AtomicRMWOp op;
@@ -252,38 +268,26 @@ struct TMAStoresPass
       }
       for (PlannedReduction &plan : planned) {
         tile::AtomicRMWBlockOp op = plan.op;
-        Operation *loop = getOutermostLoop(op);
-        OpBuilder b(loop ? loop : op.getOperation());
-        Value buffer = LocalAllocOp::create(b, op.getLoc(), plan.buffer,
-                                            /*src=*/Value());
-        b.setInsertionPoint(op);
-        Value desc = getTensorMapParameter(kernel, plan.access.descriptor);
-        AsyncTMAReduceBlockOp::create(b, op.getLoc(), op.getKind(), op.getPtr(),
-                                      desc, plan.access.coords, op.getValue(),
-                                      buffer);
-        b.setInsertionPointAfter(loop ? loop : op.getOperation());
-        AsyncTMAStoreWaitOp::create(b, op.getLoc(), buffer);
-        op.erase();
+        replaceThroughBuffer(op, plan.buffer, [&](OpBuilder &b, Value buffer) {
+          Value desc = getTensorMapParameter(kernel, plan.access.descriptor);
+          AsyncTMAReduceBlockOp::create(b, op.getLoc(), op.getKind(),
+                                        op.getPtr(), desc, plan.access.coords,
+                                        op.getValue(), buffer);
+        });
       }
       for (PlannedBulkReduction &plan : bulk) {
         tile::AtomicRMWOp op = plan.op;
         auto type = cast<RankedTensorType>(op.getValue().getType());
-        Operation *loop = getOutermostLoop(op);
-        OpBuilder b(loop ? loop : op.getOperation());
         auto encoding = SharedEncodingAttr::get(op.getContext(), /*vec=*/1,
                                                 /*perPhase=*/1,
                                                 /*maxPhase=*/1, {1, 0});
-        auto bufferType =
+        auto blockType =
             MemDescType::get(op.getContext(), {1, type.getNumElements()},
                              type.getElementType(), encoding);
-        Value buffer = LocalAllocOp::create(b, op.getLoc(), bufferType,
-                                            /*src=*/Value());
-        b.setInsertionPoint(op);
-        AsyncBulkReduceOp::create(b, op.getLoc(), op.getKind(), op.getPtr(),
-                                  op.getValue(), buffer, plan.offsetBits);
-        b.setInsertionPointAfter(loop ? loop : op.getOperation());
-        AsyncTMAStoreWaitOp::create(b, op.getLoc(), buffer);
-        op.erase();
+        replaceThroughBuffer(op, blockType, [&](OpBuilder &b, Value buffer) {
+          AsyncBulkReduceOp::create(b, op.getLoc(), op.getKind(), op.getPtr(),
+                                    op.getValue(), buffer, plan.offsetBits);
+        });
       }
     }
   }
