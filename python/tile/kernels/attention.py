@@ -224,19 +224,38 @@ def _dq_acc_offsets(start_m, N_CTX, BLOCK_M: tl.constexpr, HEAD_DIM: tl.constexp
     contiguous bytes instead of 32 bytes of eight rows each; and a warp's
     rows of a block are whole runs, which on Hopper one bulk reduction
     each adds (the compiler's bulk_reductions: the offsets below place
-    each bit of a row and column index at its own bit).  The last
-    group, when N_CTX is not a multiple of eight, stays row-major (DQ_ACC
-    needs no padding); only a block with MAYBE_TAIL can hold it."""
+    each bit of a row and column index at its own bit).  At d128 the rows
+    go in groups of 64, each group's two halves of 64 columns in turn,
+    each half as above: the d128 backward's two warpgroups each hold a
+    half, one run of 16 KiB.  The rows past the last whole group of 64 (of
+    8 below d128) keep the groups of eight, and the last group, when N_CTX
+    is not a multiple of eight, stays row-major (DQ_ACC needs no padding);
+    only a block with MAYBE_TAIL can hold them."""
     tl.static_assert(BLOCK_M % 8 == 0 and HEAD_DIM % 8 == 0,
                      "dQ's blocks must be whole 8 x 8 tiles")
+    HALVES: tl.constexpr = HEAD_DIM == 128
     rows = tl.arange(0, BLOCK_M)
     cols = tl.arange(0, HEAD_DIM)
+    if HALVES:
+        # A half of a group of 64 rows: 64 x 64 elements, as a group of 8.
+        half_cols = (cols >> 6) * 4096 + ((cols & 63) >> 3) * 64 + (cols & 7)
+    if HALVES and not MAYBE_TAIL:
+        tl.static_assert(BLOCK_M % 64 == 0, "d128's whole dQ blocks are groups of 64 rows")
+        # start_m is a multiple of 64: its groups begin at rows = 0.
+        r = rows & 63
+        half_rows = (rows >> 6) * (64 * HEAD_DIM) + (r >> 3) * 512 + (r & 7) * 8
+        return start_m * HEAD_DIM + half_rows[:, None] + half_cols[None, :]
     # start_m is a multiple of eight: its groups begin at rows = 0.
     row_start = (rows >> 3) * (8 * HEAD_DIM) + (rows & 7) * 8
     col_offset = (cols >> 3) * 64 + (cols & 7)
     grouped = start_m * HEAD_DIM + row_start[:, None] + col_offset[None, :]
     if MAYBE_TAIL:
         m = start_m + rows[:, None]
+        if HALVES:
+            r = m & 63
+            halves = (m >> 6) * (64 * HEAD_DIM) + (r >> 3) * 512 + (r & 7) * 8 + \
+                half_cols[None, :]
+            grouped = tl.where(m < (N_CTX >> 6) * 64, halves, grouped)
         return tl.where(m < (N_CTX >> 3) * 8, grouped, m * HEAD_DIM + cols[None, :])
     return grouped
 

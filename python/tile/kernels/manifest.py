@@ -255,8 +255,11 @@ def _attention_variants(t, head_dim, target):
     # dQ's adds go through shared memory and the bulk copy engine's
     # reductions (bulk_reductions: FlashAttention-3's form, a warp's or
     # warpgroup's runs of DQ_ACC each one instruction): +1-4% against
-    # red.global.add.v2 at d64 and d128 (H200, 2026-11-29).  Not at d256,
-    # whose 64 KiB buffer does not fit beside its tiles.
+    # red.global.add.v2 at d64 and d128 (H200, 2026-11-29).  At d128
+    # DQ_ACC's rows go in groups of 64, column halves in turn
+    # (_dq_acc_offsets), so that each warpgroup's half is one 16 KiB run:
+    # +1-2% against two 2 KiB runs a warp (H200, 2026-11-29).  Not at
+    # d256, whose 64 KiB buffer does not fit beside its tiles.
     # Each head dim keeps the order of products (DV_LAST) ptxas
     # allocates best for it.  Causal programs run longest first, dealt out 8 heads at
     # a time in the forward and in groups of at least 128 programs
