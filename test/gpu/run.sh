@@ -33,8 +33,9 @@
 #   crosscheck  the GPU half of crosscheck.sh, into $OUT/crosscheck: bring
 #               it back and compare with the interpreter there
 #   sanitize    compute-sanitizer memcheck and initcheck over every shipped
-#               kernel (sanitize.sh); not among the default parts: it takes
-#               long (ONLY=REGEX splits it)
+#               kernel (sanitize.sh; TOOLS="racecheck synccheck" the other
+#               two); not among the default parts: it takes long
+#               (ONLY=REGEX splits it)
 #
 # --quick: attention's eight quick checks instead of all, and fewer shapes
 # in the flash_attn_func checks. TILE_TARGET=sm_80 runs the attention and

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # compute-sanitizer over every shipped kernel: memcheck (out-of-bounds and
-# misaligned accesses) and initcheck (reads of global memory never written),
-# TOOLS="memcheck initcheck" by default. Each causal and non-causal
-# attention variant forward and backward (the backward with its preprocess
-# and postprocess) through tile-run --kernel at a ragged length, against the
-# float64 reference; the softmax kernels, the puzzle forward and the GEMMs
-# through tile-run; the window, softcap and ALiBi variants
-# (run_attention_variants.py), decoding, the fp8 forward and the scaled
-# GEMM from PyTorch (memcheck on Tile's kernels alone, initcheck on every
-# kernel: see ours below). racecheck and synccheck run in attention.sh and
-# matmul.sh on representative kernels.
+# misaligned accesses) and initcheck (reads of global memory never written)
+# by default; TOOLS="racecheck synccheck" (shared-memory hazards, barrier
+# misuse) over the same cases. Each causal and non-causal attention variant
+# (and the _n4096 forwards) forward and backward (the backward with its
+# preprocess and postprocess) through tile-run --kernel at a ragged length,
+# against the float64 reference; the softmax kernels, the puzzle forward
+# and the GEMMs through tile-run; the window, softcap, ALiBi, dropout and
+# deterministic variants (run_attention_variants.py), decoding, the fp8
+# forward and the scaled GEMM from PyTorch (memcheck on Tile's kernels
+# alone, initcheck on every kernel: see ours below).
 #
 # Not part of run.sh's default parts (it takes long): test/gpu/run.sh
 # sanitize. ONLY (a regex) keeps the cases whose names match it, to split a
@@ -31,7 +31,7 @@ sanitized() {
   if ! command -v compute-sanitizer > /dev/null; then
     record "$name" skip "compute-sanitizer not found"
   elif compute-sanitizer --tool "$tool" --error-exitcode 9 "$@" > "$log" 2>&1; then
-    echo "$name: $(grep -m1 'ERROR SUMMARY' "$log")"
+    echo "$name: $(grep -m1 'SUMMARY:' "$log")"
     record "$name" pass
   else
     echo "FAIL $name"; tail -20 "$log"
@@ -53,9 +53,9 @@ for tool in $TOOLS; do
               kernels/attn_bwd_fp16_d*.json kernels/attn_bwd_bf16_d*.json; do
     name=$(basename "$meta" .json)
     IFS=_ read -r _ mode dtype dim mask softcap <<< "$name"
-    # Windows, softcap and ALiBi: tile-run has no such problems (from
-    # PyTorch below).
-    [ "$mask" != local ] && [ -z "$softcap" ] || continue
+    # Windows, softcap, ALiBi, dropout and deterministic: tile-run has no
+    # such problems (from PyTorch below); the _n4096 forwards it runs.
+    [ "$mask" != local ] && [[ -z $softcap || $softcap = n4096 ]] || continue
     flags=(--mode "$mode" --dtype "${dtype/fp16/f16}" --head-dim "${dim#d}" --seq 100
            --batch 1 --heads 2 --backend "$BACKEND" --kernel "$name" --check)
     [ "$mask" = noncausal ] || flags+=(--causal)
@@ -84,7 +84,7 @@ for tool in $TOOLS; do
       -p no:cacheprovider -k "not long_cache and not cuda_graph" \
       "$ROOT/test/python/test_attention_kvcache_gpu.py"
     # shellcheck disable=SC2046
-    sanitized "$tool" "windows, softcap and ALiBi" $(ours "$tool" attn_) \
+    sanitized "$tool" "windows, softcap, ALiBi, dropout, deterministic" $(ours "$tool" attn_) \
       python3 "$GPU_TESTS/run_attention_variants.py"
     # shellcheck disable=SC2046
     sanitized "$tool" "fp8 attention" $(ours "$tool" attn_) \
