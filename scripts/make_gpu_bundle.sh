@@ -26,8 +26,9 @@ cp "$BUILD"/kernels/*.json "$BUILD"/kernels/*.ptx "$BUILD"/kernels/*.cubin \
   "$OUT/kernels/" 2>/dev/null || true
 
 # Users' kernels, compiled like any other (tile IR, metadata, PTX, cubin):
-# a vector add for the generic mode, and kernels that add with
-# tl.atomic_add, for test/gpu/atomic_add.sh.
+# a vector add and a kernel of scalar parameters of every width for the
+# generic mode, and kernels that add with tl.atomic_add, for
+# test/gpu/atomic_add.sh.
 compile() {
   TILE_COMPILE="$BUILD/bin/tile-compile" PYTHONPATH="$ROOT/python" \
     python3 -m tile.compile "$@"
@@ -35,6 +36,9 @@ compile() {
 compile "$ROOT/examples/vector_add.py:vector_add" \
   --signature "*fp32:16,*fp32:16,*fp32:16,i32:16" --constexpr BLOCK=256 --num-warps 4 \
   -o "$OUT/user-kernels/vector_add.mlir"
+compile "$ROOT/test/gpu/scalar_params.py:store_scalars" \
+  --signature "*fp32:16,fp16,bf16,fp32,fp64,i1,i8,i16,i64" --num-warps 1 \
+  -o "$OUT/user-kernels/store_scalars.mlir"
 compile "$ROOT/examples/atomic_add.py:tile_sum" \
   --signature "*fp32:16,*fp32:16" --constexpr BLOCK_M=64 --constexpr D=128 --num-warps 8 \
   -o "$OUT/user-kernels/tile_sum.mlir"

@@ -2,6 +2,7 @@
 
 #include "tile/Runtime/CudaDriver.h"
 
+#include "tile/Runtime/FloatFormats.h"
 #include "tile/Runtime/Launch.h"
 #include "tile/Runtime/Target.h"
 
@@ -80,6 +81,9 @@ Status bindDriver(CudaDriver *d) {
                          "the driver is too old");
   // Optional: only TMA descriptors need it, and encodeTensorMap says so.
   (void)bind(library, "cuTensorMapEncodeTiled", &d->cuTensorMapEncodeTiled);
+  // Optional: without them a kernel's parameters go unchecked.
+  (void)bind(library, "cuFuncGetParamInfo", &d->cuFuncGetParamInfo);
+  (void)bind(library, "cuFuncGetParamCount", &d->cuFuncGetParamCount);
   return d->check(d->cuInit(0), "cuInit");
 }
 
@@ -196,6 +200,7 @@ Status tile::rt::loadKernel(const CudaDriver &driver, const KernelInfo &info,
   TILE_RETURN_IF_ERROR(driver.check(
       driver.cuModuleGetFunction(&function, module, info.entry.c_str()),
       "finding entry '" + info.entry + "' of '" + info.name + "'"));
+  TILE_RETURN_IF_ERROR(checkParameters(driver, function, info));
   unsigned sharedBytes = 0;
   if (gpu)
     if (const JsonValue *bytes = gpu->get("shared_bytes"))
@@ -208,6 +213,54 @@ Status tile::rt::loadKernel(const CudaDriver &driver, const KernelInfo &info,
         "allowing '" + info.name + "' " + std::to_string(sharedBytes) +
             " bytes of shared memory"));
   *kernel = {function, unsigned(info.blockThreads()), sharedBytes};
+  return Status::success();
+}
+
+size_t tile::rt::launchBytes(const ParamInfo &param) {
+  return param.isPointer ? sizeof(CUdeviceptr) : dtypeSize(param.dtype);
+}
+
+Status tile::rt::checkParameters(const CudaDriver &driver, CUfunction function,
+                                 const KernelInfo &info) {
+  if (!driver.cuFuncGetParamInfo)
+    return Status::success();
+  const size_t count = info.params.size() + info.tensorMaps.size();
+  auto countsDiffer = [&](size_t taken) {
+    return Status::error(
+        "kernel '" + info.name + "': its GPU code takes " +
+        std::to_string(taken) + " parameters, its metadata describes " +
+        std::to_string(count) + " (" + std::to_string(info.params.size()) +
+        " arguments, " + std::to_string(info.tensorMaps.size()) +
+        " tensor maps): the metadata does not describe this code");
+  };
+  if (driver.cuFuncGetParamCount) {
+    size_t taken = 0;
+    TILE_RETURN_IF_ERROR(
+        driver.check(driver.cuFuncGetParamCount(function, &taken),
+                     "counting the parameters of '" + info.name + "'"));
+    if (taken != count)
+      return countsDiffer(taken);
+  }
+  for (size_t index = 0; index < count; ++index) {
+    size_t offset = 0, size = 0;
+    // Parameters 0 to index - 1 exist: the code takes index of them.
+    if (driver.cuFuncGetParamInfo(function, index, &offset, &size) != kSuccess)
+      return countsDiffer(index);
+    bool declared = index < info.params.size();
+    size_t expected =
+        declared ? launchBytes(info.params[index]) : kTensorMapBytes;
+    if (size == expected)
+      continue;
+    std::string described =
+        declared ? "'" + info.params[index].name + "', " +
+                       info.params[index].typeString()
+                 : "tensor map " + std::to_string(index - info.params.size());
+    return Status::error(
+        "kernel '" + info.name + "': parameter " + std::to_string(index) +
+        " (" + described + " in its metadata) is " + std::to_string(size) +
+        " bytes in its GPU code, not " + std::to_string(expected) +
+        ": the metadata does not describe this code");
+  }
   return Status::success();
 }
 
@@ -226,21 +279,16 @@ Status tile::rt::packArguments(const KernelInfo &info,
     void *slot = &packed->slots[i];
     if (param.isPointer) {
       std::memcpy(slot, &arg.buffer, sizeof(CUdeviceptr));
-    } else if (isFloat(param.dtype)) {
-      double value = arg.kind == LaunchArg::Kind::Int ? double(arg.intValue)
-                                                      : arg.floatValue;
-      if (param.dtype == DType::F64) {
-        std::memcpy(slot, &value, 8);
-      } else {
-        float single = static_cast<float>(value);
-        std::memcpy(slot, &single, 4);
-      }
-    } else if (dtypeSize(param.dtype) == 8) {
-      std::memcpy(slot, &arg.intValue, 8);
-    } else {
-      // Little-endian: the low bytes of the value are the narrower integer.
-      std::memcpy(slot, &arg.intValue, dtypeSize(param.dtype));
+      continue;
     }
+    // The value's bits in the parameter's type (an fp16 scalar's 16 bits);
+    // little-endian, so the low bytes are the narrower value.
+    uint64_t bits = static_cast<uint64_t>(arg.intValue);
+    if (isFloat(param.dtype))
+      bits = encodeFloat(param.dtype, arg.kind == LaunchArg::Kind::Int
+                                          ? double(arg.intValue)
+                                          : arg.floatValue);
+    std::memcpy(slot, &bits, launchBytes(param));
   }
   packed->tensorMaps.resize(info.tensorMaps.size());
   for (size_t i = 0; i < info.tensorMaps.size(); ++i) {

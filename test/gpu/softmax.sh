@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The dot-free kernels of a GPU bundle on the GPU: softmax 1-4 against the
 # float64 reference at sizes from 1x1 to 4096x8192, a user kernel
-# (examples/vector_add.py) through the generic mode, and compute-sanitizer
-# memcheck on a representative set. One case per check in
+# (examples/vector_add.py) through the generic mode, scalar arguments of
+# every width (scalar_params.py), metadata that does not describe its code
+# refused, and compute-sanitizer memcheck on a representative set. One case per check in
 # $OUT/junit/softmax.xml; exits 1 if one failed. Part of run.sh.
 set -uo pipefail
 # shellcheck source=lib.sh
@@ -47,6 +48,81 @@ assert err == 0
 else
   echo "FAIL user kernel"; tail -5 "$LOGS/user.log"
   record "user kernel vector_add" fail "$(tail -5 "$LOGS/user.log")"
+fi
+
+echo "== scalar arguments of every width (store_scalars)"
+# 2^40 + 2^20: an i64 whose high bytes matter, exact in fp32.
+SCALARS="half=1.5 brain=-2.25 single=3.125 double=4.5 flag=1 byte=-7 short=300 \
+wide=1099512676352"
+# shellcheck disable=SC2086  # the arguments are words
+if $RUN run user-kernels/store_scalars.json --backend "$BACKEND" --grid 1 \
+    OUT=full:nan:8 $SCALARS --out OUT="$LOGS/scalars.npy" > "$LOGS/scalars.log" 2>&1 &&
+   python3 -c "
+import numpy as np
+got = np.load('$LOGS/scalars.npy').tolist()
+want = [1.5, -2.25, 3.125, 4.5, 1.0, -7.0, 300.0, 2.0 ** 40 + 2.0 ** 20]
+print('store_scalars:', got)
+assert got == want, f'expected {want}'
+" >> "$LOGS/scalars.log" 2>&1; then
+  echo "scalar arguments: PASS"
+  record "scalar arguments of every width" pass
+else
+  echo "FAIL scalar arguments"; tail -5 "$LOGS/scalars.log"
+  record "scalar arguments of every width" fail "$(tail -5 "$LOGS/scalars.log")"
+fi
+
+echo "== metadata that does not describe its GPU code is refused"
+# vector_add's metadata with n an i64 (its code takes 4 bytes), with a
+# parameter its code lacks, and without n: the launch must fail naming the
+# mismatch.
+if [ "$BACKEND" != cuda ]; then
+  record "metadata against its GPU code" skip "the GPU backend only"
+elif ! python3 -c "import ctypes; ctypes.CDLL('libcuda.so.1').cuFuncGetParamInfo" 2> /dev/null; then
+  record "metadata against its GPU code" skip "the driver lacks cuFuncGetParamInfo (CUDA 12.4)"
+else
+  edits="wide extra"
+  # A parameter of the code's that the metadata lacks: seen with
+  # cuFuncGetParamCount alone.
+  if python3 -c "import ctypes; ctypes.CDLL('libcuda.so.1').cuFuncGetParamCount" 2> /dev/null; then
+    edits="wide extra missing"
+  else
+    record "metadata against its GPU code: missing" skip "the driver lacks cuFuncGetParamCount"
+  fi
+  for edit in $edits; do
+    dir=$LOGS/mismatch-$edit
+    mkdir -p "$dir" && cp user-kernels/vector_add.* "$dir/"
+    python3 - "$dir/vector_add.json" "$edit" <<'PY'
+import json
+import sys
+
+path, edit = sys.argv[1:]
+meta = json.load(open(path))
+if edit == "wide":
+    next(p for p in meta["params"] if p["name"] == "n")["type"] = "i64"
+elif edit == "extra":
+    meta["params"].append({"name": "extra", "type": "i32"})
+else:
+    meta["params"] = [p for p in meta["params"] if p["name"] != "n"]
+json.dump(meta, open(path, "w"))
+PY
+    case $edit in
+      wide) want="is 4 bytes in its GPU code, not 8" args="n=112" ;;
+      extra) want="its GPU code takes 4 parameters, its metadata describes 5"
+             args="n=112 extra=0" ;;
+      missing) want="its GPU code takes 4 parameters, its metadata describes 3" args="" ;;
+    esac
+    # shellcheck disable=SC2086  # args are words
+    $RUN run "$dir/vector_add.json" --backend "$BACKEND" --grid 1 X=rand:112 Y=rand:112 \
+      Z=full:nan:112 $args > "$dir/run.log" 2>&1
+    rc=$?
+    if [ $rc -ne 0 ] && grep -q "$want" "$dir/run.log"; then
+      echo "metadata $edit: refused: $(grep -m1 "$want" "$dir/run.log")"
+      record "metadata against its GPU code: $edit" pass
+    else
+      echo "FAIL metadata $edit (rc $rc)"; tail -5 "$dir/run.log"
+      record "metadata against its GPU code: $edit" fail "rc $rc: $(tail -5 "$dir/run.log")"
+    fi
+  done
 fi
 
 echo "== compute-sanitizer memcheck"

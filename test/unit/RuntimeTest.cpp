@@ -892,6 +892,49 @@ TEST(Bundle, SelectsTheTargetTheDeviceRuns) {
   EXPECT_TRUE(refusedOdd);
 }
 
+// Each argument goes to the kernel in its parameter's own width and
+// encoding: an fp16 or bf16 scalar is 2 bytes of its format (the driver
+// copies launchBytes of each slot), an integer its low bytes.
+TEST(PackArguments, ScalarsInTheirParametersWidth) {
+  KernelInfo info;
+  Status status =
+      parseKernelInfo(R"({"schema_version": 2, "name": "k", "kernel": "k",
+    "params": [{"name": "OUT", "type": "*fp32"}, {"name": "h", "type": "fp16"},
+               {"name": "b", "type": "bf16"}, {"name": "f", "type": "fp32"},
+               {"name": "d", "type": "fp64"}, {"name": "flag", "type": "i1"},
+               {"name": "c", "type": "i8"}, {"name": "s", "type": "i16"},
+               {"name": "w", "type": "i64"}]})",
+                      "k.json", &info);
+  ASSERT_TRUE(status.ok()) << status.message();
+  std::vector<LaunchArg> args = {
+      LaunchArg::pointer(0x7f0000000000, DType::F32),
+      LaunchArg::floating(1.5, DType::F16),
+      LaunchArg::floating(-2.25, DType::BF16),
+      LaunchArg::floating(3.125),
+      LaunchArg::floating(4.5, DType::F64),
+      LaunchArg::integer(1, DType::I1),
+      LaunchArg::integer(-7, DType::I8),
+      LaunchArg::integer(300, DType::I16),
+      LaunchArg::integer(int64_t(1) << 40, DType::I64)};
+  PackedArguments packed;
+  status = packArguments(info, args, &packed);
+  ASSERT_TRUE(status.ok()) << status.message();
+  std::vector<size_t> widths;
+  for (const ParamInfo &param : info.params)
+    widths.push_back(launchBytes(param));
+  EXPECT_EQ(widths, (std::vector<size_t>{8, 2, 2, 4, 8, 1, 1, 2, 8}));
+  // Each slot's bits past its width are zero: the slot holds the value alone.
+  EXPECT_EQ(packed.slots[0], 0x7f0000000000u);
+  EXPECT_EQ(packed.slots[1], 0x3e00u);             // 1.5 in fp16
+  EXPECT_EQ(packed.slots[2], 0xc010u);             // -2.25 in bf16
+  EXPECT_EQ(packed.slots[3], 0x40480000u);         // 3.125 in fp32
+  EXPECT_EQ(packed.slots[4], 0x4012000000000000u); // 4.5 in fp64
+  EXPECT_EQ(packed.slots[5], 1u);
+  EXPECT_EQ(packed.slots[6], 0xf9u); // -7, its low byte
+  EXPECT_EQ(packed.slots[7], 300u);
+  EXPECT_EQ(packed.slots[8], uint64_t(1) << 40);
+}
+
 TEST(Target, RunsOn) {
   auto runs = [](const std::string &target, bool cubin, int major, int minor) {
     return GpuTarget::parse(target)->runsOn({major, minor}, cubin);

@@ -68,6 +68,12 @@ struct CudaDriver {
                                      const uint64_t *, const uint64_t *,
                                      const uint32_t *, const uint32_t *, int,
                                      int, int, int);
+  /// CUDA 12.4 and newer; null in an older driver, whose kernels run with
+  /// their parameters unchecked (checkParameters).
+  CUresult (*cuFuncGetParamInfo)(CUfunction, size_t, size_t *, size_t *);
+  /// Newer still; without it checkParameters cannot see parameters past
+  /// those the metadata describes.
+  CUresult (*cuFuncGetParamCount)(CUfunction, size_t *);
 
   /// The process's driver, bound and initialized (cuInit) on first use; an
   /// error says what is missing.
@@ -107,6 +113,18 @@ Status checkTargetRuns(const std::string &kernel, const std::string &target,
 /// device cannot run is refused first (checkTargetRuns).
 Status loadKernel(const CudaDriver &driver, const KernelInfo &info,
                   LoadedKernel *kernel);
+
+/// The bytes `param` takes in a kernel's parameter space: a device address
+/// for a pointer, else its type's width (an fp16 scalar is 2 bytes).
+size_t launchBytes(const ParamInfo &param);
+
+/// Refuses GPU code whose parameters are not those `info` describes (its
+/// declared arguments, then its tensor maps, by count and size): launched,
+/// it would read its arguments from the wrong bytes. Unchecked (success)
+/// where the driver lacks cuFuncGetParamInfo; parameters past the described
+/// ones are seen only with cuFuncGetParamCount.
+Status checkParameters(const CudaDriver &driver, CUfunction function,
+                       const KernelInfo &info);
 
 /// A launch's kernel parameters as cuLaunchKernel takes them. The driver
 /// copies them when the launch is enqueued: they must live until
