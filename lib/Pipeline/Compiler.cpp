@@ -12,6 +12,10 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/Module.h"
+
 #include <chrono>
 
 using namespace mlir;
@@ -177,6 +181,20 @@ FailureOr<llvm::json::Object> describeKernel(ModuleOp module,
   return metadata;
 }
 
+/// Records in the code the constexprs it is compiled for: two one-byte
+/// globals whose names the runtime looks up (::tile::rt::kConstexprsMarker).
+void recordConstexprs(llvm::Module &module,
+                      const ::tile::rt::KernelInfo &metadata) {
+  constexpr unsigned kGlobalAddressSpace = 1;
+  auto *byte = llvm::Type::getInt8Ty(module.getContext());
+  for (const std::string &name : {std::string(::tile::rt::kConstexprsMarker),
+                                  ::tile::rt::constexprsSymbol(metadata)})
+    new llvm::GlobalVariable(
+        module, byte, /*isConstant=*/false, llvm::GlobalValue::ExternalLinkage,
+        llvm::ConstantInt::get(byte, 0), name, /*InsertBefore=*/nullptr,
+        llvm::GlobalValue::NotThreadLocal, kGlobalAddressSpace);
+}
+
 /// The options of `module`: the defaults, then its tile.options, then the
 /// request's overrides.
 LogicalResult readOptions(ModuleOp module, const CompileRequest &request,
@@ -285,6 +303,7 @@ LogicalResult mlir::tile::compileKernel(ModuleOp module,
   auto llvmModule = translateToLLVMIR(module, llvmContext, **machine, options);
   if (!llvmModule)
     return module.emitError() << llvm::toString(llvmModule.takeError());
+  recordConstexprs(**llvmModule, readBack);
   result.seconds.llvm = since(start);
   start = std::chrono::steady_clock::now();
   result.ptx = emitPTX(**llvmModule, **machine);

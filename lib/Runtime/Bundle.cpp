@@ -4,6 +4,7 @@
 #include "tile/Runtime/Npy.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <dirent.h>
 #include <limits>
 #include <unistd.h>
@@ -74,6 +75,28 @@ std::string KernelInfo::constexprSummary() const {
     text +=
         (text.empty() ? "" : " ") + entry.first + "=" + entry.second.toString();
   return text;
+}
+
+std::string tile::rt::constexprsSymbol(const KernelInfo &info) {
+  std::vector<std::pair<std::string, std::string>> entries;
+  for (const auto &entry : info.constexprs)
+    entries.emplace_back(entry.first, entry.second.toString());
+  std::sort(entries.begin(), entries.end());
+  uint64_t hash = 0xcbf29ce484222325ull; // FNV-1a's offset basis and prime
+  auto mix = [&hash](const std::string &text, char end) {
+    for (char c : text + end) {
+      hash ^= static_cast<unsigned char>(c);
+      hash *= 0x100000001b3ull;
+    }
+  };
+  for (const auto &entry : entries) {
+    mix(entry.first, '\0');
+    mix(entry.second, '\n');
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx",
+                static_cast<unsigned long long>(hash));
+  return std::string(kConstexprsMarker) + "_" + hex;
 }
 
 std::string KernelInfo::signatureSummary() const {

@@ -19,6 +19,8 @@ namespace {
 // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: kernels may use more than
 // 48 KiB of dynamic shared memory only after raising it.
 constexpr int kMaxDynamicSharedBytesAttribute = 8;
+// CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK.
+constexpr int kMaxThreadsPerBlockAttribute = 0;
 constexpr unsigned kDefaultSharedLimit = 48 * 1024;
 constexpr CUresult kSuccess = 0;
 // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR and _MINOR.
@@ -75,7 +77,9 @@ Status bindDriver(CudaDriver *d) {
       bind(library, "cuEventSynchronize", &d->cuEventSynchronize) &&
       bind(library, "cuEventElapsedTime", &d->cuEventElapsedTime) &&
       bind(library, "cuGetErrorString", &d->cuGetErrorString) &&
-      bind(library, "cuFuncSetAttribute", &d->cuFuncSetAttribute);
+      bind(library, "cuFuncSetAttribute", &d->cuFuncSetAttribute) &&
+      bind(library, "cuFuncGetAttribute", &d->cuFuncGetAttribute) &&
+      bind(library, "cuModuleGetGlobal_v2", &d->cuModuleGetGlobal);
   if (!bound)
     return Status::error("libcuda.so.1 lacks a driver entry point Tile needs: "
                          "the driver is too old");
@@ -201,6 +205,7 @@ Status tile::rt::loadKernel(const CudaDriver &driver, const KernelInfo &info,
       driver.cuModuleGetFunction(&function, module, info.entry.c_str()),
       "finding entry '" + info.entry + "' of '" + info.name + "'"));
   TILE_RETURN_IF_ERROR(checkParameters(driver, function, info));
+  TILE_RETURN_IF_ERROR(checkCompiledFor(driver, module, function, info));
   unsigned sharedBytes = 0;
   if (gpu)
     if (const JsonValue *bytes = gpu->get("shared_bytes"))
@@ -260,6 +265,39 @@ Status tile::rt::checkParameters(const CudaDriver &driver, CUfunction function,
         " (" + described + " in its metadata) is " + std::to_string(size) +
         " bytes in its GPU code, not " + std::to_string(expected) +
         ": the metadata does not describe this code");
+  }
+  return Status::success();
+}
+
+Status tile::rt::checkCompiledFor(const CudaDriver &driver, CUmodule module,
+                                  CUfunction function, const KernelInfo &info) {
+  CUdeviceptr address = 0;
+  size_t bytes = 0;
+  // Code without the marker (compiled before it, or not by tile-compile)
+  // loads unchecked.
+  if (driver.cuModuleGetGlobal(&address, &bytes, module, kConstexprsMarker) ==
+          kSuccess &&
+      driver.cuModuleGetGlobal(&address, &bytes, module,
+                               constexprsSymbol(info).c_str()) != kSuccess)
+    return Status::error(
+        "kernel '" + info.name + "': its metadata's constexprs (" +
+        info.constexprSummary() +
+        ") are not those its GPU code was compiled for: the metadata does "
+        "not describe this code");
+  // The compiler writes gpu.threads from the kernel's .maxntid, which the
+  // driver reports as the most threads a block may have.
+  if (info.threads) {
+    int most = 0;
+    TILE_RETURN_IF_ERROR(
+        driver.check(driver.cuFuncGetAttribute(
+                         &most, kMaxThreadsPerBlockAttribute, function),
+                     "reading the block size of '" + info.name + "'"));
+    if (most != info.threads)
+      return Status::error("kernel '" + info.name + "': its metadata says " +
+                           std::to_string(info.threads) +
+                           " threads a block, its GPU code was compiled for " +
+                           std::to_string(most) +
+                           ": the metadata does not describe this code");
   }
   return Status::success();
 }

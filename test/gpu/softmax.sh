@@ -72,32 +72,38 @@ else
 fi
 
 echo "== metadata that does not describe its GPU code is refused"
-# vector_add's metadata with n an i64 (its code takes 4 bytes), with a
+# vector_add's metadata with BLOCK 128 (its code's is 256), with 256
+# threads a block (128), with n an i64 (its code takes 4 bytes), with a
 # parameter its code lacks, and without n: the launch must fail naming the
-# mismatch.
+# mismatch. The parameters' sizes need cuFuncGetParamInfo (CUDA 12.4), their
+# count cuFuncGetParamCount.
+has() { python3 -c "import ctypes; ctypes.CDLL('libcuda.so.1').$1" 2> /dev/null; }
+edits=""
 if [ "$BACKEND" != cuda ]; then
   record "metadata against its GPU code" skip "the GPU backend only"
-elif ! python3 -c "import ctypes; ctypes.CDLL('libcuda.so.1').cuFuncGetParamInfo" 2> /dev/null; then
-  record "metadata against its GPU code" skip "the driver lacks cuFuncGetParamInfo (CUDA 12.4)"
 else
-  edits="wide extra"
-  # A parameter of the code's that the metadata lacks: seen with
-  # cuFuncGetParamCount alone.
-  if python3 -c "import ctypes; ctypes.CDLL('libcuda.so.1').cuFuncGetParamCount" 2> /dev/null; then
-    edits="wide extra missing"
-  else
-    record "metadata against its GPU code: missing" skip "the driver lacks cuFuncGetParamCount"
+  edits="constexprs threads"
+  if has cuFuncGetParamInfo; then edits="$edits wide extra"
+  else record "metadata against its GPU code: sizes" skip "the driver lacks cuFuncGetParamInfo"
   fi
-  for edit in $edits; do
-    dir=$LOGS/mismatch-$edit
-    mkdir -p "$dir" && cp user-kernels/vector_add.* "$dir/"
-    python3 - "$dir/vector_add.json" "$edit" <<'PY'
+  if has cuFuncGetParamCount; then edits="$edits missing"
+  else record "metadata against its GPU code: missing" skip "the driver lacks cuFuncGetParamCount"
+  fi
+fi
+for edit in $edits; do
+  dir=$LOGS/mismatch-$edit
+  mkdir -p "$dir" && cp user-kernels/vector_add.* "$dir/"
+  python3 - "$dir/vector_add.json" "$edit" <<'PY'
 import json
 import sys
 
 path, edit = sys.argv[1:]
 meta = json.load(open(path))
-if edit == "wide":
+if edit == "constexprs":
+    meta["constexprs"]["BLOCK"] = 128
+elif edit == "threads":
+    meta["gpu"]["threads"] = 256
+elif edit == "wide":
     next(p for p in meta["params"] if p["name"] == "n")["type"] = "i64"
 elif edit == "extra":
     meta["params"].append({"name": "extra", "type": "i32"})
@@ -105,25 +111,27 @@ else:
     meta["params"] = [p for p in meta["params"] if p["name"] != "n"]
 json.dump(meta, open(path, "w"))
 PY
-    case $edit in
-      wide) want="is 4 bytes in its GPU code, not 8" args="n=112" ;;
-      extra) want="its GPU code takes 4 parameters, its metadata describes 5"
-             args="n=112 extra=0" ;;
-      missing) want="its GPU code takes 4 parameters, its metadata describes 3" args="" ;;
-    esac
-    # shellcheck disable=SC2086  # args are words
-    $RUN run "$dir/vector_add.json" --backend "$BACKEND" --grid 1 X=rand:112 Y=rand:112 \
-      Z=full:nan:112 $args > "$dir/run.log" 2>&1
-    rc=$?
-    if [ $rc -ne 0 ] && grep -q "$want" "$dir/run.log"; then
-      echo "metadata $edit: refused: $(grep -m1 "$want" "$dir/run.log")"
-      record "metadata against its GPU code: $edit" pass
-    else
-      echo "FAIL metadata $edit (rc $rc)"; tail -5 "$dir/run.log"
-      record "metadata against its GPU code: $edit" fail "rc $rc: $(tail -5 "$dir/run.log")"
-    fi
-  done
-fi
+  args="n=112"
+  case $edit in
+    constexprs) want="constexprs (BLOCK=128) are not those its GPU code was compiled for" ;;
+    threads) want="256 threads a block, its GPU code was compiled for 128" ;;
+    wide) want="is 4 bytes in its GPU code, not 8" ;;
+    extra) want="its GPU code takes 4 parameters, its metadata describes 5"
+           args="n=112 extra=0" ;;
+    missing) want="its GPU code takes 4 parameters, its metadata describes 3" args="" ;;
+  esac
+  # shellcheck disable=SC2086  # args are words
+  $RUN run "$dir/vector_add.json" --backend "$BACKEND" --grid 1 X=rand:112 Y=rand:112 \
+    Z=full:nan:112 $args > "$dir/run.log" 2>&1
+  rc=$?
+  if [ $rc -ne 0 ] && grep -q "$want" "$dir/run.log"; then
+    echo "metadata $edit: refused: $(grep -m1 "$want" "$dir/run.log")"
+    record "metadata against its GPU code: $edit" pass
+  else
+    echo "FAIL metadata $edit (rc $rc)"; tail -5 "$dir/run.log"
+    record "metadata against its GPU code: $edit" fail "rc $rc: $(tail -5 "$dir/run.log")"
+  fi
+done
 
 echo "== compute-sanitizer memcheck"
 MEMCHECK="--variant 1 --rows 17 --cols 100|--variant 2 --rows 5 --cols 3000|\

@@ -892,6 +892,31 @@ TEST(Bundle, SelectsTheTargetTheDeviceRuns) {
   EXPECT_TRUE(refusedOdd);
 }
 
+// The symbol by which GPU code records its constexprs: the same for the
+// same names and values in any order, another for any other value.
+TEST(KernelInfo, ConstexprsSymbol) {
+  auto symbol = [](const std::string &constexprs) {
+    KernelInfo info;
+    Status status = parseKernelInfo(
+        R"({"schema_version": 2, "name": "k", "kernel": "k", "params": [],
+            "constexprs": )" +
+            constexprs + "}",
+        "k.json", &info);
+    EXPECT_TRUE(status.ok()) << status.message();
+    return constexprsSymbol(info);
+  };
+  std::string base = symbol(R"({"BLOCK": 128, "CAUSAL": true, "D": "fp16"})");
+  EXPECT_EQ(base.rfind(std::string(kConstexprsMarker) + "_", 0), 0u);
+  EXPECT_EQ(base.size(), std::string(kConstexprsMarker).size() + 17);
+  EXPECT_EQ(symbol(R"({"D": "fp16", "BLOCK": 128, "CAUSAL": true})"), base);
+  for (const char *other : {R"({"BLOCK": 64, "CAUSAL": true, "D": "fp16"})",
+                            R"({"BLOCK": 128, "CAUSAL": false, "D": "fp16"})",
+                            R"({"BLOCK": 128, "CAUSAL": true, "D": "bf16"})",
+                            R"({"BLOCK": 128, "CAUSAL": true})",
+                            R"({"BLOCKC": 128, "AUSAL": true, "D": "fp16"})"})
+    EXPECT_NE(symbol(other), base) << other;
+}
+
 // Each argument goes to the kernel in its parameter's own width and
 // encoding: an fp16 or bf16 scalar is 2 bytes of its format (the driver
 // copies launchBytes of each slot), an integer its low bytes.

@@ -113,6 +113,17 @@ struct KernelInfo {
   std::string signatureSummary() const;
 };
 
+/// A kernel's GPU code records the constexprs it was compiled for in the
+/// names of two one-byte globals: kConstexprsMarker, and
+/// constexprsSymbol(info) of its metadata (the compiler's). The runtime looks
+/// both up, so that metadata whose constexprs were changed is refused
+/// (checkConstexprs) while code without the marker loads unchecked.
+inline constexpr const char *kConstexprsMarker = "tile_constexprs";
+
+/// kConstexprsMarker, "_" and a 64-bit FNV-1a hash of the constexprs' names
+/// and values, in name order.
+std::string constexprsSymbol(const KernelInfo &info);
+
 /// Parses metadata text; `path` is the file it came from.
 Status parseKernelInfo(const std::string &text, const std::string &path,
                        KernelInfo *info);

@@ -62,6 +62,9 @@ struct CudaDriver {
   CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
   CUresult (*cuGetErrorString)(CUresult, const char **);
   CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
+  CUresult (*cuFuncGetAttribute)(int *, int, CUfunction);
+  CUresult (*cuModuleGetGlobal)(CUdeviceptr *, size_t *, CUmodule,
+                                const char *);
   /// CUDA 12.0 and newer; null in an older driver, which can still launch.
   /// The enums are cuda.h's, as ints (TensorMap.cpp).
   CUresult (*cuTensorMapEncodeTiled)(void *, int, uint32_t, void *,
@@ -125,6 +128,13 @@ size_t launchBytes(const ParamInfo &param);
 /// ones are seen only with cuFuncGetParamCount.
 Status checkParameters(const CudaDriver &driver, CUfunction function,
                        const KernelInfo &info);
+
+/// Refuses GPU code compiled for other constexprs than `info`'s (the
+/// symbols of kConstexprsMarker) or for another block than info.threads
+/// (its .maxntid), both of which the metadata's readers trust: the grid,
+/// the variant chosen, the threads launched.
+Status checkCompiledFor(const CudaDriver &driver, CUmodule module,
+                        CUfunction function, const KernelInfo &info);
 
 /// A launch's kernel parameters as cuLaunchKernel takes them. The driver
 /// copies them when the launch is enqueued: they must live until
