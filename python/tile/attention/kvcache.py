@@ -466,14 +466,18 @@ def flash_attn_with_kvcache(q, k_cache, v_cache, k=None, v=None, rotary_cos=None
     # New tokens: rotary, then the in-place append (PyTorch ops on the
     # tensors' device, no synchronisation).
     if seqlen_new or rotary_dim:
-        new_positions = seqlens.long()[:, None] + torch.arange(seqlen_new, device=device)
+        # A step of decoding appends one token, at the lengths: no arange
+        # and no add (each a kernel launch on the host's critical path).
+        first = seqlens.long()[:, None]
+        new_positions = first if seqlen_new == 1 else \
+            first + torch.arange(seqlen_new, device=device)
     if rotary_dim:
         _check_on_host("the positions of k", new_positions, 0, rotary_cos.shape[0],
                        "the rows of rotary_cos")
-        if causal or max(window_size) >= 0:   # FlashAttention's causal or local
-            q_positions = seqlens.long()[:, None] + torch.arange(seqlen_q, device=device)
+        if seqlen_q > 1 and (causal or max(window_size) >= 0):   # FA's causal or local
+            q_positions = first + torch.arange(seqlen_q, device=device)
         else:
-            q_positions = seqlens.long()[:, None].expand(batch, seqlen_q)
+            q_positions = first.expand(batch, seqlen_q)
         _check_on_host("the positions of q", q_positions, 0, rotary_cos.shape[0],
                        "the rows of rotary_cos")
         q = apply_rotary(q, rotary_cos, rotary_sin, q_positions, rotary_interleaved)
