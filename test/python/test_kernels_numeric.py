@@ -16,12 +16,15 @@ from tile.kernels import manifest  # noqa: E402
 from tile.kernels.attention import stats_stride  # noqa: E402
 
 
-def interpreter(name):
+def interpreter(name, overrides=None):
+    """The shipped variant `name`, its constexprs changed by `overrides`
+    (a block-size sweep's), and its constexprs."""
     variant = manifest.BY_NAME[name]
+    constexprs = {**variant.constexprs, **(overrides or {})}
     fn = getattr(importlib.import_module(variant.module), variant.kernel)
-    text = compile_kernel(fn, variant.signature, variant.constexprs,
-                          options=variant.options, entry=name)
-    return Interpreter(text), variant.constexprs
+    text = compile_kernel(fn, variant.signature, constexprs, options=variant.options,
+                          entry=name)
+    return Interpreter(text), constexprs
 
 
 # The evaluator's multiprocessor count: a persistent forward's programs
@@ -228,12 +231,13 @@ def dropout_memory(memory, rng, z, dropout_p):
 
 
 def run_attention(t, d, mask, n, heads_inner, n_kv=None, h=2, h_kv=None, z=1,
-                  softcap=None, alibi=False, dropout_p=None, deterministic=False):
+                  softcap=None, alibi=False, dropout_p=None, deterministic=False,
+                  bwd_overrides=None):
     """Runs the forward and the three backward kernels of one variant on
     random inputs and checks O, LSE, DELTA, dQ, dK (per query head) and dV
     against float64.  deterministic: attn_bwd without dQ (which must leave
     DQ_ACC as the preprocess zeroed it) and attn_bwd_dq in place of the
-    postprocess."""
+    postprocess.  bwd_overrides: constexprs of attn_bwd's to change."""
     suffix = variant_suffix(mask, softcap, alibi, dropout_p)
     n_kv = n if n_kv is None else n_kv
     h_kv = h if h_kv is None else h_kv
@@ -302,7 +306,7 @@ def run_attention(t, d, mask, n, heads_inner, n_kv=None, h=2, h_kv=None, z=1,
                                lse * np.float32(math.log2(math.e)), rtol=1e-6)
 
     bwd, c = interpreter(f"attn_bwd_{t}_d{d}_{suffix}"
-                         + ("_deterministic" if deterministic else ""))
+                         + ("_deterministic" if deterministic else ""), bwd_overrides)
     bwd.run([("ptr", "Q"), ("ptr", "K"), ("ptr", "V"), np.float32(sm_scale), ("ptr", "DO"),
              ("ptr", "DQ_ACC"), ("ptr", "DK"), ("ptr", "DV"), ("ptr", "LSE_LOG2"),
              ("ptr", "DELTA")] + i32(q_strides + kv_strides + dkv_strides) + sizes
@@ -354,6 +358,13 @@ def check_gradients(got, p, o_ref, qf, kf, vf, dof, sm_scale, cap_grad, visible,
 @pytest.mark.parametrize("t, d, mask, n, heads_inner", ATTENTION_CASES)
 def test_attention_forward_and_backward(t, d, mask, n, heads_inner):
     run_attention(t, d, mask, n, heads_inner)
+
+
+# A block-size sweep's d128 backward of 32-query blocks: DQ_ACC's groups of
+# 64 rows are each two of its blocks, and at N = 150 its blocks of rows 128
+# to 159 share the last, partial group with the tail.
+def test_attention_backward_small_query_blocks():
+    run_attention("fp16", 128, causal(), 150, False, bwd_overrides={"BLOCK_M1": 32})
 
 
 # Unequal lengths both ways (FlashAttention's bottom-right causal alignment

@@ -239,8 +239,7 @@ def _dq_acc_offsets(start_m, N_CTX, BLOCK_M: tl.constexpr, HEAD_DIM: tl.constexp
     if HALVES:
         # A half of a group of 64 rows: 64 x 64 elements, as a group of 8.
         half_cols = (cols >> 6) * 4096 + ((cols & 63) >> 3) * 64 + (cols & 7)
-    if HALVES and not MAYBE_TAIL:
-        tl.static_assert(BLOCK_M % 64 == 0, "d128's whole dQ blocks are groups of 64 rows")
+    if HALVES and not MAYBE_TAIL and BLOCK_M % 64 == 0:
         # start_m is a multiple of 64: its groups begin at rows = 0.
         r = rows & 63
         half_rows = (rows >> 6) * (64 * HEAD_DIM) + (r >> 3) * 512 + (r & 7) * 8
@@ -249,14 +248,18 @@ def _dq_acc_offsets(start_m, N_CTX, BLOCK_M: tl.constexpr, HEAD_DIM: tl.constexp
     row_start = (rows >> 3) * (8 * HEAD_DIM) + (rows & 7) * 8
     col_offset = (cols >> 3) * 64 + (cols & 7)
     grouped = start_m * HEAD_DIM + row_start[:, None] + col_offset[None, :]
-    if MAYBE_TAIL:
+    # A block of fewer than 64 rows (a block-size sweep's) may share a last,
+    # partial group of 64 with the tail: where each row goes is decided row
+    # by row, as in the tail.
+    if MAYBE_TAIL or HALVES:
         m = start_m + rows[:, None]
         if HALVES:
             r = m & 63
             halves = (m >> 6) * (64 * HEAD_DIM) + (r >> 3) * 512 + (r & 7) * 8 + \
                 half_cols[None, :]
             grouped = tl.where(m < (N_CTX >> 6) * 64, halves, grouped)
-        return tl.where(m < (N_CTX >> 3) * 8, grouped, m * HEAD_DIM + cols[None, :])
+        if MAYBE_TAIL:
+            grouped = tl.where(m < (N_CTX >> 3) * 8, grouped, m * HEAD_DIM + cols[None, :])
     return grouped
 
 
