@@ -117,7 +117,7 @@ struct KernelInfo {
 /// names of two one-byte globals: kConstexprsMarker, and
 /// constexprsSymbol(info) of its metadata (the compiler's). The runtime looks
 /// both up, so that metadata whose constexprs were changed is refused
-/// (checkConstexprs) while code without the marker loads unchecked.
+/// (checkCompiledFor) while code without the marker loads unchecked.
 inline constexpr const char *kConstexprsMarker = "tile_constexprs";
 
 /// kConstexprsMarker, "_" and a 64-bit FNV-1a hash of the constexprs' names
