@@ -215,6 +215,14 @@ def _longest_first(heads_per_group):
 
 
 @tile.jit
+def _dq_half_rows(m, HEAD_DIM: tl.constexpr):
+    """Where row m of DQ_ACC starts in the order of d128's halves: its group
+    of 64 rows, then its row within a half (as in a group of eight)."""
+    r = m & 63
+    return (m >> 6) * (64 * HEAD_DIM) + (r >> 3) * 512 + (r & 7) * 8
+
+
+@tile.jit
 def _dq_acc_offsets(start_m, N_CTX, BLOCK_M: tl.constexpr, HEAD_DIM: tl.constexpr,
                     MAYBE_TAIL: tl.constexpr):
     """Where DQ_ACC keeps dQ of the query block at start_m (a multiple of
@@ -230,7 +238,8 @@ def _dq_acc_offsets(start_m, N_CTX, BLOCK_M: tl.constexpr, HEAD_DIM: tl.constexp
     half, one run of 16 KiB.  The rows past the last whole group of 64 (of
     8 below d128) keep the groups of eight, and the last group, when N_CTX
     is not a multiple of eight, stays row-major (DQ_ACC needs no padding);
-    only a block with MAYBE_TAIL can hold them."""
+    only a block with MAYBE_TAIL (or, at d128, of fewer than 64 rows) can
+    hold them."""
     tl.static_assert(BLOCK_M % 8 == 0 and HEAD_DIM % 8 == 0,
                      "dQ's blocks must be whole 8 x 8 tiles")
     HALVES: tl.constexpr = HEAD_DIM == 128
@@ -241,9 +250,7 @@ def _dq_acc_offsets(start_m, N_CTX, BLOCK_M: tl.constexpr, HEAD_DIM: tl.constexp
         half_cols = (cols >> 6) * 4096 + ((cols & 63) >> 3) * 64 + (cols & 7)
     if HALVES and not MAYBE_TAIL and BLOCK_M % 64 == 0:
         # start_m is a multiple of 64: its groups begin at rows = 0.
-        r = rows & 63
-        half_rows = (rows >> 6) * (64 * HEAD_DIM) + (r >> 3) * 512 + (r & 7) * 8
-        return start_m * HEAD_DIM + half_rows[:, None] + half_cols[None, :]
+        return start_m * HEAD_DIM + _dq_half_rows(rows, HEAD_DIM)[:, None] + half_cols[None, :]
     # start_m is a multiple of eight: its groups begin at rows = 0.
     row_start = (rows >> 3) * (8 * HEAD_DIM) + (rows & 7) * 8
     col_offset = (cols >> 3) * 64 + (cols & 7)
@@ -254,10 +261,8 @@ def _dq_acc_offsets(start_m, N_CTX, BLOCK_M: tl.constexpr, HEAD_DIM: tl.constexp
     if MAYBE_TAIL or HALVES:
         m = start_m + rows[:, None]
         if HALVES:
-            r = m & 63
-            halves = (m >> 6) * (64 * HEAD_DIM) + (r >> 3) * 512 + (r & 7) * 8 + \
-                half_cols[None, :]
-            grouped = tl.where(m < (N_CTX >> 6) * 64, halves, grouped)
+            grouped = tl.where(m < (N_CTX >> 6) * 64,
+                               _dq_half_rows(m, HEAD_DIM) + half_cols[None, :], grouped)
         if MAYBE_TAIL:
             grouped = tl.where(m < (N_CTX >> 3) * 8, grouped, m * HEAD_DIM + cols[None, :])
     return grouped
