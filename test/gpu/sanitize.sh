@@ -83,6 +83,11 @@ for tool in $TOOLS; do
     sanitized "$tool" "decoding" $(ours "$tool" attn_) python3 -m pytest -q -m gpu \
       -p no:cacheprovider -k "not long_cache and not cuda_graph" \
       "$ROOT/test/python/test_attention_kvcache_gpu.py"
+    # The new tokens' append (its own name, so a filter of its own).
+    # shellcheck disable=SC2046
+    sanitized "$tool" "decoding's append" $(ours "$tool" kv_append) python3 -m pytest -q \
+      -m gpu -p no:cacheprovider -k "one_token or paged or chunk" \
+      "$ROOT/test/python/test_attention_kvcache_gpu.py"
     # shellcheck disable=SC2046
     sanitized "$tool" "windows, softcap, ALiBi, dropout, deterministic" $(ours "$tool" attn_) \
       python3 "$GPU_TESTS/run_attention_variants.py"

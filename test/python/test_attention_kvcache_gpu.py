@@ -93,6 +93,13 @@ def test_alibi(head_dim):
            num_splits=3, seed=head_dim + 1, alibi_slopes=slopes)
 
 
+@pytest.mark.parametrize("page_size", [None, 16])
+def test_long_chunk_at_a_ragged_head_dim(page_size):
+    """40 new tokens (three programs of kv_append, the last partial) across
+    pages, head dim 80: appended in place, read through a padded copy."""
+    _check([0, 37, 900], 40, head_dim=80, page_size=page_size, causal=True, seed=5)
+
+
 def test_long_cache_split_by_the_heuristic():
     _check([16384], 1, page_size=64, seed=3)
 

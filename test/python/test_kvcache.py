@@ -253,6 +253,19 @@ def test_views_are_read_and_appended_in_place():
     _check_against_reference(case, out, k_view, v_view, causal=True)
 
 
+@pytest.mark.parametrize("page_size", [None, 16])
+def test_long_chunk_with_a_ragged_head_dim(page_size):
+    """40 new tokens (three of kv_append's 16-token programs, the last
+    partial) across pages, at head dim 40 (a masked kernel's columns), k
+    and v given with their features strided (copied before the kernel)
+    and the cache's checked whole: nothing written outside the chunk."""
+    case = Case([0, 37, 90], heads_k=3, group=1, head_dim=40, seqlen_q=40, seqlen_new=40,
+                page_size=page_size, seed=21)
+    case.k = case.k.transpose(-1, -2).contiguous().transpose(-1, -2)
+    assert case.k.stride(-1) != 1
+    case.check(causal=True)
+
+
 def test_block_table_with_strided_rows():
     case = Case([40, 7], group=2, seqlen_new=1, page_size=16, seed=13)
     table = case.block_table.t().contiguous().t()
@@ -471,9 +484,10 @@ def test_gpu_launches_bind_every_argument(options, monkeypatch):
     captured = []
     monkeypatch.setattr(kvcache, "_run_on_interpreter", captured.extend)
     Case(**options).run(causal=True, num_splits=1)
-    assert [family for family, *_ in captured] == [kvcache.DECODE]
+    assert [family for family, *_ in captured] == [kvcache.APPEND, kvcache.DECODE]
     Case(**options).run(causal=True, num_splits=3)
-    assert [family for family, *_ in captured] == [kvcache.DECODE] * 2 + [kvcache.COMBINE]
+    assert [family for family, *_ in captured] == [kvcache.APPEND, kvcache.DECODE] * 2 + [
+        kvcache.COMBINE]
     launches = kvcache.gpu_launches(captured, torch.device("cpu"))
     for (kernel, values), (_, _, _, _, grid) in zip(launches, captured):
         assert kernel.check(values) == tuple(grid) + (1,) * (3 - len(grid))
@@ -549,8 +563,8 @@ def test_repeated_calls_replay_the_first_calls_launches(planned, options, num_sp
         per_call = per_call or planned.launches
     assert planned.whole_paths == 1 and len(planned.plans) == 1
     assert planned.launches == 3 * per_call
-    if num_splits:   # one split: no combine
-        assert per_call == (1 if num_splits == 1 else 2)
+    if num_splits:   # the append, the decoding kernel; one split: no combine
+        assert per_call == 1 + (1 if num_splits == 1 else 2)
 
 
 def test_plans_are_kept_apart_by_what_decides_the_launches(planned):

@@ -5,8 +5,8 @@ A few new query tokens of each sequence attend to that sequence's KV
 cache: a contiguous cache (batch_cache, seqlen_cache, heads_k, head_dim),
 or a paged one (num_blocks, page_size, heads_k, head_dim) read through a
 block table.  New keys and values, when given, are first written into the
-cache in place (in PyTorch, before the kernels run), at each sequence's
-cache_seqlens, after the optional rotary embedding.  Then attn_decode runs
+cache in place by kv_append (one launch for both), at each sequence's
+cache_seqlens, after the optional rotary embedding (in PyTorch).  Then attn_decode runs
 over (splits, row blocks, batch * heads_k) programs, each reading its K/V
 tiles once for the query heads of its group, and attn_decode_combine
 merges the splits by their log-sum-exp.
@@ -29,6 +29,7 @@ from . import functional as _f
 
 DECODE = "attn_decode"
 COMBINE = "attn_decode_combine"
+APPEND = "kv_append"
 
 # The split heuristic (docs/python-api.md): up to WAVES programs an SM,
 # evenly (a program more on some SMs leaves the rest waiting for them),
@@ -198,7 +199,7 @@ def _check_on_host(name, values, low, high, what):
 
 
 # --------------------------------------------------------------------------
-# Rotary embedding and the append, in PyTorch
+# Rotary embedding, in PyTorch
 # --------------------------------------------------------------------------
 
 def apply_rotary(x, cos, sin, positions, interleaved):
@@ -218,17 +219,6 @@ def apply_rotary(x, cos, sin, positions, interleaved):
         x1, x2 = rotated.chunk(2, -1)
         rotated = torch.cat((x1 * c - x2 * s, x1 * s + x2 * c), -1)
     return torch.cat((rotated.to(x.dtype), x[..., rotary_dim:]), -1)
-
-
-def _append(cache, new, positions, rows, block_table, page_size):
-    """Writes new (batch, seqlen_new, heads_k, head_dim) into the cache in
-    place at token `positions` (batch, seqlen_new) of each sequence: cache
-    row rows[b] (not paged), or the pages block_table names."""
-    if block_table is None:
-        cache[rows[:, None].expand_as(positions), positions] = new
-    else:
-        pages = block_table.long().gather(1, positions // page_size)
-        cache[pages, positions % page_size] = new
 
 
 # --------------------------------------------------------------------------
@@ -317,9 +307,10 @@ def _fits(tensor):
             and all(s % 16 == 0 and s <= _f._INT32_MAX for s in strides))
 
 
-def _strides(tensor):
-    """The strides of dimensions 0-2; 0 for a dimension of size 1."""
-    return [tensor.stride(d) if tensor.shape[d] > 1 else 0 for d in range(3)]
+def _strides(tensor, dims=3):
+    """The strides of the first `dims` dimensions; 0 for a dimension of
+    size 1."""
+    return [tensor.stride(d) if tensor.shape[d] > 1 else 0 for d in range(dims)]
 
 
 # --------------------------------------------------------------------------
@@ -463,15 +454,11 @@ def flash_attn_with_kvcache(q, k_cache, v_cache, k=None, v=None, rotary_cos=None
         raise ValueError(f"batch * heads_k = {batch * heads_k} and the row blocks "
                          f"({row_blocks}) must each be at most {_f.GRID_YZ_MAX}")
 
-    # New tokens: rotary, then the in-place append (PyTorch ops on the
-    # tensors' device, no synchronisation).
-    if seqlen_new or rotary_dim:
-        # A step of decoding appends one token, at the lengths: no arange
-        # and no add (each a kernel launch on the host's critical path).
-        first = seqlens.long()[:, None]
-        new_positions = first if seqlen_new == 1 else \
-            first + torch.arange(seqlen_new, device=device)
+    # New tokens: rotary (PyTorch ops on the tensors' device, no
+    # synchronisation), then the in-place append (kv_append, below).
     if rotary_dim:
+        first = seqlens.long()[:, None]
+        new_positions = first + torch.arange(seqlen_new, device=device)
         _check_on_host("the positions of k", new_positions, 0, rotary_cos.shape[0],
                        "the rows of rotary_cos")
         if seqlen_q > 1 and (causal or max(window_size) >= 0):   # FA's causal or local
@@ -482,37 +469,62 @@ def flash_attn_with_kvcache(q, k_cache, v_cache, k=None, v=None, rotary_cos=None
                        "the rows of rotary_cos")
         q = apply_rotary(q, rotary_cos, rotary_sin, q_positions, rotary_interleaved)
         k = apply_rotary(k, rotary_cos, rotary_sin, new_positions, rotary_interleaved)
-    if seqlen_new:
-        _append(k_cache, k, new_positions, table, block_table, page_size)
-        _append(v_cache, v, new_positions, table, block_table, page_size)
-    # The kernels only read the lengths: the caller's tensor serves when
-    # nothing is appended (one kernel launch fewer a call).
-    kv_lens = seqlens if seqlen_new == 0 and seqlens.is_contiguous() else \
-        (seqlens + seqlen_new).to(torch.int32)
+    element_type = _f._ELEMENT_TYPES[q.dtype]
+    append = []
+    if seqlen_new and batch:
+        # One kernel writes k and v into the cache and the lengths after
+        # them (kv_lens, which the kernels below read).
+        k, v = (t if t.stride(-1) == 1 else t.contiguous() for t in (k, v))
+        kv_lens = torch.empty((batch,), dtype=torch.int32, device=device)
+        stride_knz, stride_knn, stride_knh = _strides(k)
+        stride_vnz, stride_vnn, stride_vnh = _strides(v)
+        append_values = {
+            "K": k_cache, "V": v_cache, "K_NEW": k, "V_NEW": v, "BLOCK_TABLE": table,
+            "CACHE_SEQLENS": seqlens, "KV_LENS": kv_lens,
+            **dict(zip(("stride_kp", "stride_kn", "stride_kh", "stride_kd"), _strides(k_cache, 4))),
+            **dict(zip(("stride_vp", "stride_vn", "stride_vh", "stride_vd"), _strides(v_cache, 4))),
+            "stride_knz": stride_knz, "stride_knn": stride_knn, "stride_knh": stride_knh,
+            "stride_vnz": stride_vnz, "stride_vnn": stride_vnn, "stride_vnh": stride_vnh,
+            "stride_bt": stride_table, "Z": batch, "H_KV": heads_k, "N_NEW": seqlen_new,
+            "PAGE_SIZE": page_size, "HEAD_DIM": head_dim}
+        append = [(APPEND, {"BLOCK_D": kernel_dim}, element_type, append_values,
+                   (-(-seqlen_new // _manifest.APPEND_BLOCK_T), batch * heads_k))]
+    else:
+        # The kernels only read the lengths: the caller's tensor serves
+        # (one kernel launch fewer a call).
+        kv_lens = seqlens if seqlens.is_contiguous() else seqlens.contiguous()
 
     # A call of a shape seen before launches through the plan the first
     # such call made (plan.py): the kernels, grids and scalars it chose.
     plan_key = None
     if _on_gpu(device):
         plan_key = (DECODE, q.shape, q.stride(), q.dtype, k_cache.shape, k_cache.stride(),
-                    v_cache.stride(), paged, table.shape, table.stride(), kv_lens.stride(),
+                    v_cache.stride(), paged, table.shape, table.stride(), seqlens.stride(),
+                    None if k is None else (k.shape, k.stride(), v.stride()),
                     None if alibi_slopes is None else (alibi_slopes.shape,
                                                        alibi_slopes.stride()),
                     device, causal, window_size, softcap, scale, num_splits)
-        inputs = (q, k_cache, v_cache, table, kv_lens) + (
+        inputs = (q, k_cache, v_cache, table) + ((seqlens, k, v) if append else (kv_lens,)) + (
             () if alibi_slopes is None else (alibi_slopes,))
         plan = _f._launch_plans().get(plan_key)
         made = None if plan is None else plan.run(inputs, device, _f._stream(device))
         if made is not None:
             return (made[0], made[1]) if return_softmax_lse else made[0]
 
+    given = (q, k_cache, v_cache)
+    copied = kernel_dim != head_dim or not (q.is_contiguous() and _fits(q)) or not (
+        _fits(k_cache) and _fits(v_cache))
     out_shape = (batch, seqlen_q, heads, head_dim)
+    if append and (copied or q.numel() == 0):
+        # Written before a copy of the cache reads it (else it goes with
+        # the kernels below, in one list).
+        _launch(device, append)
+        append = []
     if q.numel() == 0:
         out = q.new_empty(out_shape)
         lse = torch.empty((batch, heads, seqlen_q), dtype=torch.float32, device=device)
         return (out, lse) if return_softmax_lse else out
 
-    given = (q, k_cache, v_cache)
     if kernel_dim != head_dim:
         # A ragged head dim runs zero-padded, as in flash_attn_func: the
         # cache is copied padded (read only; the append went in place).
@@ -545,7 +557,6 @@ def flash_attn_with_kvcache(q, k_cache, v_cache, k=None, v=None, rotary_cos=None
                             dtype=torch.float32, device=device)
         lse_acc = torch.empty((num_splits, batch * heads_k, rows), dtype=torch.float32,
                               device=device)
-    element_type = _f._ELEMENT_TYPES[q.dtype]
     stride_qz, stride_qn, stride_qh = _strides(q)
     stride_kp, stride_kn, stride_kh = _strides(k_cache)
     stride_vp, stride_vn, stride_vh = _strides(v_cache)
@@ -571,12 +582,13 @@ def flash_attn_with_kvcache(q, k_cache, v_cache, k=None, v=None, rotary_cos=None
         combine_values = {"O_ACC": o_acc, "LSE_ACC": lse_acc, **outputs, **shape}
         launches.append((COMBINE, {"HEAD_DIM": kernel_dim}, element_type, combine_values,
                          (rows, batch * heads_k)))
-    runtime_launches = _launch(device, launches)
+    runtime_launches = _launch(device, append + launches)
     if kernel_dim != head_dim:
         out = out[..., :head_dim].contiguous()
     elif plan_key is not None and _f._same(given, (q, k_cache, v_cache)):
         # Only a call that copied nothing: a plan launches on the tensors
         # as given.
-        made = (out, lse) if num_splits == 1 else (out, lse, o_acc, lse_acc)
+        made = (out, lse) + ((kv_lens,) if append else ()) + (
+            () if num_splits == 1 else (o_acc, lse_acc))
         _f._launch_plans().record(plan_key, inputs, made, runtime_launches, device.index)
     return (out, lse) if return_softmax_lse else out

@@ -30,6 +30,17 @@ its keys) to LSE_ACC:
     O_ACC   fp32 [NUM_SPLITS, Z * H_KV, ROWS, HEAD_DIM], contiguous
     LSE_ACC fp32 [NUM_SPLITS, Z * H_KV, ROWS], contiguous
 
+kv_append writes N_NEW new tokens' keys and values into the cache in place
+before attention reads it (flash_attn_with_kvcache's k and v): K_NEW and
+V_NEW [Z, N_NEW, H_KV, HEAD_DIM] through (stride_knz, stride_knn,
+stride_knh) and (stride_vnz, ...), the last dimension contiguous; token t
+of sequence z goes to key CACHE_SEQLENS[z] + t, through the block table as
+a key read above, into K and V of any strides (stride_kd and stride_vd:
+the caller's cache, written where it is).  KV_LENS[z] gets
+CACHE_SEQLENS[z] + N_NEW, the keys attention then covers.  HEAD_DIM (at
+most BLOCK_D) is a run-time value: a cache's head dim need not be a power
+of two.  Grid (cdiv(N_NEW, BLOCK_T), Z * H_KV).
+
 attn_decode_combine merges the splits of each row by their LSE into O, q's
 type, [Z, N_Q, H, HEAD_DIM] through (stride_oz, stride_on, stride_oh), and
 LSE, fp32 [Z, H, N_Q] contiguous (FlashAttention's softmax_lse), one row
@@ -241,3 +252,41 @@ def attn_decode_combine(O, O_ACC, LSE_ACC, LSE, stride_oz, stride_on, stride_oh,
     tl.store(O + _out_rows(off_z, token, head, stride_oz, stride_on, stride_oh) + offs_d,
              o.to(O.dtype.element_ty))
     tl.store(LSE + _lse_rows(off_z, token, head, H_KV, GROUP, N_Q), lse)
+
+
+@tile.jit(launch=tile.Launch(grid=("cdiv(N_NEW, BLOCK_T)", "Z * H_KV"), keys=("BLOCK_D",)),
+          do_not_specialize=("stride_kp", "stride_kn", "stride_kh", "stride_kd", "stride_vp",
+                             "stride_vn", "stride_vh", "stride_vd", "stride_knz", "stride_knn",
+                             "stride_knh", "stride_vnz", "stride_vnn", "stride_vnh",
+                             "stride_bt", "Z", "H_KV", "N_NEW", "PAGE_SIZE", "HEAD_DIM"))
+def kv_append(K, V, K_NEW, V_NEW, BLOCK_TABLE, CACHE_SEQLENS, KV_LENS, stride_kp, stride_kn,
+              stride_kh, stride_kd, stride_vp, stride_vn, stride_vh, stride_vd, stride_knz,
+              stride_knn, stride_knh, stride_vnz, stride_vnn, stride_vnh, stride_bt, Z, H_KV,
+              N_NEW, PAGE_SIZE, HEAD_DIM, BLOCK_T: tl.constexpr, BLOCK_D: tl.constexpr):
+    """BLOCK_T new tokens of one K/V head of one sequence a program: one
+    launch for both tensors and the lengths, where PyTorch's indexed
+    assignment took several a tensor (a decoding step's host time)."""
+    off_zkv = tl.program_id(1)
+    off_z = off_zkv // H_KV
+    off_kv = off_zkv % H_KV
+    cache_len = tl.load(CACHE_SEQLENS + off_z)
+    if (tl.program_id(0) == 0) & (off_kv == 0):
+        tl.store(KV_LENS + off_z, cache_len + N_NEW)
+    tokens = tl.program_id(0) * BLOCK_T + tl.arange(0, BLOCK_T)
+    offs_d = tl.arange(0, BLOCK_D)
+    token_ok = tokens < N_NEW
+    mask = token_ok[:, None] & (offs_d < HEAD_DIM)[None, :]
+    table_row = off_z.to(tl.int64) * stride_bt
+    keys = cache_len + tokens
+    new_rows = off_z.to(tl.int64) * stride_knz + tokens.to(tl.int64) * stride_knn \
+        + off_kv.to(tl.int64) * stride_knh
+    k = tl.load(K_NEW + new_rows[:, None] + offs_d[None, :], mask=mask)
+    k_rows = _key_rows(BLOCK_TABLE, table_row, keys, token_ok, PAGE_SIZE, stride_kp, stride_kn) \
+        + off_kv.to(tl.int64) * stride_kh
+    tl.store(K + k_rows[:, None] + offs_d[None, :].to(tl.int64) * stride_kd, k, mask=mask)
+    new_rows = off_z.to(tl.int64) * stride_vnz + tokens.to(tl.int64) * stride_vnn \
+        + off_kv.to(tl.int64) * stride_vnh
+    v = tl.load(V_NEW + new_rows[:, None] + offs_d[None, :], mask=mask)
+    v_rows = _key_rows(BLOCK_TABLE, table_row, keys, token_ok, PAGE_SIZE, stride_vp, stride_vn) \
+        + off_kv.to(tl.int64) * stride_vh
+    tl.store(V + v_rows[:, None] + offs_d[None, :].to(tl.int64) * stride_vd, v, mask=mask)

@@ -10,7 +10,7 @@ attn_bwd_postprocess_<dtype>_d<HEAD_DIM>, attn_bwd_<dtype>_d<HEAD_DIM>_<mask>_de
 and attn_bwd_dq_<dtype>_d<HEAD_DIM>_<mask> (the deterministic backward), matmul_<dtype>,
 matmul_scaled_<fp8 dtype>, attn_fwd_fp8e4nv_d<HEAD_DIM>,
 attn_decode_<dtype>_d<HEAD_DIM>_m<BLOCK_M>[_softcap|_alibi],
-attn_decode_combine_<dtype>_d<HEAD_DIM>, where <mask> is
+attn_decode_combine_<dtype>_d<HEAD_DIM>, kv_append_<dtype>_d<HEAD_DIM>, where <mask> is
 noncausal, causal (CAUSAL) or local (CAUSAL and WINDOW: a band of keys),
 followed by _softcap for capped scores (SOFTCAP), _alibi for ALiBi's
 bias (ALIBI) or, in attn_fwd and attn_bwd, _dropout for dropout
@@ -413,6 +413,19 @@ def _combine_signature(t):
     return f"*{t}:16,*fp32:16,*fp32:16,*fp32:16," + ",".join(["i32"] * 9)
 
 
+# kv_append: K, V (the cache), K_NEW, V_NEW, the block table, the cache's
+# lengths and the lengths after the append (int32); the strides of K and V
+# (page, row, head, feature) and of K_NEW and V_NEW (sequence, token,
+# head), the block table's row stride, Z, H_KV, N_NEW, PAGE_SIZE and
+# HEAD_DIM.  No alignment promised: the caller's cache, as it is.
+def _append_signature(t):
+    return f"*{t},*{t},*{t},*{t},*i32,*i32,*i32," + ",".join(["i32"] * 20)
+
+
+# A program of kv_append: 16 new tokens of one K/V head.
+APPEND_BLOCK_T = 16
+
+
 # Decoding (tile.attention.flash_attn_with_kvcache): head dims 64 and 128
 # (others run zero-padded to the next), 32 keys a step, the query rows of
 # one K/V head (GROUP heads x N_Q tokens) packed into 16 or 64 rows a
@@ -443,6 +456,10 @@ def _decode_variants(target):
                         {"HEAD_DIM": head_dim, "BLOCK_M": block_m,
                          "BLOCK_N": DECODE_BLOCK_N, "SOFTCAP": extra == "_softcap",
                          "ALIBI": extra == "_alibi"}, 4, target=target))
+            out.append(Variant(
+                f"kv_append_{t}_d{head_dim}{name}", "decode", "kv_append",
+                _append_signature(t), {"BLOCK_T": APPEND_BLOCK_T, "BLOCK_D": head_dim}, 4,
+                target=target))
             out.append(Variant(
                 f"attn_decode_combine_{t}_d{head_dim}{name}", "decode",
                 "attn_decode_combine", _combine_signature(t),
