@@ -112,3 +112,32 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
     return %x, %y : tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>
   }
 }
+
+// -----
+
+// dQ in two halves (the d256 backward): each half is added to memory before
+// the next is made. The second product stays below the first's atomic add,
+// which frees the first's registers; issued above it, both accumulators
+// would be held at once.
+#mma = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]>
+#n = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [1, 0]>
+#nt = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [0, 1]>
+// CHECK-LABEL: func.func @halves_added_in_turn
+// CHECK: %[[LO:.*]] = tilegpu.warpgroup_dot %{{.*}}, %{{.*}}, %{{.*}} {is_async}
+// CHECK-NEXT: %[[LODONE:.*]] = tilegpu.warpgroup_dot_wait %[[LO]] {pendings = 0 : i32}
+// CHECK-NEXT: tilegpu.convert_layout %[[LODONE]]
+// CHECK-NEXT: tile.atomic_rmw add
+// CHECK-NEXT: %[[HI:.*]] = tilegpu.warpgroup_dot %{{.*}}, %{{.*}}, %{{.*}} {is_async}
+// CHECK-NEXT: %[[HIDONE:.*]] = tilegpu.warpgroup_dot_wait %[[HI]] {pendings = 0 : i32}
+// CHECK-NEXT: tile.atomic_rmw add %{{.*}}, %[[HIDONE]]
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @halves_added_in_turn(%ds: !tilegpu.memdesc<64x64xf16, #nt>, %klo: !tilegpu.memdesc<64x64xf16, #n>, %khi: !tilegpu.memdesc<64x64xf16, #n>, %lo_ptr: tensor<64x64x!tile.ptr<f32>, #mma>, %hi_ptr: tensor<64x64x!tile.ptr<f32>, #mma>) {
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    %lo = tilegpu.warpgroup_dot %ds, %klo, %zero : !tilegpu.memdesc<64x64xf16, #nt>, !tilegpu.memdesc<64x64xf16, #n>, tensor<64x64xf32, #mma> -> tensor<64x64xf32, #mma>
+    %lo_c = tilegpu.convert_layout %lo : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #mma>
+    %old_lo = tile.atomic_rmw add %lo_ptr, %lo_c : tensor<64x64x!tile.ptr<f32>, #mma>
+    %hi = tilegpu.warpgroup_dot %ds, %khi, %zero : !tilegpu.memdesc<64x64xf16, #nt>, !tilegpu.memdesc<64x64xf16, #n>, tensor<64x64xf32, #mma> -> tensor<64x64xf32, #mma>
+    %old_hi = tile.atomic_rmw add %hi_ptr, %hi : tensor<64x64x!tile.ptr<f32>, #mma>
+    return
+  }
+}

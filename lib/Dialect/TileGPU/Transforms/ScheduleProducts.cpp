@@ -19,7 +19,11 @@
 // product moves up past ops that do not write shared memory (tile ops
 // touch global memory only), taking along the pure ops that compute its
 // operands; it stays below other products, nested regions and other
-// writes. Products accumulating into a loop's sum (dV, dK) stay in place
+// writes, and below an op that writes a product's result to memory (dQ's
+// atomic adds): its registers are free after that op, and a product issued
+// before it would hold its own beside them (the d256 backward's two halves
+// of dQ, each added before the next is made, spilled so). Products
+// accumulating into a loop's sum (dV, dK) stay in place
 // and run asynchronously too, waited for at their first use (the loop's
 // yield): dV beside dS and dQ, dK beside dQ's atomic adds. Every product is
 // waited for in its own block.
@@ -59,6 +63,32 @@ bool canIssueBefore(Operation *op) {
          !effects.hasEffect<MemoryEffects::Free>();
 }
 
+/// Whether `value` is computed in its block from a product's result by
+/// ops without side effects (conversions, arithmetic).
+bool isFromProduct(Value value) {
+  SmallVector<Value> work{value};
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  while (!work.empty()) {
+    Operation *def = work.pop_back_val().getDefiningOp();
+    if (!def || def->getBlock() != value.getParentBlock() ||
+        !seen.insert(def).second)
+      continue;
+    if (isa<WarpGroupDotOp>(def))
+      return true;
+    if (isPure(def) && !def->getNumRegions())
+      llvm::append_range(work, def->getOperands());
+  }
+  return false;
+}
+
+/// Whether `op` writes a product's result to memory: after it, that
+/// result's registers are free.
+bool storesProduct(Operation *op) {
+  if (isPure(op) || isa<WarpGroupDotOp, WarpGroupDotWaitOp>(op))
+    return false;
+  return llvm::any_of(op->getOperands(), isFromProduct);
+}
+
 /// Whether `dot` starts from a zero accumulator (a score such as S^T or
 /// dP^T, not a sum carried through the loop such as dV).
 bool isFreshProduct(WarpGroupDotOp dot) {
@@ -80,9 +110,9 @@ Operation *getFirstUse(WarpGroupDotOp dot) {
   return first;
 }
 
-/// Moves `dot` up its block as far as canIssueBefore allows, with the pure
-/// ops between that compute its operands; past an earlier fresh product
-/// too, when both are fresh and `dot`'s result is needed first.
+/// Moves `dot` up its block as far as canIssueBefore and storesProduct allow,
+/// with the pure ops between that compute its operands; past an earlier fresh
+/// product too, when both are fresh and `dot`'s result is needed first.
 void issueEarly(WarpGroupDotOp dot) {
   SmallVector<Operation *> moving{dot};
   llvm::SmallPtrSet<Operation *, 8> movingSet{dot};
@@ -100,7 +130,7 @@ void issueEarly(WarpGroupDotOp dot) {
     bool overtakes = earlier && !feeds && isFreshProduct(dot) &&
                      isFreshProduct(earlier) &&
                      getFirstUse(dot)->isBeforeInBlock(getFirstUse(earlier));
-    if (!overtakes && (feeds || !canIssueBefore(op))) {
+    if (!overtakes && (feeds || !canIssueBefore(op) || storesProduct(op))) {
       stop = op;
       break;
     }
