@@ -224,7 +224,8 @@ def _dq_half_rows(m, HEAD_DIM: tl.constexpr):
 
 @tile.jit
 def _dq_acc_offsets(start_m, N_CTX, BLOCK_M: tl.constexpr, HEAD_DIM: tl.constexpr,
-                    MAYBE_TAIL: tl.constexpr):
+                    MAYBE_TAIL: tl.constexpr, COLS: tl.constexpr = 0,
+                    FIRST_COL: tl.constexpr = 0):
     """Where DQ_ACC keeps dQ of the query block at start_m (a multiple of
     eight) of a head: rows in groups of eight, each group's 8 x 8 tiles in
     turn, each tile row by row.  An mma accumulator gives a warp 8 rows x 8
@@ -239,12 +240,14 @@ def _dq_acc_offsets(start_m, N_CTX, BLOCK_M: tl.constexpr, HEAD_DIM: tl.constexp
     8 below d128) keep the groups of eight, and the last group, when N_CTX
     is not a multiple of eight, stays row-major (DQ_ACC needs no padding);
     only a block with MAYBE_TAIL (or, at d128, of fewer than 64 rows) can
-    hold them."""
+    hold them.  COLS (all when 0) columns from FIRST_COL: the part of the
+    block one of d256's half products adds."""
     tl.static_assert(BLOCK_M % 8 == 0 and HEAD_DIM % 8 == 0,
                      "dQ's blocks must be whole 8 x 8 tiles")
     HALVES: tl.constexpr = HEAD_DIM == 128
+    tl.static_assert(COLS == 0 or not HALVES, "d128's blocks are whole rows of halves")
     rows = tl.arange(0, BLOCK_M)
-    cols = tl.arange(0, HEAD_DIM)
+    cols = FIRST_COL + tl.arange(0, HEAD_DIM if COLS == 0 else COLS)
     if HALVES:
         # A half of a group of 64 rows: 64 x 64 elements, as a group of 8.
         half_cols = (cols >> 6) * 4096 + ((cols & 63) >> 3) * 64 + (cols & 7)
@@ -755,6 +758,17 @@ def _stats_blocks(HEAD_DIM: tl.constexpr):
 
 
 @tile.jit
+def _head_halves(HEAD_DIM: tl.constexpr, DQ: tl.constexpr):
+    """Whether the backward keeps K, Q^T and dK as two halves of the head
+    dim (d256 with dQ, on Hopper), so that dQ = dS K is two products of
+    half its width, each added before the next: K of [64, 256] in shared
+    memory cannot be read a half at a time, two buffers can.  With dQ whole
+    (64 registers a thread beside dK's and dV's 128) ptxas spilled 292-452
+    bytes; without dQ (the deterministic backward) none."""
+    return HEAD_DIM == 256 and DQ and tl.target_info.cuda_capability_geq(9, 0)
+
+
+@tile.jit
 def _attn_bwd_dkdv_rows(dk, dv, k, v, queries, scores, start_n, lo, hi,
                         BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                         HEAD_DIM: tl.constexpr, CAUSAL_MASK: tl.constexpr,
@@ -848,6 +862,21 @@ def _attn_bwd_dkdv_rows(dk, dv, k, v, queries, scores, start_n, lo, hi,
 
 
 @tile.jit
+def _add_dq(DQ_ACC, start_m, q_len, ds, k, query_ok, BLOCK_M: tl.constexpr,
+            HEAD_DIM: tl.constexpr, QUERY_MASK: tl.constexpr, COLS: tl.constexpr,
+            FIRST_COL: tl.constexpr):
+    """Adds dS K, COLS columns of dQ from FIRST_COL (k: those columns of K),
+    to the query block's rows of DQ_ACC."""
+    dq_rows = DQ_ACC + _dq_acc_offsets(start_m, q_len, BLOCK_M, HEAD_DIM, QUERY_MASK, COLS,
+                                       FIRST_COL)
+    dq = tl.dot(ds, k)
+    if QUERY_MASK:
+        tl.atomic_add(dq_rows, dq, mask=query_ok[:, None], sem="relaxed")
+    else:
+        tl.atomic_add(dq_rows, dq, sem="relaxed")
+
+
+@tile.jit
 def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
                         BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                         HEAD_DIM: tl.constexpr, CAUSAL_MASK: tl.constexpr,
@@ -879,9 +908,12 @@ def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
     the scores as in the forward (_score_scales), and dS^T times the
     derivative of the cap.  DROPOUT: dP^T and the P^T of dV's product
     masked and scaled as the forward's P V took P.  Without DQ, no dQ (the
-    deterministic backward's attn_bwd_dq computes it)."""
+    deterministic backward's attn_bwd_dq computes it).  With _head_halves,
+    k and dk are pairs of halves of the head dim, and Q^T is read as two."""
     (Q, DO, LSE_LOG2, DELTA, DQ_ACC, stride_n, q_rows, q_start, q_len, max_n_ctx,
      stats_stride) = queries
+    HALVES: tl.constexpr = _head_halves(HEAD_DIM, DQ)
+    HALF: tl.constexpr = HEAD_DIM // 2
     (qk_scale, cap_scale, causal_offset, window_offset, kv_len, slope, alibi_diagonal,
      dropout_p, seed, head) = scores
     offs_n = start_n + tl.arange(0, BLOCK_N)
@@ -894,9 +926,14 @@ def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
                                   offsets=(0, lo), block_shape=(1, BLOCK_M), order=(1, 0))
     delta_block = tl.make_block_ptr(base=DELTA, shape=(1, max_n_ctx), strides=(stats_stride, 1),
                                     offsets=(0, lo), block_shape=(1, BLOCK_M), order=(1, 0))
-    qT_block = tl.make_block_ptr(base=Q, shape=(HEAD_DIM, q_rows), strides=(1, stride_n),
-                                 offsets=(0, q_start + lo), block_shape=(HEAD_DIM, BLOCK_M),
+    qT_block = tl.make_block_ptr(base=Q, shape=(HALF if HALVES else HEAD_DIM, q_rows),
+                                 strides=(1, stride_n), offsets=(0, q_start + lo),
+                                 block_shape=(HALF if HALVES else HEAD_DIM, BLOCK_M),
                                  order=(0, 1))
+    if HALVES:
+        qT_hi_block = tl.make_block_ptr(base=Q + HALF, shape=(HALF, q_rows),
+                                        strides=(1, stride_n), offsets=(0, q_start + lo),
+                                        block_shape=(HALF, BLOCK_M), order=(0, 1))
     do_block = tl.make_block_ptr(base=DO, shape=(q_rows, HEAD_DIM), strides=(stride_n, 1),
                                  offsets=(q_start + lo, 0), block_shape=(BLOCK_M, HEAD_DIM),
                                  order=(1, 0))
@@ -909,14 +946,20 @@ def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
     # (H200, 2026-11-29).
     stats_blocks = _stats_blocks(HEAD_DIM)
     late_delta = stats_blocks and BLOCK_M > 64
+    if HALVES:   # loop-carried: each half its own tile
+        dk_lo, dk_hi = dk
     for start_m in range(lo, hi, BLOCK_M):
         offs_m = start_m + tl.arange(0, BLOCK_M)
         query_ok = offs_m < q_len
         if QUERY_MASK:
             qT = tl.load(qT_block, boundary_check=(1,), padding_option="zero")
+            if HALVES:
+                qT_hi = tl.load(qT_hi_block, boundary_check=(1,), padding_option="zero")
             do = tl.load(do_block, boundary_check=(0,), padding_option="zero")
         else:
             qT = tl.load(qT_block)
+            if HALVES:
+                qT_hi = tl.load(qT_hi_block)
             do = tl.load(do_block)
         # LSE_LOG2 and DELTA read first, each thread the columns of P^T it
         # holds: their latency passes under the products before their use.
@@ -935,13 +978,17 @@ def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
         if not DV_LAST:
             dpT = tl.dot(v, tl.trans(do))
         # P^T = exp(sm_scale * K Q^T - LSE), in base 2.
+        if HALVES:
+            kqT = tl.dot(k[1], qT_hi, tl.dot(k[0], qT))
+        else:
+            kqT = tl.dot(k, qT)
         if SOFTCAP:
-            pT = tl.math.exp2(tl.math.tanh(tl.dot(k, qT) * cap_scale) * qk_scale - lse)
+            pT = tl.math.exp2(tl.math.tanh(kqT * cap_scale) * qk_scale - lse)
         elif ALIBI:
-            pT = tl.math.exp2(tl.dot(k, qT) * qk_scale
+            pT = tl.math.exp2(kqT * qk_scale
                               - slope * _alibi_distance(offs_n, offs_m, -alibi_diagonal) - lse)
         else:
-            pT = tl.math.exp2(tl.dot(k, qT) * qk_scale - lse)
+            pT = tl.math.exp2(kqT * qk_scale - lse)
         if CAUSAL_MASK or WINDOW_MASK or QUERY_MASK:
             pT = tl.where(_visible(offs_m[None, :], offs_n[:, None], query_ok[None, :],
                                    causal_offset, window_offset, kv_len, CAUSAL_MASK,
@@ -975,26 +1022,43 @@ def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
         # dQ of these queries gets dS K (scaled by sm_scale afterwards).
         # start_m is lo (0, or a query block's start) plus whole blocks.
         # Up to d128, dK is issued before dQ's atomic adds, which then run
-        # beside it (tilegpu-schedule-products); the d256 backward, holding
-        # two 64 x 256 sums, spilled 140-352 bytes so.
-        if DQ:
-            dq_rows = DQ_ACC + _dq_acc_offsets(start_m, q_len, BLOCK_M, HEAD_DIM, QUERY_MASK)
-            dq = tl.dot(tl.trans(dsT), k)
-        if HEAD_DIM <= 128 or not DQ:
-            dk = tl.dot(dsT, tl.trans(qT), dk)
-        if DQ:
-            if QUERY_MASK:
-                tl.atomic_add(dq_rows, dq, mask=query_ok[:, None], sem="relaxed")
-            else:
-                tl.atomic_add(dq_rows, dq, sem="relaxed")
-            if HEAD_DIM > 128:
+        # beside it (tilegpu-schedule-products); d256 on sm_80, holding two
+        # 64 x 256 sums, spilled 140-352 bytes so.
+        if HALVES:
+            # A half of dQ at a time, each added before the next is made
+            # (tilegpu-schedule-products keeps that order), then dK's
+            # halves: d256 on Hopper spilled 292-452 bytes with dQ whole,
+            # 0-96 so, and ran 6-15% faster (H200, 2026-11-30).
+            _add_dq(DQ_ACC, start_m, q_len, tl.trans(dsT), k[0], query_ok, BLOCK_M, HEAD_DIM,
+                    QUERY_MASK, HALF, 0)
+            _add_dq(DQ_ACC, start_m, q_len, tl.trans(dsT), k[1], query_ok, BLOCK_M, HEAD_DIM,
+                    QUERY_MASK, HALF, HALF)
+            dk_lo = tl.dot(dsT, tl.trans(qT), dk_lo)
+            dk_hi = tl.dot(dsT, tl.trans(qT_hi), dk_hi)
+        else:
+            if DQ:
+                dq_rows = DQ_ACC + _dq_acc_offsets(start_m, q_len, BLOCK_M, HEAD_DIM,
+                                                   QUERY_MASK)
+                dq = tl.dot(tl.trans(dsT), k)
+            if HEAD_DIM <= 128 or not DQ:
                 dk = tl.dot(dsT, tl.trans(qT), dk)
+            if DQ:
+                if QUERY_MASK:
+                    tl.atomic_add(dq_rows, dq, mask=query_ok[:, None], sem="relaxed")
+                else:
+                    tl.atomic_add(dq_rows, dq, sem="relaxed")
+                if HEAD_DIM > 128:
+                    dk = tl.dot(dsT, tl.trans(qT), dk)
         if DV_LAST:
             dv = tl.dot(p_kept.to(do.dtype), do, dv)
         qT_block = tl.advance(qT_block, (0, BLOCK_M))
+        if HALVES:
+            qT_hi_block = tl.advance(qT_hi_block, (0, BLOCK_M))
         do_block = tl.advance(do_block, (BLOCK_M, 0))
         lse_block = tl.advance(lse_block, (0, BLOCK_M))
         delta_block = tl.advance(delta_block, (0, BLOCK_M))
+    if HALVES:
+        dk = (dk_lo, dk_hi)
     return dk, dv
 
 
@@ -1063,11 +1127,20 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE_LOG2, DELTA,
     # computes its addresses where it runs, and none stay live through the
     # loops to the dK and dV stores.  The sequence's keys only: zeros past
     # them (the next sequence's would add to dQ).
-    k = tl.load(_row_block(K, start_k + start_n, stride_kn, start_k + kv_len, HEAD_DIM,
-                           BLOCK_N1), boundary_check=(0,), padding_option="zero")
+    HALVES: tl.constexpr = _head_halves(HEAD_DIM, DQ)
+    HALF: tl.constexpr = HEAD_DIM // 2
+    if HALVES:
+        k = (tl.load(_row_block(K, start_k + start_n, stride_kn, start_k + kv_len, HALF,
+                                BLOCK_N1), boundary_check=(0,), padding_option="zero"),
+             tl.load(_row_block(K + HALF, start_k + start_n, stride_kn, start_k + kv_len, HALF,
+                                BLOCK_N1), boundary_check=(0,), padding_option="zero"))
+        dk = (tl.zeros([BLOCK_N1, HALF], tl.float32), tl.zeros([BLOCK_N1, HALF], tl.float32))
+    else:
+        k = tl.load(_row_block(K, start_k + start_n, stride_kn, start_k + kv_len, HEAD_DIM,
+                               BLOCK_N1), boundary_check=(0,), padding_option="zero")
+        dk = tl.zeros([BLOCK_N1, HEAD_DIM], tl.float32)
     v = tl.load(_row_block(V, start_k + start_n, stride_kn, start_k + kv_len, HEAD_DIM,
                            BLOCK_N1), boundary_check=(0,), padding_option="zero")
-    dk = tl.zeros([BLOCK_N1, HEAD_DIM], tl.float32)
     dv = tl.zeros([BLOCK_N1, HEAD_DIM], tl.float32)
     # What every stage reads (_attn_bwd_dkdv).
     queries = (Q, DO, LSE_LOG2, DELTA, DQ_ACC, stride_n, N_CTX, start_q, q_len, MAX_N_CTX,
@@ -1136,9 +1209,15 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE_LOG2, DELTA,
                                 QUERY_ROWS, ALIBI, DROPOUT, DQ)
     tl.store(_row_block(DV, start_k + start_n, stride_dkn, start_k + kv_len, HEAD_DIM,
                         BLOCK_N1), dv.to(DV.dtype.element_ty), boundary_check=(0,))
-    dk = dk * sm_scale
-    tl.store(_row_block(DK, start_k + start_n, stride_dkn, start_k + kv_len, HEAD_DIM,
-                        BLOCK_N1), dk.to(DK.dtype.element_ty), boundary_check=(0,))
+    if HALVES:
+        for half in tl.static_range(2):
+            tl.store(_row_block(DK + half * HALF, start_k + start_n, stride_dkn,
+                                start_k + kv_len, HALF, BLOCK_N1),
+                     (dk[half] * sm_scale).to(DK.dtype.element_ty), boundary_check=(0,))
+    else:
+        dk = dk * sm_scale
+        tl.store(_row_block(DK, start_k + start_n, stride_dkn, start_k + kv_len, HEAD_DIM,
+                            BLOCK_N1), dk.to(DK.dtype.element_ty), boundary_check=(0,))
 
 
 @tile.jit(launch=tile.Launch(grid=("cdiv(MAX_N_CTX, BLOCK_M)", "Z * H"), keys=("HEAD_DIM",)))

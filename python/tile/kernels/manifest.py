@@ -143,11 +143,13 @@ class AttentionTiles(typing.NamedTuple):
 # queries as rows, was 8-15% faster than on 64 keys and 4 warps with keys
 # as rows (H200, 2026-11-27).
 # d256 takes d128's forward with 64 keys a step, and a backward of 64 keys
-# on 8 warps, two stages: the least spilling tile found (228-432 bytes by
-# variant, ptxas 2026-11-29; with three stages or DV_LAST more, 128 keys do
-# not compile, and 4 warps cannot hold the two 64 x 256 accumulators). Its
-# dQ = dS K, 64 rows on two warpgroups, takes dS through shared memory on
-# wgmma: 27-34% faster than on mma.sync (H200, 2026-11-27).
+# on 8 warps, two stages: the least spilling tile found (with three stages
+# or DV_LAST more, 128 keys do not compile, and 4 warps cannot hold the two
+# 64 x 256 accumulators). Its dQ = dS K, 64 rows on two warpgroups, takes
+# dS through shared memory on wgmma: 27-34% faster than on mma.sync (H200,
+# 2026-11-27); since 2026-11-30 a half of the head dim at a time, with K,
+# Q^T and dK in halves (attention.py's _head_halves): 0-96 bytes of spills
+# by variant instead of 292-452, 6-15% faster.
 HOPPER_TILES = {
     32: AttentionTiles(64, 4, True, False, 8, 128, 128, 2, True, 0, True, 128),
     64: AttentionTiles(64, 4, True, False, 8, 128, 128, 2, True, 0, False, 64),
