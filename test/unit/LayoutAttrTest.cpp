@@ -186,6 +186,29 @@ TEST_F(LayoutAttrTest, MmaAttributesParseAndVerify) {
   EXPECT_NE(error.find("operand 0 (A) or 1 (B), not 2"), std::string::npos);
 }
 
+TEST_F(LayoutAttrTest, LinearAttrHoldsItsBasesAndRepeatsThem) {
+  // The wgmma accumulator of one warpgroup, 64 x 64, as its own bases.
+  auto mma = parse("#tilegpu.mma<version = 3, warpsPerCTA = [4, 1], "
+                   "instrShape = [64, 64]>");
+  ASSERT_TRUE(mma);
+  LinearLayout map = mma.toLinearLayout({64, 64});
+  auto linear = LinearEncodingAttr::get(&context, map);
+  EXPECT_EQ(linear.getRank(), 2u);
+  EXPECT_EQ(linear.getNumWarps(), 4u);
+  EXPECT_EQ(linear.getSpan(), (SmallVector<int64_t>{64, 64}));
+  EXPECT_EQ(linear.toLinearLayout({64, 64}), map);
+  // Twice the rows: the span repeated in one more register, as the mma
+  // layout itself repeats.
+  LinearLayout taller = linear.toLinearLayout({128, 64});
+  EXPECT_TRUE(taller.isSurjective() && taller.isInjective());
+  EXPECT_EQ(taller.getSize(HwDim::Register), 2 * map.getSize(HwDim::Register));
+  // Printed and parsed back, the same attribute.
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << Attribute(linear);
+  EXPECT_EQ(parseAttribute(text, &context), Attribute(linear));
+}
+
 TEST_F(LayoutAttrTest, SliceOfRankOneParentIsRejected) {
   // A rank-1 parent leaves nothing to slice.
   std::string error;

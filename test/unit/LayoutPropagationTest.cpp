@@ -44,6 +44,7 @@ module attributes {tilegpu.num_warps = 4 : i32} {
     %all = tile.reduce max %row axis 0 : tensor<16xf32, #r> -> f32
     %exp = tile.expand_dims %red {axis = 1 : i32} : tensor<16xf32, #rows> -> tensor<16x1xf32, #b>
     %bc = tile.broadcast %col : tensor<16x1xf32, #b> -> tensor<16x32xf32, #b>
+    %rs = tile.reshape %x : tensor<16x32xf32, #b> -> tensor<16x4x8xf32, #tilegpu.blocked<sizePerThread = [1, 1, 1], threadsPerWarp = [1, 4, 8], warpsPerCTA = [4, 1, 1], order = [2, 1, 0]>>
     %t = tile.trans %x {order = array<i32: 1, 0>} : tensor<16x32xf32, #b> -> tensor<32x16xf32, #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]>>
     %d16 = tile.dot %a16, %b16, %x : tensor<16x16xf16, #b>, tensor<16x32xf16, #b> -> tensor<16x32xf32, #b>
     %d32 = tile.dot %a32, %b32, %x : tensor<16x16xf32, #b>, tensor<16x32xf32, #b> -> tensor<16x32xf32, #b>
@@ -257,6 +258,25 @@ TEST_F(LayoutPropagationTest, TransPermutesABlockedLayout) {
   // No layout attribute describes a transposed mma layout.
   EXPECT_TRUE(failed(inferResultLayouts(trans, {layout(kMma)})));
   EXPECT_TRUE(failed(inferOperandLayouts(trans, {layout(kMma)})));
+}
+
+TEST_F(LayoutPropagationTest, ReshapeOfATensorCoreTileStaysInItsRegisters) {
+  ASSERT_TRUE(module);
+  Operation *reshape = find("tile.reshape");
+  // From an mma tile: the same map, renumbered into the new shape.
+  auto mma = cast<LayoutEncodingAttrInterface>(layout(kMma));
+  auto results = inferResultLayouts(reshape, {mma});
+  ASSERT_TRUE(succeeded(results));
+  auto linear = dyn_cast<LinearEncodingAttr>((*results)[0]);
+  ASSERT_TRUE(linear);
+  EXPECT_EQ(linear.toLinearLayout({16, 4, 8}),
+            mma.toLinearLayout({16, 32}).reshaped({16, 4, 8}));
+  // A blocked tile gets the layout asked of its result (none here).
+  EXPECT_TRUE(failed(inferResultLayouts(reshape, {layout(kBlocked)})));
+  // Asked, the result takes it and the operand stays free.
+  auto asked = inferOperandLayouts(reshape, {resultLayout(reshape)});
+  ASSERT_TRUE(succeeded(asked));
+  EXPECT_FALSE((*asked)[0]);
 }
 
 TEST_F(LayoutPropagationTest, DotsTieAccumulatorAndResult) {

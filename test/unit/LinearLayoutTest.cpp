@@ -233,6 +233,18 @@ TEST(LinearLayout, TransposeSwapsCoordinates) {
   EXPECT_EQ(t.transposed({1, 0}), layout);
 }
 
+TEST(LinearLayout, ReshapeKeepsEachElementWhereItWas) {
+  BlockedCase c{{32, 64}, {1, 4}, {4, 8}, {2, 2}, {1, 0}};
+  LinearLayout layout = make(c);
+  LinearLayout r = layout.reshaped({32, 8, 8});
+  EXPECT_EQ(r.getShape()[1], 8);
+  checkExhaustively(r, [&](int64_t reg, int64_t l, int64_t w) {
+    Coord coord = blockedReference(c, reg, l, w);
+    return Coord{coord[0], coord[1] / 8, coord[1] % 8};
+  });
+  EXPECT_EQ(r.reshaped({32, 64}), layout);
+}
+
 TEST(LinearLayout, LocateFindsCanonicalHolder) {
   LinearLayout layout = make({{64}, {4}, {32}, {4}, {0}});
   // Element 5 is register 1 of lane 1; the copies in warps 1-3 and in lane

@@ -527,3 +527,25 @@ module {
   // expected-error @below {{'tilegpu.async_commit_group' op must lie inside a function (a kernel or a helper), not at module scope}}
   tilegpu.async_commit_group
 }
+
+// -----
+
+// expected-error @below {{a linear layout has 5 lane bases (32 lanes), not 4}}
+func.func private @linear_lanes(tensor<64x8xf32, #tilegpu.linear<register = [[0, 1]], lane = [[0, 2], [0, 4], [1, 0], [2, 0]], warp = []>>)
+
+// -----
+
+// expected-error @below {{each basis of a linear layout has one coordinate per dimension: 1 where the first had 2}}
+func.func private @linear_basis_rank(tensor<64x8xf32, #tilegpu.linear<register = [[0, 1], [8]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = []>>)
+
+// -----
+
+// The bases span rows 0-15 but no basis sets row bit 4: rows 4-7 and
+// 12-15 are held by no thread.
+// expected-error @below {{the linear layout's bases do not reach every element of a tensor of this shape}}
+func.func private @linear_cover(tensor<16x8xf32, #tilegpu.linear<register = [[0, 1], [0, 1]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [8, 0]], warp = []>>)
+
+// -----
+
+// expected-error @below {{a rank-2 layout on a tensor of rank 1}}
+func.func private @linear_tensor_rank(tensor<64xf32, #tilegpu.linear<register = [], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = []>>)

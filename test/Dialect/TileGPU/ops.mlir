@@ -2,6 +2,8 @@
 // RUN: tile-opt %s | tile-opt | FileCheck %s
 // RUN: tile-opt %s | FileCheck %s --check-prefix=SHARED
 // RUN: tile-opt %s | tile-opt | FileCheck %s --check-prefix=SHARED
+// RUN: tile-opt %s | FileCheck %s --check-prefix=LINEAR
+// RUN: tile-opt %s | tile-opt | FileCheck %s --check-prefix=LINEAR
 
 // Layout encodings round-trip, and tile ops accept tensors that carry them.
 
@@ -106,5 +108,21 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
     tilegpu.async_wait {pending = 1 : i32}
     %k = tilegpu.local_load %buf [16, 0] : !tilegpu.memdesc<64x64xf16, #swz> -> tensor<16x64xf16, #opb>
     return %k : tensor<16x64xf16, #opb>
+  }
+}
+
+// A linear layout (the [16, 64] wgmma accumulator of one warp group, its
+// columns split in groups of eight by a reshape) round-trips, and so does a
+// slice of it; an empty list holds no basis.
+#groups = #tilegpu.linear<register = [[0, 0, 1], [8, 0, 0], [0, 1, 0], [0, 2, 0], [0, 4, 0]], lane = [[0, 0, 2], [0, 0, 4], [1, 0, 0], [2, 0, 0], [4, 0, 0]], warp = []>
+#group_sums = #tilegpu.slice<dim = 1, parent = #groups>
+// LINEAR: #[[GROUPS:.*]] = #tilegpu.linear<register = {{\[}}[0, 0, 1], [8, 0, 0], [0, 1, 0], [0, 2, 0], [0, 4, 0]], lane = {{\[}}[0, 0, 2], [0, 0, 4], [1, 0, 0], [2, 0, 0], [4, 0, 0]], warp = []>
+// LINEAR: #tilegpu.slice<dim = 1, parent = #[[GROUPS]]>
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  // LINEAR-LABEL: func.func @group_sums
+  func.func @group_sums(%x: tensor<16x8x8xf32, #groups>) -> tensor<16x8xf32, #group_sums> {
+    // LINEAR: tile.reduce sum %{{.*}} axis 1 : tensor<16x8x8xf32, #[[GROUPS]]>
+    %s = tile.reduce sum %x axis 1 : tensor<16x8x8xf32, #groups> -> tensor<16x8xf32, #group_sums>
+    return %s : tensor<16x8xf32, #group_sums>
   }
 }

@@ -567,3 +567,51 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
     return
   }
 }
+
+// -----
+
+// A reshape of a dot's result keeps each element in its register: the
+// scores' columns, split in groups of eight, are summed group by group in
+// each thread (a linear layout, then its slice), and the loop carries the
+// partial sums in that slice: no conversion in the loop.
+#b = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+#b3 = #tilegpu.blocked<sizePerThread = [1, 1, 1], threadsPerWarp = [1, 4, 8], warpsPerCTA = [4, 1, 1], order = [2, 1, 0]>
+#mma = #tilegpu.mma<version = 2, warpsPerCTA = [4, 1]>
+#a = #tilegpu.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
+#bop = #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>
+#groups = #tilegpu.slice<dim = 1, parent = #b3>
+// CHECK-DAG: #[[MMA:.*]] = #tilegpu.mma<version = 2, warpsPerCTA = [4, 1]>
+// CHECK-DAG: #[[LINEAR:.*]] = #tilegpu.linear<register = {{\[}}[0, 0, 1], [8, 0, 0], [0, 1, 0], [0, 2, 0], [0, 4, 0], [64, 0, 0]], lane = {{\[}}[0, 0, 2], [0, 0, 4], [1, 0, 0], [2, 0, 0], [4, 0, 0]], warp = {{\[}}[16, 0, 0], [32, 0, 0]]>
+// CHECK-DAG: #[[PARTS:.*]] = #tilegpu.slice<dim = 1, parent = #[[LINEAR]]>
+// CHECK-LABEL: func.func @row_sums_in_parts
+// CHECK: scf.for {{.*}} -> (tensor<128x8xf32, #[[PARTS]]>)
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK:   tile.dot {{.*}} -> tensor<128x64xf32, #[[MMA]]>
+// CHECK:   %[[E:.*]] = math.exp2 %{{.*}} : tensor<128x64xf32, #[[MMA]]>
+// CHECK:   %[[R:.*]] = tile.reshape %[[E]] : tensor<128x64xf32, #[[MMA]]> -> tensor<128x8x8xf32, #[[LINEAR]]>
+// CHECK:   tile.reduce sum %[[R]] axis 1 : tensor<128x8x8xf32, #[[LINEAR]]> -> tensor<128x8xf32, #[[PARTS]]>
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK:   scf.yield
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_80>} {
+  func.func @row_sums_in_parts(%q: tensor<128x64xf16, #b>, %k: tensor<64x64xf16, #b>, %n: i32) -> tensor<128x8xf32, #b> {
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %zero = arith.constant dense<0.0> : tensor<128x64xf32, #b>
+    %l0 = arith.constant dense<0.0> : tensor<128x8xf32, #b>
+    %r = scf.for %i = %c0 to %n step %c64 iter_args(%l = %l0) -> (tensor<128x8xf32, #b>) : i32 {
+      %qa = tilegpu.convert_layout %q : tensor<128x64xf16, #b> -> tensor<128x64xf16, #a>
+      %kb = tilegpu.convert_layout %k : tensor<64x64xf16, #b> -> tensor<64x64xf16, #bop>
+      %z = tilegpu.convert_layout %zero : tensor<128x64xf32, #b> -> tensor<128x64xf32, #mma>
+      %s0 = tile.dot %qa, %kb, %z : tensor<128x64xf16, #a>, tensor<64x64xf16, #bop> -> tensor<128x64xf32, #mma>
+      %s = tilegpu.convert_layout %s0 : tensor<128x64xf32, #mma> -> tensor<128x64xf32, #b>
+      %e = math.exp2 %s : tensor<128x64xf32, #b>
+      %s3 = tilegpu.convert_layout %e : tensor<128x64xf32, #b> -> tensor<128x64xf32, #b>
+      %g = tile.reshape %s3 : tensor<128x64xf32, #b> -> tensor<128x8x8xf32, #b3>
+      %part = tile.reduce sum %g axis 1 : tensor<128x8x8xf32, #b3> -> tensor<128x8xf32, #groups>
+      %part2 = tilegpu.convert_layout %part : tensor<128x8xf32, #groups> -> tensor<128x8xf32, #b>
+      %lnew = arith.addf %l, %part2 : tensor<128x8xf32, #b>
+      scf.yield %lnew : tensor<128x8xf32, #b>
+    }
+    return %r : tensor<128x8xf32, #b>
+  }
+}

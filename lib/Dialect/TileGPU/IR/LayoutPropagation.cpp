@@ -97,6 +97,13 @@ SmallVector<int32_t> invert(ArrayRef<int32_t> order) {
   return inverse;
 }
 
+/// Whether `layout` is blocked, or a slice of slices of a blocked layout.
+bool isBlockedAtRoot(Attribute layout) {
+  while (auto slice = dyn_cast<SliceEncodingAttr>(layout))
+    layout = slice.getParent();
+  return isa<BlockedEncodingAttr>(layout);
+}
+
 /// Elements of k one 32-bit register of a dot_operand layout holds, or 0
 /// when mma.sync has no operand layout for `element`.
 unsigned getKWidth(Type element) {
@@ -206,11 +213,24 @@ FailureOr<OpLayouts> tilegpu::inferLayouts(Operation *op,
   }
 
   // A reshape takes its operand as it is and gives the layout asked of it
-  // (the lowering moves elements between any two).
-  if (isa<tile::ReshapeOp>(op)) {
-    if (!known.results[0])
+  // (the lowering moves elements between any two). Unasked, a tile in a
+  // tensor core's layout keeps each element in its register: the operand's
+  // linear layout, reshaped (a reshape of a blocked tile stays blocked,
+  // by the default that reaches it).
+  if (auto reshape = dyn_cast<tile::ReshapeOp>(op)) {
+    if (known.results[0]) {
+      out.results[0] = known.results[0];
+      return out;
+    }
+    auto src =
+        dyn_cast_if_present<LayoutEncodingAttrInterface>(known.operands[0]);
+    if (!src || isBlockedAtRoot(src))
       return failure();
-    out.results[0] = known.results[0];
+    LinearLayout layout =
+        src.toLinearLayout(reshape.getSrc().getType().getShape())
+            .reshaped(reshape.getType().getShape());
+    out.operands[0] = src;
+    out.results[0] = LinearEncodingAttr::get(op->getContext(), layout);
     return out;
   }
 

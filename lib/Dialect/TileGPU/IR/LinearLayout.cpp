@@ -279,6 +279,24 @@ std::string LinearLayout::str() const {
   return text;
 }
 
+LinearLayout LinearLayout::reshaped(ArrayRef<int64_t> newShape) const {
+  LinearLayout result(newShape);
+  assert(result.getNumElements() == getNumElements() && "same elements");
+  for (unsigned d = 0; d < kNumHwDims; ++d)
+    for (const Coord &basis : bases[d]) {
+      int64_t flat = 0;
+      for (auto [c, size] : llvm::zip(basis, shape))
+        flat = flat * size + c;
+      Coord coord(newShape.size());
+      for (int64_t i = newShape.size() - 1; i >= 0; --i) {
+        coord[i] = flat % newShape[i];
+        flat /= newShape[i];
+      }
+      result.bases[d].push_back(coord);
+    }
+  return result;
+}
+
 LinearLayout mlir::tilegpu::makeBlockedLayout(ArrayRef<int64_t> shape,
                                               ArrayRef<unsigned> sizePerThread,
                                               ArrayRef<unsigned> threadsPerWarp,

@@ -37,6 +37,7 @@ struct TileGPUOpAsmInterface : public OpAsmDialectInterface {
         llvm::TypeSwitch<Attribute, StringRef>(attr)
             .Case<BlockedEncodingAttr>([](auto) { return "blocked"; })
             .Case<SliceEncodingAttr>([](auto) { return "slice"; })
+            .Case<LinearEncodingAttr>([](auto) { return "linear"; })
             .Case<MmaEncodingAttr>([](auto) { return "mma"; })
             .Case<DotOperandEncodingAttr>([](auto) { return "dot_op"; })
             .Case<SharedEncodingAttr>([](auto) { return "shared"; })
@@ -353,10 +354,22 @@ TileGPUDialect::verifyOperationAttribute(Operation *op,
 static LogicalResult
 verifyLayoutRank(LayoutEncodingAttrInterface layout, ArrayRef<int64_t> shape,
                  function_ref<InFlightDiagnostic()> emitError) {
-  if (layout.getRank() == shape.size())
+  if (layout.getRank() != shape.size())
+    return emitError() << "a rank-" << layout.getRank()
+                       << " layout on a tensor of rank " << shape.size();
+  // The other layouts cover any shape by construction; explicit bases may
+  // not.
+  if (!isa<LinearEncodingAttr>(layout))
     return success();
-  return emitError() << "a rank-" << layout.getRank()
-                     << " layout on a tensor of rank " << shape.size();
+  if (!llvm::all_of(shape, [](int64_t size) {
+        return size > 0 && llvm::isPowerOf2_64(size);
+      }))
+    return emitError() << "a linear layout lays out tensors whose sides are "
+                          "powers of two";
+  if (!layout.toLinearLayout(shape).isSurjective())
+    return emitError() << "the linear layout's bases do not reach every "
+                          "element of a tensor of this shape";
+  return success();
 }
 
 LogicalResult tilegpu::verifyLaidOut(ModuleOp module, StringRef passName) {
@@ -475,6 +488,145 @@ unsigned SliceEncodingAttr::getNumWarps() const {
 
 unsigned SliceEncodingAttr::getRank() const {
   return getParent().getRank() - 1;
+}
+
+//===----------------------------------------------------------------------===//
+// LinearEncodingAttr
+//===----------------------------------------------------------------------===//
+
+/// A lane index has this many bits (32 lanes).
+static constexpr unsigned kLaneBits = 5;
+
+LogicalResult
+LinearEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                           unsigned rank, ArrayRef<int64_t> registerBases,
+                           ArrayRef<int64_t> laneBases,
+                           ArrayRef<int64_t> warpBases) {
+  if (rank == 0)
+    return emitError() << "a linear layout has at least one dimension";
+  for (auto [name, bases] :
+       {std::pair{"register", registerBases}, std::pair{"lane", laneBases},
+        std::pair{"warp", warpBases}}) {
+    if (bases.size() % rank)
+      return emitError() << "each " << name << " basis of a rank-" << rank
+                         << " linear layout has " << rank << " coordinates";
+    if (llvm::any_of(bases, [](int64_t c) { return c < 0; }))
+      return emitError() << "a linear layout's coordinates are not negative";
+  }
+  if (laneBases.size() != kLaneBits * rank)
+    return emitError() << "a linear layout has " << kLaneBits
+                       << " lane bases (32 lanes), not "
+                       << laneBases.size() / rank;
+  return success();
+}
+
+LinearEncodingAttr LinearEncodingAttr::get(MLIRContext *context,
+                                           const LinearLayout &layout) {
+  SmallVector<int64_t> flat[kNumHwDims];
+  for (HwDim dim : {HwDim::Register, HwDim::Lane, HwDim::Warp})
+    for (const LinearLayout::Coord &basis : layout.getBases(dim))
+      llvm::append_range(flat[static_cast<unsigned>(dim)], basis);
+  return get(context, layout.getRank(), flat[0], flat[1], flat[2]);
+}
+
+SmallVector<int64_t> LinearEncodingAttr::getSpan() const {
+  SmallVector<int64_t> bits(getRank(), 0);
+  for (ArrayRef<int64_t> bases :
+       {getRegisterBases(), getLaneBases(), getWarpBases()})
+    for (auto [i, c] : llvm::enumerate(bases))
+      bits[i % getRank()] |= c;
+  return llvm::map_to_vector(bits, [](int64_t b) {
+    return b ? int64_t(1) << (llvm::Log2_64(b) + 1) : int64_t(1);
+  });
+}
+
+LinearLayout LinearEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  LinearLayout layout(shape);
+  unsigned rank = getRank();
+  for (auto [dim, bases] : {std::pair{HwDim::Register, getRegisterBases()},
+                            std::pair{HwDim::Lane, getLaneBases()},
+                            std::pair{HwDim::Warp, getWarpBases()}})
+    for (size_t i = 0; i < bases.size(); i += rank)
+      layout.addBasis(dim, bases.slice(i, rank));
+  // A larger tensor repeats the span in more registers, the last dimension
+  // first.
+  SmallVector<int64_t> span = getSpan();
+  for (int d = rank - 1; d >= 0; --d)
+    for (int64_t v = span[d]; v < shape[d]; v *= 2) {
+      LinearLayout::Coord basis(rank, 0);
+      basis[d] = v;
+      layout.addBasis(HwDim::Register, basis);
+    }
+  return layout;
+}
+
+unsigned LinearEncodingAttr::getNumWarps() const {
+  return 1u << (getWarpBases().size() / getRank());
+}
+
+/// `[[a, b], [c, d]]`: bases of `rank` coordinates (rank 0: learn it from
+/// the first basis).
+static ParseResult parseBases(AsmParser &parser, unsigned &rank,
+                              SmallVectorImpl<int64_t> &flat) {
+  return parser.parseCommaSeparatedList(
+      AsmParser::Delimiter::Square, [&]() -> ParseResult {
+        size_t before = flat.size();
+        if (parser.parseCommaSeparatedList(
+                AsmParser::Delimiter::Square, [&]() -> ParseResult {
+                  return parser.parseInteger(flat.emplace_back());
+                }))
+          return failure();
+        unsigned size = flat.size() - before;
+        if (!rank)
+          rank = size;
+        if (size != rank)
+          return parser.emitError(parser.getCurrentLocation())
+                 << "each basis of a linear layout has one coordinate per "
+                    "dimension: "
+                 << size << " where the first had " << rank;
+        return success();
+      });
+}
+
+Attribute LinearEncodingAttr::parse(AsmParser &parser, Type) {
+  unsigned rank = 0;
+  SmallVector<int64_t> bases[kNumHwDims];
+  if (parser.parseLess())
+    return {};
+  const char *names[] = {"register", "lane", "warp"};
+  for (auto [i, name] : llvm::enumerate(names))
+    if ((i && parser.parseComma()) || parser.parseKeyword(name) ||
+        parser.parseEqual() || parseBases(parser, rank, bases[i]))
+      return {};
+  if (parser.parseGreater())
+    return {};
+  if (!rank) {
+    parser.emitError(parser.getNameLoc())
+        << "a linear layout needs its lane bases";
+    return {};
+  }
+  return getChecked([&] { return parser.emitError(parser.getNameLoc()); },
+                    parser.getContext(), rank, bases[0], bases[1], bases[2]);
+}
+
+void LinearEncodingAttr::print(AsmPrinter &printer) const {
+  unsigned rank = getRank();
+  auto printBases = [&](StringRef name, ArrayRef<int64_t> bases) {
+    printer << name << " = [";
+    for (size_t i = 0; i < bases.size(); i += rank) {
+      printer << (i ? ", [" : "[");
+      llvm::interleaveComma(bases.slice(i, rank), printer);
+      printer << "]";
+    }
+    printer << "]";
+  };
+  printer << "<";
+  printBases("register", getRegisterBases());
+  printer << ", ";
+  printBases("lane", getLaneBases());
+  printer << ", ";
+  printBases("warp", getWarpBases());
+  printer << ">";
 }
 
 //===----------------------------------------------------------------------===//

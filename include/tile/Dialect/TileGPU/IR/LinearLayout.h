@@ -91,6 +91,10 @@ public:
   LinearLayout withoutDim(int64_t dim) const;
   /// The layout whose tensor dimension i is dimension order[i] of this one.
   LinearLayout transposed(llvm::ArrayRef<int32_t> order) const;
+  /// The same map with the tile's elements renumbered row-major into
+  /// `shape` (of as many elements): tile.reshape's, each element where it
+  /// was. Linear because the sides are powers of two.
+  LinearLayout reshaped(llvm::ArrayRef<int64_t> shape) const;
 
   bool operator==(const LinearLayout &other) const {
     return shape == other.shape && bases == other.bases;

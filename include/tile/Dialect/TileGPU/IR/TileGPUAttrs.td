@@ -144,6 +144,45 @@ def TileGPU_SliceEncodingAttr : TileGPU_LayoutAttr<"SliceEncoding", "slice"> {
   let genVerifyDecl = 1;
 }
 
+def TileGPU_LinearEncodingAttr : TileGPU_LayoutAttr<"LinearEncoding", "linear"> {
+  let summary = "a layout given by the coordinates of its index bits";
+  let description = [{
+    Any layout the others cannot name, as its linear map itself: bit i of
+    the register, lane or warp index contributes the i-th coordinate of
+    `register`, `lane` or `warp`, and an index holds the XOR of its bits'
+    coordinates. It is what a reshape of a tensor-core accumulator keeps
+    (each element in the thread and register that held it), so that the
+    reshape costs nothing: splitting a row of 64 columns into 8 groups of
+    8, say, to sum each thread's part of a row without a shuffle.
+
+    The bases span the layout's own shape (each dimension up to the
+    highest bit its coordinates set). A smaller tensor wraps them, the
+    threads beyond holding copies; a larger one repeats them in more
+    registers, dimension by dimension, as a blocked layout does. Five lane
+    bases (32 lanes); the warp bases count the warps.
+
+    ```mlir
+    #tilegpu.linear<register = [[0, 1], [8, 0]],
+                    lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]],
+                    warp = [[16, 0], [32, 0]]>
+    ```
+  }];
+  let parameters = (ins "unsigned":$rank,
+                        ArrayRefParameter<"int64_t">:$registerBases,
+                        ArrayRefParameter<"int64_t">:$laneBases,
+                        ArrayRefParameter<"int64_t">:$warpBases);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The layout that holds each coordinate where `layout` does (its
+    /// bases, as reduced to its shape).
+    static LinearEncodingAttr get(::mlir::MLIRContext *context,
+                                  const ::mlir::tilegpu::LinearLayout &layout);
+    /// The extent the bases span in each dimension.
+    ::llvm::SmallVector<int64_t> getSpan() const;
+  }];
+}
+
 def TileGPU_MmaEncodingAttr : TileGPU_LayoutAttr<"MmaEncoding", "mma"> {
   let summary = "the accumulator layout of a tensor-core instruction";
   let description = [{
