@@ -207,6 +207,11 @@ class Interpreter:
             if isinstance(v, Ptr):
                 return [Ptr(v.buf, np.expand_dims(v.offsets, axis))]
             return [np.expand_dims(v, axis)]
+        if name == "tile.reshape":
+            v = operands[0]
+            if isinstance(v, Ptr):
+                return [Ptr(v.buf, np.reshape(v.offsets, shape))]
+            return [np.reshape(v, shape).copy()]
         if name == "tile.trans":
             order = [int(x) for x in re.search(r"array<i32: ([\d, ]+)>", t).group(1).split(",")]
             return [np.transpose(operands[0], order).copy()]

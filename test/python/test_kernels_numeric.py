@@ -232,12 +232,15 @@ def dropout_memory(memory, rng, z, dropout_p):
 
 def run_attention(t, d, mask, n, heads_inner, n_kv=None, h=2, h_kv=None, z=1,
                   softcap=None, alibi=False, dropout_p=None, deterministic=False,
-                  bwd_overrides=None):
+                  bwd_overrides=None, fwd_overrides=None, key_growth=0.0):
     """Runs the forward and the three backward kernels of one variant on
     random inputs and checks O, LSE, DELTA, dQ, dK (per query head) and dV
     against float64.  deterministic: attn_bwd without dQ (which must leave
     DQ_ACC as the preprocess zeroed it) and attn_bwd_dq in place of the
-    postprocess.  bwd_overrides: constexprs of attn_bwd's to change."""
+    postprocess.  bwd_overrides, fwd_overrides: constexprs of attn_bwd's
+    and attn_fwd's to change.  key_growth: key j scaled by 2^(j *
+    key_growth), so that the rows' maxima grow from block to block past the
+    forward's rescale headroom."""
     suffix = variant_suffix(mask, softcap, alibi, dropout_p)
     n_kv = n if n_kv is None else n_kv
     h_kv = h if h_kv is None else h_kv
@@ -245,6 +248,8 @@ def run_attention(t, d, mask, n, heads_inner, n_kv=None, h=2, h_kv=None, z=1,
     rng = np.random.RandomState(n + 3 * n_kv + d + h_kv + zlib.crc32(repr(mask).encode()) % 1000)
     q, do = (to_dtype(rng.randn(z, h, n, d), t) for _ in range(2))
     k, v = (to_dtype(rng.randn(z, h_kv, n_kv, d), t) for _ in range(2))
+    if key_growth:
+        k = to_dtype(k.astype(np.float64) * 2.0**(np.arange(n_kv) * key_growth)[:, None], t)
     qf, kf, vf, dof = (x.astype(np.float64) for x in (q, k, v, do))
     kf, vf = (np.repeat(x, group, axis=1) for x in (kf, vf))
     sm_scale = 0.5 / math.sqrt(d)
@@ -278,7 +283,7 @@ def run_attention(t, d, mask, n, heads_inner, n_kv=None, h=2, h_kv=None, z=1,
         + dropout
     q_dims = i32(q_strides + (z, h, n)) + [("ptr", "CU")] + i32((n, 0))
 
-    fwd, c = interpreter(f"attn_fwd_{t}_d{d}_{suffix}")
+    fwd, c = interpreter(f"attn_fwd_{t}_d{d}_{suffix}", fwd_overrides)
     fwd.run([("ptr", "Q"), ("ptr", "K"), ("ptr", "V"), ("ptr", "O"), ("ptr", "LSE"),
              np.float32(sm_scale)] + i32(q_strides + kv_strides) + sizes + dense,
             fwd_grid(c, n, z * h), memory)
@@ -365,6 +370,20 @@ def test_attention_forward_and_backward(t, d, mask, n, heads_inner):
 # to 159 share the last, partial group with the tail.
 def test_attention_backward_small_query_blocks():
     run_attention("fp16", 128, causal(), 150, False, bwd_overrides={"BLOCK_M1": 32})
+
+
+# The forward with each row's sum kept in 8 parts through the key blocks
+# (a reshape of P in the accumulator's registers), and without: causal at
+# a ragged length, a band that leaves rows without keys (LSE -inf), unequal
+# lengths; keys growing so that rows rescale (lazily, past the headroom)
+# in later blocks.
+@pytest.mark.parametrize("parts", [0, 8])
+@pytest.mark.parametrize("t, d, mask, n, n_kv", [
+    ("fp16", 64, causal(), 150, 150), ("bf16", 128, band(-70, 0), 140, 140),
+    ("fp16", 64, NONCAUSAL, 70, 130), ("bf16", 128, causal(-40), 130, 100)])
+def test_attention_forward_rows_rescaled(t, d, mask, n, n_kv, parts):
+    run_attention(t, d, mask, n, False, n_kv=n_kv, fwd_overrides={"ROW_SUM_PARTS": parts},
+                  key_growth=1 / 24)
 
 
 # Unequal lengths both ways (FlashAttention's bottom-right causal alignment

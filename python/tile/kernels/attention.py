@@ -381,11 +381,20 @@ def _key_stages(m0, q_len, kv_len, causal_offset, window_offset, BLOCK_M: tl.con
 
 
 @tile.jit
+def _scale_rows(l_i, alpha, ROW_SUM_PARTS: tl.constexpr):
+    """l_i times its rows' factors alpha, l_i whole rows or in parts."""
+    if ROW_SUM_PARTS:
+        return l_i * alpha[:, None]
+    return l_i * alpha
+
+
+@tile.jit
 def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi, offs_m, scores,
                     BLOCK_N: tl.constexpr, CAUSAL_MASK: tl.constexpr,
                     KEY_MASK: tl.constexpr, RESCALE_VOTE: tl.constexpr = True,
                     WINDOW_MASK: tl.constexpr = False, SOFTCAP: tl.constexpr = False,
-                    ALIBI: tl.constexpr = False, DROPOUT: tl.constexpr = False):
+                    ALIBI: tl.constexpr = False, DROPOUT: tl.constexpr = False,
+                    ROW_SUM_PARTS: tl.constexpr = 0):
     """Online softmax over the key blocks [lo, hi), BLOCK_N keys at a time.
 
     m_i is what the exponentials subtract: the running row max of the scaled
@@ -402,7 +411,8 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi, offs_m, 
     log2(e)); with ALIBI minus slope * |i + alibi_diagonal - j| (slope in
     base 2).  DROPOUT: P V takes the probabilities _dropout_keep keeps
     (dropout_p, seed, head, query0: scores' last four, query0 the first of
-    offs_m; l_i sums them all, the caller scales)."""
+    offs_m; l_i sums them all, the caller scales).  ROW_SUM_PARTS: l_i is
+    [BLOCK_M, ROW_SUM_PARTS], each row's sum in parts (_attn_fwd_block)."""
     (qk_scale, cap_scale, causal_offset, window_offset, kv_len, slope, alibi_diagonal,
      dropout_p, seed, head, query0) = scores
     K_block_ptr = tl.advance(K_block_ptr, (0, lo))
@@ -444,19 +454,26 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi, offs_m, 
             if tl.max(grow):
                 m_new = tl.where(grow, m_ij, m_i)
                 alpha = tl.math.exp2(m_i - _finite_max(m_new, ROW_MAY_BE_EMPTY))
-                l_i = l_i * alpha
+                l_i = _scale_rows(l_i, alpha, ROW_SUM_PARTS)
                 acc = acc * alpha[:, None]
                 m_i = m_new
         else:
             # alpha is 1 in the rows that keep m_i.
             m_new = tl.where(grow, m_ij, m_i)
             alpha = tl.math.exp2(m_i - _finite_max(m_new, ROW_MAY_BE_EMPTY))
-            l_i = l_i * alpha
+            l_i = _scale_rows(l_i, alpha, ROW_SUM_PARTS)
             acc = acc * alpha[:, None]
             m_i = m_new
         m_sub = _finite_max(m_i, ROW_MAY_BE_EMPTY)
         p = tl.math.exp2(qk * score_scale - m_sub[:, None])
-        l_i = l_i + tl.sum(p, 1)
+        if ROW_SUM_PARTS:
+            # Column c of a block goes to part c % ROW_SUM_PARTS: the parts
+            # of a row lie in its threads' registers (the accumulator's
+            # column pairs, four lanes), the groups between in registers.
+            l_i = l_i + tl.sum(tl.reshape(p, [p.shape[0], BLOCK_N // ROW_SUM_PARTS,
+                                              ROW_SUM_PARTS]), 1)
+        else:
+            l_i = l_i + tl.sum(p, 1)
         if DROPOUT:
             p = tl.where(_dropout_keep(query0, tl.arange(0, offs_m.shape[0])[:, None], start_n,
                                        tl.arange(0, BLOCK_N)[None, :], dropout_p, seed, head),
@@ -490,7 +507,8 @@ def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n,
              CAUSAL: tl.constexpr, WINDOW: tl.constexpr = False,
              SOFTCAP: tl.constexpr = False, HEAD_GROUP: tl.constexpr = 8,
              RESCALE_VOTE: tl.constexpr = True, ALIBI: tl.constexpr = False,
-             DROPOUT: tl.constexpr = False, PERSISTENT: tl.constexpr = 0):
+             DROPOUT: tl.constexpr = False, PERSISTENT: tl.constexpr = 0,
+             ROW_SUM_PARTS: tl.constexpr = 0):
     tl.static_assert(BLOCK_M % BLOCK_N == 0, "BLOCK_M must be a multiple of BLOCK_N")
     tl.static_assert(not (ALIBI and SOFTCAP), "ALiBi with capped scores is not supported")
     tl.static_assert(HEAD_GROUP >= 1, "HEAD_GROUP must be at least 1")
@@ -516,7 +534,7 @@ def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n,
             for half in range(0, 2 - alone.to(tl.int32)):
                 start_m = tl.where(half == 0, num_blocks - 1 - r, r)
                 _attn_fwd_block(call, start_m, off_hz, HEAD_DIM, BLOCK_M, BLOCK_N, CAUSAL, WINDOW,
-                                SOFTCAP, RESCALE_VOTE, ALIBI, DROPOUT)
+                                SOFTCAP, RESCALE_VOTE, ALIBI, DROPOUT, ROW_SUM_PARTS)
         return
     if PERSISTENT:
         # Block index i is query block i % num_blocks of head i // num_blocks;
@@ -527,7 +545,7 @@ def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n,
             start_m = index % num_blocks
             off_hz = index // num_blocks
             _attn_fwd_block(call, start_m, off_hz, HEAD_DIM, BLOCK_M, BLOCK_N, CAUSAL, WINDOW,
-                            SOFTCAP, RESCALE_VOTE, ALIBI, DROPOUT)
+                            SOFTCAP, RESCALE_VOTE, ALIBI, DROPOUT, ROW_SUM_PARTS)
         return
     if CAUSAL:
         # The last query block sees the most keys.
@@ -537,16 +555,20 @@ def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n,
         start_m = tl.program_id(0)
         off_hz = tl.program_id(1)
     _attn_fwd_block(call, start_m, off_hz, HEAD_DIM, BLOCK_M, BLOCK_N, CAUSAL, WINDOW,
-                    SOFTCAP, RESCALE_VOTE, ALIBI, DROPOUT)
+                    SOFTCAP, RESCALE_VOTE, ALIBI, DROPOUT, ROW_SUM_PARTS)
 
 
 @tile.jit
 def _attn_fwd_block(call, start_m, off_hz, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
                     BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr, WINDOW: tl.constexpr,
                     SOFTCAP: tl.constexpr, RESCALE_VOTE: tl.constexpr, ALIBI: tl.constexpr,
-                    DROPOUT: tl.constexpr):
+                    DROPOUT: tl.constexpr, ROW_SUM_PARTS: tl.constexpr = 0):
     """attn_fwd's query block start_m of head off_hz: O's and LSE's rows
-    (call: attn_fwd's run-time arguments, Q to DROPOUT_SEEDS but Z)."""
+    (call: attn_fwd's run-time arguments, Q to DROPOUT_SEEDS but Z).
+    ROW_SUM_PARTS (a power of two, 0 for none): each row's sum kept as that
+    many parts through the key blocks, each thread adding its own columns
+    (a reshape of P that stays in its registers), the parts added once at
+    the end: no shuffle a block for the sum."""
     (Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n, stride_kz, stride_kh, stride_kn,
      H, H_KV, N_CTX, N_KV, causal_offset, window_offset, softcap, CU_SEQLENS_Q, CU_SEQLENS_K,
      MAX_N_CTX, VARLEN, ALIBI_SLOPES, dropout_p, DROPOUT_SEEDS) = call
@@ -582,7 +604,10 @@ def _attn_fwd_block(call, start_m, off_hz, HEAD_DIM: tl.constexpr, BLOCK_M: tl.c
                                     block_shape=(BLOCK_M, HEAD_DIM), order=(1, 0))
     offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
     m_i = tl.full([BLOCK_M], -float("inf"), tl.float32)
-    l_i = tl.zeros([BLOCK_M], tl.float32)
+    if ROW_SUM_PARTS:
+        l_i = tl.zeros([BLOCK_M, ROW_SUM_PARTS], tl.float32)
+    else:
+        l_i = tl.zeros([BLOCK_M], tl.float32)
     acc = tl.zeros([BLOCK_M, HEAD_DIM], tl.float32)
     qk_scale, cap_scale = _score_scales(sm_scale, softcap, SOFTCAP)
     # Rows past the sequence's are never stored.
@@ -596,29 +621,38 @@ def _attn_fwd_block(call, start_m, off_hz, HEAD_DIM: tl.constexpr, BLOCK_M: tl.c
         if WINDOW:
             acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, first,
                                             left_end, offs_m, scores, BLOCK_N, True, True,
-                                            RESCALE_VOTE, True, SOFTCAP, ALIBI, DROPOUT)
+                                            RESCALE_VOTE, True, SOFTCAP, ALIBI, DROPOUT,
+                                            ROW_SUM_PARTS)
             acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, left_end,
                                             full_end, offs_m, scores, BLOCK_N, False, False,
-                                            RESCALE_VOTE, False, SOFTCAP, ALIBI, DROPOUT)
+                                            RESCALE_VOTE, False, SOFTCAP, ALIBI, DROPOUT,
+                                            ROW_SUM_PARTS)
             acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, full_end,
                                             diag_end, offs_m, scores, BLOCK_N, True, True,
-                                            RESCALE_VOTE, True, SOFTCAP, ALIBI, DROPOUT)
+                                            RESCALE_VOTE, True, SOFTCAP, ALIBI, DROPOUT,
+                                            ROW_SUM_PARTS)
         else:
             acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, 0,
                                             full_end, offs_m, scores, BLOCK_N, False, False,
-                                            RESCALE_VOTE, False, SOFTCAP, ALIBI, DROPOUT)
+                                            RESCALE_VOTE, False, SOFTCAP, ALIBI, DROPOUT,
+                                            ROW_SUM_PARTS)
             # Diagonal: up to the last key the last row sees, with the
             # causal mask and the key tail.  Empty when no row sees a key.
             acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, full_end,
                                             diag_end, offs_m, scores, BLOCK_N, True, True,
-                                            RESCALE_VOTE, False, SOFTCAP, ALIBI, DROPOUT)
+                                            RESCALE_VOTE, False, SOFTCAP, ALIBI, DROPOUT,
+                                            ROW_SUM_PARTS)
     else:
         acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, 0, full_end,
                                         offs_m, scores, BLOCK_N, False, False, RESCALE_VOTE, False,
-                                        SOFTCAP, ALIBI, DROPOUT)
+                                        SOFTCAP, ALIBI, DROPOUT,
+                                            ROW_SUM_PARTS)
         acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, full_end,
                                         diag_end, offs_m, scores, BLOCK_N, False, True,
-                                        RESCALE_VOTE, False, SOFTCAP, ALIBI, DROPOUT)
+                                        RESCALE_VOTE, False, SOFTCAP, ALIBI, DROPOUT,
+                                            ROW_SUM_PARTS)
+    if ROW_SUM_PARTS:
+        l_i = tl.sum(l_i, 1)
     # log-sum-exp in natural log: ln 2 * (m_i + log2 l_i); -inf for a row
     # that saw no key (m_i = -inf, l_i = 0).
     lse = (m_i + tl.math.log2(l_i)) * LN2

@@ -119,8 +119,10 @@ class AttentionTiles(typing.NamedTuple):
     keys (QUERY_ROWS), the queries a step of the variants that do more
     a score (softcap, ALiBi, dropout), the longest sequence for which
     the non-causal forward runs persistent, a program an SM (0: never),
-    and whether the causal and window forwards do, on pairs of query
-    blocks of equal work (at every length)."""
+    whether the causal and window forwards do, on pairs of query
+    blocks of equal work (at every length), and the parts the forward
+    keeps each row's sum in (ROW_SUM_PARTS; 0: whole, a shuffle a block;
+    not yet timed on a GPU)."""
     block_n: int
     fwd_warps: int
     vote: bool
@@ -135,6 +137,7 @@ class AttentionTiles(typing.NamedTuple):
     bwd_queries_extra: int
     fwd_persistent_up_to: int = 0
     fwd_causal_pairs: bool = False
+    fwd_row_sum_parts: int = 0
 
 
 # Why each head dim's tiles are what they are: the comment in
@@ -277,7 +280,8 @@ def _attention_variants(t, head_dim, target):
                       "CAUSAL": causal, "WINDOW": window, "SOFTCAP": softcap,
                       "ALIBI": alibi, "DROPOUT": dropout, "HEAD_GROUP": 8,
                       "RESCALE_VOTE": tiles.vote,
-                      "PERSISTENT": int(tiles.fwd_causal_pairs and causal)}
+                      "PERSISTENT": int(tiles.fwd_causal_pairs and causal),
+                      "ROW_SUM_PARTS": tiles.fwd_row_sum_parts}
         out.append(Variant(
             f"attn_fwd_{t}_d{head_dim}_{suffix}{name}", "attention", "attn_fwd",
             _fwd_signature(t), constexprs, tiles.fwd_warps, overlap_products=hopper,
