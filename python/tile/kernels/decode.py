@@ -278,15 +278,25 @@ def kv_append(K, V, K_NEW, V_NEW, BLOCK_TABLE, CACHE_SEQLENS, KV_LENS, stride_kp
     mask = token_ok[:, None] & (offs_d < HEAD_DIM)[None, :]
     table_row = off_z.to(tl.int64) * stride_bt
     keys = cache_len + tokens
-    new_rows = off_z.to(tl.int64) * stride_knz + tokens.to(tl.int64) * stride_knn \
-        + off_kv.to(tl.int64) * stride_knh
-    k = tl.load(K_NEW + new_rows[:, None] + offs_d[None, :], mask=mask)
-    k_rows = _key_rows(BLOCK_TABLE, table_row, keys, token_ok, PAGE_SIZE, stride_kp, stride_kn) \
-        + off_kv.to(tl.int64) * stride_kh
-    tl.store(K + k_rows[:, None] + offs_d[None, :].to(tl.int64) * stride_kd, k, mask=mask)
-    new_rows = off_z.to(tl.int64) * stride_vnz + tokens.to(tl.int64) * stride_vnn \
-        + off_kv.to(tl.int64) * stride_vnh
-    v = tl.load(V_NEW + new_rows[:, None] + offs_d[None, :], mask=mask)
-    v_rows = _key_rows(BLOCK_TABLE, table_row, keys, token_ok, PAGE_SIZE, stride_vp, stride_vn) \
-        + off_kv.to(tl.int64) * stride_vh
-    tl.store(V + v_rows[:, None] + offs_d[None, :].to(tl.int64) * stride_vd, v, mask=mask)
+    _append_rows(K, K_NEW, BLOCK_TABLE, table_row, keys, tokens, token_ok, off_z, off_kv,
+                 (stride_kp, stride_kn, stride_kh, stride_kd),
+                 (stride_knz, stride_knn, stride_knh), PAGE_SIZE, offs_d, mask)
+    _append_rows(V, V_NEW, BLOCK_TABLE, table_row, keys, tokens, token_ok, off_z, off_kv,
+                 (stride_vp, stride_vn, stride_vh, stride_vd),
+                 (stride_vnz, stride_vnn, stride_vnh), PAGE_SIZE, offs_d, mask)
+
+
+@tile.jit
+def _append_rows(CACHE, NEW, BLOCK_TABLE, table_row, keys, tokens, token_ok, off_z, off_kv,
+                 cache_strides, new_strides, PAGE_SIZE, offs_d, mask):
+    """kv_append's rows of one tensor: token t of NEW (sequence off_z, head
+    off_kv; strides (sequence, token, head)) to key keys[t] of the cache
+    (strides (page, row, head, feature)), through the block table."""
+    stride_p, stride_n, stride_h, stride_d = cache_strides
+    stride_nz, stride_nn, stride_nh = new_strides
+    new_rows = off_z.to(tl.int64) * stride_nz + tokens.to(tl.int64) * stride_nn \
+        + off_kv.to(tl.int64) * stride_nh
+    x = tl.load(NEW + new_rows[:, None] + offs_d[None, :], mask=mask)
+    rows = _key_rows(BLOCK_TABLE, table_row, keys, token_ok, PAGE_SIZE, stride_p, stride_n) \
+        + off_kv.to(tl.int64) * stride_h
+    tl.store(CACHE + rows[:, None] + offs_d[None, :].to(tl.int64) * stride_d, x, mask=mask)
