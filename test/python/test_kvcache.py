@@ -581,3 +581,22 @@ def test_plans_are_kept_apart_by_what_decides_the_launches(planned):
     for seed in range(2):
         Case([30, 150], head_dim=40, seed=seed).check()
     assert planned.whole_paths == len(calls) + 2 and len(planned.plans) == len(calls)
+
+
+def test_append_past_the_cache_stops_with_an_assertion():
+    """kv_append itself (the API refuses such lengths on the host when it can
+    read them; CUDA lengths it cannot without waiting): a key at or past
+    the cache's tokens fails the kernel's assertion, which names it."""
+    from tile.kernels import decode
+    cache = torch.zeros(2, 8, 1, 64, dtype=torch.float16)
+    new = torch.ones(2, 3, 1, 64, dtype=torch.float16)
+    rows = torch.tensor([0, 1], dtype=torch.int32)
+    lengths = torch.tensor([6, 0], dtype=torch.int32)
+    kv_lens = torch.empty(2, dtype=torch.int32)
+    strides = {f"stride_{t}{d}": s for t, tensor in (("k", cache), ("v", cache))
+               for d, s in zip("pnhd", tensor.stride())}
+    strides.update({f"stride_{t}n{d}": s for t in "kv" for d, s in zip("znh", new.stride()[:3])})
+    with pytest.raises(Exception, match="exceeds the cache's tokens"):
+        decode.kv_append[(1, 2)](
+            cache, cache, new, new, rows, lengths, kv_lens, **strides, stride_bt=1, Z=2,
+            H_KV=1, N_NEW=3, PAGE_SIZE=8, HEAD_DIM=64, MAX_KEYS=8, BLOCK_T=16, BLOCK_D=64)

@@ -486,7 +486,7 @@ def flash_attn_with_kvcache(q, k_cache, v_cache, k=None, v=None, rotary_cos=None
             "stride_knz": stride_knz, "stride_knn": stride_knn, "stride_knh": stride_knh,
             "stride_vnz": stride_vnz, "stride_vnn": stride_vnn, "stride_vnh": stride_vnh,
             "stride_bt": stride_table, "Z": batch, "H_KV": heads_k, "N_NEW": seqlen_new,
-            "PAGE_SIZE": page_size, "HEAD_DIM": head_dim}
+            "PAGE_SIZE": page_size, "HEAD_DIM": head_dim, "MAX_KEYS": capacity}
         append = [(APPEND, {"BLOCK_D": kernel_dim}, element_type, append_values,
                    (-(-seqlen_new // _manifest.APPEND_BLOCK_T), batch * heads_k))]
     else:

@@ -37,7 +37,8 @@ stride_knh) and (stride_vnz, ...), the last dimension contiguous; token t
 of sequence z goes to key CACHE_SEQLENS[z] + t, through the block table as
 a key read above, into K and V of any strides (stride_kd and stride_vd:
 the caller's cache, written where it is).  KV_LENS[z] gets
-CACHE_SEQLENS[z] + N_NEW, the keys attention then covers.  HEAD_DIM (at
+CACHE_SEQLENS[z] + N_NEW, the keys attention then covers; a key at or past
+MAX_KEYS fails an assertion.  HEAD_DIM (at
 most BLOCK_D) is a run-time value: a cache's head dim need not be a power
 of two.  Grid (cdiv(N_NEW, BLOCK_T), Z * H_KV).
 
@@ -258,14 +259,20 @@ def attn_decode_combine(O, O_ACC, LSE_ACC, LSE, stride_oz, stride_on, stride_oh,
           do_not_specialize=("stride_kp", "stride_kn", "stride_kh", "stride_kd", "stride_vp",
                              "stride_vn", "stride_vh", "stride_vd", "stride_knz", "stride_knn",
                              "stride_knh", "stride_vnz", "stride_vnn", "stride_vnh",
-                             "stride_bt", "Z", "H_KV", "N_NEW", "PAGE_SIZE", "HEAD_DIM"))
+                             "stride_bt", "Z", "H_KV", "N_NEW", "PAGE_SIZE", "HEAD_DIM",
+                             "MAX_KEYS"))
 def kv_append(K, V, K_NEW, V_NEW, BLOCK_TABLE, CACHE_SEQLENS, KV_LENS, stride_kp, stride_kn,
               stride_kh, stride_kd, stride_vp, stride_vn, stride_vh, stride_vd, stride_knz,
               stride_knn, stride_knh, stride_vnz, stride_vnn, stride_vnh, stride_bt, Z, H_KV,
-              N_NEW, PAGE_SIZE, HEAD_DIM, BLOCK_T: tl.constexpr, BLOCK_D: tl.constexpr):
+              N_NEW, PAGE_SIZE, HEAD_DIM, MAX_KEYS, BLOCK_T: tl.constexpr,
+              BLOCK_D: tl.constexpr):
     """BLOCK_T new tokens of one K/V head of one sequence a program: one
     launch for both tensors and the lengths, where PyTorch's indexed
-    assignment took several a tensor (a decoding step's host time)."""
+    assignment took several a tensor (a decoding step's host time).  A key
+    at or past MAX_KEYS (the cache's tokens a sequence) stops the kernel
+    with an assertion and is not written: through the block table it would
+    land in another sequence's cache (the host cannot read CUDA lengths
+    without waiting for them)."""
     off_zkv = tl.program_id(1)
     off_z = off_zkv // H_KV
     off_kv = off_zkv % H_KV
@@ -274,10 +281,12 @@ def kv_append(K, V, K_NEW, V_NEW, BLOCK_TABLE, CACHE_SEQLENS, KV_LENS, stride_kp
         tl.store(KV_LENS + off_z, cache_len + N_NEW)
     tokens = tl.program_id(0) * BLOCK_T + tl.arange(0, BLOCK_T)
     offs_d = tl.arange(0, BLOCK_D)
-    token_ok = tokens < N_NEW
+    keys = cache_len + tokens
+    tl.device_assert(keys < MAX_KEYS, "cache_seqlens + seqlen_new exceeds the cache's tokens",
+                     mask=tokens < N_NEW)
+    token_ok = (tokens < N_NEW) & (keys < MAX_KEYS)
     mask = token_ok[:, None] & (offs_d < HEAD_DIM)[None, :]
     table_row = off_z.to(tl.int64) * stride_bt
-    keys = cache_len + tokens
     _append_rows(K, K_NEW, BLOCK_TABLE, table_row, keys, tokens, token_ok, off_z, off_kv,
                  (stride_kp, stride_kn, stride_kh, stride_kd),
                  (stride_knz, stride_knn, stride_knh), PAGE_SIZE, offs_d, mask)

@@ -422,10 +422,10 @@ def _combine_signature(t):
 # kv_append: K, V (the cache), K_NEW, V_NEW, the block table, the cache's
 # lengths and the lengths after the append (int32); the strides of K and V
 # (page, row, head, feature) and of K_NEW and V_NEW (sequence, token,
-# head), the block table's row stride, Z, H_KV, N_NEW, PAGE_SIZE and
-# HEAD_DIM.  No alignment promised: the caller's cache, as it is.
+# head), the block table's row stride, Z, H_KV, N_NEW, PAGE_SIZE, HEAD_DIM
+# and MAX_KEYS.  No alignment promised: the caller's cache, as it is.
 def _append_signature(t):
-    return f"*{t},*{t},*{t},*{t},*i32,*i32,*i32," + ",".join(["i32"] * 20)
+    return f"*{t},*{t},*{t},*{t},*i32,*i32,*i32," + ",".join(["i32"] * 21)
 
 
 # A program of kv_append: 16 new tokens of one K/V head.
