@@ -467,9 +467,10 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi, offs_m, 
         m_sub = _finite_max(m_i, ROW_MAY_BE_EMPTY)
         p = tl.math.exp2(qk * score_scale - m_sub[:, None])
         if ROW_SUM_PARTS:
-            # Column c of a block goes to part c % ROW_SUM_PARTS: the parts
-            # of a row lie in its threads' registers (the accumulator's
-            # column pairs, four lanes), the groups between in registers.
+            # Column c of a block goes to part c % ROW_SUM_PARTS, a part
+            # the thread holding column c holds (the accumulator's column
+            # pairs on four lanes): the groups of columns are summed in
+            # each thread's registers.
             l_i = l_i + tl.sum(tl.reshape(p, [p.shape[0], BLOCK_N // ROW_SUM_PARTS,
                                               ROW_SUM_PARTS]), 1)
         else:
