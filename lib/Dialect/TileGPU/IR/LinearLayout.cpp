@@ -279,21 +279,28 @@ std::string LinearLayout::str() const {
   return text;
 }
 
+LinearLayout::Coord mlir::tilegpu::reshapeCoord(ArrayRef<int64_t> coord,
+                                                ArrayRef<int64_t> from,
+                                                ArrayRef<int64_t> to) {
+  int64_t flat = 0;
+  for (auto [c, size] : llvm::zip(coord, from))
+    flat = flat * size + c;
+  LinearLayout::Coord result(to.size());
+  for (int64_t d = to.size() - 1; d >= 0; --d) {
+    result[d] = flat % to[d];
+    flat /= to[d];
+  }
+  return result;
+}
+
 LinearLayout LinearLayout::reshaped(ArrayRef<int64_t> newShape) const {
   LinearLayout result(newShape);
   assert(result.getNumElements() == getNumElements() && "same elements");
+  // Renumbering is linear over XOR on power-of-two sides: each basis maps
+  // on its own.
   for (unsigned d = 0; d < kNumHwDims; ++d)
-    for (const Coord &basis : bases[d]) {
-      int64_t flat = 0;
-      for (auto [c, size] : llvm::zip(basis, shape))
-        flat = flat * size + c;
-      Coord coord(newShape.size());
-      for (int64_t i = newShape.size() - 1; i >= 0; --i) {
-        coord[i] = flat % newShape[i];
-        flat /= newShape[i];
-      }
-      result.bases[d].push_back(coord);
-    }
+    for (const Coord &basis : bases[d])
+      result.bases[d].push_back(reshapeCoord(basis, shape, newShape));
   return result;
 }
 

@@ -1317,22 +1317,6 @@ LogicalResult AsyncTMAStoreBlockOp::verify() {
                        "from");
 }
 
-/// Coordinate `coord` of a tile of shape `from` as the coordinate of the
-/// same row-major position in shape `to`.
-static LinearLayout::Coord reshapeCoord(ArrayRef<int64_t> coord,
-                                        ArrayRef<int64_t> from,
-                                        ArrayRef<int64_t> to) {
-  int64_t flat = 0;
-  for (auto [c, size] : llvm::zip(coord, from))
-    flat = flat * size + c;
-  LinearLayout::Coord result(to.size());
-  for (int64_t d = to.size() - 1; d >= 0; --d) {
-    result[d] = flat % to[d];
-    flat /= to[d];
-  }
-  return result;
-}
-
 FailureOr<SmallVector<SmallVector<int64_t>>>
 tilegpu::getShapeOpRegisters(Operation *op) {
   auto layoutOf = [](Value value) {

@@ -120,6 +120,12 @@ inline llvm::raw_ostream &operator<<(llvm::raw_ostream &os,
   return os;
 }
 
+/// Coordinate `coord` of a tile of shape `from` as the coordinate of the
+/// same row-major position in shape `to` (tile.reshape's renumbering).
+LinearLayout::Coord reshapeCoord(llvm::ArrayRef<int64_t> coord,
+                                 llvm::ArrayRef<int64_t> from,
+                                 llvm::ArrayRef<int64_t> to);
+
 /// The blocked layout: each thread holds sizePerThread contiguous elements
 /// per dimension, threadsPerWarp threads and warpsPerCTA warps tile the
 /// dimensions, `order` lists the dimensions fastest first. The pattern
