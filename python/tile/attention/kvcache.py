@@ -492,7 +492,7 @@ def flash_attn_with_kvcache(q, k_cache, v_cache, k=None, v=None, rotary_cos=None
     else:
         # The kernels only read the lengths: the caller's tensor serves
         # (one kernel launch fewer a call).
-        kv_lens = seqlens if seqlens.is_contiguous() else seqlens.contiguous()
+        kv_lens = seqlens.contiguous()
 
     # A call of a shape seen before launches through the plan the first
     # such call made (plan.py): the kernels, grids and scalars it chose.
@@ -511,7 +511,8 @@ def flash_attn_with_kvcache(q, k_cache, v_cache, k=None, v=None, rotary_cos=None
         if made is not None:
             return (made[0], made[1]) if return_softmax_lse else made[0]
 
-    given = (q, k_cache, v_cache)
+    # Whether the kernels below read copies of q or the cache (made below,
+    # by the same tests).
     copied = kernel_dim != head_dim or not (q.is_contiguous() and _fits(q)) or not (
         _fits(k_cache) and _fits(v_cache))
     out_shape = (batch, seqlen_q, heads, head_dim)
@@ -585,7 +586,7 @@ def flash_attn_with_kvcache(q, k_cache, v_cache, k=None, v=None, rotary_cos=None
     runtime_launches = _launch(device, append + launches)
     if kernel_dim != head_dim:
         out = out[..., :head_dim].contiguous()
-    elif plan_key is not None and _f._same(given, (q, k_cache, v_cache)):
+    elif plan_key is not None and not copied:
         # Only a call that copied nothing: a plan launches on the tensors
         # as given.
         made = (out, lse) + ((kv_lens,) if append else ()) + (

@@ -38,9 +38,9 @@ of sequence z goes to key CACHE_SEQLENS[z] + t, through the block table as
 a key read above, into K and V of any strides (stride_kd and stride_vd:
 the caller's cache, written where it is).  KV_LENS[z] gets
 CACHE_SEQLENS[z] + N_NEW, the keys attention then covers; a key at or past
-MAX_KEYS fails an assertion.  HEAD_DIM (at
-most BLOCK_D) is a run-time value: a cache's head dim need not be a power
-of two.  Grid (cdiv(N_NEW, BLOCK_T), Z * H_KV).
+MAX_KEYS fails an assertion.  HEAD_DIM (at most BLOCK_D) is a run-time
+value: a cache's head dim need not be a power of two.  Grid (cdiv(N_NEW,
+BLOCK_T), Z * H_KV).
 
 attn_decode_combine merges the splits of each row by their LSE into O, q's
 type, [Z, N_Q, H, HEAD_DIM] through (stride_oz, stride_on, stride_oh), and

@@ -549,3 +549,18 @@ func.func private @linear_cover(tensor<16x8xf32, #tilegpu.linear<register = [[0,
 
 // expected-error @below {{a rank-2 layout on a tensor of rank 1}}
 func.func private @linear_tensor_rank(tensor<64xf32, #tilegpu.linear<register = [], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = []>>)
+
+// -----
+
+// expected-error @below {{a linear layout's coordinates are not negative}}
+func.func private @linear_negative(tensor<64x8xf32, #tilegpu.linear<register = [[0, -1]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = []>>)
+
+// -----
+
+// expected-error @below {{a linear layout lays out tensors whose sides are powers of two}}
+func.func private @linear_sides(tensor<48x8xf32, #tilegpu.linear<register = [[0, 1]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = []>>)
+
+// -----
+
+// expected-error @below {{a linear layout needs its lane bases}}
+func.func private @linear_no_bases(tensor<64x8xf32, #tilegpu.linear<register = [], lane = [], warp = []>>)
