@@ -121,8 +121,8 @@ class AttentionTiles(typing.NamedTuple):
     the non-causal forward runs persistent, a program an SM (0: never),
     whether the causal and window forwards do, on pairs of query
     blocks of equal work (at every length), and the parts the forward
-    keeps each row's sum in (ROW_SUM_PARTS; 0: whole, a shuffle a block;
-    not yet timed on a GPU)."""
+    keeps each row's sum in (ROW_SUM_PARTS; 0: whole, a shuffle a
+    block)."""
     block_n: int
     fwd_warps: int
     vote: bool
@@ -155,8 +155,9 @@ class AttentionTiles(typing.NamedTuple):
 # by variant instead of 292-452, 6-15% faster.
 HOPPER_TILES = {
     32: AttentionTiles(64, 4, True, False, 8, 128, 128, 2, True, 0, True, 128),
-    64: AttentionTiles(64, 4, True, False, 8, 128, 128, 2, True, 0, False, 64),
-    128: AttentionTiles(128, 8, False, True, 8, 128, 64, 3, False, 128, True, 64, 4096, True),
+    64: AttentionTiles(64, 4, True, False, 8, 128, 128, 2, True, 0, False, 64,
+                       fwd_row_sum_parts=8),
+    128: AttentionTiles(128, 8, False, True, 8, 128, 64, 3, False, 128, True, 64, 4096, True, 8),
     256: AttentionTiles(64, 8, False, True, 8, 64, 64, 2, False, 0, False, 64),
 }
 
@@ -235,6 +236,12 @@ def _attention_variants(t, head_dim, target):
     # causal d128 forward gained 10% at N = 1024, 2% at 4096, level at
     # 16k, its window (1024, 0) 4% (N = 8192); at d64, two such programs
     # an SM were 5-10% slower from 4k (H200, 2026-11-29).
+    # Each row's sum kept in 8 parts (ROW_SUM_PARTS, one shuffle tree
+    # after the loop instead of one a block) at d64 and d128: -1 to +3%
+    # at d64, +1-7% at d128 (N 4k and 16k, fp16, H200, 2026-11-30).  Not
+    # in the variants with softcap, ALiBi or dropout: there the parts'
+    # registers cost d128 12-1300 bytes of spills and serialise d64's
+    # ALiBi warpgroup MMA.
     # The backward runs every product on wgmma, Q and dO copied
     # by the TMA from a producer warpgroup, its programs owning 128
     # keys on 8 warps (d32 to d128).  d32 and d128 compute S as
@@ -281,7 +288,8 @@ def _attention_variants(t, head_dim, target):
                       "ALIBI": alibi, "DROPOUT": dropout, "HEAD_GROUP": 8,
                       "RESCALE_VOTE": tiles.vote,
                       "PERSISTENT": int(tiles.fwd_causal_pairs and causal),
-                      "ROW_SUM_PARTS": tiles.fwd_row_sum_parts}
+                      "ROW_SUM_PARTS": 0 if softcap or alibi or dropout
+                      else tiles.fwd_row_sum_parts}
         out.append(Variant(
             f"attn_fwd_{t}_d{head_dim}_{suffix}{name}", "attention", "attn_fwd",
             _fwd_signature(t), constexprs, tiles.fwd_warps, overlap_products=hopper,
