@@ -23,6 +23,16 @@ constexpr int kMaxDynamicSharedBytesAttribute = 8;
 constexpr int kMaxThreadsPerBlockAttribute = 0;
 constexpr unsigned kDefaultSharedLimit = 48 * 1024;
 constexpr CUresult kSuccess = 0;
+
+/// CUDA_ERROR_ILLEGAL_ADDRESS (700), _HARDWARE_STACK_ERROR (714),
+/// _ILLEGAL_INSTRUCTION (715), _MISALIGNED_ADDRESS (716),
+/// _INVALID_ADDRESS_SPACE (717), _INVALID_PC (718), _LAUNCH_FAILED (719)
+/// and _ASSERT (710): a kernel's fault, reported by whichever call comes
+/// next.
+bool isStickyError(CUresult result) {
+  return result == 700 || result == 710 || (result >= 714 && result <= 719);
+}
+
 // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR and _MINOR.
 constexpr int kComputeCapabilityMajor = 75;
 constexpr int kComputeCapabilityMinor = 76;
@@ -106,8 +116,15 @@ Status CudaDriver::check(CUresult result, const std::string &what) const {
   const char *text = nullptr;
   if (cuGetErrorString)
     cuGetErrorString(result, &text);
-  return Status::error(what + " failed: " +
-                       (text ? text : "CUDA error " + std::to_string(result)));
+  std::string message = what + " failed: " +
+                        (text ? text : "CUDA error " + std::to_string(result));
+  // These errors are sticky: they belong to a kernel launched earlier
+  // (launches are asynchronous), not to the call that reports them.
+  if (isStickyError(result))
+    message += " (raised by a kernel that ran earlier; a device assertion's "
+               "message is on stderr; the CUDA context is unusable until the "
+               "process ends)";
+  return Status::error(message);
 }
 
 Status tile::rt::getComputeCapability(const CudaDriver &driver, CUdevice device,

@@ -1007,3 +1007,18 @@ TEST(CudaDriver, TargetsRunOnTheirDevices) {
   EXPECT_TRUE(checkTargetRuns("k", "gfx942", true, 9, 0, "H100").ok());
   EXPECT_TRUE(checkTargetRuns("k", "sm_x0", true, 9, 0, "H100").ok());
 }
+
+// A kernel's fault (an assertion, an illegal address) is reported by the
+// next driver call, whatever it is: the message says it came from earlier.
+TEST(CudaDriver, StickyErrorsSayTheyCameFromAnEarlierKernel) {
+  tile::rt::CudaDriver driver{}; // no cuGetErrorString: codes by number
+  EXPECT_TRUE(driver.check(0, "loading k").ok());
+  std::string assertion = driver.check(710, "loading k").message();
+  EXPECT_EQ(assertion.find("loading k failed: CUDA error 710"), 0u);
+  EXPECT_NE(assertion.find("raised by a kernel that ran earlier"),
+            std::string::npos);
+  EXPECT_NE(driver.check(700, "x").message().find("ran earlier"),
+            std::string::npos);
+  EXPECT_EQ(driver.check(2, "allocating").message(),
+            "allocating failed: CUDA error 2");
+}
