@@ -238,12 +238,15 @@ def test_unsupported_head_dim_lists_what_the_bundle_has(monkeypatch, tmp_path):
 
 
 @needs_kernels
-@pytest.mark.parametrize("head_dim, kernel_dim", [(16, 32), (48, 64), (96, 128), (80, 128),
-                                                  (200, 256), (8, 32)])
-def test_ragged_head_dims_run_padded(emulated, head_dim, kernel_dim):
+@pytest.mark.parametrize("head_dim, forward_dim, backward_dim", [
+    (16, 32, 32), (48, 64, 64), (96, 96, 128), (80, 96, 128), (192, 192, 256),
+    (200, 256, 256), (8, 32, 32)])
+def test_ragged_head_dims_run_padded(emulated, head_dim, forward_dim, backward_dim):
     """A head dim without kernels of its own runs on the next wider ones,
-    zero-padded (the scale stays 1/sqrt(head_dim)): out, lse and the
-    gradients against the float64 reference, of the caller's shape."""
+    zero-padded (the scale stays 1/sqrt(head_dim)); 96 and 192 have
+    forwards of their own (on 128's and 256's tiles, BLOCK_D), not yet
+    backwards: out, lse and the gradients against the float64 reference,
+    of the caller's shape."""
     q, k, v = (t.requires_grad_() for t in qkv((2, 37, 4, head_dim),
                                                kv_shape=(2, 50, 2, head_dim)))
     dout = torch.randn(2, 37, 4, head_dim).half()
@@ -252,14 +255,15 @@ def test_ragged_head_dims_run_padded(emulated, head_dim, kernel_dim):
     assert out.shape == dq.shape == q.shape and dk.shape == dv.shape == k.shape
     want = reference(q, k, v, dout, True, 1 / math.sqrt(head_dim))
     assert_matches_reference((out, lse, dq, dk, dv), want, torch.float16)
-    assert [spec.constexprs["HEAD_DIM"] for spec, _ in emulated.launches] == [kernel_dim] * 4
+    assert [spec.constexprs["HEAD_DIM"] for spec, _ in emulated.launches] == \
+        [forward_dim] + [backward_dim] * 3
 
 
 @needs_kernels
 def test_head_dims_past_the_widest_kernel_are_refused(emulated):
     q, k, v = qkv((1, 8, 2, 264))
     with pytest.raises(ValueError, match=r"head_dim 264: the bundle's attention kernels take "
-                                         r"head dims \[32, 64, 128, 256\]"):
+                                         r"head dims \[32, 64, 96, 128, 192, 256\]"):
         flash_attn_func(q, k, v)
 
 
@@ -1602,7 +1606,8 @@ def test_varlen_ragged_head_dim_runs_padded(emulated):
                          1 / math.sqrt(96))
         got = (out[rq][None], want[1], dq[rq][None], dk[rk][None], dv[rk][None])
         assert_matches_reference(got, want, torch.float16)
-    assert {spec.constexprs["HEAD_DIM"] for spec, _ in emulated.launches} == {128}
+    # d96's forward is its own; its backward runs padded to 128.
+    assert [spec.constexprs["HEAD_DIM"] for spec, _ in emulated.launches] == [96] + [128] * 3
 
 
 @needs_kernels

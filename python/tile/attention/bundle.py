@@ -88,10 +88,40 @@ class KernelBundle:
         # The head dims the forward kernels have, ascending.
         self.head_dims = sorted({k.constexprs["HEAD_DIM"] for k in self.kernels.values()
                                  if k.family == FORWARD})
+        self._kernel_dims = {}
 
     @classmethod
     def discover(cls):
         return cls(find_kernel_dir())
+
+    def kernel_head_dim(self, kernel, element_type, head_dim, capability=None):
+        """The head dim of the `kernel` family's variants that run head_dim
+        for this element type on a device of compute capability
+        `capability`: head_dim where the folder has them (a forward on a
+        larger head dim's tiles, BLOCK_D, reads zeros past the tensors'
+        columns), else the smallest larger one (the tensors then go padded
+        with zeros, as FlashAttention pads them: the zero columns add
+        nothing to the scores, and the outputs' are dropped).  ValueError
+        when none is large enough."""
+        key = (kernel, element_type, head_dim, capability, os.environ.get("TILE_TARGET"))
+        found = self._kernel_dims.get(key)
+        if found is None:
+            larger = [d for d in self.head_dims if d >= head_dim]
+            if not larger:
+                raise ValueError(f"head_dim {head_dim}: the bundle's attention kernels take "
+                                 f"head dims {self.head_dims} (smaller ones padded to the "
+                                 f"next)")
+            for dim in reversed(larger):
+                try:
+                    self.select(kernel, element_type, dim, capability=capability)
+                    found = dim
+                except ValueError:
+                    # What the smallest says, when none runs here (kernels
+                    # for another device, say).
+                    if found is None and dim == larger[0]:
+                        raise
+            self._kernel_dims[key] = found
+        return found
 
     def select(self, kernel, element_type, head_dim, causal=None, seq_len=None,
                window=None, softcap=None, alibi=False, dropout=False, deterministic=False,

@@ -467,12 +467,12 @@ def _mask_values(mask):
     return {"causal_offset": mask.causal_offset, "window_offset": mask.window_offset}
 
 
-def _kernel_head_dim(head_dim):
-    """The head dim of the kernels that run head_dim: the smallest the
-    bundle's forward kernels have at least as large (a ragged head dim runs
-    padded with zeros, as FlashAttention pads it: the zero columns add
-    nothing to the scores, and out's are dropped)."""
-    return smallest_kernel_dim(head_dim, kernel_bundle().head_dims, "the bundle's attention")
+def _kernel_head_dim(family, like):
+    """The head dim of the `family` kernels that run on tensor `like`'s
+    head dim, dtype and device (KernelBundle.kernel_head_dim): its own, or
+    a larger one that the tensors go padded to."""
+    return kernel_bundle().kernel_head_dim(family, _ELEMENT_TYPES[like.dtype], like.shape[-1],
+                                           device_capability(like.device))
 
 
 def smallest_kernel_dim(head_dim, dims, kernels):
@@ -496,7 +496,7 @@ def _forward(q, k, v, causal, scale, causal_offset=0, window_offset=None, softca
     """_forward_kernels on q, k, v padded to the kernels' head dim
     (_kernel_head_dim), out cut back to q's."""
     head_dim = q.shape[-1]
-    padded = _kernel_head_dim(head_dim)
+    padded = _kernel_head_dim(_bundle.FORWARD, q)
     if padded == head_dim:
         return _forward_kernels(q, k, v, causal, scale, causal_offset, window_offset, softcap,
                                 alibi_slopes, dropout_p, dropout_seeds)
@@ -612,7 +612,7 @@ def _backward(dout, q, k, v, out, lse, causal, scale, causal_offset=0, window_of
     (q, k, v may come padded already, from _forward), the gradients cut
     back to dout's."""
     head_dim = dout.shape[-1]
-    padded = _kernel_head_dim(head_dim)
+    padded = _kernel_head_dim(_bundle.BACKWARD, dout)
     if padded == head_dim:
         return _backward_kernels(dout, q, k, v, out, lse, causal, scale, causal_offset,
                                  window_offset, softcap, alibi_slopes, dropout_p, dropout_seeds,

@@ -136,7 +136,7 @@ def _varlen_forward(q, k, v, cu_q, cu_k, max_q, max_k, scale, mask, softcap,
     max_seqlen_q); q, k, v as the kernel read them (padded to the kernels'
     head dim, out cut back to q's)."""
     head_dim = q.shape[-1]
-    padded = _f._kernel_head_dim(head_dim)
+    padded = _f._kernel_head_dim(_bundle.FORWARD, q)
     if padded != head_dim:
         q, k, v = _f._pad_head_dim((q, k, v), padded)
         out, lse, q, k, v = _varlen_forward(q, k, v, cu_q, cu_k, max_q, max_k, scale, mask,
@@ -175,7 +175,7 @@ def _varlen_backward(dout, q, k, v, out, lse, cu_q, cu_k, max_q, max_k, scale, m
                      softcap, alibi_slopes=None, dropout_p=0.0, dropout_seeds=None,
                      deterministic=False):
     head_dim = dout.shape[-1]
-    padded = _f._kernel_head_dim(head_dim)
+    padded = _f._kernel_head_dim(_bundle.BACKWARD, dout)
     if padded != head_dim:
         dout, q, k, v, out = _f._pad_head_dim((dout, q, k, v, out), padded)
         grads = _varlen_backward(dout, q, k, v, out, lse, cu_q, cu_k, max_q, max_k, scale,

@@ -394,7 +394,7 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi, offs_m, 
                     KEY_MASK: tl.constexpr, RESCALE_VOTE: tl.constexpr = True,
                     WINDOW_MASK: tl.constexpr = False, SOFTCAP: tl.constexpr = False,
                     ALIBI: tl.constexpr = False, DROPOUT: tl.constexpr = False,
-                    ROW_SUM_PARTS: tl.constexpr = 0):
+                    ROW_SUM_PARTS: tl.constexpr = 0, HEAD_TAIL: tl.constexpr = False):
     """Online softmax over the key blocks [lo, hi), BLOCK_N keys at a time.
 
     m_i is what the exponentials subtract: the running row max of the scaled
@@ -412,7 +412,9 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi, offs_m, 
     base 2).  DROPOUT: P V takes the probabilities _dropout_keep keeps
     (dropout_p, seed, head, query0: scores' last four, query0 the first of
     offs_m; l_i sums them all, the caller scales).  ROW_SUM_PARTS: l_i is
-    [BLOCK_M, ROW_SUM_PARTS], each row's sum in parts (_attn_fwd_block)."""
+    [BLOCK_M, ROW_SUM_PARTS], each row's sum in parts (_attn_fwd_block).
+    HEAD_TAIL: the head dim ends inside the blocks, which read zeros past
+    it."""
     (qk_scale, cap_scale, causal_offset, window_offset, kv_len, slope, alibi_diagonal,
      dropout_p, seed, head, query0) = scores
     K_block_ptr = tl.advance(K_block_ptr, (0, lo))
@@ -421,8 +423,13 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi, offs_m, 
     ROW_MAY_BE_EMPTY: tl.constexpr = CAUSAL_MASK or WINDOW_MASK
     for start_n in range(lo, hi, BLOCK_N):
         if KEY_MASK:
-            k = tl.load(K_block_ptr, boundary_check=(1,), padding_option="zero")
-            v = tl.load(V_block_ptr, boundary_check=(0,), padding_option="zero")
+            k = tl.load(K_block_ptr, boundary_check=(0, 1) if HEAD_TAIL else (1,),
+                        padding_option="zero")
+            v = tl.load(V_block_ptr, boundary_check=(0, 1) if HEAD_TAIL else (0,),
+                        padding_option="zero")
+        elif HEAD_TAIL:
+            k = tl.load(K_block_ptr, boundary_check=(0,), padding_option="zero")
+            v = tl.load(V_block_ptr, boundary_check=(1,), padding_option="zero")
         else:
             k = tl.load(K_block_ptr)
             v = tl.load(V_block_ptr)
@@ -509,8 +516,9 @@ def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n,
              SOFTCAP: tl.constexpr = False, HEAD_GROUP: tl.constexpr = 8,
              RESCALE_VOTE: tl.constexpr = True, ALIBI: tl.constexpr = False,
              DROPOUT: tl.constexpr = False, PERSISTENT: tl.constexpr = 0,
-             ROW_SUM_PARTS: tl.constexpr = 0):
+             ROW_SUM_PARTS: tl.constexpr = 0, BLOCK_D: tl.constexpr = 0):
     tl.static_assert(BLOCK_M % BLOCK_N == 0, "BLOCK_M must be a multiple of BLOCK_N")
+    tl.static_assert(BLOCK_D == 0 or BLOCK_D >= HEAD_DIM, "BLOCK_D must hold HEAD_DIM")
     tl.static_assert(not (ALIBI and SOFTCAP), "ALiBi with capped scores is not supported")
     tl.static_assert(HEAD_GROUP >= 1, "HEAD_GROUP must be at least 1")
     tl.static_assert(CAUSAL or not WINDOW, "a window is a band: WINDOW needs CAUSAL")
@@ -535,7 +543,8 @@ def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n,
             for half in range(0, 2 - alone.to(tl.int32)):
                 start_m = tl.where(half == 0, num_blocks - 1 - r, r)
                 _attn_fwd_block(call, start_m, off_hz, HEAD_DIM, BLOCK_M, BLOCK_N, CAUSAL, WINDOW,
-                                SOFTCAP, RESCALE_VOTE, ALIBI, DROPOUT, ROW_SUM_PARTS)
+                                SOFTCAP, RESCALE_VOTE, ALIBI, DROPOUT, ROW_SUM_PARTS,
+                                BLOCK_D if BLOCK_D else HEAD_DIM)
         return
     if PERSISTENT:
         # Block index i is query block i % num_blocks of head i // num_blocks;
@@ -546,7 +555,8 @@ def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n,
             start_m = index % num_blocks
             off_hz = index // num_blocks
             _attn_fwd_block(call, start_m, off_hz, HEAD_DIM, BLOCK_M, BLOCK_N, CAUSAL, WINDOW,
-                            SOFTCAP, RESCALE_VOTE, ALIBI, DROPOUT, ROW_SUM_PARTS)
+                            SOFTCAP, RESCALE_VOTE, ALIBI, DROPOUT, ROW_SUM_PARTS,
+                            BLOCK_D if BLOCK_D else HEAD_DIM)
         return
     if CAUSAL:
         # The last query block sees the most keys.
@@ -556,16 +566,21 @@ def attn_fwd(Q, K, V, O, LSE, sm_scale, stride_z, stride_h, stride_n,
         start_m = tl.program_id(0)
         off_hz = tl.program_id(1)
     _attn_fwd_block(call, start_m, off_hz, HEAD_DIM, BLOCK_M, BLOCK_N, CAUSAL, WINDOW,
-                    SOFTCAP, RESCALE_VOTE, ALIBI, DROPOUT, ROW_SUM_PARTS)
+                    SOFTCAP, RESCALE_VOTE, ALIBI, DROPOUT, ROW_SUM_PARTS,
+                    BLOCK_D if BLOCK_D else HEAD_DIM)
 
 
 @tile.jit
 def _attn_fwd_block(call, start_m, off_hz, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
                     BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr, WINDOW: tl.constexpr,
                     SOFTCAP: tl.constexpr, RESCALE_VOTE: tl.constexpr, ALIBI: tl.constexpr,
-                    DROPOUT: tl.constexpr, ROW_SUM_PARTS: tl.constexpr = 0):
+                    DROPOUT: tl.constexpr, ROW_SUM_PARTS: tl.constexpr,
+                    BLOCK_D: tl.constexpr):
     """attn_fwd's query block start_m of head off_hz: O's and LSE's rows
     (call: attn_fwd's run-time arguments, Q to DROPOUT_SEEDS but Z).
+    BLOCK_D: the blocks' width, HEAD_DIM (the tensors' head dim) or more:
+    the columns past HEAD_DIM read as zeros (adding nothing to the scores)
+    and are not stored.
     ROW_SUM_PARTS (a power of two, 0 for none): each row's sum kept as that
     many parts through the key blocks, each thread adding its own columns
     (a reshape of P that stays in its registers), the parts added once at
@@ -591,28 +606,30 @@ def _attn_fwd_block(call, start_m, off_hz, HEAD_DIM: tl.constexpr, BLOCK_M: tl.c
     Q_block_ptr = tl.make_block_ptr(base=Q + offset, shape=(N_CTX, HEAD_DIM),
                                     strides=(stride_n, 1),
                                     offsets=(start_q + start_m * BLOCK_M, 0),
-                                    block_shape=(BLOCK_M, HEAD_DIM), order=(1, 0))
+                                    block_shape=(BLOCK_M, BLOCK_D), order=(1, 0))
     # K is read transposed: a (HEAD_DIM, N_KV) view, so q @ k needs no trans.
     K_block_ptr = tl.make_block_ptr(base=K + kv_offset, shape=(HEAD_DIM, N_KV),
                                     strides=(1, stride_kn), offsets=(0, start_k),
-                                    block_shape=(HEAD_DIM, BLOCK_N), order=(0, 1))
+                                    block_shape=(BLOCK_D, BLOCK_N), order=(0, 1))
     V_block_ptr = tl.make_block_ptr(base=V + kv_offset, shape=(N_KV, HEAD_DIM),
                                     strides=(stride_kn, 1), offsets=(start_k, 0),
-                                    block_shape=(BLOCK_N, HEAD_DIM), order=(1, 0))
+                                    block_shape=(BLOCK_N, BLOCK_D), order=(1, 0))
     O_block_ptr = tl.make_block_ptr(base=O + offset, shape=(start_q + q_len, HEAD_DIM),
                                     strides=(stride_n, 1),
                                     offsets=(start_q + start_m * BLOCK_M, 0),
-                                    block_shape=(BLOCK_M, HEAD_DIM), order=(1, 0))
+                                    block_shape=(BLOCK_M, BLOCK_D), order=(1, 0))
+    HEAD_TAIL: tl.constexpr = BLOCK_D > HEAD_DIM
     offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
     m_i = tl.full([BLOCK_M], -float("inf"), tl.float32)
     if ROW_SUM_PARTS:
         l_i = tl.zeros([BLOCK_M, ROW_SUM_PARTS], tl.float32)
     else:
         l_i = tl.zeros([BLOCK_M], tl.float32)
-    acc = tl.zeros([BLOCK_M, HEAD_DIM], tl.float32)
+    acc = tl.zeros([BLOCK_M, BLOCK_D], tl.float32)
     qk_scale, cap_scale = _score_scales(sm_scale, softcap, SOFTCAP)
     # Rows past the sequence's are never stored.
-    q = tl.load(Q_block_ptr, boundary_check=(0,), padding_option="zero")
+    q = tl.load(Q_block_ptr, boundary_check=(0, 1) if HEAD_TAIL else (0,),
+                padding_option="zero")
     off, low, first, left_end, full_end, diag_end = _key_stages(
         start_m * BLOCK_M, q_len, kv_len, causal_offset, window_offset, BLOCK_M, BLOCK_N,
         CAUSAL, WINDOW)
@@ -623,35 +640,35 @@ def _attn_fwd_block(call, start_m, off_hz, HEAD_DIM: tl.constexpr, BLOCK_M: tl.c
             acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, first,
                                             left_end, offs_m, scores, BLOCK_N, True, True,
                                             RESCALE_VOTE, True, SOFTCAP, ALIBI, DROPOUT,
-                                            ROW_SUM_PARTS)
+                                            ROW_SUM_PARTS, HEAD_TAIL)
             acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, left_end,
                                             full_end, offs_m, scores, BLOCK_N, False, False,
                                             RESCALE_VOTE, False, SOFTCAP, ALIBI, DROPOUT,
-                                            ROW_SUM_PARTS)
+                                            ROW_SUM_PARTS, HEAD_TAIL)
             acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, full_end,
                                             diag_end, offs_m, scores, BLOCK_N, True, True,
                                             RESCALE_VOTE, True, SOFTCAP, ALIBI, DROPOUT,
-                                            ROW_SUM_PARTS)
+                                            ROW_SUM_PARTS, HEAD_TAIL)
         else:
             acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, 0,
                                             full_end, offs_m, scores, BLOCK_N, False, False,
                                             RESCALE_VOTE, False, SOFTCAP, ALIBI, DROPOUT,
-                                            ROW_SUM_PARTS)
+                                            ROW_SUM_PARTS, HEAD_TAIL)
             # Diagonal: up to the last key the last row sees, with the
             # causal mask and the key tail.  Empty when no row sees a key.
             acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, full_end,
                                             diag_end, offs_m, scores, BLOCK_N, True, True,
                                             RESCALE_VOTE, False, SOFTCAP, ALIBI, DROPOUT,
-                                            ROW_SUM_PARTS)
+                                            ROW_SUM_PARTS, HEAD_TAIL)
     else:
         acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, 0, full_end,
                                         offs_m, scores, BLOCK_N, False, False, RESCALE_VOTE, False,
                                         SOFTCAP, ALIBI, DROPOUT,
-                                            ROW_SUM_PARTS)
+                                            ROW_SUM_PARTS, HEAD_TAIL)
         acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, full_end,
                                         diag_end, offs_m, scores, BLOCK_N, False, True,
                                         RESCALE_VOTE, False, SOFTCAP, ALIBI, DROPOUT,
-                                            ROW_SUM_PARTS)
+                                            ROW_SUM_PARTS, HEAD_TAIL)
     if ROW_SUM_PARTS:
         l_i = tl.sum(l_i, 1)
     # log-sum-exp in natural log: ln 2 * (m_i + log2 l_i); -inf for a row
@@ -667,7 +684,8 @@ def _attn_fwd_block(call, start_m, off_hz, HEAD_DIM: tl.constexpr, BLOCK_M: tl.c
     if DROPOUT:
         inv_l = inv_l / (1.0 - dropout_p)
     o = acc * inv_l[:, None]
-    tl.store(O_block_ptr, o.to(O.dtype.element_ty), boundary_check=(0,))
+    tl.store(O_block_ptr, o.to(O.dtype.element_ty),
+             boundary_check=(0, 1) if HEAD_TAIL else (0,))
 
 
 @tile.jit(launch=tile.Launch(grid=("cdiv(N_CTX, BLOCK_M)", "Z * H"), keys=("HEAD_DIM",),

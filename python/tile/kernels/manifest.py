@@ -183,6 +183,12 @@ AMPERE_TILES = {
 # attn_fwd_fp16_d128_causal_sm80). The runtime picks by the device's
 # compute capability (include/tile/Runtime/Target.h).
 ATTENTION_TILES = {"sm_90a": HOPPER_TILES, "sm_80": AMPERE_TILES}
+
+# Head dims whose forward runs on the tiles of a larger one (BLOCK_D), its
+# blocks reading zeros past the tensors' columns (the TMA's bounds), so
+# that q, k and v need no padded copies: Hopper's.  Other head dims, and
+# these where no kernel has them, run padded to the next (the API).
+HOPPER_BLOCK_DIMS = {96: 128, 192: 256}
 DEFAULT_TARGET = "sm_90a"
 
 
@@ -202,10 +208,12 @@ MASKS = tuple((name + extra, causal, window, extra == "_softcap", extra == "_ali
                                            ("local", True, True)))
 
 
-def _attention_variants(t, head_dim, target):
-    """The training kernels of one element type and head dim for `target`."""
+def _attention_variants(t, head_dim, target, block_d=None):
+    """The training kernels of one element type and head dim for `target`;
+    with block_d, the forward alone, on block_d's tiles, for a head dim
+    of HOPPER_BLOCK_DIMS."""
     out = []
-    tiles = ATTENTION_TILES[target][head_dim]
+    tiles = ATTENTION_TILES[target][block_d or head_dim]
     hopper = target == "sm_90a"
     name = target_suffix(target)
     # Per target: its own tiles; Hopper's pipelines on sm_90a alone.
@@ -289,7 +297,7 @@ def _attention_variants(t, head_dim, target):
                       "RESCALE_VOTE": tiles.vote,
                       "PERSISTENT": int(tiles.fwd_causal_pairs and causal),
                       "ROW_SUM_PARTS": 0 if softcap or alibi or dropout
-                      else tiles.fwd_row_sum_parts}
+                      else tiles.fwd_row_sum_parts, "BLOCK_D": block_d or head_dim}
         out.append(Variant(
             f"attn_fwd_{t}_d{head_dim}_{suffix}{name}", "attention", "attn_fwd",
             _fwd_signature(t), constexprs, tiles.fwd_warps, overlap_products=hopper,
@@ -301,6 +309,8 @@ def _attention_variants(t, head_dim, target):
                 "attn_fwd", _fwd_signature(t), {**constexprs, "PERSISTENT": 1},
                 tiles.fwd_warps, max_n_ctx=bound, overlap_products=hopper,
                 ping_pong=tiles.ping_pong, **options))
+    if block_d:
+        return out
     out.append(Variant(
         f"attn_bwd_preprocess_{t}_d{head_dim}{name}", "attention", "attn_bwd_preprocess",
         _preprocess_signature(t), {"HEAD_DIM": head_dim, "BLOCK_M": 64}, 8,
@@ -364,6 +374,8 @@ def _variants():
     for t in ("fp16", "bf16"):
         for head_dim in HOPPER_TILES:
             out.extend(_attention_variants(t, head_dim, DEFAULT_TARGET))
+        for head_dim, block_d in HOPPER_BLOCK_DIMS.items():
+            out.extend(_attention_variants(t, head_dim, DEFAULT_TARGET, block_d))
         # The first tile of the Triton matmul tutorial's list, 128 x 256 x 64
         # on 8 warps: on sm_90a two warpgroups of wgmma m64n256, the product
         # left in flight, fed by four stages of TMA copies (192 KiB;
