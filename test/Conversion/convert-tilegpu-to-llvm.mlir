@@ -671,3 +671,24 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
     return
   }
 }
+
+// -----
+
+// A tile smaller than its layout's span repeats its elements in registers
+// (an 8-column tile in a 128-column wgmma layout: each of a thread's four
+// elements in 16 registers). A sum counts each element once: in the thread
+// one add a row (two rows), then two shuffle rounds a row.
+// CHECK-LABEL: llvm.func @sum_of_a_repeated_tile
+// CHECK-COUNT-6: llvm.fadd
+// CHECK-NOT: llvm.fadd
+// CHECK: llvm.return
+#mma = #tilegpu.mma<version = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]>
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @sum_of_a_repeated_tile(%p: !tile.ptr<f32>, %x: f32) attributes {tile.kernel} {
+    %t = tile.splat %x : tensor<128x8xf32, #mma>
+    %s = tile.reduce sum %t axis 1 : tensor<128x8xf32, #mma> -> tensor<128xf32, #tilegpu.slice<dim = 1, parent = #mma>>
+    %ps = tile.splat %p : tensor<128x!tile.ptr<f32>, #tilegpu.slice<dim = 1, parent = #mma>>
+    tile.store %ps, %s : tensor<128x!tile.ptr<f32>, #tilegpu.slice<dim = 1, parent = #mma>>
+    return
+  }
+}

@@ -654,11 +654,14 @@ def main():
                     # plans the first call made (tile/attention/plan.py).
                     tensors = random_inputs(batch, seqlen, heads, head_dim, dtype, generator)
                     check_case(results, f"{name} again", *tensors, causal)
-    # Head dims between the kernels' run zero-padded to the next one.
-    for dtype, head_dim in ((torch.float16, 40), (torch.bfloat16, 96), (torch.float16, 200)):
+    # Head dims between the kernels': 96 and 192 have forwards of their own
+    # (BLOCK_D), the others run zero-padded to the next.
+    for dtype, head_dim in ((torch.float16, 40), (torch.bfloat16, 80), (torch.float16, 96),
+                            (torch.bfloat16, 96), (torch.float16, 192), (torch.bfloat16, 192),
+                            (torch.float16, 200)):
         for causal in (False, True):
             tensors = random_inputs(2, 257, 8, head_dim, dtype, generator)
-            check_case(results, f"{type_name(dtype)} d{head_dim} (padded) "
+            check_case(results, f"{type_name(dtype)} d{head_dim} (ragged) "
                        f"{'causal' if causal else 'full'} N=257 B=2 H=8", *tensors, causal)
 
     # Causal offsets: -1 as striped ring attention uses it, ragged ones, one

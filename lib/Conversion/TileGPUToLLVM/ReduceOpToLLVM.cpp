@@ -19,6 +19,8 @@
 
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <set>
+
 using namespace mlir;
 using namespace mlir::tilegpu;
 
@@ -111,12 +113,19 @@ struct ReduceOpConversion : public ConvertOpToLLVMPattern<tile::ReduceOp> {
 
     // 1. Within the thread: one partial result per distinct coordinate
     //    outside the axis.
+    //    A register that repeats another's element (a zero register basis:
+    //    a tile smaller than its layout's span) is left out, or a sum would
+    //    count the element once a copy.
     SmallVector<Value> regs = unpackRegisters(rewriter, loc, adaptor.getSrc());
     SmallVector<LinearLayout::Coord> keys;
     SmallVector<int64_t> firstRegister;
     SmallVector<Value> partials;
+    std::set<LinearLayout::Coord> seen;
     for (auto [r, value] : llvm::enumerate(regs)) {
-      LinearLayout::Coord key = dropAxis(registerOffset(layout, r), axis);
+      LinearLayout::Coord offset = registerOffset(layout, r);
+      if (!seen.insert(offset).second)
+        continue;
+      LinearLayout::Coord key = dropAxis(offset, axis);
       auto it = llvm::find(keys, key);
       if (it == keys.end()) {
         keys.push_back(key);
