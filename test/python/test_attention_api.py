@@ -238,15 +238,13 @@ def test_unsupported_head_dim_lists_what_the_bundle_has(monkeypatch, tmp_path):
 
 
 @needs_kernels
-@pytest.mark.parametrize("head_dim, forward_dim, backward_dim", [
-    (16, 32, 32), (48, 64, 64), (96, 96, 128), (80, 96, 128), (192, 192, 256),
-    (200, 256, 256), (8, 32, 32)])
-def test_ragged_head_dims_run_padded(emulated, head_dim, forward_dim, backward_dim):
+@pytest.mark.parametrize("head_dim, kernel_dim", [
+    (16, 32), (48, 64), (96, 96), (80, 96), (192, 192), (200, 256), (8, 32)])
+def test_ragged_head_dims_run_padded(emulated, head_dim, kernel_dim):
     """A head dim without kernels of its own runs on the next wider ones,
-    zero-padded (the scale stays 1/sqrt(head_dim)); 96 and 192 have
-    forwards of their own (on 128's and 256's tiles, BLOCK_D), not yet
-    backwards: out, lse and the gradients against the float64 reference,
-    of the caller's shape."""
+    zero-padded (the scale stays 1/sqrt(head_dim)); 96 and 192 have kernels
+    of their own (on 128's and 256's tiles, BLOCK_D): out, lse and the
+    gradients against the float64 reference, of the caller's shape."""
     q, k, v = (t.requires_grad_() for t in qkv((2, 37, 4, head_dim),
                                                kv_shape=(2, 50, 2, head_dim)))
     dout = torch.randn(2, 37, 4, head_dim).half()
@@ -255,8 +253,7 @@ def test_ragged_head_dims_run_padded(emulated, head_dim, forward_dim, backward_d
     assert out.shape == dq.shape == q.shape and dk.shape == dv.shape == k.shape
     want = reference(q, k, v, dout, True, 1 / math.sqrt(head_dim))
     assert_matches_reference((out, lse, dq, dk, dv), want, torch.float16)
-    assert [spec.constexprs["HEAD_DIM"] for spec, _ in emulated.launches] == \
-        [forward_dim] + [backward_dim] * 3
+    assert [spec.constexprs["HEAD_DIM"] for spec, _ in emulated.launches] == [kernel_dim] * 4
 
 
 @needs_kernels
@@ -382,6 +379,11 @@ def strided(tensor, values, head_dim, heads="H", length="N_CTX", strides=QUERY_S
 EMULATED_SMS = 132
 
 
+def accumulator_width(spec):
+    """DQ_ACC's row length: the kernels' blocks' width."""
+    return spec.constexprs.get("BLOCK_D") or spec.constexprs["HEAD_DIM"]
+
+
 class EmulatedKernels(RuntimeStandIn):
     """Stands in for _launch_all: has the runtime check the arguments and
     compute the grid as for a launch, then computes what each kernel's
@@ -432,7 +434,7 @@ class EmulatedKernels(RuntimeStandIn):
         of its lengths: views of its rows (cu_seqlens[b] on), its LSE,
         DELTA and DQ_ACC rows copied in and out, its offsets moved to its
         bottom-right diagonal and clamped as the kernels clamp them."""
-        h, d = values["H"], spec.constexprs["HEAD_DIM"]
+        h, width = values["H"], accumulator_width(spec)
         max_q = values["MAX_N_CTX"]
         cu_q = self.tensors[values["CU_SEQLENS_Q"].address].tolist()
         cu_k = (self.tensors[values["CU_SEQLENS_K"].address].tolist()
@@ -469,7 +471,7 @@ class EmulatedKernels(RuntimeStandIn):
             for name, shape, stride in (("LSE", (h, max_q), lq),
                                         ("LSE_LOG2", (h, padded), own),
                                         ("DELTA", (h, padded), own),
-                                        ("DQ_ACC", (h, max_q, d), lq)):
+                                        ("DQ_ACC", (h, max_q, width), lq)):
                 if name in values:
                     rows = self.tensors[values[name].address].view(
                         values["Z"], *shape)[b, :, :lq]
@@ -499,8 +501,8 @@ class EmulatedKernels(RuntimeStandIn):
         def stats(name):   # LSE_LOG2, DELTA: fp32 [Z * H, stats_stride(N_CTX)]
             return tensor(name).view(z, h, stats_stride(values["MAX_N_CTX"]))[..., :n]
 
-        def accumulator():   # DQ_ACC: contiguous fp32 [Z * H, N_CTX, HEAD_DIM]
-            return tensor("DQ_ACC").view(z, h, n, d)
+        def accumulator():   # DQ_ACC: contiguous fp32 [Z * H, N_CTX, BLOCK_D]
+            return tensor("DQ_ACC").view(z, h, n, accumulator_width(spec))[..., :d]
 
         if spec.family == "attn_bwd_preprocess":
             stats("DELTA").copy_((view("O").float() * view("DO").float()).sum(-1))
@@ -1591,7 +1593,7 @@ def test_varlen_custom_ops_agree_with_their_fake_implementations(emulated):
 
 
 @needs_kernels
-def test_varlen_ragged_head_dim_runs_padded(emulated):
+def test_varlen_ragged_head_dim(emulated):
     q, cu_q = packed([30, 9], 4, head_dim=96)
     k, cu_k = packed([20, 40], 2, head_dim=96)
     v, _ = packed([20, 40], 2, head_dim=96)
@@ -1606,8 +1608,8 @@ def test_varlen_ragged_head_dim_runs_padded(emulated):
                          1 / math.sqrt(96))
         got = (out[rq][None], want[1], dq[rq][None], dk[rk][None], dv[rk][None])
         assert_matches_reference(got, want, torch.float16)
-    # d96's forward is its own; its backward runs padded to 128.
-    assert [spec.constexprs["HEAD_DIM"] for spec, _ in emulated.launches] == [96] + [128] * 3
+    # d96 has kernels of its own (on d128's tiles).
+    assert [spec.constexprs["HEAD_DIM"] for spec, _ in emulated.launches] == [96] * 4
 
 
 @needs_kernels

@@ -232,7 +232,7 @@ def dropout_memory(memory, rng, z, dropout_p):
 
 def run_attention(t, d, mask, n, heads_inner, n_kv=None, h=2, h_kv=None, z=1,
                   softcap=None, alibi=False, dropout_p=None, deterministic=False,
-                  bwd_overrides=None, fwd_overrides=None, key_growth=0.0, backward=True):
+                  bwd_overrides=None, fwd_overrides=None, key_growth=0.0):
     """Runs the forward and the three backward kernels of one variant on
     random inputs and checks O, LSE, DELTA, dQ, dK (per query head) and dV
     against float64.  deterministic: attn_bwd without dQ (which must leave
@@ -240,7 +240,7 @@ def run_attention(t, d, mask, n, heads_inner, n_kv=None, h=2, h_kv=None, z=1,
     postprocess.  bwd_overrides, fwd_overrides: constexprs of attn_bwd's
     and attn_fwd's to change.  key_growth: key j scaled by 2^(j *
     key_growth), so that the rows' maxima grow from block to block past the
-    forward's rescale headroom.  backward=False: the forward alone."""
+    forward's rescale headroom."""
     suffix = variant_suffix(mask, softcap, alibi, dropout_p)
     n_kv = n if n_kv is None else n_kv
     h_kv = h if h_kv is None else h_kv
@@ -265,8 +265,10 @@ def run_attention(t, d, mask, n, heads_inner, n_kv=None, h=2, h_kv=None, z=1,
     stats = stats_stride(n)
     memory["LSE_LOG2"] = np.full(z * h * stats, np.nan, np.float32)
     memory["DELTA"] = np.full(z * h * stats, np.nan, np.float32)
-    # The preprocess kernel must zero it: NaN would survive the adds.
-    memory["DQ_ACC"] = np.full(z * h * n * d, np.nan, np.float32)
+    # The preprocess kernel must zero it: NaN would survive the adds.  Its
+    # rows are the blocks' width (BLOCK_D) long.
+    width = manifest.BY_NAME[f"attn_bwd_preprocess_{t}_d{d}"].constexprs["BLOCK_D"]
+    memory["DQ_ACC"] = np.full(z * h * n * width, np.nan, np.float32)
     q_strides = layout(z, h, n, d, heads_inner)
     kv_strides = layout(z, h_kv, n_kv, d, heads_inner)
     dkv_strides = layout(z, h, n_kv, d, heads_inner)
@@ -300,8 +302,6 @@ def run_attention(t, d, mask, n, heads_inner, n_kv=None, h=2, h_kv=None, z=1,
     assert empty.sum() == z * h * (~visible.any(-1)).sum()
     np.testing.assert_array_equal(np.isneginf(lse), empty)
     np.testing.assert_allclose(lse[~empty], lse_ref[~empty], atol=1e-4, rtol=1e-4)
-    if not backward:
-        return
 
     pre, c = interpreter(f"attn_bwd_preprocess_{t}_d{d}")
     pre.run([("ptr", "O"), ("ptr", "DO"), ("ptr", "LSE"), ("ptr", "LSE_LOG2"), ("ptr", "DELTA"),
@@ -388,19 +388,21 @@ def test_attention_forward_rows_rescaled(t, d, mask, n, n_kv, parts):
                   key_growth=1 / 24)
 
 
-# Head dims 96 and 192, whose forwards run on 128's and 256's tiles
-# (BLOCK_D), reading zeros past the tensors' columns and storing none of
-# O's past them (O starts NaN): the masks, unequal lengths, heads inner,
-# softcap, ALiBi, dropout.
+# Head dims 96 and 192, whose kernels run on 128's and 256's tiles
+# (BLOCK_D), reading zeros past the tensors' columns and storing nothing
+# there (O, dQ, dK and dV start NaN): the masks, unequal lengths, heads
+# inner, softcap, ALiBi, dropout, the deterministic backward, grouped heads.
 @pytest.mark.parametrize("t, d, mask, n, n_kv, heads_inner, extra", [
     ("fp16", 96, causal(), 150, 150, False, {}),
-    ("bf16", 96, NONCAUSAL, 70, 130, True, {}),
+    ("bf16", 96, NONCAUSAL, 70, 130, True, {"h": 4, "h_kv": 2}),
     ("fp16", 96, band(-70, 0), 140, 140, False, {"softcap": 20.0}),
+    ("bf16", 96, causal(), 100, 100, False, {"deterministic": True}),
     ("bf16", 192, causal(-40), 130, 100, True, {}),
     ("fp16", 192, NONCAUSAL, 100, 77, False, {"alibi": True}),
-    ("bf16", 192, causal(), 90, 90, False, {"dropout_p": 0.3})])
-def test_attention_forward_ragged_head_dims(t, d, mask, n, n_kv, heads_inner, extra):
-    run_attention(t, d, mask, n, heads_inner, n_kv=n_kv, backward=False, **extra)
+    ("bf16", 192, causal(), 90, 90, False, {"dropout_p": 0.3}),
+    ("fp16", 192, band(-50, 0), 80, 80, False, {"deterministic": True})])
+def test_attention_ragged_head_dims(t, d, mask, n, n_kv, heads_inner, extra):
+    run_attention(t, d, mask, n, heads_inner, n_kv=n_kv, **extra)
 
 
 # Unequal lengths both ways (FlashAttention's bottom-right causal alignment

@@ -452,8 +452,11 @@ rt::Status tile::run::runAttention(const std::vector<std::string> &args,
     lseLog2 = rt::HostArray(rt::DType::F32, {b * h, statsStride});
     delta = rt::HostArray(rt::DType::F32, {b * h, statsStride});
     // dQ / sm_scale accumulates here in fp32; the preprocess kernel zeros it
-    // (NaN shows if it does not).
-    dqAccumulator = rt::HostArray(rt::DType::F32, {b * h, n, d});
+    // (NaN shows if it does not). Its rows are the blocks' width: the head
+    // dim, or the wider one a ragged head dim runs on (BLOCK_D).
+    int64_t width = preprocess->constexprInt("BLOCK_D").value_or(0);
+    dqAccumulator =
+        rt::HostArray(rt::DType::F32, {b * h, n, width > 0 ? width : d});
     dq = rt::HostArray(T, shape);
     dk = rt::HostArray(T, shape);
     dv = rt::HostArray(T, shape);

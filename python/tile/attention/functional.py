@@ -467,6 +467,15 @@ def _mask_values(mask):
     return {"causal_offset": mask.causal_offset, "window_offset": mask.window_offset}
 
 
+def dq_accumulator_for(preprocess, heads, seqlen, device):
+    """dQ / softmax_scale's fp32 accumulator for (heads, seqlen) queries:
+    the preprocess kernel zeros it, attn_bwd adds to it, the postprocess
+    kernel scales it into dq.  Its rows are the kernels' blocks' width
+    (BLOCK_D: the head dim, or the wider one a ragged head dim runs on)."""
+    width = preprocess.constexprs.get("BLOCK_D") or preprocess.constexprs["HEAD_DIM"]
+    return torch.empty((heads, seqlen, width), dtype=torch.float32, device=device)
+
+
 def _kernel_head_dim(family, like):
     """The head dim of the `family` kernels that run on tensor `like`'s
     head dim, dtype and device (KernelBundle.kernel_head_dim): its own, or
@@ -687,10 +696,7 @@ def _backward_kernels(dout, q, k, v, out, lse, causal, scale, causal_offset=0,
     _check_index_range(k, [backward], name="k")
     _check_index_range(dk, [backward], name="dk")
     lse_log2, delta = backward_statistics(lse, seqlen_q)
-    # dQ / softmax_scale accumulates here in fp32 (the preprocess kernel
-    # zeros it, attn_bwd adds to it, the postprocess kernel scales it into dq).
-    dq_accumulator = torch.empty((batch * heads, seqlen_q, head_dim), dtype=torch.float32,
-                                 device=q.device)
+    dq_accumulator = dq_accumulator_for(preprocess, batch * heads, seqlen_q, q.device)
     stride_dkz, stride_dkh, stride_dkn = kernel_strides(dk)
     launches = []
     for part in _batch_parts(batch, heads):

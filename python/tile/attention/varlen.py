@@ -213,8 +213,7 @@ def _varlen_backward(dout, q, k, v, out, lse, cu_q, cu_k, max_q, max_k, scale, m
     dv = torch.empty_strided(dk.shape, dk.stride(), dtype=dk.dtype, device=dk.device)
     _check_range(dk, "dk", max_k)
     lse_log2, delta = _f.backward_statistics(lse, max(max_q, 1))
-    dq_accumulator = torch.empty((lse.shape[0], lse.shape[1], head_dim), dtype=torch.float32,
-                                 device=q.device)
+    dq_accumulator = _f.dq_accumulator_for(preprocess, lse.shape[0], lse.shape[1], q.device)
     queries, keys = _shape_values(q, k, cu_q, cu_k, max_q, max_k)
     _, stride_dkh, stride_dkn = _packed_strides(dk)
     _f._launch_all(q.device, [

@@ -185,11 +185,13 @@ def _visible(query, key, query_ok, causal_offset, window_offset, kv_len,
 
 @tile.jit
 def _row_block(base, start_n, stride_n, N_CTX, HEAD_DIM: tl.constexpr,
-               BLOCK_N: tl.constexpr):
-    """The (BLOCK_N, HEAD_DIM) block of rows [start_n, start_n + BLOCK_N)
-    of a head's (N_CTX, HEAD_DIM) matrix at base."""
+               BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr = 0):
+    """The (BLOCK_N, BLOCK_D) block of rows [start_n, start_n + BLOCK_N)
+    of a head's (N_CTX, HEAD_DIM) matrix at base (BLOCK_D 0: HEAD_DIM;
+    wider, its columns past HEAD_DIM lie outside the matrix)."""
     return tl.make_block_ptr(base=base, shape=(N_CTX, HEAD_DIM), strides=(stride_n, 1),
-                             offsets=(start_n, 0), block_shape=(BLOCK_N, HEAD_DIM),
+                             offsets=(start_n, 0),
+                             block_shape=(BLOCK_N, BLOCK_D if BLOCK_D else HEAD_DIM),
                              order=(1, 0))
 
 
@@ -215,15 +217,15 @@ def _longest_first(heads_per_group):
 
 
 @tile.jit
-def _dq_half_rows(m, HEAD_DIM: tl.constexpr):
+def _dq_half_rows(m, BLOCK_D: tl.constexpr):
     """Where row m of DQ_ACC starts in the order of d128's halves: its group
     of 64 rows, then its row within a half (as in a group of eight)."""
     r = m & 63
-    return (m >> 6) * (64 * HEAD_DIM) + (r >> 3) * 512 + (r & 7) * 8
+    return (m >> 6) * (64 * BLOCK_D) + (r >> 3) * 512 + (r & 7) * 8
 
 
 @tile.jit
-def _dq_acc_offsets(start_m, N_CTX, BLOCK_M: tl.constexpr, HEAD_DIM: tl.constexpr,
+def _dq_acc_offsets(start_m, N_CTX, BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr,
                     MAYBE_TAIL: tl.constexpr, COLS: tl.constexpr = 0,
                     FIRST_COL: tl.constexpr = 0):
     """Where DQ_ACC keeps dQ of the query block at start_m (a multiple of
@@ -241,23 +243,24 @@ def _dq_acc_offsets(start_m, N_CTX, BLOCK_M: tl.constexpr, HEAD_DIM: tl.constexp
     is not a multiple of eight, stays row-major (DQ_ACC needs no padding);
     only a block with MAYBE_TAIL (or, at d128, of fewer than 64 rows) can
     hold them.  COLS (all when 0) columns from FIRST_COL: the part of the
-    block one of d256's half products adds."""
-    tl.static_assert(BLOCK_M % 8 == 0 and HEAD_DIM % 8 == 0,
+    block one of d256's half products adds.  BLOCK_D: DQ_ACC's row
+    length, the blocks' width (the head dim, or more)."""
+    tl.static_assert(BLOCK_M % 8 == 0 and BLOCK_D % 8 == 0,
                      "dQ's blocks must be whole 8 x 8 tiles")
-    HALVES: tl.constexpr = HEAD_DIM == 128
+    HALVES: tl.constexpr = BLOCK_D == 128
     tl.static_assert(COLS == 0 or not HALVES, "d128's blocks are whole rows of halves")
     rows = tl.arange(0, BLOCK_M)
-    cols = FIRST_COL + tl.arange(0, HEAD_DIM if COLS == 0 else COLS)
+    cols = FIRST_COL + tl.arange(0, BLOCK_D if COLS == 0 else COLS)
     if HALVES:
         # A half of a group of 64 rows: 64 x 64 elements, as a group of 8.
         half_cols = (cols >> 6) * 4096 + ((cols & 63) >> 3) * 64 + (cols & 7)
     if HALVES and not MAYBE_TAIL and BLOCK_M % 64 == 0:
         # start_m is a multiple of 64: its groups begin at rows = 0.
-        return start_m * HEAD_DIM + _dq_half_rows(rows, HEAD_DIM)[:, None] + half_cols[None, :]
+        return start_m * BLOCK_D + _dq_half_rows(rows, BLOCK_D)[:, None] + half_cols[None, :]
     # start_m is a multiple of eight: its groups begin at rows = 0.
-    row_start = (rows >> 3) * (8 * HEAD_DIM) + (rows & 7) * 8
+    row_start = (rows >> 3) * (8 * BLOCK_D) + (rows & 7) * 8
     col_offset = (cols >> 3) * 64 + (cols & 7)
-    grouped = start_m * HEAD_DIM + row_start[:, None] + col_offset[None, :]
+    grouped = start_m * BLOCK_D + row_start[:, None] + col_offset[None, :]
     # A block of fewer than 64 rows (a block-size sweep's) may share a last,
     # partial group of 64 with the tail: where each row goes is decided row
     # by row, as in the tail.
@@ -265,9 +268,9 @@ def _dq_acc_offsets(start_m, N_CTX, BLOCK_M: tl.constexpr, HEAD_DIM: tl.constexp
         m = start_m + rows[:, None]
         if HALVES:
             grouped = tl.where(m < (N_CTX >> 6) * 64,
-                               _dq_half_rows(m, HEAD_DIM) + half_cols[None, :], grouped)
+                               _dq_half_rows(m, BLOCK_D) + half_cols[None, :], grouped)
         if MAYBE_TAIL:
-            grouped = tl.where(m < (N_CTX >> 3) * 8, grouped, m * HEAD_DIM + cols[None, :])
+            grouped = tl.where(m < (N_CTX >> 3) * 8, grouped, m * BLOCK_D + cols[None, :])
     return grouped
 
 
@@ -746,30 +749,36 @@ def attn_fwd_fp8(Q, K, VT, O, LSE, DESCALE, sm_scale, stride_z, stride_h, stride
 
 @tile.jit
 def _query_rows(off_hz, H, stride_z, stride_h, stride_n, N_CTX, CU_SEQLENS_Q, VARLEN,
-                BLOCK_M: tl.constexpr, HEAD_DIM: tl.constexpr):
+                BLOCK_M: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_D: tl.constexpr):
     """For the preprocess and postprocess kernels: the head's offset (64
     bits) and the element offsets within it (i32, as the row indices are)
-    of this program's (BLOCK_M, HEAD_DIM) block of a Q-shaped tensor, its
-    rows (counted from the sequence's first) and the sequence's queries."""
+    of this program's (BLOCK_M, BLOCK_D) block of a Q-shaped tensor, its
+    rows (counted from the sequence's first), the sequence's queries and
+    which of the block's elements lie in the tensor (its rows, and with
+    BLOCK_D > HEAD_DIM its columns)."""
     start_q, q_len = _sequence(CU_SEQLENS_Q, off_hz // H, N_CTX, VARLEN)
     offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
-    offs_d = tl.arange(0, HEAD_DIM)
+    offs_d = tl.arange(0, BLOCK_D)
     offsets = (start_q + offs_m)[:, None] * stride_n + offs_d[None, :]
-    return _head_offset(off_hz, H, stride_z, stride_h), offsets, offs_m, q_len
+    inside = (offs_m < q_len)[:, None]
+    if BLOCK_D > HEAD_DIM:
+        inside = inside & (offs_d < HEAD_DIM)[None, :]
+    return _head_offset(off_hz, H, stride_z, stride_h), offsets, offs_m, q_len, inside
 
 
 @tile.jit(launch=tile.Launch(grid=("cdiv(MAX_N_CTX, BLOCK_M)", "Z * H"), keys=("HEAD_DIM",)))
 def attn_bwd_preprocess(O, DO, LSE, LSE_LOG2, DELTA, DQ_ACC, stride_z, stride_h, stride_n, Z,
                         H, N_CTX, CU_SEQLENS_Q, MAX_N_CTX, VARLEN, HEAD_DIM: tl.constexpr,
-                        BLOCK_M: tl.constexpr):
+                        BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr = 0):
+    WIDTH: tl.constexpr = BLOCK_D if BLOCK_D else HEAD_DIM
     start_m = tl.program_id(0)
     off_hz = tl.program_id(1)
-    offset, offsets, offs_m, q_len = _query_rows(off_hz, H, stride_z, stride_h, stride_n,
-                                                 N_CTX, CU_SEQLENS_Q, VARLEN, BLOCK_M,
-                                                 HEAD_DIM)
+    offset, offsets, offs_m, q_len, inside = _query_rows(
+        off_hz, H, stride_z, stride_h, stride_n, N_CTX, CU_SEQLENS_Q, VARLEN, BLOCK_M, HEAD_DIM,
+        WIDTH)
     mask = offs_m < q_len
-    o = tl.load(O + offset + offsets, mask=mask[:, None], other=0.0)
-    do = tl.load(DO + offset + offsets, mask=mask[:, None], other=0.0)
+    o = tl.load(O + offset + offsets, mask=inside, other=0.0)
+    do = tl.load(DO + offset + offsets, mask=inside, other=0.0)
     delta = tl.sum(o.to(tl.float32) * do.to(tl.float32), axis=1)
     lse = tl.load(LSE + off_hz.to(tl.int64) * MAX_N_CTX + offs_m, mask=mask, other=0.0)
     # Every row up to MAX_N_CTX, zeros past the sequence's queries: attn_bwd
@@ -777,57 +786,61 @@ def attn_bwd_preprocess(O, DO, LSE, LSE_LOG2, DELTA, DQ_ACC, stride_z, stride_h,
     stats = off_hz.to(tl.int64) * _stats_stride(MAX_N_CTX) + offs_m
     tl.store(LSE_LOG2 + stats, lse * LOG2E, mask=offs_m < MAX_N_CTX)
     tl.store(DELTA + stats, delta, mask=offs_m < MAX_N_CTX)
-    # attn_bwd adds to DQ_ACC: start it at zero.
-    acc = DQ_ACC + off_hz.to(tl.int64) * MAX_N_CTX * HEAD_DIM
-    tl.store(acc + _dq_acc_offsets(start_m * BLOCK_M, q_len, BLOCK_M, HEAD_DIM, True),
-             tl.zeros([BLOCK_M, HEAD_DIM], tl.float32), mask=mask[:, None])
+    # attn_bwd adds to DQ_ACC (rows WIDTH long): start it at zero.
+    acc = DQ_ACC + off_hz.to(tl.int64) * MAX_N_CTX * WIDTH
+    tl.store(acc + _dq_acc_offsets(start_m * BLOCK_M, q_len, BLOCK_M, WIDTH, True),
+             tl.zeros([BLOCK_M, WIDTH], tl.float32), mask=mask[:, None])
 
 
 @tile.jit
 def _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, lo, hi,
                    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                   HEAD_DIM: tl.constexpr, CAUSAL_MASK: tl.constexpr,
+                   BLOCK_D: tl.constexpr, CAUSAL_MASK: tl.constexpr,
                    QUERY_MASK: tl.constexpr, DV_LAST: tl.constexpr,
                    WINDOW_MASK: tl.constexpr = False, SOFTCAP: tl.constexpr = False,
                    QUERY_ROWS: tl.constexpr = False, ALIBI: tl.constexpr = False,
-                   DROPOUT: tl.constexpr = False, DQ: tl.constexpr = True):
+                   DROPOUT: tl.constexpr = False, DQ: tl.constexpr = True,
+                   HEAD_DIM: tl.constexpr = 0):
+    """BLOCK_D: the blocks' width; HEAD_DIM (0: BLOCK_D): the tensors'
+    head dim, less when their columns end inside the blocks."""
     if QUERY_ROWS:
         dk, dv = _attn_bwd_dkdv_rows(dk, dv, k, v, queries, scores, start_n, lo, hi, BLOCK_M,
-                                     BLOCK_N, HEAD_DIM, CAUSAL_MASK, QUERY_MASK, WINDOW_MASK,
-                                     SOFTCAP, ALIBI, DROPOUT, DQ)
+                                     BLOCK_N, BLOCK_D, CAUSAL_MASK, QUERY_MASK, WINDOW_MASK,
+                                     SOFTCAP, ALIBI, DROPOUT, DQ, HEAD_DIM)
     else:
         dk, dv = _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi, BLOCK_M,
-                                     BLOCK_N, HEAD_DIM, CAUSAL_MASK, QUERY_MASK, DV_LAST,
-                                     WINDOW_MASK, SOFTCAP, ALIBI, DROPOUT, DQ)
+                                     BLOCK_N, BLOCK_D, CAUSAL_MASK, QUERY_MASK, DV_LAST,
+                                     WINDOW_MASK, SOFTCAP, ALIBI, DROPOUT, DQ, HEAD_DIM)
     return dk, dv
 
 
 @tile.jit
-def _stats_blocks(HEAD_DIM: tl.constexpr):
+def _stats_blocks(BLOCK_D: tl.constexpr):
     """Whether the backward reads LSE_LOG2 and DELTA as blocks, which the
-    producer warps copy with Q and dO: on Hopper, up to d128 (d256's two
-    64 x 256 sums leave no registers for them)."""
-    return tl.target_info.cuda_capability_geq(9, 0) and HEAD_DIM <= 128
+    producer warps copy with Q and dO: on Hopper, up to blocks 128 wide
+    (d256's two 64 x 256 sums leave no registers for them)."""
+    return tl.target_info.cuda_capability_geq(9, 0) and BLOCK_D <= 128
 
 
 @tile.jit
-def _head_halves(HEAD_DIM: tl.constexpr, DQ: tl.constexpr):
+def _head_halves(BLOCK_D: tl.constexpr, DQ: tl.constexpr):
     """Whether the backward keeps K, Q^T and dK as two halves of the head
     dim (d256 with dQ, on Hopper), so that dQ = dS K is two products of
     half its width, each added before the next: K of [64, 256] in shared
     memory cannot be read a half at a time, two buffers can.  With dQ whole
     (64 registers a thread beside dK's and dV's 128) ptxas spilled 292-452
     bytes; without dQ (the deterministic backward) none."""
-    return HEAD_DIM == 256 and DQ and tl.target_info.cuda_capability_geq(9, 0)
+    return BLOCK_D == 256 and DQ and tl.target_info.cuda_capability_geq(9, 0)
 
 
 @tile.jit
 def _attn_bwd_dkdv_rows(dk, dv, k, v, queries, scores, start_n, lo, hi,
                         BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                        HEAD_DIM: tl.constexpr, CAUSAL_MASK: tl.constexpr,
+                        BLOCK_D: tl.constexpr, CAUSAL_MASK: tl.constexpr,
                         QUERY_MASK: tl.constexpr, WINDOW_MASK: tl.constexpr,
                         SOFTCAP: tl.constexpr, ALIBI: tl.constexpr = False,
-                        DROPOUT: tl.constexpr = False, DQ: tl.constexpr = True):
+                        DROPOUT: tl.constexpr = False, DQ: tl.constexpr = True,
+                        HEAD_DIM: tl.constexpr = 0):
     """_attn_bwd_dkdv on the scores with queries as rows (queries x keys):
     each thread holds few rows, so LSE and DELTA are a few values a step;
     P and dS pass through shared memory to dV's and dK's products."""
@@ -840,7 +853,7 @@ def _attn_bwd_dkdv_rows(dk, dv, k, v, queries, scores, start_n, lo, hi,
     # d128) the producer copies them with Q and dO, as _attn_bwd_dkdv_cols
     # does its rows (stats_blocks there), but beside dropout's mask, whose
     # registers they would push into spills (8-92 bytes, ptxas 2026-11-29).
-    stats_blocks = _stats_blocks(HEAD_DIM) and not DROPOUT
+    stats_blocks = _stats_blocks(BLOCK_D) and not DROPOUT
     if stats_blocks:
         lse_block = tl.make_block_ptr(base=LSE_LOG2, shape=(max_n_ctx, 1),
                                       strides=(1, stats_stride), offsets=(lo, 0),
@@ -848,20 +861,27 @@ def _attn_bwd_dkdv_rows(dk, dv, k, v, queries, scores, start_n, lo, hi,
         delta_block = tl.make_block_ptr(base=DELTA, shape=(max_n_ctx, 1),
                                         strides=(1, stats_stride), offsets=(lo, 0),
                                         block_shape=(BLOCK_M, 1), order=(0, 1))
-    q_block = tl.make_block_ptr(base=Q, shape=(q_rows, HEAD_DIM), strides=(stride_n, 1),
-                                offsets=(q_start + lo, 0), block_shape=(BLOCK_M, HEAD_DIM),
-                                order=(1, 0))
-    do_block = tl.make_block_ptr(base=DO, shape=(q_rows, HEAD_DIM), strides=(stride_n, 1),
-                                 offsets=(q_start + lo, 0), block_shape=(BLOCK_M, HEAD_DIM),
-                                 order=(1, 0))
+    # Q's and dO's head dims may end inside the blocks (zeros past them).
+    HEAD_TAIL: tl.constexpr = HEAD_DIM > 0 and HEAD_DIM < BLOCK_D
+    q_block = tl.make_block_ptr(base=Q, shape=(q_rows, HEAD_DIM if HEAD_TAIL else BLOCK_D),
+                                strides=(stride_n, 1), offsets=(q_start + lo, 0),
+                                block_shape=(BLOCK_M, BLOCK_D), order=(1, 0))
+    do_block = tl.make_block_ptr(base=DO, shape=(q_rows, HEAD_DIM if HEAD_TAIL else BLOCK_D),
+                                 strides=(stride_n, 1), offsets=(q_start + lo, 0),
+                                 block_shape=(BLOCK_M, BLOCK_D), order=(1, 0))
     inv_qk_scale = 1.0 / qk_scale
     keep_scale = 1.0 / (1.0 - dropout_p)
     for start_m in range(lo, hi, BLOCK_M):
         offs_m = start_m + tl.arange(0, BLOCK_M)
         query_ok = offs_m < q_len
         if QUERY_MASK:
-            q = tl.load(q_block, boundary_check=(0,), padding_option="zero")
-            do = tl.load(do_block, boundary_check=(0,), padding_option="zero")
+            q = tl.load(q_block, boundary_check=(0, 1) if HEAD_TAIL else (0,),
+                        padding_option="zero")
+            do = tl.load(do_block, boundary_check=(0, 1) if HEAD_TAIL else (0,),
+                         padding_option="zero")
+        elif HEAD_TAIL:
+            q = tl.load(q_block, boundary_check=(1,), padding_option="zero")
+            do = tl.load(do_block, boundary_check=(1,), padding_option="zero")
         else:
             q = tl.load(q_block)
             do = tl.load(do_block)
@@ -898,7 +918,7 @@ def _attn_bwd_dkdv_rows(dk, dv, k, v, queries, scores, start_n, lo, hi,
         dv = tl.dot(tl.trans(p.to(do.dtype)), do, dv)
         ds = ds.to(q.dtype)
         if DQ:
-            dq_rows = DQ_ACC + _dq_acc_offsets(start_m, q_len, BLOCK_M, HEAD_DIM, QUERY_MASK)
+            dq_rows = DQ_ACC + _dq_acc_offsets(start_m, q_len, BLOCK_M, BLOCK_D, QUERY_MASK)
             dq = tl.dot(ds, k)
         dk = tl.dot(tl.trans(ds), q, dk)
         if DQ:
@@ -916,11 +936,11 @@ def _attn_bwd_dkdv_rows(dk, dv, k, v, queries, scores, start_n, lo, hi,
 
 @tile.jit
 def _add_dq(DQ_ACC, start_m, q_len, ds, k, query_ok, BLOCK_M: tl.constexpr,
-            HEAD_DIM: tl.constexpr, QUERY_MASK: tl.constexpr, COLS: tl.constexpr,
+            BLOCK_D: tl.constexpr, QUERY_MASK: tl.constexpr, COLS: tl.constexpr,
             FIRST_COL: tl.constexpr):
     """Adds dS K, COLS columns of dQ from FIRST_COL (k: those columns of K),
-    to the query block's rows of DQ_ACC."""
-    dq_rows = DQ_ACC + _dq_acc_offsets(start_m, q_len, BLOCK_M, HEAD_DIM, QUERY_MASK, COLS,
+    to the query block's rows of DQ_ACC (rows BLOCK_D long)."""
+    dq_rows = DQ_ACC + _dq_acc_offsets(start_m, q_len, BLOCK_M, BLOCK_D, QUERY_MASK, COLS,
                                        FIRST_COL)
     dq = tl.dot(ds, k)
     if QUERY_MASK:
@@ -932,11 +952,11 @@ def _add_dq(DQ_ACC, start_m, q_len, ds, k, query_ok, BLOCK_M: tl.constexpr,
 @tile.jit
 def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
                         BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                        HEAD_DIM: tl.constexpr, CAUSAL_MASK: tl.constexpr,
+                        BLOCK_D: tl.constexpr, CAUSAL_MASK: tl.constexpr,
                         QUERY_MASK: tl.constexpr, DV_LAST: tl.constexpr,
                         WINDOW_MASK: tl.constexpr = False, SOFTCAP: tl.constexpr = False,
                         ALIBI: tl.constexpr = False, DROPOUT: tl.constexpr = False,
-                        DQ: tl.constexpr = True):
+                        DQ: tl.constexpr = True, HEAD_DIM: tl.constexpr = 0):
     """Adds to dK, dV of the key block at start_n the contributions of the
     query blocks [lo, hi), BLOCK_M queries at a time, and to their rows of
     DQ_ACC the key block's dS K; works on the transposed scores (keys x
@@ -965,8 +985,14 @@ def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
     k and dk are pairs of halves of the head dim, and Q^T is read as two."""
     (Q, DO, LSE_LOG2, DELTA, DQ_ACC, stride_n, q_rows, q_start, q_len, max_n_ctx,
      stats_stride) = queries
-    HALVES: tl.constexpr = _head_halves(HEAD_DIM, DQ)
-    HALF: tl.constexpr = HEAD_DIM // 2
+    HALVES: tl.constexpr = _head_halves(BLOCK_D, DQ)
+    HALF: tl.constexpr = BLOCK_D // 2
+    # Q's and dO's head dims may end inside the blocks (zeros past them);
+    # with halves, inside the second (a head dim past the first).
+    HEAD_TAIL: tl.constexpr = HEAD_DIM > 0 and HEAD_DIM < BLOCK_D
+    COLS: tl.constexpr = HEAD_DIM if HEAD_TAIL else BLOCK_D
+    tl.static_assert(not (HALVES and HEAD_TAIL) or COLS > HALF,
+                     "a head dim in halves must reach the second")
     (qk_scale, cap_scale, causal_offset, window_offset, kv_len, slope, alibi_diagonal,
      dropout_p, seed, head) = scores
     offs_n = start_n + tl.arange(0, BLOCK_N)
@@ -979,16 +1005,18 @@ def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
                                   offsets=(0, lo), block_shape=(1, BLOCK_M), order=(1, 0))
     delta_block = tl.make_block_ptr(base=DELTA, shape=(1, max_n_ctx), strides=(stats_stride, 1),
                                     offsets=(0, lo), block_shape=(1, BLOCK_M), order=(1, 0))
-    qT_block = tl.make_block_ptr(base=Q, shape=(HALF if HALVES else HEAD_DIM, q_rows),
+    qT_block = tl.make_block_ptr(base=Q, shape=(HALF if HALVES else COLS, q_rows),
                                  strides=(1, stride_n), offsets=(0, q_start + lo),
-                                 block_shape=(HALF if HALVES else HEAD_DIM, BLOCK_M),
+                                 block_shape=(HALF if HALVES else BLOCK_D, BLOCK_M),
                                  order=(0, 1))
+    # The first half is whole; a head dim's tail lies in the second.
+    QT_TAIL: tl.constexpr = HEAD_TAIL and not HALVES
     if HALVES:
-        qT_hi_block = tl.make_block_ptr(base=Q + HALF, shape=(HALF, q_rows),
+        qT_hi_block = tl.make_block_ptr(base=Q + HALF, shape=(COLS - HALF, q_rows),
                                         strides=(1, stride_n), offsets=(0, q_start + lo),
                                         block_shape=(HALF, BLOCK_M), order=(0, 1))
-    do_block = tl.make_block_ptr(base=DO, shape=(q_rows, HEAD_DIM), strides=(stride_n, 1),
-                                 offsets=(q_start + lo, 0), block_shape=(BLOCK_M, HEAD_DIM),
+    do_block = tl.make_block_ptr(base=DO, shape=(q_rows, COLS), strides=(stride_n, 1),
+                                 offsets=(q_start + lo, 0), block_shape=(BLOCK_M, BLOCK_D),
                                  order=(1, 0))
     inv_qk_scale = 1.0 / qk_scale
     keep_scale = 1.0 / (1.0 - dropout_p)
@@ -997,7 +1025,7 @@ def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
     # 32 registers a thread, live through the exponentials, made ptxas
     # spill 420 bytes at d64; with 64, reading it beside LSE is 2-6% faster
     # (H200, 2026-11-29).
-    stats_blocks = _stats_blocks(HEAD_DIM)
+    stats_blocks = _stats_blocks(BLOCK_D)
     late_delta = stats_blocks and BLOCK_M > 64
     if HALVES:   # loop-carried: each half its own tile
         dk_lo, dk_hi = dk
@@ -1005,10 +1033,21 @@ def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
         offs_m = start_m + tl.arange(0, BLOCK_M)
         query_ok = offs_m < q_len
         if QUERY_MASK:
-            qT = tl.load(qT_block, boundary_check=(1,), padding_option="zero")
+            qT = tl.load(qT_block, boundary_check=(0, 1) if QT_TAIL else (1,),
+                         padding_option="zero")
             if HALVES:
-                qT_hi = tl.load(qT_hi_block, boundary_check=(1,), padding_option="zero")
-            do = tl.load(do_block, boundary_check=(0,), padding_option="zero")
+                qT_hi = tl.load(qT_hi_block, boundary_check=(0, 1) if HEAD_TAIL else (1,),
+                                padding_option="zero")
+            do = tl.load(do_block, boundary_check=(0, 1) if HEAD_TAIL else (0,),
+                         padding_option="zero")
+        elif HEAD_TAIL:
+            if QT_TAIL:
+                qT = tl.load(qT_block, boundary_check=(0,), padding_option="zero")
+            else:
+                qT = tl.load(qT_block)
+            if HALVES:
+                qT_hi = tl.load(qT_hi_block, boundary_check=(0,), padding_option="zero")
+            do = tl.load(do_block, boundary_check=(1,), padding_option="zero")
         else:
             qT = tl.load(qT_block)
             if HALVES:
@@ -1082,25 +1121,25 @@ def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
             # (tilegpu-schedule-products keeps that order), then dK's
             # halves: d256 on Hopper spilled 292-452 bytes with dQ whole,
             # 0-96 so, and ran 6-15% faster (H200, 2026-11-30).
-            _add_dq(DQ_ACC, start_m, q_len, tl.trans(dsT), k[0], query_ok, BLOCK_M, HEAD_DIM,
+            _add_dq(DQ_ACC, start_m, q_len, tl.trans(dsT), k[0], query_ok, BLOCK_M, BLOCK_D,
                     QUERY_MASK, HALF, 0)
-            _add_dq(DQ_ACC, start_m, q_len, tl.trans(dsT), k[1], query_ok, BLOCK_M, HEAD_DIM,
+            _add_dq(DQ_ACC, start_m, q_len, tl.trans(dsT), k[1], query_ok, BLOCK_M, BLOCK_D,
                     QUERY_MASK, HALF, HALF)
             dk_lo = tl.dot(dsT, tl.trans(qT), dk_lo)
             dk_hi = tl.dot(dsT, tl.trans(qT_hi), dk_hi)
         else:
             if DQ:
-                dq_rows = DQ_ACC + _dq_acc_offsets(start_m, q_len, BLOCK_M, HEAD_DIM,
+                dq_rows = DQ_ACC + _dq_acc_offsets(start_m, q_len, BLOCK_M, BLOCK_D,
                                                    QUERY_MASK)
                 dq = tl.dot(tl.trans(dsT), k)
-            if HEAD_DIM <= 128 or not DQ:
+            if BLOCK_D <= 128 or not DQ:
                 dk = tl.dot(dsT, tl.trans(qT), dk)
             if DQ:
                 if QUERY_MASK:
                     tl.atomic_add(dq_rows, dq, mask=query_ok[:, None], sem="relaxed")
                 else:
                     tl.atomic_add(dq_rows, dq, sem="relaxed")
-                if HEAD_DIM > 128:
+                if BLOCK_D > 128:
                     dk = tl.dot(dsT, tl.trans(qT), dk)
         if DV_LAST:
             dv = tl.dot(p_kept.to(do.dtype), do, dv)
@@ -1129,8 +1168,13 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE_LOG2, DELTA,
              SOFTCAP: tl.constexpr = False, GROUP_PROGRAMS: tl.constexpr = 128,
              DV_LAST: tl.constexpr = False, QUERY_ROWS: tl.constexpr = False,
              ALIBI: tl.constexpr = False, DROPOUT: tl.constexpr = False,
-             DQ: tl.constexpr = True):
+             DQ: tl.constexpr = True, BLOCK_D: tl.constexpr = 0):
     tl.static_assert(BLOCK_N1 % BLOCK_M1 == 0, "BLOCK_N1 must be a multiple of BLOCK_M1")
+    tl.static_assert(BLOCK_D == 0 or BLOCK_D >= HEAD_DIM, "BLOCK_D must hold HEAD_DIM")
+    # The blocks' width; the tensors' head dim may end inside it (zeros
+    # past it, nothing stored there).  DQ_ACC's rows are WIDTH long.
+    WIDTH: tl.constexpr = BLOCK_D if BLOCK_D else HEAD_DIM
+    HEAD_TAIL: tl.constexpr = WIDTH > HEAD_DIM
     tl.static_assert(not (ALIBI and SOFTCAP), "ALiBi with capped scores is not supported")
     tl.static_assert(GROUP_PROGRAMS >= 1, "GROUP_PROGRAMS must be at least 1")
     tl.static_assert(CAUSAL or not WINDOW, "a window is a band: WINDOW needs CAUSAL")
@@ -1156,7 +1200,7 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE_LOG2, DELTA,
     stats_stride = _stats_stride(MAX_N_CTX)
     LSE_LOG2 += off_hz.to(tl.int64) * stats_stride
     DELTA += off_hz.to(tl.int64) * stats_stride
-    DQ_ACC += off_hz.to(tl.int64) * MAX_N_CTX * HEAD_DIM
+    DQ_ACC += off_hz.to(tl.int64) * MAX_N_CTX * WIDTH
     qk_scale, cap_scale = _score_scales(sm_scale, softcap, SOFTCAP)
     # -- dK and dV of the key block [start_n, start_n + BLOCK_N1) ---------
     start_n = pid * BLOCK_N1
@@ -1180,21 +1224,25 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE_LOG2, DELTA,
     # computes its addresses where it runs, and none stay live through the
     # loops to the dK and dV stores.  The sequence's keys only: zeros past
     # them (the next sequence's would add to dQ).
-    HALVES: tl.constexpr = _head_halves(HEAD_DIM, DQ)
-    HALF: tl.constexpr = HEAD_DIM // 2
+    HALVES: tl.constexpr = _head_halves(WIDTH, DQ)
+    HALF: tl.constexpr = WIDTH // 2
+    # The key rows' blocks: zeros past the sequence's keys and the head dim.
+    ROWS: tl.constexpr = (0, 1) if HEAD_TAIL else (0,)
     if HALVES:
+        # A head dim's tail lies in the second half (_attn_bwd_dkdv_cols).
         k = (tl.load(_row_block(K, start_k + start_n, stride_kn, start_k + kv_len, HALF,
                                 BLOCK_N1), boundary_check=(0,), padding_option="zero"),
-             tl.load(_row_block(K + HALF, start_k + start_n, stride_kn, start_k + kv_len, HALF,
-                                BLOCK_N1), boundary_check=(0,), padding_option="zero"))
+             tl.load(_row_block(K + HALF, start_k + start_n, stride_kn, start_k + kv_len,
+                                HEAD_DIM - HALF, BLOCK_N1, HALF), boundary_check=ROWS,
+                     padding_option="zero"))
         dk = (tl.zeros([BLOCK_N1, HALF], tl.float32), tl.zeros([BLOCK_N1, HALF], tl.float32))
     else:
         k = tl.load(_row_block(K, start_k + start_n, stride_kn, start_k + kv_len, HEAD_DIM,
-                               BLOCK_N1), boundary_check=(0,), padding_option="zero")
-        dk = tl.zeros([BLOCK_N1, HEAD_DIM], tl.float32)
+                               BLOCK_N1, WIDTH), boundary_check=ROWS, padding_option="zero")
+        dk = tl.zeros([BLOCK_N1, WIDTH], tl.float32)
     v = tl.load(_row_block(V, start_k + start_n, stride_kn, start_k + kv_len, HEAD_DIM,
-                           BLOCK_N1), boundary_check=(0,), padding_option="zero")
-    dv = tl.zeros([BLOCK_N1, HEAD_DIM], tl.float32)
+                           BLOCK_N1, WIDTH), boundary_check=ROWS, padding_option="zero")
+    dv = tl.zeros([BLOCK_N1, WIDTH], tl.float32)
     # What every stage reads (_attn_bwd_dkdv).
     queries = (Q, DO, LSE_LOG2, DELTA, DQ_ACC, stride_n, N_CTX, start_q, q_len, MAX_N_CTX,
                stats_stride)
@@ -1215,35 +1263,36 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE_LOG2, DELTA,
             # miss some.
             last = tl.minimum(start_n + BLOCK_N1 - low, q_len)
             dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, diag_start,
-                                    tl.minimum(diag_end, last), BLOCK_M1, BLOCK_N1, HEAD_DIM, True,
-                                    True, DV_LAST, True, SOFTCAP, QUERY_ROWS, ALIBI, DROPOUT, DQ)
+                                    tl.minimum(diag_end, last), BLOCK_M1, BLOCK_N1, WIDTH, True,
+                                    True, DV_LAST, True, SOFTCAP, QUERY_ROWS, ALIBI, DROPOUT, DQ,
+                                    HEAD_DIM)
             # Whole query blocks that see every key of the block, then the
             # rest up to the last query that sees one, masked.
             full_end = tl.maximum(start_n - low + 1, 0) // BLOCK_M1 * BLOCK_M1
             full_end = tl.minimum(full_end, q_len // BLOCK_M1 * BLOCK_M1)
             full_end = tl.maximum(full_end, diag_end)
             dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, diag_end, full_end,
-                                    BLOCK_M1, BLOCK_N1, HEAD_DIM, False, False, DV_LAST, False,
-                                    SOFTCAP, QUERY_ROWS, ALIBI, DROPOUT, DQ)
+                                    BLOCK_M1, BLOCK_N1, WIDTH, False, False, DV_LAST, False,
+                                    SOFTCAP, QUERY_ROWS, ALIBI, DROPOUT, DQ, HEAD_DIM)
             dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, full_end, last,
-                                    BLOCK_M1, BLOCK_N1, HEAD_DIM, True, True, DV_LAST, True,
-                                    SOFTCAP, QUERY_ROWS, ALIBI, DROPOUT, DQ)
+                                    BLOCK_M1, BLOCK_N1, WIDTH, True, True, DV_LAST, True,
+                                    SOFTCAP, QUERY_ROWS, ALIBI, DROPOUT, DQ, HEAD_DIM)
         else:
             dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, diag_start,
-                                    tl.minimum(diag_end, q_len), BLOCK_M1, BLOCK_N1, HEAD_DIM,
+                                    tl.minimum(diag_end, q_len), BLOCK_M1, BLOCK_N1, WIDTH,
                                     True, True, DV_LAST, False, SOFTCAP, QUERY_ROWS, ALIBI,
-                                    DROPOUT, DQ)
+                                    DROPOUT, DQ, HEAD_DIM)
             # Past q_len the stages below are empty.  Unclamped, diag_end is
             # a multiple of BLOCK_M1, and so are the query blocks the main
             # loop steps over.  Full query blocks unmasked (each query sees
             # every key of the block), then the tail block (if any) masked.
             full_end = diag_end + tl.maximum(q_len - diag_end, 0) // BLOCK_M1 * BLOCK_M1
             dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, diag_end, full_end,
-                                    BLOCK_M1, BLOCK_N1, HEAD_DIM, False, False, DV_LAST, False,
-                                    SOFTCAP, QUERY_ROWS, ALIBI, DROPOUT, DQ)
+                                    BLOCK_M1, BLOCK_N1, WIDTH, False, False, DV_LAST, False,
+                                    SOFTCAP, QUERY_ROWS, ALIBI, DROPOUT, DQ, HEAD_DIM)
             dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, full_end, q_len,
-                                    BLOCK_M1, BLOCK_N1, HEAD_DIM, False, True, DV_LAST, False,
-                                    SOFTCAP, QUERY_ROWS, ALIBI, DROPOUT, DQ)
+                                    BLOCK_M1, BLOCK_N1, WIDTH, False, True, DV_LAST, False,
+                                    SOFTCAP, QUERY_ROWS, ALIBI, DROPOUT, DQ, HEAD_DIM)
     else:
         # Full query blocks unmasked, then the tail block (if any) masked.
         # Each key block starts at its own diagonal and wraps around, so
@@ -1252,41 +1301,44 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, LSE_LOG2, DELTA,
         full_end = q_len // BLOCK_M1 * BLOCK_M1
         first = tl.minimum(start_n, full_end)
         dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, first, full_end, BLOCK_M1,
-                                BLOCK_N1, HEAD_DIM, False, False, DV_LAST, False, SOFTCAP,
-                                QUERY_ROWS, ALIBI, DROPOUT, DQ)
+                                BLOCK_N1, WIDTH, False, False, DV_LAST, False, SOFTCAP,
+                                QUERY_ROWS, ALIBI, DROPOUT, DQ, HEAD_DIM)
         dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, 0, first, BLOCK_M1,
-                                BLOCK_N1, HEAD_DIM, False, False, DV_LAST, False, SOFTCAP,
-                                QUERY_ROWS, ALIBI, DROPOUT, DQ)
+                                BLOCK_N1, WIDTH, False, False, DV_LAST, False, SOFTCAP,
+                                QUERY_ROWS, ALIBI, DROPOUT, DQ, HEAD_DIM)
         dk, dv = _attn_bwd_dkdv(dk, dv, k, v, queries, scores, start_n, full_end, q_len, BLOCK_M1,
-                                BLOCK_N1, HEAD_DIM, False, True, DV_LAST, False, SOFTCAP,
-                                QUERY_ROWS, ALIBI, DROPOUT, DQ)
+                                BLOCK_N1, WIDTH, False, True, DV_LAST, False, SOFTCAP,
+                                QUERY_ROWS, ALIBI, DROPOUT, DQ, HEAD_DIM)
     tl.store(_row_block(DV, start_k + start_n, stride_dkn, start_k + kv_len, HEAD_DIM,
-                        BLOCK_N1), dv.to(DV.dtype.element_ty), boundary_check=(0,))
+                        BLOCK_N1, WIDTH), dv.to(DV.dtype.element_ty), boundary_check=ROWS)
     if HALVES:
-        for half in tl.static_range(2):
-            tl.store(_row_block(DK + half * HALF, start_k + start_n, stride_dkn,
-                                start_k + kv_len, HALF, BLOCK_N1),
-                     (dk[half] * sm_scale).to(DK.dtype.element_ty), boundary_check=(0,))
+        tl.store(_row_block(DK, start_k + start_n, stride_dkn, start_k + kv_len, HALF,
+                            BLOCK_N1), (dk[0] * sm_scale).to(DK.dtype.element_ty),
+                 boundary_check=(0,))
+        tl.store(_row_block(DK + HALF, start_k + start_n, stride_dkn, start_k + kv_len,
+                            HEAD_DIM - HALF, BLOCK_N1, HALF),
+                 (dk[1] * sm_scale).to(DK.dtype.element_ty), boundary_check=ROWS)
     else:
         dk = dk * sm_scale
         tl.store(_row_block(DK, start_k + start_n, stride_dkn, start_k + kv_len, HEAD_DIM,
-                            BLOCK_N1), dk.to(DK.dtype.element_ty), boundary_check=(0,))
+                            BLOCK_N1, WIDTH), dk.to(DK.dtype.element_ty), boundary_check=ROWS)
 
 
 @tile.jit(launch=tile.Launch(grid=("cdiv(MAX_N_CTX, BLOCK_M)", "Z * H"), keys=("HEAD_DIM",)))
 def attn_bwd_postprocess(DQ, DQ_ACC, sm_scale, stride_z, stride_h, stride_n, Z, H, N_CTX,
                          CU_SEQLENS_Q, MAX_N_CTX, VARLEN, HEAD_DIM: tl.constexpr,
-                         BLOCK_M: tl.constexpr):
+                         BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr = 0):
+    WIDTH: tl.constexpr = BLOCK_D if BLOCK_D else HEAD_DIM
     start_m = tl.program_id(0)
     off_hz = tl.program_id(1)
-    offset, offsets, offs_m, q_len = _query_rows(off_hz, H, stride_z, stride_h, stride_n,
-                                                 N_CTX, CU_SEQLENS_Q, VARLEN, BLOCK_M,
-                                                 HEAD_DIM)
+    offset, offsets, offs_m, q_len, inside = _query_rows(
+        off_hz, H, stride_z, stride_h, stride_n, N_CTX, CU_SEQLENS_Q, VARLEN, BLOCK_M, HEAD_DIM,
+        WIDTH)
     mask = offs_m < q_len
-    acc = DQ_ACC + off_hz.to(tl.int64) * MAX_N_CTX * HEAD_DIM
-    dq = tl.load(acc + _dq_acc_offsets(start_m * BLOCK_M, q_len, BLOCK_M, HEAD_DIM, True),
+    acc = DQ_ACC + off_hz.to(tl.int64) * MAX_N_CTX * WIDTH
+    dq = tl.load(acc + _dq_acc_offsets(start_m * BLOCK_M, q_len, BLOCK_M, WIDTH, True),
                  mask=mask[:, None], other=0.0) * sm_scale
-    tl.store(DQ + offset + offsets, dq.to(DQ.dtype.element_ty), mask=mask[:, None])
+    tl.store(DQ + offset + offsets, dq.to(DQ.dtype.element_ty), mask=inside)
 
 
 # --------------------------------------------------------------------------
@@ -1296,19 +1348,26 @@ def attn_bwd_postprocess(DQ, DQ_ACC, sm_scale, stride_z, stride_h, stride_n, Z, 
 @tile.jit
 def _attn_bwd_dq_stage(dq, q, do, lse, delta, K_block_ptr, V_block_ptr, lo, hi, offs_m,
                        masks, BLOCK_N: tl.constexpr, CAUSAL_MASK: tl.constexpr,
-                       KEY_MASK: tl.constexpr, WINDOW_MASK: tl.constexpr = False):
+                       KEY_MASK: tl.constexpr, WINDOW_MASK: tl.constexpr = False,
+                       HEAD_TAIL: tl.constexpr = False):
     """Adds to dq (dQ / sm_scale of a query block) dS K over the key blocks
     [lo, hi), BLOCK_N keys at a time: P recomputed from lse (base 2), dS =
     P (dP - delta), dP = dO V^T.  K_block_ptr and V_block_ptr are
     (HEAD_DIM, N_KV) views of K and V.  masks: (qk_scale, causal_offset,
-    window_offset, kv_len), the masks as in _attn_fwd_stage."""
+    window_offset, kv_len), the masks as in _attn_fwd_stage.  HEAD_TAIL: the
+    head dim ends inside the blocks, which read zeros past it."""
     qk_scale, causal_offset, window_offset, kv_len = masks
     K_block_ptr = tl.advance(K_block_ptr, (0, lo))
     V_block_ptr = tl.advance(V_block_ptr, (0, lo))
     for start_n in range(lo, hi, BLOCK_N):
         if KEY_MASK:
-            kT = tl.load(K_block_ptr, boundary_check=(1,), padding_option="zero")
-            vT = tl.load(V_block_ptr, boundary_check=(1,), padding_option="zero")
+            kT = tl.load(K_block_ptr, boundary_check=(0, 1) if HEAD_TAIL else (1,),
+                         padding_option="zero")
+            vT = tl.load(V_block_ptr, boundary_check=(0, 1) if HEAD_TAIL else (1,),
+                         padding_option="zero")
+        elif HEAD_TAIL:
+            kT = tl.load(K_block_ptr, boundary_check=(0,), padding_option="zero")
+            vT = tl.load(V_block_ptr, boundary_check=(0,), padding_option="zero")
         else:
             kT = tl.load(K_block_ptr)
             vT = tl.load(V_block_ptr)
@@ -1331,13 +1390,17 @@ def attn_bwd_dq(DQ, Q, K, V, DO, LSE_LOG2, DELTA, sm_scale, stride_z, stride_h, 
                 stride_kz, stride_kh, stride_kn, Z, H, H_KV, N_CTX, N_KV, causal_offset,
                 window_offset, CU_SEQLENS_Q, CU_SEQLENS_K, MAX_N_CTX, VARLEN,
                 HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                CAUSAL: tl.constexpr, WINDOW: tl.constexpr = False):
+                CAUSAL: tl.constexpr, WINDOW: tl.constexpr = False,
+                BLOCK_D: tl.constexpr = 0):
     """dQ of the deterministic backward, without atomics: each program owns
     a query block and sums dS K over the key blocks its rows see, in one
     order (the forward's stages), after attn_bwd_preprocess (DELTA) and
     beside attn_bwd without DQ (dK, dV).  The tensors, masks and packed
-    sequences as in attn_fwd; DQ is laid out as Q."""
+    sequences as in attn_fwd; DQ is laid out as Q.  BLOCK_D as attn_bwd's."""
     tl.static_assert(CAUSAL or not WINDOW, "a window is a band: WINDOW needs CAUSAL")
+    WIDTH: tl.constexpr = BLOCK_D if BLOCK_D else HEAD_DIM
+    HEAD_TAIL: tl.constexpr = WIDTH > HEAD_DIM
+    ROWS: tl.constexpr = (0, 1) if HEAD_TAIL else (0,)
     start_m = tl.program_id(0)
     off_hz = tl.program_id(1)
     off_z, off_h, off_kv = _heads(off_hz, H, H_KV)
@@ -1349,42 +1412,44 @@ def attn_bwd_dq(DQ, Q, K, V, DO, LSE_LOG2, DELTA, sm_scale, stride_z, stride_h, 
     window_offset += (kv_len - q_len) * VARLEN
     kv_len = kv_len * (start_m * BLOCK_M < q_len).to(tl.int32)
     m0 = start_q + start_m * BLOCK_M
-    q = tl.load(_row_block(Q + offset, m0, stride_n, N_CTX, HEAD_DIM, BLOCK_M),
-                boundary_check=(0,), padding_option="zero")
-    do = tl.load(_row_block(DO + offset, m0, stride_n, N_CTX, HEAD_DIM, BLOCK_M),
-                 boundary_check=(0,), padding_option="zero")
+    q = tl.load(_row_block(Q + offset, m0, stride_n, N_CTX, HEAD_DIM, BLOCK_M, WIDTH),
+                boundary_check=ROWS, padding_option="zero")
+    do = tl.load(_row_block(DO + offset, m0, stride_n, N_CTX, HEAD_DIM, BLOCK_M, WIDTH),
+                 boundary_check=ROWS, padding_option="zero")
     offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
     rows = off_hz.to(tl.int64) * _stats_stride(MAX_N_CTX) + offs_m
     lse = tl.load(LSE_LOG2 + rows, mask=offs_m < q_len, other=0.0)
     delta = tl.load(DELTA + rows, mask=offs_m < q_len, other=0.0)
     K_block_ptr = tl.make_block_ptr(base=K + kv_offset, shape=(HEAD_DIM, N_KV),
                                     strides=(1, stride_kn), offsets=(0, start_k),
-                                    block_shape=(HEAD_DIM, BLOCK_N), order=(0, 1))
+                                    block_shape=(WIDTH, BLOCK_N), order=(0, 1))
     V_block_ptr = tl.make_block_ptr(base=V + kv_offset, shape=(HEAD_DIM, N_KV),
                                     strides=(1, stride_kn), offsets=(0, start_k),
-                                    block_shape=(HEAD_DIM, BLOCK_N), order=(0, 1))
+                                    block_shape=(WIDTH, BLOCK_N), order=(0, 1))
     off, low, first, left_end, full_end, diag_end = _key_stages(
         start_m * BLOCK_M, q_len, kv_len, causal_offset, window_offset, BLOCK_M, BLOCK_N,
         CAUSAL, WINDOW)
     masks = (sm_scale * LOG2E, off, low, kv_len)
-    dq = tl.zeros([BLOCK_M, HEAD_DIM], tl.float32)
+    dq = tl.zeros([BLOCK_M, WIDTH], tl.float32)
     if CAUSAL:
         if WINDOW:
             dq = _attn_bwd_dq_stage(dq, q, do, lse, delta, K_block_ptr, V_block_ptr, first,
-                                    left_end, offs_m, masks, BLOCK_N, True, True, True)
+                                    left_end, offs_m, masks, BLOCK_N, True, True, True, HEAD_TAIL)
             dq = _attn_bwd_dq_stage(dq, q, do, lse, delta, K_block_ptr, V_block_ptr, left_end,
-                                    full_end, offs_m, masks, BLOCK_N, False, False)
+                                    full_end, offs_m, masks, BLOCK_N, False, False, False,
+                                    HEAD_TAIL)
             dq = _attn_bwd_dq_stage(dq, q, do, lse, delta, K_block_ptr, V_block_ptr, full_end,
-                                    diag_end, offs_m, masks, BLOCK_N, True, True, True)
+                                    diag_end, offs_m, masks, BLOCK_N, True, True, True, HEAD_TAIL)
         else:
             dq = _attn_bwd_dq_stage(dq, q, do, lse, delta, K_block_ptr, V_block_ptr, 0,
-                                    full_end, offs_m, masks, BLOCK_N, False, False)
+                                    full_end, offs_m, masks, BLOCK_N, False, False, False,
+                                    HEAD_TAIL)
             dq = _attn_bwd_dq_stage(dq, q, do, lse, delta, K_block_ptr, V_block_ptr, full_end,
-                                    diag_end, offs_m, masks, BLOCK_N, True, True)
+                                    diag_end, offs_m, masks, BLOCK_N, True, True, False, HEAD_TAIL)
     else:
         dq = _attn_bwd_dq_stage(dq, q, do, lse, delta, K_block_ptr, V_block_ptr, 0, full_end,
-                                offs_m, masks, BLOCK_N, False, False)
+                                offs_m, masks, BLOCK_N, False, False, False, HEAD_TAIL)
         dq = _attn_bwd_dq_stage(dq, q, do, lse, delta, K_block_ptr, V_block_ptr, full_end,
-                                diag_end, offs_m, masks, BLOCK_N, False, True)
-    tl.store(_row_block(DQ + offset, m0, stride_n, start_q + q_len, HEAD_DIM, BLOCK_M),
-             (dq * sm_scale).to(DQ.dtype.element_ty), boundary_check=(0,))
+                                diag_end, offs_m, masks, BLOCK_N, False, True, False, HEAD_TAIL)
+    tl.store(_row_block(DQ + offset, m0, stride_n, start_q + q_len, HEAD_DIM, BLOCK_M, WIDTH),
+             (dq * sm_scale).to(DQ.dtype.element_ty), boundary_check=ROWS)
