@@ -252,7 +252,10 @@ def _attention_variants(t, head_dim, target, block_d=None):
     # at d64, +1-7% at d128 (N 4k and 16k, fp16, H200, 2026-11-30).  Not
     # in the variants with softcap, ALiBi or dropout: there the parts'
     # registers cost d128 12-1300 bytes of spills and serialise d64's
-    # ALiBi warpgroup MMA.
+    # ALiBi warpgroup MMA.  Nor, untimed, in the windows: at d128 the
+    # parts take the accumulator's layout there (the rescale's row reaches
+    # them first in tilegpu-remove-layout-conversions), 64 registers a
+    # thread holding 4 values.
     # The backward runs every product on wgmma, Q and dO copied
     # by the TMA from a producer warpgroup, its programs owning 128
     # keys on 8 warps (d32 to d128).  d32 and d128 compute S as
@@ -299,7 +302,7 @@ def _attention_variants(t, head_dim, target, block_d=None):
                       "ALIBI": alibi, "DROPOUT": dropout, "HEAD_GROUP": 8,
                       "RESCALE_VOTE": tiles.vote,
                       "PERSISTENT": int(tiles.fwd_causal_pairs and causal),
-                      "ROW_SUM_PARTS": 0 if softcap or alibi or dropout
+                      "ROW_SUM_PARTS": 0 if window or softcap or alibi or dropout
                       else tiles.fwd_row_sum_parts, "BLOCK_D": width}
         out.append(Variant(
             f"attn_fwd_{t}_d{head_dim}_{suffix}{name}", "attention", "attn_fwd",
