@@ -14,6 +14,9 @@ shape of issue #36), each forward and forward + backward:
   alibi           gqa with ALiBi slopes (per head)
   dropout         gqa with dropout_p=0.1
   deterministic   gqa with deterministic=True
+  varlen          gqa's B sequences packed (flash_attn_varlen_func): its FLOPs
+  varlen_mixed    the same tokens as sequences of 1/16, 3/16, 4/16 and 8/16
+                  of them
 Peers on the same inputs: SDPA (enable_gqa; among its cuDNN, flash and
 efficient backends, whichever PyTorch picks) for mha, gqa, mqa and dropout,
 and FlashAttention-4 (flash_attn.cute) where installed, for every case it
@@ -41,7 +44,7 @@ import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
 
-from tile.attention import flash_attn_func  # noqa: E402
+from tile.attention import flash_attn_func, flash_attn_varlen_func  # noqa: E402
 
 DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16}
 
@@ -81,9 +84,32 @@ def visible_pairs(n, causal, window):
     return sum(min(i, left) + 1 for i in range(n))
 
 
-def tile_run(causal, options):
+def packed(lengths):
+    """cu_seqlens (int32, CUDA) and the longest of sequences of `lengths`."""
+    cu = torch.tensor([0] + lengths, device="cuda", dtype=torch.int32).cumsum(0)
+    return cu.to(torch.int32), max(lengths)
+
+
+def varlen(attend, lengths):
+    """attend(q, k, v, cu_seqlens, max_seqlen) on (batch, seqlen, heads, D)
+    tensors whose batch * seqlen tokens are sequences of `lengths`: the
+    packed views in, out viewed back."""
+    cu, longest = packed(lengths)
+
+    def run(q, k, v):
+        flat = [t.view(-1, *t.shape[2:]) for t in (q, k, v)]
+        return attend(*flat, cu, longest).view(q.shape)
+    return run
+
+
+def tile_run(causal, options, lengths=None):
     """flash_attn_func with the case's options (flash_attn_func's keywords:
-    window_size, softcap, alibi_slopes, dropout_p, deterministic)."""
+    window_size, softcap, alibi_slopes, dropout_p, deterministic); with
+    lengths, flash_attn_varlen_func on the packed sequences."""
+    if lengths:
+        return varlen(lambda q, k, v, cu, longest: flash_attn_varlen_func(
+            q, k, v, cu, cu, longest, longest, causal=causal, **options), lengths)
+
     def run(q, k, v):
         return flash_attn_func(q, k, v, causal=causal, **options)
     return run
@@ -103,9 +129,17 @@ def sdpa_run(options):
     return run
 
 
-def fa4_run(causal, options):
+def fa4_run(causal, options, lengths=None):
     """FlashAttention-4 with the case's options under its names; an option
     it does not take fails the case with its error."""
+    if lengths:
+        def packed_run(q, k, v, cu, longest):
+            from flash_attn.cute import flash_attn_varlen_func as fa4_varlen
+            result = fa4_varlen(q, k, v, cu_seqlens_q=cu, cu_seqlens_k=cu,
+                                max_seqlen_q=longest, max_seqlen_k=longest, causal=causal)
+            return result[0] if isinstance(result, tuple) else result
+        return varlen(packed_run, lengths)
+
     def run(q, k, v):
         from flash_attn.cute import flash_attn_func as fa4_func
         kwargs = {"causal": causal}
@@ -166,12 +200,16 @@ def main():
         have_fa4 = False
     gqa = args.heads // 4
     slopes = torch.rand(args.heads, device="cuda") * 0.5 + 0.05
-    # (case, K/V heads, options); SDPA runs the cases with no option but
-    # dropout_p.
+    tokens = args.batch * args.n
+    mixed = [tokens // 16, 3 * tokens // 16, tokens // 4]
+    mixed.append(tokens - sum(mixed))
+    # (case, K/V heads, options[, the packed sequences' lengths]); SDPA runs
+    # the dense cases with no option but dropout_p.
     cases = [("mha", args.heads, {}), ("gqa", gqa, {}), ("mqa", 1, {}),
              ("window", gqa, {"window_size": (1024, 0)}), ("softcap", gqa, {"softcap": 30.0}),
              ("alibi", gqa, {"alibi_slopes": slopes}), ("dropout", gqa, {"dropout_p": 0.1}),
-             ("deterministic", gqa, {"deterministic": True})]
+             ("deterministic", gqa, {"deterministic": True}),
+             ("varlen", gqa, {}, [args.n] * args.batch), ("varlen_mixed", gqa, {}, mixed)]
     if args.cases:
         names, picked = [case[0] for case in cases], args.cases.split(",")
         unknown = ", ".join(sorted(set(picked) - set(names)))
@@ -179,14 +217,16 @@ def main():
             parser.error(f"unknown case(s) {unknown} (cases: {', '.join(names)})")
         cases = [case for case in cases if case[0] in picked]
     rows = []
-    for name, kv_heads, options in cases:
-        pairs = visible_pairs(args.n, True, options.get("window_size", (-1, -1)))
-        flops = 4 * args.batch * args.heads * args.head_dim * pairs
-        peers = [("tile", tile_run(True, options))]
-        if set(options) <= {"dropout_p"}:
+    for name, kv_heads, options, *packing in cases:
+        lengths = packing[0] if packing else [args.n] * args.batch
+        window = options.get("window_size", (-1, -1))
+        pairs = sum(visible_pairs(n, True, window) for n in lengths)
+        flops = 4 * args.heads * args.head_dim * pairs
+        peers = [("tile", tile_run(True, options, packing and lengths))]
+        if set(options) <= {"dropout_p"} and not packing:
             peers.append(("sdpa", sdpa_run(options)))
         if have_fa4:
-            peers.append(("fa4", fa4_run(True, options)))
+            peers.append(("fa4", fa4_run(True, options, packing and lengths)))
         for impl, attend in peers:
             result = time_case(attend, shape, kv_heads, dtype, args.target_ms)
             if isinstance(result, str):
