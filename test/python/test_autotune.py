@@ -129,7 +129,7 @@ def test_spill_free_chooses_only_tiles_without_spills(candidates, tmp_path):
 
 
 @pytest.mark.parametrize("arguments, message", [
-    (["build", "--out", "x", "--problem", "attn_fwd_d96_causal"], "no such problem"),
+    (["build", "--out", "x", "--problem", "attn_fwd_d80_causal"], "no such problem"),
     (["run", "--bundle", "/nonexistent", "--tile-run", sys.executable],
      "make the folder with `python3 -m tile.tools.autotune build`"),
 ])
@@ -141,13 +141,13 @@ def test_errors_name_the_problem(arguments, message, tmp_path):
 
 def test_compile_rejects_a_tuning_file_it_cannot_apply(tmp_path):
     bad = tmp_path / "autotune.json"
-    bad.write_text(json.dumps({"choices": {"attn_fwd_d96_causal": {"overrides": {}}}}))
+    bad.write_text(json.dumps({"choices": {"attn_fwd_d80_causal": {"overrides": {}}}}))
     result = subprocess.run(
         [sys.executable, "-m", "tile.compile", "--manifest", "--tuning", str(bad),
          "--out-dir", str(tmp_path / "k")], capture_output=True, text=True, cwd=REPO,
         env={**os.environ, "PYTHONPATH": os.path.join(REPO, "python")})
     assert result.returncode == 1
-    assert "'attn_fwd_d96_causal' is no problem of the manifest" in result.stderr
+    assert "'attn_fwd_d80_causal' is no problem of the manifest" in result.stderr
 
 
 def test_a_variant_bounded_by_length_is_a_problem_of_its_own():
