@@ -5,8 +5,10 @@ runs it (issue #37's shapes: bf16, 32 query heads, 8 K/V heads, D = 128).
 Decoding is bound by memory: each row reports the bytes of K and V read
 (batch x cache length x K/V heads x D x 2 tensors x 2 bytes) divided by
 the time, in TB/s, for Tile's flash_attn_with_kvcache (contiguous cache,
-its split heuristic) and for SDPA (enable_gqa=True, each of its flash,
-cuDNN and efficient backends that takes the shape), beside the device's
+its split heuristic), for SDPA (enable_gqa=True, each of its flash,
+cuDNN and efficient backends that takes the shape) and, where installed,
+FlashAttention-4's flash_attn_func (flash_attn.cute, one query a sequence
+against the whole cache: what SDPA is given too), beside the device's
 copy bandwidth measured in the same run (a large device-to-device copy,
 counting bytes read and written).  CUDA events, warm-up, the median of many
 calls; prints one table.  Each call is timed as the caller sees it, so at
@@ -96,7 +98,22 @@ def time_shape(batch, cache, args):
         except RuntimeError:
             continue                    # the backend does not take this shape
         results[name] = median_ms(timed(sdpa), args.target_ms)
+    if fa4_available():
+        from flash_attn.cute import flash_attn_func as fa4_func
+        try:
+            fa4_func(q, k, v)
+            results["fa4"] = median_ms(timed(lambda: fa4_func(q, k, v)), args.target_ms)
+        except Exception as error:  # noqa: BLE001 - a shape FA4 declines
+            print(f"fa4 at batch {batch}, cache {cache}: {str(error).splitlines()[0][:80]}")
     return {name: kv_bytes / ms / 1e9 for name, ms in results.items()}
+
+
+def fa4_available():
+    try:
+        import flash_attn.cute  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def main():
@@ -118,7 +135,7 @@ def main():
     warnings.filterwarnings("ignore", category=UserWarning)
     print(f"{torch.cuda.get_device_name()}: copy {copy_bandwidth(args.target_ms):.2f} TB/s "
           f"(read + written); {'CUDA-graph replays' if args.cuda_graph else 'eager calls'}")
-    names = ["tile", *SDPA_BACKENDS]
+    names = ["tile", *SDPA_BACKENDS] + (["fa4"] if fa4_available() else [])
     print(f"{'batch':>5} {'cache':>7} | " + " ".join(f"{n:>14}" for n in names)
           + " | tile/best peer")
     for batch in map(int, args.batch.split(",")):
