@@ -454,12 +454,12 @@ def test_cli_writes_module_metadata_and_ptx(tmp_path, verify, run_cli):
             ("CU_SEQLENS_K", "*i32"), ("MAX_N_CTX", "i32"), ("VARLEN", "i32"),
             ("ALIBI_SLOPES", "*fp32"), ("dropout_p", "fp32"), ("DROPOUT_SEEDS", "*i64")]],
         # WINDOW, SOFTCAP, HEAD_GROUP, RESCALE_VOTE, ALIBI, DROPOUT,
-        # PERSISTENT and ROW_SUM_PARTS were not given: their defaults are
-        # recorded.
+        # PERSISTENT, ROW_SUM_PARTS and BLOCK_D were not given: their
+        # defaults are recorded.
         "constexprs": {"HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64, "CAUSAL": True,
                        "WINDOW": False, "SOFTCAP": False, "HEAD_GROUP": 8,
                        "RESCALE_VOTE": True, "ALIBI": False, "DROPOUT": False,
-                       "PERSISTENT": 0, "ROW_SUM_PARTS": 0},
+                       "PERSISTENT": 0, "ROW_SUM_PARTS": 0, "BLOCK_D": 0},
         "num_warps": 4,
         "options": CompileOptions(num_warps=4, num_stages=3,
                                   thread_index_per_op=True).pipeline_string(),

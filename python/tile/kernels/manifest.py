@@ -252,10 +252,9 @@ def _attention_variants(t, head_dim, target, block_d=None):
     # at d64, +1-7% at d128 (N 4k and 16k, fp16, H200, 2026-11-30).  Not
     # in the variants with softcap, ALiBi or dropout: there the parts'
     # registers cost d128 12-1300 bytes of spills and serialise d64's
-    # ALiBi warpgroup MMA.  Nor, untimed, in the windows: at d128 the
-    # parts take the accumulator's layout there (the rescale's row reaches
-    # them first in tilegpu-remove-layout-conversions), 64 registers a
-    # thread holding 4 values.
+    # ALiBi warpgroup MMA.  Nor in the windows: the d128 one (1024, 0)
+    # with them, 485/451 -> 452/445 TFLOP/s in two alternated rounds
+    # (H200, bf16, 2026-11-30).
     # The backward runs every product on wgmma, Q and dO copied
     # by the TMA from a producer warpgroup, its programs owning 128
     # keys on 8 warps (d32 to d128).  d32 and d128 compute S as

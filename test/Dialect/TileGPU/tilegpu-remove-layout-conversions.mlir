@@ -615,3 +615,50 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
     return %r : tensor<128x8xf32, #b>
   }
 }
+
+// -----
+
+// A row broadcast to a tile narrower than the mma layout's span (4 columns
+// of its 8) would repeat each element in two registers: the broadcast keeps
+// its layout, so that the sums it scales, carried in the slice of the
+// reshape's linear layout, stay there; the row is converted instead.
+#b = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+#b3 = #tilegpu.blocked<sizePerThread = [1, 1, 1], threadsPerWarp = [1, 4, 8], warpsPerCTA = [4, 1, 1], order = [2, 1, 0]>
+#mma = #tilegpu.mma<version = 2, warpsPerCTA = [4, 1]>
+#a = #tilegpu.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
+#bop = #tilegpu.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>
+#groups = #tilegpu.slice<dim = 1, parent = #b3>
+#row = #tilegpu.slice<dim = 1, parent = #b>
+// CHECK-DAG: #[[MMA:.*]] = #tilegpu.mma<version = 2, warpsPerCTA = [4, 1]>
+// CHECK-DAG: #[[PARTS:.*]] = #tilegpu.slice<dim = 1, parent = #linear{{[0-9]*}}>
+// CHECK-LABEL: func.func @scaled_sums_in_parts
+// CHECK: scf.for {{.*}} -> (tensor<128x4xf32, #[[PARTS]]>)
+// CHECK-NOT: tensor<128x4xf32, #[[MMA]]>
+// CHECK: scf.yield
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_80>} {
+  func.func @scaled_sums_in_parts(%q: tensor<128x64xf16, #b>, %k: tensor<64x64xf16, #b>, %n: i32) -> tensor<128x4xf32, #b> {
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %zero = arith.constant dense<0.0> : tensor<128x64xf32, #b>
+    %l0 = arith.constant dense<0.0> : tensor<128x4xf32, #b>
+    %r = scf.for %i = %c0 to %n step %c64 iter_args(%l = %l0) -> (tensor<128x4xf32, #b>) : i32 {
+      %qa = tilegpu.convert_layout %q : tensor<128x64xf16, #b> -> tensor<128x64xf16, #a>
+      %kb = tilegpu.convert_layout %k : tensor<64x64xf16, #b> -> tensor<64x64xf16, #bop>
+      %z = tilegpu.convert_layout %zero : tensor<128x64xf32, #b> -> tensor<128x64xf32, #mma>
+      %s0 = tile.dot %qa, %kb, %z : tensor<128x64xf16, #a>, tensor<64x64xf16, #bop> -> tensor<128x64xf32, #mma>
+      %s = tilegpu.convert_layout %s0 : tensor<128x64xf32, #mma> -> tensor<128x64xf32, #b>
+      %m = tile.reduce max %s axis 1 : tensor<128x64xf32, #b> -> tensor<128xf32, #row>
+      %alpha = math.exp2 %m : tensor<128xf32, #row>
+      %a1 = tile.expand_dims %alpha {axis = 1 : i32} : tensor<128xf32, #row> -> tensor<128x1xf32, #b>
+      %ab = tile.broadcast %a1 : tensor<128x1xf32, #b> -> tensor<128x4xf32, #b>
+      %scaled = arith.mulf %l, %ab : tensor<128x4xf32, #b>
+      %e = math.exp2 %s : tensor<128x64xf32, #b>
+      %g = tile.reshape %e : tensor<128x64xf32, #b> -> tensor<128x16x4xf32, #b3>
+      %part = tile.reduce sum %g axis 1 : tensor<128x16x4xf32, #b3> -> tensor<128x4xf32, #groups>
+      %part2 = tilegpu.convert_layout %part : tensor<128x4xf32, #groups> -> tensor<128x4xf32, #b>
+      %lnew = arith.addf %scaled, %part2 : tensor<128x4xf32, #b>
+      scf.yield %lnew : tensor<128x4xf32, #b>
+    }
+    return %r : tensor<128x4xf32, #b>
+  }
+}

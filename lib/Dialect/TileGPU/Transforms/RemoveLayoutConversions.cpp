@@ -14,7 +14,9 @@
 //    wins; ops that take no part (memory accesses, dots, ops whose rule
 //    cannot take the layout, such as trans) get a conversion back to what
 //    they had; a local_alloc stores from the layout that reaches it where
-//    that writes vectors as wide.
+//    that writes vectors as wide. A broadcast does not take a layout that
+//    would repeat its tile's elements in a thread's registers (a tile
+//    narrower than the layout's span).
 // 2. Backward rematerialization. A conversion whose source is index
 //    arithmetic built from constants, splats and ranges is replaced by that
 //    arithmetic rebuilt in the layout wanted; so is a row loaded from memory
@@ -171,8 +173,22 @@ private:
     if (failed(results))
       return; // the op keeps its layout and gets a conversion
     for (auto [result, resultLayout] : llvm::zip(user->getResults(), *results))
-      if (resultLayout)
+      if (resultLayout && !repeatsBroadcast(user, result, resultLayout))
         assign(result, resultLayout);
+  }
+
+  /// Whether `layout` would hold the tile `op` broadcasts more than once a
+  /// thread (a tile narrower than the layout's span: an [M, 8] tile in a
+  /// 128-column wgmma layout keeps each element in 16 registers). Such a
+  /// broadcast keeps its layout, and whatever reaches its users next (the
+  /// tile it scales, say) decides theirs; its row is converted instead.
+  static bool repeatsBroadcast(Operation *op, Value result, Attribute layout) {
+    if (!isa<tile::BroadcastOp>(op))
+      return false;
+    auto type = cast<RankedTensorType>(result.getType());
+    return !getLinearLayout(RankedTensorType::get(
+                                type.getShape(), type.getElementType(), layout))
+                .isInjective();
   }
 
   /// Gives `op`'s operands the layouts it needs given its results': what
