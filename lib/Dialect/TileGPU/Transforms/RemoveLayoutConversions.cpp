@@ -177,8 +177,8 @@ private:
         assign(result, resultLayout);
   }
 
-  /// Whether `layout` would hold the tile `op` broadcasts more than once a
-  /// thread (a tile narrower than the layout's span: an [M, 8] tile in a
+  /// Whether `layout` would hold the tile `op` broadcasts more than once
+  /// (a tile narrower than the layout's span: an [M, 8] tile in a
   /// 128-column wgmma layout keeps each element in 16 registers). Such a
   /// broadcast keeps its layout, and whatever reaches its users next (the
   /// tile it scales, say) decides theirs; its row is converted instead.
