@@ -80,7 +80,7 @@ def test_paged_cache(page_size):
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
-@pytest.mark.parametrize("head_dim", [64, 128])
+@pytest.mark.parametrize("head_dim", [64, 96, 128])
 def test_causal_chunks_and_windows(dtype, head_dim):
     _check([0, 500, 3000], 5, dtype=dtype, head_dim=head_dim, causal=True,
            window_size=(700, 0), num_splits=3, seed=head_dim)

@@ -185,12 +185,15 @@ def test_rotary(interleaved, causal):
         causal=causal, interleaved=interleaved, num_splits=2)
 
 
-@pytest.mark.parametrize("head_dim, dtype", [(128, torch.bfloat16), (96, torch.float16),
-                                             (40, torch.bfloat16)])
-def test_head_dims_and_types(head_dim, dtype):
-    """d128's kernels; 96 and 40 run zero-padded to 128 and 64."""
+@pytest.mark.parametrize("head_dim, dtype, num_splits", [
+    (128, torch.bfloat16, 2), (96, torch.float16, 2), (96, torch.bfloat16, 1),
+    (80, torch.float16, 3), (40, torch.bfloat16, 2)])
+def test_head_dims_and_types(head_dim, dtype, num_splits):
+    """d128's kernels; 96's own (d128's tiles reading zeros past the
+    cache's columns), with and without the combine; 80 and 40 run
+    zero-padded to 96 and 64."""
     Case([33, 140], group=4, head_dim=head_dim, seqlen_new=1, dtype=dtype,
-         seed=head_dim).check(num_splits=2, softmax_scale=0.3)
+         seed=head_dim).check(num_splits=num_splits, softmax_scale=0.3)
 
 
 def test_paged_bf16_rotary_window_softcap():
@@ -334,7 +337,7 @@ def test_block_m_packs_the_group():
 def test_manifest_ships_the_decoding_variants():
     names = {v.name for v in manifest.VARIANTS}
     for t in ("fp16", "bf16"):
-        for d in (64, 128):
+        for d in (64, 96, 128):
             assert f"attn_decode_combine_{t}_d{d}" in names
             for m in (16, 64):
                 assert {f"attn_decode_{t}_d{d}_m{m}", f"attn_decode_{t}_d{d}_m{m}_softcap"} \
@@ -381,7 +384,7 @@ def _paged(**change):
      "q and k_cache must have one positive head_dim"),
     (_inputs(q=torch.zeros(2, 1, 4, 256).half(), k_cache=torch.zeros(2, 32, 2, 256).half(),
              v_cache=torch.zeros(2, 32, 2, 256).half(), k=None, v=None), ValueError,
-     r"head_dim 256: the decoding kernels take head dims \[64, 128\]"),
+     r"head_dim 256: the decoding kernels take head dims \[64, 96, 128\]"),
     (_inputs(v=None), ValueError, "k and v come together"),
     (_inputs(k=torch.zeros(2, 1, 1, 64).half(), v=torch.zeros(2, 1, 1, 64).half()), ValueError,
      r"k must have the shape \(batch, seqlen_new, heads_k, head_dim\) = \(2, 1, 2, 64\)"),

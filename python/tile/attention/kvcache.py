@@ -235,9 +235,11 @@ def _manifest_variants(family):
 
 
 def _tiles(constexprs):
+    """(head dims, BLOCK_Ms, BLOCK_N, {head dim: its blocks' width})."""
     return (tuple(sorted({c["HEAD_DIM"] for c in constexprs})),
             tuple(sorted({c["BLOCK_M"] for c in constexprs})),
-            max(c["BLOCK_N"] for c in constexprs))
+            max(c["BLOCK_N"] for c in constexprs),
+            {c["HEAD_DIM"]: c.get("BLOCK_D") or c["HEAD_DIM"] for c in constexprs})
 
 
 @functools.cache
@@ -253,8 +255,9 @@ def _bundle_tiles(kernels):
 
 
 def _available(device):
-    """(head dims, BLOCK_Ms, BLOCK_N) of the attn_decode variants that can
-    run on `device`: the GPU bundle's, or the manifest's on the CPU."""
+    """(head dims, BLOCK_Ms, BLOCK_N, widths) of the attn_decode variants
+    that can run on `device`: the GPU bundle's, or the manifest's on the
+    CPU (_tiles)."""
     if device.type == "cuda":
         return _bundle_tiles(_f.kernel_bundle())
     return _manifest_tiles()
@@ -444,8 +447,11 @@ def flash_attn_with_kvcache(q, k_cache, v_cache, k=None, v=None, rotary_cos=None
                    f"appended")
     rotary_dim = _check_rotary(rotary_cos, rotary_sin, k, head_dim, device)
     # Every refusal comes before the cache is written.
-    head_dims, block_ms, block_n = _available(device)
+    head_dims, block_ms, block_n, widths = _available(device)
     kernel_dim = _f.smallest_kernel_dim(head_dim, head_dims, "the decoding")
+    # The kernels' blocks' width: kernel_dim, or a wider one they read
+    # zeros past (the partial outputs' rows are this long).
+    width = widths[kernel_dim]
     group = heads // heads_k
     rows = group * seqlen_q
     block_m = choose_block_m(rows, block_ms)
@@ -487,7 +493,7 @@ def flash_attn_with_kvcache(q, k_cache, v_cache, k=None, v=None, rotary_cos=None
             "stride_vnz": stride_vnz, "stride_vnn": stride_vnn, "stride_vnh": stride_vnh,
             "stride_bt": stride_table, "Z": batch, "H_KV": heads_k, "N_NEW": seqlen_new,
             "PAGE_SIZE": page_size, "HEAD_DIM": head_dim, "MAX_KEYS": capacity}
-        append = [(APPEND, {"BLOCK_D": kernel_dim}, element_type, append_values,
+        append = [(APPEND, {"BLOCK_D": width}, element_type, append_values,
                    (-(-seqlen_new // _manifest.APPEND_BLOCK_T), batch * heads_k))]
     else:
         # The kernels only read the lengths: the caller's tensor serves
@@ -554,7 +560,7 @@ def flash_attn_with_kvcache(q, k_cache, v_cache, k=None, v=None, rotary_cos=None
     if num_splits == 1:
         o_acc = lse_acc = lse
     else:
-        o_acc = torch.empty((num_splits, batch * heads_k, rows, kernel_dim),
+        o_acc = torch.empty((num_splits, batch * heads_k, rows, width),
                             dtype=torch.float32, device=device)
         lse_acc = torch.empty((num_splits, batch * heads_k, rows), dtype=torch.float32,
                               device=device)

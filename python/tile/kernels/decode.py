@@ -106,6 +106,15 @@ def _key_rows(TABLE, table_row, offs_n, key_ok, PAGE_SIZE, stride_p, stride_n):
 
 
 @tile.jit
+def _in_head(row_ok, offs_d, HEAD_DIM: tl.constexpr, WIDTH: tl.constexpr):
+    """A block's mask: its rows', and with WIDTH > HEAD_DIM its columns'
+    within the head dim."""
+    if WIDTH > HEAD_DIM:
+        return row_ok[:, None] & (offs_d < HEAD_DIM)[None, :]
+    return row_ok[:, None]
+
+
+@tile.jit
 def _split_range(kv_len, n_q, upper, lower, split, NUM_SPLITS, BLOCK_N: tl.constexpr):
     """[start, end) of split `split`: the keys any of the n_q tokens may see
     (the first token's lower bound to the last token's upper bound), cut
@@ -130,18 +139,23 @@ def attn_decode(Q, K, V, BLOCK_TABLE, KV_LENS, O_ACC, LSE_ACC, sm_scale, softcap
                 PAGE_SIZE, NUM_SPLITS, upper, lower, ALIBI_SLOPES, O, LSE, stride_oz,
                 stride_on, stride_oh, HEAD_DIM: tl.constexpr,
                 BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, SOFTCAP: tl.constexpr = False,
-                ALIBI: tl.constexpr = False):
+                ALIBI: tl.constexpr = False, BLOCK_D: tl.constexpr = 0):
     tl.static_assert(BLOCK_M >= 16 and BLOCK_N >= 16, "tl.dot needs 16 rows and keys")
+    tl.static_assert(BLOCK_D == 0 or BLOCK_D >= HEAD_DIM, "BLOCK_D must hold HEAD_DIM")
+    # The blocks' width (O_ACC's rows): zeros read past the head dim, none
+    # stored there.
+    WIDTH: tl.constexpr = BLOCK_D if BLOCK_D else HEAD_DIM
     tl.static_assert(not (ALIBI and SOFTCAP), "ALiBi with capped scores is not supported")
     split = tl.program_id(0)
     off_zkv = tl.program_id(2)
     off_z, rows, row_ok, token, head = _group_rows(tl.program_id(1), off_zkv, H_KV, GROUP, ROWS,
                                                    BLOCK_M)
     off_kv = off_zkv % H_KV
-    offs_d = tl.arange(0, HEAD_DIM)
+    offs_d = tl.arange(0, WIDTH)
     q_rows = off_z.to(tl.int64) * stride_qz + token.to(tl.int64) * stride_qn \
         + head.to(tl.int64) * stride_qh
-    q = tl.load(Q + q_rows[:, None] + offs_d[None, :], mask=row_ok[:, None], other=0.0)
+    q = tl.load(Q + q_rows[:, None] + offs_d[None, :],
+                mask=_in_head(row_ok, offs_d, HEAD_DIM, WIDTH), other=0.0)
 
     kv_len = tl.load(KV_LENS + off_z)
     start, end = _split_range(kv_len, N_Q, upper, lower, split, NUM_SPLITS, BLOCK_N)
@@ -165,7 +179,7 @@ def attn_decode(Q, K, V, BLOCK_TABLE, KV_LENS, O_ACC, LSE_ACC, sm_scale, softcap
 
     m_i = tl.full([BLOCK_M], -float("inf"), tl.float32)
     l_i = tl.zeros([BLOCK_M], tl.float32)
-    acc = tl.zeros([BLOCK_M, HEAD_DIM], tl.float32)
+    acc = tl.zeros([BLOCK_M, WIDTH], tl.float32)
     for start_n in range(start, end, BLOCK_N):
         offs_n = start_n + tl.arange(0, BLOCK_N)
         key_ok = offs_n < end
@@ -173,10 +187,10 @@ def attn_decode(Q, K, V, BLOCK_TABLE, KV_LENS, O_ACC, LSE_ACC, sm_scale, softcap
                            stride_kn)
         v_rows = _key_rows(BLOCK_TABLE, table_row, offs_n, key_ok, PAGE_SIZE, stride_vp,
                            stride_vn)
-        k = tl.load(k_head + k_rows[:, None] + offs_d[None, :], mask=key_ok[:, None],
-                    other=0.0)
-        v = tl.load(v_head + v_rows[:, None] + offs_d[None, :], mask=key_ok[:, None],
-                    other=0.0)
+        k = tl.load(k_head + k_rows[:, None] + offs_d[None, :],
+                    mask=_in_head(key_ok, offs_d, HEAD_DIM, WIDTH), other=0.0)
+        v = tl.load(v_head + v_rows[:, None] + offs_d[None, :],
+                    mask=_in_head(key_ok, offs_d, HEAD_DIM, WIDTH), other=0.0)
         qk = tl.dot(q, tl.trans(k))
         if SOFTCAP:
             qk = tl.math.tanh(qk * cap_scale)
@@ -205,12 +219,12 @@ def attn_decode(Q, K, V, BLOCK_TABLE, KV_LENS, O_ACC, LSE_ACC, sm_scale, softcap
         # The rows' results are final: written where the combine would.
         o_rows = _out_rows(off_z, token, head, stride_oz, stride_on, stride_oh)
         tl.store(O + o_rows[:, None] + offs_d[None, :], o.to(O.dtype.element_ty),
-                 mask=row_ok[:, None])
+                 mask=_in_head(row_ok, offs_d, HEAD_DIM, WIDTH))
         tl.store(LSE + _lse_rows(off_z, token, head, H_KV, GROUP, N_Q), lse, mask=row_ok)
     else:
         part = (split * Z * H_KV + off_zkv).to(tl.int64) * ROWS + rows
         tl.store(LSE_ACC + part, lse, mask=row_ok)
-        tl.store(O_ACC + part[:, None] * HEAD_DIM + offs_d[None, :], o, mask=row_ok[:, None])
+        tl.store(O_ACC + part[:, None] * WIDTH + offs_d[None, :], o, mask=row_ok[:, None])
 
 
 @tile.jit(launch=tile.Launch(grid=("ROWS", "Z * H_KV"), keys=("HEAD_DIM",)),
@@ -218,28 +232,30 @@ def attn_decode(Q, K, V, BLOCK_TABLE, KV_LENS, O_ACC, LSE_ACC, sm_scale, softcap
                              "N_Q", "ROWS", "NUM_SPLITS"))
 def attn_decode_combine(O, O_ACC, LSE_ACC, LSE, stride_oz, stride_on, stride_oh, Z, H_KV,
                         GROUP, N_Q, ROWS, NUM_SPLITS, HEAD_DIM: tl.constexpr,
-                        BLOCK_S: tl.constexpr):
+                        BLOCK_S: tl.constexpr, BLOCK_D: tl.constexpr = 0):
     """out = sum_s exp(lse_s - lse) * out_s with lse = log sum_s exp(lse_s),
     relative to the running max so nothing overflows; a row whose splits
     all saw no key gets 0 and -inf.  One row a program, BLOCK_S splits at
     a time: a block's loads are all issued before any is used, so a row
-    costs one memory latency a block of splits, not one a split."""
+    costs one memory latency a block of splits, not one a split.  BLOCK_D
+    as attn_decode's (O_ACC's rows)."""
+    WIDTH: tl.constexpr = BLOCK_D if BLOCK_D else HEAD_DIM
     row = tl.program_id(0)
     off_zkv = tl.program_id(1)
     off_z = off_zkv // H_KV
     token, head = _token_head(row, off_zkv, H_KV, GROUP)
     offs_s = tl.arange(0, BLOCK_S)
-    offs_d = tl.arange(0, HEAD_DIM)
+    offs_d = tl.arange(0, WIDTH)
     row_part = off_zkv.to(tl.int64) * ROWS + row
     m_i = -float("inf")
     l_i = 0.0
-    acc = tl.zeros([HEAD_DIM], tl.float32)
+    acc = tl.zeros([WIDTH], tl.float32)
     for first_split in range(0, NUM_SPLITS, BLOCK_S):
         splits = first_split + offs_s
         split_ok = splits < NUM_SPLITS
         part = splits.to(tl.int64) * Z * H_KV * ROWS + row_part
         lse_s = tl.load(LSE_ACC + part, mask=split_ok, other=-float("inf"))
-        o_s = tl.load(O_ACC + part[:, None] * HEAD_DIM + offs_d[None, :],
+        o_s = tl.load(O_ACC + part[:, None] * WIDTH + offs_d[None, :],
                       mask=split_ok[:, None], other=0.0)
         m_new = tl.maximum(m_i, tl.max(lse_s, 0))
         m_sub = tl.where(m_new == -float("inf"), 0.0, m_new)
@@ -250,8 +266,11 @@ def attn_decode_combine(O, O_ACC, LSE_ACC, LSE, stride_oz, stride_on, stride_oh,
         m_i = m_new
     lse = m_i + tl.log(l_i)
     o = acc * (1.0 / tl.where(l_i > 0, l_i, 1.0))
-    tl.store(O + _out_rows(off_z, token, head, stride_oz, stride_on, stride_oh) + offs_d,
-             o.to(O.dtype.element_ty))
+    out = O + _out_rows(off_z, token, head, stride_oz, stride_on, stride_oh) + offs_d
+    if WIDTH > HEAD_DIM:
+        tl.store(out, o.to(O.dtype.element_ty), mask=offs_d < HEAD_DIM)
+    else:
+        tl.store(out, o.to(O.dtype.element_ty))
     tl.store(LSE + _lse_rows(off_z, token, head, H_KV, GROUP, N_Q), lse)
 
 

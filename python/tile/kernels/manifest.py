@@ -464,6 +464,11 @@ APPEND_BLOCK_T = 16
 # an H200 (docs/performance.md): 32 keys on 4 warps read K/V 0-30% faster
 # than 64 (174 registers, 2 programs an SM), 32 on 8 warps slower.
 DECODE_HEAD_DIMS = (64, 128)
+# Head dims whose decoding runs on a wider one's tiles (BLOCK_D), reading
+# zeros past the cache's columns and storing nothing there, so that no
+# cache is copied padded (d96: Phi-3's; on an H200 0.79-3.58 TB/s against
+# 0.30-0.54 padded, 2026-11-30).
+DECODE_BLOCK_DIMS = {96: 128}
 DECODE_BLOCK_MS = (16, 64)
 DECODE_BLOCK_N = 32
 # The combine reads this many splits of a row at once, and the split
@@ -477,7 +482,8 @@ def _decode_variants(target):
     out = []
     name = target_suffix(target)
     for t in ("fp16", "bf16"):
-        for head_dim in DECODE_HEAD_DIMS:
+        for head_dim in DECODE_HEAD_DIMS + tuple(DECODE_BLOCK_DIMS):
+            width = DECODE_BLOCK_DIMS.get(head_dim, head_dim)
             for block_m in DECODE_BLOCK_MS:
                 for extra in ("", "_softcap", "_alibi"):
                     out.append(Variant(
@@ -485,15 +491,18 @@ def _decode_variants(target):
                         "attn_decode", _decode_signature(t),
                         {"HEAD_DIM": head_dim, "BLOCK_M": block_m,
                          "BLOCK_N": DECODE_BLOCK_N, "SOFTCAP": extra == "_softcap",
-                         "ALIBI": extra == "_alibi"}, 4, target=target))
-            out.append(Variant(
-                f"kv_append_{t}_d{head_dim}{name}", "decode", "kv_append",
-                _append_signature(t), {"BLOCK_T": APPEND_BLOCK_T, "BLOCK_D": head_dim}, 4,
-                target=target))
+                         "ALIBI": extra == "_alibi", "BLOCK_D": width}, 4, target=target))
+            if head_dim == width:
+                # Any head dim up to BLOCK_D (a run-time HEAD_DIM).
+                out.append(Variant(
+                    f"kv_append_{t}_d{head_dim}{name}", "decode", "kv_append",
+                    _append_signature(t), {"BLOCK_T": APPEND_BLOCK_T, "BLOCK_D": head_dim}, 4,
+                    target=target))
             out.append(Variant(
                 f"attn_decode_combine_{t}_d{head_dim}{name}", "decode",
                 "attn_decode_combine", _combine_signature(t),
-                {"HEAD_DIM": head_dim, "BLOCK_S": DECODE_COMBINE_SPLITS}, 4, target=target))
+                {"HEAD_DIM": head_dim, "BLOCK_S": DECODE_COMBINE_SPLITS, "BLOCK_D": width}, 4,
+                target=target))
     return out
 
 
