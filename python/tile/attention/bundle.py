@@ -97,8 +97,8 @@ class KernelBundle:
     def kernel_head_dim(self, kernel, element_type, head_dim, capability=None):
         """The head dim of the `kernel` family's variants that run head_dim
         for this element type on a device of compute capability
-        `capability`: head_dim where the folder has them (a forward on a
-        larger head dim's tiles, BLOCK_D, reads zeros past the tensors'
+        `capability`: head_dim where the folder has them (kernels on a
+        larger head dim's tiles, BLOCK_D, read zeros past the tensors'
         columns), else the smallest larger one (the tensors then go padded
         with zeros, as FlashAttention pads them: the zero columns add
         nothing to the scores, and the outputs' are dropped).  ValueError
