@@ -9,7 +9,10 @@ contiguous.  H_KV divides H: query head h reads K/V head h // (H // H_KV)
 fp32 [Z * H, MAX_N_CTX].  The backward's LSE_LOG2 (LSE * log2(e)) and DELTA
 are fp32 [Z * H, stats_stride(MAX_N_CTX)]: rows 64-byte aligned, so that
 the TMA can copy their blocks, the preprocess writing every row up to
-MAX_N_CTX (zeros past a sequence's queries).
+MAX_N_CTX (zeros past a sequence's queries).  Every kernel takes BLOCK_D,
+its blocks' width: HEAD_DIM (0), or a wider one whose tiles a ragged head
+dim runs on (96 on 128's): the blocks read zeros past HEAD_DIM and nothing
+is stored there.
 
 - attn_fwd: grid (cdiv(N_CTX, BLOCK_M), Z * H), or with PERSISTENT
   programs an SM at most that many programs, each taking query blocks in
@@ -24,7 +27,7 @@ MAX_N_CTX (zeros past a sequence's queries).
   of key block p for one query head (DK, DV are [Z, H, N_KV, HEAD_DIM]
   with strides (stride_dkz, stride_dkh, stride_dkn): with grouped heads
   the caller sums each group's), and adds, with atomic adds, its keys' part
-  of dQ / sm_scale to DQ_ACC, fp32, N_CTX * HEAD_DIM elements a head in the
+  of dQ / sm_scale to DQ_ACC, fp32, N_CTX * BLOCK_D elements a head in the
   order _dq_acc_offsets gives (as FlashAttention-2 does: S and dP are
   computed once, and dQ accumulates in an order of its own).
 - attn_bwd_postprocess: dQ = DQ_ACC * sm_scale in dQ's type and strides
