@@ -218,15 +218,16 @@ def main():
         cases = [case for case in cases if case[0] in picked]
     rows = []
     for name, kv_heads, options, *packing in cases:
-        lengths = packing[0] if packing else [args.n] * args.batch
+        packed_lengths = packing[0] if packing else None
+        lengths = packed_lengths or [args.n] * args.batch
         window = options.get("window_size", (-1, -1))
         pairs = sum(visible_pairs(n, True, window) for n in lengths)
         flops = 4 * args.heads * args.head_dim * pairs
-        peers = [("tile", tile_run(True, options, packing and lengths))]
-        if set(options) <= {"dropout_p"} and not packing:
+        peers = [("tile", tile_run(True, options, packed_lengths))]
+        if set(options) <= {"dropout_p"} and not packed_lengths:
             peers.append(("sdpa", sdpa_run(options)))
         if have_fa4:
-            peers.append(("fa4", fa4_run(True, options, packing and lengths)))
+            peers.append(("fa4", fa4_run(True, options, packed_lengths)))
         for impl, attend in peers:
             result = time_case(attend, shape, kv_heads, dtype, args.target_ms)
             if isinstance(result, str):

@@ -28,6 +28,7 @@ from tile.attention import (  # noqa: E402
     functional,
     register_attention,
 )
+from tile.attention.bundle import block_width  # noqa: E402
 from tile.attention.plan import PlanCache  # noqa: E402
 from tile.kernels.attention import stats_stride  # noqa: E402
 
@@ -379,11 +380,6 @@ def strided(tensor, values, head_dim, heads="H", length="N_CTX", strides=QUERY_S
 EMULATED_SMS = 132
 
 
-def accumulator_width(spec):
-    """DQ_ACC's row length: the kernels' blocks' width."""
-    return spec.constexprs.get("BLOCK_D") or spec.constexprs["HEAD_DIM"]
-
-
 class EmulatedKernels(RuntimeStandIn):
     """Stands in for _launch_all: has the runtime check the arguments and
     compute the grid as for a launch, then computes what each kernel's
@@ -434,7 +430,7 @@ class EmulatedKernels(RuntimeStandIn):
         of its lengths: views of its rows (cu_seqlens[b] on), its LSE,
         DELTA and DQ_ACC rows copied in and out, its offsets moved to its
         bottom-right diagonal and clamped as the kernels clamp them."""
-        h, width = values["H"], accumulator_width(spec)
+        h, width = values["H"], block_width(spec.constexprs)
         max_q = values["MAX_N_CTX"]
         cu_q = self.tensors[values["CU_SEQLENS_Q"].address].tolist()
         cu_k = (self.tensors[values["CU_SEQLENS_K"].address].tolist()
@@ -502,7 +498,7 @@ class EmulatedKernels(RuntimeStandIn):
             return tensor(name).view(z, h, stats_stride(values["MAX_N_CTX"]))[..., :n]
 
         def accumulator():   # DQ_ACC: contiguous fp32 [Z * H, N_CTX, BLOCK_D]
-            return tensor("DQ_ACC").view(z, h, n, accumulator_width(spec))[..., :d]
+            return tensor("DQ_ACC").view(z, h, n, block_width(spec.constexprs))[..., :d]
 
         if spec.family == "attn_bwd_preprocess":
             stats("DELTA").copy_((view("O").float() * view("DO").float()).sum(-1))

@@ -33,7 +33,14 @@ POSTPROCESS = "attn_bwd_postprocess"
 DQ = "attn_bwd_dq"
 ATTENTION_FAMILIES = (FORWARD, PREPROCESS, BACKWARD, POSTPROCESS, DQ)
 
-__all__ = ["BundleError", "KernelBundle", "find_kernel_dir", "candidate_dirs"]
+__all__ = ["BundleError", "KernelBundle", "block_width", "find_kernel_dir", "candidate_dirs"]
+
+
+def block_width(constexprs):
+    """An attention or decoding variant's blocks' width: its BLOCK_D, or
+    its HEAD_DIM where it has none (0: the head dim).  Its dQ accumulator
+    and split partials have rows this long."""
+    return constexprs.get("BLOCK_D") or constexprs["HEAD_DIM"]
 
 
 def candidate_dirs():
@@ -111,16 +118,19 @@ class KernelBundle:
                 raise ValueError(f"head_dim {head_dim}: the bundle's attention kernels take "
                                  f"head dims {self.head_dims} (smaller ones padded to the "
                                  f"next)")
-            for dim in reversed(larger):
+            first_error = None
+            for dim in larger:
                 try:
                     self.select(kernel, element_type, dim, capability=capability)
-                    found = dim
-                except ValueError:
-                    # What the smallest says, when none runs here (kernels
-                    # for another device, say).
-                    if found is None and dim == larger[0]:
-                        raise
-            self._kernel_dims[key] = found
+                except ValueError as error:
+                    first_error = first_error or error
+                    continue
+                found = self._kernel_dims[key] = dim
+                break
+            else:
+                # What the smallest says, when none runs here (kernels for
+                # another device, say).
+                raise first_error
         return found
 
     def select(self, kernel, element_type, head_dim, causal=None, seq_len=None,

@@ -472,8 +472,8 @@ def dq_accumulator_for(preprocess, heads, seqlen, device):
     the preprocess kernel zeros it, attn_bwd adds to it, the postprocess
     kernel scales it into dq.  Its rows are the kernels' blocks' width
     (BLOCK_D: the head dim, or the wider one a ragged head dim runs on)."""
-    width = preprocess.constexprs.get("BLOCK_D") or preprocess.constexprs["HEAD_DIM"]
-    return torch.empty((heads, seqlen, width), dtype=torch.float32, device=device)
+    return torch.empty((heads, seqlen, _bundle.block_width(preprocess.constexprs)),
+                       dtype=torch.float32, device=device)
 
 
 def _kernel_head_dim(family, like):

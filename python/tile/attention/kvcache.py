@@ -239,7 +239,7 @@ def _tiles(constexprs):
     return (tuple(sorted({c["HEAD_DIM"] for c in constexprs})),
             tuple(sorted({c["BLOCK_M"] for c in constexprs})),
             max(c["BLOCK_N"] for c in constexprs),
-            {c["HEAD_DIM"]: c.get("BLOCK_D") or c["HEAD_DIM"] for c in constexprs})
+            {c["HEAD_DIM"]: _f._bundle.block_width(c) for c in constexprs})
 
 
 @functools.cache

@@ -199,6 +199,20 @@ def _row_block(base, start_n, stride_n, N_CTX, HEAD_DIM: tl.constexpr,
 
 
 @tile.jit
+def _load_block(block, ROW_AXIS: tl.constexpr, ROWS: tl.constexpr, HEAD_TAIL: tl.constexpr):
+    """The block's tile, zeros past its tensor along the rows' axis
+    (ROW_AXIS, 0 or 1) when ROWS, and along the head dim's (the other) when
+    HEAD_TAIL: it ends inside the block.  No check where neither."""
+    if ROWS and HEAD_TAIL:
+        return tl.load(block, boundary_check=(0, 1), padding_option="zero")
+    if ROWS:
+        return tl.load(block, boundary_check=(ROW_AXIS,), padding_option="zero")
+    if HEAD_TAIL:
+        return tl.load(block, boundary_check=(1 - ROW_AXIS,), padding_option="zero")
+    return tl.load(block)
+
+
+@tile.jit
 def _longest_first(heads_per_group):
     """(rank, head) of this program in a causal kernel, whose programs' work
     falls with rank: rank 0 is the longest.
@@ -428,17 +442,8 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi, offs_m, 
     # A row may see no key of a block (only behind a mask): its max is -inf.
     ROW_MAY_BE_EMPTY: tl.constexpr = CAUSAL_MASK or WINDOW_MASK
     for start_n in range(lo, hi, BLOCK_N):
-        if KEY_MASK:
-            k = tl.load(K_block_ptr, boundary_check=(0, 1) if HEAD_TAIL else (1,),
-                        padding_option="zero")
-            v = tl.load(V_block_ptr, boundary_check=(0, 1) if HEAD_TAIL else (0,),
-                        padding_option="zero")
-        elif HEAD_TAIL:
-            k = tl.load(K_block_ptr, boundary_check=(0,), padding_option="zero")
-            v = tl.load(V_block_ptr, boundary_check=(1,), padding_option="zero")
-        else:
-            k = tl.load(K_block_ptr)
-            v = tl.load(V_block_ptr)
+        k = _load_block(K_block_ptr, 1, KEY_MASK, HEAD_TAIL)
+        v = _load_block(V_block_ptr, 0, KEY_MASK, HEAD_TAIL)
         qk = tl.dot(q, k)
         if SOFTCAP:
             qk = tl.math.tanh(qk * cap_scale)
@@ -634,8 +639,7 @@ def _attn_fwd_block(call, start_m, off_hz, HEAD_DIM: tl.constexpr, BLOCK_M: tl.c
     acc = tl.zeros([BLOCK_M, BLOCK_D], tl.float32)
     qk_scale, cap_scale = _score_scales(sm_scale, softcap, SOFTCAP)
     # Rows past the sequence's are never stored.
-    q = tl.load(Q_block_ptr, boundary_check=(0, 1) if HEAD_TAIL else (0,),
-                padding_option="zero")
+    q = _load_block(Q_block_ptr, 0, True, HEAD_TAIL)
     off, low, first, left_end, full_end, diag_end = _key_stages(
         start_m * BLOCK_M, q_len, kv_len, causal_offset, window_offset, BLOCK_M, BLOCK_N,
         CAUSAL, WINDOW)
@@ -877,17 +881,8 @@ def _attn_bwd_dkdv_rows(dk, dv, k, v, queries, scores, start_n, lo, hi,
     for start_m in range(lo, hi, BLOCK_M):
         offs_m = start_m + tl.arange(0, BLOCK_M)
         query_ok = offs_m < q_len
-        if QUERY_MASK:
-            q = tl.load(q_block, boundary_check=(0, 1) if HEAD_TAIL else (0,),
-                        padding_option="zero")
-            do = tl.load(do_block, boundary_check=(0, 1) if HEAD_TAIL else (0,),
-                         padding_option="zero")
-        elif HEAD_TAIL:
-            q = tl.load(q_block, boundary_check=(1,), padding_option="zero")
-            do = tl.load(do_block, boundary_check=(1,), padding_option="zero")
-        else:
-            q = tl.load(q_block)
-            do = tl.load(do_block)
+        q = _load_block(q_block, 0, QUERY_MASK, HEAD_TAIL)
+        do = _load_block(do_block, 0, QUERY_MASK, HEAD_TAIL)
         if stats_blocks:
             lse = tl.load(lse_block, boundary_check=(0,), padding_option="zero")
             delta = tl.load(delta_block, boundary_check=(0,), padding_option="zero")
@@ -1035,27 +1030,10 @@ def _attn_bwd_dkdv_cols(dk, dv, k, v, queries, scores, start_n, lo, hi,
     for start_m in range(lo, hi, BLOCK_M):
         offs_m = start_m + tl.arange(0, BLOCK_M)
         query_ok = offs_m < q_len
-        if QUERY_MASK:
-            qT = tl.load(qT_block, boundary_check=(0, 1) if QT_TAIL else (1,),
-                         padding_option="zero")
-            if HALVES:
-                qT_hi = tl.load(qT_hi_block, boundary_check=(0, 1) if HEAD_TAIL else (1,),
-                                padding_option="zero")
-            do = tl.load(do_block, boundary_check=(0, 1) if HEAD_TAIL else (0,),
-                         padding_option="zero")
-        elif HEAD_TAIL:
-            if QT_TAIL:
-                qT = tl.load(qT_block, boundary_check=(0,), padding_option="zero")
-            else:
-                qT = tl.load(qT_block)
-            if HALVES:
-                qT_hi = tl.load(qT_hi_block, boundary_check=(0,), padding_option="zero")
-            do = tl.load(do_block, boundary_check=(1,), padding_option="zero")
-        else:
-            qT = tl.load(qT_block)
-            if HALVES:
-                qT_hi = tl.load(qT_hi_block)
-            do = tl.load(do_block)
+        qT = _load_block(qT_block, 1, QUERY_MASK, QT_TAIL)
+        if HALVES:
+            qT_hi = _load_block(qT_hi_block, 1, QUERY_MASK, HEAD_TAIL)
+        do = _load_block(do_block, 0, QUERY_MASK, HEAD_TAIL)
         # LSE_LOG2 and DELTA read first, each thread the columns of P^T it
         # holds: their latency passes under the products before their use.
         # On Hopper as blocks, which the producer warps copy into shared
@@ -1363,17 +1341,8 @@ def _attn_bwd_dq_stage(dq, q, do, lse, delta, K_block_ptr, V_block_ptr, lo, hi, 
     K_block_ptr = tl.advance(K_block_ptr, (0, lo))
     V_block_ptr = tl.advance(V_block_ptr, (0, lo))
     for start_n in range(lo, hi, BLOCK_N):
-        if KEY_MASK:
-            kT = tl.load(K_block_ptr, boundary_check=(0, 1) if HEAD_TAIL else (1,),
-                         padding_option="zero")
-            vT = tl.load(V_block_ptr, boundary_check=(0, 1) if HEAD_TAIL else (1,),
-                         padding_option="zero")
-        elif HEAD_TAIL:
-            kT = tl.load(K_block_ptr, boundary_check=(0,), padding_option="zero")
-            vT = tl.load(V_block_ptr, boundary_check=(0,), padding_option="zero")
-        else:
-            kT = tl.load(K_block_ptr)
-            vT = tl.load(V_block_ptr)
+        kT = _load_block(K_block_ptr, 1, KEY_MASK, HEAD_TAIL)
+        vT = _load_block(V_block_ptr, 1, KEY_MASK, HEAD_TAIL)
         p = tl.math.exp2(tl.dot(q, kT) * qk_scale - lse[:, None])
         if CAUSAL_MASK or WINDOW_MASK or KEY_MASK:
             # A row that sees no key (lse -inf) has p = inf here: zeroed.
