@@ -148,6 +148,34 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
 
 // -----
 
+// The same chain through a branch that masks S on some iterations (a
+// window's left edge): P still stays in registers, the branch's result
+// counted as S's own.
+#b = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-DAG: #[[O:.*]] = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]>
+// CHECK-DAG: #[[P:.*]] = #tilegpu.dot_operand<opIdx = 0, parent = #[[O]], kWidth = 2>
+// CHECK-LABEL: func.func @hopper_masked_chain
+// CHECK: scf.if
+// CHECK: %[[PA:[0-9]+]] = tilegpu.convert_layout {{.*}} -> tensor<128x64xf16, #[[P]]>
+// CHECK: tilegpu.warpgroup_dot %[[PA]], {{.*}} -> tensor<128x128xf32, #[[O]]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @hopper_masked_chain(%q: tensor<128x64xf16, #b>, %k: tensor<64x64xf16, #b>, %v: tensor<64x128xf16, #b>, %acc: tensor<128x64xf32, #b>, %o: tensor<128x128xf32, #b>, %edge: i1, %keep: tensor<128x64xi1, #b>) -> tensor<128x128xf32, #b> {
+    %s = tile.dot %q, %k, %acc : tensor<128x64xf16, #b>, tensor<64x64xf16, #b> -> tensor<128x64xf32, #b>
+    %masked = scf.if %edge -> (tensor<128x64xf32, #b>) {
+      %w = tile.where %keep, %s, %acc : tensor<128x64xf32, #b>
+      scf.yield %w : tensor<128x64xf32, #b>
+    } else {
+      scf.yield %s : tensor<128x64xf32, #b>
+    }
+    %e = tile.exp2 %masked : tensor<128x64xf32, #b>
+    %p = arith.truncf %e : tensor<128x64xf32, #b> to tensor<128x64xf16, #b>
+    %out = tile.dot %p, %v, %o : tensor<128x64xf16, #b>, tensor<64x128xf16, #b> -> tensor<128x128xf32, #b>
+    return %out : tensor<128x128xf32, #b>
+  }
+}
+
+// -----
+
 // Attention's backward on sm_90a, 64 queries a step: dQ's A operand, dS^T
 // transposed in registers, is stored as it is and read through a transposed
 // view; dV takes P^T from the registers S^T was left in.

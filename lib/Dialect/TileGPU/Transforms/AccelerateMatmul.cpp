@@ -5,6 +5,7 @@
 #include "tile/Dialect/TileGPU/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "tile/Dialect/TileGPU/IR/TileGPU.h"
@@ -41,13 +42,21 @@ SmallVector<unsigned> chooseBalancedWarps(unsigned numWarps, int64_t m,
 }
 
 /// Adds to `dots` those whose A operand `value` becomes through ops that
-/// keep each element where it is (elementwise ops and layout conversions):
-/// such a dot can take the operand from the producer's registers.
+/// keep each element where it is (elementwise ops, layout conversions, and
+/// the results of branches that yield it: a mask applied on some
+/// iterations): such a dot can take the operand from the producer's
+/// registers.
 void collectChainedDots(Value value, SmallVectorImpl<tile::DotOp> &dots,
                         SmallPtrSetImpl<Operation *> &visited) {
   auto shape = cast<RankedTensorType>(value.getType()).getShape();
   for (OpOperand &use : value.getUses()) {
     Operation *user = use.getOwner();
+    if (auto yield = dyn_cast<scf::YieldOp>(user)) {
+      if (auto branch = dyn_cast<scf::IfOp>(yield->getParentOp()))
+        collectChainedDots(branch.getResult(use.getOperandNumber()), dots,
+                           visited);
+      continue;
+    }
     if (!visited.insert(user).second)
       continue;
     if (auto dot = dyn_cast<tile::DotOp>(user)) {
@@ -105,13 +114,21 @@ chooseWarpGrids(ModuleOp module, unsigned numWarps) {
 }
 
 /// Whether `value` reaches a dot as its A operand from another dot's result
-/// through ops that keep each element in place (P in attention's P * V):
-/// wgmma then takes it from the registers it is in.
+/// through ops that keep each element in place (P in attention's P * V),
+/// branches included: wgmma then takes it from the registers it is in.
 bool comesFromDot(Value value) {
   SmallVector<Value> worklist{value};
   SmallPtrSet<Operation *, 16> visited;
   while (!worklist.empty()) {
-    Operation *def = worklist.pop_back_val().getDefiningOp();
+    Value next = worklist.pop_back_val();
+    Operation *def = next.getDefiningOp();
+    if (auto branch = dyn_cast_or_null<scf::IfOp>(def)) {
+      unsigned i = cast<OpResult>(next).getResultNumber();
+      for (Region *region : {&branch.getThenRegion(), &branch.getElseRegion()})
+        if (!region->empty())
+          worklist.push_back(region->front().getTerminator()->getOperand(i));
+      continue;
+    }
     if (!def || !visited.insert(def).second)
       continue;
     if (isa<tile::DotOp, WarpGroupDotOp>(def))
