@@ -190,3 +190,62 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target
     return
   }
 }
+
+// -----
+
+// A persistent kernel's update, in a loop inside the loop over its blocks
+// of work: the buffer is the inner loop's, allocated before it and waited
+// for after it, so that the next inner loop's buffer may take its place.
+#mma = #tilegpu.mma<version = 3, warpsPerCTA = [4, 2], instrShape = [64, 64]>
+#rows = #tilegpu.slice<dim = 1, parent = #mma>
+#cols = #tilegpu.slice<dim = 0, parent = #mma>
+// BULK-LABEL: func.func @persistent_dq
+// BULK: scf.for
+// BULK-NEXT: %[[BUF:.*]] = tilegpu.local_alloc : !tilegpu.memdesc<1x8192xf32, #shared>
+// BULK-NEXT: scf.for
+// BULK: tilegpu.async_bulk_reduce add %{{.*}}, %{{.*}}, %[[BUF]] {{.*}}memdesc<1x8192xf32, #shared>{{$}}
+// BULK-NEXT: }
+// BULK-NEXT: tilegpu.async_tma_store_wait %[[BUF]] : !tilegpu.memdesc<1x8192xf32, #shared>
+// BULK-NEXT: }
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @persistent_dq(%ACC: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("ACC"), %steps: i32 loc("steps"), %blocks: i32 loc("blocks")) attributes {tile.kernel} {
+    %dq = arith.constant dense<1.0> : tensor<64x128xf32, #mma>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c8192 = arith.constant 8192 : i32
+    %three = arith.constant dense<3> : tensor<64xi32, #rows>
+    %seven = arith.constant dense<7> : tensor<64xi32, #rows>
+    %k1024 = arith.constant dense<1024> : tensor<64xi32, #rows>
+    %k8 = arith.constant dense<8> : tensor<64xi32, #rows>
+    %cthree = arith.constant dense<3> : tensor<128xi32, #cols>
+    %cseven = arith.constant dense<7> : tensor<128xi32, #cols>
+    %k64 = arith.constant dense<64> : tensor<128xi32, #cols>
+    %r = tile.arange 0 to 64 : tensor<64xi32, #rows>
+    %c = tile.arange 0 to 128 : tensor<128xi32, #cols>
+    %rg = arith.shrui %r, %three : tensor<64xi32, #rows>
+    %rg1 = arith.muli %rg, %k1024 : tensor<64xi32, #rows>
+    %rl = arith.andi %r, %seven : tensor<64xi32, #rows>
+    %rl1 = arith.muli %rl, %k8 : tensor<64xi32, #rows>
+    %rowoff = arith.addi %rg1, %rl1 : tensor<64xi32, #rows>
+    %cg = arith.shrui %c, %cthree : tensor<128xi32, #cols>
+    %cg1 = arith.muli %cg, %k64 : tensor<128xi32, #cols>
+    %cl = arith.andi %c, %cseven : tensor<128xi32, #cols>
+    %coloff = arith.ori %cg1, %cl : tensor<128xi32, #cols>
+    %re = tile.expand_dims %rowoff {axis = 1 : i32} : tensor<64xi32, #rows> -> tensor<64x1xi32, #mma>
+    %rb = tile.broadcast %re : tensor<64x1xi32, #mma> -> tensor<64x128xi32, #mma>
+    %ce = tile.expand_dims %coloff {axis = 0 : i32} : tensor<128xi32, #cols> -> tensor<1x128xi32, #mma>
+    %cb = tile.broadcast %ce : tensor<1x128xi32, #mma> -> tensor<64x128xi32, #mma>
+    %tileoff = arith.addi %rb, %cb : tensor<64x128xi32, #mma>
+    scf.for %b = %c0 to %blocks step %c1 : i32 {
+      scf.for %i = %c0 to %steps step %c1 : i32 {
+        %start = arith.muli %i, %c8192 : i32
+        %s = tile.splat %start : tensor<64x128xi32, #mma>
+        %offs = arith.addi %s, %tileoff : tensor<64x128xi32, #mma>
+        %base = tile.splat %ACC : tensor<64x128x!tile.ptr<f32>, #mma>
+        %p = tile.addptr %base, %offs : tensor<64x128x!tile.ptr<f32>, #mma>, tensor<64x128xi32, #mma>
+        %0 = tile.atomic_rmw add %p, %dq : tensor<64x128x!tile.ptr<f32>, #mma>
+      }
+    }
+    return
+  }
+}

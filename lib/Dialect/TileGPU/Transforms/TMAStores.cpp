@@ -85,16 +85,6 @@ bool isTMAReduction(tile::AtomicKind kind, RankedTensorType type) {
          type.getElementType().isF32();
 }
 
-/// The outermost loop around `op` in its function, or null.
-Operation *getOutermostLoop(Operation *op) {
-  Operation *outermost = nullptr;
-  for (Operation *parent = op->getParentOp();
-       parent && !isa<func::FuncOp>(parent); parent = parent->getParentOp())
-    if (isa<LoopLikeOpInterface>(parent))
-      outermost = parent;
-  return outermost;
-}
-
 /// The block pointer `pointer` comes from before its loops: through
 /// advances, and the iter_args of loops that carry it only advanced (the
 /// base, extents and strides a descriptor needs are the same); null where
@@ -159,12 +149,14 @@ planReduction(tile::AtomicRMWBlockOp op, const tile::AxisInfoAnalysis &axis) {
 }
 
 /// Replaces the update `op` with what `update` builds in its place over a
-/// buffer of `type`, allocated before the outermost loop around `op` (so
+/// buffer of `type`, allocated before the innermost loop around `op` (so
 /// that it lives through the loop) and waited for after that loop, until
-/// the asynchronous updates have read it.
+/// the asynchronous updates have read it. Not the outermost: a persistent
+/// kernel's loops over blocks of work would keep each inner loop's buffer
+/// apart from the others' for the whole kernel.
 void replaceThroughBuffer(Operation *op, MemDescType type,
                           function_ref<void(OpBuilder &, Value)> update) {
-  Operation *loop = getOutermostLoop(op);
+  Operation *loop = op->getParentOfType<LoopLikeOpInterface>();
   OpBuilder b(loop ? loop : op);
   Value buffer = LocalAllocOp::create(b, op->getLoc(), type, /*src=*/Value());
   b.setInsertionPoint(op);

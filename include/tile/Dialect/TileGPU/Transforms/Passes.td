@@ -305,7 +305,7 @@ def TileGPUTMAStores : Pass<"tilegpu-tma-stores", "::mlir::ModuleOp"> {
     - `reductions`: a `tile.atomic_rmw_block` adding a rank-2 f32 tile each
       warp holds a box of, whole swizzle spans wide and whole swizzle
       patterns (8 rows) high, becomes a `tilegpu.async_tma_reduce_block`
-      through a buffer allocated before its outermost loop, and a
+      through a buffer allocated before its innermost loop, and a
       `tilegpu.async_tma_store_wait` after that loop (each warp updates its
       own box: no barrier a step, and the TMA's reads of one step overlap
       the next one's work);
@@ -317,7 +317,7 @@ def TileGPUTMAStores : Pass<"tilegpu-tma-stores", "::mlir::ModuleOp"> {
       gpu scope, unmasked, its result unused) whose pointers are one base,
       16-byte aligned, plus a permutation of a contiguous block
       (tile::getBitOffsets), becomes a `tilegpu.async_bulk_reduce` through a
-      buffer of the block allocated before its outermost loop, and a
+      buffer of the block allocated before its innermost loop, and a
       `tilegpu.async_tma_store_wait` after that loop.
 
     Other stores and updates, and those on other targets, stay as they are.
