@@ -314,6 +314,60 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target
 
 // -----
 
+// The same in a persistent kernel, a loop over blocks of work around the
+// loop over K: Q, read once a block with an extent no descriptor can hold,
+// stays with the kernel's warps inside the outer loop, which the producer
+// mirrors to copy each block's K.
+#bk = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#nk = #tilegpu.nvmma_shared<swizzle = 128, elementBits = 16, order = [1, 0]>
+#acc = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]>
+// CHECK-LABEL: func.func @persistent_packed_sequence
+// CHECK: tilegpu.warp_specialize {
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: tilegpu.async_tma_copy_block
+// CHECK-NOT: tilegpu.async_tma_copy_block
+// CHECK: } {consumer_registers
+// CHECK: scf.for
+// CHECK: %[[Q:.*]] = tile.load_block %{{.*}} boundary_check [0]
+// CHECK-NEXT: %[[QB:.*]] = tilegpu.local_alloc %[[Q]]
+// CHECK: scf.for
+// CHECK: tilegpu.wait_barrier
+// CHECK-NEXT: tilegpu.warpgroup_dot %[[QB]]
+// PLAIN-LABEL: func.func @persistent_packed_sequence
+// PLAIN-NOT: tilegpu.warp_specialize
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = #tilegpu.target<sm_90a>} {
+  func.func @persistent_packed_sequence(%Q: !tile.ptr<f16> {tile.divisibility = 16 : i32} loc("Q"), %K: !tile.ptr<f16> {tile.divisibility = 16 : i32} loc("K"), %CU: !tile.ptr<i32> loc("CU_SEQLENS"), %N: i32 loc("N"), %stride: i32 {tile.divisibility = 16 : i32} loc("stride_n"), %blocks: i32 loc("blocks")) attributes {tile.kernel} {
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c64 = arith.constant 64 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %c64_i64 = arith.constant 64 : i64
+    %len = tile.load %CU : !tile.ptr<i32>
+    %l = arith.extsi %len : i32 to i64
+    %n = arith.extsi %N : i32 to i64
+    %s = arith.extsi %stride : i32 to i64
+    scf.for %b = %c0 to %blocks step %c1 : i32 {
+      %qp = tile.make_block_ptr %Q, [%l, %c64_i64], [%s, %c1_i64], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<64x64xf16, #bk>>
+      %q = tile.load_block %qp boundary_check [0] padding zero {tilegpu.vector_width = 8 : i32} : !tile.block_ptr<tensor<64x64xf16, #bk>>
+      %qb = tilegpu.local_alloc %q : tensor<64x64xf16, #bk> -> !tilegpu.memdesc<64x64xf16, #nk>
+      %kp = tile.make_block_ptr %K, [%n, %c64_i64], [%s, %c1_i64], [%c0, %c0] order [1, 0] : !tile.block_ptr<tensor<64x64xf16, #bk>>
+      %r:2 = scf.for %i = %c0 to %len step %c64 iter_args(%acc = %zero, %k_ptr = %kp) -> (tensor<64x64xf32, #acc>, !tile.block_ptr<tensor<64x64xf16, #bk>>) : i32 {
+        %k = tile.load_block %k_ptr {tilegpu.vector_width = 8 : i32} : !tile.block_ptr<tensor<64x64xf16, #bk>>
+        %kb = tilegpu.local_alloc %k : tensor<64x64xf16, #bk> -> !tilegpu.memdesc<64x64xf16, #nk>
+        %d = tilegpu.warpgroup_dot %qb, %kb, %zero : !tilegpu.memdesc<64x64xf16, #nk>, !tilegpu.memdesc<64x64xf16, #nk>, tensor<64x64xf32, #acc> -> tensor<64x64xf32, #acc>
+        %sum = arith.addf %acc, %d : tensor<64x64xf32, #acc>
+        %next = tile.advance %k_ptr, [%c64, %c0] : !tile.block_ptr<tensor<64x64xf16, #bk>>
+        scf.yield %sum, %next : tensor<64x64xf32, #acc>, !tile.block_ptr<tensor<64x64xf16, #bk>>
+      }
+    }
+    return
+  }
+}
+
+// -----
+
 // A row of statistics the loop reads beside its product (the backward's
 // LSE), in registers: the producer copies it too, into a ring of
 // unswizzled buffers (a descriptor without swizzle, one box a row, its

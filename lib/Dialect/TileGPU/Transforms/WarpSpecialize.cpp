@@ -340,6 +340,13 @@ bool WarpSpecializer::need(Value value) {
   return llvm::all_of(def->getOperands(), [&](Value v) { return need(v); });
 }
 
+/// Whether `loop`'s body holds another loop (at any depth).
+bool holdsLoop(scf::ForOp loop) {
+  return loop.getBody()
+      ->walk([](scf::ForOp) { return WalkResult::interrupt(); })
+      .wasInterrupted();
+}
+
 /// The ring of the stream of `buffer`s copied from `tensor`, made (one
 /// stage) on first use.
 unsigned WarpSpecializer::getRing(MemDescType buffer, Value tensor) {
@@ -369,9 +376,12 @@ bool WarpSpecializer::plan(const tile::AxisInfoAnalysis &axis) {
     return false;
   for (auto [load, alloc] : loads) {
     // A block read once that the TMA cannot take (its extent known only to
-    // the program: a packed sequence's) stays with the kernel's warps; one
-    // a loop reads, the producer must copy.
-    bool inLoop = load->getParentOfType<scf::ForOp>() != nullptr;
+    // the program: a packed sequence's) stays with the kernel's warps, and
+    // so does one read once a block of work (its loop holds the loops that
+    // stream the operands: a persistent kernel's); one the innermost loop
+    // reads, the producer must copy.
+    auto loop = load->getParentOfType<scf::ForOp>();
+    bool inLoop = loop != nullptr;
     // The TMA reads zeros outside the tensor.
     if (!load.getBoundaryCheck().empty() &&
         load.getPadding() != tile::Padding::zero)
@@ -384,7 +394,7 @@ bool WarpSpecializer::plan(const tile::AxisInfoAnalysis &axis) {
     b.setInsertionPointAfter(made);
     std::optional<TensorMapAccess> access =
         planTensorMapAccess(b, root, alloc.getType(), axis);
-    if (!access && inLoop)
+    if (!access && inLoop && !holdsLoop(loop))
       return false;
     if (!access)
       continue;
