@@ -673,12 +673,11 @@ def _attn_fwd_block(call, start_m, off_hz, HEAD_DIM: tl.constexpr, BLOCK_M: tl.c
     else:
         acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, 0, full_end,
                                         offs_m, scores, BLOCK_N, False, False, RESCALE_VOTE, False,
-                                        SOFTCAP, ALIBI, DROPOUT,
-                                            ROW_SUM_PARTS, HEAD_TAIL)
+                                        SOFTCAP, ALIBI, DROPOUT, ROW_SUM_PARTS, HEAD_TAIL)
         acc, l_i, m_i = _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, full_end,
                                         diag_end, offs_m, scores, BLOCK_N, False, True,
                                         RESCALE_VOTE, False, SOFTCAP, ALIBI, DROPOUT,
-                                            ROW_SUM_PARTS, HEAD_TAIL)
+                                        ROW_SUM_PARTS, HEAD_TAIL)
     if ROW_SUM_PARTS:
         l_i = tl.sum(l_i, 1)
     # log-sum-exp in natural log: ln 2 * (m_i + log2 l_i); -inf for a row
