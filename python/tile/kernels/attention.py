@@ -159,6 +159,14 @@ def _keys_seen(offs_m, offs_n, causal_offset, window_offset, kv_len,
     """The scores a masked stage of the forward (and of attn_bwd_dq) keeps,
     queries offs_m as rows and keys offs_n as columns: the band, and keys
     before kv_len under KEY_MASK."""
+    if CAUSAL_MASK and KEY_MASK:
+        # The key tail folded into each row's causal bound: one compare and
+        # one select a score, not two of each.
+        last = tl.minimum(offs_m + causal_offset, kv_len - 1)
+        visible = offs_n[None, :] <= last[:, None]
+        if WINDOW_MASK:
+            visible = visible & (offs_m[:, None] + window_offset <= offs_n[None, :])
+        return visible
     if CAUSAL_MASK or WINDOW_MASK:
         visible = _band(offs_m[:, None], offs_n[None, :], causal_offset, window_offset,
                         CAUSAL_MASK, WINDOW_MASK)
