@@ -290,10 +290,14 @@ class Interpreter:
         if name in ("arith.cmpf", "arith.cmpi"):
             pred = t.split()[1].rstrip(",")
             a, b = f64
+            if pred in ("ult", "ule", "ugt", "uge"):
+                # The operands' bits as unsigned numbers of their width.
+                bits = int(parse_type(t.split(" : ")[1])[1][1:])
+                a, b = (np.asarray(x, np.int64) & ((1 << bits) - 1) for x in (a, b))
+                pred = "s" + pred[1:]
             table = {"oeq": a == b, "une": a != b, "olt": a < b, "ole": a <= b,
                      "ogt": a > b, "oge": a >= b, "eq": a == b, "ne": a != b,
-                     "slt": a < b, "sle": a <= b, "sgt": a > b, "sge": a >= b,
-                     "ult": a < b, "ule": a <= b, "ugt": a > b, "uge": a >= b}
+                     "slt": a < b, "sle": a <= b, "sgt": a > b, "sge": a >= b}
             return np.asarray(table[pred])
         raise NotImplementedError(name)
 
