@@ -163,10 +163,14 @@ def _keys_seen(offs_m, offs_n, causal_offset, window_offset, kv_len,
         # The key tail folded into each row's causal bound: one compare and
         # one select a score, not two of each.
         last = tl.minimum(offs_m + causal_offset, kv_len - 1)
-        visible = offs_n[None, :] <= last[:, None]
         if WINDOW_MASK:
-            visible = visible & (offs_m[:, None] + window_offset <= offs_n[None, :])
-        return visible
+            # The band [first, last] as one unsigned compare: below first,
+            # key - first wraps past every count.
+            first = offs_m + window_offset
+            count = tl.maximum(last - first + 1, 0)
+            return (offs_n[None, :] - first[:, None]).to(tl.uint32) < \
+                count.to(tl.uint32)[:, None]
+        return offs_n[None, :] <= last[:, None]
     if CAUSAL_MASK or WINDOW_MASK:
         visible = _band(offs_m[:, None], offs_n[None, :], causal_offset, window_offset,
                         CAUSAL_MASK, WINDOW_MASK)
