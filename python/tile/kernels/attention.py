@@ -154,30 +154,24 @@ def _band(query, key, causal_offset, window_offset, CAUSAL_MASK: tl.constexpr,
 
 @tile.jit
 def _keys_seen(offs_m, offs_n, causal_offset, window_offset, kv_len,
-               CAUSAL_MASK: tl.constexpr, WINDOW_MASK: tl.constexpr,
-               KEY_MASK: tl.constexpr):
+               CAUSAL_MASK: tl.constexpr, WINDOW_MASK: tl.constexpr):
     """The scores a masked stage of the forward (and of attn_bwd_dq) keeps,
-    queries offs_m as rows and keys offs_n as columns: the band, and keys
-    before kv_len under KEY_MASK."""
-    if CAUSAL_MASK and KEY_MASK:
-        # The key tail folded into each row's causal bound: one compare and
-        # one select a score, not two of each.
-        last = tl.minimum(offs_m + causal_offset, kv_len - 1)
-        if WINDOW_MASK:
-            # The band [first, last] as one unsigned compare: below first,
-            # key - first wraps past every count.
-            first = offs_m + window_offset
-            count = tl.maximum(last - first + 1, 0)
-            return (offs_n[None, :] - first[:, None]).to(tl.uint32) < \
-                count.to(tl.uint32)[:, None]
-        return offs_n[None, :] <= last[:, None]
-    if CAUSAL_MASK or WINDOW_MASK:
-        visible = _band(offs_m[:, None], offs_n[None, :], causal_offset, window_offset,
-                        CAUSAL_MASK, WINDOW_MASK)
-        if KEY_MASK:
-            visible = visible & (offs_n[None, :] < kv_len)
-        return visible
-    return offs_n[None, :] < kv_len
+    queries offs_m as rows and keys offs_n as columns: keys before kv_len,
+    and the band (a window needs the causal bound).  A stage masks only if
+    its blocks may reach past kv_len or cut the band, so every causal one
+    takes the key tail too, folded into each row's bound: one compare and
+    one select a score."""
+    tl.static_assert(CAUSAL_MASK or not WINDOW_MASK, "a window needs the causal bound")
+    if not CAUSAL_MASK:
+        return offs_n[None, :] < kv_len
+    last = tl.minimum(offs_m + causal_offset, kv_len - 1)
+    if WINDOW_MASK:
+        # The band [first, last] as one unsigned compare: below first,
+        # key - first wraps past every count.
+        first = offs_m + window_offset
+        count = tl.maximum(last - first + 1, 0)
+        return (offs_n[None, :] - first[:, None]).to(tl.uint32) < count.to(tl.uint32)[:, None]
+    return offs_n[None, :] <= last[:, None]
 
 
 @tile.jit
@@ -468,8 +462,8 @@ def _attn_fwd_stage(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, lo, hi, offs_m, 
             score_scale = 1.0
         if CAUSAL_MASK or WINDOW_MASK or KEY_MASK:
             qk = tl.where(_keys_seen(offs_m, start_n + tl.arange(0, BLOCK_N), causal_offset,
-                                     window_offset, kv_len, CAUSAL_MASK, WINDOW_MASK,
-                                     KEY_MASK), qk, -float("inf"))
+                                     window_offset, kv_len, CAUSAL_MASK, WINDOW_MASK),
+                          qk, -float("inf"))
         # The scale (unless ALiBi's bias took it above) goes into the max
         # (qk_scale > 0 keeps the order) and into one fma per score: qk *
         # qk_scale - m_i.
@@ -1358,8 +1352,7 @@ def _attn_bwd_dq_stage(dq, q, do, lse, delta, K_block_ptr, V_block_ptr, lo, hi, 
         if CAUSAL_MASK or WINDOW_MASK or KEY_MASK:
             # A row that sees no key (lse -inf) has p = inf here: zeroed.
             p = tl.where(_keys_seen(offs_m, start_n + tl.arange(0, BLOCK_N), causal_offset,
-                                    window_offset, kv_len, CAUSAL_MASK, WINDOW_MASK, KEY_MASK),
-                         p, 0.0)
+                                    window_offset, kv_len, CAUSAL_MASK, WINDOW_MASK), p, 0.0)
         ds = p * (tl.dot(do, vT) - delta[:, None])
         dq = tl.dot(ds.to(q.dtype), tl.trans(kT), dq)
         K_block_ptr = tl.advance(K_block_ptr, (0, BLOCK_N))
